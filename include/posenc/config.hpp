@@ -1,0 +1,34 @@
+// posenc/config.hpp: version and settings.
+//
+// Settings (define before including any posenc header):
+//   POSENC_ASSERT(cond)   internal-invariant and unchecked-entry-point check.
+//                         Default: assert(cond) from <cassert>, so it compiles out
+//                         under NDEBUG. Define it yourself to route it elsewhere.
+//
+// User errors (bad specs, bad shapes) never go through POSENC_ASSERT: they
+// throw posenc::error (see error.hpp), in every build mode.
+#pragma once
+
+#define POSENC_VERSION_MAJOR 0
+#define POSENC_VERSION_MINOR 1
+#define POSENC_VERSION_PATCH 0
+
+/// major * 10000 + minor * 100 + patch
+#define POSENC_VERSION \
+    (POSENC_VERSION_MAJOR * 10000 + POSENC_VERSION_MINOR * 100 + POSENC_VERSION_PATCH)
+
+#ifndef POSENC_ASSERT
+#include <cassert>
+#define POSENC_ASSERT(cond) assert(cond)
+#endif
+
+#define POSENC_DETAIL_STR_(x) #x
+#define POSENC_DETAIL_STR(x) POSENC_DETAIL_STR_(x)
+
+namespace posenc {
+
+/// The library version as "major.minor.patch", built from the macros above.
+inline constexpr const char* version_string = POSENC_DETAIL_STR(POSENC_VERSION_MAJOR) "." POSENC_DETAIL_STR(
+    POSENC_VERSION_MINOR) "." POSENC_DETAIL_STR(POSENC_VERSION_PATCH);
+
+}  // namespace posenc

@@ -1,0 +1,89 @@
+// posenc/error.hpp: the library's one error type and how it is raised.
+//
+// Every invalid input that reaches a public, checked entry point throws
+// posenc::error. Its message always has the same three parts:
+//
+//     <field> <value> <rule>          e.g.  "rotary_dim 127 must be even"
+//
+// field()  names the offending parameter (a dotted path where nested),
+// value()  is the value as the caller gave it (doubles in shortest round-trip form),
+// rule()   states the requirement that was violated.
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace posenc {
+
+/// The one exception type posenc throws for invalid input.
+class error : public std::invalid_argument
+{
+public:
+    error(std::string field, std::string value, std::string rule)
+        : std::invalid_argument(field + " " + value + " " + rule)
+        , field_(std::move(field))
+        , value_(std::move(value))
+        , rule_(std::move(rule))
+    {
+    }
+
+    const std::string& field() const noexcept { return field_; }
+    const std::string& value() const noexcept { return value_; }
+    const std::string& rule() const noexcept { return rule_; }
+
+private:
+    std::string field_;
+    std::string value_;
+    std::string rule_;
+};
+
+namespace detail {
+
+/// Shortest decimal text that reads back as exactly `x`: integers below 1e15 in full
+/// ("-10000"), others in %g form ("0.5", "1e+20"), and "nan", "inf", "-inf".
+inline std::string format_value(double x)
+{
+    if (std::isnan(x)) return "nan";
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+    char buffer[32];
+    if (x == std::trunc(x) && std::abs(x) < 1e15) {
+        std::snprintf(buffer, sizeof buffer, "%.0f", x);
+        return buffer;
+    }
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", precision, x);
+        if (std::strtod(buffer, nullptr) == x) break;
+    }
+    return buffer;
+}
+
+inline std::string format_value(const std::string& s) { return '"' + s + '"'; }
+inline std::string format_value(const char* s) { return format_value(std::string(s)); }
+
+template <class Integer, std::enable_if_t<std::is_integral_v<Integer>, int> = 0>
+std::string format_value(Integer i)
+{
+    return std::to_string(i);
+}
+
+/// Throws posenc::error("<field> <value> <rule>").
+template <class Value>
+[[noreturn]] void raise(std::string field, const Value& value, std::string rule)
+{
+    throw error(std::move(field), format_value(value), std::move(rule));
+}
+
+/// Throws unless `condition` holds; the message is built only on failure.
+template <class Value>
+void require(bool condition, const char* field, const Value& value, const char* rule)
+{
+    if (!condition) raise(field, value, rule);
+}
+
+}  // namespace detail
+}  // namespace posenc

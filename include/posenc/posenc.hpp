@@ -1,0 +1,10 @@
+// posenc/posenc.hpp: umbrella header; includes only.
+#pragma once
+
+#include "posenc/config.hpp"
+#include "posenc/error.hpp"
+#include "posenc/spec.hpp"
+#include "posenc/frequencies.hpp"
+#include "posenc/angles.hpp"
+#include "posenc/rotation.hpp"
+#include "posenc/models/presets.hpp"

@@ -1,0 +1,32 @@
+# Installs posenc into a temporary prefix, then configures, builds and runs tests/package/consumer
+# against it with find_package(posenc CONFIG REQUIRED). Run by ctest as `cmake -P`.
+foreach(var POSENC_SOURCE_DIR WORK_DIR CXX_COMPILER)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "run_package_test.cmake needs -D${var}=...")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGV}")
+  endif()
+endfunction()
+
+run("${CMAKE_COMMAND}" -S "${POSENC_SOURCE_DIR}" -B "${WORK_DIR}/posenc-build"
+    -DPOSENC_BUILD_TESTS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_BUILD_EXAMPLES=OFF
+    "-DCMAKE_INSTALL_PREFIX=${prefix}")
+run("${CMAKE_COMMAND}" --install "${WORK_DIR}/posenc-build")
+foreach(f include/posenc/posenc.hpp share/cmake/posenc/posencConfig.cmake share/cmake/posenc/posencConfigVersion.cmake)
+  if(NOT EXISTS "${prefix}/${f}")
+    message(FATAL_ERROR "install is missing ${f}")
+  endif()
+endforeach()
+
+run("${CMAKE_COMMAND}" -S "${POSENC_SOURCE_DIR}/tests/package/consumer" -B "${WORK_DIR}/consumer-build"
+    "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}/consumer-build")
+run("${WORK_DIR}/consumer-build/posenc_consumer")
