@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, then for g++ and clang++ configures, builds
-# every target (library tests, examples, benchmarks) with warnings as errors and runs ctest.
+# The whole test suite. Installs what is missing, then:
+#   1. g++      : configure, build every target (tests, examples, benchmarks, header hygiene
+#                 checks) with -Wall -Wextra -Wpedantic -Werror, run ctest;
+#   2. clang++  : the same;
+#   3. clang++ with AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover=all):
+#                 the test suite again.
+# Set POSENC_TEST_QUICK=1 to run only the first configuration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 jobs="$(nproc)"
 
-for compiler in g++ clang++; do
-  dir="build/test-${compiler}"
-  echo "=== posenc tests with ${compiler} ==="
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$compiler"
+run_suite() {
+  local name="$1"; shift
+  local dir="build/test-${name}"
+  echo
+  echo "=== posenc test suite: ${name} ==="
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
   cmake --build "$dir" -j "$jobs"
   ctest --test-dir "$dir" --output-on-failure -j "$jobs"
-done
+}
+
+run_suite gcc -DCMAKE_CXX_COMPILER=g++
+[ "${POSENC_TEST_QUICK:-0}" = 1 ] && exit 0
+run_suite clang -DCMAKE_CXX_COMPILER=clang++
+
+sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  run_suite clang-asan-ubsan -DCMAKE_CXX_COMPILER=clang++ \
+    -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF \
+    "-DPOSENC_EXTRA_FLAGS=${sanitize// /;}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitize}"
