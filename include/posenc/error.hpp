@@ -32,6 +32,16 @@ public:
     {
     }
 
+    /// The same three parts with a message laid out by the caller (the config reader writes
+    /// "rope_scaling.factor: expected a number >= 1, got \"four\"").
+    error(std::string field, std::string value, std::string rule, const std::string& message)
+        : std::invalid_argument(message)
+        , field_(std::move(field))
+        , value_(std::move(value))
+        , rule_(std::move(rule))
+    {
+    }
+
     const std::string& field() const noexcept { return field_; }
     const std::string& value() const noexcept { return value_; }
     const std::string& rule() const noexcept { return rule_; }
