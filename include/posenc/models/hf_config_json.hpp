@@ -410,15 +410,15 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
     return out;
 }
 
-/// Parses config.json text and resolves it (resolve_config). Malformed JSON, and nesting deeper
-/// than 64 levels, are refused with posenc::error naming "config".
+/// Parses config.json text and resolves it (resolve_config). Malformed JSON, numbers outside
+/// double's range, and nesting deeper than 64 levels are refused with posenc::error naming "config".
 inline HfRopeConfig parse_config(std::string_view text)
 {
     detail_json::check_nesting(text);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
         detail_json::fail("config", "expected valid JSON (" + std::string(e.what()) + ")",
                           std::to_string(text.size()) + " bytes");
     }
