@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for SECONDS (default 60)
+# on a scratch copy of its committed seed corpus. Exit status non-zero on any finding.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"; shift || true
+scripts/install-deps.sh
+dir=build/fuzz
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_BUILD_FUZZERS=ON \
+  -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_BUILD_EXAMPLES=OFF -DPOSENC_HYGIENE_CHECKS=OFF >/dev/null
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for c in tests/fuzz/corpus/*/; do targets+=("$(basename "$c")"); done
+fi
+cmake --build "$dir" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}")
+for t in "${targets[@]}"; do
+  work="$dir/corpus-$t"
+  rm -rf "$work" && mkdir -p "$work" && cp tests/fuzz/corpus/"$t"/* "$work"/
+  echo "=== fuzz_$t for ${seconds}s ==="
+  rc=0
+  "$dir/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$dir/crash-$t-" \
+    "$work" >"$dir/fuzz-$t.log" 2>&1 || rc=$?
+  grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|Done)" "$dir/fuzz-$t.log" || true
+  if [ "$rc" -ne 0 ]; then
+    tail -40 "$dir/fuzz-$t.log"
+    echo "fuzz_$t found a problem (exit $rc): see $dir/crash-$t-*"
+    exit 1
+  fi
+done
