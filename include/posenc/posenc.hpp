@@ -8,3 +8,4 @@
 #include "posenc/angles.hpp"
 #include "posenc/rotation.hpp"
 #include "posenc/models/presets.hpp"
+#include "posenc/encodings.hpp"
