@@ -1,0 +1,153 @@
+// posenc/scaling/longrope.hpp: LongRoPE per-pair factors (Phi-3, Phi-3.5, Phi-4-mini).
+//
+// Source: Ding et al. 2024, "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens",
+// arXiv 2402.13753, section 3.2 eq. 3 (per-dimension rescale factors found by search); the
+// shipped form is Hugging Face `_compute_longrope_parameters` (hf-rope-semantics.md section 6;
+// paper-math.md section 6.2):
+//     theta'_j = theta_j / ext_j,   ext = long_factor if sequence_length > L0 (strictly), else short_factor
+//     attention factor = sqrt(1 + ln s / ln L0) for s > 1 (1 otherwise), unless given explicitly
+// The attention factor does not change when the table switches (HF computes it once).
+// Phi-3-mini-128k (R 96, L0 4096, s = 131072 / 4096 = 32): sqrt(17/12) = 1.1902380714.
+// Hugging Face's runtime switch (and Phi-3's re-prefill at the first switch) is state the caller
+// keeps; the table here is a pure function of the sequence length (absent: HF's init, short).
+// The paper's n-hat initial positions kept unscaled are not part of the shipped form.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "posenc/scaling/common.hpp"
+
+namespace posenc {
+
+/// LongRoPE: two per-pair factor lists of the same length (it must be R/2 for the spec they are
+/// used with, checked when a table is built), the switch length L0 and the factor s that sets
+/// the attention factor. Invariants: lists non-empty and of equal size, each entry > 0 and
+/// finite in float32; L0 > 1; s >= 1 and finite in float32; an explicit attention factor
+/// finite and > 0.
+class LongRopeScaling
+{
+public:
+    /// Throws posenc::error ("longrope.long_factor.size 47 must equal short_factor.size 48",
+    /// "longrope.short_factor[3] nan must be > 0 and finite in float32", ...).
+    LongRopeScaling(std::vector<double> short_factor, std::vector<double> long_factor,
+                    std::int64_t original_max_position_embeddings, double factor)
+        : short_factor_(std::move(short_factor))
+        , long_factor_(std::move(long_factor))
+        , original_max_position_embeddings_(original_max_position_embeddings)
+        , factor_(factor)
+    {
+        validate();
+    }
+
+    /// A copy whose attention factor is `attention_factor` verbatim.
+    /// Throws ("longrope.attention_factor -1 must be finite and > 0").
+    LongRopeScaling with_attention_factor(double attention_factor) const
+    {
+        LongRopeScaling l = *this;
+        l.attention_factor_ = attention_factor;
+        l.validate();
+        return l;
+    }
+
+    const std::vector<double>& short_factor() const noexcept { return short_factor_; }
+    const std::vector<double>& long_factor() const noexcept { return long_factor_; }
+    std::int64_t original_max_position_embeddings() const noexcept { return original_max_position_embeddings_; }
+    double factor() const noexcept { return factor_; }
+    std::optional<double> explicit_attention_factor() const noexcept { return attention_factor_; }
+
+    /// True when a table for `sequence_length` uses the long factors: sequence_length > L0
+    /// (strictly; HF `if seq_len and seq_len > original_max_position_embeddings`).
+    bool uses_long_factors(std::optional<std::int64_t> sequence_length) const noexcept
+    {
+        return sequence_length && *sequence_length > original_max_position_embeddings_;
+    }
+
+    friend bool operator==(const LongRopeScaling& a, const LongRopeScaling& b) noexcept
+    {
+        return a.short_factor_ == b.short_factor_ && a.long_factor_ == b.long_factor_ &&
+               a.original_max_position_embeddings_ == b.original_max_position_embeddings_ &&
+               a.factor_ == b.factor_ && a.attention_factor_ == b.attention_factor_;
+    }
+    friend bool operator!=(const LongRopeScaling& a, const LongRopeScaling& b) noexcept { return !(a == b); }
+
+private:
+    static void validate_list(const std::vector<double>& list, const char* name)
+    {
+        if (list.empty()) detail::raise(std::string("longrope.") + name + ".size", list.size(), "must be > 0");
+        for (std::size_t i = 0; i < list.size(); ++i)
+            if (!(list[i] > 0.0 && detail::finite_in_float32(list[i])))
+                detail::raise(std::string("longrope.") + name + "[" + std::to_string(i) + "]", list[i],
+                              "must be > 0 and finite in float32");
+    }
+
+    void validate() const
+    {
+        validate_list(short_factor_, "short_factor");
+        validate_list(long_factor_, "long_factor");
+        if (long_factor_.size() != short_factor_.size())
+            detail::raise("longrope.long_factor.size", long_factor_.size(),
+                          "must equal short_factor.size " + std::to_string(short_factor_.size()));
+        detail::require(original_max_position_embeddings_ > 1, "longrope.original_max_position_embeddings",
+                        original_max_position_embeddings_, "must be > 1 (the attention factor divides by ln L0)");
+        detail::require_scaling_factor("longrope", factor_);
+        if (attention_factor_)
+            detail::require(std::isfinite(*attention_factor_) && *attention_factor_ > 0.0, "longrope.attention_factor",
+                            *attention_factor_, "must be finite and > 0");
+    }
+
+    std::vector<double> short_factor_;
+    std::vector<double> long_factor_;
+    std::int64_t original_max_position_embeddings_;
+    double factor_;
+    std::optional<double> attention_factor_;
+};
+
+/// The explicit attention factor if given; else 1 for s <= 1, else sqrt(1 + ln s / ln L0)
+/// (Python double, HF's order). Phi-3-mini-128k: 1.1902380714238083. Error < 3 ulp.
+inline double longrope_attention_factor(const LongRopeScaling& longrope) noexcept
+{
+    if (longrope.explicit_attention_factor()) return *longrope.explicit_attention_factor();
+    if (longrope.factor() <= 1.0) return 1.0;
+    return std::sqrt(1.0 + std::log(longrope.factor()) /
+                               std::log(static_cast<double>(longrope.original_max_position_embeddings())));
+}
+
+/// LongRoPE's frequencies for `sequence_length` (absent: HF's init table, short factors).
+///   exact:      theta_j / ext_j in double (relative error < (2 + |ln b|) 2^-52)
+///   hf_float32: 1 (/) (fl(ext_j) (x) pow32(fl(b), e_j))
+/// Throws posenc::error if the lists do not have R/2 entries
+/// ("longrope.short_factor.size 47 must equal rotary_dim / 2 = 48"), if sequence_length <= 0, or
+/// for a base beyond float32 in hf_float32 mode.
+inline std::vector<double> longrope_inv_freq(const RopeSpec& spec, const LongRopeScaling& longrope,
+                                             std::optional<std::int64_t> sequence_length = std::nullopt,
+                                             Precision precision = Precision::exact)
+{
+    const std::size_t pairs = static_cast<std::size_t>(spec.num_pairs());
+    const auto require_pairs = [pairs](const std::vector<double>& list, const char* name) {
+        if (list.size() != pairs)
+            detail::raise(std::string("longrope.") + name + ".size", list.size(),
+                          "must equal rotary_dim / 2 = " + std::to_string(pairs));
+    };
+    require_pairs(longrope.short_factor(), "short_factor");
+    require_pairs(longrope.long_factor(), "long_factor");
+    if (sequence_length) detail::require_sequence_length(*sequence_length);
+    const std::vector<double>& ext = longrope.uses_long_factors(sequence_length) ? longrope.long_factor()
+                                                                                  : longrope.short_factor();
+    if (precision == Precision::exact) {
+        std::vector<double> inv = detail::default_inv_freq(spec);
+        for (std::size_t j = 0; j < pairs; ++j) inv[j] /= ext[j];
+        return inv;
+    }
+    detail::require_float32_base(spec.base());
+    std::vector<float> inv = hf32::pos_freqs(spec.base(), spec.rotary_dim());
+    for (std::size_t j = 0; j < pairs; ++j) inv[j] = hf32::div(1.0f, hf32::mul(hf32::round(ext[j]), inv[j]));
+    return detail::widen(inv);
+}
+
+}  // namespace posenc

@@ -1,0 +1,205 @@
+// posenc/scaling/scaling.hpp: `Scaling`, the one value that says how a model extends its context,
+// and `frequency_table`, which turns a RopeSpec plus a Scaling into the FrequencyTable every
+// later layer consumes.
+//
+//   Scaling = NoScaling | LinearScaling | NtkAwareScaling | DynamicNtkScaling | YarnScaling
+//           | Llama3Scaling | LongRopeScaling                 (each validated when built)
+//
+// Type names (Hugging Face's rope_type where one exists; the CLI and JSON use them):
+//   "none", "linear", "ntk_aware", "dynamic", "yarn", "llama3", "longrope".
+// Two methods depend on the current sequence length, which is therefore an explicit parameter:
+// dynamic NTK (the base grows once the sequence exceeds max_position_embeddings) and LongRoPE
+// (long factors once it exceeds original_max_position_embeddings). Without one, the table is
+// Hugging Face's init table; the other methods ignore it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "posenc/frequencies.hpp"
+#include "posenc/scaling/common.hpp"
+#include "posenc/scaling/dynamic_ntk.hpp"
+#include "posenc/scaling/linear.hpp"
+#include "posenc/scaling/llama3.hpp"
+#include "posenc/scaling/longrope.hpp"
+#include "posenc/scaling/ntk_aware.hpp"
+#include "posenc/scaling/softmax_scale.hpp"
+#include "posenc/scaling/yarn.hpp"
+
+namespace posenc {
+
+/// No context extension: theta_i = base^(-2i/R), attention factor 1.
+struct NoScaling {
+    friend bool operator==(const NoScaling&, const NoScaling&) noexcept { return true; }
+    friend bool operator!=(const NoScaling&, const NoScaling&) noexcept { return false; }
+};
+
+/// How a model's RoPE is extended; see the file comment.
+using Scaling = std::variant<NoScaling, LinearScaling, NtkAwareScaling, DynamicNtkScaling, YarnScaling,
+                             Llama3Scaling, LongRopeScaling>;
+
+namespace detail {
+template <class T>
+inline constexpr bool always_false = false;
+}  // namespace detail
+
+/// "none", "linear", "ntk_aware", "dynamic", "yarn", "llama3" or "longrope" ("valueless" for a
+/// variant left empty by an exception during assignment).
+inline const char* scaling_type_name(const Scaling& scaling) noexcept
+{
+    constexpr const char* names[] = {"none", "linear", "ntk_aware", "dynamic", "yarn", "llama3", "longrope"};
+    static_assert(sizeof names / sizeof names[0] == std::variant_size_v<Scaling>, "one name per alternative");
+    return scaling.valueless_by_exception() ? "valueless" : names[scaling.index()];
+}
+
+/// The factor s of a scaling (1 for none). Throws std::bad_variant_access only for a valueless variant.
+inline double scaling_factor(const Scaling& scaling)
+{
+    return std::visit(
+        [](const auto& s) -> double {
+            if constexpr (std::is_same_v<std::decay_t<decltype(s)>, NoScaling>) return 1.0;
+            else return s.factor();
+        },
+        scaling);
+}
+
+/// The original (pre-extension) length a scaling names, if it names one (YaRN, Llama 3 and
+/// LongRoPE's original_max_position_embeddings); dynamic NTK's reference length is
+/// max_position_embeddings, returned here too because it plays the same role.
+inline std::optional<std::int64_t> scaling_original_length(const Scaling& scaling)
+{
+    return std::visit(
+        [](const auto& s) -> std::optional<std::int64_t> {
+            using T = std::decay_t<decltype(s)>;
+            if constexpr (std::is_same_v<T, YarnScaling> || std::is_same_v<T, Llama3Scaling> ||
+                          std::is_same_v<T, LongRopeScaling>)
+                return s.original_max_position_embeddings();
+            else if constexpr (std::is_same_v<T, DynamicNtkScaling>) return s.max_position_embeddings();
+            else return std::nullopt;
+        },
+        scaling);
+}
+
+/// The factor a scaling multiplies cos and sin by: YaRN's (yarn_attention_factor), LongRoPE's
+/// (longrope_attention_factor), 1 for the others.
+inline double scaling_attention_factor(const Scaling& scaling) noexcept
+{
+    if (const auto* y = std::get_if<YarnScaling>(&scaling)) return yarn_attention_factor(*y);
+    if (const auto* l = std::get_if<LongRopeScaling>(&scaling)) return longrope_attention_factor(*l);
+    return 1.0;
+}
+
+/// The multiplier on the softmax scale outside cos/sin: g(s, mscale_all_dim)^2 for YaRN with a
+/// non-zero mscale_all_dim (DeepSeek), 1 otherwise (softmax_scale.hpp).
+inline double softmax_scale_multiplier(const Scaling& scaling) noexcept
+{
+    if (const auto* y = std::get_if<YarnScaling>(&scaling)) return yarn_softmax_scale_multiplier(*y);
+    return 1.0;
+}
+
+/// One named parameter of a scaling, typed for serialisation.
+struct ScalingParameter {
+    std::string name;
+    std::variant<bool, std::int64_t, double, std::vector<double>> value;
+};
+
+/// The resolved parameters of a scaling under Hugging Face's key names (factor,
+/// original_max_position_embeddings, beta_fast, ..., plus "truncate" for YaRN's rounding and
+/// the attention factor actually applied as "attention_factor"). None: empty.
+inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling)
+{
+    std::vector<ScalingParameter> out;
+    std::visit(
+        [&out](const auto& s) {
+            using T = std::decay_t<decltype(s)>;
+            if constexpr (std::is_same_v<T, NoScaling>) {
+            } else if constexpr (std::is_same_v<T, LinearScaling> || std::is_same_v<T, NtkAwareScaling>) {
+                out.push_back({"factor", s.factor()});
+            } else if constexpr (std::is_same_v<T, DynamicNtkScaling>) {
+                out.push_back({"factor", s.factor()});
+                out.push_back({"max_position_embeddings", s.max_position_embeddings()});
+            } else if constexpr (std::is_same_v<T, YarnScaling>) {
+                out.push_back({"factor", s.factor()});
+                out.push_back({"original_max_position_embeddings", s.original_max_position_embeddings()});
+                out.push_back({"beta_fast", s.beta_fast()});
+                out.push_back({"beta_slow", s.beta_slow()});
+                out.push_back({"mscale", s.mscale()});
+                out.push_back({"mscale_all_dim", s.mscale_all_dim()});
+                out.push_back({"truncate", s.rounding() == YarnCorrectionRounding::floor_ceil});
+                out.push_back({"attention_factor", yarn_attention_factor(s)});
+            } else if constexpr (std::is_same_v<T, Llama3Scaling>) {
+                out.push_back({"factor", s.factor()});
+                out.push_back({"low_freq_factor", s.low_freq_factor()});
+                out.push_back({"high_freq_factor", s.high_freq_factor()});
+                out.push_back({"original_max_position_embeddings", s.original_max_position_embeddings()});
+            } else if constexpr (std::is_same_v<T, LongRopeScaling>) {
+                out.push_back({"factor", s.factor()});
+                out.push_back({"original_max_position_embeddings", s.original_max_position_embeddings()});
+                out.push_back({"attention_factor", longrope_attention_factor(s)});
+                out.push_back({"short_factor", s.short_factor()});
+                out.push_back({"long_factor", s.long_factor()});
+            } else {
+                static_assert(detail::always_false<T>, "every Scaling alternative lists its parameters");
+            }
+        },
+        scaling);
+    return out;
+}
+
+/// The per-pair frequencies of `spec` under `scaling` (exact or Hugging Face float32; each
+/// method's header gives the formula and error), for `sequence_length` where it matters.
+/// Throws posenc::error as the method's function does (e.g. wrong LongRoPE list lengths,
+/// rotary_dim 2 for the NTK methods, sequence_length <= 0).
+inline std::vector<double> scaled_inv_freq(const RopeSpec& spec, const Scaling& scaling,
+                                           std::optional<std::int64_t> sequence_length, Precision precision)
+{
+    if (sequence_length) detail::require_sequence_length(*sequence_length);
+    return std::visit(
+        [&](const auto& s) -> std::vector<double> {
+            using T = std::decay_t<decltype(s)>;
+            if constexpr (std::is_same_v<T, NoScaling>) {
+                if (precision == Precision::exact) return detail::default_inv_freq(spec);
+                detail::require_float32_base(spec.base());
+                return detail::widen(hf32::default_inv_freq(spec.base(), spec.rotary_dim()));
+            } else if constexpr (std::is_same_v<T, LinearScaling>) {
+                return linear_inv_freq(spec, s, precision);
+            } else if constexpr (std::is_same_v<T, NtkAwareScaling>) {
+                return ntk_aware_inv_freq(spec, s, precision);
+            } else if constexpr (std::is_same_v<T, DynamicNtkScaling>) {
+                return dynamic_ntk_inv_freq(spec, s, sequence_length, precision);
+            } else if constexpr (std::is_same_v<T, YarnScaling>) {
+                return yarn_inv_freq(spec, s, precision);
+            } else if constexpr (std::is_same_v<T, Llama3Scaling>) {
+                return llama3_inv_freq(spec, s, precision);
+            } else if constexpr (std::is_same_v<T, LongRopeScaling>) {
+                return longrope_inv_freq(spec, s, sequence_length, precision);
+            } else {
+                static_assert(detail::always_false<T>, "every Scaling alternative has frequencies");
+            }
+        },
+        scaling);
+}
+
+/// The FrequencyTable of `spec` under `scaling` at Hugging Face's init (no sequence length):
+/// scaled_inv_freq plus scaling_attention_factor. Throws posenc::error as scaled_inv_freq.
+inline FrequencyTable frequency_table(const RopeSpec& spec, const Scaling& scaling,
+                                      Precision precision = Precision::exact)
+{
+    return FrequencyTable(scaled_inv_freq(spec, scaling, std::nullopt, precision), scaling_attention_factor(scaling));
+}
+
+/// The FrequencyTable in effect for a sequence of `sequence_length` tokens (dynamic NTK's base,
+/// LongRoPE's short/long choice; the static methods ignore it). Throws posenc::error as
+/// scaled_inv_freq, and for sequence_length <= 0.
+inline FrequencyTable frequency_table(const RopeSpec& spec, const Scaling& scaling, std::int64_t sequence_length,
+                                      Precision precision = Precision::exact)
+{
+    return FrequencyTable(scaled_inv_freq(spec, scaling, sequence_length, precision), scaling_attention_factor(scaling));
+}
+
+}  // namespace posenc
