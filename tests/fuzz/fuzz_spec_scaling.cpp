@@ -1,0 +1,89 @@
+// libFuzzer target: (RopeSpec, Scaling) construction from arbitrary numbers.
+// Contract under test: an input is either refused with posenc::error, or accepted; once a spec
+// and a scaling are accepted, every table built from them (both precisions, any sequence
+// length) has finite, non-negative frequencies and a finite positive attention factor, or is
+// refused with posenc::error. Nothing else escapes; no NaN passes silently.
+#include <posenc/posenc.hpp>
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
+namespace {
+
+posenc::Scaling make_scaling(FuzzedDataProvider& in, int pairs)
+{
+    const double factor = in.ConsumeFloatingPoint<double>();
+    const std::int64_t length = in.ConsumeIntegral<std::int64_t>();
+    switch (in.ConsumeIntegralInRange<int>(0, 6)) {
+    case 0: return posenc::NoScaling{};
+    case 1: return posenc::LinearScaling(factor);
+    case 2: return posenc::NtkAwareScaling(factor);
+    case 3: return posenc::DynamicNtkScaling(factor, length);
+    case 4: {
+        posenc::YarnScaling y(factor, length);
+        if (in.ConsumeBool()) y = y.with_betas(in.ConsumeFloatingPoint<double>(), in.ConsumeFloatingPoint<double>());
+        if (in.ConsumeBool()) y = y.with_mscale(in.ConsumeFloatingPoint<double>(), in.ConsumeFloatingPoint<double>());
+        if (in.ConsumeBool()) y = y.with_attention_factor(in.ConsumeFloatingPoint<double>());
+        if (in.ConsumeBool()) y = y.with_rounding(posenc::YarnCorrectionRounding::fractional);
+        if (in.ConsumeBool()) y = y.with_g2_factor_override(in.ConsumeIntegral<std::int64_t>());
+        return y;
+    }
+    case 5:
+        return posenc::Llama3Scaling(factor, in.ConsumeFloatingPoint<double>(), in.ConsumeFloatingPoint<double>(),
+                                     length);
+    default: {
+        // Usually the right list length, sometimes not.
+        const int n = in.ConsumeBool() ? pairs : in.ConsumeIntegralInRange<int>(0, 80);
+        std::vector<double> short_factor, long_factor;
+        for (int i = 0; i < n; ++i) short_factor.push_back(in.ConsumeFloatingPoint<double>());
+        for (int i = 0; i < n; ++i) long_factor.push_back(in.ConsumeFloatingPoint<double>());
+        posenc::LongRopeScaling l(short_factor, long_factor, length, factor);
+        if (in.ConsumeBool()) l = l.with_attention_factor(in.ConsumeFloatingPoint<double>());
+        return l;
+    }
+    }
+}
+
+void check_table(const std::vector<double>& inv_freq, double attention_factor)
+{
+    for (double f : inv_freq)
+        if (!(std::isfinite(f) && f >= 0.0)) std::abort();
+    if (!(std::isfinite(attention_factor) && attention_factor > 0.0)) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    FuzzedDataProvider in(data, size);
+    try {
+        const int head_dim = in.ConsumeIntegralInRange<int>(-4, 600);
+        const int rotary_dim = in.ConsumeIntegralInRange<int>(-4, 600);
+        const double base = in.ConsumeFloatingPoint<double>();
+        const posenc::Pairing pairing = in.ConsumeBool() ? posenc::Pairing::half_split : posenc::Pairing::interleaved;
+        const posenc::RopeSpec spec(head_dim, rotary_dim, base, pairing);
+        const posenc::Scaling scaling = make_scaling(in, spec.num_pairs());
+        const std::optional<std::int64_t> length =
+            in.ConsumeBool() ? std::optional<std::int64_t>(in.ConsumeIntegral<std::int64_t>()) : std::nullopt;
+        for (posenc::Precision precision : {posenc::Precision::exact, posenc::Precision::hf_float32}) {
+            try {
+                check_table(posenc::scaled_inv_freq(spec, scaling, length, precision),
+                            posenc::scaling_attention_factor(scaling));
+            } catch (const posenc::error&) {
+            }
+        }
+        const std::int64_t train = in.ConsumeIntegralInRange<std::int64_t>(-2, std::int64_t{1} << 40);
+        const std::int64_t target = in.ConsumeIntegralInRange<std::int64_t>(-2, std::int64_t{1} << 40);
+        const posenc::ExtensionDiagnostics d = posenc::extension_diagnostics(spec, scaling, train, target);
+        for (const auto& p : d.pairs)
+            if (!std::isfinite(p.inv_freq) || !std::isfinite(p.turns_original)) std::abort();
+    } catch (const posenc::error&) {
+        // a clear refusal is a correct answer
+    }
+    return 0;
+}
