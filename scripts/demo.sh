@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The main job: build posenc-demo and print the Qwen3-8B frequency table and turn counts.
-# Extra arguments go to the demo (e.g. `scripts/demo.sh course-small 128`).
+# The main job: build posenc-inspect and show what YaRN x4 does to each of Qwen3-8B's 64 RoPE
+# frequency pairs (lesson C2-5): the table on the terminal, three SVG charts into build/demo/plots.
+#   scripts/demo.sh                      posenc-inspect --preset qwen3-8b --scaling yarn --factor 4 --svg build/demo/plots
+#   scripts/demo.sh ARGS...              posenc-inspect ARGS...   (e.g. --preset llama-3.1-8b --json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build/demo -DCMAKE_BUILD_TYPE=Release -DPOSENC_BUILD_TESTS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build/demo --target posenc-demo -j "$(nproc)"
-build/demo/examples/posenc-demo "$@"
+cmake --build build/demo --target posenc-inspect -j "$(nproc)"
+if [ $# -eq 0 ]; then
+  set -- --preset qwen3-8b --scaling yarn --factor 4 --svg build/demo/plots
+fi
+build/demo/examples/posenc-inspect "$@"

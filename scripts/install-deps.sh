@@ -3,7 +3,8 @@
 # Must run as root (or with sudo available). Idempotent: does nothing when all are present.
 set -euo pipefail
 
-packages=(cmake make g++ clang libclang-rt-dev libeigen3-dev libxsimd-dev doctest-dev libbenchmark-dev nlohmann-json3-dev)
+packages=(cmake make g++ clang libclang-rt-dev libeigen3-dev libxsimd-dev doctest-dev libbenchmark-dev nlohmann-json3-dev
+          libxml2-utils)
 
 missing=()
 for p in "${packages[@]}"; do

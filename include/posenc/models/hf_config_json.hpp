@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -22,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -38,6 +40,7 @@ struct ConfigWarning {
 
 /// The RoPE-relevant content of a config.json, resolved as Hugging Face resolves it.
 struct HfRopeConfig {
+    std::string name_or_path;    ///< "_name_or_path" when present, else ""
     std::string model_type;      ///< "" when absent
     int head_dim = 0;            ///< width of the tensor RoPE is applied to
     int rotary_dim = 0;          ///< int(head_dim * partial_rotary_factor), or GPT-J's rotary_dim
@@ -59,6 +62,14 @@ struct HfRopeConfig {
     /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
     int qk_head_dim = 0;
 
+    /// Where a resolved value came from, as a key path (or an expression of key paths), so that a
+    /// later stage (hf_config.hpp) can name the key when the library refuses the value.
+    std::string head_dim_key = "head_dim";                ///< "head_dim", "qk_rope_head_dim", "hidden_size / num_attention_heads", ...
+    std::string rotary_dim_key = "head_dim";              ///< "partial_rotary_factor", "rotary_pct", "rotary_dim", "<dict>.partial_rotary_factor", or head_dim's key
+    std::string rope_theta_key = "rope_theta";            ///< "rope_theta", "rotary_emb_base" or "<dict>.rope_theta"
+    std::string factor_key;                               ///< "<dict>.factor" or "max_position_embeddings / original_max_position_embeddings"
+    std::string original_max_position_embeddings_key;     ///< "original_max_position_embeddings", "<dict>.original_max_position_embeddings" or "max_position_embeddings"
+
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;  ///< facts worth telling the user (e.g. DeepSeek's de-interleave)
 };
@@ -69,6 +80,10 @@ using json = nlohmann::json;
 
 /// Deeper nesting than this is refused before parsing (real configs nest 3 levels).
 inline constexpr int max_nesting_depth = 64;
+
+/// Widest head the reader accepts. Published models stay at or below 512; the limit keeps a
+/// hostile config from asking for a table of a billion pairs (8 GB) downstream.
+inline constexpr int max_head_dim = 65536;
 
 inline std::string shown(const json& v)
 {
@@ -196,6 +211,10 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
         if (!v->is_string()) fail_json("model_type", "expected a string", *v);
         out.model_type = v->get<std::string>();
     }
+    if (const json* v = member(config, "_name_or_path")) {
+        if (!v->is_string()) fail_json("_name_or_path", "expected a string", *v);
+        out.name_or_path = v->get<std::string>();
+    }
     const bool gptj_like = out.model_type == "gptj" || out.model_type == "codegen";
     const bool deepseek = member(config, "qk_rope_head_dim") != nullptr;
 
@@ -208,6 +227,7 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
     // ---- head_dim (H) ----
     if (deepseek) {
         out.head_dim = positive_int(*member(config, "qk_rope_head_dim"), "qk_rope_head_dim");
+        out.head_dim_key = "qk_rope_head_dim";
         int nope = 0;
         if (const json* v = member(config, "qk_nope_head_dim")) nope = positive_int(*v, "qk_nope_head_dim");
         out.qk_head_dim = nope + out.head_dim;
@@ -216,6 +236,7 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
                             "checkpoint layout");
     } else if (const json* v = member(config, "head_dim")) {
         out.head_dim = positive_int(*v, "head_dim");
+        out.head_dim_key = "head_dim";
     } else {
         const char* hidden_key = member(config, "hidden_size") ? "hidden_size" : "n_embd";
         const char* heads_key = member(config, "num_attention_heads") ? "num_attention_heads" : "n_head";
@@ -226,9 +247,14 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
         const int h = positive_int(*hidden, hidden_key);
         const int n = positive_int(*heads, heads_key);
         out.head_dim = h / n;  // Python floor division of positive ints
+        out.head_dim_key = std::string(hidden_key) + " / " + heads_key;
         if (out.head_dim <= 0)
             fail(hidden_key, "expected hidden_size // num_attention_heads >= 1", std::to_string(h) + " // " + std::to_string(n));
     }
+    if (out.head_dim > max_head_dim)
+        fail(out.head_dim_key, "expected a head of at most " + std::to_string(max_head_dim) + " dimensions",
+             std::to_string(out.head_dim));
+    out.rotary_dim_key = out.head_dim_key;
 
     // ---- the scaling dict: v5 rope_parameters, else rope_scaling ----
     const json* scaling = nullptr;
@@ -245,7 +271,7 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
 
     // ---- partial rotary ----
     double prf = out.model_type == "glm" || out.model_type == "glm4" ? 0.5 : 1.0;
-    std::string prf_key = "partial_rotary_factor";
+    std::string prf_key = out.model_type == "glm" || out.model_type == "glm4" ? "partial_rotary_factor" : "";
     if (const json* v = member(config, "rotary_pct")) prf = number(*v, "rotary_pct"), prf_key = "rotary_pct";
     if (const json* v = member(config, "partial_rotary_factor")) prf = number(*v, "partial_rotary_factor"), prf_key = "partial_rotary_factor";
     if (scaling)
@@ -255,22 +281,27 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
 
     if (gptj_like && member(config, "rotary_dim")) {
         out.rotary_dim = positive_int(*member(config, "rotary_dim"), "rotary_dim");
+        out.rotary_dim_key = "rotary_dim";
     } else {
         out.rotary_dim = static_cast<int>(static_cast<double>(out.head_dim) * prf);  // HF: int(H * prf)
+        if (!prf_key.empty()) out.rotary_dim_key = prf_key;
     }
     if (out.rotary_dim <= 0 || out.rotary_dim % 2 != 0 || out.rotary_dim > out.head_dim)
-        fail(gptj_like ? "rotary_dim" : prf_key,
+        fail(out.rotary_dim_key,
              "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
              std::to_string(out.rotary_dim));
 
     // ---- base ----
     if (!gptj_like) {
-        if (const json* v = member(config, "rotary_emb_base")) out.rope_theta = number(*v, "rotary_emb_base");
-        if (const json* v = member(config, "rope_theta")) out.rope_theta = number(*v, "rope_theta");
+        if (const json* v = member(config, "rotary_emb_base"))
+            out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
+        if (const json* v = member(config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
         if (scaling)
-            if (const json* v = member(*scaling, "rope_theta")) out.rope_theta = number(*v, skey("rope_theta"));
+            if (const json* v = member(*scaling, "rope_theta"))
+                out.rope_theta = number(*v, skey("rope_theta")), out.rope_theta_key = skey("rope_theta");
     }
-    if (!(out.rope_theta > 1.0)) fail("rope_theta", "expected a finite number > 1", detail::format_value(out.rope_theta));
+    if (!(out.rope_theta > 1.0))
+        fail(out.rope_theta_key, "expected a finite number > 1", detail::format_value(out.rope_theta));
 
     // ---- pairing ----
     out.pairing = detail_json::is_interleaved_family(out.model_type) ? Pairing::interleaved : Pairing::half_split;
@@ -317,6 +348,7 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
         return std::nullopt;
     };
     if (const json* v = member(*scaling, "factor")) {
+        out.factor_key = skey("factor");
         out.factor = number(*v, skey("factor"), "expected a number >= 1");
         if (*out.factor < 1.0) fail_json(skey("factor"), "expected a number >= 1", *v);
         if (v->is_number_integer())
@@ -342,12 +374,19 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
     if (const json* v = member(*scaling, "original_max_position_embeddings"))
         dict_l0 = positive_int(*v, skey("original_max_position_embeddings"));
     if (out.rope_type == "yarn" || out.rope_type == "llama3" || out.rope_type == "longrope") {
-        if (top_level_l0) out.original_max_position_embeddings = top_level_l0;
-        else if (dict_l0) out.original_max_position_embeddings = dict_l0;
-        else if (out.rope_type != "llama3" && out.max_position_embeddings > 0)
+        if (top_level_l0) {
+            out.original_max_position_embeddings = top_level_l0;
+            out.original_max_position_embeddings_key = "original_max_position_embeddings";
+        } else if (dict_l0) {
+            out.original_max_position_embeddings = dict_l0;
+            out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
+        } else if (out.rope_type != "llama3" && out.max_position_embeddings > 0) {
             out.original_max_position_embeddings = out.max_position_embeddings;
+            out.original_max_position_embeddings_key = "max_position_embeddings";
+        }
     } else if (dict_l0) {
         out.original_max_position_embeddings = dict_l0;
+        out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
     }
 
     // ---- required keys and cross-checks (section 11) ----
@@ -362,7 +401,8 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
             // G4: factor falls back to L / L0 when missing.
             require_key(out.original_max_position_embeddings.has_value() && out.max_position_embeddings > 0, "factor");
             out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
-            if (*out.factor < 1.0) fail(skey("factor"), "expected a number >= 1", detail::format_value(*out.factor));
+            out.factor_key = "max_position_embeddings / original_max_position_embeddings";
+            if (*out.factor < 1.0) fail(out.factor_key, "expected a number >= 1", detail::format_value(*out.factor));
             out.warnings.push_back({skey("factor"), "missing; using max_position_embeddings / original_max_position_embeddings = " +
                                                         detail::format_value(*out.factor)});
         } else if (out.original_max_position_embeddings && out.max_position_embeddings > 0) {
@@ -394,18 +434,25 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
             fail("original_max_position_embeddings", "expected a value for rope_type \"longrope\"", "nothing");
         if (top_level_l0) {
             // G1-G3 override the factor with L / L0 when the top-level attribute exists; G4 only fills a missing one.
-            if (!out.factor && out.max_position_embeddings > 0)
+            if (!out.factor && out.max_position_embeddings > 0) {
                 out.factor = L / static_cast<double>(*top_level_l0);
+                out.factor_key = "max_position_embeddings / original_max_position_embeddings";
+            }
             out.warnings.push_back({"original_max_position_embeddings",
                                     "top-level value used as longrope's original length; Hugging Face prefers "
                                     "rope_scaling.factor"});
         }
         if (!out.factor) {
-            if (out.max_position_embeddings > 0)
+            if (out.max_position_embeddings > 0) {
                 out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
-            else
+                out.factor_key = "max_position_embeddings / original_max_position_embeddings";
+            } else
                 out.warnings.push_back({skey("factor"), "missing and no max_position_embeddings: factor taken as 1"});
         }
+        // Hugging Face computes with a derived s < 1 (attention factor 1); posenc's scalings extend
+        // contexts only (scaling/common.hpp), so the reader refuses it here, like YaRN's derived factor.
+        if (out.factor && *out.factor < 1.0)
+            fail(out.factor_key, "expected a number >= 1", detail::format_value(*out.factor));
     }
     return out;
 }
@@ -425,9 +472,13 @@ inline HfRopeConfig parse_config(std::string_view text)
     return resolve_config(j);
 }
 
-/// Reads and parses a config.json file; an unreadable file is a posenc::error naming the path.
+/// Reads and parses a config.json file; an unreadable file or a directory is a posenc::error
+/// naming the path.
 inline HfRopeConfig read_config(const std::string& path)
 {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw posenc::error("path", '"' + path + '"', "is a directory", path + ": is a directory, not a config file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw posenc::error("path", '"' + path + '"', "cannot be opened", path + ": cannot be opened");
     std::ostringstream text;

@@ -1,0 +1,282 @@
+// svg_chart.hpp: standalone SVG bar and line charts for posenc-inspect (no fonts, no scripts).
+//
+// Deliberately small: a fixed 720 x 420 canvas, a plot area with axes, ticks, labels, a title,
+// an optional subtitle and a legend. Bars carry a CSS class (e.g. "bar out-of-range") so tests
+// can count them. Non-finite values are skipped (bars drawn empty, line points left out).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace inspect {
+
+/// One bar per value; `classes[i]` names bar i's kind and `colors[i]` its fill.
+struct BarChart {
+    std::string title, subtitle, x_label, y_label;
+    bool log_y = false;
+    std::vector<double> values;
+    std::vector<std::string> classes;
+    std::vector<std::string> colors;
+    double reference_line = std::nan("");  ///< horizontal line (e.g. "1 turn"), NaN for none
+    std::string reference_label;
+    std::vector<std::pair<std::string, std::string>> legend;  ///< (color, label)
+};
+
+struct Series {
+    std::string label;
+    std::string color;
+    std::vector<double> x, y;
+};
+
+struct LineChart {
+    std::string title, subtitle, x_label, y_label;
+    bool log_x = false;  ///< log10 x axis (points with x <= 0 are left out)
+    std::vector<Series> series;
+};
+
+namespace detail {
+
+/// Length of the valid UTF-8 sequence starting at s[i], or 0 if none starts there.
+inline std::size_t utf8_sequence(const std::string& s, std::size_t i)
+{
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char b = byte(i);
+    std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+/// Text as XML character data: markup characters escaped; control characters XML 1.0 forbids
+/// and bytes that are not valid UTF-8 become '?', so any input yields a well-formed document.
+inline std::string escape(const std::string& s)
+{
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence(s, i);
+        const char c = s[i];
+        if (n == 0 || (n == 1 && static_cast<unsigned char>(c) < 0x20)) {
+            out += '?';
+            ++i;
+            continue;
+        }
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out.append(s, i, n);
+        }
+        i += n;
+    }
+    return out;
+}
+
+inline std::string num(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", v);
+    return b;
+}
+
+inline std::string tick_label(double v)
+{
+    char b[32];
+    if (v != 0 && (std::abs(v) >= 1e5 || std::abs(v) < 1e-2)) std::snprintf(b, sizeof b, "%.0e", v);
+    else std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
+
+// Canvas layout.
+constexpr double width = 720, height = 420, left = 80, right = 24, top = 72, bottom = 64;
+constexpr double plot_w = width - left - right, plot_h = height - top - bottom;
+
+inline std::string header(const std::string& title, const std::string& subtitle)
+{
+    std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " +
+                    num(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s += "<rect x=\"0\" y=\"0\" width=\"" + num(width) + "\" height=\"" + num(height) + "\" fill=\"white\"/>\n";
+    s += "<text x=\"" + num(width / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" + escape(title) +
+         "</text>\n";
+    if (!subtitle.empty())
+        s += "<text x=\"" + num(width / 2) + "\" y=\"38\" text-anchor=\"middle\" font-size=\"11\" fill=\"#444444\">" +
+             escape(subtitle) + "</text>\n";
+    return s;
+}
+
+inline std::string axes(const std::string& x_label, const std::string& y_label)
+{
+    std::string s = "<line x1=\"" + num(left) + "\" y1=\"" + num(top + plot_h) + "\" x2=\"" + num(left + plot_w) +
+                    "\" y2=\"" + num(top + plot_h) + "\" stroke=\"black\"/>\n";
+    s += "<line x1=\"" + num(left) + "\" y1=\"" + num(top) + "\" x2=\"" + num(left) + "\" y2=\"" + num(top + plot_h) +
+         "\" stroke=\"black\"/>\n";
+    s += "<text x=\"" + num(left + plot_w / 2) + "\" y=\"" + num(height - 16) + "\" text-anchor=\"middle\">" +
+         escape(x_label) + "</text>\n";
+    s += "<text transform=\"translate(18," + num(top + plot_h / 2) + ") rotate(-90)\" text-anchor=\"middle\">" +
+         escape(y_label) + "</text>\n";
+    return s;
+}
+
+/// One row of legend entries between the subtitle and the plot area, left to right.
+inline std::string legend(const std::vector<std::pair<std::string, std::string>>& entries)
+{
+    std::string s;
+    double x = left;
+    const double y = top - 12;
+    for (const auto& [color, label] : entries) {
+        s += "<rect x=\"" + num(x) + "\" y=\"" + num(y - 10) + "\" width=\"12\" height=\"12\" fill=\"" + color +
+             "\"/>\n";
+        s += "<text x=\"" + num(x + 16) + "\" y=\"" + num(y) + "\">" + escape(label) + "</text>\n";
+        x += 16 + 7.0 * static_cast<double>(label.size()) + 18;  // about 7 px per character at 12 px
+    }
+    return s;
+}
+
+/// Maps a data range onto [0, plot extent], linear or log10.
+struct Scale {
+    double lo, hi;
+    bool log;
+    double operator()(double v, double extent) const
+    {
+        const double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi;
+        const double t = ((log ? std::log10(v) : v) - a) / (b - a);
+        return std::clamp(t, 0.0, 1.0) * extent;
+    }
+};
+
+inline std::vector<double> ticks(const Scale& s)
+{
+    std::vector<double> out;
+    if (s.log) {
+        for (double e = std::floor(std::log10(s.lo)); e <= std::ceil(std::log10(s.hi)); e += 1.0) {
+            const double v = std::pow(10.0, e);
+            if (v >= s.lo * 0.999 && v <= s.hi * 1.001) out.push_back(v);
+        }
+        return out;
+    }
+    const double span = s.hi - s.lo;
+    const double raw = span / 5.0;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    const double step = raw / mag < 2 ? 2 * mag : raw / mag < 5 ? 5 * mag : 10 * mag;
+    for (double v = std::ceil(s.lo / step) * step; v <= s.hi + 1e-9 * span && out.size() < 50; v += step)
+        out.push_back(v);
+    return out;
+}
+
+inline bool plottable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
+
+inline std::string y_ticks(const Scale& s)
+{
+    std::string out;
+    for (double v : ticks(s)) {
+        const double y = top + plot_h - s(v, plot_h);
+        out += "<line x1=\"" + num(left - 4) + "\" y1=\"" + num(y) + "\" x2=\"" + num(left) + "\" y2=\"" + num(y) +
+               "\" stroke=\"black\"/>\n";
+        out += "<text x=\"" + num(left - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + tick_label(v) +
+               "</text>\n";
+    }
+    return out;
+}
+
+}  // namespace detail
+
+/// Renders a bar chart. Values <= 0 on a log axis are drawn as empty bars at the axis floor.
+inline std::string render(const BarChart& c)
+{
+    using namespace detail;
+    double lo = c.log_y ? 1e300 : 0.0, hi = 0.0;
+    for (double v : c.values) {
+        if (!plottable(v, c.log_y)) continue;
+        if (c.log_y) lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    if (!std::isnan(c.reference_line)) {
+        hi = std::max(hi, c.reference_line);
+        if (c.log_y) lo = std::min(lo, c.reference_line);
+    }
+    if (c.log_y) {
+        if (!(lo < 1e300)) lo = 1e-3;
+        if (!(hi > 0)) hi = 1.0;
+        lo = std::pow(10.0, std::floor(std::log10(lo)));
+        hi = std::pow(10.0, std::ceil(std::log10(hi)));
+    } else {
+        hi = hi > 0 ? hi * 1.05 : 1.0;
+    }
+    if (hi <= lo) hi = lo * 10.0 + 1.0;
+    const Scale ys{lo, hi, c.log_y};
+
+    std::string s = header(c.title, c.subtitle) + axes(c.x_label, c.y_label) + y_ticks(ys);
+    const double n = static_cast<double>(c.values.size());
+    const double slot = n > 0 ? plot_w / n : plot_w;
+    for (std::size_t i = 0; i < c.values.size(); ++i) {
+        const double v = c.values[i];
+        const double h = plottable(v, c.log_y) ? ys(v, plot_h) : 0.0;
+        const double x = left + slot * static_cast<double>(i) + slot * 0.1;
+        s += "<rect class=\"" + escape(i < c.classes.size() ? c.classes[i] : "bar") + "\" x=\"" + num(x) +
+             "\" y=\"" + num(top + plot_h - h) + "\" width=\"" + num(slot * 0.8) + "\" height=\"" + num(h) +
+             "\" fill=\"" + (i < c.colors.size() ? c.colors[i] : "steelblue") + "\"><title>" + std::to_string(i) +
+             ": " + tick_label(v) + "</title></rect>\n";
+    }
+    // x ticks: every 8th index (and the last).
+    for (std::size_t i = 0; i < c.values.size(); ++i) {
+        if (i % 8 != 0 && i + 1 != c.values.size()) continue;
+        const double x = left + slot * (static_cast<double>(i) + 0.5);
+        s += "<text x=\"" + num(x) + "\" y=\"" + num(top + plot_h + 16) + "\" text-anchor=\"middle\">" +
+             std::to_string(i) + "</text>\n";
+    }
+    if (!std::isnan(c.reference_line)) {
+        const double y = top + plot_h - ys(c.reference_line, plot_h);
+        s += "<line x1=\"" + num(left) + "\" y1=\"" + num(y) + "\" x2=\"" + num(left + plot_w) + "\" y2=\"" + num(y) +
+             "\" stroke=\"black\" stroke-dasharray=\"6 4\"/>\n";
+        s += "<text x=\"" + num(left + plot_w - 4) + "\" y=\"" + num(y - 4) +
+             "\" text-anchor=\"end\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">" +
+             escape(c.reference_label) + "</text>\n";
+    }
+    return s + legend(c.legend) + "</svg>\n";
+}
+
+/// Renders a line chart on linear axes.
+inline std::string render(const LineChart& c)
+{
+    using namespace detail;
+    double x_lo = 1e300, x_hi = -1e300, y_lo = 0.0, y_hi = -1e300;
+    for (const Series& s : c.series)
+        for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+            if (!plottable(s.x[i], c.log_x) || !plottable(s.y[i], false)) continue;
+            x_lo = std::min(x_lo, s.x[i]);
+            x_hi = std::max(x_hi, s.x[i]);
+            y_lo = std::min(y_lo, s.y[i]);
+            y_hi = std::max(y_hi, s.y[i]);
+        }
+    if (!(x_hi > x_lo)) x_lo = c.log_x ? 1 : 0, x_hi = c.log_x ? 10 : 1;
+    if (!(y_hi > y_lo)) y_hi = y_lo + 1;
+    y_hi *= 1.05;
+    const Scale xs{x_lo, x_hi, c.log_x}, ys{y_lo, y_hi, false};
+
+    std::string out = header(c.title, c.subtitle) + axes(c.x_label, c.y_label) + y_ticks(ys);
+    for (double v : ticks(xs)) {
+        const double x = left + xs(v, plot_w);
+        out += "<text x=\"" + num(x) + "\" y=\"" + num(top + plot_h + 16) + "\" text-anchor=\"middle\">" +
+               tick_label(v) + "</text>\n";
+    }
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (const Series& s : c.series) {
+        std::string points;
+        for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+            if (plottable(s.x[i], c.log_x) && plottable(s.y[i], false))
+                points += num(left + xs(s.x[i], plot_w)) + "," + num(top + plot_h - ys(s.y[i], plot_h)) + " ";
+        out += "<polyline class=\"series\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1.5\" points=\"" +
+               points + "\"/>\n";
+        entries.emplace_back(s.color, s.label);
+    }
+    return out + legend(entries) + "</svg>\n";
+}
+
+}  // namespace inspect

@@ -1,0 +1,201 @@
+// posenc/models/hf_config.hpp: a Hugging Face config.json as posenc objects: a RopeSpec, a
+// Scaling, the lengths, and the two multipliers (cos/sin and softmax scale).
+//
+// Optional, like hf_config_json.hpp (the JSON stage it builds on): it needs nlohmann_json
+// (Debian nlohmann-json3-dev); nothing else in posenc does, and the umbrella header does not
+// include it.
+//
+// Mapping (shared/reference/hf-rope-semantics.md sections 1-8 and 11; transformers G3/G4):
+//   rope_type   Scaling              built from
+//   default     NoScaling            -
+//   linear      LinearScaling        factor
+//   dynamic     DynamicNtkScaling    factor, max_position_embeddings (NOT the original length, section 4)
+//   yarn        YarnScaling          factor, L0, beta_fast or 32, beta_slow or 1 (Python `or`: 0 means
+//                                    the default), mscale / mscale_all_dim (0 = unset), attention_factor,
+//                                    truncate (false = fractional correction range)
+//   llama3      Llama3Scaling        factor, low_freq_factor, high_freq_factor, L0
+//   longrope    LongRopeScaling      short_factor, long_factor, L0, factor, attention_factor
+// L0 follows G4's priority (top-level original_max_position_embeddings, then the dict's, then
+// max_position_embeddings), resolved by the JSON stage.
+//
+// The softmax-scale multiplier g(s, mscale_all_dim)^2 exists only in DeepSeek-style (MLA)
+// attention (section 8): it is reported for configs with qk_rope_head_dim and is 1 otherwise.
+//
+// Errors: the library validates every value (spec.hpp, scaling/*.hpp). Its refusals are re-thrown
+// as posenc::error whose field is the config's key path and whose message reads
+//     rope_scaling.factor: must be >= 1 and finite in float32, got 1e+308
+// (JSON-stage errors keep their own "expected ..." wording, hf_config_json.hpp).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "posenc/error.hpp"
+#include "posenc/frequencies.hpp"
+#include "posenc/models/hf_config_json.hpp"
+#include "posenc/scaling/scaling.hpp"
+#include "posenc/spec.hpp"
+
+namespace posenc::hf {
+
+/// A model's rotary embedding read from a config.json, as validated posenc objects.
+struct HfModelRope {
+    std::string name;        ///< "_name_or_path", else model_type, else ""
+    std::string model_type;  ///< "" when absent
+    RopeSpec spec;
+    Scaling scaling;
+    std::int64_t max_position_embeddings;  ///< 0 when the config has none
+    /// The length the model was trained at before extension: the scaling's
+    /// original_max_position_embeddings (yarn, llama3, longrope), dynamic NTK's reference length
+    /// (max_position_embeddings), else max_position_embeddings; 0 when the config names none.
+    std::int64_t original_length;
+    /// The factor Hugging Face multiplies cos and sin by at init (scaling_attention_factor).
+    double attention_factor;
+    /// DeepSeek MLA (qk_rope_head_dim present): g(s, mscale_all_dim)^2 for YaRN with a non-zero
+    /// mscale_all_dim; 1 for every other model (their attention never applies it).
+    double softmax_scale_multiplier;
+    int qk_head_dim;  ///< DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim; 0 otherwise
+    std::vector<ConfigWarning> warnings;
+    std::vector<std::string> notes;
+
+    /// The attention softmax scale: width^(-1/2) * softmax_scale_multiplier, width = qk_head_dim
+    /// for MLA, else head_dim; in Hugging Face's order (`width ** -0.5`, then `* m * m`).
+    /// DeepSeek-V3: 192^(-1/2) * 1.3688879454113936^2 = 0.1352337788608801 (section 8).
+    double softmax_scale() const
+    {
+        if (qk_head_dim > 0)
+            if (const auto* yarn = std::get_if<YarnScaling>(&scaling))
+                return deepseek_softmax_scale(qk_head_dim, *yarn);
+        return std::pow(static_cast<double>(qk_head_dim > 0 ? qk_head_dim : spec.head_dim()), -0.5);
+    }
+
+    /// The frequency table at Hugging Face's init (frequency_table(spec, scaling)).
+    FrequencyTable table(Precision precision = Precision::exact) const
+    {
+        return frequency_table(spec, scaling, precision);
+    }
+
+    /// The table in effect for a sequence of `sequence_length` tokens (dynamic NTK, LongRoPE).
+    /// Throws posenc::error for sequence_length <= 0.
+    FrequencyTable table(std::int64_t sequence_length, Precision precision = Precision::exact) const
+    {
+        return frequency_table(spec, scaling, sequence_length, precision);
+    }
+};
+
+namespace detail_config {
+
+/// The config key path behind a field name the library reports ("yarn.beta_fast",
+/// "longrope.short_factor[3]", "base", "rotary_dim", ...).
+inline std::string key_path_of(const std::string& field, const HfRopeConfig& config)
+{
+    if (field == "base") return config.rope_theta_key;
+    if (field == "rotary_dim") return config.rotary_dim_key;
+    if (field == "head_dim") return config.head_dim_key;
+    for (std::string_view method : {"linear.", "ntk_aware.", "dynamic.", "yarn.", "llama3.", "longrope."}) {
+        if (field.compare(0, method.size(), method) != 0) continue;
+        const std::string rest = field.substr(method.size());
+        const std::string dict = config.scaling_key.empty() ? std::string("rope_scaling") : config.scaling_key;
+        if (rest == "factor") return config.factor_key.empty() ? dict + ".factor" : config.factor_key;
+        if (rest == "original_max_position_embeddings")
+            return config.original_max_position_embeddings_key.empty() ? dict + "." + rest
+                                                                       : config.original_max_position_embeddings_key;
+        if (rest == "max_position_embeddings") return "max_position_embeddings";
+        if (rest == "scaled_base") return dict + ".factor (scaled base)";
+        return dict + "." + rest;
+    }
+    return field;
+}
+
+/// Runs `build`, re-throwing a library refusal with the config's key path.
+template <class Build>
+auto relabelled(const HfRopeConfig& config, Build&& build) -> decltype(build())
+{
+    try {
+        return build();
+    } catch (const posenc::error& e) {
+        const std::string path = key_path_of(e.field(), config);
+        throw posenc::error(path, e.value(), e.rule(), path + ": " + e.rule() + ", got " + e.value());
+    }
+}
+
+inline Scaling scaling_of(const HfRopeConfig& c)
+{
+    // The JSON stage guarantees the required keys of each type (section 11), so the optionals
+    // dereferenced below are engaged.
+    if (c.rope_type == "linear") return LinearScaling(*c.factor);
+    if (c.rope_type == "dynamic") return DynamicNtkScaling(*c.factor, c.max_position_embeddings);
+    if (c.rope_type == "llama3")
+        return Llama3Scaling(*c.factor, *c.low_freq_factor, *c.high_freq_factor, *c.original_max_position_embeddings);
+    if (c.rope_type == "yarn") {
+        // Python `or`: an absent or zero beta means the default.
+        const double beta_fast = c.beta_fast.value_or(0.0) != 0.0 ? *c.beta_fast : YarnScaling::default_beta_fast;
+        const double beta_slow = c.beta_slow.value_or(0.0) != 0.0 ? *c.beta_slow : YarnScaling::default_beta_slow;
+        YarnScaling yarn = YarnScaling(*c.factor, *c.original_max_position_embeddings)
+                               .with_betas(beta_fast, beta_slow)
+                               .with_mscale(c.mscale.value_or(0.0), c.mscale_all_dim.value_or(0.0));
+        if (c.attention_factor) yarn = yarn.with_attention_factor(*c.attention_factor);
+        if (c.truncate && !*c.truncate) yarn = yarn.with_rounding(YarnCorrectionRounding::fractional);
+        return yarn;
+    }
+    if (c.rope_type == "longrope") {
+        LongRopeScaling longrope(c.short_factor, c.long_factor, *c.original_max_position_embeddings,
+                                 c.factor.value_or(1.0));
+        if (c.attention_factor) longrope = longrope.with_attention_factor(*c.attention_factor);
+        return longrope;
+    }
+    return NoScaling{};
+}
+
+}  // namespace detail_config
+
+/// Turns the JSON stage's facts into posenc objects and checks that the frequency table can be
+/// built. Throws posenc::error naming the config key path when the library refuses a value
+/// (e.g. "rope_scaling.beta_fast: must be > beta_slow 32, got 1"). Keeps the JSON stage's
+/// warnings and notes, and adds a note when a non-MLA config sets mscale_all_dim.
+inline HfModelRope model_rope(const HfRopeConfig& config)
+{
+    using detail_config::relabelled;
+    const RopeSpec spec = relabelled(config, [&] {
+        return RopeSpec(config.head_dim, config.rotary_dim, config.rope_theta, config.pairing);
+    });
+    const Scaling scaling = relabelled(config, [&] { return detail_config::scaling_of(config); });
+    const FrequencyTable table = relabelled(config, [&] { return frequency_table(spec, scaling); });
+
+    const bool mla = config.qk_head_dim > 0;
+    std::vector<std::string> notes = config.notes;
+    if (const auto* yarn = std::get_if<YarnScaling>(&scaling))
+        if (!mla && yarn->mscale_all_dim() != 0.0)
+            notes.push_back(config.scaling_key +
+                            ".mscale_all_dim enters the softmax scale only in DeepSeek-style (MLA) attention; "
+                            "here it only divides the cos/sin factor");
+
+    const std::int64_t original_length =
+        scaling_original_length(scaling).value_or(config.max_position_embeddings);
+    return HfModelRope{config.name_or_path.empty() ? config.model_type : config.name_or_path,
+                       config.model_type,
+                       spec,
+                       scaling,
+                       config.max_position_embeddings,
+                       original_length,
+                       table.attention_factor(),
+                       mla ? softmax_scale_multiplier(scaling) : 1.0,
+                       config.qk_head_dim,
+                       config.warnings,
+                       std::move(notes)};
+}
+
+/// parse_config (the JSON stage) then model_rope. Throws posenc::error with the key path.
+inline HfModelRope parse_model_rope(std::string_view text) { return model_rope(parse_config(text)); }
+
+/// read_config (the JSON stage) then model_rope. Throws posenc::error naming the path when the
+/// file cannot be opened, and the key path when a value is refused.
+inline HfModelRope read_model_rope(const std::string& path) { return model_rope(read_config(path)); }
+
+}  // namespace posenc::hf
