@@ -254,3 +254,20 @@ TEST_CASE("[errors] an unreadable file names its path")
         CHECK(std::string(e.what()) == "/nonexistent/config.json: cannot be opened");
     }
 }
+
+TEST_CASE("[errors] DeepSeek's qk_nope_head_dim is bounded so qk_head_dim cannot overflow")
+{
+    CHECK(error_of(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 2147483647})") ==
+          "qk_nope_head_dim: expected a positive integer <= 65536, got 2147483647");
+    CHECK(posenc::hf::parse_config(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 128})").qk_head_dim == 192);
+}
+
+TEST_CASE("[errors] read_config stops at 16 MiB: a device like /dev/zero is refused, not read forever")
+{
+    try {
+        posenc::hf::read_config("/dev/zero");
+        FAIL("no error");
+    } catch (const posenc::error& e) {
+        CHECK(std::string(e.what()) == "/dev/zero: is larger than 16 MiB, not a config file");
+    }
+}

@@ -78,6 +78,9 @@ namespace detail_json {
 
 using json = nlohmann::json;
 
+/// Largest config file read_config accepts (real ones are kilobytes).
+inline constexpr std::size_t max_config_bytes = std::size_t{16} << 20;
+
 /// Deeper nesting than this is refused before parsing (real configs nest 3 levels).
 inline constexpr int max_nesting_depth = 64;
 
@@ -199,11 +202,10 @@ inline bool is_interleaved_family(const std::string& model_type)
 
 }  // namespace detail_json
 
-/// Resolves a parsed config.json object. Throws posenc::error with the key path on wrong types,
-/// missing required keys or values outside what Hugging Face (or posenc) accepts.
-inline HfRopeConfig resolve_config(const nlohmann::json& config)
+namespace detail_json {
+
+inline HfRopeConfig resolve_config_values(const nlohmann::json& config)
 {
-    using namespace detail_json;
     if (!config.is_object()) fail_json("config", "expected a JSON object", config);
     HfRopeConfig out;
 
@@ -229,8 +231,11 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
         out.head_dim = positive_int(*member(config, "qk_rope_head_dim"), "qk_rope_head_dim");
         out.head_dim_key = "qk_rope_head_dim";
         int nope = 0;
-        if (const json* v = member(config, "qk_nope_head_dim")) nope = positive_int(*v, "qk_nope_head_dim");
-        out.qk_head_dim = nope + out.head_dim;
+        if (const json* v = member(config, "qk_nope_head_dim")) {
+            nope = positive_int(*v, "qk_nope_head_dim");
+            if (nope > max_head_dim) fail_json("qk_nope_head_dim", "expected a positive integer <= 65536", *v);
+        }
+        out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
         out.notes.push_back("DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
                             "it (even then odd indices) and rotates half_split, which equals interleaved pairs on the "
                             "checkpoint layout");
@@ -395,7 +400,8 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
     };
     const double L = static_cast<double>(out.max_position_embeddings);
     if (out.rope_type == "linear" || out.rope_type == "dynamic") require_key(out.factor.has_value(), "factor");
-    if (out.rope_type == "dynamic") require_key(out.max_position_embeddings > 0, "max_position_embeddings");
+    if (out.rope_type == "dynamic" && out.max_position_embeddings <= 0)  // a top-level key, not in the dict
+        fail("max_position_embeddings", "expected a value (required for rope_type \"dynamic\")", "nothing");
     if (out.rope_type == "yarn") {
         if (!out.factor) {
             // G4: factor falls back to L / L0 when missing.
@@ -457,6 +463,22 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
     return out;
 }
 
+}  // namespace detail_json
+
+/// Resolves a parsed config.json object. Throws posenc::error with the key path on wrong types,
+/// missing required keys or values outside what Hugging Face (or posenc) accepts; an exception
+/// of nlohmann_json itself (a caller-built value holding invalid UTF-8, say) becomes a
+/// posenc::error naming "config" too.
+inline HfRopeConfig resolve_config(const nlohmann::json& config)
+{
+    try {
+        return detail_json::resolve_config_values(config);
+    } catch (const nlohmann::json::exception& e) {
+        detail_json::fail("config", "expected JSON values nlohmann_json can read (" + std::string(e.what()) + ")",
+                          "an unreadable value");
+    }
+}
+
 /// Parses config.json text and resolves it (resolve_config). Malformed JSON, numbers outside
 /// double's range, and nesting deeper than 64 levels are refused with posenc::error naming "config".
 inline HfRopeConfig parse_config(std::string_view text)
@@ -481,9 +503,15 @@ inline HfRopeConfig read_config(const std::string& path)
         throw posenc::error("path", '"' + path + '"', "is a directory", path + ": is a directory, not a config file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw posenc::error("path", '"' + path + '"', "cannot be opened", path + ": cannot be opened");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_config(text.str());
+    // Read at most max_config_bytes + 1: a config is kilobytes (Phi-3's, with 96 factors, is
+    // 4 KB), and a device such as /dev/zero must not be read forever.
+    std::string text(detail_json::max_config_bytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > detail_json::max_config_bytes)
+        throw posenc::error("path", '"' + path + '"', "is larger than 16 MiB",
+                            path + ": is larger than 16 MiB, not a config file");
+    return parse_config(text);
 }
 
 }  // namespace posenc::hf
