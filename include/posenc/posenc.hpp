@@ -14,3 +14,4 @@
 #include "posenc/analysis/base_bound.hpp"
 #include "posenc/models/presets.hpp"
 #include "posenc/encodings.hpp"
+#include "posenc/kernels.hpp"

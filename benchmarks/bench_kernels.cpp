@@ -1,0 +1,416 @@
+// bench_kernels: posenc's SIMD apply kernels against the streaming limit and the usual ways of
+// writing RoPE, on the same bytes in the same process (issue 4).
+//
+// Names are GROUP/VARIANT/SHAPE; ratio_reporter.hpp divides each median by GROUP/stream/SHAPE.
+//   groups    prefill_{f32,bf16,f16}   4096 tokens x 32 heads x 128 dims, Qwen3-8B (base 1e6)
+//             partial_f32              the same, rotary_dim 64 of 128 (pass-through in place)
+//             prefill_f32_2t           the float prefill split over 2 threads (partition.hpp)
+//             decode_f32               1 token x 32 heads x 128
+//             decode_gqa_f32           1 token, 32 query + 8 key heads in one call
+//   variants  stream      x[i] *= c in place over the group's bytes, vectorised with the same
+//                         xsimd arch as posenc: the read-modify-write bandwidth limit. For
+//                         16-bit groups it streams float over the same number of bytes.
+//             memcpy      copy of the same bytes into another buffer (read + write)
+//             scalar_*    a plain loop over tokens, heads and pairs with a precomputed cos/sin
+//                         table (the layout of CosSinCache), compiled with the same flags
+//             hf_*        the Hugging Face formulation: q*cos + rotate_half(q)*sin with each
+//                         intermediate (q*cos, rotate_half(q), its product with sin, the sum)
+//                         materialised as a full tensor, cos/sin given per token at full width
+//             cache_*     posenc apply_rope with a CosSinCache (float rows)
+//             otf_*       posenc apply_rope with OnTheFlyAngles (no O(N) table)
+//             *_half / *_inter    pairing; *_pos0 positions 0..4095, *_pos1M 1,000,000..1,004,095
+//             *_unchecked apply_rope_unchecked; dispatch_* the runtime-dispatched entry point
+// Every variant reports bytes/s of (read + written) tensor bytes. Positions as stated; inputs
+// uniform in [-1, 1); all in place except memcpy and hf_*. Compiled with -march=native so that
+// posenc's default arch (xsimd::default_arch) is the build machine's best.
+#include <posenc/kernels.hpp>
+#include <posenc/kernels/dispatch.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ratio_reporter.hpp"
+
+namespace {
+
+namespace k = posenc::kernels;
+using Arch = xsimd::default_arch;
+
+constexpr std::ptrdiff_t prefill_tokens = 4096;
+constexpr std::ptrdiff_t heads = 32;
+constexpr std::ptrdiff_t kv_heads = 8;
+constexpr std::ptrdiff_t head_dim = 128;
+constexpr std::int64_t long_start = 1000000;
+
+struct Model {
+    posenc::RopeSpec spec;
+    posenc::FrequencyTable table;
+    explicit Model(int rotary_dim, posenc::Pairing pairing)
+        : spec(head_dim, rotary_dim, 1e6, pairing), table(posenc::FrequencyTable::from_spec(spec))
+    {
+    }
+};
+
+/// Angle sources, built once per (rotary_dim, pairing): caches for [0, 4096) and [1e6, 1e6 + 4096).
+struct Angles {
+    k::CosSinCache short_cache;
+    k::CosSinCache long_cache;
+    k::OnTheFlyAngles on_the_fly;
+    explicit Angles(const posenc::FrequencyTable& table)
+        : short_cache(table, prefill_tokens), long_cache(table, prefill_tokens, long_start), on_the_fly(table)
+    {
+    }
+};
+
+const Angles& angles_for(const posenc::FrequencyTable& table)
+{
+    static std::vector<std::pair<std::vector<double>, std::unique_ptr<Angles>>> memo;
+    for (auto& entry : memo)
+        if (entry.first == table.inv_freq()) return *entry.second;
+    memo.emplace_back(table.inv_freq(), std::make_unique<Angles>(table));
+    return *memo.back().second;
+}
+
+template <class T>
+std::vector<T> random_tensor(std::size_t n)
+{
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<T> v(n);
+    for (T& x : v) x = posenc::store_from_float<T>(u(rng));
+    return v;
+}
+
+void set_bytes(benchmark::State& state, std::size_t bytes_per_iteration)
+{
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes_per_iteration));
+}
+
+/// Runs f(range) over [0, tokens) on `threads` threads (the caller's thread takes the first part).
+template <class F>
+void on_threads(std::ptrdiff_t tokens, int threads, F&& f)
+{
+    if (threads <= 1) {
+        f(k::TokenRange {0, tokens});
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (int p = 1; p < threads; ++p) pool.emplace_back([&, p] { f(k::token_range_of_part(tokens, p, threads)); });
+    f(k::token_range_of_part(tokens, 0, threads));
+    for (std::thread& t : pool) t.join();
+}
+
+// ---- baselines -------------------------------------------------------------------------------
+
+void stream_floats(float* x, std::size_t n, float c)
+{
+    using vec = xsimd::batch<float, Arch>;
+    constexpr std::size_t lanes = vec::size;
+    const vec factor(c);
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes) (vec::load_unaligned(x + i) * factor).store_unaligned(x + i);
+    for (; i < n; ++i) x[i] *= c;
+}
+
+void bench_stream(benchmark::State& state, std::size_t bytes, int threads)
+{
+    std::vector<float> x = random_tensor<float>(bytes / sizeof(float));
+    float c = 1.0f;
+    benchmark::DoNotOptimize(c);
+    const std::ptrdiff_t rows = static_cast<std::ptrdiff_t>(x.size() / 128);
+    for (auto _ : state) {
+        on_threads(rows, threads, [&](k::TokenRange r) {
+            stream_floats(x.data() + r.begin * 128, static_cast<std::size_t>(r.size()) * 128, c);
+        });
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * bytes);
+}
+
+void bench_memcpy(benchmark::State& state, std::size_t bytes)
+{
+    std::vector<char> a(bytes, 1), b(bytes, 0);
+    for (auto _ : state) {
+        std::memcpy(b.data(), a.data(), bytes);
+        benchmark::DoNotOptimize(b.data());
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * bytes);
+}
+
+/// The plain loop: per token, per head, per pair, table row in CosSinCache's layout.
+template <class T>
+void scalar_rope(T* x, std::ptrdiff_t tokens, std::ptrdiff_t n_heads, const posenc::RopeSpec& spec,
+                 const k::CosSinCache& cache, std::int64_t start)
+{
+    const int pairs = spec.num_pairs();
+    for (std::ptrdiff_t t = 0; t < tokens; ++t) {
+        const float* c = cache.cos_row(start + t);
+        const float* s = cache.sin_row(start + t);
+        for (std::ptrdiff_t h = 0; h < n_heads; ++h) {
+            T* head = x + (t * n_heads + h) * head_dim;
+            for (int i = 0; i < pairs; ++i) {
+                const posenc::PairCoordinates p = spec.pair_coordinates(i);
+                const float a = posenc::load_as_float(head[p.first]);
+                const float b = posenc::load_as_float(head[p.second]);
+                head[p.first] = posenc::store_from_float<T>(a * c[i] - b * s[i]);
+                head[p.second] = posenc::store_from_float<T>(b * c[i] + a * s[i]);
+            }
+        }
+    }
+}
+
+/// The Hugging Face formulation with materialised temporaries (out of place, like torch):
+///   cos/sin [tokens, rotary] at full width (cat(freqs, freqs) or pairwise repeat), then
+///   t1 = q * cos; r = rotate_half(q); t2 = r * sin; out = t1 + t2; pass-through copied.
+/// Each step is one pass over a full tensor in the storage type, as torch ops are.
+template <class T>
+struct HfBuffers {
+    std::vector<T> cos, sin, t1, r, t2, out;
+};
+
+template <class T>
+void hf_rope(const T* q, std::ptrdiff_t tokens, std::ptrdiff_t n_heads, const posenc::RopeSpec& spec,
+             const k::CosSinCache& cache, std::int64_t start, HfBuffers<T>& b)
+{
+    const int rot = spec.rotary_dim(), half = rot / 2;
+    const bool half_split = spec.pairing() == posenc::Pairing::half_split;
+    for (std::ptrdiff_t t = 0; t < tokens; ++t) {  // position_embeddings: (cos, sin) of shape [tokens, rot]
+        const float* c = cache.cos_row(start + t);
+        const float* s = cache.sin_row(start + t);
+        for (int j = 0; j < rot; ++j) {
+            const int i = half_split ? j % half : j / 2;
+            b.cos[static_cast<std::size_t>(t * rot + j)] = posenc::store_from_float<T>(c[i]);
+            b.sin[static_cast<std::size_t>(t * rot + j)] = posenc::store_from_float<T>(s[i]);
+        }
+    }
+    auto f = [](T v) { return posenc::load_as_float(v); };
+    auto row = [&](std::ptrdiff_t t, std::ptrdiff_t h) { return static_cast<std::size_t>((t * n_heads + h) * head_dim); };
+    for (std::ptrdiff_t t = 0; t < tokens; ++t)  // t1 = q[..., :rot] * cos
+        for (std::ptrdiff_t h = 0; h < n_heads; ++h)
+            for (int j = 0; j < rot; ++j)
+                b.t1[row(t, h) + j] = posenc::store_from_float<T>(f(q[row(t, h) + j]) * f(b.cos[static_cast<std::size_t>(t * rot + j)]));
+    for (std::ptrdiff_t t = 0; t < tokens; ++t)  // r = rotate_half(q) (or rotate_every_two)
+        for (std::ptrdiff_t h = 0; h < n_heads; ++h)
+            for (int j = 0; j < rot; ++j) {
+                const float v = half_split ? (j < half ? -f(q[row(t, h) + j + half]) : f(q[row(t, h) + j - half]))
+                                           : (j % 2 == 0 ? -f(q[row(t, h) + j + 1]) : f(q[row(t, h) + j - 1]));
+                b.r[row(t, h) + j] = posenc::store_from_float<T>(v);
+            }
+    for (std::ptrdiff_t t = 0; t < tokens; ++t)  // t2 = r * sin
+        for (std::ptrdiff_t h = 0; h < n_heads; ++h)
+            for (int j = 0; j < rot; ++j)
+                b.t2[row(t, h) + j] = posenc::store_from_float<T>(f(b.r[row(t, h) + j]) * f(b.sin[static_cast<std::size_t>(t * rot + j)]));
+    for (std::ptrdiff_t t = 0; t < tokens; ++t)  // out = cat(t1 + t2, q[..., rot:])
+        for (std::ptrdiff_t h = 0; h < n_heads; ++h) {
+            for (int j = 0; j < rot; ++j) b.out[row(t, h) + j] = posenc::store_from_float<T>(f(b.t1[row(t, h) + j]) + f(b.t2[row(t, h) + j]));
+            for (int j = rot; j < head_dim; ++j) b.out[row(t, h) + j] = q[row(t, h) + j];
+        }
+}
+
+// ---- benchmark bodies --------------------------------------------------------------------------
+
+enum class Source { cache, on_the_fly };
+
+template <class T>
+void bench_posenc(benchmark::State& state, const Model& model, Source source, std::int64_t start, std::ptrdiff_t tokens,
+                  int threads)
+{
+    const Angles& angles = angles_for(model.table);
+    std::vector<T> x = random_tensor<T>(static_cast<std::size_t>(tokens * heads * head_dim));
+    const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x.data(), {tokens, heads, head_dim}));
+    const k::PositionIds positions = k::PositionIds::contiguous(start);
+    const k::CosSinCache& cache = start == 0 ? angles.short_cache : angles.long_cache;
+    for (auto _ : state) {
+        on_threads(tokens, threads, [&](k::TokenRange r) {
+            if (source == Source::cache) k::apply_rope(model.spec, cache, positions, views, k::Direction::forward, r);
+            else k::apply_rope(model.spec, angles.on_the_fly, positions, views, k::Direction::forward, r);
+        });
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * x.size() * sizeof(T));
+}
+
+template <class T>
+void bench_scalar(benchmark::State& state, const Model& model, std::ptrdiff_t tokens, std::ptrdiff_t n_heads)
+{
+    const Angles& angles = angles_for(model.table);
+    std::vector<T> x = random_tensor<T>(static_cast<std::size_t>(tokens * n_heads * head_dim));
+    for (auto _ : state) {
+        scalar_rope(x.data(), tokens, n_heads, model.spec, angles.short_cache, 0);
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * x.size() * sizeof(T));
+}
+
+template <class T>
+void bench_hf(benchmark::State& state, const Model& model, std::ptrdiff_t tokens, std::ptrdiff_t n_heads)
+{
+    const Angles& angles = angles_for(model.table);
+    const std::vector<T> q = random_tensor<T>(static_cast<std::size_t>(tokens * n_heads * head_dim));
+    HfBuffers<T> b;
+    const std::size_t rot_elems = static_cast<std::size_t>(tokens * model.spec.rotary_dim());
+    b.cos.resize(rot_elems);
+    b.sin.resize(rot_elems);
+    for (auto* v : {&b.t1, &b.r, &b.t2, &b.out}) v->resize(q.size());
+    for (auto _ : state) {
+        hf_rope(q.data(), tokens, n_heads, model.spec, angles.short_cache, 0, b);
+        benchmark::DoNotOptimize(b.out.data());
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * q.size() * sizeof(T));
+}
+
+/// Decode: one token, Q (32 heads) and optionally K (8 heads) in one call, in place.
+enum class DecodeEntry { checked, unchecked, dispatched };
+
+void bench_decode(benchmark::State& state, const Model& model, Source source, bool with_k, DecodeEntry entry)
+{
+    const Angles& angles = angles_for(model.table);
+    std::vector<float> q = random_tensor<float>(heads * head_dim), kk = random_tensor<float>(kv_heads * head_dim);
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data(), {1, heads, head_dim}),
+                                                   with_k ? k::HeadsView<float>(kk.data(), {1, kv_heads, head_dim}) : k::HeadsView<float> {});
+    const std::int64_t position = source == Source::cache ? prefill_tokens - 1 : long_start;
+    const k::PositionIds positions = k::PositionIds::contiguous(position);
+    const k::TokenRange all {0, 1};
+    for (auto _ : state) {
+        if (source == Source::cache) {
+            if (entry == DecodeEntry::checked) k::apply_rope(model.spec, angles.short_cache, positions, views);
+            else if (entry == DecodeEntry::unchecked)
+                k::apply_rope_unchecked(model.spec, angles.short_cache, positions, views, k::Direction::forward, all);
+            else k::dispatch::apply_rope(model.spec, angles.short_cache, positions, views);
+        } else {
+            if (entry == DecodeEntry::checked) k::apply_rope(model.spec, angles.on_the_fly, positions, views);
+            else if (entry == DecodeEntry::unchecked)
+                k::apply_rope_unchecked(model.spec, angles.on_the_fly, positions, views, k::Direction::forward, all);
+            else k::dispatch::apply_rope(model.spec, angles.on_the_fly, positions, views);
+        }
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * (q.size() + (with_k ? kk.size() : 0)) * sizeof(float));
+}
+
+void bench_decode_scalar(benchmark::State& state, const Model& model, bool with_k, bool hf)
+{
+    const Angles& angles = angles_for(model.table);
+    std::vector<float> q = random_tensor<float>(heads * head_dim), kk = random_tensor<float>(kv_heads * head_dim);
+    HfBuffers<float> bq, bk;
+    for (HfBuffers<float>* b : {&bq, &bk}) {
+        b->cos.resize(head_dim);
+        b->sin.resize(head_dim);
+        for (auto* v : {&b->t1, &b->r, &b->t2, &b->out}) v->resize(heads * head_dim);
+    }
+    for (auto _ : state) {
+        if (hf) {
+            hf_rope(q.data(), 1, heads, model.spec, angles.short_cache, prefill_tokens - 1, bq);
+            if (with_k) hf_rope(kk.data(), 1, kv_heads, model.spec, angles.short_cache, prefill_tokens - 1, bk);
+        } else {
+            scalar_rope(q.data(), 1, heads, model.spec, angles.short_cache, prefill_tokens - 1);
+            if (with_k) scalar_rope(kk.data(), 1, kv_heads, model.spec, angles.short_cache, prefill_tokens - 1);
+        }
+        benchmark::DoNotOptimize(bq.out.data());
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * (q.size() + (with_k ? kk.size() : 0)) * sizeof(float));
+}
+
+void add(const std::string& name, std::function<void(benchmark::State&)> body)
+{
+    benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& state) { body(state); })->UseRealTime();
+}
+
+template <class T>
+void register_prefill(const std::string& group)
+{
+    static const Model half(head_dim, posenc::Pairing::half_split);
+    static const Model inter(head_dim, posenc::Pairing::interleaved);
+    const std::string shape = "/4096x32x128";
+    constexpr std::size_t bytes = static_cast<std::size_t>(prefill_tokens * heads * head_dim) * sizeof(T);
+    add(group + "/stream" + shape, [](benchmark::State& s) { bench_stream(s, bytes, 1); });
+    add(group + "/memcpy" + shape, [](benchmark::State& s) { bench_memcpy(s, bytes); });
+    add(group + "/scalar_half" + shape, [](benchmark::State& s) { bench_scalar<T>(s, half, prefill_tokens, heads); });
+    add(group + "/hf_half" + shape, [](benchmark::State& s) { bench_hf<T>(s, half, prefill_tokens, heads); });
+    add(group + "/cache_half_pos0" + shape, [](benchmark::State& s) { bench_posenc<T>(s, half, Source::cache, 0, prefill_tokens, 1); });
+    add(group + "/otf_half_pos0" + shape, [](benchmark::State& s) { bench_posenc<T>(s, half, Source::on_the_fly, 0, prefill_tokens, 1); });
+    add(group + "/otf_half_pos1M" + shape,
+        [](benchmark::State& s) { bench_posenc<T>(s, half, Source::on_the_fly, long_start, prefill_tokens, 1); });
+    add(group + "/scalar_inter" + shape, [](benchmark::State& s) { bench_scalar<T>(s, inter, prefill_tokens, heads); });
+    add(group + "/hf_inter" + shape, [](benchmark::State& s) { bench_hf<T>(s, inter, prefill_tokens, heads); });
+    add(group + "/cache_inter_pos0" + shape, [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::cache, 0, prefill_tokens, 1); });
+    add(group + "/otf_inter_pos0" + shape, [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::on_the_fly, 0, prefill_tokens, 1); });
+    add(group + "/otf_inter_pos1M" + shape,
+        [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::on_the_fly, long_start, prefill_tokens, 1); });
+    if constexpr (std::is_same_v<T, float>) {
+        add(group + "/cache_half_pos1M" + shape,
+            [](benchmark::State& s) { bench_posenc<T>(s, half, Source::cache, long_start, prefill_tokens, 1); });
+        add(group + "/cache_inter_pos1M" + shape,
+            [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::cache, long_start, prefill_tokens, 1); });
+    }
+}
+
+void register_all()
+{
+    register_prefill<float>("prefill_f32");
+    register_prefill<posenc::bfloat16>("prefill_bf16");
+    register_prefill<posenc::float16>("prefill_f16");
+
+    static const Model half(head_dim, posenc::Pairing::half_split);
+    static const Model inter(head_dim, posenc::Pairing::interleaved);
+    static const Model partial(64, posenc::Pairing::half_split);
+    constexpr std::size_t prefill_bytes = static_cast<std::size_t>(prefill_tokens * heads * head_dim) * sizeof(float);
+
+    const std::string p = "partial_f32", ps = "/4096x32x128_r64";
+    add(p + "/stream" + ps, [](benchmark::State& s) { bench_stream(s, prefill_bytes, 1); });
+    add(p + "/scalar_half" + ps, [](benchmark::State& s) { bench_scalar<float>(s, partial, prefill_tokens, heads); });
+    add(p + "/hf_half" + ps, [](benchmark::State& s) { bench_hf<float>(s, partial, prefill_tokens, heads); });
+    add(p + "/cache_half_pos0" + ps, [](benchmark::State& s) { bench_posenc<float>(s, partial, Source::cache, 0, prefill_tokens, 1); });
+    add(p + "/otf_half_pos0" + ps, [](benchmark::State& s) { bench_posenc<float>(s, partial, Source::on_the_fly, 0, prefill_tokens, 1); });
+
+    const std::string t = "prefill_f32_2t", ts = "/4096x32x128";
+    add(t + "/stream" + ts, [](benchmark::State& s) { bench_stream(s, prefill_bytes, 2); });
+    add(t + "/cache_half_pos0" + ts, [](benchmark::State& s) { bench_posenc<float>(s, half, Source::cache, 0, prefill_tokens, 2); });
+    add(t + "/otf_half_pos1M" + ts,
+        [](benchmark::State& s) { bench_posenc<float>(s, half, Source::on_the_fly, long_start, prefill_tokens, 2); });
+    add(t + "/cache_inter_pos0" + ts, [](benchmark::State& s) { bench_posenc<float>(s, inter, Source::cache, 0, prefill_tokens, 2); });
+    add(t + "/otf_inter_pos1M" + ts,
+        [](benchmark::State& s) { bench_posenc<float>(s, inter, Source::on_the_fly, long_start, prefill_tokens, 2); });
+
+    const std::string d = "decode_f32", ds = "/1x32x128";
+    constexpr std::size_t decode_bytes = heads * head_dim * sizeof(float);
+    add(d + "/stream" + ds, [](benchmark::State& s) { bench_stream(s, decode_bytes, 1); });
+    add(d + "/memcpy" + ds, [](benchmark::State& s) { bench_memcpy(s, decode_bytes); });
+    add(d + "/scalar_half" + ds, [](benchmark::State& s) { bench_decode_scalar(s, half, false, false); });
+    add(d + "/hf_half" + ds, [](benchmark::State& s) { bench_decode_scalar(s, half, false, true); });
+    add(d + "/cache_half" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked); });
+    add(d + "/cache_half_unchecked" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::unchecked); });
+    add(d + "/dispatch_cache_half" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::dispatched); });
+    add(d + "/otf_half_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, false, DecodeEntry::checked); });
+    add(d + "/cache_inter" + ds, [](benchmark::State& s) { bench_decode(s, inter, Source::cache, false, DecodeEntry::checked); });
+    add(d + "/otf_inter_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, inter, Source::on_the_fly, false, DecodeEntry::checked); });
+
+    const std::string g = "decode_gqa_f32", gs = "/1x(32+8)x128";
+    constexpr std::size_t gqa_bytes = (heads + kv_heads) * head_dim * sizeof(float);
+    add(g + "/stream" + gs, [](benchmark::State& s) { bench_stream(s, gqa_bytes, 1); });
+    add(g + "/scalar_half" + gs, [](benchmark::State& s) { bench_decode_scalar(s, half, true, false); });
+    add(g + "/hf_half" + gs, [](benchmark::State& s) { bench_decode_scalar(s, half, true, true); });
+    add(g + "/cache_half" + gs, [](benchmark::State& s) { bench_decode(s, half, Source::cache, true, DecodeEntry::checked); });
+    add(g + "/otf_half_pos1M" + gs, [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, true, DecodeEntry::checked); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    std::printf("posenc kernels: xsimd arch %s (%d floats per register); dispatch best ISA %s\n", Arch::name(),
+                static_cast<int>(xsimd::batch<float, Arch>::size), k::dispatch::to_string(k::dispatch::best_isa()));
+    register_all();
+    return posenc_bench::run_with_ratios(argc, argv);
+}

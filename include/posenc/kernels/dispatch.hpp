@@ -1,0 +1,328 @@
+// posenc/kernels/dispatch.hpp: runtime dispatch of the apply kernel to SSE4.2, AVX2 or AVX-512,
+// for engines that ship one binary.
+//
+// The pattern (docs/kernels.md, examples/dispatch_example.cpp):
+//   1. CMake: posenc_add_dispatch(my_target)  (cmake/posencDispatch.cmake). It adds four
+//      generated translation units to the target, each compiled with its own flags
+//          sse4_2  -msse4.2                                          arch xsimd::sse4_2
+//          avx2    -mavx2 -mfma -mf16c                               arch xsimd::fma3<xsimd::avx2>
+//          avx512  -mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma -mf16c   arch xsimd::avx512bw
+//          avx512_bf16  the same plus -mavx512bf16                   arch simd::avx512_bf16
+//      each containing only `POSENC_DISPATCH_DEFINE_TARGET(isa, arch)` (dispatch_target.hpp), and
+//      defines POSENC_DISPATCH_<ISA>=1 for the target.
+//   2. C++: include this header and call posenc::kernels::dispatch::apply_rope(...) (same
+//      arguments as kernels::apply_rope). The first call reads the CPU's features (cpuid, and
+//      xgetbv for the OS-enabled register state) once; every call then jumps to the best
+//      compiled ISA the CPU supports, or to the baseline: the header-only kernel at the arch the
+//      calling translation unit targets (kernels::default_arch).
+// The rest of the program keeps the default flags, so the binary runs on any x86-64 CPU.
+//
+// Rule for the per-ISA units: they instantiate only templates parameterised on their own arch
+// (the kernel, simd_ops.hpp, the angle sources' row<Arch>), so no function compiled with AVX
+// flags is shared, under the one-definition rule, with code that must run without AVX.
+// double storage always takes the (scalar) reference path in the calling unit.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include "posenc/error.hpp"
+#include "posenc/kernels/angle_cache.hpp"
+#include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/apply.hpp"
+#include "posenc/kernels/checks.hpp"
+#include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/views.hpp"
+#include "posenc/spec.hpp"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define POSENC_DISPATCH_X86 1
+#else
+#define POSENC_DISPATCH_X86 0
+#endif
+
+#ifndef POSENC_DISPATCH_SSE4_2
+#define POSENC_DISPATCH_SSE4_2 0
+#endif
+#ifndef POSENC_DISPATCH_AVX2
+#define POSENC_DISPATCH_AVX2 0
+#endif
+#ifndef POSENC_DISPATCH_AVX512
+#define POSENC_DISPATCH_AVX512 0
+#endif
+#ifndef POSENC_DISPATCH_AVX512_BF16
+#define POSENC_DISPATCH_AVX512_BF16 0
+#endif
+
+namespace posenc::kernels::dispatch {
+
+/// The kernel builds runtime dispatch chooses between, in increasing order.
+enum class Isa {
+    baseline,  ///< the header-only kernel at the calling unit's kernels::default_arch (always there)
+    sse4_2,    ///< xsimd::sse4_2, 4 floats per register, no FMA
+    avx2,      ///< xsimd::fma3<xsimd::avx2>, 8 floats, FMA, F16C
+    avx512,    ///< xsimd::avx512bw, 16 floats, FMA
+    avx512_bf16,  ///< simd::avx512_bf16: avx512 plus the AVX512_BF16 float -> bfloat16 instruction
+};
+
+/// Every per-ISA build, in increasing order (the baseline is always there and is not listed).
+inline constexpr Isa dispatch_isas[] = {Isa::sse4_2, Isa::avx2, Isa::avx512, Isa::avx512_bf16};
+
+inline const char* to_string(Isa isa) noexcept
+{
+    switch (isa) {
+    case Isa::baseline: return "baseline";
+    case Isa::sse4_2: return "sse4_2";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512: return "avx512";
+    case Isa::avx512_bf16: return "avx512_bf16";
+    }
+    return "unknown";
+}
+
+/// What the CPU and the operating system support (register state enabled in XCR0).
+struct CpuFeatures {
+    bool sse4_2 = false;
+    bool avx2 = false;  ///< with the OS saving ymm state
+    bool fma = false;
+    bool f16c = false;
+    bool avx512f = false;  ///< with the OS saving zmm and opmask state
+    bool avx512cd = false;
+    bool avx512dq = false;
+    bool avx512bw = false;
+    bool avx512_bf16 = false;
+};
+
+/// Reads cpuid (leaves 1, 7.0 and 7.1) and xgetbv; all false off x86 or on other compilers.
+inline CpuFeatures detect_cpu_features() noexcept
+{
+    CpuFeatures f;
+#if POSENC_DISPATCH_X86
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0) return f;
+    f.sse4_2 = (c >> 20) & 1u;
+    f.fma = (c >> 12) & 1u;
+    f.f16c = (c >> 29) & 1u;
+    const bool osxsave = (c >> 27) & 1u;
+    const bool avx = (c >> 28) & 1u;
+    unsigned long long xcr0 = 0;
+    if (osxsave) {
+        unsigned lo = 0, hi = 0;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+    }
+    const bool ymm_state = (xcr0 & 0x6u) == 0x6u;    // SSE and AVX state
+    const bool zmm_state = (xcr0 & 0xe6u) == 0xe6u;  // plus opmask, zmm0-15 upper halves, zmm16-31
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return f;
+    f.avx2 = avx && ymm_state && ((b >> 5) & 1u);
+    f.fma = f.fma && ymm_state;
+    f.f16c = f.f16c && ymm_state;
+    f.avx512f = zmm_state && ((b >> 16) & 1u);
+    f.avx512dq = f.avx512f && ((b >> 17) & 1u);
+    f.avx512cd = f.avx512f && ((b >> 28) & 1u);
+    f.avx512bw = f.avx512f && ((b >> 30) & 1u);
+    if (__get_cpuid_count(7, 1, &a, &b, &c, &d) != 0) f.avx512_bf16 = f.avx512f && ((a >> 5) & 1u);
+#endif
+    return f;
+}
+
+/// detect_cpu_features(), read once per process (a function-local constant: no mutable state).
+inline const CpuFeatures& cpu_features() noexcept
+{
+    static const CpuFeatures features = detect_cpu_features();
+    return features;
+}
+
+/// Whether this binary contains the per-ISA build (posenc_add_dispatch on the calling target).
+inline constexpr bool isa_compiled(Isa isa) noexcept
+{
+    switch (isa) {
+    case Isa::baseline: return true;
+    case Isa::sse4_2: return POSENC_DISPATCH_SSE4_2 != 0;
+    case Isa::avx2: return POSENC_DISPATCH_AVX2 != 0;
+    case Isa::avx512: return POSENC_DISPATCH_AVX512 != 0;
+    case Isa::avx512_bf16: return POSENC_DISPATCH_AVX512_BF16 != 0;
+    }
+    return false;
+}
+
+/// The highest ISA dispatch may use, from the environment variable POSENC_DISPATCH_MAX_ISA
+/// ("baseline", "sse4_2", "avx2", "avx512" or "avx512_bf16"), read once; no cap when unset or
+/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2) would.
+inline Isa max_isa_from_environment() noexcept
+{
+    static const Isa cap = [] {
+        const char* value = std::getenv("POSENC_DISPATCH_MAX_ISA");
+        if (value == nullptr) return Isa::avx512_bf16;
+        const std::string v(value);
+        for (Isa isa : {Isa::baseline, Isa::sse4_2, Isa::avx2, Isa::avx512, Isa::avx512_bf16})
+            if (v == to_string(isa)) return isa;
+        return Isa::avx512_bf16;
+    }();
+    return cap;
+}
+
+/// Whether the CPU (and OS) can run that ISA's build, within POSENC_DISPATCH_MAX_ISA.
+inline bool isa_supported_by_cpu(Isa isa) noexcept
+{
+    if (static_cast<int>(isa) > static_cast<int>(max_isa_from_environment())) return false;
+    const CpuFeatures& f = cpu_features();
+    switch (isa) {
+    case Isa::baseline: return true;
+    case Isa::sse4_2: return f.sse4_2;
+    case Isa::avx2: return f.avx2 && f.fma && f.f16c;
+    case Isa::avx512: return f.avx512f && f.avx512cd && f.avx512dq && f.avx512bw && f.fma && f.f16c;
+    case Isa::avx512_bf16:
+        return f.avx512f && f.avx512cd && f.avx512dq && f.avx512bw && f.avx512_bf16 && f.fma && f.f16c;
+    }
+    return false;
+}
+
+/// Compiled in and supported: apply_rope_with(isa, ...) may use it.
+inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_supported_by_cpu(isa); }
+
+/// The ISA dispatch::apply_rope uses: the best available one (baseline if none).
+inline Isa best_isa() noexcept
+{
+    for (Isa isa : {Isa::avx512_bf16, Isa::avx512, Isa::avx2, Isa::sse4_2})
+        if (isa_available(isa)) return isa;
+    return Isa::baseline;
+}
+
+/// The name of the arch behind an ISA ("sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16", or the baseline's).
+inline const char* arch_name(Isa isa) noexcept
+{
+    switch (isa) {
+    case Isa::sse4_2: return xsimd::sse4_2::name();
+    case Isa::avx2: return xsimd::fma3<xsimd::avx2>::name();
+    case Isa::avx512: return xsimd::avx512bw::name();
+    case Isa::avx512_bf16: return simd::avx512_bf16::name();
+    default: return kernels::default_arch::name();
+    }
+}
+
+namespace detail {
+
+/// Which angle source a type-erased call carries.
+enum class AngleSourceKind { cache, on_the_fly };
+
+template <class Angles>
+inline constexpr bool is_dispatchable_angle_source =
+    std::is_same_v<Angles, CosSinCache> || std::is_same_v<Angles, OnTheFlyAngles>;
+
+/// One kernel call with its element type and angle source erased, so that one non-template
+/// function per ISA (run_<isa>) can serve every combination.
+struct KernelCall {
+    const RopeSpec* spec;
+    const void* angles;  ///< CosSinCache or OnTheFlyAngles, by angle_kind
+    AngleSourceKind angle_kind;
+    const PositionIds* positions;
+    const void* views;  ///< QKViews<T>, by storage
+    StorageType storage;
+    Direction direction;
+    TokenRange range;
+};
+
+// Defined in the per-ISA translation units generated by posenc_add_dispatch.
+void run_sse4_2(const KernelCall& call) noexcept;
+void run_avx2(const KernelCall& call) noexcept;
+void run_avx512(const KernelCall& call) noexcept;
+void run_avx512_bf16(const KernelCall& call) noexcept;
+
+template <class T, class Angles>
+KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                     Direction direction, TokenRange range) noexcept
+{
+    return {&spec,
+            &angles,
+            std::is_same_v<Angles, CosSinCache> ? AngleSourceKind::cache : AngleSourceKind::on_the_fly,
+            &positions,
+            &views,
+            storage_type_of<T>,
+            direction,
+            range};
+}
+
+}  // namespace detail
+
+/// Unchecked apply on a chosen ISA (same preconditions as kernels::apply_rope_unchecked, plus
+/// isa_available(isa)). T = double always runs the reference path.
+template <class T, class Angles>
+void apply_rope_unchecked_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                               const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+{
+    static_assert(detail::is_dispatchable_angle_source<Angles>,
+                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call kernels::apply_rope for other angle sources.");
+    if constexpr (!std::is_same_v<T, double>) {
+        [[maybe_unused]] const detail::KernelCall call = detail::make_call(spec, angles, positions, views, direction, range);
+        switch (isa) {
+#if POSENC_DISPATCH_SSE4_2
+        case Isa::sse4_2: detail::run_sse4_2(call); return;
+#endif
+#if POSENC_DISPATCH_AVX2
+        case Isa::avx2: detail::run_avx2(call); return;
+#endif
+#if POSENC_DISPATCH_AVX512
+        case Isa::avx512: detail::run_avx512(call); return;
+#endif
+#if POSENC_DISPATCH_AVX512_BF16
+        case Isa::avx512_bf16: detail::run_avx512_bf16(call); return;
+#endif
+        default: break;
+        }
+    }
+    kernels::apply_rope_unchecked(spec, angles, positions, views, direction, range);
+}
+
+/// Checked apply (kernels::apply_rope's checks) on a chosen ISA; throws posenc::error if that
+/// ISA is not available in this binary on this CPU. For tests and benchmarks of one path.
+template <class T, class Angles>
+void apply_rope_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                     const QKViews<T>& views, Direction direction, TokenRange range)
+{
+    if (!isa_available(isa))
+        throw posenc::error("isa", to_string(isa),
+                            isa_compiled(isa) ? "is not supported by this CPU"
+                                              : "was not compiled into this binary (posenc_add_dispatch)");
+    kernels::detail::check_rope_call(spec, angles, positions, views, range);
+    dispatch::apply_rope_unchecked_with(isa, spec, angles, positions, views, direction, range);
+}
+
+template <class T, class Angles>
+void apply_rope_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                     const QKViews<T>& views, Direction direction = Direction::forward)
+{
+    dispatch::apply_rope_with(isa, spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
+}
+
+/// Checked apply on best_isa(): the entry point for a one-binary engine. Same arguments,
+/// checks and results (to within each ISA's rounding, see apply.hpp) as kernels::apply_rope.
+template <class T, class Angles>
+void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                Direction direction, TokenRange range)
+{
+    kernels::detail::check_rope_call(spec, angles, positions, views, range);
+    dispatch::apply_rope_unchecked_with(best_isa(), spec, angles, positions, views, direction, range);
+}
+
+template <class T, class Angles>
+void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                Direction direction = Direction::forward)
+{
+    dispatch::apply_rope(spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
+}
+
+/// Unchecked apply on best_isa().
+template <class T, class Angles>
+void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                          const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+{
+    dispatch::apply_rope_unchecked_with(best_isa(), spec, angles, positions, views, direction, range);
+}
+
+}  // namespace posenc::kernels::dispatch

@@ -1,0 +1,570 @@
+// posenc/kernels/simd_ops.hpp: the few vector operations the RoPE kernel needs that xsimd 8.1
+// does not provide, one overload per instruction-set family, selected by the architecture tag
+// exactly as xsimd's own kernels are (a `requires_arch<X>` parameter binds to the nearest
+// ancestor of the caller's arch that has an overload).
+//
+//   operation                          generic (any arch)     sse2 family      avx family     avx2 family        avx512f family
+//   mul_add / mul_sub (a*b +- c)       xsimd::fma / fms       (same)           (same)         (same, fused)      vfmadd / vfmsub (fused)
+//   swap_pairs (v1 v0 v3 v2 ...)       scalar                 shufps           vpermilps      (avx)              vpermilps zmm
+//   duplicate (c0 c0 c1 c1 ...)        scalar                 unpcklps/hps     unpck + vperm2f128 (avx)          vpermps zmm
+//   store_as_float (double -> float)   scalar                 cvtpd2ps         vcvtpd2ps      (avx)              vcvtpd2ps zmm
+//   load/store bfloat16                scalar                 punpcklwd/packs  (generic)      vpmovzxwd/packus   vpmovzxwd/vpmovdw
+//                                                                                            (avx512_bf16: vcvtne2ps2bf16 store)
+//   load/store float16                 scalar                 integer RNE      (generic)      F16C vcvtph2ps     vcvtph2ps zmm
+//   store_rounded_group (N registers)  one store each         (same)           (same)         (same)             (avx512_bf16: pairs)
+//
+// Families follow xsimd's tag hierarchy: sse2 <- sse3 <- ssse3 <- sse4_1 <- sse4_2 (<- fma3<sse4_2>,
+// fma4); avx (<- fma3<avx>); avx2 (<- fma3<avx2>); avx512f <- avx512cd <- avx512dq <- avx512bw
+// (<- posenc's avx512_bf16, below).
+//
+// Every function is a template on the arch, so that translation units compiled with different
+// -m flags (runtime dispatch, dispatch.hpp) never share a non-template symbol whose code depends
+// on those flags. Conversions round to nearest even and agree bit for bit with dtypes.hpp for
+// every non-NaN input (NaN stays NaN).
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "posenc/kernels/dtypes.hpp"
+
+/// Forces inlining of the kernel's small per-register and per-head helpers (a call per head
+/// costs as much as the head's arithmetic at decode sizes).
+#if defined(__GNUC__) || defined(__clang__)
+#define POSENC_ALWAYS_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define POSENC_ALWAYS_INLINE __forceinline
+#else
+#define POSENC_ALWAYS_INLINE inline
+#endif
+
+#if XSIMD_WITH_AVX512BW && defined(__AVX512BF16__)
+#define POSENC_WITH_AVX512BF16 1
+#else
+#define POSENC_WITH_AVX512BF16 0
+#endif
+
+namespace posenc::kernels::simd {
+
+/// AVX-512 (xsimd::avx512bw) plus the AVX512_BF16 extension (Cooper Lake, Sapphire Rapids, Zen 4),
+/// whose vcvtneps2bf16 rounds float to bfloat16 in one instruction. An xsimd arch tag of posenc's
+/// own: every xsimd kernel binds to its avx512bw base; only simd_ops' bfloat16 store differs.
+/// Being a distinct type, its instantiations never collide with avx512bw ones compiled without
+/// the extension (one-definition rule across the dispatch units).
+struct avx512_bf16 : xsimd::avx512bw {
+    static constexpr bool supported() noexcept { return POSENC_WITH_AVX512BF16 != 0; }
+    static constexpr bool available() noexcept { return true; }
+    static constexpr unsigned version() noexcept { return xsimd::generic::version(3, 5, 0); }
+    static constexpr char const* name() noexcept { return "avx512bw+bf16"; }
+};
+
+}  // namespace posenc::kernels::simd
+
+#if POSENC_WITH_AVX512BF16
+namespace xsimd::types {
+XSIMD_DECLARE_SIMD_REGISTER_ALIAS(posenc::kernels::simd::avx512_bf16, avx512bw);
+template <class T>
+struct get_bool_simd_register<T, posenc::kernels::simd::avx512_bf16> {
+    using type = simd_avx512_bool_register<T>;
+};
+}  // namespace xsimd::types
+#endif
+
+namespace posenc::kernels {
+
+/// The arch the header-only kernels use: the best the compiler targets (xsimd::default_arch:
+/// SSE2 with no flags on x86-64, AVX-512 under -mavx512bw, ...), or avx512_bf16 when the
+/// translation unit also enables AVX512_BF16 (e.g. -march=native on such a machine).
+#if POSENC_WITH_AVX512BF16
+using default_arch = simd::avx512_bf16;
+#else
+using default_arch = xsimd::default_arch;
+#endif
+
+}  // namespace posenc::kernels
+
+namespace posenc::kernels::simd {
+
+template <class A>
+using floats = xsimd::batch<float, A>;
+template <class A>
+using doubles = xsimd::batch<double, A>;
+template <class A>
+using int32s = xsimd::batch<std::int32_t, A>;
+
+/// Lanes of float in one register of arch A (4 for SSE, 8 for AVX, 16 for AVX-512).
+template <class A>
+inline constexpr int float_lanes = static_cast<int>(floats<A>::size);
+/// Lanes of double (half of float_lanes).
+template <class A>
+inline constexpr int double_lanes = static_cast<int>(doubles<A>::size);
+
+template <class A>
+using requires_arch = xsimd::kernel::requires_arch<A>;
+
+/// Two registers, e.g. the low and high halves of a duplicated vector.
+template <class A>
+struct FloatPair {
+    floats<A> first;
+    floats<A> second;
+};
+
+namespace impl {
+
+#if XSIMD_WITH_AVX512F
+// AVX-512 intrinsics are used in their zero-masking form with an all-ones mask: the same
+// instruction, but without GCC 12's _mm512_undefined_*() pass-through operand, which trips a
+// false -Wmaybe-uninitialized once inlined (GCC bug 105593).
+inline constexpr __mmask16 all_lanes = 0xffff;
+#endif
+
+// ---- multiply-add ----------------------------------------------------------------------------
+template <class A, class T>
+xsimd::batch<T, A> mul_add(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b, const xsimd::batch<T, A>& c,
+                           requires_arch<xsimd::generic>) noexcept
+{
+    return xsimd::fma(a, b, c);
+}
+template <class A, class T>
+xsimd::batch<T, A> mul_sub(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b, const xsimd::batch<T, A>& c,
+                           requires_arch<xsimd::generic>) noexcept
+{
+    return xsimd::fms(a, b, c);
+}
+#if XSIMD_WITH_AVX512F
+template <class A>
+floats<A> mul_add(const floats<A>& a, const floats<A>& b, const floats<A>& c, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_fmadd_ps(a, b, c);
+}
+template <class A>
+floats<A> mul_sub(const floats<A>& a, const floats<A>& b, const floats<A>& c, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_fmsub_ps(a, b, c);
+}
+template <class A>
+doubles<A> mul_add(const doubles<A>& a, const doubles<A>& b, const doubles<A>& c, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_fmadd_pd(a, b, c);
+}
+template <class A>
+doubles<A> mul_sub(const doubles<A>& a, const doubles<A>& b, const doubles<A>& c, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_fmsub_pd(a, b, c);
+}
+#endif
+
+// ---- pair swap: (v0 v1 v2 v3 ...) -> (v1 v0 v3 v2 ...) --------------------------------------------
+template <class A>
+floats<A> swap_pairs(const floats<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    alignas(64) float in[floats<A>::size];
+    alignas(64) float out[floats<A>::size];
+    v.store_aligned(in);
+    for (std::size_t i = 0; i < floats<A>::size; i += 2) {
+        out[i] = in[i + 1];
+        out[i + 1] = in[i];
+    }
+    return floats<A>::load_aligned(out);
+}
+#if XSIMD_WITH_SSE2
+template <class A>
+floats<A> swap_pairs(const floats<A>& v, requires_arch<xsimd::sse2>) noexcept
+{
+    return _mm_shuffle_ps(v, v, 0xB1);  // lanes (1, 0, 3, 2)
+}
+#endif
+#if XSIMD_WITH_AVX
+template <class A>
+floats<A> swap_pairs(const floats<A>& v, requires_arch<xsimd::avx>) noexcept
+{
+    return _mm256_permute_ps(v, 0xB1);
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <class A>
+floats<A> swap_pairs(const floats<A>& v, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_maskz_permute_ps(all_lanes, v, 0xB1);
+}
+#endif
+
+// ---- duplicate: c -> (c0 c0 c1 c1 ... c_{n/2-1} c_{n/2-1}), (c_{n/2} c_{n/2} ... c_{n-1} c_{n-1}) ---------
+template <class A>
+FloatPair<A> duplicate(const floats<A>& c, requires_arch<xsimd::generic>) noexcept
+{
+    constexpr std::size_t n = floats<A>::size;
+    alignas(64) float in[n];
+    alignas(64) float out[2 * n];
+    c.store_aligned(in);
+    for (std::size_t i = 0; i < n; ++i) out[2 * i] = out[2 * i + 1] = in[i];
+    return {floats<A>::load_aligned(out), floats<A>::load_aligned(out + n)};
+}
+#if XSIMD_WITH_SSE2
+template <class A>
+FloatPair<A> duplicate(const floats<A>& c, requires_arch<xsimd::sse2>) noexcept
+{
+    return {_mm_unpacklo_ps(c, c), _mm_unpackhi_ps(c, c)};
+}
+#endif
+#if XSIMD_WITH_AVX
+template <class A>
+FloatPair<A> duplicate(const floats<A>& c, requires_arch<xsimd::avx>) noexcept
+{
+    const __m256 lo = _mm256_unpacklo_ps(c, c);  // c0 c0 c1 c1 | c4 c4 c5 c5
+    const __m256 hi = _mm256_unpackhi_ps(c, c);  // c2 c2 c3 c3 | c6 c6 c7 c7
+    return {_mm256_permute2f128_ps(lo, hi, 0x20), _mm256_permute2f128_ps(lo, hi, 0x31)};
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <class A>
+FloatPair<A> duplicate(const floats<A>& c, requires_arch<xsimd::avx512f>) noexcept
+{
+    const __m512i low_index = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512i high_index = _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
+    return {_mm512_maskz_permutexvar_ps(all_lanes, low_index, c), _mm512_maskz_permutexvar_ps(all_lanes, high_index, c)};
+}
+#endif
+
+// ---- double -> float: store double_lanes floats ------------------------------------------------------
+template <class A>
+void store_as_float(float* dst, const doubles<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    alignas(64) double in[doubles<A>::size];
+    v.store_aligned(in);
+    for (std::size_t i = 0; i < doubles<A>::size; ++i) dst[i] = static_cast<float>(in[i]);
+}
+#if XSIMD_WITH_SSE2
+template <class A>
+void store_as_float(float* dst, const doubles<A>& v, requires_arch<xsimd::sse2>) noexcept
+{
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), _mm_castps_si128(_mm_cvtpd_ps(v)));
+}
+#endif
+#if XSIMD_WITH_AVX
+template <class A>
+void store_as_float(float* dst, const doubles<A>& v, requires_arch<xsimd::avx>) noexcept
+{
+    _mm_storeu_ps(dst, _mm256_cvtpd_ps(v));
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <class A>
+void store_as_float(float* dst, const doubles<A>& v, requires_arch<xsimd::avx512f>) noexcept
+{
+    _mm256_storeu_ps(dst, _mm512_maskz_cvtpd_ps(static_cast<__mmask8>(0xff), v));
+}
+#endif
+
+// ---- 16-bit storage <-> 32-bit lanes (zero-extended) ---------------------------------------------------
+// Lanes are int32: xsimd 8.1 selects and compares on int32 portably; all values here are < 2^31
+// where compared, and shifts whose sign extension matters are masked.
+template <class A>
+int32s<A> widen_u16(const std::uint16_t* p, requires_arch<xsimd::generic>) noexcept
+{
+    alignas(64) std::int32_t lanes[int32s<A>::size];
+    for (std::size_t i = 0; i < int32s<A>::size; ++i) lanes[i] = p[i];
+    return int32s<A>::load_aligned(lanes);
+}
+template <class A>
+void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    alignas(64) std::int32_t lanes[int32s<A>::size];
+    v.store_aligned(lanes);
+    for (std::size_t i = 0; i < int32s<A>::size; ++i) p[i] = static_cast<std::uint16_t>(lanes[i] & 0xffff);
+}
+#if XSIMD_WITH_SSE2
+template <class A>
+int32s<A> widen_u16(const std::uint16_t* p, requires_arch<xsimd::sse2>) noexcept
+{
+    return _mm_unpacklo_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
+}
+template <class A>
+void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::sse2>) noexcept
+{
+    // packs saturates signed values: sign-extend the low 16 bits first so every pattern survives.
+    const __m128i low16 = _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packs_epi32(low16, low16));
+}
+#endif
+#if XSIMD_WITH_AVX2
+template <class A>
+int32s<A> widen_u16(const std::uint16_t* p, requires_arch<xsimd::avx2>) noexcept
+{
+    return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+template <class A>
+void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::avx2>) noexcept
+{
+    // lanes hold values in [0, 2^16) (callers mask), so unsigned saturation is exact
+    const __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packed);
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <class A>
+int32s<A> widen_u16(const std::uint16_t* p, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_maskz_cvtepu16_epi32(all_lanes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+template <class A>
+void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::avx512f>) noexcept
+{
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_maskz_cvtepi32_epi16(all_lanes, v));  // keeps the low 16 bits
+}
+#endif
+
+// ---- float16 <-> float in 32-bit lanes, integer arithmetic (dtypes.hpp's scalar rules, lane-wise) ----
+template <class A>
+floats<A> half_bits_to_float(const int32s<A>& h) noexcept
+{
+    using i32 = int32s<A>;
+    const i32 sign = (h & i32(0x8000)) << 16;
+    const i32 exponent = (h >> 10) & i32(0x1f);
+    const i32 mantissa = h & i32(0x3ff);
+    const i32 normal = sign | ((exponent + i32(112)) << 23) | (mantissa << 13);
+    const i32 special = sign | i32(0x7f800000) | (mantissa << 13);
+    const floats<A> sub_magnitude = xsimd::to_float(mantissa) * floats<A>(5.9604644775390625e-08f);  // * 2^-24
+    const i32 subnormal = sign | xsimd::bitwise_cast<i32>(sub_magnitude);
+    const i32 bits = xsimd::select(exponent == i32(0x1f), special, xsimd::select(exponent == i32(0), subnormal, normal));
+    return xsimd::bitwise_cast<floats<A>>(bits);
+}
+
+template <class A>
+int32s<A> float_to_half_bits(const floats<A>& f) noexcept
+{
+    using i32 = int32s<A>;
+    const i32 u = xsimd::bitwise_cast<i32>(f);
+    const i32 sign = (u >> 16) & i32(0x8000);
+    const i32 a = u & i32(0x7fffffff);
+    const i32 shifted = xsimd::bitwise_cast<i32>(xsimd::bitwise_cast<floats<A>>(a) + floats<A>(0.5f));
+    const i32 subnormal = shifted - i32(0x3f000000);
+    const i32 normal = (a - i32(0x38000000 - 0x0fff) + ((a >> 13) & i32(1))) >> 13;
+    i32 bits = xsimd::select(a < i32(0x38800000), subnormal, normal);
+    bits = xsimd::select(a >= i32(0x47800000), i32(0x7c00), bits);
+    bits = xsimd::select(a > i32(0x7f800000), i32(0x7e00), bits);
+    return bits | sign;
+}
+
+template <class A>
+int32s<A> float_to_bfloat16_bits(const floats<A>& f) noexcept
+{
+    using i32 = int32s<A>;
+    const i32 u = xsimd::bitwise_cast<i32>(f);
+    const i32 a = u & i32(0x7fffffff);
+    const i32 rounded = ((u + i32(0x7fff) + ((u >> 16) & i32(1))) >> 16) & i32(0xffff);
+    const i32 quiet_nan = ((u >> 16) & i32(0xffff)) | i32(0x0040);
+    return xsimd::select(a > i32(0x7f800000), quiet_nan, rounded);
+}
+
+// ---- storage load / store (register width elements) ---------------------------------------------------
+template <class A>
+floats<A> load(const float* p, requires_arch<xsimd::generic>) noexcept
+{
+    return floats<A>::load_unaligned(p);
+}
+template <class A>
+void store(float* p, const floats<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    v.store_unaligned(p);
+}
+
+template <class A>
+floats<A> load(const bfloat16* p, requires_arch<xsimd::generic>) noexcept
+{
+    const int32s<A> lanes = impl::widen_u16<A>(reinterpret_cast<const std::uint16_t*>(p), A {});
+    return xsimd::bitwise_cast<floats<A>>(lanes << 16);
+}
+template <class A>
+void store(bfloat16* p, const floats<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    impl::narrow_u16<A>(reinterpret_cast<std::uint16_t*>(p), float_to_bfloat16_bits<A>(v), A {});
+}
+
+template <class A>
+floats<A> load(const float16* p, requires_arch<xsimd::generic>) noexcept
+{
+    return half_bits_to_float<A>(impl::widen_u16<A>(reinterpret_cast<const std::uint16_t*>(p), A {}));
+}
+template <class A>
+void store(float16* p, const floats<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    impl::narrow_u16<A>(reinterpret_cast<std::uint16_t*>(p), float_to_half_bits<A>(v), A {});
+}
+#if XSIMD_WITH_AVX512F
+// bfloat16 with AVX-512 intrinsics rather than xsimd's integer shifts, whose GCC 12 expansion
+// (_mm512_undefined_epi32 merge operand) trips a false -Wmaybe-uninitialized (GCC bug 105593).
+template <class A>
+floats<A> load(const bfloat16* p, requires_arch<xsimd::avx512f>) noexcept
+{
+    const __m512i lanes = _mm512_maskz_cvtepu16_epi32(all_lanes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(all_lanes, lanes, 16));
+}
+template <class A>
+void store(bfloat16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexcept
+{
+    const __m512i u = _mm512_castps_si512(v);
+    const __m512i upper = _mm512_maskz_srli_epi32(all_lanes, u, 16);
+    const __m512i odd = _mm512_and_si512(upper, _mm512_set1_epi32(1));
+    const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd);
+    const __m512i rounded = _mm512_maskz_srli_epi32(all_lanes, sum, 16);
+    const __m512i quiet_nan = _mm512_or_si512(upper, _mm512_set1_epi32(0x0040));
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    const __m512i bits = _mm512_mask_blend_epi32(nan, rounded, quiet_nan);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_maskz_cvtepi32_epi16(all_lanes, bits));
+}
+#endif
+#if POSENC_WITH_AVX512BF16
+// vcvtneps2bf16 rounds to nearest even exactly as the integer path does, except that it treats
+// subnormal inputs as zero (DAZ); registers holding a subnormal take the integer path instead,
+// so the result is bit-identical on every arch.
+template <class A>
+void store(bfloat16* p, const floats<A>& v, requires_arch<avx512_bf16>) noexcept
+{
+    if (_mm512_fpclass_ps_mask(v, 0x20) == 0)  // 0x20: denormal
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), (__m256i)_mm512_cvtneps_pbh(v));
+    else
+        impl::store<A>(p, v, xsimd::avx512bw {});
+}
+#endif
+#if XSIMD_WITH_AVX2 && defined(__F16C__)
+template <class A>
+floats<A> load(const float16* p, requires_arch<xsimd::avx2>) noexcept
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+template <class A>
+void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx2>) noexcept
+{
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <class A>
+floats<A> load(const float16* p, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_maskz_cvtph_ps(all_lanes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+template <class A>
+void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexcept
+{
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
+                        _mm512_maskz_cvtps_ph(all_lanes, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+#endif
+
+// ---- N registers to N * lanes consecutive elements (after every store overload: the calls
+// below are qualified, so they see only the overloads declared before them) ----------------------
+template <class A, int N, class T>
+void store_group(T* p, const floats<A> (&v)[N], requires_arch<xsimd::generic>) noexcept
+{
+    for (int k = 0; k < N; ++k) impl::store<A>(p + k * static_cast<int>(floats<A>::size), v[k], A {});
+}
+#if POSENC_WITH_AVX512BF16
+// vcvtne2ps2bf16 for pairs of registers. It treats subnormal inputs as zero, so the group takes
+// the exact integer path when any lane's exponent field is zero (subnormal, or zero: rare in
+// rotated data). The test runs on ports 0/5 (and, min) instead of port 5 only (vfpclassps),
+// which the conversions already keep busy.
+template <class A, int N>
+void store_group(bfloat16* p, const floats<A> (&v)[N], requires_arch<avx512_bf16>) noexcept
+{
+    const __m512i exponent = _mm512_set1_epi32(0x7f800000);
+    __m512i smallest = _mm512_and_si512(_mm512_castps_si512(v[0]), exponent);
+    for (int k = 1; k < N; ++k)
+        smallest = _mm512_maskz_min_epu32(all_lanes, smallest, _mm512_and_si512(_mm512_castps_si512(v[k]), exponent));
+    if (_mm512_test_epi32_mask(smallest, smallest) != 0xffff) {
+        impl::store_group<A, N>(p, v, xsimd::generic {});
+        return;
+    }
+    int k = 0;
+    for (; k + 2 <= N; k += 2)
+        _mm512_storeu_si512(p + 16 * k, (__m512i)_mm512_cvtne2ps_pbh(v[k + 1], v[k]));  // v[k]'s lanes first
+    if (k < N) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 16 * k), (__m256i)_mm512_cvtneps_pbh(v[k]));
+}
+#endif
+
+}  // namespace impl
+
+/// a * b + c, one rounding where the arch has FMA (fma3, AVX-512), two otherwise.
+template <class A, class T>
+xsimd::batch<T, A> mul_add(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b,
+                           const xsimd::batch<T, A>& c) noexcept
+{
+    return impl::mul_add<A>(a, b, c, A {});
+}
+
+/// a * b - c, one rounding where the arch has FMA, two otherwise.
+template <class A, class T>
+xsimd::batch<T, A> mul_sub(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b,
+                           const xsimd::batch<T, A>& c) noexcept
+{
+    return impl::mul_sub<A>(a, b, c, A {});
+}
+
+/// (v1, v0, v3, v2, ...): swaps the two members of every interleaved pair. Exact.
+template <class A>
+floats<A> swap_pairs(const floats<A>& v) noexcept
+{
+    return impl::swap_pairs<A>(v, A {});
+}
+
+/// Each lane twice, in order: first = (c0 c0 c1 c1 ...), second = the upper half's lanes. Exact.
+template <class A>
+FloatPair<A> duplicate(const floats<A>& c) noexcept
+{
+    return impl::duplicate<A>(c, A {});
+}
+
+/// Rounds double_lanes<A> doubles to float (nearest even) and stores them at dst (unaligned).
+template <class A>
+void store_as_float(float* dst, const doubles<A>& v) noexcept
+{
+    impl::store_as_float<A>(dst, v, A {});
+}
+
+/// float_lanes<A> elements of storage type T (float, bfloat16, float16) widened to float. Exact.
+template <class A, class T>
+floats<A> load_as_floats(const T* p) noexcept
+{
+    return impl::load<A>(p, A {});
+}
+
+/// Stores float_lanes<A> elements into storage type T, rounding to nearest even.
+template <class A, class T>
+void store_rounded(T* p, const floats<A>& v) noexcept
+{
+    impl::store<A>(p, v, A {});
+}
+
+/// store_rounded of v[k] at p + k * float_lanes<A> for k < N (one instruction per two registers
+/// for bfloat16 on avx512_bf16).
+template <class A, int N, class T>
+void store_rounded_group(T* p, const floats<A> (&v)[N]) noexcept
+{
+    impl::store_group<A, N>(p, v, A {});
+}
+
+/// Like load_as_floats, for the first `count` elements only (0 < count <= float_lanes<A>); the other lanes
+/// are zero. Never reads p[count] or beyond: the elements go through a register-sized buffer.
+template <class A, class T>
+floats<A> load_first(const T* p, int count) noexcept
+{
+    T buffer[floats<A>::size] = {};
+    std::memcpy(buffer, p, static_cast<std::size_t>(count) * sizeof(T));
+    return simd::load_as_floats<A>(buffer);
+}
+
+/// Like store_rounded, for the first `count` lanes only; never writes p[count] or beyond.
+template <class A, class T>
+void store_first(T* p, const floats<A>& v, int count) noexcept
+{
+    T buffer[floats<A>::size];
+    simd::store_rounded<A>(buffer, v);
+    std::memcpy(p, buffer, static_cast<std::size_t>(count) * sizeof(T));
+}
+
+}  // namespace posenc::kernels::simd

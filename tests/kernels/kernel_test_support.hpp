@@ -1,0 +1,114 @@
+// Helpers shared by tests/kernels/*.cpp: the architecture paths a test runs on, storage
+// conversions for expected values, and ulp arithmetic. Nothing here computes an expected value.
+#pragma once
+
+#include <posenc/kernels.hpp>
+#include <posenc/kernels/dispatch.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace kernel_test {
+
+using posenc::bfloat16;
+using posenc::float16;
+using posenc::kernels::dispatch::Isa;
+
+/// One way of running the kernel: the header-only default arch of this test binary, or one
+/// per-ISA build of runtime dispatch (only those this CPU runs; the others are reported skipped).
+struct ArchPath {
+    std::string name;
+    bool dispatched;
+    Isa isa;
+};
+
+inline std::vector<ArchPath> arch_paths()
+{
+    std::vector<ArchPath> paths {{std::string("default:") + posenc::kernels::default_arch::name(), false, Isa::baseline}};
+    for (Isa isa : posenc::kernels::dispatch::dispatch_isas)
+        if (posenc::kernels::dispatch::isa_available(isa))
+            paths.push_back({std::string("dispatch:") + posenc::kernels::dispatch::to_string(isa), true, isa});
+    return paths;
+}
+
+/// Paths of arch_paths() that this machine cannot run (not compiled in, or CPU lacks the ISA).
+inline std::vector<std::string> skipped_paths()
+{
+    std::vector<std::string> skipped;
+    for (Isa isa : posenc::kernels::dispatch::dispatch_isas)
+        if (!posenc::kernels::dispatch::isa_available(isa))
+            skipped.push_back(std::string(posenc::kernels::dispatch::to_string(isa)) +
+                              (!posenc::kernels::dispatch::isa_compiled(isa) ? " (not compiled in)"
+                               : static_cast<int>(isa) > static_cast<int>(posenc::kernels::dispatch::max_isa_from_environment())
+                                   ? " (above POSENC_DISPATCH_MAX_ISA)"
+                                   : " (CPU lacks it)"));
+    return skipped;
+}
+
+/// The checked apply on one path.
+template <class T, class Angles>
+void apply_on(const ArchPath& path, const posenc::RopeSpec& spec, const Angles& angles,
+              const posenc::kernels::PositionIds& positions, const posenc::kernels::QKViews<T>& views,
+              posenc::kernels::Direction direction = posenc::kernels::Direction::forward)
+{
+    if (path.dispatched)
+        posenc::kernels::dispatch::apply_rope_with(path.isa, spec, angles, positions, views, direction);
+    else
+        posenc::kernels::apply_rope(spec, angles, positions, views, direction);
+}
+
+template <class T>
+T from_double(double x)
+{
+    if constexpr (std::is_same_v<T, double>) return x;
+    else if constexpr (std::is_same_v<T, float>) return static_cast<float>(x);
+    else return posenc::store_from_float<T>(static_cast<float>(x));
+}
+
+template <class T>
+double to_double(T x)
+{
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) return static_cast<double>(x);
+    else return static_cast<double>(posenc::to_float(x));
+}
+
+template <class T>
+std::uint64_t bits_of(T x)
+{
+    std::uint64_t b = 0;
+    std::memcpy(&b, &x, sizeof x);
+    return b;
+}
+
+/// The spacing of binary32 at |v|: 2^(floor(log2 |v|) - 23), and 2^-149 below the normal range.
+inline double float_ulp(double v)
+{
+    v = std::fabs(v);
+    if (v < 1.1754943508222875e-38) return std::ldexp(1.0, -149);
+    return std::ldexp(1.0, std::ilogb(v) - 23);
+}
+
+/// Half the spacing of the storage format at |v| (0 for double): one rounding into it.
+template <class T>
+double half_ulp(double v)
+{
+    v = std::fabs(v);
+    if constexpr (std::is_same_v<T, double>) return 0.0;
+    else if constexpr (std::is_same_v<T, float>) return 0.5 * float_ulp(v);
+    else if constexpr (std::is_same_v<T, bfloat16>)
+        return 0.5 * (v < 1.1754943508222875e-38 ? std::ldexp(1.0, -133) : std::ldexp(1.0, std::ilogb(v) - 7));
+    else return 0.5 * (v < 6.103515625e-05 ? std::ldexp(1.0, -24) : std::ldexp(1.0, std::ilogb(v) - 10));
+}
+
+template <class T>
+std::string type_name()
+{
+    return posenc::to_string(posenc::storage_type_of<T>);
+}
+
+}  // namespace kernel_test
