@@ -297,6 +297,28 @@ TEST_CASE("[errors catalogue] kernels: element counts beyond size_t, null output
     CHECK(message_of([&] { OnTheFlyAngles(fast, 1000, -1); }) == "levels -1 must be in [0, 4] (0 = automatic)");
 }
 
+TEST_CASE("[errors catalogue] kernels: a null K with extents is refused (no K is an empty view), and the unchecked entry's debug predicate agrees with the checks")
+{
+    std::vector<float> x(1024, 1.0f), z(1024, 0.0f);
+    const V q(x.data(), {2, 1, 64});
+    // Issue 7: null data with non-zero extents is an error for K as for Q; only an all-empty view means "no K".
+    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(nullptr, {2, 1, 64}))) ==
+          "k_in.data null must point to the elements of 2x1x64 (leave the whole view empty for no K)");
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(z.data(), {2, 1, 64}), V(nullptr, {2, 1, 64}),
+                                                       V(nullptr, {2, 1, 64}))) ==
+          "k_in.data null must point to the elements of 2x1x64 (leave the whole view empty for no K)");
+    CHECK(kernel_error_of(QKViews<float>::in_place(q, V {})) == "(no error)");
+
+    // apply_rope_unchecked asserts (POSENC_ASSERT, debug builds) exactly what apply_rope checks.
+    const CosSinCache cache(posenc::FrequencyTable::from_spec(kernel_spec), 100);
+    const auto good = QKViews<float>::in_place(q);
+    const auto null_k = QKViews<float>::in_place(q, V(nullptr, {2, 1, 64}));
+    CHECK(posenc::kernels::detail::rope_call_is_valid(kernel_spec, cache, PositionIds::contiguous(0), good, {0, 2}));
+    CHECK_FALSE(posenc::kernels::detail::rope_call_is_valid(kernel_spec, cache, PositionIds::contiguous(0), null_k, {0, 2}));
+    CHECK_FALSE(posenc::kernels::detail::rope_call_is_valid(kernel_spec, cache, PositionIds::contiguous(99), good, {0, 2}));
+    CHECK_FALSE(posenc::kernels::detail::rope_call_is_valid(kernel_spec, cache, PositionIds::contiguous(0), good, {1, 3}));
+}
+
 TEST_CASE("[errors catalogue] kernels: out of place, source and destination may not overlap partially; in place only when identical")
 {
     std::vector<float> x(1024, 1.0f), y(1024, 0.5f), z(1024, 0.25f);

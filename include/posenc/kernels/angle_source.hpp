@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "posenc/config.hpp"
 #include "posenc/angles.hpp"
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
@@ -109,6 +110,7 @@ public:
     /// Preconditions: |position| <= max_position(), 0 <= pair < num_pairs(). Error < L * 6e-15 a.
     CosSin cos_sin(std::int64_t position, int pair) const noexcept
     {
+        POSENC_ASSERT(position >= -max_position() && position <= max_position());
         const std::int64_t m = position < 0 ? -position : position;
         const double* r0 = digit_row<void>(0, m);
         double c = r0[pair];

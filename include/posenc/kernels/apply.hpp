@@ -322,14 +322,22 @@ void rope_tokens_double(const RopeSpec& spec, const Angles& angles, const Positi
 /// following angle_row.hpp). Formula and error: see the file comment.
 /// Preconditions (what apply_rope checks, see checks.hpp): valid views of spec.head_dim, positions
 /// in angles.position_range(), angles.num_pairs() == spec.num_pairs(). Violations are undefined
-/// behaviour (checked only by POSENC_ASSERT for the range). Arch must be enabled by the
+/// behaviour; debug builds assert all of them (POSENC_ASSERT over the full check, which the
+/// expression is not evaluated under NDEBUG). Arch must be enabled by the
 /// translation unit's flags (e.g. xsimd::default_arch).
 template <class Arch, class T, class Angles>
 void apply_rope_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                              const QKViews<T>& views, Direction direction, TokenRange range) noexcept
 {
     static_assert(is_storage_type<T>, "apply_rope rotates float, bfloat16, float16 or double tensors.");
+#if !POSENC_DETAIL_DISPATCH_UNIT
+    POSENC_ASSERT(detail::rope_call_is_valid(spec, angles, positions, views, range));
+#else
+    // In a per-ISA dispatch unit the full check (non-arch templates, built with that unit's -m
+    // flags) must not be instantiated (dispatch.hpp, one-definition rule); dispatch asserts it in
+    // the calling unit before entering here.
     POSENC_ASSERT(0 <= range.begin && range.begin <= range.end && range.end <= views.tokens());
+#endif
     if constexpr (std::is_same_v<T, double>) {
         detail::rope_tokens_double(spec, angles, positions, views, direction, range);
     } else {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "posenc/error.hpp"
@@ -245,6 +246,15 @@ void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionI
     if (views.q_out.tokens != views.q_in.tokens || views.q_out.heads != views.q_in.heads)
         throw posenc::error("q_out", shape_text(views.q_out.tokens, views.q_out.heads, views.q_out.head_dim),
                             "must have the shape of q_in " + shape_text(views.q_in.tokens, views.q_in.heads, views.q_in.head_dim));
+    // "No K" is an empty view; a null pointer with extents is a mistake, not an absent K.
+    for (const auto& [k, name] : {std::pair<HeadsShape, const char*>{views.k_in.shape(), "k_in"},
+                                  std::pair<HeadsShape, const char*>{views.k_out.shape(), "k_out"}}) {
+        const bool null = std::string_view(name) == "k_in" ? !views.k_in.present() : !views.k_out.present();
+        if (null && (k.tokens != 0 || k.heads != 0 || k.head_dim != 0))
+            throw posenc::error(std::string(name) + ".data", "null",
+                                "must point to the elements of " + shape_text(k.tokens, k.heads, k.head_dim) +
+                                    " (leave the whole view empty for no K)");
+    }
     if (views.k_in.present() != views.k_out.present())
         throw posenc::error(views.k_in.present() ? "k_out" : "k_in", "absent",
                             std::string("must be given together with ") + (views.k_in.present() ? "k_in" : "k_out"));
@@ -269,6 +279,19 @@ void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionI
         throw posenc::error("range", "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")",
                             "must satisfy 0 <= begin <= end <= tokens " + std::to_string(tokens));
     check_positions(positions, tokens, range, angles.position_range(), angles.name());
+}
+
+/// check_rope_call as a predicate, for the debug assertions of the unchecked entry points.
+template <class T, class Angles>
+bool rope_call_is_valid(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                        const QKViews<T>& views, TokenRange range) noexcept
+{
+    try {
+        check_rope_call(spec, angles, positions, views, range);
+        return true;
+    } catch (...) {
+        return false;
+    }
 }
 
 }  // namespace posenc::kernels::detail

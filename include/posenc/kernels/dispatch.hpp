@@ -258,6 +258,8 @@ void apply_rope_unchecked_with(Isa isa, const RopeSpec& spec, const Angles& angl
 {
     static_assert(detail::is_dispatchable_angle_source<Angles>,
                   "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call kernels::apply_rope for other angle sources.");
+    POSENC_ASSERT(isa_available(isa));
+    POSENC_ASSERT(kernels::detail::rope_call_is_valid(spec, angles, positions, views, range));
     if constexpr (!std::is_same_v<T, double>) {
         [[maybe_unused]] const detail::KernelCall call = detail::make_call(spec, angles, positions, views, direction, range);
         switch (isa) {

@@ -12,6 +12,11 @@
 // define POSENC_DISPATCH_<ISA>=1 for the code that calls dispatch::apply_rope.
 #pragma once
 
+// Marks this translation unit as a per-ISA unit (apply.hpp keeps its debug assertions to what
+// is instantiated per arch). Must precede every posenc include of the unit.
+#ifndef POSENC_DETAIL_DISPATCH_UNIT
+#define POSENC_DETAIL_DISPATCH_UNIT 1
+#endif
 #include "posenc/kernels/dispatch.hpp"
 
 namespace posenc::kernels::dispatch::detail {

@@ -30,6 +30,20 @@
 
 namespace posenc::kernels {
 
+namespace detail {
+/// a * b and a + b with two's-complement wrap-around instead of signed-overflow UB: views are
+/// plain data built before validation, so absurd extents must reach check_view (which rejects
+/// them) rather than trip undefined behaviour in a constructor.
+constexpr std::ptrdiff_t wrapping_product(std::ptrdiff_t a, std::ptrdiff_t b) noexcept
+{
+    return static_cast<std::ptrdiff_t>(static_cast<std::size_t>(a) * static_cast<std::size_t>(b));
+}
+constexpr std::ptrdiff_t wrapping_sum(std::ptrdiff_t a, std::ptrdiff_t b) noexcept
+{
+    return static_cast<std::ptrdiff_t>(static_cast<std::size_t>(a) + static_cast<std::size_t>(b));
+}
+}  // namespace detail
+
 /// Extents of a HeadsView.
 struct HeadsShape {
     std::ptrdiff_t tokens;
@@ -62,7 +76,7 @@ struct HeadsView {
         , tokens(shape.tokens)
         , heads(shape.heads)
         , head_dim(shape.head_dim)
-        , token_stride(shape.heads * shape.head_dim)
+        , token_stride(detail::wrapping_product(shape.heads, shape.head_dim))
         , head_stride(shape.head_dim)
     {
     }
@@ -116,10 +130,13 @@ template <class T>
 constexpr PackedQkv<T> slice_packed_qkv(T* qkv, std::ptrdiff_t tokens, std::ptrdiff_t q_heads, std::ptrdiff_t kv_heads,
                                         std::ptrdiff_t head_dim) noexcept
 {
-    const HeadsStrides strides {(q_heads + 2 * kv_heads) * head_dim, head_dim};
+    using detail::wrapping_product;
+    using detail::wrapping_sum;
+    const std::ptrdiff_t heads = wrapping_sum(q_heads, wrapping_product(2, kv_heads));
+    const HeadsStrides strides {wrapping_product(heads, head_dim), head_dim};
     return {HeadsView<T>(qkv, {tokens, q_heads, head_dim}, strides),
-            HeadsView<T>(qkv + q_heads * head_dim, {tokens, kv_heads, head_dim}, strides),
-            HeadsView<T>(qkv + (q_heads + kv_heads) * head_dim, {tokens, kv_heads, head_dim}, strides)};
+            HeadsView<T>(qkv + wrapping_product(q_heads, head_dim), {tokens, kv_heads, head_dim}, strides),
+            HeadsView<T>(qkv + wrapping_product(wrapping_sum(q_heads, kv_heads), head_dim), {tokens, kv_heads, head_dim}, strides)};
 }
 
 /// What one call rotates: Q (required) and K (optional, any head count: grouped-query
