@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <posenc/error.hpp>
+
 namespace inspect {
 
 /// Widest line the text renderer writes.
@@ -16,22 +18,9 @@ inline constexpr std::size_t text_width = 80;
 
 namespace detail {
 
-/// Shortest decimal text that reads back as `x` (integers below 1e15 in full, "inf", "nan").
-inline std::string number_text(double x)
-{
-    if (std::isnan(x)) return "nan";
-    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    char buffer[40];
-    if (x == std::trunc(x) && std::abs(x) < 1e15) {
-        std::snprintf(buffer, sizeof buffer, "%.0f", x);
-        return buffer;
-    }
-    for (int precision = 1; precision <= 17; ++precision) {
-        std::snprintf(buffer, sizeof buffer, "%.*g", precision, x);
-        if (std::strtod(buffer, nullptr) == x) break;
-    }
-    return buffer;
-}
+/// Shortest decimal text that reads back as `x` (integers below 1e15 in full, "inf", "nan"):
+/// the same form posenc's error messages use.
+inline std::string number_text(double x) { return posenc::detail::format_value(x); }
 
 /// x in %.4e, or %.3e where a three-digit exponent would make it wider than 10 characters.
 inline std::string scientific(double x)

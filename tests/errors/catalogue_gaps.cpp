@@ -14,6 +14,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/error_messages.hpp"
+
 #include <Eigen/Core>
 #include <cmath>
 #include <cstddef>
@@ -30,16 +32,7 @@
 
 namespace {
 
-template <class F>
-std::string message_of(F&& f)
-{
-    try {
-        f();
-    } catch (const posenc::error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using test_support::message_of;
 
 template <class F>
 std::string usage_error_of(F&& f)
@@ -54,8 +47,8 @@ std::string usage_error_of(F&& f)
     return "(accepted)";
 }
 
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
-constexpr double infinity = std::numeric_limits<double>::infinity();
+using test_support::infinity;
+using test_support::not_a_number;
 constexpr std::int64_t two_to_50 = std::int64_t {1} << 50;
 
 std::string config_error_of(const std::string& text)

@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/error_messages.hpp"
+
 #include <Eigen/Core>
 #include <cstdint>
 #include <limits>
@@ -17,19 +19,10 @@ namespace {
 
 namespace enc = posenc::encodings;
 
-template <class F>
-std::string message_of(F&& f)
-{
-    try {
-        f();
-    } catch (const posenc::error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using test_support::message_of;
 
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
-constexpr double infinity = std::numeric_limits<double>::infinity();
+using test_support::infinity;
+using test_support::not_a_number;
 
 Eigen::MatrixXd with_nan_at(Eigen::MatrixXd m, int r, int c)
 {

@@ -4,22 +4,15 @@
 
 #include <doctest/doctest.h>
 
+#include "support/error_messages.hpp"
+
 #include <limits>
 #include <string>
 
 namespace {
-template <class F>
-std::string message_of(F&& f)
-{
-    try {
-        f();
-    } catch (const posenc::error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
-constexpr double infinity = std::numeric_limits<double>::infinity();
+using test_support::message_of;
+using test_support::infinity;
+using test_support::not_a_number;
 }  // namespace
 
 TEST_CASE("[errors] RopeSpec names the field, the value and the rule")
