@@ -10,21 +10,13 @@
 #include <vector>
 
 #include "kernel_test_support.hpp"
+#include "support/error_messages.hpp"
 
 namespace {
 
 using namespace posenc::kernels;
 
-template <class F>
-std::string message_of(F&& f)
-{
-    try {
-        f();
-    } catch (const posenc::error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using test_support::message_of;
 
 const posenc::RopeSpec spec(64, 32, 1e4);
 const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);

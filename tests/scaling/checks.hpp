@@ -10,6 +10,8 @@
 #include <cstring>
 #include <string>
 
+#include "support/error_messages.hpp"
+
 namespace posenc_test {
 
 /// Distance in float32 units in the last place between two finite floats (0 = identical).
@@ -34,15 +36,6 @@ inline double wrap_angle(double x)
 }
 
 /// The posenc::error message `f` throws, or "(no error)".
-template <class F>
-std::string message_of(F&& f)
-{
-    try {
-        f();
-    } catch (const posenc::error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using test_support::message_of;
 
 }  // namespace posenc_test
