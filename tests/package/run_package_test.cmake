@@ -1,20 +1,8 @@
 # Installs posenc into a temporary prefix, then configures, builds and runs tests/package/consumer
 # against it with find_package(posenc CONFIG REQUIRED). Run by ctest as `cmake -P`.
-foreach(var POSENC_SOURCE_DIR WORK_DIR CXX_COMPILER)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "run_package_test.cmake needs -D${var}=...")
-  endif()
-endforeach()
+include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 
-file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
-
-function(run)
-  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGV}")
-  endif()
-endfunction()
 
 run("${CMAKE_COMMAND}" -S "${POSENC_SOURCE_DIR}" -B "${WORK_DIR}/posenc-build"
     -DPOSENC_BUILD_TESTS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_BUILD_EXAMPLES=OFF

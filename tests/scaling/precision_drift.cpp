@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "scaling/checks.hpp"
 
@@ -36,6 +37,23 @@ double exact_mode_bound(std::int64_t m, double theta)
 {
     return static_cast<double>(m) * theta * (3.0 + std::log(1e6)) * 0x1p-52 + 4e-15;
 }
+
+// The pair whose float32 angle drifts most from the exact one at position m, and that |drift|.
+std::pair<int, double> largest_drift(const posenc::FrequencyTable& f32, const posenc::FrequencyTable& exact,
+                                     std::int64_t m)
+{
+    int worst_pair = 0;
+    double worst = 0.0;
+    for (int j = 0; j < exact.num_pairs(); ++j) {
+        const double d = std::abs(drift(f32, exact, m, j));
+        if (d > worst) {
+            worst = d;
+            worst_pair = j;
+        }
+    }
+    return {worst_pair, worst};
+}
+
 }  // namespace
 
 TEST_CASE("[HF float32] Qwen3-8B YaRN x4 at position 131,072: float32 angles drift up to 0.0056 rad (pair 3)")
@@ -52,15 +70,7 @@ TEST_CASE("[HF float32] Qwen3-8B YaRN x4 at position 131,072: float32 angles dri
         CAPTURE(e.pair);
         CHECK(std::abs(drift(f32, exact, m, e.pair) - e.drift) <= exact_mode_bound(m, exact.inv_freq(e.pair)));
     }
-    int worst_pair = 0;
-    double worst = 0.0;
-    for (int j = 0; j < 64; ++j) {
-        const double d = std::abs(drift(f32, exact, m, j));
-        if (d > worst) {
-            worst = d;
-            worst_pair = j;
-        }
-    }
+    const auto [worst_pair, worst] = largest_drift(f32, exact, m);
     CHECK(worst_pair == 3);
     CHECK(worst == doctest::Approx(0.00562796712824).epsilon(1e-8));
     // The float32 angle itself: pair 1 at 131072 is the float 105623.3515625, reduced 3.0065488111513229.
@@ -82,15 +92,7 @@ TEST_CASE("[HF float32] ... and at position 1,000,000: up to 0.062 rad (pair 1)"
         CAPTURE(e.pair);
         CHECK(std::abs(drift(f32, exact, m, e.pair) - e.drift) <= exact_mode_bound(m, exact.inv_freq(e.pair)));
     }
-    int worst_pair = 0;
-    double worst = 0.0;
-    for (int j = 0; j < 64; ++j) {
-        const double d = std::abs(drift(f32, exact, m, j));
-        if (d > worst) {
-            worst = d;
-            worst_pair = j;
-        }
-    }
+    const auto [worst_pair, worst] = largest_drift(f32, exact, m);
     CHECK(worst_pair == 1);
     CHECK(worst == doctest::Approx(0.062238518183).epsilon(1e-8));
 }

@@ -1,0 +1,15 @@
+# Shared by the consumer-test scripts (cmake -P): the required -D variables and a `run` that
+# stops the script when a command fails.
+foreach(var POSENC_SOURCE_DIR WORK_DIR CXX_COMPILER)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "${CMAKE_SCRIPT_MODE_FILE} needs -D${var}=...")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${WORK_DIR}")
+
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGV}")
+  endif()
+endfunction()
