@@ -79,7 +79,10 @@ foreach(_case "yarn;0" "none;24" "linear;0" "ntk_aware;23")
   list(GET _case 1 _red)
   set(_dir "${WORK_DIR}/qwen3-8b-${_scaling}-x4")
   expect_success("${_scaling}" --preset qwen3-8b --scaling ${_scaling} --factor 4 --svg "${_dir}")
-  expect_max_width("${_scaling} text" "${out}" 80)
+  # The plot folder's path is as long as the checkout's location makes it and cannot be wrapped;
+  # measure the table with the path shortened to a placeholder.
+  string(REPLACE "${_dir}" "<dir>" _text "${out}")
+  expect_max_width("${_scaling} text" "${_text}" 80)
   string(FIND "${out}" "plots written to" _at)
   string(FIND "${out}" "${_dir}:" _at_dir)  # the text may wrap between the two at 80 columns
   if(_at LESS 0 OR _at_dir LESS 0)
