@@ -185,25 +185,28 @@ TEST_CASE("[IEEE 754] every arch path stores bfloat16 and float16 rounded to nea
     }
 }
 
-TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN and normal 16-bit values round like the scalar conversion, every path")
+TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN and normal 16-bit values round like the scalar conversion, every path and pairing")
 {
-    // 128-dim half_split heads at position 0 (cos = a, sin = 0): the first half of each head holds
-    // the values under test, the second half zeros, so a' = round16(fl32(x * a)) and b' = +-0 (NaN
-    // when x is infinite or NaN). Each token is one full register group, so some groups hold only
-    // normal values (a fast path may apply) and some hold a special value (an exact path must).
-    // Expected values: the scalar conversions, themselves checked against the oracle above.
-    const posenc::RopeSpec spec(128, 128, 1e4, posenc::Pairing::half_split);
-    std::vector<double> theta = posenc::FrequencyTable::from_spec(spec).inv_freq();
+    // 128-dim heads at position 0 (cos = a, sin = 0), so every output is round16(fl32(x * a)) of
+    // its own input x, except that an infinite or NaN partner makes it NaN (partner * sin = NaN).
+    // half_split: the first half of each head holds the values under test, the second half zeros
+    // (partners always finite). interleaved: all 128 dims hold values under test. Each token is
+    // one full register group, so some groups hold only normal values (a fast path may apply,
+    // e.g. vcvtne2ps2bf16, which flushes subnormal inputs) and some a special value (an exact
+    // path must). Expected values: the scalar conversions, checked against the oracle above.
     const double factor = 1.0 + std::ldexp(1.0, -9);
-    const CosSinCache cache(posenc::FrequencyTable(theta, factor), 1);
     const float a = static_cast<float>(factor);
     const std::ptrdiff_t tokens = 64;
-    std::mt19937 rng(77);
-    auto check_type = [&](auto tag, const kernel_test::ArchPath& path) {
+    auto check_type = [&](auto tag, const kernel_test::ArchPath& path, posenc::Pairing pairing) {
         using T = decltype(tag);
+        const posenc::RopeSpec spec(128, 128, 1e4, pairing);
+        const CosSinCache cache(posenc::FrequencyTable(posenc::FrequencyTable::from_spec(spec).inv_freq(), factor), 1);
+        const bool half = pairing == posenc::Pairing::half_split;
+        const int tested_dims = half ? 64 : 128;
+        std::mt19937 rng(77);
         std::vector<T> x(static_cast<std::size_t>(tokens * 128), posenc::store_from_float<T>(0.0f));
         for (std::ptrdiff_t t = 0; t < tokens; ++t)
-            for (int d = 0; d < 64; ++d) {
+            for (int d = 0; d < tested_dims; ++d) {
                 std::uint16_t bits = static_cast<std::uint16_t>(0x3c00u + rng() % 0x0800u);  // normal (either format)
                 const int mode = static_cast<int>(t % 8);
                 if (mode == 1 && d == static_cast<int>(rng() % 64)) bits = static_cast<std::uint16_t>(1 + rng() % 0x3f);  // subnormal
@@ -219,22 +222,23 @@ TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN
         kernel_test::apply_on(path, spec, cache, PositionIds(at_zero), QKViews<T>::in_place(HeadsView<T>(y.data(), {tokens, 1, 128})));
         int mismatches = 0;
         for (std::size_t i = 0; i < x.size(); ++i) {
-            const bool first_half = (i % 128) < 64;
-            const float in = posenc::load_as_float(x[i - (first_half ? 0 : 64)]);
+            const std::size_t d = i % 128, head = i - d;
+            const std::size_t partner = half ? (d + 64) % 128 : d ^ 1u;
+            const float in = posenc::load_as_float(x[i]);
             const float got = posenc::load_as_float(y[i]);
-            bool ok;
-            if (first_half) {
-                const float want = posenc::load_as_float(posenc::store_from_float<T>(in * a));
-                ok = std::isnan(want) ? std::isnan(got) : got == want;
-            } else {
-                ok = std::isfinite(in) ? got == 0.0f : std::isnan(got);
-            }
-            if (!ok && mismatches++ < 5) CHECK_MESSAGE(ok, path.name << " " << kernel_test::type_name<T>() << " element " << i << " got " << got);
+            const float want = std::isfinite(posenc::load_as_float(x[head + partner]))
+                                   ? posenc::load_as_float(posenc::store_from_float<T>(in * a))
+                                   : std::numeric_limits<float>::quiet_NaN();
+            const bool ok = std::isnan(want) ? std::isnan(got) : got == want;
+            if (!ok && mismatches++ < 5)
+                CHECK_MESSAGE(ok, path.name << " " << kernel_test::type_name<T>() << (half ? " half_split" : " interleaved")
+                                            << " element " << i << " got " << got << " want " << want);
         }
         CHECK(mismatches == 0);
     };
-    for (const kernel_test::ArchPath& path : kernel_test::arch_paths()) {
-        check_type(posenc::bfloat16 {}, path);
-        check_type(posenc::float16 {}, path);
-    }
+    for (const kernel_test::ArchPath& path : kernel_test::arch_paths())
+        for (const posenc::Pairing pairing : {posenc::Pairing::half_split, posenc::Pairing::interleaved}) {
+            check_type(posenc::bfloat16 {}, path, pairing);
+            check_type(posenc::float16 {}, path, pairing);
+        }
 }

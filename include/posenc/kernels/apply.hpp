@@ -23,7 +23,8 @@
 // or writes an element outside the rotary slice of the views, and pass-through dims are copied
 // (out of place) or not touched (in place).
 // Storage float / bfloat16 / float16: loaded to float, math in float, rounded to nearest even
-// on store. double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
+// on store. bfloat16 on avx512_bf16 takes bfloat16_even_odd.hpp's variant of rotate_heads
+// (same math and results, fewer shuffles: pairs in even/odd lane order). double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
 // from the exact angle (angles.hpp), for checking and for callers who want double results.
 //
 // Error per output coordinate, float storage; u = 2^-24 (float's unit roundoff), A = attention
@@ -49,6 +50,7 @@
 #include "posenc/config.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/kernels/angle_row.hpp"
+#include "posenc/kernels/bfloat16_even_odd.hpp"
 #include "posenc/kernels/checks.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/simd_ops.hpp"
@@ -132,6 +134,15 @@ void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, st
     for (std::ptrdiff_t h = 0; h < in.heads; ++h) std::memcpy(out.head(t, h) + rotary_dim, in.head(t, h) + rotary_dim, bytes);
 }
 
+/// Whether rotate_heads takes interleaved pairs' cos/sin as the row stores them (bfloat16 on
+/// avx512_bf16, bfloat16_even_odd.hpp) rather than duplicated and sign-folded.
+template <class A, class T>
+#if POSENC_WITH_AVX512BF16
+inline constexpr bool rotates_row_as_stored = even_odd::used_for<A, T>;
+#else
+inline constexpr bool rotates_row_as_stored = false;
+#endif
+
 /// Registers of data per group of chunks. The group's cos/sin stay in registers (2 per chunk):
 /// 4 chunks take 8 of the 16 registers of SSE/AVX2; with AVX-512's 32 registers an interleaved
 /// group of 8 chunks covers a whole 128-dim head, so each head is swept once, in address order.
@@ -192,6 +203,12 @@ POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_strid
     constexpr int lanes = simd::float_lanes<A>;
     constexpr int chunks = chunks_per_group<A, P>;
     constexpr int group = chunks * lanes;
+#if POSENC_WITH_AVX512BF16
+    if constexpr (even_odd::used_for<A, T>) {
+        even_odd::rotate_heads<A, P, D>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin);
+        return;
+    }
+#endif
     if constexpr (P == Pairing::half_split) {
         const T* in_a = in + pair0;
         const T* in_b = in + num_pairs + pair0;
@@ -255,7 +272,7 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
             const AngleRow row = angles.row(A {}, position, pair0, n, scratch_cos, scratch_sin);
             const float* cos = row.cos;
             const float* sin = row.sin;
-            if constexpr (P == Pairing::interleaved) {
+            if constexpr (P == Pairing::interleaved && !rotates_row_as_stored<A, T>) {
                 expand_interleaved_row<A, D>(row, n, cos_dup, sin_folded);
                 cos = cos_dup;
                 sin = sin_folded;

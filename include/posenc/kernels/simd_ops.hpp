@@ -465,25 +465,31 @@ void store_group(T* p, const floats<A> (&v)[N], requires_arch<xsimd::generic>) n
     for (int k = 0; k < N; ++k) impl::store<A>(p + k * static_cast<int>(floats<A>::size), v[k], A {});
 }
 #if POSENC_WITH_AVX512BF16
-// vcvtne2ps2bf16 for pairs of registers. It treats subnormal inputs as zero, so the group takes
-// the exact integer path when any lane's exponent field is zero (subnormal, or zero: rare in
-// rotated data). The test runs on ports 0/5 (and, min) instead of port 5 only (vfpclassps),
-// which the conversions already keep busy.
+// vcvtne2ps2bf16 for pairs of registers. It treats subnormal inputs as zero (and a normal float
+// never rounds to a zero or subnormal bfloat16), so a result word whose exponent field is zero
+// is the only sign that a lane may need the exact path: one vptestnmw per 32 results decides,
+// and the group takes the integer path when any word is zero or subnormal (rare in rotated data).
 template <class A, int N>
 void store_group(bfloat16* p, const floats<A> (&v)[N], requires_arch<avx512_bf16>) noexcept
 {
-    const __m512i exponent = _mm512_set1_epi32(0x7f800000);
-    __m512i smallest = _mm512_and_si512(_mm512_castps_si512(v[0]), exponent);
-    for (int k = 1; k < N; ++k)
-        smallest = _mm512_maskz_min_epu32(all_lanes, smallest, _mm512_and_si512(_mm512_castps_si512(v[k]), exponent));
-    if (_mm512_test_epi32_mask(smallest, smallest) != 0xffff) {
+    constexpr int pairs = N / 2;
+    __m512i packed[pairs > 0 ? pairs : 1];
+    __mmask32 zero_exponent = 0;
+    for (int k = 0; k < pairs; ++k) {
+        packed[k] = (__m512i)_mm512_cvtne2ps_pbh(v[2 * k + 1], v[2 * k]);  // v[2k]'s lanes first
+        zero_exponent |= _mm512_testn_epi16_mask(packed[k], _mm512_set1_epi16(0x7f80));
+    }
+    __m256i last = _mm256_setzero_si256();
+    if constexpr (N % 2 == 1) {
+        last = (__m256i)_mm512_cvtneps_pbh(v[N - 1]);
+        zero_exponent |= _mm512_mask_testn_epi16_mask(0xffffu, _mm512_castsi256_si512(last), _mm512_set1_epi16(0x7f80));
+    }
+    if (zero_exponent != 0) {
         impl::store_group<A, N>(p, v, xsimd::generic {});
         return;
     }
-    int k = 0;
-    for (; k + 2 <= N; k += 2)
-        _mm512_storeu_si512(p + 16 * k, (__m512i)_mm512_cvtne2ps_pbh(v[k + 1], v[k]));  // v[k]'s lanes first
-    if (k < N) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 16 * k), (__m256i)_mm512_cvtneps_pbh(v[k]));
+    for (int k = 0; k < pairs; ++k) _mm512_storeu_si512(p + 32 * k, packed[k]);
+    if constexpr (N % 2 == 1) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32 * pairs), last);
 }
 #endif
 
