@@ -20,7 +20,9 @@
 //             otf_*       posenc apply_rope with OnTheFlyAngles (no O(N) table)
 //             *_half / *_inter    pairing; *_pos0 positions 0..4095, *_pos1M 1,000,000..1,004,095
 //             *_unchecked apply_rope_unchecked; dispatch_* the runtime-dispatched entry point
-// Every variant reports bytes/s of (read + written) tensor bytes. Positions as stated; inputs
+//             *_misaligned16 the tensor starts 16 bytes past a cache line (malloc's alignment)
+// Every variant reports bytes/s of (read + written) tensor bytes. Tensors are 64-byte aligned
+// (CacheLineAllocator) unless a name says otherwise. Positions as stated; inputs
 // uniform in [-1, 1); all in place except memcpy and hf_*. Compiled with -march=native so that
 // posenc's default arch (xsimd::default_arch) is the build machine's best.
 #include <posenc/kernels.hpp>
@@ -32,6 +34,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <thread>
@@ -79,12 +82,41 @@ const Angles& angles_for(const posenc::FrequencyTable& table)
     return *memo.back().second;
 }
 
+/// Allocator of 64-byte aligned storage: tensors start on a cache line, as inference engines
+/// allocate them (PyTorch's CPU allocator aligns to 64 bytes). malloc's 16-byte alignment would
+/// make every 512-bit access of every variant, baselines included, straddle two cache lines.
 template <class T>
-std::vector<T> random_tensor(std::size_t n)
+struct CacheLineAllocator {
+    using value_type = T;
+    CacheLineAllocator() = default;
+    template <class U>
+    CacheLineAllocator(const CacheLineAllocator<U>&) noexcept
+    {
+    }
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t {64})); }
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t {64}); }
+    template <class U>
+    bool operator==(const CacheLineAllocator<U>&) const noexcept
+    {
+        return true;
+    }
+    template <class U>
+    bool operator!=(const CacheLineAllocator<U>&) const noexcept
+    {
+        return false;
+    }
+};
+
+/// A benchmark tensor: 64-byte aligned.
+template <class T>
+using Tensor = std::vector<T, CacheLineAllocator<T>>;
+
+template <class T>
+Tensor<T> random_tensor(std::size_t n)
 {
     std::mt19937 rng(42);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<T> v(n);
+    Tensor<T> v(n);
     for (T& x : v) x = posenc::store_from_float<T>(u(rng));
     return v;
 }
@@ -122,7 +154,7 @@ void stream_floats(float* x, std::size_t n, float c)
 
 void bench_stream(benchmark::State& state, std::size_t bytes, int threads)
 {
-    std::vector<float> x = random_tensor<float>(bytes / sizeof(float));
+    Tensor<float> x = random_tensor<float>(bytes / sizeof(float));
     float c = 1.0f;
     benchmark::DoNotOptimize(c);
     const std::ptrdiff_t rows = static_cast<std::ptrdiff_t>(x.size() / 128);
@@ -137,7 +169,7 @@ void bench_stream(benchmark::State& state, std::size_t bytes, int threads)
 
 void bench_memcpy(benchmark::State& state, std::size_t bytes)
 {
-    std::vector<char> a(bytes, 1), b(bytes, 0);
+    Tensor<char> a(bytes, 1), b(bytes, 0);
     for (auto _ : state) {
         std::memcpy(b.data(), a.data(), bytes);
         benchmark::DoNotOptimize(b.data());
@@ -174,7 +206,7 @@ void scalar_rope(T* x, std::ptrdiff_t tokens, std::ptrdiff_t n_heads, const pose
 /// Each step is one pass over a full tensor in the storage type, as torch ops are.
 template <class T>
 struct HfBuffers {
-    std::vector<T> cos, sin, t1, r, t2, out;
+    Tensor<T> cos, sin, t1, r, t2, out;
 };
 
 template <class T>
@@ -225,7 +257,7 @@ void bench_posenc(benchmark::State& state, const Model& model, Source source, st
                   int threads)
 {
     const Angles& angles = angles_for(model.table);
-    std::vector<T> x = random_tensor<T>(static_cast<std::size_t>(tokens * heads * head_dim));
+    Tensor<T> x = random_tensor<T>(static_cast<std::size_t>(tokens * heads * head_dim));
     const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x.data(), {tokens, heads, head_dim}));
     const k::PositionIds positions = k::PositionIds::contiguous(start);
     const k::CosSinCache& cache = start == 0 ? angles.short_cache : angles.long_cache;
@@ -243,7 +275,7 @@ template <class T>
 void bench_scalar(benchmark::State& state, const Model& model, std::ptrdiff_t tokens, std::ptrdiff_t n_heads)
 {
     const Angles& angles = angles_for(model.table);
-    std::vector<T> x = random_tensor<T>(static_cast<std::size_t>(tokens * n_heads * head_dim));
+    Tensor<T> x = random_tensor<T>(static_cast<std::size_t>(tokens * n_heads * head_dim));
     for (auto _ : state) {
         scalar_rope(x.data(), tokens, n_heads, model.spec, angles.short_cache, 0);
         benchmark::ClobberMemory();
@@ -255,7 +287,7 @@ template <class T>
 void bench_hf(benchmark::State& state, const Model& model, std::ptrdiff_t tokens, std::ptrdiff_t n_heads)
 {
     const Angles& angles = angles_for(model.table);
-    const std::vector<T> q = random_tensor<T>(static_cast<std::size_t>(tokens * n_heads * head_dim));
+    const Tensor<T> q = random_tensor<T>(static_cast<std::size_t>(tokens * n_heads * head_dim));
     HfBuffers<T> b;
     const std::size_t rot_elems = static_cast<std::size_t>(tokens * model.spec.rotary_dim());
     b.cos.resize(rot_elems);
@@ -272,11 +304,12 @@ void bench_hf(benchmark::State& state, const Model& model, std::ptrdiff_t tokens
 /// Decode: one token, Q (32 heads) and optionally K (8 heads) in one call, in place.
 enum class DecodeEntry { checked, unchecked, dispatched };
 
-void bench_decode(benchmark::State& state, const Model& model, Source source, bool with_k, DecodeEntry entry)
+void bench_decode(benchmark::State& state, const Model& model, Source source, bool with_k, DecodeEntry entry,
+                  std::ptrdiff_t misalign = 0)
 {
     const Angles& angles = angles_for(model.table);
-    std::vector<float> q = random_tensor<float>(heads * head_dim), kk = random_tensor<float>(kv_heads * head_dim);
-    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data(), {1, heads, head_dim}),
+    Tensor<float> q = random_tensor<float>(heads * head_dim + 16), kk = random_tensor<float>(kv_heads * head_dim);
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data() + misalign, {1, heads, head_dim}),
                                                    with_k ? k::HeadsView<float>(kk.data(), {1, kv_heads, head_dim}) : k::HeadsView<float> {});
     const std::int64_t position = source == Source::cache ? prefill_tokens - 1 : long_start;
     const k::PositionIds positions = k::PositionIds::contiguous(position);
@@ -295,13 +328,13 @@ void bench_decode(benchmark::State& state, const Model& model, Source source, bo
         }
         benchmark::ClobberMemory();
     }
-    set_bytes(state, 2 * (q.size() + (with_k ? kk.size() : 0)) * sizeof(float));
+    set_bytes(state, 2 * (heads * head_dim + (with_k ? kk.size() : 0)) * sizeof(float));
 }
 
 void bench_decode_scalar(benchmark::State& state, const Model& model, bool with_k, bool hf)
 {
     const Angles& angles = angles_for(model.table);
-    std::vector<float> q = random_tensor<float>(heads * head_dim), kk = random_tensor<float>(kv_heads * head_dim);
+    Tensor<float> q = random_tensor<float>(heads * head_dim), kk = random_tensor<float>(kv_heads * head_dim);
     HfBuffers<float> bq, bk;
     for (HfBuffers<float>* b : {&bq, &bk}) {
         b->cos.resize(head_dim);
@@ -390,6 +423,7 @@ void register_all()
     add(d + "/scalar_half" + ds, [](benchmark::State& s) { bench_decode_scalar(s, half, false, false); });
     add(d + "/hf_half" + ds, [](benchmark::State& s) { bench_decode_scalar(s, half, false, true); });
     add(d + "/cache_half" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked); });
+    add(d + "/cache_half_misaligned16" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked, 4); });
     add(d + "/cache_half_unchecked" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::unchecked); });
     add(d + "/dispatch_cache_half" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::dispatched); });
     add(d + "/otf_half_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, false, DecodeEntry::checked); });
