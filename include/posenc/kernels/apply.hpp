@@ -154,7 +154,7 @@ inline constexpr int chunks_per_group = (P == Pairing::interleaved && simd::floa
 template <class A, Direction D, class T, std::size_t... K>
 POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_a, T* out_b, std::ptrdiff_t in_head_stride,
                                            std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
-                                           const float* sin, std::index_sequence<K...>) noexcept
+                                           const float* sin, bool prefetch, std::index_sequence<K...>) noexcept
 {
     using vec = simd::floats<A>;
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
@@ -162,6 +162,11 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
     const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
     for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride, out_a += out_head_stride,
                         out_b += out_head_stride) {
+        if (prefetch) {
+            constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
+            (simd::prefetch(in_a, ahead * in_head_stride + K * lanes), ...);
+            (simd::prefetch(in_b, ahead * in_head_stride + K * lanes), ...);
+        }
         const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
         const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
         vec a_out[sizeof...(K)], b_out[sizeof...(K)];
@@ -175,13 +180,14 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
 template <class A, class T, std::size_t... K>
 POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t in_head_stride, std::ptrdiff_t out_head_stride,
                                             std::ptrdiff_t heads, const float* cos_dup, const float* sin_folded,
-                                            std::index_sequence<K...>) noexcept
+                                            bool prefetch, std::index_sequence<K...>) noexcept
 {
     using vec = simd::floats<A>;
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
     const vec c[] = {vec::load_unaligned(cos_dup + K * lanes)...};
     const vec s[] = {vec::load_unaligned(sin_folded + K * lanes)...};
     for (std::ptrdiff_t h = 0; h < heads; ++h, in += in_head_stride, out += out_head_stride) {
+        if (prefetch) (simd::prefetch(in, simd::prefetch_heads_ahead * in_head_stride + K * lanes), ...);
         const vec x[] = {simd::load_as_floats<A>(in + K * lanes)...};
         const vec y[] = {simd::mul_add<A>(simd::swap_pairs<A>(x[K]), s[K], x[K] * c[K])...};
         simd::store_rounded_group<A>(out, y);
@@ -198,14 +204,15 @@ POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t 
 template <class A, Pairing P, Direction D, class T>
 POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride,
                                        std::ptrdiff_t heads, int num_pairs, int pair0, int n, const float* cos,
-                                       const float* sin) noexcept
+                                       const float* sin, bool prefetch) noexcept
 {
     constexpr int lanes = simd::float_lanes<A>;
     constexpr int chunks = chunks_per_group<A, P>;
     constexpr int group = chunks * lanes;
 #if POSENC_WITH_AVX512BF16
     if constexpr (even_odd::used_for<A, T>) {
-        even_odd::rotate_heads<A, P, D>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin);
+        even_odd::rotate_heads<A, P, D>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin,
+                                        prefetch);
         return;
     }
 #endif
@@ -217,10 +224,10 @@ POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_strid
         int j = 0;
         for (; j + group <= n; j += group)
             half_split_group<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
-                                   sin + j, std::make_index_sequence<chunks>());
+                                   sin + j, prefetch, std::make_index_sequence<chunks>());
         for (; j + lanes <= n; j += lanes)
             half_split_group<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
-                                   sin + j, std::make_index_sequence<1>());
+                                   sin + j, prefetch, std::make_index_sequence<1>());
         if (j < n) {
             std::ptrdiff_t i = j, o = j;
             for (std::ptrdiff_t h = 0; h < heads; ++h, i += in_head_stride, o += out_head_stride)
@@ -232,10 +239,10 @@ POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_strid
         T* out_x = out + 2 * pair0;
         int j = 0;
         for (; j + group <= count; j += group)
-            interleaved_group<A>(in_x + j, out_x + j, in_head_stride, out_head_stride, heads, cos + j, sin + j,
+            interleaved_group<A>(in_x + j, out_x + j, in_head_stride, out_head_stride, heads, cos + j, sin + j, prefetch,
                                  std::make_index_sequence<chunks>());
         for (; j + lanes <= count; j += lanes)
-            interleaved_group<A>(in_x + j, out_x + j, in_head_stride, out_head_stride, heads, cos + j, sin + j,
+            interleaved_group<A>(in_x + j, out_x + j, in_head_stride, out_head_stride, heads, cos + j, sin + j, prefetch,
                                  std::make_index_sequence<1>());
         if (j < count) {
             std::ptrdiff_t i = j, o = j;
@@ -260,6 +267,9 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
     const bool copy_q = static_cast<const void*>(q_out.data) != static_cast<const void*>(q_in.data) && rotary_dim < spec.head_dim();
     const bool copy_k = has_k && static_cast<const void*>(k_out.data) != static_cast<const void*>(k_in.data) &&
                         rotary_dim < spec.head_dim();
+    // Several tokens stream through memory: prefetch heads ahead (simd::prefetch_heads_ahead).
+    // One token (decode) is latency-bound and usually in cache; the hints would only cost.
+    const bool prefetch = range.end - range.begin > 1;
     alignas(64) float scratch_cos[max_pairs_per_row];
     alignas(64) float scratch_sin[max_pairs_per_row];
     alignas(64) float cos_dup[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
@@ -278,10 +288,10 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
                 sin = sin_folded;
             }
             rotate_heads<A, P, D>(q_in.head(t, 0), q_in.head_stride, q_out.head(t, 0), q_out.head_stride, q_in.heads,
-                                  num_pairs, pair0, n, cos, sin);
+                                  num_pairs, pair0, n, cos, sin, prefetch);
             if (has_k)
                 rotate_heads<A, P, D>(k_in.head(t, 0), k_in.head_stride, k_out.head(t, 0), k_out.head_stride, k_in.heads,
-                                      num_pairs, pair0, n, cos, sin);
+                                      num_pairs, pair0, n, cos, sin, prefetch);
         }
         if (copy_q) copy_pass_through<A>(q_in, q_out, t, rotary_dim);
         if (copy_k) copy_pass_through<A>(k_in, k_out, t, rotary_dim);

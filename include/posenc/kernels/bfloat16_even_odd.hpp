@@ -114,13 +114,14 @@ POSENC_ALWAYS_INLINE void rotate(__m512 a, __m512 b, __m512 c, __m512 s, __m512&
 template <class A, Direction D, std::size_t... K>
 POSENC_ALWAYS_INLINE void interleaved_chunks(const bfloat16* in, bfloat16* out, std::ptrdiff_t in_head_stride,
                                              std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
-                                             const float* sin, int pairs, std::index_sequence<K...>) noexcept
+                                             const float* sin, int pairs, bool prefetch, std::index_sequence<K...>) noexcept
 {
     const __mmask16 row_mask = static_cast<__mmask16>(first_words(pairs));
     const __mmask32 words = first_words(2 * pairs);
     const __m512 c[] = {_mm512_maskz_loadu_ps(row_mask, cos + 16 * K)...};
     const __m512 s[] = {_mm512_maskz_loadu_ps(row_mask, sin + 16 * K)...};
     for (std::ptrdiff_t h = 0; h < heads; ++h, in += in_head_stride, out += out_head_stride) {
+        if (prefetch) (simd::prefetch(in, simd::prefetch_heads_ahead * in_head_stride + 32 * K), ...);
         const Lanes x[] = {load<A>(in + 32 * K, words)...};
         __m512 a[sizeof...(K)], b[sizeof...(K)];
         (rotate<D>(x[K].even, x[K].odd, c[K], s[K], a[K], b[K]), ...);
@@ -134,7 +135,7 @@ template <class A, Direction D, std::size_t... K>
 POSENC_ALWAYS_INLINE void half_split_blocks(const bfloat16* in_a, const bfloat16* in_b, bfloat16* out_a, bfloat16* out_b,
                                             std::ptrdiff_t in_head_stride, std::ptrdiff_t out_head_stride,
                                             std::ptrdiff_t heads, const float* cos, const float* sin, int pairs,
-                                            std::index_sequence<K...>) noexcept
+                                            bool prefetch, std::index_sequence<K...>) noexcept
 {
     alignas(64) static constexpr std::int32_t even_index[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
     alignas(64) static constexpr std::int32_t odd_index[16] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
@@ -150,6 +151,11 @@ POSENC_ALWAYS_INLINE void half_split_blocks(const bfloat16* in_a, const bfloat16
     const __m512 s_even[] = {split(sin, K, even)...}, s_odd[] = {split(sin, K, odd)...};
     for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride,
                         out_a += out_head_stride, out_b += out_head_stride) {
+        if (prefetch) {
+            constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
+            (simd::prefetch(in_a, ahead * in_head_stride + 32 * K), ...);
+            (simd::prefetch(in_b, ahead * in_head_stride + 32 * K), ...);
+        }
         const Lanes a[] = {load<A>(in_a + 32 * K, words)...};
         const Lanes b[] = {load<A>(in_b + 32 * K, words)...};
         __m512 a_even[sizeof...(K)], b_even[sizeof...(K)], a_odd[sizeof...(K)], b_odd[sizeof...(K)];
@@ -161,11 +167,12 @@ POSENC_ALWAYS_INLINE void half_split_blocks(const bfloat16* in_a, const bfloat16
 }
 
 /// apply.hpp's rotate_heads for bfloat16 on avx512_bf16: pairs [pair0, pair0 + n) of every head
-/// of one tensor and token, with the row's cos/sin (not expanded for interleaved pairs).
+/// of one tensor and token, with the row's cos/sin (not expanded for interleaved pairs);
+/// `prefetch`: hint the lines simd::prefetch_heads_ahead heads ahead.
 template <class A, Pairing P, Direction D>
 POSENC_ALWAYS_INLINE void rotate_heads(const bfloat16* in, std::ptrdiff_t in_head_stride, bfloat16* out,
                                        std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, int num_pairs, int pair0,
-                                       int n, const float* cos, const float* sin) noexcept
+                                       int n, const float* cos, const float* sin, bool prefetch) noexcept
 {
     if constexpr (P == Pairing::half_split) {
         const bfloat16* in_a = in + pair0;
@@ -175,20 +182,20 @@ POSENC_ALWAYS_INLINE void rotate_heads(const bfloat16* in, std::ptrdiff_t in_hea
         int j = 0;
         for (; j + 64 <= n; j += 64)
             half_split_blocks<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
-                                    cos + j, sin + j, 32, std::make_index_sequence<2>());
+                                    cos + j, sin + j, 32, prefetch, std::make_index_sequence<2>());
         for (; j < n; j += 32)
             half_split_blocks<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
-                                    cos + j, sin + j, n - j < 32 ? n - j : 32, std::make_index_sequence<1>());
+                                    cos + j, sin + j, n - j < 32 ? n - j : 32, prefetch, std::make_index_sequence<1>());
     } else {
         const bfloat16* in_x = in + 2 * pair0;
         bfloat16* out_x = out + 2 * pair0;
         int j = 0;  // pairs
         for (; j + 64 <= n; j += 64)
             interleaved_chunks<A, D>(in_x + 2 * j, out_x + 2 * j, in_head_stride, out_head_stride, heads, cos + j,
-                                     sin + j, 16, std::make_index_sequence<4>());
+                                     sin + j, 16, prefetch, std::make_index_sequence<4>());
         for (; j < n; j += 16)
             interleaved_chunks<A, D>(in_x + 2 * j, out_x + 2 * j, in_head_stride, out_head_stride, heads, cos + j,
-                                     sin + j, n - j < 16 ? n - j : 16, std::make_index_sequence<1>());
+                                     sin + j, n - j < 16 ? n - j : 16, prefetch, std::make_index_sequence<1>());
     }
 }
 

@@ -495,6 +495,30 @@ void store_group(bfloat16* p, const floats<A> (&v)[N], requires_arch<avx512_bf16
 
 }  // namespace impl
 
+/// Heads ahead of the current one whose cache lines the kernel prefetches when it streams
+/// several tokens. A head loop walks many short runs (a and b halves, Q and K), which the
+/// hardware prefetcher follows late; the hints keep enough lines in flight. Measured on a
+/// 2-core AVX-512 machine, 4,096 x 32 x 128 in place: float from 1.00 to 0.90 times a plain
+/// streaming loop over the same bytes, bfloat16 half_split from 1.11 to 1.02 times its own
+/// (distances of 8 to 32 heads equal, 2 heads less).
+inline constexpr std::ptrdiff_t prefetch_heads_ahead = 8;
+
+/// Hints that the cache line holding p + offset elements will be read soon. The address is
+/// formed in integer arithmetic (it may lie past the tensor, where a pointer may not point) and
+/// a prefetch never faults. No effect with compilers other than GCC and Clang.
+template <class T>
+POSENC_ALWAYS_INLINE void prefetch(const T* p, std::ptrdiff_t offset) noexcept
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(p) +
+                                   static_cast<std::uintptr_t>(offset) * sizeof(T);
+    __builtin_prefetch(reinterpret_cast<const void*>(address), 0, 3);
+#else
+    (void)p;
+    (void)offset;
+#endif
+}
+
 /// a * b + c, one rounding where the arch has FMA (fma3, AVX-512), two otherwise.
 template <class A, class T>
 xsimd::batch<T, A> mul_add(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b,
