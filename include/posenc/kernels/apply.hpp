@@ -210,11 +210,12 @@ POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_strid
     constexpr int chunks = chunks_per_group<A, P>;
     constexpr int group = chunks * lanes;
 #if POSENC_WITH_AVX512BF16
+    // bfloat16 on avx512_bf16 takes this path only: the element-order code below is not even
+    // instantiated for it.
     if constexpr (even_odd::used_for<A, T>) {
         even_odd::rotate_heads<A, P, D>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin,
                                         prefetch);
-        return;
-    }
+    } else
 #endif
     if constexpr (P == Pairing::half_split) {
         const T* in_a = in + pair0;

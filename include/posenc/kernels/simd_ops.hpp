@@ -9,9 +9,8 @@
 //   duplicate (c0 c0 c1 c1 ...)        scalar                 unpcklps/hps     unpck + vperm2f128 (avx)          vpermps zmm
 //   store_as_float (double -> float)   scalar                 cvtpd2ps         vcvtpd2ps      (avx)              vcvtpd2ps zmm
 //   load/store bfloat16                scalar                 punpcklwd/packs  (generic)      vpmovzxwd/packus   vpmovzxwd/vpmovdw
-//                                                                                            (avx512_bf16: vcvtne2ps2bf16 store)
+//                                      (on avx512_bf16 the kernel rotates bfloat16 by bfloat16_even_odd.hpp instead)
 //   load/store float16                 scalar                 integer RNE      (generic)      F16C vcvtph2ps     vcvtph2ps zmm
-//   store_rounded_group (N registers)  one store each         (same)           (same)         (same)             (avx512_bf16: pairs)
 //
 // Families follow xsimd's tag hierarchy: sse2 <- sse3 <- ssse3 <- sse4_1 <- sse4_2 (<- fma3<sse4_2>,
 // fma4); avx (<- fma3<avx>); avx2 (<- fma3<avx2>); avx512f <- avx512cd <- avx512dq <- avx512bw
@@ -52,7 +51,8 @@ namespace posenc::kernels::simd {
 
 /// AVX-512 (xsimd::avx512bw) plus the AVX512_BF16 extension (Cooper Lake, Sapphire Rapids, Zen 4),
 /// whose vcvtneps2bf16 rounds float to bfloat16 in one instruction. An xsimd arch tag of posenc's
-/// own: every xsimd kernel binds to its avx512bw base; only simd_ops' bfloat16 store differs.
+/// own: every xsimd kernel and simd_ops overload binds to its avx512bw base; bfloat16 heads take
+/// bfloat16_even_odd.hpp's rotation, which uses the extension.
 /// Being a distinct type, its instantiations never collide with avx512bw ones compiled without
 /// the extension (one-definition rule across the dispatch units).
 struct avx512_bf16 : xsimd::avx512bw {
@@ -418,19 +418,6 @@ void store(bfloat16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexc
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_maskz_cvtepi32_epi16(all_lanes, bits));
 }
 #endif
-#if POSENC_WITH_AVX512BF16
-// vcvtneps2bf16 rounds to nearest even exactly as the integer path does, except that it treats
-// subnormal inputs as zero (DAZ); registers holding a subnormal take the integer path instead,
-// so the result is bit-identical on every arch.
-template <class A>
-void store(bfloat16* p, const floats<A>& v, requires_arch<avx512_bf16>) noexcept
-{
-    if (_mm512_fpclass_ps_mask(v, 0x20) == 0)  // 0x20: denormal
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), (__m256i)_mm512_cvtneps_pbh(v));
-    else
-        impl::store<A>(p, v, xsimd::avx512bw {});
-}
-#endif
 #if XSIMD_WITH_AVX2 && defined(__F16C__)
 template <class A>
 floats<A> load(const float16* p, requires_arch<xsimd::avx2>) noexcept
@@ -454,42 +441,6 @@ void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexce
 {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
                         _mm512_maskz_cvtps_ph(all_lanes, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-}
-#endif
-
-// ---- N registers to N * lanes consecutive elements (after every store overload: the calls
-// below are qualified, so they see only the overloads declared before them) ----------------------
-template <class A, int N, class T>
-void store_group(T* p, const floats<A> (&v)[N], requires_arch<xsimd::generic>) noexcept
-{
-    for (int k = 0; k < N; ++k) impl::store<A>(p + k * static_cast<int>(floats<A>::size), v[k], A {});
-}
-#if POSENC_WITH_AVX512BF16
-// vcvtne2ps2bf16 for pairs of registers. It treats subnormal inputs as zero (and a normal float
-// never rounds to a zero or subnormal bfloat16), so a result word whose exponent field is zero
-// is the only sign that a lane may need the exact path: one vptestnmw per 32 results decides,
-// and the group takes the integer path when any word is zero or subnormal (rare in rotated data).
-template <class A, int N>
-void store_group(bfloat16* p, const floats<A> (&v)[N], requires_arch<avx512_bf16>) noexcept
-{
-    constexpr int pairs = N / 2;
-    __m512i packed[pairs > 0 ? pairs : 1];
-    __mmask32 zero_exponent = 0;
-    for (int k = 0; k < pairs; ++k) {
-        packed[k] = (__m512i)_mm512_cvtne2ps_pbh(v[2 * k + 1], v[2 * k]);  // v[2k]'s lanes first
-        zero_exponent |= _mm512_testn_epi16_mask(packed[k], _mm512_set1_epi16(0x7f80));
-    }
-    __m256i last = _mm256_setzero_si256();
-    if constexpr (N % 2 == 1) {
-        last = (__m256i)_mm512_cvtneps_pbh(v[N - 1]);
-        zero_exponent |= _mm512_mask_testn_epi16_mask(0xffffu, _mm512_castsi256_si512(last), _mm512_set1_epi16(0x7f80));
-    }
-    if (zero_exponent != 0) {
-        impl::store_group<A, N>(p, v, xsimd::generic {});
-        return;
-    }
-    for (int k = 0; k < pairs; ++k) _mm512_storeu_si512(p + 32 * k, packed[k]);
-    if constexpr (N % 2 == 1) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32 * pairs), last);
 }
 #endif
 
@@ -570,12 +521,11 @@ void store_rounded(T* p, const floats<A>& v) noexcept
     impl::store<A>(p, v, A {});
 }
 
-/// store_rounded of v[k] at p + k * float_lanes<A> for k < N (one instruction per two registers
-/// for bfloat16 on avx512_bf16).
+/// store_rounded of v[k] at p + k * float_lanes<A> for k < N.
 template <class A, int N, class T>
 void store_rounded_group(T* p, const floats<A> (&v)[N]) noexcept
 {
-    impl::store_group<A, N>(p, v, A {});
+    for (int k = 0; k < N; ++k) impl::store<A>(p + k * float_lanes<A>, v[k], A {});
 }
 
 /// Like load_as_floats, for the first `count` elements only (0 < count <= float_lanes<A>); the other lanes
