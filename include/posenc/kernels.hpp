@@ -14,3 +14,7 @@
 #include "posenc/kernels/detail/checks.hpp"
 #include "posenc/kernels/apply.hpp"
 #include "posenc/kernels/partition.hpp"
+#include "posenc/kernels/quantize.hpp"
+#include "posenc/kernels/kv_cache_view.hpp"
+#include "posenc/kernels/qk_norm_rope.hpp"
+#include "posenc/kernels/rope_cache.hpp"
