@@ -1,5 +1,5 @@
-// bench_kernels: posenc's SIMD apply kernels against the streaming limit and the usual ways of
-// writing RoPE, on the same bytes in the same process (issue 4).
+// bench_kernels: posenc's SIMD apply kernels and fused engine steps against the streaming limit
+// and the usual ways of writing RoPE, on the same bytes in the same process.
 //
 // Names are GROUP/VARIANT/SHAPE; ratio_reporter.hpp divides each median by GROUP/stream/SHAPE.
 //   groups    prefill_{f32,bf16,f16}   4096 tokens x 32 heads x 128 dims, Qwen3-8B (base 1e6)
@@ -7,6 +7,10 @@
 //             prefill_f32_2t           the float prefill split over 2 threads (partition.hpp)
 //             decode_f32               1 token x 32 heads x 128
 //             decode_gqa_f32           1 token, 32 query + 8 key heads in one call
+//             fused_f32                4096 tokens, 32 Q + 8 K heads of 128: QK-norm + RoPE
+//             cache_f32                4096 tokens, 8 K + 8 V heads of 128 into a paged cache
+//                                      (blocks of 16 slots, blocks in shuffled order)
+//             decode_step_f32          one token of Qwen3-8B: 32 Q + 8 K + 8 V heads, packed
 //   variants  stream      x[i] *= c in place over the group's bytes, vectorised with the same
 //                         xsimd arch as posenc: the read-modify-write bandwidth limit. For
 //                         16-bit groups it streams float over the same number of bytes.
@@ -21,15 +25,27 @@
 //             *_half / *_inter    pairing; *_pos0 positions 0..4095, *_pos1M 1,000,000..1,004,095
 //             *_unchecked apply_rope_unchecked; dispatch_* the runtime-dispatched entry point
 //             *_misaligned16 the tensor starts 16 bytes past a cache line (malloc's alignment)
+//             plain_table_loop  decode: for each head, for i < 64: a = x[i]; b = x[i + 64];
+//                         x[i] = a c_i - b s_i; x[i + 64] = b c_i + a s_i over a float cos/sin
+//                         row (restrict pointers, vectorised by the compiler)
+//             norm_rope   qk_norm_rope in place (one pass);  norm_then_rope  qk_rms_norm then
+//                         apply_rope (two passes, the unfused engine)
+//             copy_kv     memcpy of every token's K and V into its cache slot (no rotation);
+//             rope_cache  rope_into_cache (K rotated into the cache, V copied, one pass);
+//             rope_then_copy  apply_rope on K in place, then copy_kv
+//             qwen3_8b    qk_norm_rope_into_cache: norm + RoPE of Q in place, K normalised, rotated
+//                         and V copied into a paged cache of 4,096 slots
 // Every variant reports bytes/s of (read + written) tensor bytes. Tensors are 64-byte aligned
 // (CacheLineAllocator) unless a name says otherwise. Positions as stated; inputs
 // uniform in [-1, 1); all in place except memcpy and hf_*. Compiled with -march=native so that
 // posenc's default arch (xsimd::default_arch) is the build machine's best.
 #include <posenc/kernels.hpp>
 #include <posenc/kernels/dispatch.hpp>
+#include <posenc/kernels/fused_dispatch.hpp>
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -355,6 +371,136 @@ void bench_decode_scalar(benchmark::State& state, const Model& model, bool with_
     set_bytes(state, 2 * (q.size() + (with_k ? kk.size() : 0)) * sizeof(float));
 }
 
+/// The 10-line loop an engine would write for one decode token: 32 heads of 128, half_split,
+/// a float cos/sin row (CosSinCache's layout).
+void plain_table_loop(float* __restrict x, const float* __restrict c, const float* __restrict s)
+{
+    for (int h = 0; h < 32; ++h, x += 128)
+        for (int i = 0; i < 64; ++i) {
+            const float a = x[i], b = x[i + 64];
+            x[i] = a * c[i] - b * s[i];
+            x[i + 64] = b * c[i] + a * s[i];
+        }
+}
+
+void bench_plain_table_loop(benchmark::State& state, const Model& model)
+{
+    const Angles& angles = angles_for(model.table);
+    Tensor<float> q = random_tensor<float>(heads * head_dim);
+    const std::int64_t position = prefill_tokens - 1;
+    for (auto _ : state) {
+        plain_table_loop(q.data(), angles.short_cache.cos_row(position), angles.short_cache.sin_row(position));
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * q.size() * sizeof(float));
+}
+
+/// QK-norm + RoPE over 4096 tokens, 32 Q + 8 K heads, in place; weights 1 (so repeated runs stay
+/// normalised) and eps 1e-6.
+void bench_fused(benchmark::State& state, const Model& model, bool fused)
+{
+    const Angles& angles = angles_for(model.table);
+    Tensor<float> q = random_tensor<float>(prefill_tokens * heads * head_dim);
+    Tensor<float> kk = random_tensor<float>(prefill_tokens * kv_heads * head_dim);
+    const std::vector<float> weight(head_dim, 1.0f);
+    const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data(), {prefill_tokens, heads, head_dim}),
+                                                   k::HeadsView<float>(kk.data(), {prefill_tokens, kv_heads, head_dim}));
+    const k::PositionIds positions = k::PositionIds::contiguous(0);
+    for (auto _ : state) {
+        if (fused) {
+            k::qk_norm_rope(model.spec, norm, angles.short_cache, positions, views);
+        } else {
+            k::qk_rms_norm(model.spec, norm, views);
+            k::apply_rope(model.spec, angles.short_cache, positions, views);
+        }
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * (q.size() + kk.size()) * sizeof(float));
+}
+
+/// K and V of 4096 tokens (8 heads of 128 each) and a paged float cache of 256 blocks of 16 slots;
+/// token t goes to slot block_order[t / 16] * 16 + t % 16 (blocks in shuffled order).
+struct CacheBench {
+    Tensor<float> k = random_tensor<float>(prefill_tokens * kv_heads * head_dim);
+    Tensor<float> v = random_tensor<float>(prefill_tokens * kv_heads * head_dim);
+    Tensor<float> key_cache = Tensor<float>(prefill_tokens * kv_heads * head_dim);
+    Tensor<float> value_cache = Tensor<float>(prefill_tokens * kv_heads * head_dim);
+    std::vector<std::int32_t> slots;
+    CacheBench()
+    {
+        std::vector<std::int32_t> order(prefill_tokens / 16);
+        for (std::size_t b = 0; b < order.size(); ++b) order[b] = static_cast<std::int32_t>(b);
+        std::shuffle(order.begin(), order.end(), std::mt19937(3));
+        for (std::int32_t t = 0; t < prefill_tokens; ++t) slots.push_back(order[static_cast<std::size_t>(t / 16)] * 16 + t % 16);
+    }
+    void copy_kv()
+    {
+        constexpr std::size_t row = kv_heads * head_dim;
+        for (std::size_t t = 0; t < slots.size(); ++t) {
+            const std::int32_t s = slots[t];
+            if (s < 0) continue;
+            std::memcpy(key_cache.data() + static_cast<std::size_t>(s) * row, k.data() + t * row, row * sizeof(float));
+            std::memcpy(value_cache.data() + static_cast<std::size_t>(s) * row, v.data() + t * row, row * sizeof(float));
+        }
+    }
+};
+
+enum class CacheVariant { copy_kv, rope_cache, rope_then_copy };
+
+void bench_cache(benchmark::State& state, const Model& model, CacheVariant variant)
+{
+    const Angles& angles = angles_for(model.table);
+    CacheBench b;
+    k::CacheWrite<float> write;
+    write.k = k::HeadsView<float>(b.k.data(), {prefill_tokens, kv_heads, head_dim});
+    write.v = k::HeadsView<float>(b.v.data(), {prefill_tokens, kv_heads, head_dim});
+    write.key_cache = k::KvCacheView::paged(b.key_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.value_cache = k::KvCacheView::paged(b.value_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.slot_mapping = k::SlotMapping(b.slots);
+    const auto k_views = k::QKViews<float>::in_place(k::HeadsView<float>(b.k.data(), {prefill_tokens, kv_heads, head_dim}));
+    const k::PositionIds positions = k::PositionIds::contiguous(0);
+    for (auto _ : state) {
+        if (variant == CacheVariant::copy_kv) {
+            b.copy_kv();
+        } else if (variant == CacheVariant::rope_cache) {
+            k::rope_into_cache(model.spec, angles.short_cache, positions, write);
+        } else {
+            k::apply_rope(model.spec, angles.short_cache, positions, k_views);
+            b.copy_kv();
+        }
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * (b.k.size() + b.v.size()) * sizeof(float));
+}
+
+/// One decode step of a Qwen3-8B layer: packed QKV of one token (32 + 8 + 8 heads of 128),
+/// qk_norm_rope_into_cache into a paged float cache (256 blocks of 16 slots), position 4095.
+void bench_decode_step(benchmark::State& state, const Model& model)
+{
+    const Angles& angles = angles_for(model.table);
+    Tensor<float> qkv = random_tensor<float>((heads + 2 * kv_heads) * head_dim);
+    Tensor<float> key_cache(prefill_tokens * kv_heads * head_dim), value_cache(prefill_tokens * kv_heads * head_dim);
+    const std::vector<float> weight(head_dim, 1.0f);
+    const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+    const k::PackedQkv<float> p = k::slice_packed_qkv(qkv.data(), 1, heads, kv_heads, head_dim);
+    const std::int64_t slot = prefill_tokens - 1;
+    k::CacheWrite<float> write;
+    write.q_in = p.q;
+    write.q_out = p.q;
+    write.k = p.k;
+    write.v = p.v;
+    write.key_cache = k::KvCacheView::paged(key_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.value_cache = k::KvCacheView::paged(value_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.slot_mapping = k::SlotMapping(&slot, 1);
+    const k::PositionIds positions = k::PositionIds::contiguous(prefill_tokens - 1);
+    for (auto _ : state) {
+        k::qk_norm_rope_into_cache(model.spec, norm, angles.short_cache, positions, write);
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, (2 * heads + 4 * kv_heads) * head_dim * sizeof(float));
+}
+
 void add(const std::string& name, std::function<void(benchmark::State&)> body)
 {
     benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& state) { body(state); })->UseRealTime();
@@ -422,6 +568,7 @@ void register_all()
     add(d + "/memcpy" + ds, [](benchmark::State& s) { bench_memcpy(s, decode_bytes); });
     add(d + "/scalar_half" + ds, [](benchmark::State& s) { bench_decode_scalar(s, half, false, false); });
     add(d + "/hf_half" + ds, [](benchmark::State& s) { bench_decode_scalar(s, half, false, true); });
+    add(d + "/plain_table_loop" + ds, [](benchmark::State& s) { bench_plain_table_loop(s, half); });
     add(d + "/cache_half" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked); });
     add(d + "/cache_half_misaligned16" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked, 4); });
     add(d + "/cache_half_unchecked" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::unchecked); });
@@ -437,6 +584,19 @@ void register_all()
     add(g + "/hf_half" + gs, [](benchmark::State& s) { bench_decode_scalar(s, half, true, true); });
     add(g + "/cache_half" + gs, [](benchmark::State& s) { bench_decode(s, half, Source::cache, true, DecodeEntry::checked); });
     add(g + "/otf_half_pos1M" + gs, [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, true, DecodeEntry::checked); });
+
+    const std::string f = "fused_f32", fs = "/4096x(32+8)x128";
+    constexpr std::size_t fused_bytes = static_cast<std::size_t>(prefill_tokens * (heads + kv_heads) * head_dim) * sizeof(float);
+    add(f + "/stream" + fs, [](benchmark::State& s) { bench_stream(s, fused_bytes, 1); });
+    add(f + "/norm_rope" + fs, [](benchmark::State& s) { bench_fused(s, half, true); });
+    add(f + "/norm_then_rope" + fs, [](benchmark::State& s) { bench_fused(s, half, false); });
+
+    const std::string c = "cache_f32", cs = "/4096x(8+8)x128";
+    add(c + "/copy_kv" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::copy_kv); });
+    add(c + "/rope_cache" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_cache); });
+    add(c + "/rope_then_copy" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_then_copy); });
+
+    add("decode_step_f32/qwen3_8b/1x(32+8+8)x128", [](benchmark::State& s) { bench_decode_step(s, half); });
 }
 
 }  // namespace

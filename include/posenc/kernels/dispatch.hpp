@@ -189,9 +189,12 @@ inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_su
 /// The ISA dispatch::apply_rope uses: the best available one (baseline if none).
 inline Isa best_isa() noexcept
 {
-    for (Isa isa : {Isa::avx512_bf16, Isa::avx512, Isa::avx2, Isa::sse4_2})
-        if (isa_available(isa)) return isa;
-    return Isa::baseline;
+    static const Isa best = [] {  // found once: a decode call is too short to search on every call
+        for (Isa isa : {Isa::avx512_bf16, Isa::avx512, Isa::avx2, Isa::sse4_2})
+            if (isa_available(isa)) return isa;
+        return Isa::baseline;
+    }();
+    return best;
 }
 
 /// The name of the arch behind an ISA ("sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16", or the baseline's).

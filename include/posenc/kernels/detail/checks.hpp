@@ -242,8 +242,10 @@ void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionI
         posenc::detail::raise("angles.num_pairs", angles.num_pairs(),
                               "must equal spec.num_pairs " + std::to_string(spec.num_pairs()) + " (rotary_dim / 2)");
     check_view(views.q_in, "q_in", spec);
-    check_view(views.q_out, "q_out", spec);
-    if (views.q_out.tokens != views.q_in.tokens || views.q_out.heads != views.q_in.heads)
+    // In place (the output is the input view), the output's checks are the input's: skipped.
+    const bool q_in_place = same_view(views.q_out, views.q_in);
+    if (!q_in_place) check_view(views.q_out, "q_out", spec);
+    if (!q_in_place && (views.q_out.tokens != views.q_in.tokens || views.q_out.heads != views.q_in.heads))
         throw posenc::error("q_out", shape_text(views.q_out.tokens, views.q_out.heads, views.q_out.head_dim),
                             "must have the shape of q_in " + shape_text(views.q_in.tokens, views.q_in.heads, views.q_in.head_dim));
     // "No K" is an empty view; a null pointer with extents is a mistake, not an absent K.
@@ -260,14 +262,15 @@ void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionI
                             std::string("must be given together with ") + (views.k_in.present() ? "k_in" : "k_out"));
     if (views.has_k()) {
         check_view(views.k_in, "k_in", spec);
-        check_view(views.k_out, "k_out", spec);
-        if (views.k_out.tokens != views.k_in.tokens || views.k_out.heads != views.k_in.heads)
+        const bool k_in_place = same_view(views.k_out, views.k_in);
+        if (!k_in_place) check_view(views.k_out, "k_out", spec);
+        if (!k_in_place && (views.k_out.tokens != views.k_in.tokens || views.k_out.heads != views.k_in.heads))
             throw posenc::error("k_out", shape_text(views.k_out.tokens, views.k_out.heads, views.k_out.head_dim),
                                 "must have the shape of k_in " + shape_text(views.k_in.tokens, views.k_in.heads, views.k_in.head_dim));
         if (views.k_in.tokens != views.q_in.tokens)
             posenc::detail::raise("k_in.tokens", views.k_in.tokens, "must equal q_in.tokens " + std::to_string(views.q_in.tokens));
     }
-    if (!same_view(views.q_out, views.q_in)) require_disjoint(views.q_out, "q_out", views.q_in, "q_in");
+    if (!q_in_place) require_disjoint(views.q_out, "q_out", views.q_in, "q_in");
     if (views.has_k()) {
         if (!same_view(views.k_out, views.k_in)) require_disjoint(views.k_out, "k_out", views.k_in, "k_in");
         require_disjoint(views.q_out, "q_out", views.k_out, "k_out");

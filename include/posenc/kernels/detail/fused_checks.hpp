@@ -170,7 +170,7 @@ void check_cache_call(const RopeSpec& spec, const Angles& angles, const Position
         require_apart(value, "value_cache", bytes_of(f.v_in), "v");
         require_apart(value, "value_cache", bytes_of(f.q_in), "q_in");
         require_apart(value, "value_cache", bytes_of(f.q_out), "q_out");
-        require_apart(bytes_of(f.q_out), "q_out", bytes_of(f.v_in), "v");
+        if (f.q_out.present()) require_disjoint(f.q_out, "q_out", f.v_in, "v");
     } else if (f.value_cache.present()) {
         throw posenc::error("v.data", "null", "must point to the V to copy into value_cache (or leave value_cache empty)");
     }

@@ -13,6 +13,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -58,9 +59,9 @@ struct FusedArgs {
     SlotMapping slots;
 };
 
-/// 1 / sqrt(mean(x^2) + eps) of one head, the sum of squares accumulated in float (fma).
+/// Sum of x^2 over one head, accumulated in float (fma) in two registers, then added across lanes.
 template <class A, class T>
-POSENC_ALWAYS_INLINE float head_inv_rms(const T* x, int head_dim, float eps) noexcept
+POSENC_ALWAYS_INLINE float head_sum_squares(const T* x, int head_dim) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
@@ -80,8 +81,24 @@ POSENC_ALWAYS_INLINE float head_inv_rms(const T* x, int head_dim, float eps) noe
         const vec a = simd::load_first<A>(x + j, head_dim - j);
         acc1 = simd::mul_add<A>(a, a, acc1);
     }
-    const float mean = xsimd::hadd(acc0 + acc1) / static_cast<float>(head_dim);
-    return 1.0f / std::sqrt(mean + eps);
+    return xsimd::hadd(acc0 + acc1);
+}
+
+/// Heads handled per block: their sums of squares, then their 1 / sqrt(sum / n + eps), are
+/// independent of each other (the CPU overlaps them), instead of one divide-sqrt-divide chain in
+/// front of every head's rotation.
+inline constexpr int norm_block = 16;
+
+/// r[i] = 1 / sqrt(sum_i / n + eps) for heads [h0, h0 + count) of token t (count <= norm_block),
+/// each step one float rounding.
+template <class A, class T>
+POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
+                                        int head_dim, float eps, float* r) noexcept
+{
+    float sums[norm_block];
+    for (int i = 0; i < count; ++i) sums[i] = head_sum_squares<A>(in.head(t, h0 + i), head_dim);
+    const float n = static_cast<float>(head_dim);
+    for (int i = 0; i < count; ++i) r[i] = 1.0f / std::sqrt(sums[i] / n + eps);
 }
 
 /// One head: y = RoPE(x * s) over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with
@@ -175,10 +192,13 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
                                         const float* w, float offset, float eps) noexcept
 {
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
-    for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
-        const T* x = in.head(t, h);
-        const float inv_rms = Norm ? head_inv_rms<A>(x, head_dim, eps) : 1.0f;
-        norm_rope_head<A, P, Norm>(x, out.head(t, h), head_dim, rotary_dim, cos, sin, w, offset, inv_rms, copy_rest);
+    alignas(64) float inv_rms[norm_block + 16];
+    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += norm_block) {
+        const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
+        if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms);
+        for (int i = 0; i < count; ++i)
+            norm_rope_head<A, P, Norm>(in.head(t, h0 + i), out.head(t, h0 + i), head_dim, rotary_dim, cos, sin, w, offset,
+                                       Norm ? inv_rms[i] : 1.0f, copy_rest);
     }
 }
 
@@ -188,9 +208,15 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
                     float eps) noexcept
 {
     alignas(64) float buffer[max_fused_head_dim];
+    alignas(64) float inv_rms_block[norm_block + 16];
     for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
         const T* x = in.head(t, h);
-        const float inv_rms = Norm ? head_inv_rms<A>(x, head_dim, eps) : 1.0f;
+        const std::ptrdiff_t i = h % norm_block;
+        if constexpr (Norm)
+            if (i == 0)
+                block_inv_rms<A>(in, t, h, static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h)), head_dim, eps,
+                                 inv_rms_block);
+        const float inv_rms = Norm ? inv_rms_block[i] : 1.0f;
         std::byte* dst = cache.head(static_cast<std::ptrdiff_t>(slot), h);
         switch (cache.storage) {
         case CacheStorage::float32:
