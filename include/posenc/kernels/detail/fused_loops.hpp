@@ -93,10 +93,17 @@ inline constexpr int norm_block = 16;
 /// each step one float rounding.
 template <class A, class T>
 POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
-                                        int head_dim, float eps, float* r) noexcept
+                                        int head_dim, float eps, float* r, bool prefetch) noexcept
 {
     float sums[norm_block];
-    for (int i = 0; i < count; ++i) sums[i] = head_sum_squares<A>(in.head(t, h0 + i), head_dim);
+    for (int i = 0; i < count; ++i) {
+        const T* x = in.head(t, h0 + i);
+        if (prefetch) {  // the head prefetch_heads_ahead heads on (apply's distance): this pass meets memory first
+            const std::ptrdiff_t ahead = simd::prefetch_heads_ahead * in.head_stride;
+            for (std::ptrdiff_t e = 0; e < head_dim; e += 64 / static_cast<std::ptrdiff_t>(sizeof(T))) simd::prefetch(x, ahead + e);
+        }
+        sums[i] = head_sum_squares<A>(x, head_dim);
+    }
     const float n = static_cast<float>(head_dim);
     for (int i = 0; i < count; ++i) r[i] = 1.0f / std::sqrt(sums[i] / n + eps);
 }
@@ -189,13 +196,13 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 template <class A, Pairing P, bool Norm, class T>
 POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
                                         int head_dim, int rotary_dim, const float* cos, const float* sin,
-                                        const float* w, float offset, float eps) noexcept
+                                        const float* w, float offset, float eps, bool prefetch) noexcept
 {
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
     alignas(64) float inv_rms[norm_block + 16];
     for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += norm_block) {
         const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
-        if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms);
+        if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
         for (int i = 0; i < count; ++i)
             norm_rope_head<A, P, Norm>(in.head(t, h0 + i), out.head(t, h0 + i), head_dim, rotary_dim, cos, sin, w, offset,
                                        Norm ? inv_rms[i] : 1.0f, copy_rest);
@@ -205,7 +212,7 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
                     int head_dim, int rotary_dim, const float* cos, const float* sin, const float* w, float offset,
-                    float eps) noexcept
+                    float eps, bool prefetch) noexcept
 {
     alignas(64) float buffer[max_fused_head_dim];
     alignas(64) float inv_rms_block[norm_block + 16];
@@ -215,7 +222,7 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
         if constexpr (Norm)
             if (i == 0)
                 block_inv_rms<A>(in, t, h, static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h)), head_dim, eps,
-                                 inv_rms_block);
+                                 inv_rms_block, prefetch);
         const float inv_rms = Norm ? inv_rms_block[i] : 1.0f;
         std::byte* dst = cache.head(static_cast<std::ptrdiff_t>(slot), h);
         switch (cache.storage) {
@@ -255,6 +262,7 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const bool to_cache = f.key_cache.present();
     const float* cos = scratch_cos;
     const float* sin = scratch_sin;
+    const bool prefetch = range.end - range.begin > 1;  // as apply: not for one-token decode
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t slot = to_cache ? f.slots[t] : -1;
         if (!has_q && !k_to_view && slot < 0) continue;
@@ -270,15 +278,16 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
         }
         if (has_q)
             heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, f.head_dim, f.rotary_dim, cos, sin, f.q_weight, f.weight_offset,
-                                      f.eps);
+                                      f.eps, prefetch);
         if (k_to_view)
             heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, f.head_dim, f.rotary_dim, cos, sin, f.k_weight, f.weight_offset,
-                                      f.eps);
+                                      f.eps, prefetch);
         if (slot >= 0) {
             heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, f.head_dim, f.rotary_dim, cos, sin, f.k_weight,
-                                       f.weight_offset, f.eps);
+                                       f.weight_offset, f.eps, prefetch);
             if (f.v_in.present())  // V: no norm, no rotation
-                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, nullptr, 0.0f, 0.0f);
+                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, nullptr, 0.0f, 0.0f,
+                                            prefetch);
         }
     }
 }
