@@ -271,7 +271,7 @@ TEST_CASE("[errors catalogue] kernels: element counts beyond size_t, null output
           "k_out 2x2x64 must have the shape of k_in 2x1x64");
     CHECK(kernel_error_of(QKViews<float>::out_of_place(q, q, V {}, V(w, {2, 1, 64}))) ==
           "k_in absent must be given together with k_out");
-    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(z, {2, 1, 32}))) == "k_in.head_dim 32 must equal spec.head_dim 64");
+    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(z, {2, 1, 32}))) == "k_in.head_dim 32 must equal spec.head_dim 64 (the buffer's heads are that long)");
     CHECK(kernel_error_of(QKViews<float>::in_place(q, V(z, {2, 0, 64}))) == "k_in.heads 0 must be >= 1");
     CHECK(kernel_error_of(QKViews<float>::in_place(q), {-1, 2}) == "range [-1, 2) must satisfy 0 <= begin <= end <= tokens 2");
     CHECK(kernel_error_of(QKViews<float>::in_place(q), {2, 1}) == "range [2, 1) must satisfy 0 <= begin <= end <= tokens 2");

@@ -85,7 +85,7 @@ TEST_CASE("[errors] shapes, strides and overlaps of the views")
     CHECK(message_of([&] { apply_rope(posenc::RopeSpec(64, 64, 1e4), cache, at, QKViews<float>::in_place(V(x.data(), n, {1, 1, 64}))); }) ==
           "angles.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2): the angle source was built for another rotary_dim");
     CHECK(run(QKViews<float>::in_place(V(nullptr, 0, {1, 1, 64}))) == "q_in.data null must point to the tensor");
-    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {1, 1, 60}))) == "q_in.head_dim 60 must equal spec.head_dim 64");
+    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {1, 1, 60}))) == "q_in.head_dim 60 must equal spec.head_dim 64 (the buffer's heads are that long)");
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {-1, 1, 64}))) == "q_in.tokens -1 must be >= 0");
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 0, 64}))) == "q_in.heads 0 must be >= 1");
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 3, 64}, {192, 32}))) ==
