@@ -81,7 +81,10 @@ POSENC_ALWAYS_INLINE float head_inv_rms(const T* x, int head_dim, float eps) noe
         acc1 = simd::mul_add<A>(a, a, acc1);
     }
     const float mean = xsimd::hadd(acc0 + acc1) / static_cast<float>(head_dim);
-    return 1.0f / std::sqrt(mean + eps);
+    // sqrt in double rounds to the same float as a float sqrt (53 >= 2 * 24 + 2 bits), and the
+    // double overload is the C library's function, not an inline wrapper a per-ISA unit would
+    // emit under a name baseline code shares (scripts/check-isa-symbols.sh)
+    return 1.0f / static_cast<float>(std::sqrt(static_cast<double>(mean + eps)));
 }
 
 /// One head: y = RoPE(x * s) over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with
