@@ -274,7 +274,7 @@ void bench_posenc(benchmark::State& state, const Model& model, Source source, st
 {
     const Angles& angles = angles_for(model.table);
     Tensor<T> x = random_tensor<T>(static_cast<std::size_t>(tokens * heads * head_dim));
-    const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x.data(), {tokens, heads, head_dim}));
+    const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x, {tokens, heads, head_dim}));
     const k::PositionIds positions = k::PositionIds::contiguous(start);
     const k::CosSinCache& cache = start == 0 ? angles.short_cache : angles.long_cache;
     for (auto _ : state) {
@@ -325,8 +325,8 @@ void bench_decode(benchmark::State& state, const Model& model, Source source, bo
 {
     const Angles& angles = angles_for(model.table);
     Tensor<float> q = random_tensor<float>(heads * head_dim + 16), kk = random_tensor<float>(kv_heads * head_dim);
-    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data() + misalign, {1, heads, head_dim}),
-                                                   with_k ? k::HeadsView<float>(kk.data(), {1, kv_heads, head_dim}) : k::HeadsView<float> {});
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data() + misalign, static_cast<std::ptrdiff_t>(q.size()) - misalign, {1, heads, head_dim}),
+                                                   with_k ? k::HeadsView<float>(kk, {1, kv_heads, head_dim}) : k::HeadsView<float> {});
     const std::int64_t position = source == Source::cache ? prefill_tokens - 1 : long_start;
     const k::PositionIds positions = k::PositionIds::contiguous(position);
     const k::TokenRange all {0, 1};
@@ -404,8 +404,8 @@ void bench_fused(benchmark::State& state, const Model& model, bool fused)
     Tensor<float> kk = random_tensor<float>(prefill_tokens * kv_heads * head_dim);
     const std::vector<float> weight(head_dim, 1.0f);
     const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
-    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data(), {prefill_tokens, heads, head_dim}),
-                                                   k::HeadsView<float>(kk.data(), {prefill_tokens, kv_heads, head_dim}));
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q, {prefill_tokens, heads, head_dim}),
+                                                   k::HeadsView<float>(kk, {prefill_tokens, kv_heads, head_dim}));
     const k::PositionIds positions = k::PositionIds::contiguous(0);
     for (auto _ : state) {
         if (fused) {
@@ -453,12 +453,12 @@ void bench_cache(benchmark::State& state, const Model& model, CacheVariant varia
     const Angles& angles = angles_for(model.table);
     CacheBench b;
     k::CacheWrite<float> write;
-    write.k = k::HeadsView<float>(b.k.data(), {prefill_tokens, kv_heads, head_dim});
-    write.v = k::HeadsView<float>(b.v.data(), {prefill_tokens, kv_heads, head_dim});
+    write.k = k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim});
+    write.v = k::HeadsView<float>(b.v, {prefill_tokens, kv_heads, head_dim});
     write.key_cache = k::KvCacheView::paged(b.key_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
     write.value_cache = k::KvCacheView::paged(b.value_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
     write.slot_mapping = k::SlotMapping(b.slots);
-    const auto k_views = k::QKViews<float>::in_place(k::HeadsView<float>(b.k.data(), {prefill_tokens, kv_heads, head_dim}));
+    const auto k_views = k::QKViews<float>::in_place(k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim}));
     const k::PositionIds positions = k::PositionIds::contiguous(0);
     for (auto _ : state) {
         if (variant == CacheVariant::copy_kv) {
@@ -483,7 +483,7 @@ void bench_decode_step(benchmark::State& state, const Model& model)
     Tensor<float> key_cache(prefill_tokens * kv_heads * head_dim), value_cache(prefill_tokens * kv_heads * head_dim);
     const std::vector<float> weight(head_dim, 1.0f);
     const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
-    const k::PackedQkv<float> p = k::slice_packed_qkv(qkv.data(), 1, heads, kv_heads, head_dim);
+    const k::PackedQkv<float> p = k::slice_packed_qkv(qkv.data(), static_cast<std::ptrdiff_t>(qkv.size()), k::PackedQkvShape {1, heads, kv_heads, head_dim});
     const std::int64_t slot = prefill_tokens - 1;
     k::CacheWrite<float> write;
     write.q_in = p.q;

@@ -1,8 +1,8 @@
 // libFuzzer target: (RopeSpec, Scaling) construction from arbitrary numbers.
 // Contract under test: an input is either refused with posenc::error, or accepted; once a spec
 // and a scaling are accepted, every table built from them (both precisions, any sequence
-// length) has finite, non-negative frequencies and a finite positive attention factor, or is
-// refused with posenc::error. Nothing else escapes; no NaN passes silently.
+// length) has frequencies that are normal numbers of its precision (never 0, subnormal or inf)
+// and an attention factor in [2^-10, 2^10], or is refused with posenc::error. Nothing else escapes; no NaN passes silently.
 #include <posenc/posenc.hpp>
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -49,11 +49,13 @@ posenc::Scaling make_scaling(FuzzedDataProvider& in, int pairs)
     }
 }
 
-void check_table(const std::vector<double>& inv_freq, double attention_factor)
+void check_table(const std::vector<double>& inv_freq, double attention_factor, posenc::Precision precision)
 {
+    const double smallest = precision == posenc::Precision::exact ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
+    const double largest = precision == posenc::Precision::exact ? 1.7976931348623157e308 : 3.4028234663852886e38;
     for (double f : inv_freq)
-        if (!(std::isfinite(f) && f >= 0.0)) std::abort();
-    if (!(std::isfinite(attention_factor) && attention_factor > 0.0)) std::abort();
+        if (!(f >= smallest && f <= largest)) std::abort();
+    if (!(attention_factor >= 0.0009765625 && attention_factor <= 1024.0)) std::abort();
 }
 
 }  // namespace
@@ -73,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (posenc::Precision precision : {posenc::Precision::exact, posenc::Precision::hf_float32}) {
             try {
                 check_table(posenc::scaled_inv_freq(spec, scaling, length, precision),
-                            posenc::scaling_attention_factor(scaling));
+                            posenc::scaling_attention_factor(scaling), precision);
             } catch (const posenc::error&) {
             }
         }

@@ -87,10 +87,11 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     std::vector<T> in_buf(size, guard_value<T>()), out_buf(size, guard_value<T>());
     auto views_in = [&](std::vector<T>& buf) {
         T* base = buf.data() + guard;
-        HeadsView<T> q(base, {tokens, q_heads, head_dim}, {token_stride, head_stride});
+        const std::ptrdiff_t room = static_cast<std::ptrdiff_t>(buf.size()) - guard;  // from base to the end
+        HeadsView<T> q(base, room, {tokens, q_heads, head_dim}, {token_stride, head_stride});
         HeadsView<T> k;
-        if (k_heads && packed) k = HeadsView<T>(base + q_heads * head_dim, {tokens, k_heads, head_dim}, {token_stride, head_stride});
-        else if (k_heads) k = HeadsView<T>(base + q_extent + guard, {tokens, k_heads, head_dim}, {k_token_stride, head_stride});
+        if (k_heads && packed) k = HeadsView<T>(base + q_heads * head_dim, room - q_heads * head_dim, {tokens, k_heads, head_dim}, {token_stride, head_stride});
+        else if (k_heads) k = HeadsView<T>(base + q_extent + guard, room - q_extent - guard, {tokens, k_heads, head_dim}, {k_token_stride, head_stride});
         return std::pair<HeadsView<T>, HeadsView<T>>(q, k);
     };
     const auto [q_in, k_in] = views_in(in_buf);
@@ -213,7 +214,7 @@ TEST_CASE("qk_rms_norm equals the long double RMSNorm (Qwen3 weight convention a
         for (float& x : q) x = std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng);
         const std::vector<float> before = q;
         const QkNorm norm {one_plus ? NormWeighting::one_plus_weight : NormWeighting::weight, 1e-6f, w.data(), nullptr};
-        qk_rms_norm(spec, norm, QKViews<float>::in_place(HeadsView<float>(q.data(), {1, 3, head_dim})));
+        qk_rms_norm(spec, norm, QKViews<float>::in_place(HeadsView<float>(q, {1, 3, head_dim})));
         for (int h = 0; h < 3; ++h) {
             std::vector<long double> x(before.begin() + h * head_dim, before.begin() + (h + 1) * head_dim);
             const std::vector<long double> y = rms_norm_reference(x, w.data(), 1e-6f, one_plus);
@@ -231,7 +232,7 @@ TEST_CASE("qk_norm_rope refuses what it cannot compute, naming the field")
     const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
     const CosSinCache cache(table, 16);
     std::vector<float> q(64), k(64), w(64, 1.0f);
-    const auto views = QKViews<float>::in_place(HeadsView<float>(q.data(), {1, 1, 64}), HeadsView<float>(k.data(), {1, 1, 64}));
+    const auto views = QKViews<float>::in_place(HeadsView<float>(q, {1, 1, 64}), HeadsView<float>(k, {1, 1, 64}));
     const PositionIds pos = PositionIds::contiguous(0);
     auto message = [&](const QkNorm& norm) {
         try {
@@ -253,7 +254,7 @@ TEST_CASE("qk_norm_rope refuses what it cannot compute, naming the field")
     const QkNorm norm {NormWeighting::weight, 1e-6f, wbig.data(), nullptr};
     std::string m;
     try {
-        qk_norm_rope(wide, norm, cache, pos, QKViews<float>::in_place(HeadsView<float>(big.data(), {1, 1, 520})));
+        qk_norm_rope(wide, norm, cache, pos, QKViews<float>::in_place(HeadsView<float>(big, {1, 1, 520})));
     } catch (const posenc::error& e) {
         m = e.what();
     }

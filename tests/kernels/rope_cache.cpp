@@ -154,9 +154,10 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     for (T& x : qkv) x = kernel_test::from_double<T>(value(rng));
     const std::vector<T> before = qkv;
     const HeadsStrides strides {width, head_dim};
-    HeadsView<T> q(qkv.data(), {tokens, q_heads, head_dim}, strides);
-    HeadsView<T> k(qkv.data() + q_heads * head_dim, {tokens, kv_heads, head_dim}, strides);
-    HeadsView<T> v(qkv.data() + (q_heads + kv_heads) * head_dim, {tokens, kv_heads, head_dim}, strides);
+    const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(qkv.size());
+    HeadsView<T> q(qkv.data(), size, {tokens, q_heads, head_dim}, strides);
+    HeadsView<T> k(qkv.data() + q_heads * head_dim, size - q_heads * head_dim, {tokens, kv_heads, head_dim}, strides);
+    HeadsView<T> v(qkv.data() + (q_heads + kv_heads) * head_dim, size - (q_heads + kv_heads) * head_dim, {tokens, kv_heads, head_dim}, strides);
     std::vector<float> q_weight(static_cast<std::size_t>(head_dim)), k_weight(static_cast<std::size_t>(head_dim));
     for (float& w : q_weight) w = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
     for (float& w : k_weight) w = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
@@ -330,8 +331,8 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     std::vector<std::int8_t> q8(8 * 2 * 64);
     std::vector<std::int32_t> slots {0, -1, 8};
     CacheWrite<float> w;
-    w.k = HeadsView<float>(k.data(), {3, 2, 64});
-    w.v = HeadsView<float>(v.data(), {3, 2, 64});
+    w.k = HeadsView<float>(k, {3, 2, 64});
+    w.v = HeadsView<float>(v, {3, 2, 64});
     w.key_cache = KvCacheView::paged(kc.data(), 2, 4, 2, 64);
     w.value_cache = KvCacheView::paged(vc.data(), 2, 4, 2, 64);
     w.slot_mapping = SlotMapping(slots);

@@ -81,7 +81,10 @@ float8_e4m3 to_float8_e4m3_on(float x) noexcept
     if (a < 0x3C800000u) {                                                      // |x| < 2^-6: multiples of 2^-9
         float magnitude;
         std::memcpy(&magnitude, &a, sizeof magnitude);
-        const float q = std::nearbyint(magnitude * 512.0f);  // exact scaling; q in 0..8 (8 = 2^-6, code 0x08)
+        // exact scaling; q in 0..8 (8 = 2^-6, code 0x08). The double overload is the C library's
+        // function: std::nearbyint(float) is an inline wrapper that a per-ISA unit would emit with
+        // its own instructions under a name baseline code shares (scripts/check-isa-symbols.sh).
+        const double q = std::nearbyint(static_cast<double>(magnitude) * 512.0);
         return {static_cast<std::uint8_t>(sign | static_cast<std::uint8_t>(q))};
     }
     // Normal: round the 23-bit mantissa to 3 bits, ties to even; a carry moves into the exponent.
@@ -96,7 +99,7 @@ std::int8_t quantize_int8_on(float x) noexcept
     if (!(x == x)) return 0;
     if (x >= 127.0f) return 127;
     if (x <= -127.0f) return -127;
-    return static_cast<std::int8_t>(std::nearbyint(x));
+    return static_cast<std::int8_t>(std::nearbyint(static_cast<double>(x)));  // the C function (see above)
 }
 
 }  // namespace kernels::detail

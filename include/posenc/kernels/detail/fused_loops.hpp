@@ -105,7 +105,10 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
         sums[i] = head_sum_squares<A>(x, head_dim);
     }
     const float n = static_cast<float>(head_dim);
-    for (int i = 0; i < count; ++i) r[i] = 1.0f / std::sqrt(sums[i] / n + eps);
+    // sqrt in double rounds to the same float as a float sqrt (53 >= 2 * 24 + 2 bits), and the
+    // double overload is the C library's function, not an inline wrapper a per-ISA unit would
+    // emit under a name baseline code shares (scripts/check-isa-symbols.sh)
+    for (int i = 0; i < count; ++i) r[i] = 1.0f / static_cast<float>(std::sqrt(static_cast<double>(sums[i] / n + eps)));
 }
 
 /// One head: y = RoPE(x * s) over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with
