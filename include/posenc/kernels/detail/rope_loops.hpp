@@ -219,6 +219,16 @@ POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_strid
     }
 }
 
+/// HeadsView::normalized() as a template on the arch: per-ISA units must not emit the member
+/// (a struct copy that -O0 compiles with AVX moves) under a name baseline code shares.
+template <class A, class U>
+HeadsView<U> unit_strides_zeroed(HeadsView<U> v) noexcept
+{
+    if (v.tokens <= 1) v.token_stride = 0;
+    if (v.heads <= 1) v.head_stride = 0;
+    return v;
+}
+
 /// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P, direction D.
 template <class A, Pairing P, Direction D, class T, class Angles>
 void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
@@ -230,8 +240,8 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
     const int rotary_dim = spec.rotary_dim();
     // Strides of axes of extent 1 are set to 0: the head loops step past the last head, which
     // must not form an overflowing pointer from an unused stride (any value is valid there).
-    const HeadsView<const T> q_in = views.q_in.normalized(), k_in = views.k_in.normalized();
-    const HeadsView<T> q_out = views.q_out.normalized(), k_out = views.k_out.normalized();
+    const HeadsView<const T> q_in = unit_strides_zeroed<A>(views.q_in), k_in = unit_strides_zeroed<A>(views.k_in);
+    const HeadsView<T> q_out = unit_strides_zeroed<A>(views.q_out), k_out = unit_strides_zeroed<A>(views.k_out);
     const bool has_k = views.has_k();
     const bool copy_q = static_cast<const void*>(q_out.data) != static_cast<const void*>(q_in.data) && rotary_dim < spec.head_dim();
     const bool copy_k = has_k && static_cast<const void*>(k_out.data) != static_cast<const void*>(k_in.data) &&
