@@ -97,6 +97,13 @@ inline std::string list_text(const std::vector<int>& v)
 }
 }  // namespace detail
 
+/// Pairs [begin, end) that all read `axis`: a maximal run of equal axes (MultiAxisLayout::axis_runs).
+struct AxisRun {
+    int begin;
+    int end;
+    int axis;
+};
+
 /// A validated assignment of an axis to every rotating pair; see the file comment.
 ///
 /// Invariants (posenc::error otherwise): num_pairs >= 1; 1 <= num_axes <= max_position_axes;
@@ -169,6 +176,9 @@ public:
     /// The sections in pairs as given ([temporal, height, width]); empty unless sections or interleaved.
     const std::vector<int>& mrope_section() const noexcept { return mrope_section_; }
     bool is_interleaved() const noexcept { return kind_ == MultiAxisKind::interleaved; }
+    /// The pairs as maximal runs of one axis, in pair order (sections [16, 24, 24]: three runs;
+    /// interleaved: mostly runs of one pair).
+    const std::vector<AxisRun>& axis_runs() const noexcept { return runs_; }
     /// Number of pairs that read `axis`.
     int pairs_on_axis(int axis) const noexcept
     {
@@ -188,6 +198,11 @@ private:
     MultiAxisLayout(MultiAxisKind kind, std::vector<int> axes, int num_axes, std::vector<int> section)
         : kind_(kind), axes_(std::move(axes)), num_axes_(num_axes), mrope_section_(std::move(section))
     {
+        for (int i = 0; i < static_cast<int>(axes_.size()); ++i) {
+            const int a = axes_[static_cast<std::size_t>(i)];
+            if (runs_.empty() || runs_.back().axis != a) runs_.push_back({i, i + 1, a});
+            else runs_.back().end = i + 1;
+        }
     }
 
     static void require_pairs(long long num_pairs)
@@ -217,6 +232,7 @@ private:
     std::vector<int> axes_;
     int num_axes_;
     std::vector<int> mrope_section_;
+    std::vector<AxisRun> runs_;
 };
 
 namespace detail {

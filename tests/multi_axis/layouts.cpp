@@ -73,6 +73,13 @@ TEST_CASE("[hf] M-RoPE sections: pair axes of Qwen2-VL's apply_multimodal_rotary
     CHECK(a.mrope_section() == std::vector<int> {16, 24, 24});
     CHECK(a.pairs_on_axis(1) == 24);
     CHECK(MultiAxisLayout::sections({8, 12, 12}, 32).pair_axes() == qwen2_vl_8_12_12);
+    // the runs restate the HF axes above as [begin, end) spans
+    const std::vector<posenc::AxisRun>& runs = a.axis_runs();
+    REQUIRE(runs.size() == 3);
+    CHECK((runs[0].begin == 0 && runs[0].end == 16 && runs[0].axis == 0));
+    CHECK((runs[1].begin == 16 && runs[1].end == 40 && runs[1].axis == 1));
+    CHECK((runs[2].begin == 40 && runs[2].end == 64 && runs[2].axis == 2));
+    CHECK(MultiAxisLayout::interleaved({24, 20, 20}, 64).axis_runs().size() == 61);  // 60 single pairs, then 60-63 temporal
 }
 
 TEST_CASE("[hf] interleaved M-RoPE: pair axes of Qwen3-VL's apply_interleaved_mrope")
