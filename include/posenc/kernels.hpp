@@ -1,4 +1,4 @@
-// posenc/kernels.hpp: the SIMD apply kernels (issue 4); includes only.
+// posenc/kernels.hpp: the SIMD apply kernels; includes only.
 //
 // Runtime dispatch (one binary, SSE4.2 / AVX2 / AVX-512 chosen at run time) is
 // posenc/kernels/dispatch.hpp, included separately because it needs the per-ISA translation
@@ -7,10 +7,10 @@
 
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/views.hpp"
-#include "posenc/kernels/angle_row.hpp"
-#include "posenc/kernels/angle_cache.hpp"
 #include "posenc/kernels/angle_source.hpp"
-#include "posenc/kernels/simd_ops.hpp"
-#include "posenc/kernels/checks.hpp"
+#include "posenc/kernels/angle_cache.hpp"
+#include "posenc/kernels/on_the_fly_angles.hpp"
+#include "posenc/kernels/detail/simd_ops.hpp"
+#include "posenc/kernels/detail/checks.hpp"
 #include "posenc/kernels/apply.hpp"
 #include "posenc/kernels/partition.hpp"

@@ -6,6 +6,7 @@
 #include "posenc/spec.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/angles.hpp"
+#include "posenc/angle_precision.hpp"
 #include "posenc/rotation.hpp"
 #include "posenc/multi_axis.hpp"
 #include "posenc/scaling/scaling.hpp"

@@ -25,7 +25,7 @@
 #include "posenc/angles.hpp"
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
-#include "posenc/kernels/angle_row.hpp"
+#include "posenc/kernels/angle_source.hpp"
 
 namespace posenc::kernels {
 
@@ -95,7 +95,7 @@ public:
     /// num_pairs() sin values of `position`. Precondition: position_range().contains(position).
     const float* sin_row(std::int64_t position) const noexcept { return cos_row(position) + num_pairs_; }
 
-    /// The angle-source protocol (angle_row.hpp): pointers into the row, no scratch used.
+    /// The angle-source protocol (angle_source.hpp): pointers into the row, no scratch used.
     template <class Arch>
     AngleRow row(Arch, std::int64_t position, int pair_begin, int /*count*/, float* /*scratch_cos*/,
                  float* /*scratch_sin*/) const noexcept

@@ -32,9 +32,9 @@
 
 #include "posenc/error.hpp"
 #include "posenc/kernels/angle_cache.hpp"
-#include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/on_the_fly_angles.hpp"
 #include "posenc/kernels/apply.hpp"
-#include "posenc/kernels/checks.hpp"
+#include "posenc/kernels/detail/checks.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/multi_axis.hpp"
 #include "posenc/kernels/views.hpp"

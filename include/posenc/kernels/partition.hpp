@@ -3,8 +3,8 @@
 // The kernels keep no state and every token is independent, so any split of [0, tokens) into
 // ranges may run concurrently, each range through apply_rope(..., range) on its own thread
 // (the angle source and the views are shared read-only; the ranges write disjoint rows).
-// Tokens are the right unit: cos/sin are fetched once per token and reused for all its heads
-// (peer-kernels.md section 5, items 1 and 8). Decode-sized calls are better left on one thread:
+// Tokens are the right unit: cos/sin are fetched once per token and reused for all its heads.
+// Decode-sized calls are better left on one thread:
 // suggested_parts() says how many parts are worth a thread hand-off.
 #pragma once
 

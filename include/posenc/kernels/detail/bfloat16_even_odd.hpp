@@ -1,4 +1,4 @@
-// posenc/kernels/bfloat16_even_odd.hpp: the rotation of bfloat16 heads on AVX-512 BF16 in
+// posenc/kernels/detail/bfloat16_even_odd.hpp: the rotation of bfloat16 heads on AVX-512 BF16 in
 // even/odd lane order, which needs no widening or pair-swapping shuffles.
 //
 // Load. One 512-bit load holds 32 bfloat16 as 16 dwords; element 2i is the low half of dword i
@@ -30,7 +30,7 @@
 
 #include "posenc/config.hpp"
 #include "posenc/kernels/dtypes.hpp"
-#include "posenc/kernels/simd_ops.hpp"
+#include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/views.hpp"
 #include "posenc/spec.hpp"
 

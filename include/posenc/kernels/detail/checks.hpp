@@ -1,4 +1,4 @@
-// posenc/kernels/checks.hpp: what the checked entry points verify before entering a kernel.
+// posenc/kernels/detail/checks.hpp: what the checked entry points verify before entering a kernel.
 //
 // check_rope_call throws posenc::error ("<field> <value> <rule>") for the first violation of:
 //   angles   angles.num_pairs == spec.num_pairs
@@ -27,7 +27,7 @@
 #include <utility>
 
 #include "posenc/error.hpp"
-#include "posenc/kernels/angle_row.hpp"
+#include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/views.hpp"
 #include "posenc/spec.hpp"
 

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+// posenc/kernels/detail/rope_loops.hpp: the loops of the SIMD RoPE kernel (apply.hpp holds the
+// formula, the error bound and the entry points): per-register rotations, the head and token
+// loops, the interleaved row expansion, and the scalar double reference path.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "posenc/angles.hpp"
+#include "posenc/config.hpp"
+#include "posenc/frequencies.hpp"
+#include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/detail/bfloat16_even_odd.hpp"
+#include "posenc/kernels/detail/simd_ops.hpp"
+#include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/views.hpp"
+#include "posenc/spec.hpp"
+
+namespace posenc::kernels {
+
+namespace detail {
+
+/// One register of half_split pairs: (a, b) -> (a c - b s, b c + a s), or the inverse.
+template <class A, Direction D>
+POSENC_ALWAYS_INLINE void rotate_pair_registers(const simd::floats<A>& a, const simd::floats<A>& b,
+                                                const simd::floats<A>& c, const simd::floats<A>& s,
+                                                simd::floats<A>& a_out, simd::floats<A>& b_out) noexcept
+{
+    if constexpr (D == Direction::forward) {
+        a_out = simd::mul_sub<A>(a, c, b * s);
+        b_out = simd::mul_add<A>(b, c, a * s);
+    } else {
+        a_out = simd::mul_add<A>(a, c, b * s);
+        b_out = simd::mul_sub<A>(b, c, a * s);
+    }
+}
+
+/// The last `rest` (< one register) pairs of a half_split block, through register-sized buffers.
+/// Out of line: most heads have none (rotary_dim / 2 a multiple of the register width).
+template <class A, Direction D, class T>
+void rotate_half_split_tail(const T* in_a, const T* in_b, T* out_a, T* out_b, int rest, const float* cos,
+                            const float* sin) noexcept
+{
+    simd::floats<A> a_out, b_out;
+    rotate_pair_registers<A, D>(simd::load_first<A>(in_a, rest), simd::load_first<A>(in_b, rest),
+                                simd::load_first<A>(cos, rest), simd::load_first<A>(sin, rest), a_out, b_out);
+    simd::store_first<A>(out_a, a_out, rest);
+    simd::store_first<A>(out_b, b_out, rest);
+}
+
+/// The last `rest` (< one register, even) elements of an interleaved block, through buffers.
+template <class A, class T>
+void rotate_interleaved_tail(const T* in, T* out, int rest, const float* cos_dup, const float* sin_folded) noexcept
+{
+    const simd::floats<A> x = simd::load_first<A>(in, rest);
+    const simd::floats<A> c = simd::load_first<A>(cos_dup, rest);
+    const simd::floats<A> s = simd::load_first<A>(sin_folded, rest);
+    simd::store_first<A>(out, simd::mul_add<A>(simd::swap_pairs<A>(x), s, x * c), rest);
+}
+
+/// cos (c0..c_{n-1}) -> (c0 c0 c1 c1 ...); sin -> (-g s0, g s0, -g s1, g s1, ...), g = +1 forward, -1 inverse.
+template <class A, Direction D>
+void expand_interleaved_row(const AngleRow& row, int n, float* cos_dup, float* sin_folded) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr int lanes = simd::float_lanes<A>;
+    constexpr float even_sign = D == Direction::forward ? -1.0f : 1.0f;
+    alignas(64) float signs[lanes];
+    for (int l = 0; l < lanes; ++l) signs[l] = (l % 2 == 0) ? even_sign : -even_sign;
+    const vec sign = vec::load_aligned(signs);
+    int j = 0;
+    for (; j + lanes <= n; j += lanes) {
+        const simd::FloatPair<A> c = simd::duplicate<A>(vec::load_unaligned(row.cos + j));
+        const simd::FloatPair<A> s = simd::duplicate<A>(vec::load_unaligned(row.sin + j));
+        c.first.store_unaligned(cos_dup + 2 * j);
+        c.second.store_unaligned(cos_dup + 2 * j + lanes);
+        (s.first * sign).store_unaligned(sin_folded + 2 * j);
+        (s.second * sign).store_unaligned(sin_folded + 2 * j + lanes);
+    }
+    for (; j < n; ++j) {
+        cos_dup[2 * j] = cos_dup[2 * j + 1] = row.cos[j];
+        sin_folded[2 * j] = even_sign * row.sin[j];
+        sin_folded[2 * j + 1] = -even_sign * row.sin[j];
+    }
+}
+
+/// Copies the pass-through dims [rotary_dim, head_dim) of every head of one token (out of place
+/// only). A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+template <class A, class T>
+void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t, int rotary_dim) noexcept
+{
+    const std::size_t bytes = static_cast<std::size_t>(in.head_dim - rotary_dim) * sizeof(T);
+    for (std::ptrdiff_t h = 0; h < in.heads; ++h) std::memcpy(out.head(t, h) + rotary_dim, in.head(t, h) + rotary_dim, bytes);
+}
+
+/// Whether rotate_heads takes interleaved pairs' cos/sin as the row stores them (bfloat16 on
+/// avx512_bf16, bfloat16_even_odd.hpp) rather than duplicated and sign-folded.
+template <class A, class T>
+#if POSENC_WITH_AVX512BF16
+inline constexpr bool rotates_row_as_stored = even_odd::used_for<A, T>;
+#else
+inline constexpr bool rotates_row_as_stored = false;
+#endif
+
+/// Registers of data per group of chunks. The group's cos/sin stay in registers (2 per chunk):
+/// 4 chunks take 8 of the 16 registers of SSE/AVX2; with AVX-512's 32 registers an interleaved
+/// group of 8 chunks covers a whole 128-dim head, so each head is swept once, in address order.
+template <class A, Pairing P>
+inline constexpr int chunks_per_group = (P == Pairing::interleaved && simd::float_lanes<A> >= 16) ? 8 : 4;
+
+/// sizeof...(K) consecutive registers of half_split pairs (chunk k at k * lanes), for every head:
+/// cos/sin loaded once into registers, then each head's chunks in address order.
+template <class A, Direction D, class T, std::size_t... K>
+POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_a, T* out_b, std::ptrdiff_t in_head_stride,
+                                           std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
+                                           const float* sin, bool prefetch, std::index_sequence<K...>) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
+    const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
+    const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
+    for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride, out_a += out_head_stride,
+                        out_b += out_head_stride) {
+        if (prefetch) {
+            constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
+            (simd::prefetch(in_a, ahead * in_head_stride + K * lanes), ...);
+            (simd::prefetch(in_b, ahead * in_head_stride + K * lanes), ...);
+        }
+        const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
+        const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
+        vec a_out[sizeof...(K)], b_out[sizeof...(K)];
+        (rotate_pair_registers<A, D>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+        simd::store_rounded_group<A>(out_a, a_out);
+        simd::store_rounded_group<A>(out_b, b_out);
+    }
+}
+
+/// sizeof...(K) consecutive registers of interleaved pairs, for every head (as above).
+template <class A, class T, std::size_t... K>
+POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t in_head_stride, std::ptrdiff_t out_head_stride,
+                                            std::ptrdiff_t heads, const float* cos_dup, const float* sin_folded,
+                                            bool prefetch, std::index_sequence<K...>) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
+    const vec c[] = {vec::load_unaligned(cos_dup + K * lanes)...};
+    const vec s[] = {vec::load_unaligned(sin_folded + K * lanes)...};
+    for (std::ptrdiff_t h = 0; h < heads; ++h, in += in_head_stride, out += out_head_stride) {
+        if (prefetch) (simd::prefetch(in, simd::prefetch_heads_ahead * in_head_stride + K * lanes), ...);
+        const vec x[] = {simd::load_as_floats<A>(in + K * lanes)...};
+        const vec y[] = {simd::mul_add<A>(simd::swap_pairs<A>(x[K]), s[K], x[K] * c[K])...};
+        simd::store_rounded_group<A>(out, y);
+    }
+}
+
+/// Every head of one tensor for one token and one block of pairs. The block is cut into groups
+/// of up to four registers; for each group, cos/sin are loaded once into registers and applied
+/// to every head, whose chunks are visited in address order. So the row is read once per token
+/// and group (not once per head), no load of it can wait on a store to the data (store-to-load
+/// "4K aliasing" between a table row and a head at the same page offset), and a head of up to
+/// 4 registers of pairs (rotary_dim 128 on AVX-512) is one sequential sweep. All arguments are
+/// values, so the loops keep them in registers.
+template <class A, Pairing P, Direction D, class T>
+POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride,
+                                       std::ptrdiff_t heads, int num_pairs, int pair0, int n, const float* cos,
+                                       const float* sin, bool prefetch) noexcept
+{
+    constexpr int lanes = simd::float_lanes<A>;
+    constexpr int chunks = chunks_per_group<A, P>;
+    constexpr int group = chunks * lanes;
+#if POSENC_WITH_AVX512BF16
+    // bfloat16 on avx512_bf16 takes this path only: the element-order code below is not even
+    // instantiated for it.
+    if constexpr (even_odd::used_for<A, T>) {
+        even_odd::rotate_heads<A, P, D>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin,
+                                        prefetch);
+    } else
+#endif
+    if constexpr (P == Pairing::half_split) {
+        const T* in_a = in + pair0;
+        const T* in_b = in + num_pairs + pair0;
+        T* out_a = out + pair0;
+        T* out_b = out + num_pairs + pair0;
+        int j = 0;
+        for (; j + group <= n; j += group)
+            half_split_group<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
+                                   sin + j, prefetch, std::make_index_sequence<chunks>());
+        for (; j + lanes <= n; j += lanes)
+            half_split_group<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
+                                   sin + j, prefetch, std::make_index_sequence<1>());
+        if (j < n) {
+            std::ptrdiff_t i = j, o = j;
+            for (std::ptrdiff_t h = 0; h < heads; ++h, i += in_head_stride, o += out_head_stride)
+                rotate_half_split_tail<A, D>(in_a + i, in_b + i, out_a + o, out_b + o, n - j, cos + j, sin + j);
+        }
+    } else {
+        const int count = 2 * n;  // elements of the block: whole pairs
+        const T* in_x = in + 2 * pair0;
+        T* out_x = out + 2 * pair0;
+        int j = 0;
+        for (; j + group <= count; j += group)
+            interleaved_group<A>(in_x + j, out_x + j, in_head_stride, out_head_stride, heads, cos + j, sin + j, prefetch,
+                                 std::make_index_sequence<chunks>());
+        for (; j + lanes <= count; j += lanes)
+            interleaved_group<A>(in_x + j, out_x + j, in_head_stride, out_head_stride, heads, cos + j, sin + j, prefetch,
+                                 std::make_index_sequence<1>());
+        if (j < count) {
+            std::ptrdiff_t i = j, o = j;
+            for (std::ptrdiff_t h = 0; h < heads; ++h, i += in_head_stride, o += out_head_stride)
+                rotate_interleaved_tail<A>(in_x + i, out_x + o, count - j, cos + j, sin + j);
+        }
+    }
+}
+
+/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P, direction D.
+template <class A, Pairing P, Direction D, class T, class Angles>
+void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                 TokenRange range) noexcept
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
+                  "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
+    const int num_pairs = spec.num_pairs();
+    const int rotary_dim = spec.rotary_dim();
+    const HeadsView<const T> q_in = views.q_in, k_in = views.k_in;
+    const HeadsView<T> q_out = views.q_out, k_out = views.k_out;
+    const bool has_k = views.has_k();
+    const bool copy_q = static_cast<const void*>(q_out.data) != static_cast<const void*>(q_in.data) && rotary_dim < spec.head_dim();
+    const bool copy_k = has_k && static_cast<const void*>(k_out.data) != static_cast<const void*>(k_in.data) &&
+                        rotary_dim < spec.head_dim();
+    // Several tokens stream through memory: prefetch heads ahead (simd::prefetch_heads_ahead).
+    // One token (decode) is latency-bound and usually in cache; the hints would only cost.
+    const bool prefetch = range.end - range.begin > 1;
+    alignas(64) float scratch_cos[max_pairs_per_row];
+    alignas(64) float scratch_sin[max_pairs_per_row];
+    alignas(64) float cos_dup[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
+    alignas(64) float sin_folded[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
+
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+        const std::int64_t position = positions[t];
+        for (int pair0 = 0; pair0 < num_pairs; pair0 += max_pairs_per_row) {
+            const int n = std::min(max_pairs_per_row, num_pairs - pair0);
+            const AngleRow row = angles.row(A {}, position, pair0, n, scratch_cos, scratch_sin);
+            const float* cos = row.cos;
+            const float* sin = row.sin;
+            if constexpr (P == Pairing::interleaved && !rotates_row_as_stored<A, T>) {
+                expand_interleaved_row<A, D>(row, n, cos_dup, sin_folded);
+                cos = cos_dup;
+                sin = sin_folded;
+            }
+            rotate_heads<A, P, D>(q_in.head(t, 0), q_in.head_stride, q_out.head(t, 0), q_out.head_stride, q_in.heads,
+                                  num_pairs, pair0, n, cos, sin, prefetch);
+            if (has_k)
+                rotate_heads<A, P, D>(k_in.head(t, 0), k_in.head_stride, k_out.head(t, 0), k_out.head_stride, k_in.heads,
+                                      num_pairs, pair0, n, cos, sin, prefetch);
+        }
+        if (copy_q) copy_pass_through<A>(q_in, q_out, t, rotary_dim);
+        if (copy_k) copy_pass_through<A>(k_in, k_out, t, rotary_dim);
+    }
+}
+
+/// The reference path for double storage: per token, cos/sin in double from the exactly reduced
+/// angle of the angle source's frequency table (not its float values), then every head by pairs.
+/// Error < 1e-14 |x| per pair (rotation.hpp's apply_rope_reference).
+template <class Angles>
+void rope_tokens_double(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                        const QKViews<double>& views, Direction direction, TokenRange range) noexcept
+{
+    const FrequencyTable& table = angles.frequencies();
+    const int num_pairs = spec.num_pairs();
+    const double sign = direction == Direction::forward ? 1.0 : -1.0;
+    double cos_row[max_pairs_per_row];
+    double sin_row[max_pairs_per_row];
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+        const std::int64_t position = positions[t];
+        for (int pair0 = 0; pair0 < num_pairs; pair0 += max_pairs_per_row) {
+            const int n = std::min(max_pairs_per_row, num_pairs - pair0);
+            for (int j = 0; j < n; ++j) {
+                const CosSin cs = posenc::cos_sin(table, position, pair0 + j);
+                cos_row[j] = cs.cos;
+                sin_row[j] = sign * cs.sin;
+            }
+            auto rotate_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out) {
+                for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
+                    const double* x = in.head(t, h);
+                    double* y = out.head(t, h);
+                    for (int j = 0; j < n; ++j) {
+                        const PairCoordinates p = spec.pair_coordinates(pair0 + j);
+                        const double a = x[p.first];
+                        const double b = x[p.second];
+                        y[p.first] = a * cos_row[j] - b * sin_row[j];
+                        y[p.second] = b * cos_row[j] + a * sin_row[j];
+                    }
+                }
+            };
+            rotate_tensor(views.q_in, views.q_out);
+            if (views.has_k()) rotate_tensor(views.k_in, views.k_out);
+        }
+        if (views.q_out.data != views.q_in.data && spec.rotary_dim() < spec.head_dim())
+            copy_pass_through<void>(views.q_in, views.q_out, t, spec.rotary_dim());
+        if (views.has_k() && views.k_out.data != views.k_in.data && spec.rotary_dim() < spec.head_dim())
+            copy_pass_through<void>(views.k_in, views.k_out, t, spec.rotary_dim());
+    }
+}
+
+}  // namespace detail
+
+}  // namespace posenc::kernels
