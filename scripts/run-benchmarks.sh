@@ -145,6 +145,9 @@ for pairing in ("half", "inter"):
 for v in ("cache_half", "cache_half_unchecked", "dispatch_cache_half", "otf_half_pos1M", "cache_inter", "otf_inter_pos1M"):
     d = t(f"decode_f32/{v}/1x32x128")
     check(f"decode 32 x 128 float, {v}: microseconds per call", d * 1e6 if d else None, 0.25, "<= 0.25")
+for src in ("cache", "otf"):
+    m, one = t(f"mrope_f32/mrope_image_{src}_half/{S}"), t(f"mrope_f32/1d_{src}_half/{S}")
+    check(f"M-RoPE prefill (Qwen2-VL sections, image prompt) / 1-D kernel, {src}", m / one if m and one else None, 1.15, "<= 1.15")
 groups = []
 for n in order:
     g, _, shape = group_shape(n)
