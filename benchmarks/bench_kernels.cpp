@@ -343,7 +343,7 @@ void bench_mrope(benchmark::State& state, const Model& model, Source source, boo
     Tensor<T> x = random_tensor<T>(static_cast<std::size_t>(prefill_tokens * heads * head_dim));
     const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x.data(), {prefill_tokens, heads, head_dim}));
     const std::vector<std::int32_t> ids = mrope_positions(prefill_tokens, image);
-    const k::MultiAxisPositions positions(ids.data(), prefill_tokens, 3);
+    const k::MultiAxisPositions positions(ids, 3);
     for (auto _ : state) {
         if (source == Source::cache) k::apply_multi_axis_rope(model.spec, layout, angles.short_cache, positions, views);
         else k::apply_multi_axis_rope(model.spec, layout, angles.on_the_fly, positions, views);

@@ -32,17 +32,34 @@ TEST_CASE("[errors] multi-axis calls name the field, the value and the rule")
     const std::vector<float> untouched = q;
     const auto views = QKViews<float>::in_place(HeadsView<float>(q.data(), {4, 2, 64}));
     std::vector<std::int32_t> ids {0, 0, 0, 1, 2, 3, 5, 5, 5, 6, 7, 99};  // [4][3]
-    const MultiAxisPositions positions(ids.data(), 4, 3);
+    const MultiAxisPositions positions(ids, 3);
 
     CHECK(message_of([&] { apply_multi_axis_rope(spec, MultiAxisLayout::axial_2d(16), cache, positions, views); }) ==
           "layout.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2)");
     CHECK(message_of([&] { apply_multi_axis_rope(spec, MultiAxisLayout::axial_2d(32), cache, positions, views); }) ==
           "positions.axes 3 must equal layout.num_axes 2");
-    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(ids.data(), 3, 3), views); }) ==
+    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(ids.data(), 12, 3, 3), views); }) ==
           "positions.tokens 3 must equal tokens 4");
     CHECK(message_of([&] {
-              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(static_cast<const std::int64_t*>(nullptr), 4, 3), views);
+              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(static_cast<const std::int64_t*>(nullptr), 0, 4, 3), views);
           }) == "positions.data null must point to tokens x axes position ids");
+    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(ids.data(), 11, 4, 3), views); }) ==
+          "positions.size 11 must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + 3 * 3 + 2 * 1, "
+          "the elements its positions occupy");
+    CHECK(message_of([&] {
+              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::axes_major(ids.data(), 11, 4, 3), views);
+          }) == "positions.size 11 must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + 3 * 1 + 2 * 4, "
+                "the elements its positions occupy");
+    CHECK(message_of([&] {
+              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::strided(ids.data(), 12, 4, 3, 3, 0), views);
+          }) == "positions.axis_stride 0 must be >= 1 (positions walk their buffer forwards)");
+    CHECK(message_of([&] {
+              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::strided(ids.data(), 12, 4, 3, -3, 1), views);
+          }) == "positions.token_stride -3 must be >= 1 (positions walk their buffer forwards)");
+    // the largest strides that still fit are accepted (exact bound: last index 11 of 12)
+    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::axes_major(ids.data(), 12, 4, 3), views); }) ==
+          "(no error)");
+    q = untouched;
     ids[11] = 100;  // token 3, axis 2: one past the cache
     CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, positions, views); }) ==
           "positions[3][2] 100 must be in [0, 99], the positions the CosSinCache serves");

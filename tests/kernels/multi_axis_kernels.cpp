@@ -99,8 +99,9 @@ struct PositionStore {
     std::vector<std::int64_t> i64;
     MultiAxisPositions view(std::ptrdiff_t tokens, int axes, bool use64, bool axes_major) const
     {
-        if (use64) return axes_major ? MultiAxisPositions::axes_major(i64.data(), tokens, axes) : MultiAxisPositions(i64.data(), tokens, axes);
-        return axes_major ? MultiAxisPositions::axes_major(i32.data(), tokens, axes) : MultiAxisPositions(i32.data(), tokens, axes);
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(i64.size());
+        if (use64) return axes_major ? MultiAxisPositions::axes_major(i64.data(), n, tokens, axes) : MultiAxisPositions(i64, axes);
+        return axes_major ? MultiAxisPositions::axes_major(i32.data(), n, tokens, axes) : MultiAxisPositions(i32.data(), n, tokens, axes);
     }
 };
 

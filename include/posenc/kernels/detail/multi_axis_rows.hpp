@@ -101,8 +101,8 @@ MultiAxisRows<Angles> make_multi_axis_rows(const MultiAxisLayout& layout, const 
             layout.num_axes(),
             is32 ? static_cast<const std::int32_t*>(data) : nullptr,
             is32 ? nullptr : static_cast<const std::int64_t*>(data),
-            positions.token_stride(),
-            positions.axis_stride(),
+            positions.tokens() > 1 ? positions.token_stride() : 0,  // a stride of an axis of extent 1 is never used
+            positions.axes() > 1 ? positions.axis_stride() : 0,
             tokens};
 }
 
@@ -149,6 +149,32 @@ void multi_axis_tokens_double(const RopeSpec& spec, const MultiAxisLayout& layou
     }
 }
 
+/// The positions' buffer: data present, strides of axes longer than 1 >= 1, and the last
+/// position read, (tokens - 1) token_stride + (axes - 1) axis_stride, inside [0, size); in
+/// overflow-free arithmetic. Precondition: tokens >= 1, axes >= 1.
+inline void check_positions_buffer(const MultiAxisPositions& p)
+{
+    if (p.data() == nullptr) throw posenc::error("positions.data", "null", "must point to tokens x axes position ids");
+    const std::ptrdiff_t tokens = p.tokens(), axes = p.axes();
+    if (tokens > 1 && p.token_stride() < 1)
+        posenc::detail::raise("positions.token_stride", p.token_stride(), "must be >= 1 (positions walk their buffer forwards)");
+    if (axes > 1 && p.axis_stride() < 1)
+        posenc::detail::raise("positions.axis_stride", p.axis_stride(), "must be >= 1 (positions walk their buffer forwards)");
+    std::ptrdiff_t room = p.size() - 1;  // the largest index the positions may read
+    bool inside = room >= 0;
+    if (inside && tokens > 1) {
+        inside = p.token_stride() <= room / (tokens - 1);
+        if (inside) room -= (tokens - 1) * p.token_stride();
+    }
+    if (inside && axes > 1) inside = p.axis_stride() <= room / (axes - 1);
+    if (!inside)
+        posenc::detail::raise("positions.size", p.size(),
+                              "must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + " +
+                                  std::to_string(tokens - 1) + " * " + std::to_string(p.token_stride()) + " + " +
+                                  std::to_string(axes - 1) + " * " + std::to_string(p.axis_stride()) +
+                                  ", the elements its positions occupy");
+}
+
 /// Everything apply_rope checks (views, range, the angle source's pair count), plus the layout
 /// against the spec and every position of every axis of the range against the angle source.
 template <class T, class Angles>
@@ -166,8 +192,7 @@ void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, 
                               "must equal layout.num_axes " + std::to_string(layout.num_axes()));
     if (positions.tokens() != tokens)
         posenc::detail::raise("positions.tokens", positions.tokens(), "must equal tokens " + std::to_string(tokens));
-    if (tokens > 0 && positions.data() == nullptr)
-        throw posenc::error("positions.data", "null", "must point to tokens x axes position ids");
+    if (tokens > 0) check_positions_buffer(positions);
     const PositionRange allowed = angles.position_range();
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
         for (int a = 0; a < positions.axes(); ++a)
