@@ -268,7 +268,7 @@ void bench_posenc(benchmark::State& state, const Model& model, Source source, st
 {
     const Angles& angles = angles_for(model.table);
     Tensor<T> x = random_tensor<T>(static_cast<std::size_t>(tokens * heads * head_dim));
-    const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x.data(), {tokens, heads, head_dim}));
+    const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x, {tokens, heads, head_dim}));
     const k::PositionIds positions = k::PositionIds::contiguous(start);
     const k::CosSinCache& cache = start == 0 ? angles.short_cache : angles.long_cache;
     for (auto _ : state) {
@@ -360,8 +360,8 @@ void bench_decode(benchmark::State& state, const Model& model, Source source, bo
 {
     const Angles& angles = angles_for(model.table);
     Tensor<float> q = random_tensor<float>(heads * head_dim + 16), kk = random_tensor<float>(kv_heads * head_dim);
-    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data() + misalign, {1, heads, head_dim}),
-                                                   with_k ? k::HeadsView<float>(kk.data(), {1, kv_heads, head_dim}) : k::HeadsView<float> {});
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data() + misalign, static_cast<std::ptrdiff_t>(q.size()) - misalign, {1, heads, head_dim}),
+                                                   with_k ? k::HeadsView<float>(kk, {1, kv_heads, head_dim}) : k::HeadsView<float> {});
     const std::int64_t position = source == Source::cache ? prefill_tokens - 1 : long_start;
     const k::PositionIds positions = k::PositionIds::contiguous(position);
     const k::TokenRange all {0, 1};

@@ -39,11 +39,11 @@ int main()
     for (std::size_t i = 0; i < qkv.size(); ++i) qkv[i] = std::sin(0.001f * static_cast<float>(i));
     const std::vector<float> original = qkv;
 
-    const k::PackedQkv<float> packed = k::slice_packed_qkv(qkv.data(), tokens, q_heads, kv_heads, head_dim);
+    const k::PackedQkv<float> packed = k::slice_packed_qkv(qkv, {tokens, q_heads, kv_heads, head_dim});
     d::apply_rope(spec, angles, k::PositionIds::contiguous(1000000), k::QKViews<float>::in_place(packed.q, packed.k));
 
     // check against the scalar reference (double, exact angles), head by head
-    const k::PackedQkv<const float> before = k::slice_packed_qkv(original.data(), tokens, q_heads, kv_heads, head_dim);
+    const k::PackedQkv<const float> before = k::slice_packed_qkv(original, {tokens, q_heads, kv_heads, head_dim});
     double worst_ulps = 0;
     for (std::ptrdiff_t t = 0; t < tokens; ++t)
         for (int tensor = 0; tensor < 2; ++tensor) {

@@ -38,11 +38,28 @@ inline double period_of(double inv_freq) noexcept { return two_pi / inv_freq; }
 /// Full turns of a pair within `length` tokens, length * theta / 2pi.
 inline double turns_of(double inv_freq, double length) noexcept { return length * inv_freq / two_pi; }
 
+/// The range an attention factor must lie in: [2^-10, 2^10] = [0.0009765625, 1024]. Every
+/// shipped model's factor is within [1, 2] (YaRN's 0.1 ln s + 1 stays below 10 even at s =
+/// 3.4e38); far outside it the factor would no longer scale a rotation but flood or empty the
+/// float32 cos/sin values (1e300 becomes inf there, 1e-50 becomes 0).
+inline constexpr double min_attention_factor = 0.0009765625;
+inline constexpr double max_attention_factor = 1024.0;
+
+namespace detail {
+/// Throws "<field> <value> must be finite and > 0" or "... must be in [2^-10, 2^10] ...".
+inline void require_attention_factor(const std::string& field, double value)
+{
+    if (!(std::isfinite(value) && value > 0.0)) raise(field, value, "must be finite and > 0");
+    if (!(value >= min_attention_factor && value <= max_attention_factor))
+        raise(field, value, "must be in [2^-10, 2^10] = [0.0009765625, 1024] (the attention factor range)");
+}
+}  // namespace detail
+
 /// Per-pair inverse frequencies (rad/token, double) plus the attention factor that
 /// multiplies cos and sin (1 unless a scaling method says otherwise, e.g. YaRN's mscale).
 ///
 /// Invariants (checked on construction, posenc::error otherwise): at least one pair;
-/// every inv_freq finite and >= 0; attention_factor finite and > 0.
+/// every inv_freq finite and >= 0; attention_factor finite and in [2^-10, 2^10].
 class FrequencyTable
 {
 public:
@@ -55,8 +72,7 @@ public:
             if (!(std::isfinite(f) && f >= 0.0))
                 detail::raise("inv_freq[" + std::to_string(i) + "]", f, "must be finite and >= 0");
         }
-        detail::require(std::isfinite(attention_factor) && attention_factor > 0.0, "attention_factor",
-                        attention_factor, "must be finite and > 0");
+        detail::require_attention_factor("attention_factor", attention_factor);
     }
 
     /// The unscaled table of a spec: theta_i = base^(-2i/R), attention factor 1.

@@ -16,3 +16,7 @@
 #include "posenc/kernels/multi_axis_positions.hpp"
 #include "posenc/kernels/multi_axis.hpp"
 #include "posenc/kernels/partition.hpp"
+#include "posenc/kernels/quantize.hpp"
+#include "posenc/kernels/kv_cache_view.hpp"
+#include "posenc/kernels/qk_norm_rope.hpp"
+#include "posenc/kernels/rope_cache.hpp"

@@ -253,24 +253,26 @@ std::string kernel_error_of(const QKViews<float>& views) { return kernel_error_o
 TEST_CASE("[errors catalogue] kernels: element counts beyond size_t, null outputs, K shapes, ranges, far positions")
 {
     std::vector<float> x(1024, 1.0f), y(1024, 0.0f), z(1024, 0.0f), w(1024, 0.0f);
-    // 2^62 tokens x 16 heads x 64 dims = 2^72 elements: more than size_t counts; the extent is
-    // reported in double, (2^62 - 1) * 1024 + 15 * 64 + 64 = 2^72 after rounding.
-    CHECK(kernel_error_of(QKViews<float>::in_place(V(x.data(), {std::ptrdiff_t {1} << 62, 16, 64})), {0, 0}) ==
-          "q_in 4611686018427387904x16x64 spans 4.722366482869645e+21 elements, more than ptrdiff_t can address");
-    // 2^54 tokens of one 64-wide head: 2^60 elements, 2^62 bytes of float, beyond PTRDIFF_MAX / 4 / 4.
-    CHECK(kernel_error_of(QKViews<float>::in_place(V(x.data(), {std::ptrdiff_t {1} << 54, 1, 64})), {0, 0}) ==
-          "q_in 18014398509481984x1x64 spans 1.152921504606847e+18 elements, more than ptrdiff_t can address");
+    // 2^62 tokens x 16 heads x 64 dims: the last element's index (2^62 - 1) * 1024 + 15 * 64 + 63
+    // is beyond 64 bits, reported in double (2^72 after rounding); no multiplication overflows.
+    CHECK(kernel_error_of(QKViews<float>::in_place(V(x, {std::ptrdiff_t {1} << 62, 16, 64})), {0, 0}) ==
+          "q_in.size 1024 must be > 4.722366482869645e+21, the index of q_in's last element (token 4611686018427387903, "
+          "head 15, dim 63): the view would address memory past its buffer");
+    // 2^54 tokens of one 64-wide head: the last index (2^54 - 1) * 64 + 63 = 2^60 - 1, exact.
+    CHECK(kernel_error_of(QKViews<float>::in_place(V(x, {std::ptrdiff_t {1} << 54, 1, 64})), {0, 0}) ==
+          "q_in.size 1024 must be > 1152921504606846975, the index of q_in's last element (token 18014398509481983, "
+          "head 0, dim 63): the view would address memory past its buffer");
     // null data is refused whatever the extents (also for zero tokens)
-    CHECK(kernel_error_of(QKViews<float>::in_place(V(nullptr, {0, 1, 64}))) == "q_in.data null must point to the tensor");
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x.data(), {1, 1, 64}), V(nullptr, {1, 1, 64}))) ==
+    CHECK(kernel_error_of(QKViews<float>::in_place(V(nullptr, 0, {0, 1, 64}))) == "q_in.data null must point to the tensor");
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x, {1, 1, 64}), V(nullptr, 0, {1, 1, 64}))) ==
           "q_out.data null must point to the tensor");
-    const V q(x.data(), {2, 1, 64});
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, q, V(z.data(), {2, 1, 64}), V(w.data(), {2, 2, 64}))) ==
+    const V q(x, {2, 1, 64});
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, q, V(z, {2, 1, 64}), V(w, {2, 2, 64}))) ==
           "k_out 2x2x64 must have the shape of k_in 2x1x64");
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, q, V {}, V(w.data(), {2, 1, 64}))) ==
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, q, V {}, V(w, {2, 1, 64}))) ==
           "k_in absent must be given together with k_out");
-    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(z.data(), {2, 1, 32}))) == "k_in.head_dim 32 must equal spec.head_dim 64");
-    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(z.data(), {2, 0, 64}))) == "k_in.heads 0 must be >= 1");
+    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(z, {2, 1, 32}))) == "k_in.head_dim 32 must equal spec.head_dim 64");
+    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(z, {2, 0, 64}))) == "k_in.heads 0 must be >= 1");
     CHECK(kernel_error_of(QKViews<float>::in_place(q), {-1, 2}) == "range [-1, 2) must satisfy 0 <= begin <= end <= tokens 2");
     CHECK(kernel_error_of(QKViews<float>::in_place(q), {2, 1}) == "range [2, 1) must satisfy 0 <= begin <= end <= tokens 2");
 
@@ -293,19 +295,19 @@ TEST_CASE("[errors catalogue] kernels: element counts beyond size_t, null output
 TEST_CASE("[errors catalogue] kernels: a null K with extents is refused (no K is an empty view), and the unchecked entry's debug predicate agrees with the checks")
 {
     std::vector<float> x(1024, 1.0f), z(1024, 0.0f);
-    const V q(x.data(), {2, 1, 64});
+    const V q(x, {2, 1, 64});
     // Issue 7: null data with non-zero extents is an error for K as for Q; only an all-empty view means "no K".
-    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(nullptr, {2, 1, 64}))) ==
+    CHECK(kernel_error_of(QKViews<float>::in_place(q, V(nullptr, 0, {2, 1, 64}))) ==
           "k_in.data null must point to the elements of 2x1x64 (leave the whole view empty for no K)");
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(z.data(), {2, 1, 64}), V(nullptr, {2, 1, 64}),
-                                                       V(nullptr, {2, 1, 64}))) ==
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(z, {2, 1, 64}), V(nullptr, 0, {2, 1, 64}),
+                                                       V(nullptr, 0, {2, 1, 64}))) ==
           "k_in.data null must point to the elements of 2x1x64 (leave the whole view empty for no K)");
     CHECK(kernel_error_of(QKViews<float>::in_place(q, V {})) == "(no error)");
 
     // apply_rope_unchecked asserts (POSENC_ASSERT, debug builds) exactly what apply_rope checks.
     const CosSinCache cache(posenc::FrequencyTable::from_spec(kernel_spec), 100);
     const auto good = QKViews<float>::in_place(q);
-    const auto null_k = QKViews<float>::in_place(q, V(nullptr, {2, 1, 64}));
+    const auto null_k = QKViews<float>::in_place(q, V(nullptr, 0, {2, 1, 64}));
     CHECK(posenc::kernels::detail::rope_call_is_valid(kernel_spec, cache, PositionIds::contiguous(0), good, {0, 2}));
     CHECK_FALSE(posenc::kernels::detail::rope_call_is_valid(kernel_spec, cache, PositionIds::contiguous(0), null_k, {0, 2}));
     CHECK_FALSE(posenc::kernels::detail::rope_call_is_valid(kernel_spec, cache, PositionIds::contiguous(99), good, {0, 2}));
@@ -317,25 +319,25 @@ TEST_CASE("[errors catalogue] kernels: out of place, source and destination may 
     std::vector<float> x(1024, 1.0f), y(1024, 0.5f), z(1024, 0.25f);
     const char* rule = " (views sharing memory need equal strides and disjoint rows)";
     // K out of place into a shifted copy of its own input.
-    const V q(x.data(), {2, 1, 64});
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, q, V(y.data(), {2, 1, 64}), V(y.data() + 32, {2, 1, 64}))) ==
+    const V q(x, {2, 1, 64});
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, q, V(y, {2, 1, 64}), V(y.data() + 32, 1024 - 32, {2, 1, 64}))) ==
           std::string("k_out 2x1x64 must not overlap k_in") + rule);
     // Q written over K's input, and K written over Q's input.
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(y.data(), {2, 1, 64}), V(y.data() + 32, {2, 1, 64}),
-                                                       V(z.data(), {2, 1, 64}))) ==
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(y, {2, 1, 64}), V(y.data() + 32, 1024 - 32, {2, 1, 64}),
+                                                       V(z, {2, 1, 64}))) ==
           std::string("q_out 2x1x64 must not overlap k_in") + rule);
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(y.data(), {2, 1, 64}), V(z.data(), {2, 1, 64}),
-                                                       V(x.data() + 16, {2, 1, 64}))) ==
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(y, {2, 1, 64}), V(z, {2, 1, 64}),
+                                                       V(x.data() + 16, 1024 - 16, {2, 1, 64}))) ==
           std::string("k_out 2x1x64 must not overlap q_in") + rule);
     // Same first element, different token stride: not the identical view, so not in place.
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x.data(), {2, 1, 64}, {64, 64}), V(x.data(), {2, 1, 64}, {128, 64}))) ==
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x, {2, 1, 64}, {64, 64}), V(x, {2, 1, 64}, {128, 64}))) ==
           std::string("q_out 2x1x64 must not overlap q_in") + rule);
     // One element of overlap is enough: the last element of q_in is the first of q_out.
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x.data(), {2, 1, 64}), V(x.data() + 127, {2, 1, 64}))) ==
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x, {2, 1, 64}), V(x.data() + 127, 1024 - 127, {2, 1, 64}))) ==
           std::string("q_out 2x1x64 must not overlap q_in") + rule);
     // Identical views are in place; adjacent disjoint views are a valid out-of-place call.
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x.data(), {2, 1, 64}), V(x.data(), {2, 1, 64}))) == "(no error)");
-    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x.data(), {2, 1, 64}), V(x.data() + 128, {2, 1, 64}))) == "(no error)");
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x, {2, 1, 64}), V(x, {2, 1, 64}))) == "(no error)");
+    CHECK(kernel_error_of(QKViews<float>::out_of_place(V(x, {2, 1, 64}), V(x.data() + 128, 1024 - 128, {2, 1, 64}))) == "(no error)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -375,11 +377,11 @@ void check_non_finite(posenc::Pairing pairing, bool in_place, const kernel_test:
         std::vector<T> out(n, static_cast<T>(-7.0));
         if (in_place) {
             kernel_test::apply_on(path, spec, cache, PositionIds::contiguous(1),
-                                  QKViews<T>::in_place(HeadsView<T>(data.data(), shape)));
+                                  QKViews<T>::in_place(HeadsView<T>(data, shape)));
             return data;
         }
         kernel_test::apply_on(path, spec, cache, PositionIds::contiguous(1),
-                              QKViews<T>::out_of_place(HeadsView<const T>(data.data(), shape), HeadsView<T>(out.data(), shape)));
+                              QKViews<T>::out_of_place(HeadsView<const T>(data, shape), HeadsView<T>(out, shape)));
         return out;
     };
     const std::vector<T> want = run(clean);

@@ -135,6 +135,12 @@ void run(FuzzedDataProvider& in, const posenc::RopeSpec& spec, const Angles& ang
     const std::ptrdiff_t head_stride = head_dim + head_gap;
     const std::ptrdiff_t token_stride = heads * head_stride + token_gap;
     const std::ptrdiff_t lead = 8, size = lead + tokens * token_stride + 8;
+    // The buffer the views are told about: usually all that follows `lead`, sometimes cut
+    // anywhere from 0 to that. A view whose last element ((tokens - 1) token_stride + (heads - 1)
+    // head_stride + head_dim - 1) lies past it must be refused.
+    const std::ptrdiff_t needed = tokens == 0 ? 0 : (tokens - 1) * token_stride + (heads - 1) * head_stride + head_dim;
+    const std::ptrdiff_t room = in.ConsumeBool() ? size - lead : in.ConsumeIntegralInRange<std::ptrdiff_t>(0, size - lead);
+    const bool fits = room >= needed;
     const bool in_place = in.ConsumeBool();
     const k::Direction direction = in.ConsumeBool() ? k::Direction::forward : k::Direction::inverse;
 
@@ -156,8 +162,8 @@ void run(FuzzedDataProvider& in, const posenc::RopeSpec& spec, const Angles& ang
     for (const k::dispatch::Isa isa : k::dispatch::dispatch_isas) {
         if (!k::dispatch::isa_available(isa)) continue;
         std::vector<T> a = original, b = dst;
-        const k::HeadsView<T> a_view(a.data() + lead, {tokens, heads, head_dim}, {token_stride, head_stride});
-        const k::HeadsView<T> b_view(b.data() + lead, {tokens, heads, head_dim}, {token_stride, head_stride});
+        const k::HeadsView<T> a_view(a.data() + lead, room, {tokens, heads, head_dim}, {token_stride, head_stride});
+        const k::HeadsView<T> b_view(b.data() + lead, room, {tokens, heads, head_dim}, {token_stride, head_stride});
         const auto views = in_place ? k::QKViews<T>::in_place(a_view) : k::QKViews<T>::out_of_place(a_view, b_view);
         try {
             k::dispatch::apply_rope_with(isa, spec, angles, k::PositionIds(ids), views, direction);
@@ -167,7 +173,7 @@ void run(FuzzedDataProvider& in, const posenc::RopeSpec& spec, const Angles& ang
                 if (!same_bits(a[i], original[i]) || !same_bits(b[i], dst[i])) std::abort();
             continue;
         }
-        if (!in_range) std::abort();  // a position outside the source was accepted
+        if (!in_range || !fits) std::abort();  // a position outside the source, or a view past its buffer, was accepted
         verify(spec, expected, original, dst, a, b, in_place, lead, token_stride, head_stride);
     }
 }

@@ -96,8 +96,8 @@ std::vector<T> rotate_one_head(const ArchPath& path, const posenc::RopeSpec& spe
 {
     std::vector<T> out(head.size());
     kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(position),
-                          QKViews<T>::out_of_place(HeadsView<const T>(head.data(), {1, 1, spec.head_dim()}),
-                                                   HeadsView<T>(out.data(), {1, 1, spec.head_dim()})));
+                          QKViews<T>::out_of_place(HeadsView<const T>(head, {1, 1, spec.head_dim()}),
+                                                   HeadsView<T>(out, {1, 1, spec.head_dim()})));
     return out;
 }
 

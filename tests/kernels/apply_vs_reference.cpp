@@ -64,6 +64,8 @@ struct Memory {
     std::vector<T> elements;
     std::ptrdiff_t guard = 0;
     T* at(std::ptrdiff_t offset) { return elements.data() + guard + offset; }
+    /// Elements a view starting at `offset` may address: up to the trailing guard, not into it.
+    std::ptrdiff_t room(std::ptrdiff_t offset) const { return static_cast<std::ptrdiff_t>(elements.size()) - 2 * guard - offset; }
 };
 
 struct Placement {
@@ -164,7 +166,8 @@ void run_case(const ArchPath& path, std::mt19937& rng, Failure& failure, int cas
     const std::vector<Placed> inputs = place_pair(q_heads, k_heads, style);
     const std::vector<Placed> outputs = in_place ? inputs : place_pair(q_heads, k_heads, std::uniform_int_distribution<int>(0, 3)(rng));
     auto view_of = [&](const Placed& pl) {
-        return HeadsView<T>(memories[pl.memory].at(pl.p.offset), {tokens, pl.heads, head_dim}, {pl.p.token_stride, pl.p.head_stride});
+        return HeadsView<T>(memories[pl.memory].at(pl.p.offset), memories[pl.memory].room(pl.p.offset), {tokens, pl.heads, head_dim},
+                            {pl.p.token_stride, pl.p.head_stride});
     };
     for (const Placed& pl : inputs) {
         const HeadsView<T> v = view_of(pl);
@@ -269,7 +272,7 @@ TEST_CASE("[reference] rotary_dim 576 (more pairs than one angle row) matches ap
             for (float& v : x) v = u(rng);
             std::vector<float> y = x;
             kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(99990),
-                                  QKViews<float>::in_place(HeadsView<float>(y.data(), {3, 2, 576})));
+                                  QKViews<float>::in_place(HeadsView<float>(y, {3, 2, 576})));
             double worst = 0;
             for (int row = 0; row < 6; ++row) {
                 std::vector<double> ref(x.begin() + row * 576, x.begin() + (row + 1) * 576);

@@ -77,8 +77,8 @@ TEST_CASE("[dispatch] dispatch::apply_rope runs the best ISA's kernel, bit for b
         for (T& v : x) v = kernel_test::from_double<T>(u(rng));
         std::vector<T> a = x, b = x;
         const HeadsShape shape {3, 4, 128};
-        pd::apply_rope(spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(a.data(), shape)));
-        pd::apply_rope_with(pd::best_isa(), spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(b.data(), shape)));
+        pd::apply_rope(spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(a, shape)));
+        pd::apply_rope_with(pd::best_isa(), spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(b, shape)));
         const std::string type = kernel_test::type_name<T>();
         CAPTURE(type);
         CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
@@ -128,7 +128,7 @@ TEST_CASE("[partition] threads on split token ranges, sharing one const angle so
     for (int source = 0; source < 2; ++source) {
         std::vector<float> q1 = q0, k1 = k0, q2 = q0, k2 = k0;
         auto views = [&](std::vector<float>& q, std::vector<float>& k) {
-            return QKViews<float>::in_place(HeadsView<float>(q.data(), {tokens, 8, 128}), HeadsView<float>(k.data(), {tokens, 2, 128}));
+            return QKViews<float>::in_place(HeadsView<float>(q, {tokens, 8, 128}), HeadsView<float>(k, {tokens, 2, 128}));
         };
         auto run = [&](const QKViews<float>& v, TokenRange r) {
             if (source == 0) apply_rope(spec, cache, PositionIds(ids), v, Direction::forward, r);

@@ -149,7 +149,7 @@ TEST_CASE("[IEEE 754] every arch path stores bfloat16 and float16 rounded to nea
             std::vector<posenc::float16> h(2 * 0x10000);
             for (std::uint32_t b = 0; b < 0x10000; ++b) h[2 * b] = {static_cast<std::uint16_t>(b)}, h[2 * b + 1] = {0};
             kernel_test::apply_on(path, spec, cache, positions,
-                                  QKViews<posenc::float16>::in_place(HeadsView<posenc::float16>(h.data(), {0x10000, 1, 2})));
+                                  QKViews<posenc::float16>::in_place(HeadsView<posenc::float16>(h, {0x10000, 1, 2})));
             int mismatches = 0;
             for (std::uint32_t b = 0; b < 0x10000; ++b) {
                 if (((b >> 10) & 0x1f) == 0x1f) {
@@ -168,7 +168,7 @@ TEST_CASE("[IEEE 754] every arch path stores bfloat16 and float16 rounded to nea
             std::vector<posenc::bfloat16> bf(2 * 0x10000);
             for (std::uint32_t b = 0; b < 0x10000; ++b) bf[2 * b] = {static_cast<std::uint16_t>(b)}, bf[2 * b + 1] = {0};
             kernel_test::apply_on(path, spec, cache, positions,
-                                  QKViews<posenc::bfloat16>::in_place(HeadsView<posenc::bfloat16>(bf.data(), {0x10000, 1, 2})));
+                                  QKViews<posenc::bfloat16>::in_place(HeadsView<posenc::bfloat16>(bf, {0x10000, 1, 2})));
             mismatches = 0;
             for (std::uint32_t b = 0; b < 0x10000; ++b) {
                 const float x = float_of_bits(b << 16);
@@ -219,7 +219,7 @@ TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN
             }
         std::vector<T> y = x;
         const std::vector<std::int32_t> at_zero(static_cast<std::size_t>(tokens), 0);
-        kernel_test::apply_on(path, spec, cache, PositionIds(at_zero), QKViews<T>::in_place(HeadsView<T>(y.data(), {tokens, 1, 128})));
+        kernel_test::apply_on(path, spec, cache, PositionIds(at_zero), QKViews<T>::in_place(HeadsView<T>(y, {tokens, 1, 128})));
         int mismatches = 0;
         for (std::size_t i = 0; i < x.size(); ++i) {
             const std::size_t d = i % 128, head = i - d;

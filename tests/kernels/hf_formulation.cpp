@@ -75,8 +75,8 @@ TEST_CASE("[Hugging Face] q*cos + rotate_half(q)*sin and GPT-J rotate_every_two,
                 for (float& v : q) v = u(rng);
                 std::vector<float> out(q.size());
                 kernel_test::apply_on(path, spec, cache, PositionIds(positions),
-                                      QKViews<float>::out_of_place(HeadsView<const float>(q.data(), {tokens, 1, m.head_dim}),
-                                                                   HeadsView<float>(out.data(), {tokens, 1, m.head_dim})));
+                                      QKViews<float>::out_of_place(HeadsView<const float>(q, {tokens, 1, m.head_dim}),
+                                                                   HeadsView<float>(out, {tokens, 1, m.head_dim})));
                 for (std::ptrdiff_t t = 0; t < tokens; ++t) {
                     const std::vector<float> head(q.begin() + t * m.head_dim, q.begin() + (t + 1) * m.head_dim);
                     const std::vector<long double> want = hf_rope(head, m.rotary_dim, m.base, positions[static_cast<std::size_t>(t)], half_split);

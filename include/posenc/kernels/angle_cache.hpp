@@ -50,14 +50,16 @@ inline void require_reducible(const FrequencyTable& table, std::int64_t max_abs_
 class CosSinCache
 {
 public:
-    /// Builds the rows from `table`. Throws posenc::error if num_positions < 1, first_position < 0,
-    /// the last position exceeds max_kernel_position (2^31 - 1), or some inv_freq is too large
+    /// Builds the rows from `table`. Throws posenc::error if num_positions < 1, first_position is
+    /// outside [0, max_kernel_position], the last position exceeds max_kernel_position (2^31 - 1), or some inv_freq is too large
     /// for exact reduction at the last position (theta_i * last > 2^50).
     CosSinCache(const FrequencyTable& table, std::int64_t num_positions, std::int64_t first_position = 0)
         : table_(table), num_pairs_(table.num_pairs()), first_(first_position), count_(num_positions)
     {
         posenc::detail::require(num_positions >= 1, "num_positions", num_positions, "must be >= 1");
         posenc::detail::require(first_position >= 0, "first_position", first_position, "must be >= 0");
+        posenc::detail::require(first_position <= max_kernel_position, "first_position", first_position,
+                                "must be <= 2147483647 (max_kernel_position)");
         posenc::detail::require(num_positions - 1 <= max_kernel_position - first_position, "num_positions",
                                 num_positions,
                                 ("must be <= " + std::to_string(max_kernel_position - first_position + 1) +

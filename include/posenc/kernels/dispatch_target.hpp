@@ -18,6 +18,7 @@
 #define POSENC_DETAIL_DISPATCH_UNIT 1
 #endif
 #include "posenc/kernels/dispatch.hpp"
+#include "posenc/kernels/fused_dispatch.hpp"
 
 namespace posenc::kernels::dispatch::detail {
 
@@ -52,6 +53,30 @@ void run_kernel_call(const KernelCall& call) noexcept
     }
 }
 
+template <class Arch, class T>
+void run_fused_typed(const FusedCall& call) noexcept
+{
+    const auto& args = *static_cast<const kernels::detail::FusedArgs<T>*>(call.args);
+    if (call.angle_kind == AngleSourceKind::cache)
+        kernels::detail::fused_run<Arch>(call.spec->pairing(), args, *static_cast<const CosSinCache*>(call.angles),
+                                         *call.positions, call.range);
+    else
+        kernels::detail::fused_run<Arch>(call.spec->pairing(), args, *static_cast<const OnTheFlyAngles*>(call.angles),
+                                         *call.positions, call.range);
+}
+
+/// Recovers the storage type of a fused call (fused_dispatch.hpp) and runs it for Arch.
+template <class Arch>
+void run_fused_call(const FusedCall& call) noexcept
+{
+    switch (call.storage) {
+    case StorageType::float32: run_fused_typed<Arch, float>(call); break;
+    case StorageType::bfloat16: run_fused_typed<Arch, bfloat16>(call); break;
+    case StorageType::float16: run_fused_typed<Arch, float16>(call); break;
+    case StorageType::float64: break;  // double never reaches a per-ISA unit
+    }
+}
+
 }  // namespace posenc::kernels::dispatch::detail
 
 /// Defines dispatch::detail::run_<isa> for `arch`; the unit's flags must enable that arch.
@@ -61,4 +86,8 @@ void run_kernel_call(const KernelCall& call) noexcept
     void posenc::kernels::dispatch::detail::run_##isa(const KernelCall& call) noexcept                       \
     {                                                                                                         \
         run_kernel_call<arch>(call);                                                                          \
+    }                                                                                                         \
+    void posenc::kernels::dispatch::detail::run_fused_##isa(const FusedCall& call) noexcept                  \
+    {                                                                                                         \
+        run_fused_call<arch>(call);                                                                           \
     }

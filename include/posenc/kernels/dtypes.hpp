@@ -81,15 +81,24 @@ inline float float_from_bits(std::uint32_t u) noexcept
 /// bfloat16 -> float, exact: the 16 bits become the top half of the binary32.
 inline float to_float(bfloat16 x) noexcept { return detail::float_from_bits(static_cast<std::uint32_t>(x.bits) << 16); }
 
-/// float -> bfloat16, round to nearest even on the 16 dropped bits; NaN -> quiet NaN (same sign).
-/// Error: at most half an ulp of bfloat16 (2^-9 relative) for finite results.
-inline bfloat16 to_bfloat16(float f) noexcept
+namespace detail {
+/// to_bfloat16's body, as a template on an arch tag: code compiled for one instruction set
+/// (a runtime-dispatch unit) instantiates its own copy, to_bfloat16_on<Arch>, whose symbol no
+/// other unit shares (kernels/dispatch.hpp, per-ISA isolation). Integer work only.
+template <class Arch>
+bfloat16 to_bfloat16_on(float f) noexcept
 {
-    const std::uint32_t u = detail::float_bits(f);
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
     if ((u & 0x7fffffffu) > 0x7f800000u) return {static_cast<std::uint16_t>((u >> 16) | 0x0040u)};
     const std::uint32_t rounded = u + 0x7fffu + ((u >> 16) & 1u);  // ties go to the even upper half
     return {static_cast<std::uint16_t>(rounded >> 16)};
 }
+}  // namespace detail
+
+/// float -> bfloat16, round to nearest even on the 16 dropped bits; NaN -> quiet NaN (same sign).
+/// Error: at most half an ulp of bfloat16 (2^-9 relative) for finite results.
+inline bfloat16 to_bfloat16(float f) noexcept { return detail::to_bfloat16_on<void>(f); }
 
 /// float16 -> float, exact (subnormals, infinities and NaN included).
 inline float to_float(float16 x) noexcept

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "posenc/error.hpp"
@@ -42,12 +43,16 @@ inline std::vector<TokenRange> split_tokens(std::ptrdiff_t tokens, int parts)
 /// How many parts (threads) a call is worth: at most max_threads, at most one per token, and
 /// each part at least min_elements_per_part elements (default 32,768: 128 KiB of float, about
 /// the work that pays for waking a thread). Always >= 1.
-/// elements_per_token = (q heads + k heads) * head_dim.
+/// elements_per_token = (q heads + k heads) * head_dim. Any arguments are valid (no overflow:
+/// a product beyond ptrdiff_t counts as large enough for every thread).
 constexpr int suggested_parts(std::ptrdiff_t tokens, std::ptrdiff_t elements_per_token, int max_threads,
                               std::ptrdiff_t min_elements_per_part = 32768) noexcept
 {
     if (tokens <= 0 || elements_per_token <= 0 || max_threads <= 1 || min_elements_per_part <= 0) return 1;
-    const std::ptrdiff_t by_size = tokens * elements_per_token / min_elements_per_part;
+    // tokens * elements_per_token may exceed ptrdiff_t: then the size allows every part anyway
+    const std::ptrdiff_t by_size = tokens > PTRDIFF_MAX / elements_per_token
+                                       ? PTRDIFF_MAX
+                                       : tokens * elements_per_token / min_elements_per_part;
     const std::ptrdiff_t parts = std::min<std::ptrdiff_t>({by_size, tokens, max_threads});
     return parts < 1 ? 1 : static_cast<int>(parts);
 }

@@ -2,9 +2,10 @@
 // say where each token sits, and token ranges.
 //
 // A HeadsView is a [tokens, heads, head_dim] tensor whose innermost dimension is contiguous and
-// whose two outer dimensions have arbitrary strides (in elements):
+// whose two outer dimensions have strides (in elements), inside a buffer of `size` elements
+// that starts at `data`:
 //
-//     element (t, h, d) is at  data[t * token_stride + h * head_stride + d]
+//     element (t, h, d) is at  data[t * token_stride + h * head_stride + d],   0 <= that index < size
 //
 //   contiguous [T, H, D]           token_stride = H * D,            head_stride = D
 //   Q of a packed QKV [T, (Hq + 2 Hk) * D]   data = qkv,            token_stride = (Hq + 2 Hk) D, head_stride = D
@@ -16,31 +17,45 @@
 //   | q0 | q1 | q2 | q3 | k0 | k1 | v0 | v1 |
 //    ^data(Q)            ^data(K)
 //
+// Every view is built from its pointer AND the number of elements it may address from there
+// (the rest of the caller's allocation): the checked entry points (apply.hpp, detail/checks.hpp)
+// prove, in overflow-free integer arithmetic, that the first element (index 0) and the last
+// one ((tokens - 1) token_stride + (heads - 1) head_stride + head_dim - 1) lie inside
+// [0, size), and name the view and the element when they do not. The stride of an axis of
+// extent 1 is never used (any value is accepted, and the kernels never multiply by it).
+// Strides of longer axes must be >= head_dim (so they are positive: a view walks its buffer
+// forwards, and its first element is data[0]).
+//
 // Within a head, the first rotary_dim elements rotate (pairs placed by the spec's Pairing), the
 // remaining head_dim - rotary_dim pass through (untouched in place, copied out of place):
 //
 //   half_split   [ x0 .. x_{R/2-1} | x_{R/2} .. x_{R-1} | pass-through ]   pair i = (i, i + R/2)
 //   interleaved  [ x0 x1 | x2 x3 | ... | x_{R-2} x_{R-1} | pass-through ]  pair i = (2i, 2i + 1)
+//
+// Alignment: data must be aligned for its element type (alignof: float 4, double 8, bfloat16
+// and float16 2 bytes); the checked entries refuse a misaligned pointer. No wider alignment is
+// needed (the SIMD kernels load unaligned).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <type_traits>
 #include <vector>
+
+#include "posenc/error.hpp"
 
 namespace posenc::kernels {
 
 namespace detail {
-/// a * b and a + b with two's-complement wrap-around instead of signed-overflow UB: views are
+/// a * b with two's-complement wrap-around instead of signed-overflow UB: views are
 /// plain data built before validation, so absurd extents must reach check_view (which rejects
 /// them) rather than trip undefined behaviour in a constructor.
 constexpr std::ptrdiff_t wrapping_product(std::ptrdiff_t a, std::ptrdiff_t b) noexcept
 {
     return static_cast<std::ptrdiff_t>(static_cast<std::size_t>(a) * static_cast<std::size_t>(b));
-}
-constexpr std::ptrdiff_t wrapping_sum(std::ptrdiff_t a, std::ptrdiff_t b) noexcept
-{
-    return static_cast<std::ptrdiff_t>(static_cast<std::size_t>(a) + static_cast<std::size_t>(b));
 }
 }  // namespace detail
 
@@ -57,11 +72,13 @@ struct HeadsStrides {
     std::ptrdiff_t head;   ///< from head h to head h + 1, same token
 };
 
-/// Non-owning strided view of a [tokens, heads, head_dim] tensor; see the file comment.
-/// A default-constructed view is "absent" (data == nullptr), e.g. no K.
+/// Non-owning strided view of a [tokens, heads, head_dim] tensor inside a buffer of `size`
+/// elements from `data`; see the file comment. A default-constructed view is "absent"
+/// (data == nullptr, size 0), e.g. no K.
 template <class T>
 struct HeadsView {
     T* data = nullptr;
+    std::ptrdiff_t size = 0;  ///< elements addressable from data: data[0] .. data[size - 1]
     std::ptrdiff_t tokens = 0;
     std::ptrdiff_t heads = 0;
     std::ptrdiff_t head_dim = 0;
@@ -70,9 +87,10 @@ struct HeadsView {
 
     constexpr HeadsView() noexcept = default;
 
-    /// Contiguous [tokens, heads, head_dim].
-    constexpr HeadsView(T* data_, HeadsShape shape) noexcept
+    /// Contiguous [tokens, heads, head_dim] in data[0 .. size).
+    constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape) noexcept
         : data(data_)
+        , size(size_)
         , tokens(shape.tokens)
         , heads(shape.heads)
         , head_dim(shape.head_dim)
@@ -81,9 +99,10 @@ struct HeadsView {
     {
     }
 
-    /// Strided: element (t, h, d) at data_[t * strides.token + h * strides.head + d].
-    constexpr HeadsView(T* data_, HeadsShape shape, HeadsStrides strides) noexcept
+    /// Strided: element (t, h, d) at data_[t * strides.token + h * strides.head + d], inside data_[0 .. size_).
+    constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape, HeadsStrides strides) noexcept
         : data(data_)
+        , size(size_)
         , tokens(shape.tokens)
         , heads(shape.heads)
         , head_dim(shape.head_dim)
@@ -92,10 +111,23 @@ struct HeadsView {
     {
     }
 
+    /// A whole container (std::vector, std::array, ...): data() and size() give the buffer.
+    template <class C, std::enable_if_t<std::is_convertible_v<decltype(std::declval<C&>().data()), T*>, int> = 0>
+    constexpr HeadsView(C& buffer, HeadsShape shape) noexcept
+        : HeadsView(buffer.data(), static_cast<std::ptrdiff_t>(buffer.size()), shape)
+    {
+    }
+    template <class C, std::enable_if_t<std::is_convertible_v<decltype(std::declval<C&>().data()), T*>, int> = 0>
+    constexpr HeadsView(C& buffer, HeadsShape shape, HeadsStrides strides) noexcept
+        : HeadsView(buffer.data(), static_cast<std::ptrdiff_t>(buffer.size()), shape, strides)
+    {
+    }
+
     /// A view of T converts to a view of const T.
     template <class U, std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>, int> = 0>
     constexpr HeadsView(const HeadsView<U>& other) noexcept
         : data(other.data)
+        , size(other.size)
         , tokens(other.tokens)
         , heads(other.heads)
         , head_dim(other.head_dim)
@@ -104,10 +136,21 @@ struct HeadsView {
     {
     }
 
-    /// First element of head h of token t. Precondition: 0 <= t < tokens, 0 <= h < heads.
+    /// First element of head h of token t. Precondition: 0 <= t < tokens, 0 <= h < heads, and
+    /// the view is valid (detail/checks.hpp).
     constexpr T* head(std::ptrdiff_t t, std::ptrdiff_t h) const noexcept
     {
         return data + t * token_stride + h * head_stride;
+    }
+
+    /// The same view with the stride of every axis of extent 1 set to 0 (it is never used; 0
+    /// keeps loops that step past the last head or token free of pointer overflow).
+    constexpr HeadsView normalized() const noexcept
+    {
+        HeadsView v = *this;
+        if (v.tokens <= 1) v.token_stride = 0;
+        if (v.heads <= 1) v.head_stride = 0;
+        return v;
     }
 
     constexpr bool present() const noexcept { return data != nullptr; }
@@ -124,19 +167,62 @@ struct PackedQkv {
     HeadsView<T> v;
 };
 
-/// Slices a packed [tokens, (q_heads + 2 kv_heads) * head_dim] buffer into Q, K and V views
-/// that share its memory (token_stride = (q_heads + 2 kv_heads) * head_dim, head_stride = head_dim).
+/// The extents of a packed QKV buffer: [tokens, (q_heads + 2 kv_heads) * head_dim].
+struct PackedQkvShape {
+    std::ptrdiff_t tokens;
+    std::ptrdiff_t q_heads;
+    std::ptrdiff_t kv_heads;
+    std::ptrdiff_t head_dim;
+};
+
+/// Slices a packed [tokens, (q_heads + 2 kv_heads) * head_dim] buffer of `size` elements into
+/// Q, K and V views that share its memory (token_stride = (q_heads + 2 kv_heads) * head_dim,
+/// head_stride = head_dim); each view's size is what remains of the buffer from its first
+/// element. Throws posenc::error unless tokens >= 0, q_heads >= 1, kv_heads >= 1,
+/// head_dim >= 1, size >= 0 and tokens * (q_heads + 2 kv_heads) * head_dim <= size (computed
+/// without overflow): "qkv.size 1000 must be >= tokens * (q_heads + 2 kv_heads) * head_dim = 1536".
 template <class T>
-constexpr PackedQkv<T> slice_packed_qkv(T* qkv, std::ptrdiff_t tokens, std::ptrdiff_t q_heads, std::ptrdiff_t kv_heads,
-                                        std::ptrdiff_t head_dim) noexcept
+PackedQkv<T> slice_packed_qkv(T* qkv, std::ptrdiff_t size, PackedQkvShape shape)
 {
-    using detail::wrapping_product;
-    using detail::wrapping_sum;
-    const std::ptrdiff_t heads = wrapping_sum(q_heads, wrapping_product(2, kv_heads));
-    const HeadsStrides strides {wrapping_product(heads, head_dim), head_dim};
-    return {HeadsView<T>(qkv, {tokens, q_heads, head_dim}, strides),
-            HeadsView<T>(qkv + wrapping_product(q_heads, head_dim), {tokens, kv_heads, head_dim}, strides),
-            HeadsView<T>(qkv + wrapping_product(wrapping_sum(q_heads, kv_heads), head_dim), {tokens, kv_heads, head_dim}, strides)};
+    const auto [tokens, q_heads, kv_heads, head_dim] = shape;
+    if (qkv == nullptr) throw posenc::error("qkv.data", "null", "must point to the packed buffer");
+    posenc::detail::require(size >= 0, "qkv.size", size, "must be >= 0");
+    posenc::detail::require(tokens >= 0, "qkv.tokens", tokens, "must be >= 0");
+    posenc::detail::require(q_heads >= 1, "qkv.q_heads", q_heads, "must be >= 1");
+    posenc::detail::require(kv_heads >= 1, "qkv.kv_heads", kv_heads, "must be >= 1");
+    posenc::detail::require(head_dim >= 1, "qkv.head_dim", head_dim, "must be >= 1");
+    // row = (q_heads + 2 kv_heads) * head_dim and tokens * row, each refused before it could overflow
+    const std::ptrdiff_t limit = PTRDIFF_MAX / static_cast<std::ptrdiff_t>(sizeof(T));
+    const bool heads_fit = kv_heads <= (limit - q_heads) / 2;
+    const std::ptrdiff_t heads = heads_fit ? q_heads + 2 * kv_heads : 0;
+    const bool row_fits = heads_fit && heads <= limit / head_dim;
+    const std::ptrdiff_t row = row_fits ? heads * head_dim : 0;
+    const bool fits = row_fits && (tokens == 0 || row <= limit / tokens);
+    if (!fits || tokens * row > size) {
+        const double needed = static_cast<double>(tokens) *
+                              (static_cast<double>(q_heads) + 2.0 * static_cast<double>(kv_heads)) *
+                              static_cast<double>(head_dim);
+        posenc::detail::raise("qkv.size", size,
+                              "must be >= tokens * (q_heads + 2 kv_heads) * head_dim = " +
+                                  posenc::detail::format_value(needed) + " (" + std::to_string(tokens) + " x (" +
+                                  std::to_string(q_heads) + " + 2 x " + std::to_string(kv_heads) + ") x " +
+                                  std::to_string(head_dim) + ")");
+    }
+    const HeadsStrides strides {row, head_dim};
+    // with no tokens the buffer may be shorter than one row: keep the slices' pointers inside it
+    const std::ptrdiff_t k_offset = std::min(q_heads * head_dim, size);
+    const std::ptrdiff_t v_offset = std::min((q_heads + kv_heads) * head_dim, size);
+    return {HeadsView<T>(qkv, size, {tokens, q_heads, head_dim}, strides),
+            HeadsView<T>(qkv + k_offset, size - k_offset, {tokens, kv_heads, head_dim}, strides),
+            HeadsView<T>(qkv + v_offset, size - v_offset, {tokens, kv_heads, head_dim}, strides)};
+}
+
+/// slice_packed_qkv of a whole container (data() and size()).
+template <class C>
+auto slice_packed_qkv(C& buffer, PackedQkvShape shape)
+    -> PackedQkv<std::remove_pointer_t<decltype(std::declval<C&>().data())>>
+{
+    return slice_packed_qkv(buffer.data(), static_cast<std::ptrdiff_t>(buffer.size()), shape);
 }
 
 /// What one call rotates: Q (required) and K (optional, any head count: grouped-query

@@ -5,6 +5,10 @@
 //                                        float32 where it meets a tensor; 1e308 would become inf)
 //   lengths (original_max_position_embeddings, max_position_embeddings)   > 0
 //   sequence_length (where a table depends on it)                       > 0
+//   attention factor (explicit, or computed from mscale)   in [2^-10, 2^10] (frequencies.hpp)
+//   every scaled inv_freq   a normal number of the precision it is built in (double for
+//                           Precision::exact, float32 for hf_float32): a factor that would turn
+//                           a frequency into 0, a subnormal or inf is refused under its own name
 // Hugging Face only logs warnings for factor < 1 (hf-rope-semantics.md section 11); posenc
 // refuses it, because every method here is meant to extend a context, and a factor below 1 turns
 // several formulas (YaRN's ln s, LongRoPE's sqrt) into values no model ships.
@@ -28,6 +32,17 @@ inline constexpr double float32_max = 3.4028234663852886e38;
 namespace detail {
 
 inline bool finite_in_float32(double x) noexcept { return std::isfinite(x) && std::abs(x) <= float32_max; }
+
+/// The smallest normal float32, 2^-126.
+inline constexpr double float32_min_normal = 1.1754943508222875e-38;
+
+/// A value a table built in `precision` can hold without underflow or overflow: finite and at
+/// least the smallest normal number of that precision (DBL_MIN or 2^-126).
+inline bool normal_in(double x, Precision precision) noexcept
+{
+    const double lowest = precision == Precision::exact ? 2.2250738585072014e-308 : float32_min_normal;
+    return std::isfinite(x) && x >= lowest && (precision == Precision::exact || x <= float32_max);
+}
 
 inline void require_scaling_factor(const std::string& method, double factor)
 {
@@ -62,6 +77,19 @@ inline void require_float32_base(double base, const char* field = "base")
 inline std::vector<double> widen(const std::vector<float>& values)
 {
     return std::vector<double>(values.begin(), values.end());
+}
+
+/// Every value of a scaled table must be normal in its precision (normal_in). The base alone
+/// never fails this (base > 1 finite gives theta_i in [1/base, 1]), so the culprit is the
+/// method's factor: `field` names it and `value` is the factor as given.
+inline void require_normal_inv_freq(const std::vector<double>& inv_freq, Precision precision, const std::string& field,
+                                    double value)
+{
+    for (std::size_t i = 0; i < inv_freq.size(); ++i)
+        if (!normal_in(inv_freq[i], precision))
+            raise(field, value,
+                  "makes inv_freq[" + std::to_string(i) + "] " + format_value(inv_freq[i]) + ", not a normal " +
+                      (precision == Precision::exact ? "double" : "float32") + " number (it would act as 0 or inf)");
 }
 
 /// theta_i = base^(-2i/R) for every pair (frequencies.hpp), the exact-mode starting point.

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "posenc/scaling/common.hpp"
@@ -29,15 +30,22 @@
 namespace posenc {
 
 /// Dynamic NTK by `factor` s relative to `max_position_embeddings` L.
-/// Invariants: s >= 1 and finite in float32; L > 0.
+/// Invariants: 1 <= s < 2^53; L > 0.
 class DynamicNtkScaling
 {
 public:
+    /// 2^53: factors from here on lose s - 1 to rounding (the constructor refuses them).
+    static constexpr double max_factor = 9007199254740992.0;
+
     /// Throws posenc::error ("dynamic.max_position_embeddings 0 must be > 0").
     DynamicNtkScaling(double factor, std::int64_t max_position_embeddings)
         : factor_(factor), max_position_embeddings_(max_position_embeddings)
     {
         detail::require_scaling_factor("dynamic", factor);
+        // s n / L - (s - 1) must see s - 1 exactly: from 2^53 on, s - 1 rounds to s and the
+        // init table's base becomes b * 0 = 0 (s = 1e17) or a wrong multiple of b.
+        detail::require(factor < max_factor, "dynamic.factor", factor,
+                        "must be < 2^53 = 9007199254740992 (the largest factor whose s - 1 is exact in double)");
         detail::require_positive_length("dynamic.max_position_embeddings", max_position_embeddings);
     }
 
@@ -59,7 +67,7 @@ private:
 /// Hugging Face's order (`base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))`).
 /// No sequence length means Hugging Face's init (n = L). R = 128, b = 1e4, L = 4096, s = 2:
 /// n = 4097 -> 10004.96034, 8192 -> 30527.73675, 16384 -> 72195.86009. Relative error < 8 * 2^-52.
-/// Throws posenc::error if rotary_dim <= 2, sequence_length <= 0 or b' overflows.
+/// Throws posenc::error if rotary_dim <= 2, sequence_length <= 0, b' overflows or falls below 1.
 inline double dynamic_ntk_base(const RopeSpec& spec, const DynamicNtkScaling& scaling,
                                std::optional<std::int64_t> sequence_length = std::nullopt)
 {
@@ -71,6 +79,8 @@ inline double dynamic_ntk_base(const RopeSpec& spec, const DynamicNtkScaling& sc
     const double r = static_cast<double>(spec.rotary_dim());
     const double base = spec.base() * std::pow((s * n / static_cast<double>(length)) - (s - 1.0), r / (r - 2.0));
     if (!std::isfinite(base)) detail::raise("dynamic.scaled_base", base, "must be finite");
+    if (!(base >= 1.0))  // the growth term is >= 1 in exact arithmetic; rounding cannot take it to 0
+        detail::raise("dynamic.factor", s, "makes the scaled base " + detail::format_value(base) + " (must stay >= 1)");
     return base;
 }
 
@@ -104,9 +114,15 @@ inline std::vector<double> dynamic_ntk_inv_freq(const RopeSpec& spec, const Dyna
     if (!std::isfinite(base32))
         detail::raise("dynamic.scaled_base", static_cast<double>(base32),
                       "must be finite in float32 for Precision::hf_float32");
+    if (!(base32 >= 1.0f))  // float32 loses s - 1 from 2^24 on: fl(s) n / L - fl(s - 1) can reach 0
+        detail::raise("dynamic.factor", scaling.factor(),
+                      "makes the float32 scaled base " + detail::format_value(static_cast<double>(base32)) +
+                          " at sequence_length " + std::to_string(*sequence_length) + " (must stay >= 1)");
     std::vector<float> inv = hf32::default_exponents(spec.rotary_dim());
     for (float& e : inv) e = hf32::div(1.0f, hf32::pow(base32, e));
-    return detail::widen(inv);
+    std::vector<double> wide = detail::widen(inv);
+    detail::require_normal_inv_freq(wide, precision, "dynamic.factor", scaling.factor());
+    return wide;
 }
 
 }  // namespace posenc

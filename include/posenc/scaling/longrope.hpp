@@ -27,9 +27,9 @@ namespace posenc {
 
 /// LongRoPE: two per-pair factor lists of the same length (it must be R/2 for the spec they are
 /// used with, checked when a table is built), the switch length L0 and the factor s that sets
-/// the attention factor. Invariants: lists non-empty and of equal size, each entry > 0 and
-/// finite in float32; L0 > 1; s >= 1 and finite in float32; an explicit attention factor
-/// finite and > 0.
+/// the attention factor. Invariants: lists non-empty and of equal size, each entry a normal
+/// float32 number (in [2^-126, float32 max]); L0 > 1; s >= 1 and finite in float32; an explicit
+/// attention factor in [2^-10, 2^10].
 class LongRopeScaling
 {
 public:
@@ -84,6 +84,10 @@ private:
             if (!(list[i] > 0.0 && detail::finite_in_float32(list[i])))
                 detail::raise(std::string("longrope.") + name + "[" + std::to_string(i) + "]", list[i],
                               "must be > 0 and finite in float32");
+            else if (list[i] < detail::float32_min_normal)
+                detail::raise(std::string("longrope.") + name + "[" + std::to_string(i) + "]", list[i],
+                              "must be >= 2^-126 = 1.1754943508222875e-38 (below it the factor is 0 or subnormal "
+                              "in float32, where Hugging Face divides by it)");
     }
 
     void validate() const
@@ -96,9 +100,7 @@ private:
         detail::require(original_max_position_embeddings_ > 1, "longrope.original_max_position_embeddings",
                         original_max_position_embeddings_, "must be > 1 (the attention factor divides by ln L0)");
         detail::require_scaling_factor("longrope", factor_);
-        if (attention_factor_)
-            detail::require(std::isfinite(*attention_factor_) && *attention_factor_ > 0.0, "longrope.attention_factor",
-                            *attention_factor_, "must be finite and > 0");
+        if (attention_factor_) detail::require_attention_factor("longrope.attention_factor", *attention_factor_);
     }
 
     std::vector<double> short_factor_;
@@ -122,8 +124,9 @@ inline double longrope_attention_factor(const LongRopeScaling& longrope) noexcep
 ///   exact:      theta_j / ext_j in double (relative error < (2 + |ln b|) 2^-52)
 ///   hf_float32: 1 (/) (fl(ext_j) (x) pow32(fl(b), e_j))
 /// Throws posenc::error if the lists do not have R/2 entries
-/// ("longrope.short_factor.size 47 must equal rotary_dim / 2 = 48"), if sequence_length <= 0, or
-/// for a base beyond float32 in hf_float32 mode.
+/// ("longrope.short_factor.size 47 must equal rotary_dim / 2 = 48"), if sequence_length <= 0,
+/// for a base beyond float32 in hf_float32 mode, or when a factor makes some inv_freq 0,
+/// subnormal or inf in the precision (the error names that list entry).
 inline std::vector<double> longrope_inv_freq(const RopeSpec& spec, const LongRopeScaling& longrope,
                                              std::optional<std::int64_t> sequence_length = std::nullopt,
                                              Precision precision = Precision::exact)
@@ -139,15 +142,26 @@ inline std::vector<double> longrope_inv_freq(const RopeSpec& spec, const LongRop
     if (sequence_length) detail::require_sequence_length(*sequence_length);
     const std::vector<double>& ext = longrope.uses_long_factors(sequence_length) ? longrope.long_factor()
                                                                                   : longrope.short_factor();
+    const char* list_name = longrope.uses_long_factors(sequence_length) ? "long_factor" : "short_factor";
+    std::vector<double> inv;
     if (precision == Precision::exact) {
-        std::vector<double> inv = detail::default_inv_freq(spec);
+        inv = detail::default_inv_freq(spec);
         for (std::size_t j = 0; j < pairs; ++j) inv[j] /= ext[j];
-        return inv;
+    } else {
+        detail::require_float32_base(spec.base());
+        std::vector<float> inv32 = hf32::pos_freqs(spec.base(), spec.rotary_dim());
+        for (std::size_t j = 0; j < pairs; ++j) inv32[j] = hf32::div(1.0f, hf32::mul(hf32::round(ext[j]), inv32[j]));
+        inv = detail::widen(inv32);
     }
-    detail::require_float32_base(spec.base());
-    std::vector<float> inv = hf32::pos_freqs(spec.base(), spec.rotary_dim());
-    for (std::size_t j = 0; j < pairs; ++j) inv[j] = hf32::div(1.0f, hf32::mul(hf32::round(ext[j]), inv[j]));
-    return detail::widen(inv);
+    // theta_j / ext_j leaves the precision's normal range only through an extreme ext_j (or base):
+    // blame the list entry.
+    for (std::size_t j = 0; j < pairs; ++j)
+        if (!detail::normal_in(inv[j], precision))
+            detail::raise(std::string("longrope.") + list_name + "[" + std::to_string(j) + "]", ext[j],
+                          "makes inv_freq[" + std::to_string(j) + "] " + detail::format_value(inv[j]) + ", not a normal " +
+                              (precision == Precision::exact ? "double" : "float32") +
+                              " number (it would act as 0 or inf)");
+    return inv;
 }
 
 }  // namespace posenc

@@ -159,7 +159,7 @@ inline std::vector<double> scaled_inv_freq(const RopeSpec& spec, const Scaling& 
                                            std::optional<std::int64_t> sequence_length, Precision precision)
 {
     if (sequence_length) detail::require_sequence_length(*sequence_length);
-    return std::visit(
+    std::vector<double> inv = std::visit(
         [&](const auto& s) -> std::vector<double> {
             using T = std::decay_t<decltype(s)>;
             if constexpr (std::is_same_v<T, NoScaling>) {
@@ -183,6 +183,21 @@ inline std::vector<double> scaled_inv_freq(const RopeSpec& spec, const Scaling& 
             }
         },
         scaling);
+    // A value the precision cannot hold (0, subnormal, inf) is refused under the name of what
+    // produced it: the base when the unscaled table already fails, else the method's factor.
+    for (std::size_t i = 0; i < inv.size(); ++i) {
+        if (detail::normal_in(inv[i], precision)) continue;
+        const double unscaled = precision == Precision::exact
+                                    ? posenc::inv_freq(spec, static_cast<int>(i))
+                                    : static_cast<double>(hf32::default_inv_freq(spec.base(), spec.rotary_dim())[i]);
+        if (std::holds_alternative<NoScaling>(scaling) || !detail::normal_in(unscaled, precision))
+            detail::raise("base", spec.base(),
+                          "makes inv_freq[" + std::to_string(i) + "] " + detail::format_value(unscaled) +
+                              ", not a normal " + (precision == Precision::exact ? "double" : "float32") + " number");
+        detail::require_normal_inv_freq(inv, precision, std::string(scaling_type_name(scaling)) + ".factor",
+                                        scaling_factor(scaling));
+    }
+    return inv;
 }
 
 /// The FrequencyTable of `spec` under `scaling` at Hugging Face's init (no sequence length):

@@ -29,6 +29,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "posenc/scaling/common.hpp"
@@ -48,7 +50,8 @@ inline const char* to_string(YarnCorrectionRounding rounding) noexcept
 /// YaRN parameters, validated on every construction and every `with_...` copy.
 /// Invariants: factor >= 1 and finite in float32; original_max_position_embeddings > 0;
 /// beta_fast > beta_slow > 0, both finite; mscale and mscale_all_dim finite and >= 0 (0 means
-/// "not set", as Python's truthiness treats it); an explicit attention factor finite and > 0.
+/// "not set", as Python's truthiness treats it) with 0.1 m ln s + 1 <= 1024 for both; an
+/// explicit attention factor in [2^-10, 2^10] (frequencies.hpp).
 class YarnScaling
 {
 public:
@@ -151,9 +154,15 @@ private:
         detail::require(std::isfinite(mscale_) && mscale_ >= 0.0, "yarn.mscale", mscale_, "must be finite and >= 0");
         detail::require(std::isfinite(mscale_all_dim_) && mscale_all_dim_ >= 0.0, "yarn.mscale_all_dim", mscale_all_dim_,
                         "must be finite and >= 0");
-        if (attention_factor_)
-            detail::require(std::isfinite(*attention_factor_) && *attention_factor_ > 0.0, "yarn.attention_factor",
-                            *attention_factor_, "must be finite and > 0");
+        if (attention_factor_) detail::require_attention_factor("yarn.attention_factor", *attention_factor_);
+        // g(s, m) = 0.1 m ln s + 1 (yarn_mscale) must stay in the attention factor range for both
+        // m: their ratio is the cos/sin factor and g(s, mscale_all_dim)^2 the softmax multiplier.
+        for (const auto& [m, field] : {std::pair<double, const char*>{mscale_, "yarn.mscale"},
+                                       std::pair<double, const char*>{mscale_all_dim_, "yarn.mscale_all_dim"}})
+            if (factor_ > 1.0 && 0.1 * m * std::log(factor_) + 1.0 > max_attention_factor)
+                detail::raise(field, m,
+                              "must keep 0.1 * " + std::string(field + 5) + " * ln(factor " + detail::format_value(factor_) +
+                                  ") + 1 <= 1024 (the attention factor range)");
         detail::require(rounding_ == YarnCorrectionRounding::floor_ceil || rounding_ == YarnCorrectionRounding::fractional,
                         "yarn.rounding", static_cast<int>(rounding_),
                         "must be YarnCorrectionRounding::floor_ceil or YarnCorrectionRounding::fractional");

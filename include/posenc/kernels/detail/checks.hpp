@@ -1,16 +1,20 @@
 // posenc/kernels/detail/checks.hpp: what the checked entry points verify before entering a kernel.
 //
 // check_rope_call throws posenc::error ("<field> <value> <rule>") for the first violation of:
-//   angles   angles.num_pairs == spec.num_pairs
 //   views    q_in and q_out present; k_in and k_out both present or both absent;
-//            data != null; tokens >= 0 and equal across all views; heads >= 1, equal between a
-//            tensor's in and out views; head_dim == spec.head_dim;
+//            data != null and aligned for the element type (alignof); 0 <= size <=
+//            max_view_size; tokens >= 0 and equal across all views; heads >= 1, equal between
+//            a tensor's in and out views; head_dim == spec.head_dim;
 //            strides: the [tokens, heads] grid of head_dim-long rows must not overlap itself
 //            (sorting the two axes by stride: small stride >= head_dim, large stride >=
-//            small stride * (small count - 1) + head_dim); extents fit in ptrdiff_t;
+//            small stride * (small count - 1) + head_dim; an axis of extent 1 has no stride);
+//            bounds: the first element (data[0]) and the last one ((tokens - 1) token_stride +
+//            (heads - 1) head_stride + head_dim - 1) lie inside [0, size), proved in integer
+//            arithmetic that cannot overflow;
 //            no written view overlaps another view, except an output that is exactly its own
 //            input (in place). Views that share memory must have equal strides (then the overlap
 //            test is exact: packed QKV slices pass); otherwise their address ranges must be disjoint.
+//   angles   angles.num_pairs == spec.num_pairs
 //   range    0 <= begin <= end <= tokens
 //   positions  ids: count == tokens, pointer != null; every position of a token in the range
 //            lies in angles.position_range() (a position beyond a cache is an error, never a
@@ -40,16 +44,68 @@ inline std::string shape_text(std::ptrdiff_t tokens, std::ptrdiff_t heads, std::
     return std::to_string(tokens) + "x" + std::to_string(heads) + "x" + std::to_string(head_dim);
 }
 
-/// One view on its own: presence, extents, strides; builds the message. Out of line and only
-/// called once view_is_valid has failed (this runs on every checked call).
+/// The largest buffer a view may describe, in elements: PTRDIFF_MAX / sizeof(U) / 16. No
+/// machine has that much memory; the margin keeps every offset the kernels form (a prefetch
+/// 8 heads ahead included) inside ptrdiff_t.
+template <class U>
+constexpr std::ptrdiff_t max_view_size = PTRDIFF_MAX / static_cast<std::ptrdiff_t>(sizeof(U)) / 16;
+
+/// Index of the last element a valid view addresses, (tokens - 1) token_stride + (heads - 1)
+/// head_stride + head_dim - 1, if it is < size; -1 otherwise. Computed without overflow: every
+/// partial sum is compared with what remains of the buffer before it is formed. Requires
+/// tokens >= 1, heads >= 1, head_dim >= 1 and the strides of axes longer than 1 >= head_dim.
+template <class U>
+std::ptrdiff_t last_index_within(const HeadsView<U>& v) noexcept
+{
+    std::ptrdiff_t room = v.size - v.head_dim;  // room left for the outer offsets
+    if (room < 0) return -1;
+    if (v.tokens > 1) {
+        if (v.token_stride > room / (v.tokens - 1)) return -1;
+        room -= (v.tokens - 1) * v.token_stride;
+    }
+    if (v.heads > 1) {
+        if (v.head_stride > room / (v.heads - 1)) return -1;
+        room -= (v.heads - 1) * v.head_stride;
+    }
+    return v.size - 1 - room;
+}
+
+/// The index of a view's last element as text, exact whenever it fits in 64 unsigned bits
+/// (counts and strides are non-negative here), else in floating point.
+template <class U>
+std::string last_index_text(const HeadsView<U>& v)
+{
+    using u64 = unsigned long long;
+    const u64 max = ~u64 {0};
+    const u64 t = static_cast<u64>(v.tokens - 1), ts = static_cast<u64>(v.tokens > 1 ? v.token_stride : 0);
+    const u64 h = static_cast<u64>(v.heads - 1), hs = static_cast<u64>(v.heads > 1 ? v.head_stride : 0);
+    const u64 d = static_cast<u64>(v.head_dim - 1);
+    const bool exact = (ts == 0 || t <= max / ts) && (hs == 0 || h <= max / hs) && t * ts <= max - d &&
+                       h * hs <= max - d - t * ts;
+    if (exact) return std::to_string(t * ts + h * hs + d);
+    return posenc::detail::format_value(static_cast<double>(t) * static_cast<double>(ts) +
+                                        static_cast<double>(h) * static_cast<double>(hs) + static_cast<double>(d));
+}
+
+/// One view on its own: presence, alignment, extents, strides, bounds; builds the message. Out
+/// of line and only called once view_is_valid has failed (this runs on every checked call).
 template <class U>
 [[noreturn]] void raise_view_error(const HeadsView<U>& v, const char* name, const RopeSpec& spec)
 {
     if (v.data == nullptr) throw posenc::error(member(name, "data"), "null", "must point to the tensor");
+    if (reinterpret_cast<std::uintptr_t>(v.data) % alignof(U) != 0)
+        posenc::detail::raise(member(name, "data"), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(v.data)),
+                              "must be a multiple of " + std::to_string(alignof(U)) + " (the alignment of its " +
+                                  std::to_string(sizeof(U)) + "-byte element type)");
+    if (v.size < 0 || v.size > max_view_size<U>)
+        posenc::detail::raise(member(name, "size"), v.size,
+                              "must be in [0, " + std::to_string(max_view_size<U>) + "] (elements the view may address)");
     if (v.tokens < 0) posenc::detail::raise(member(name, "tokens"), v.tokens, "must be >= 0");
     if (v.heads < 1) posenc::detail::raise(member(name, "heads"), v.heads, "must be >= 1");
     if (v.head_dim != spec.head_dim())
-        posenc::detail::raise(member(name, "head_dim"), v.head_dim, "must equal spec.head_dim " + std::to_string(spec.head_dim()));
+        posenc::detail::raise(member(name, "head_dim"), v.head_dim,
+                              "must equal spec.head_dim " + std::to_string(spec.head_dim()) +
+                                  " (the buffer's heads are that long)");
 
     struct Axis {
         const char* stride_name;
@@ -60,11 +116,16 @@ template <class U>
     const Axis token {"token_stride", "tokens", v.tokens, v.token_stride};
     const Axis head {"head_stride", "heads", v.heads, v.head_stride};
     const std::ptrdiff_t d = v.head_dim;
-    for (const Axis* a : {&token, &head})
+    for (const Axis* a : {&token, &head}) {
+        if (a->count > 1 && a->stride < 0)
+            posenc::detail::raise(member(name, a->stride_name), a->stride,
+                                  std::string("must be >= head_dim ") + std::to_string(d) + " when " + a->count_name +
+                                      " > 1 (element 1 of that axis would lie before " + name + ".data)");
         if (a->count > 1 && a->stride < d)
             posenc::detail::raise(member(name, a->stride_name), a->stride,
                                   std::string("must be >= head_dim ") + std::to_string(d) + " when " + a->count_name +
                                       " > 1 (rows would overlap)");
+    }
     if (token.count > 1 && head.count > 1) {
         const Axis& small = token.stride <= head.stride ? token : head;
         const Axis& large = token.stride <= head.stride ? head : token;
@@ -76,28 +137,30 @@ template <class U>
                                       " - 1) + head_dim = " + posenc::detail::format_value(needed) + " (rows would overlap)");
         }
     }
-    const double extent = static_cast<double>(v.tokens - 1) * static_cast<double>(v.token_stride) +
-                          static_cast<double>(v.heads - 1) * static_cast<double>(v.head_stride) + static_cast<double>(d);
-    throw posenc::error(name, shape_text(v.tokens, v.heads, v.head_dim),
-                        "spans " + posenc::detail::format_value(extent) + " elements, more than ptrdiff_t can address");
+    // the bound: the last element must lie inside [0, size) (the first is data[0])
+    posenc::detail::raise(member(name, "size"), v.size,
+                          "must be > " + last_index_text(v) + ", the index of " + name +
+                              "'s last element (token " + std::to_string(v.tokens - 1) + ", head " +
+                              std::to_string(v.heads - 1) + ", dim " + std::to_string(d - 1) +
+                              "): the view would address memory past its buffer");
 }
 
-/// The rules of raise_view_error in integer arithmetic, without overflow: rows of head_dim
-/// elements on the [tokens, heads] grid must not overlap (sorting the two axes by stride: small
-/// stride >= head_dim, large stride >= small stride * (small count - 1) + head_dim), and the
-/// extent must stay below PTRDIFF_MAX / sizeof(U) / 4.
+/// The rules of raise_view_error in integer arithmetic, without overflow: data non-null and
+/// aligned for U; 0 <= size <= max_view_size; tokens >= 0, heads >= 1, head_dim = spec's; rows
+/// of head_dim elements on the [tokens, heads] grid must not overlap (sorting the two axes by
+/// stride: small stride >= head_dim, large stride >= small stride * (small count - 1) +
+/// head_dim; the stride of an axis of extent 1 is ignored); and the last element
+/// (last_index_within) lies inside the buffer.
 template <class U>
 bool view_is_valid(const HeadsView<U>& v, const RopeSpec& spec) noexcept
 {
     const std::ptrdiff_t d = v.head_dim;
-    if (v.data == nullptr || v.tokens < 0 || v.heads < 1 || d != spec.head_dim()) return false;
+    if (v.data == nullptr || reinterpret_cast<std::uintptr_t>(v.data) % alignof(U) != 0) return false;
+    if (v.size < 0 || v.size > max_view_size<U> || v.tokens < 0 || v.heads < 1 || d != spec.head_dim()) return false;
     if (v.tokens == 0) return true;
     const bool many_tokens = v.tokens > 1, many_heads = v.heads > 1;
     if ((many_tokens && v.token_stride < d) || (many_heads && v.head_stride < d)) return false;
-    const std::ptrdiff_t limit = PTRDIFF_MAX / static_cast<std::ptrdiff_t>(sizeof(U)) / 4;
-    if (d > limit) return false;
-    if (many_tokens && v.token_stride > limit / (v.tokens - 1)) return false;
-    if (many_heads && v.head_stride > limit / (v.heads - 1)) return false;
+    if (last_index_within(v) < 0) return false;
     if (many_tokens && many_heads) {
         const bool token_small = v.token_stride <= v.head_stride;
         const std::ptrdiff_t small = token_small ? v.token_stride : v.head_stride;
@@ -115,11 +178,12 @@ void check_view(const HeadsView<U>& v, const char* name, const RopeSpec& spec)
     if (!view_is_valid(v, spec)) raise_view_error(v, name, spec);
 }
 
-/// Elements from a view's first element to one past its last.
+/// Elements from a view's first element to one past its last (a valid view with tokens >= 1).
 template <class U>
 std::ptrdiff_t extent_of(const HeadsView<U>& v) noexcept
 {
-    return (v.tokens - 1) * v.token_stride + (v.heads - 1) * v.head_stride + v.head_dim;
+    const HeadsView<U> n = v.normalized();
+    return (n.tokens - 1) * n.token_stride + (n.heads - 1) * n.head_stride + n.head_dim;
 }
 
 /// round(x / y) for y > 0, in double (the caller checks neighbours, so it need not be exact).
@@ -150,15 +214,24 @@ bool views_overlap(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
     };
     Axis axes[2];
     int n = 0;
+    // An axis of extent 1 in one view only ever takes offset 0 there, so its stride may be read
+    // as the other view's: the test stays exact (one K head inside packed QKV, any head_stride).
+    auto common_stride = [](std::ptrdiff_t count_a, std::ptrdiff_t stride_a, std::ptrdiff_t count_b,
+                            std::ptrdiff_t stride_b, std::ptrdiff_t& out) {
+        out = count_a > 1 ? stride_a : stride_b;
+        return count_a <= 1 || count_b <= 1 || stride_a == stride_b;
+    };
     const bool token_axis = a.tokens > 1 || b.tokens > 1;
     const bool head_axis = a.heads > 1 || b.heads > 1;
     if (token_axis) {
-        if (a.token_stride != b.token_stride) return true;
-        axes[n++] = {a.token_stride, -(a.tokens - 1), b.tokens - 1};
+        std::ptrdiff_t stride = 0;
+        if (!common_stride(a.tokens, a.token_stride, b.tokens, b.token_stride, stride)) return true;
+        axes[n++] = {stride, -(a.tokens - 1), b.tokens - 1};
     }
     if (head_axis) {
-        if (a.head_stride != b.head_stride) return true;
-        axes[n++] = {a.head_stride, -(a.heads - 1), b.heads - 1};
+        std::ptrdiff_t stride = 0;
+        if (!common_stride(a.heads, a.head_stride, b.heads, b.head_stride, stride)) return true;
+        axes[n++] = {stride, -(a.heads - 1), b.heads - 1};
     }
     const std::ptrdiff_t byte_distance = static_cast<std::ptrdiff_t>(b_begin - a_begin);
     if (byte_distance % static_cast<std::ptrdiff_t>(sizeof(UA)) != 0) return true;
@@ -191,9 +264,10 @@ bool views_overlap(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
 template <class UA, class UB>
 bool same_view(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
 {
+    // strides of axes of extent 1 are never used: they need not agree
     return static_cast<const void*>(a.data) == static_cast<const void*>(b.data) && a.tokens == b.tokens &&
-           a.heads == b.heads && a.head_dim == b.head_dim && a.token_stride == b.token_stride &&
-           a.head_stride == b.head_stride;
+           a.heads == b.heads && a.head_dim == b.head_dim && (a.tokens <= 1 || a.token_stride == b.token_stride) &&
+           (a.heads <= 1 || a.head_stride == b.head_stride);
 }
 
 template <class UA, class UB>
@@ -238,9 +312,6 @@ template <class T, class Angles>
 void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      TokenRange range)
 {
-    if (angles.num_pairs() != spec.num_pairs())
-        posenc::detail::raise("angles.num_pairs", angles.num_pairs(),
-                              "must equal spec.num_pairs " + std::to_string(spec.num_pairs()) + " (rotary_dim / 2)");
     check_view(views.q_in, "q_in", spec);
     check_view(views.q_out, "q_out", spec);
     if (views.q_out.tokens != views.q_in.tokens || views.q_out.heads != views.q_in.heads)
@@ -274,6 +345,11 @@ void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionI
         require_disjoint(views.q_out, "q_out", views.k_in, "k_in");
         require_disjoint(views.k_out, "k_out", views.q_in, "q_in");
     }
+    // after the views, so that a spec whose head_dim disagrees with the buffer is named as such
+    if (angles.num_pairs() != spec.num_pairs())
+        posenc::detail::raise("angles.num_pairs", angles.num_pairs(),
+                              "must equal spec.num_pairs " + std::to_string(spec.num_pairs()) +
+                                  " (rotary_dim / 2): the angle source was built for another rotary_dim");
     const std::ptrdiff_t tokens = views.q_in.tokens;
     if (!(0 <= range.begin && range.begin <= range.end && range.end <= tokens))
         throw posenc::error("range", "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")",

@@ -228,8 +228,10 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
                   "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
     const int num_pairs = spec.num_pairs();
     const int rotary_dim = spec.rotary_dim();
-    const HeadsView<const T> q_in = views.q_in, k_in = views.k_in;
-    const HeadsView<T> q_out = views.q_out, k_out = views.k_out;
+    // Strides of axes of extent 1 are set to 0: the head loops step past the last head, which
+    // must not form an overflowing pointer from an unused stride (any value is valid there).
+    const HeadsView<const T> q_in = views.q_in.normalized(), k_in = views.k_in.normalized();
+    const HeadsView<T> q_out = views.q_out.normalized(), k_out = views.k_out.normalized();
     const bool has_k = views.has_k();
     const bool copy_q = static_cast<const void*>(q_out.data) != static_cast<const void*>(q_in.data) && rotary_dim < spec.head_dim();
     const bool copy_k = has_k && static_cast<const void*>(k_out.data) != static_cast<const void*>(k_in.data) &&

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+// posenc/kernels/detail/fused_loops.hpp: the loops of the fused engine steps (qk_norm_rope.hpp,
+// rope_cache.hpp hold the formulas, bounds and entry points).
+//
+// Per token: the angle row once (as apply does), then every head of Q, K (and V) in turn. Per
+// head: with the norm, one pass summing x^2 in float registers (the head is then in L1), then
+// one pass that scales by inv_rms * (w + offset), rotates the rotary pairs with the row and
+// stores the head (rotary dims rotated, the rest scaled or copied) into its destination: the
+// output view, or the cache slot (float / bfloat16 / float16 stored directly from registers;
+// fp8 and int8 through a float buffer of one head and the scalar converters of quantize.hpp).
+// Generic over the angle source (angle_source.hpp): only row() is used.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "posenc/config.hpp"
+#include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/detail/rope_loops.hpp"
+#include "posenc/kernels/detail/simd_ops.hpp"
+#include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/kv_cache_view.hpp"
+#include "posenc/kernels/quantize.hpp"
+#include "posenc/kernels/views.hpp"
+#include "posenc/spec.hpp"
+
+namespace posenc::kernels {
+
+/// The largest head_dim the fused steps take: 512 (one angle row of max_pairs_per_row pairs).
+inline constexpr int max_fused_head_dim = 2 * max_pairs_per_row;
+
+namespace detail {
+
+/// Everything one fused call reads and writes. q_in absent: no Q. k_out present: K goes to a
+/// view; key_cache present: K goes to the cache at the slots (and V, if v_in is present, to
+/// value_cache). rotary_dim 0: no rotation (the norm alone).
+template <class T>
+struct FusedArgs {
+    int head_dim = 0;
+    int rotary_dim = 0;
+    bool norm = false;
+    float eps = 0.0f;
+    float weight_offset = 0.0f;  ///< 0: x * inv_rms * w;  1: x * inv_rms * (1 + w)
+    const float* q_weight = nullptr;
+    const float* k_weight = nullptr;
+    HeadsView<const T> q_in;
+    HeadsView<T> q_out;
+    HeadsView<const T> k_in;
+    HeadsView<T> k_out;
+    HeadsView<const T> v_in;
+    KvCacheView key_cache;
+    KvCacheView value_cache;
+    SlotMapping slots;
+};
+
+/// 1 / sqrt(mean(x^2) + eps) of one head, the sum of squares accumulated in float (fma).
+template <class A, class T>
+POSENC_ALWAYS_INLINE float head_inv_rms(const T* x, int head_dim, float eps) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr int lanes = simd::float_lanes<A>;
+    vec acc0(0.0f), acc1(0.0f);
+    int j = 0;
+    for (; j + 2 * lanes <= head_dim; j += 2 * lanes) {
+        const vec a = simd::load_as_floats<A>(x + j);
+        const vec b = simd::load_as_floats<A>(x + j + lanes);
+        acc0 = simd::mul_add<A>(a, a, acc0);
+        acc1 = simd::mul_add<A>(b, b, acc1);
+    }
+    for (; j + lanes <= head_dim; j += lanes) {
+        const vec a = simd::load_as_floats<A>(x + j);
+        acc0 = simd::mul_add<A>(a, a, acc0);
+    }
+    if (j < head_dim) {
+        const vec a = simd::load_first<A>(x + j, head_dim - j);
+        acc1 = simd::mul_add<A>(a, a, acc1);
+    }
+    const float mean = xsimd::hadd(acc0 + acc1) / static_cast<float>(head_dim);
+    return 1.0f / std::sqrt(mean + eps);
+}
+
+/// One head: y = RoPE(x * s) over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with
+/// s = inv_rms * (w + offset) when Norm, s = 1 otherwise. cos/sin: the row as stored
+/// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
+/// bfloat16 or float16 (rounded to nearest even). `copy_rest`: store the dims past rotary_dim
+/// (false only without the norm, in place).
+template <class A, Pairing P, bool Norm, class T, class Out>
+POSENC_ALWAYS_INLINE void norm_rope_head(const T* x, Out* y, int head_dim, int rotary_dim, const float* cos,
+                                         const float* sin, const float* w, float offset, float inv_rms,
+                                         bool copy_rest) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr int lanes = simd::float_lanes<A>;
+    const vec r(inv_rms), off(offset);
+    if constexpr (P == Pairing::half_split) {
+        const int half = rotary_dim / 2;
+        int j = 0;
+        for (; j + lanes <= half; j += lanes) {
+            vec a = simd::load_as_floats<A>(x + j), b = simd::load_as_floats<A>(x + half + j);
+            if constexpr (Norm) {
+                a = a * (r * (vec::load_unaligned(w + j) + off));
+                b = b * (r * (vec::load_unaligned(w + half + j) + off));
+            }
+            vec a_out, b_out;
+            rotate_pair_registers<A, Direction::forward>(a, b, vec::load_unaligned(cos + j), vec::load_unaligned(sin + j),
+                                                         a_out, b_out);
+            simd::store_rounded<A>(y + j, a_out);
+            simd::store_rounded<A>(y + half + j, b_out);
+        }
+        if (j < half) {
+            const int n = half - j;
+            vec a = simd::load_first<A>(x + j, n), b = simd::load_first<A>(x + half + j, n);
+            if constexpr (Norm) {
+                a = a * (r * (simd::load_first<A>(w + j, n) + off));
+                b = b * (r * (simd::load_first<A>(w + half + j, n) + off));
+            }
+            vec a_out, b_out;
+            rotate_pair_registers<A, Direction::forward>(a, b, simd::load_first<A>(cos + j, n),
+                                                         simd::load_first<A>(sin + j, n), a_out, b_out);
+            simd::store_first<A>(y + j, a_out, n);
+            simd::store_first<A>(y + half + j, b_out, n);
+        }
+    } else {
+        int j = 0;
+        for (; j + lanes <= rotary_dim; j += lanes) {
+            vec v = simd::load_as_floats<A>(x + j);
+            if constexpr (Norm) v = v * (r * (vec::load_unaligned(w + j) + off));
+            simd::store_rounded<A>(y + j, simd::mul_add<A>(simd::swap_pairs<A>(v), vec::load_unaligned(sin + j),
+                                                           v * vec::load_unaligned(cos + j)));
+        }
+        if (j < rotary_dim) {
+            const int n = rotary_dim - j;
+            vec v = simd::load_first<A>(x + j, n);
+            if constexpr (Norm) v = v * (r * (simd::load_first<A>(w + j, n) + off));
+            simd::store_first<A>(y + j, simd::mul_add<A>(simd::swap_pairs<A>(v), simd::load_first<A>(sin + j, n),
+                                                         v * simd::load_first<A>(cos + j, n)), n);
+        }
+    }
+    if (!copy_rest) return;
+    int j = rotary_dim;
+    for (; j + lanes <= head_dim; j += lanes) {
+        vec v = simd::load_as_floats<A>(x + j);
+        if constexpr (Norm) v = v * (r * (vec::load_unaligned(w + j) + off));
+        simd::store_rounded<A>(y + j, v);
+    }
+    if (j < head_dim) {
+        const int n = head_dim - j;
+        vec v = simd::load_first<A>(x + j, n);
+        if constexpr (Norm) v = v * (r * (simd::load_first<A>(w + j, n) + off));
+        simd::store_first<A>(y + j, v, n);
+    }
+}
+
+/// Stores n floats as the codes of an 8-bit cache: convert(fl(v / scale)) (quantize.hpp).
+template <class A>
+void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage, float scale) noexcept
+{
+    if (storage == CacheStorage::float8_e4m3) {
+        for (int i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(to_float8_e4m3_on<A>(v[i] / scale).bits);
+    } else {
+        for (int i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(static_cast<std::uint8_t>(quantize_int8_on<A>(v[i] / scale)));
+    }
+}
+
+/// Every head of one tensor of token t to its destination: an output view (out != null) or the
+/// cache at `slot`. `rotary_dim` 0 skips the rotation.
+template <class A, Pairing P, bool Norm, class T>
+POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
+                                        int head_dim, int rotary_dim, const float* cos, const float* sin,
+                                        const float* w, float offset, float eps) noexcept
+{
+    const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
+    for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
+        const T* x = in.head(t, h);
+        const float inv_rms = Norm ? head_inv_rms<A>(x, head_dim, eps) : 1.0f;
+        norm_rope_head<A, P, Norm>(x, out.head(t, h), head_dim, rotary_dim, cos, sin, w, offset, inv_rms, copy_rest);
+    }
+}
+
+template <class A, Pairing P, bool Norm, class T>
+void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
+                    int head_dim, int rotary_dim, const float* cos, const float* sin, const float* w, float offset,
+                    float eps) noexcept
+{
+    alignas(64) float buffer[max_fused_head_dim];
+    for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
+        const T* x = in.head(t, h);
+        const float inv_rms = Norm ? head_inv_rms<A>(x, head_dim, eps) : 1.0f;
+        std::byte* dst = cache.head(static_cast<std::ptrdiff_t>(slot), h);
+        switch (cache.storage) {
+        case CacheStorage::float32:
+            norm_rope_head<A, P, Norm>(x, reinterpret_cast<float*>(dst), head_dim, rotary_dim, cos, sin, w, offset, inv_rms, true);
+            break;
+        case CacheStorage::bfloat16:
+            norm_rope_head<A, P, Norm>(x, reinterpret_cast<bfloat16*>(dst), head_dim, rotary_dim, cos, sin, w, offset, inv_rms,
+                                       true);
+            break;
+        case CacheStorage::float16:
+            norm_rope_head<A, P, Norm>(x, reinterpret_cast<float16*>(dst), head_dim, rotary_dim, cos, sin, w, offset, inv_rms,
+                                       true);
+            break;
+        default:
+            norm_rope_head<A, P, Norm>(x, buffer, head_dim, rotary_dim, cos, sin, w, offset, inv_rms, true);
+            store_quantized<A>(buffer, dst, head_dim, cache.storage,
+                              cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
+            break;
+        }
+    }
+}
+
+/// The fused loop over tokens [range.begin, range.end).
+template <class A, Pairing P, bool Norm, class T, class Angles>
+void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds& positions, TokenRange range) noexcept
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
+                  "The fused SIMD steps read float, bfloat16 or float16; double takes the reference path.");
+    alignas(64) float scratch_cos[max_pairs_per_row];
+    alignas(64) float scratch_sin[max_pairs_per_row];
+    alignas(64) float cos_dup[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
+    alignas(64) float sin_folded[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
+    const int num_pairs = f.rotary_dim / 2;
+    const bool has_q = f.q_in.present();
+    const bool k_to_view = f.k_in.present() && f.k_out.present();
+    const bool to_cache = f.key_cache.present();
+    const float* cos = scratch_cos;
+    const float* sin = scratch_sin;
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+        const std::int64_t slot = to_cache ? f.slots[t] : -1;
+        if (!has_q && !k_to_view && slot < 0) continue;
+        if (num_pairs > 0) {
+            const AngleRow row = angles.row(A {}, positions[t], 0, num_pairs, scratch_cos, scratch_sin);
+            cos = row.cos;
+            sin = row.sin;
+            if constexpr (P == Pairing::interleaved) {
+                expand_interleaved_row<A, Direction::forward>(row, num_pairs, cos_dup, sin_folded);
+                cos = cos_dup;
+                sin = sin_folded;
+            }
+        }
+        if (has_q)
+            heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, f.head_dim, f.rotary_dim, cos, sin, f.q_weight, f.weight_offset,
+                                      f.eps);
+        if (k_to_view)
+            heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, f.head_dim, f.rotary_dim, cos, sin, f.k_weight, f.weight_offset,
+                                      f.eps);
+        if (slot >= 0) {
+            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, f.head_dim, f.rotary_dim, cos, sin, f.k_weight,
+                                       f.weight_offset, f.eps);
+            if (f.v_in.present())  // V: no norm, no rotation
+                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, nullptr, 0.0f, 0.0f);
+        }
+    }
+}
+
+/// Picks the pairing and the norm (template parameters) of a fused call for arch A.
+template <class A, class T, class Angles>
+void fused_run(Pairing pairing, const FusedArgs<T>& f, const Angles& angles, const PositionIds& positions,
+               TokenRange range) noexcept
+{
+    const bool half = pairing == Pairing::half_split;
+    if (half && f.norm) fused_tokens<A, Pairing::half_split, true>(f, angles, positions, range);
+    else if (half) fused_tokens<A, Pairing::half_split, false>(f, angles, positions, range);
+    else if (f.norm) fused_tokens<A, Pairing::interleaved, true>(f, angles, positions, range);
+    else fused_tokens<A, Pairing::interleaved, false>(f, angles, positions, range);
+}
+
+/// The reference path for double storage (qk_norm_rope only): per head, the norm in double,
+/// then the rotation with cos/sin in double from the exactly reduced angle.
+template <class Angles>
+void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const Angles& angles,
+                         const PositionIds& positions, TokenRange range) noexcept
+{
+    const FrequencyTable& table = angles.frequencies();
+    double buffer[max_fused_head_dim];
+    auto one_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out, const float* w,
+                          std::ptrdiff_t t, std::int64_t position) {
+        for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
+            const double* x = in.head(t, h);
+            double sum = 0.0;
+            for (int d = 0; d < f.head_dim; ++d) sum += x[d] * x[d];
+            const double inv_rms = f.norm ? 1.0 / std::sqrt(sum / f.head_dim + static_cast<double>(f.eps)) : 1.0;
+            for (int d = 0; d < f.head_dim; ++d)
+                buffer[d] = f.norm ? x[d] * inv_rms * (static_cast<double>(w[d]) + f.weight_offset) : x[d];
+            for (int i = 0; i < f.rotary_dim / 2; ++i) {
+                const CosSin cs = posenc::cos_sin(table, position, i);
+                const PairCoordinates p = spec.pair_coordinates(i);
+                const double a = buffer[p.first], b = buffer[p.second];
+                buffer[p.first] = a * cs.cos - b * cs.sin;
+                buffer[p.second] = b * cs.cos + a * cs.sin;
+            }
+            double* y = out.head(t, h);
+            for (int d = 0; d < f.head_dim; ++d) y[d] = buffer[d];
+        }
+    };
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight, t, positions[t]);
+        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight, t, positions[t]);
+    }
+}
+
+}  // namespace detail
+}  // namespace posenc::kernels

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// posenc/kernels/kv_cache_view.hpp: a view of one KV cache tensor (keys or values), the slot of
+// every token in it, and the scale of an 8-bit cache.
+//
+// A cache is dense and holds blocks * block_size slots of heads x head_dim elements. Slot s
+// sits in block s / block_size at offset o = s % block_size:
+//
+//   layout         within a block                 element (slot s, head h, dim d) at
+//   token_major    [block_size][heads][head_dim]  b * (block_size H D) + o * (H D) + h * D + d
+//   heads_major    [heads][block_size][head_dim]  b * (H block_size D) + h * (block_size D) + o * D + d
+//
+//   contiguous(slots, ...)   one block of `slots` slots: [slots][heads][dim] (token_major) or
+//                            [heads][slots][dim] (heads_major)
+//   paged(blocks, block_size, ...)   vLLM's paged cache [blocks][block_size][heads][dim]
+//                            (token_major) or [blocks][heads][block_size][dim] (heads_major)
+//
+// The element type is carried at run time (CacheStorage): float, bfloat16, float16 (the value
+// rounded to nearest even), float8_e4m3 or int8 (quantize.hpp: code = convert(fl(x / scale)),
+// saturating; a scale per tensor or one per head is required and must be finite and > 0).
+//
+// SlotMapping: the cache slot of every token of a call, int32 or int64 (vLLM's slot_mapping);
+// -1 means "skip this token" (padding). Any other value must lie in [0, slots), which the
+// checked entry points verify for every token of the range (an error names the token index and
+// the slot), so a bad slot is never a write outside the cache.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/quantize.hpp"
+
+namespace posenc::kernels {
+
+/// Element type of a cache.
+enum class CacheStorage { float32, bfloat16, float16, float8_e4m3, int8 };
+
+/// "float32", "bfloat16", "float16", "float8_e4m3" or "int8".
+inline const char* to_string(CacheStorage storage) noexcept
+{
+    switch (storage) {
+    case CacheStorage::float32: return "float32";
+    case CacheStorage::bfloat16: return "bfloat16";
+    case CacheStorage::float16: return "float16";
+    case CacheStorage::float8_e4m3: return "float8_e4m3";
+    case CacheStorage::int8: return "int8";
+    }
+    return "unknown";
+}
+
+/// Bytes per element.
+constexpr std::size_t element_bytes(CacheStorage storage) noexcept
+{
+    return storage == CacheStorage::float32 ? 4 : (storage == CacheStorage::bfloat16 || storage == CacheStorage::float16) ? 2 : 1;
+}
+
+/// True for float8_e4m3 and int8, the storages that need a scale.
+constexpr bool is_quantized(CacheStorage storage) noexcept
+{
+    return storage == CacheStorage::float8_e4m3 || storage == CacheStorage::int8;
+}
+
+/// cache_storage_of<C> for C = float, bfloat16, float16, float8_e4m3, std::int8_t.
+template <class C>
+inline constexpr CacheStorage cache_storage_of = std::is_same_v<C, float>         ? CacheStorage::float32
+                                                 : std::is_same_v<C, bfloat16>    ? CacheStorage::bfloat16
+                                                 : std::is_same_v<C, float16>     ? CacheStorage::float16
+                                                 : std::is_same_v<C, float8_e4m3> ? CacheStorage::float8_e4m3
+                                                                                  : CacheStorage::int8;
+
+template <class C>
+inline constexpr bool is_cache_element = std::is_same_v<C, float> || std::is_same_v<C, bfloat16> ||
+                                         std::is_same_v<C, float16> || std::is_same_v<C, float8_e4m3> ||
+                                         std::is_same_v<C, std::int8_t>;
+
+/// Slots within a block: [block_size][heads][dim] or [heads][block_size][dim].
+enum class CacheLayout { token_major, heads_major };
+
+/// The scale of an 8-bit cache: none (float types), one per tensor, or one per head.
+struct CacheScale {
+    enum class Kind { none, per_tensor, per_head };
+    Kind kind = Kind::none;
+    float value = 1.0f;                 ///< per_tensor
+    const float* per_head = nullptr;    ///< per_head: `heads` values, outliving the call
+
+    static constexpr CacheScale none() noexcept { return {}; }
+    static constexpr CacheScale tensor(float scale) noexcept { return {Kind::per_tensor, scale, nullptr}; }
+    static constexpr CacheScale heads(const float* scales) noexcept { return {Kind::per_head, 1.0f, scales}; }
+
+    /// The scale of head h. Precondition: kind != none (or the result is 1).
+    constexpr float of_head(std::ptrdiff_t h) const noexcept { return kind == Kind::per_head ? per_head[h] : value; }
+};
+
+/// Non-owning view of a dense KV cache tensor; see the file comment.
+struct KvCacheView {
+    void* data = nullptr;
+    CacheStorage storage = CacheStorage::float32;
+    CacheLayout layout = CacheLayout::token_major;
+    std::ptrdiff_t blocks = 0;
+    std::ptrdiff_t block_size = 0;
+    std::ptrdiff_t heads = 0;
+    std::ptrdiff_t head_dim = 0;
+    CacheScale scale;
+
+    /// One block of `slots` slots: [slots][heads][head_dim] or, heads_major, [heads][slots][head_dim].
+    template <class C>
+    static KvCacheView contiguous(C* data, std::ptrdiff_t slots, std::ptrdiff_t heads, std::ptrdiff_t head_dim,
+                                  CacheLayout layout = CacheLayout::token_major, CacheScale scale = {}) noexcept
+    {
+        static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3 or int8.");
+        return {data, cache_storage_of<C>, layout, 1, slots, heads, head_dim, scale};
+    }
+
+    /// `blocks` blocks of `block_size` slots: [blocks][block_size][heads][head_dim] or, heads_major,
+    /// [blocks][heads][block_size][head_dim].
+    template <class C>
+    static KvCacheView paged(C* data, std::ptrdiff_t blocks, std::ptrdiff_t block_size, std::ptrdiff_t heads,
+                             std::ptrdiff_t head_dim, CacheLayout layout = CacheLayout::token_major,
+                             CacheScale scale = {}) noexcept
+    {
+        static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3 or int8.");
+        return {data, cache_storage_of<C>, layout, blocks, block_size, heads, head_dim, scale};
+    }
+
+    constexpr bool present() const noexcept { return data != nullptr; }
+    /// blocks * block_size. Precondition (checked by the entry points): the product fits.
+    constexpr std::ptrdiff_t slots() const noexcept { return blocks * block_size; }
+    /// Elements of the whole tensor (blocks * block_size * heads * head_dim).
+    constexpr std::ptrdiff_t elements() const noexcept { return slots() * heads * head_dim; }
+
+    /// Element offset of (slot, head, 0). Precondition: 0 <= slot < slots(), 0 <= h < heads.
+    constexpr std::ptrdiff_t offset(std::ptrdiff_t slot, std::ptrdiff_t h) const noexcept
+    {
+        const std::ptrdiff_t b = slot / block_size, o = slot % block_size;
+        return layout == CacheLayout::token_major ? ((b * block_size + o) * heads + h) * head_dim
+                                                  : ((b * heads + h) * block_size + o) * head_dim;
+    }
+
+    /// Address of (slot, head, 0) as bytes.
+    std::byte* head(std::ptrdiff_t slot, std::ptrdiff_t h) const noexcept
+    {
+        return static_cast<std::byte*>(data) + static_cast<std::size_t>(offset(slot, h)) * element_bytes(storage);
+    }
+};
+
+/// The cache slot of every token: int32 or int64 ids, -1 = skip; see the file comment.
+class SlotMapping
+{
+public:
+    constexpr SlotMapping() noexcept = default;
+    constexpr SlotMapping(const std::int32_t* slots, std::ptrdiff_t count) noexcept : slots32_(slots), count_(count) {}
+    constexpr SlotMapping(const std::int64_t* slots, std::ptrdiff_t count) noexcept : slots64_(slots), count_(count) {}
+    explicit SlotMapping(const std::vector<std::int32_t>& slots) noexcept
+        : SlotMapping(slots.data(), static_cast<std::ptrdiff_t>(slots.size()))
+    {
+    }
+    explicit SlotMapping(const std::vector<std::int64_t>& slots) noexcept
+        : SlotMapping(slots.data(), static_cast<std::ptrdiff_t>(slots.size()))
+    {
+    }
+
+    /// Slot of token t (-1 = skip). Precondition: 0 <= t < count().
+    constexpr std::int64_t operator[](std::ptrdiff_t t) const noexcept { return slots32_ ? slots32_[t] : slots64_[t]; }
+    constexpr std::ptrdiff_t count() const noexcept { return count_; }
+    constexpr bool present() const noexcept { return slots32_ != nullptr || slots64_ != nullptr; }
+    constexpr bool is_int32() const noexcept { return slots32_ != nullptr; }
+
+private:
+    const std::int32_t* slots32_ = nullptr;
+    const std::int64_t* slots64_ = nullptr;
+    std::ptrdiff_t count_ = 0;
+};
+
+}  // namespace posenc::kernels

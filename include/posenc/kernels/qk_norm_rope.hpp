@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// posenc/kernels/qk_norm_rope.hpp: QK-norm and RoPE in one pass over Q and K.
+//
+// Qwen3, OLMo 2 and Gemma 3 normalise every Q and K head with an RMSNorm (a learned weight of
+// head_dim values, one for Q and one for K) right before RoPE. Per head x (head_dim = n values):
+//
+//     rms(x)   = sqrt( (x_0^2 + ... + x_{n-1}^2) / n + eps )
+//     y        = RoPE( x / rms(x) * w )          NormWeighting::weight           (Qwen3, OLMo 2)
+//     y        = RoPE( x / rms(x) * (1 + w) )    NormWeighting::one_plus_weight  (Gemma, Gemma 3)
+//
+// The norm covers all head_dim dims; RoPE (apply.hpp's rotation, forward, the spec's pairing)
+// the first rotary_dim of them; dims past rotary_dim come out normalised, not rotated.
+// qk_rms_norm is the norm alone (the first pass of an unfused engine).
+//
+// Arithmetic: tensors of float, bfloat16 or float16 are read as float; the sum of squares is
+// accumulated in float (fma), then mean = sum / n, r = 1 / sqrt(mean + eps), each one float
+// rounding; the scale of dim d is r * (w_d + offset) (offset 1 for Gemma, 0 otherwise; w + 1 is
+// rounded to float as Hugging Face's float32 weight does); then apply's rotation in float; one
+// rounding into the storage type. double tensors take a scalar reference path in double.
+//
+// Error bound (float storage), u = 2^-24, n = head_dim, A = attention factor, against the exact
+// real result (an exact RMSNorm followed by the exact rotation):
+//   the sum of n squares carries at most (n - 1) u relative error, so r carries at most
+//   (n/2 + 2.5) u and every normalised value (n/2 + 5.5) u. The rotation of such a pair adds
+//   apply.hpp's 3.41 u A |y| (y = the exact normalised pair). Per coordinate of a rotated pair:
+//       |error| <= (n/2 + 9) u A |y|                   (n = 128: 73 u = 4.4e-6 of A |y|)
+//   and per pass-through dim (n/2 + 6) u |y_d|. 16-bit storage adds half an ulp of the format.
+//   The bound grows with n because float summation may; the measured error is a few u
+//   (tests/kernels/qk_norm_rope.cpp checks the bound on random shapes against a long double
+//   RMSNorm composed with apply_rope_reference, on every arch path).
+// Range: head_dim <= max_fused_head_dim (512); the sum of squares of a head must be finite in
+// float (|x| below about 1e18): a larger head would overflow to inf and normalise to zero.
+// eps as configured (rms_norm_eps: Qwen3 1e-6), finite and >= 0.
+//
+// Checked entry points throw posenc::error for anything apply_rope refuses (views, overlaps,
+// positions: detail/checks.hpp), a head_dim above 512, eps negative or not finite, a weighting
+// outside the enum, a null weight for a tensor that is normalised, or a weight array that an
+// output view overlaps. The unchecked ones assert the same in debug builds.
+#pragma once
+
+#include <type_traits>
+
+#include "posenc/config.hpp"
+#include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/detail/fused_checks.hpp"
+#include "posenc/kernels/detail/fused_loops.hpp"
+#include "posenc/kernels/detail/simd_ops.hpp"
+#include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/views.hpp"
+#include "posenc/spec.hpp"
+
+namespace posenc::kernels {
+
+/// How the RMSNorm weight scales the normalised head; see the file comment.
+enum class NormWeighting {
+    weight,           ///< x / rms(x) * w        (Qwen3, OLMo 2; Hugging Face Qwen3RMSNorm)
+    one_plus_weight,  ///< x / rms(x) * (1 + w)  (Gemma; Hugging Face GemmaRMSNorm)
+};
+
+/// The per-head RMSNorm of Q and K: weighting, eps and the two weight vectors (head_dim floats
+/// each, outliving the call; k_weight may be null when a call has no K).
+struct QkNorm {
+    NormWeighting weighting = NormWeighting::weight;
+    float eps = 1e-6f;
+    const float* q_weight = nullptr;
+    const float* k_weight = nullptr;
+};
+
+namespace detail {
+
+template <class T>
+FusedArgs<T> norm_args(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views, int rotary_dim) noexcept
+{
+    FusedArgs<T> f;
+    f.head_dim = spec.head_dim();
+    f.rotary_dim = rotary_dim;
+    f.norm = true;
+    f.eps = norm.eps;
+    f.weight_offset = norm.weighting == NormWeighting::one_plus_weight ? 1.0f : 0.0f;
+    f.q_weight = norm.q_weight;
+    f.k_weight = norm.k_weight;
+    f.q_in = views.q_in;
+    f.q_out = views.q_out;
+    f.k_in = views.k_in;
+    f.k_out = views.k_out;
+    return f;
+}
+
+template <class Arch, class T, class Angles>
+void run_fused_on(Arch, const RopeSpec& spec, const FusedArgs<T>& f, const Angles& angles, const PositionIds& positions,
+                  TokenRange range) noexcept
+{
+    if constexpr (std::is_same_v<T, double>) fused_tokens_double(spec, f, angles, positions, range);
+    else fused_run<Arch>(spec.pairing(), f, angles, positions, range);
+}
+
+}  // namespace detail
+
+/// Unchecked QK-norm + RoPE of tokens [range.begin, range.end) on an explicit arch (enabled by
+/// the translation unit's flags). Preconditions: what qk_norm_rope checks (debug builds assert it).
+template <class Arch, class T, class Angles>
+void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                               const PositionIds& positions, const QKViews<T>& views, TokenRange range) noexcept
+{
+    static_assert(is_storage_type<T>, "qk_norm_rope reads float, bfloat16, float16 or double tensors.");
+    const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim());
+#if !POSENC_DETAIL_DISPATCH_UNIT
+    POSENC_ASSERT(detail::passes([&] {
+        detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
+    }));
+#endif
+    detail::run_fused_on(Arch {}, spec, f, angles, positions, range);
+}
+
+/// qk_norm_rope_unchecked_on with kernels::default_arch.
+template <class T, class Angles>
+void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
+                            const QKViews<T>& views, TokenRange range) noexcept
+{
+    qk_norm_rope_unchecked_on(kernels::default_arch {}, spec, norm, angles, positions, views, range);
+}
+
+/// Checked QK-norm + RoPE of tokens [range.begin, range.end): Q with norm.q_weight, K (if the
+/// views have one) with norm.k_weight, in place or out of place; see the file comment.
+template <class T, class Angles>
+void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
+                  const QKViews<T>& views, TokenRange range)
+{
+    const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim());
+    detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
+    detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
+}
+
+/// Checked QK-norm + RoPE of every token of the views.
+template <class T, class Angles>
+void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
+                  const QKViews<T>& views)
+{
+    qk_norm_rope(spec, norm, angles, positions, views, TokenRange {0, views.tokens()});
+}
+
+/// Checked RMSNorm alone (no rotation) of every head of Q (and K) over head_dim, same rules
+/// and arithmetic as qk_norm_rope (the rotary part of `spec` is not used).
+template <class T>
+void qk_rms_norm(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views, TokenRange range)
+{
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "qk_rms_norm reads float, bfloat16 or float16 tensors.");
+    const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, 0);
+    const detail::NoAngles none {spec.num_pairs()};
+    const PositionIds positions = PositionIds::contiguous(0);
+    detail::check_norm_call(spec, none, positions, views, f, static_cast<int>(norm.weighting), range);
+    detail::fused_run<kernels::default_arch>(spec.pairing(), f, none, positions, range);
+}
+
+template <class T>
+void qk_rms_norm(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views)
+{
+    qk_rms_norm(spec, norm, views, TokenRange {0, views.tokens()});
+}
+
+}  // namespace posenc::kernels

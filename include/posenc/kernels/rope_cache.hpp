@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// posenc/kernels/rope_cache.hpp: RoPE straight into a KV cache, optionally after the QK-norm.
+//
+// For every token t of the range whose slot s = slot_mapping[t] is not -1:
+//
+//     key_cache[s][h]   = store( RoPE_m(k[t][h]) )                    every K head h
+//     value_cache[s][h] = store( v[t][h] )                            every V head h (if V is given)
+//
+// with m = positions[t], RoPE as apply.hpp computes it (forward, the spec's pairing, dims past
+// rotary_dim copied), and store() the cache's element type (kv_cache_view.hpp): float, or
+// rounded to nearest even bfloat16 / float16, or quantised fp8 e4m3 / int8 with the cache's scale
+// (quantize.hpp: convert(fl(x / scale)), saturating). Q, if given, is rotated in the same pass
+// (q_in -> q_out, in place or not) for every token, skipped or not. K itself is not written back:
+// the cache is where attention reads it. Slots are written, never read; tokens with the same slot
+// leave the last one's values.
+//
+// qk_norm_rope_into_cache first normalises Q and K heads as qk_norm_rope.hpp does (V is never
+// normalised): one engine step, from the QKV projection's output to the cache, in one pass.
+//
+// Error: the stored value before the final rounding or quantisation is apply's (3.41 u A |x| per
+// pair coordinate, float) or qk_norm_rope's ((n/2 + 9) u A |y|); V is copied exactly before its
+// rounding. Then one rounding into the cache type: half an ulp of bfloat16 / float16, or the
+// quantiser's: the fp8 / int8 code is exactly convert(fl(x / scale)) of the float value that a
+// float cache would hold (bit for bit: the same registers go to either store).
+//
+// Checked entry points throw posenc::error for: a K view that is absent or invalid, V / Q views
+// invalid or with other token counts, a cache absent, with other heads or head_dim than its
+// source, blocks or block_size < 1, a quantised cache without a finite positive scale (per
+// tensor or per head) or a float cache with one, a cache overlapping a view or the other cache,
+// slot_mapping absent or of another length, a slot of a token in the range that is neither -1
+// nor in [0, slots) of both caches (the message names the token index and the slot), positions
+// outside the angle source, and the norm's rules when normalising. The unchecked ones assert the
+// same in debug builds.
+#pragma once
+
+#include <type_traits>
+
+#include "posenc/config.hpp"
+#include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/detail/fused_checks.hpp"
+#include "posenc/kernels/detail/fused_loops.hpp"
+#include "posenc/kernels/detail/simd_ops.hpp"
+#include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/kv_cache_view.hpp"
+#include "posenc/kernels/qk_norm_rope.hpp"
+#include "posenc/kernels/views.hpp"
+#include "posenc/spec.hpp"
+
+namespace posenc::kernels {
+
+/// What one cache call reads and writes; see the file comment.
+template <class T>
+struct CacheWrite {
+    HeadsView<const T> q_in;   ///< absent (default): no Q
+    HeadsView<T> q_out;        ///< q_in's output (the same view for in place)
+    HeadsView<const T> k;      ///< required: rotated into key_cache
+    HeadsView<const T> v;      ///< absent: no V
+    KvCacheView key_cache;
+    KvCacheView value_cache;   ///< required with V
+    SlotMapping slot_mapping;  ///< one slot per token, -1 = skip
+};
+
+namespace detail {
+
+template <class T>
+FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
+{
+    FusedArgs<T> f;
+    f.head_dim = spec.head_dim();
+    f.rotary_dim = spec.rotary_dim();
+    f.q_in = w.q_in;
+    f.q_out = w.q_out;
+    f.k_in = w.k;
+    f.v_in = w.v;
+    f.key_cache = w.key_cache;
+    f.value_cache = w.value_cache;
+    f.slots = w.slot_mapping;
+    return f;
+}
+
+template <class T>
+FusedArgs<T> cache_args(const RopeSpec& spec, const QkNorm& norm, const CacheWrite<T>& w) noexcept
+{
+    FusedArgs<T> f = cache_args(spec, w);
+    f.norm = true;
+    f.eps = norm.eps;
+    f.weight_offset = norm.weighting == NormWeighting::one_plus_weight ? 1.0f : 0.0f;
+    f.q_weight = norm.q_weight;
+    f.k_weight = norm.k_weight;
+    return f;
+}
+
+}  // namespace detail
+
+/// Unchecked RoPE into the cache on an explicit arch. Preconditions: what rope_into_cache checks.
+template <class Arch, class T, class Angles>
+void rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                  const CacheWrite<T>& write, TokenRange range) noexcept
+{
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    const detail::FusedArgs<T> f = detail::cache_args(spec, write);
+#if !POSENC_DETAIL_DISPATCH_UNIT
+    POSENC_ASSERT(detail::passes([&] { detail::check_cache_call(spec, angles, positions, f, 0, range); }));
+#endif
+    detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
+}
+
+template <class T, class Angles>
+void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                               const CacheWrite<T>& write, TokenRange range) noexcept
+{
+    rope_into_cache_unchecked_on(kernels::default_arch {}, spec, angles, positions, write, range);
+}
+
+/// Checked RoPE of K into the cache (and V copied, Q rotated) for tokens [range.begin, range.end).
+template <class T, class Angles>
+void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write,
+                     TokenRange range)
+{
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    const detail::FusedArgs<T> f = detail::cache_args(spec, write);
+    detail::check_cache_call(spec, angles, positions, f, 0, range);
+    detail::fused_run<kernels::default_arch>(spec.pairing(), f, angles, positions, range);
+}
+
+template <class T, class Angles>
+void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write)
+{
+    rope_into_cache(spec, angles, positions, write, TokenRange {0, write.k.tokens});
+}
+
+/// Unchecked QK-norm + RoPE into the cache on an explicit arch.
+template <class Arch, class T, class Angles>
+void qk_norm_rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                                          const PositionIds& positions, const CacheWrite<T>& write, TokenRange range) noexcept
+{
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    const detail::FusedArgs<T> f = detail::cache_args(spec, norm, write);
+#if !POSENC_DETAIL_DISPATCH_UNIT
+    POSENC_ASSERT(detail::passes(
+        [&] { detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
+#endif
+    detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
+}
+
+template <class T, class Angles>
+void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                                       const PositionIds& positions, const CacheWrite<T>& write, TokenRange range) noexcept
+{
+    qk_norm_rope_into_cache_unchecked_on(kernels::default_arch {}, spec, norm, angles, positions, write, range);
+}
+
+/// Checked QK-norm + RoPE of Q (in q_out) and K (into the cache), V copied: one engine step.
+template <class T, class Angles>
+void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
+                             const CacheWrite<T>& write, TokenRange range)
+{
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    const detail::FusedArgs<T> f = detail::cache_args(spec, norm, write);
+    detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
+    detail::fused_run<kernels::default_arch>(spec.pairing(), f, angles, positions, range);
+}
+
+template <class T, class Angles>
+void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
+                             const CacheWrite<T>& write)
+{
+    qk_norm_rope_into_cache(spec, norm, angles, positions, write, TokenRange {0, write.k.tokens});
+}
+
+}  // namespace posenc::kernels
