@@ -341,7 +341,7 @@ void bench_mrope(benchmark::State& state, const Model& model, Source source, boo
     const Angles& angles = angles_for(model.table);
     static const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::sections({16, 24, 24}, head_dim / 2);
     Tensor<T> x = random_tensor<T>(static_cast<std::size_t>(prefill_tokens * heads * head_dim));
-    const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x.data(), {prefill_tokens, heads, head_dim}));
+    const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x, {prefill_tokens, heads, head_dim}));
     const std::vector<std::int32_t> ids = mrope_positions(prefill_tokens, image);
     const k::MultiAxisPositions positions(ids, 3);
     for (auto _ : state) {

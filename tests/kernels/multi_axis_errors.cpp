@@ -30,7 +30,7 @@ TEST_CASE("[errors] multi-axis calls name the field, the value and the rule")
 {
     std::vector<float> q(4 * 2 * 64, 0.5f);
     const std::vector<float> untouched = q;
-    const auto views = QKViews<float>::in_place(HeadsView<float>(q.data(), {4, 2, 64}));
+    const auto views = QKViews<float>::in_place(HeadsView<float>(q, {4, 2, 64}));
     std::vector<std::int32_t> ids {0, 0, 0, 1, 2, 3, 5, 5, 5, 6, 7, 99};  // [4][3]
     const MultiAxisPositions positions(ids, 3);
 
@@ -74,7 +74,7 @@ TEST_CASE("[errors] multi-axis calls name the field, the value and the rule")
     const posenc::FrequencyTable small = posenc::FrequencyTable::from_spec(posenc::RopeSpec(32, 32, 1e4));
     const CosSinCache small_cache(small, 10);
     CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, small_cache, positions, views); }) ==
-          "angles.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2)");
+          "angles.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2): the angle source was built for another rotary_dim");
     CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, on_the_fly, positions, views, Direction::forward, TokenRange {2, 5}); }) ==
           "range [2, 5) must satisfy 0 <= begin <= end <= tokens 4");
     for (posenc::kernels::dispatch::Isa isa : posenc::kernels::dispatch::dispatch_isas) {

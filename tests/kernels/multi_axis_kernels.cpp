@@ -135,8 +135,8 @@ void text_tokens_case(const ArchPath& path, std::mt19937& rng, int& checked)
                     const Direction direction = coin(rng) ? Direction::forward : Direction::inverse;
                     std::vector<T> q1 = q0, k1 = k0, q2 = q0, k2 = k0;
                     auto views = [&](std::vector<T>& q, std::vector<T>& k) {
-                        return QKViews<T>::in_place(HeadsView<T>(q.data(), {tokens, q_heads, head_dim}),
-                                                    HeadsView<T>(k.data(), {tokens, k_heads, head_dim}));
+                        return QKViews<T>::in_place(HeadsView<T>(q, {tokens, q_heads, head_dim}),
+                                                    HeadsView<T>(k, {tokens, k_heads, head_dim}));
                     };
                     std::vector<std::vector<std::int64_t>> p(static_cast<std::size_t>(tokens));
                     for (std::ptrdiff_t t = 0; t < tokens; ++t)
@@ -184,16 +184,16 @@ void per_pair_case(const ArchPath& path, std::mt19937& rng, int& checked)
                 for (bool use_cache : {true, false}) {
                     const PositionStore store = store_positions(p, false);
                     std::vector<T> got(x0.size());
-                    const QKViews<T> v_got = QKViews<T>::out_of_place(HeadsView<const T>(x0.data(), {tokens, heads, head_dim}),
-                                                                      HeadsView<T>(got.data(), {tokens, heads, head_dim}));
+                    const QKViews<T> v_got = QKViews<T>::out_of_place(HeadsView<const T>(x0, {tokens, heads, head_dim}),
+                                                                      HeadsView<T>(got, {tokens, heads, head_dim}));
                     if (use_cache) apply_multi_on(path, spec, layout, src.cache, store.view(tokens, axes, true, false), v_got, Direction::forward);
                     else apply_multi_on(path, spec, layout, src.on_the_fly, store.view(tokens, axes, false, false), v_got, Direction::forward);
                     for (int a = 0; a < axes; ++a) {
                         std::vector<std::int64_t> ids(static_cast<std::size_t>(tokens));
                         for (std::ptrdiff_t t = 0; t < tokens; ++t) ids[static_cast<std::size_t>(t)] = p[static_cast<std::size_t>(t)][static_cast<std::size_t>(a)];
                         std::vector<T> want(x0.size());
-                        const QKViews<T> v_want = QKViews<T>::out_of_place(HeadsView<const T>(x0.data(), {tokens, heads, head_dim}),
-                                                                           HeadsView<T>(want.data(), {tokens, heads, head_dim}));
+                        const QKViews<T> v_want = QKViews<T>::out_of_place(HeadsView<const T>(x0, {tokens, heads, head_dim}),
+                                                                           HeadsView<T>(want, {tokens, heads, head_dim}));
                         if (use_cache) kernel_test::apply_on(path, spec, src.cache, PositionIds(ids), v_want);
                         else kernel_test::apply_on(path, spec, src.on_the_fly, PositionIds(ids), v_want);
                         int mismatches = 0;
@@ -297,7 +297,10 @@ void reference_case(const ArchPath& path, std::mt19937& rng, Failure& failure)
     };
     const std::vector<Tensor> in = make_tensors();
     const std::vector<Tensor> out = in_place ? in : make_tensors();
-    auto view = [&](const Tensor& x) { return HeadsView<T>(x.memory->data() + x.offset, {tokens, x.heads, head_dim}, {x.token_stride, x.head_stride}); };
+    auto view = [&](const Tensor& x) {  // the view may address up to the trailing guard, not into it
+        const std::ptrdiff_t room = static_cast<std::ptrdiff_t>(x.memory->size()) - guard - x.offset;
+        return HeadsView<T>(x.memory->data() + x.offset, room, {tokens, x.heads, head_dim}, {x.token_stride, x.head_stride});
+    };
     std::uniform_real_distribution<double> value(-2.0, 2.0);
     for (const Tensor& x : in)
         for (std::ptrdiff_t t = 0; t < tokens; ++t)
