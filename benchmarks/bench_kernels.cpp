@@ -11,6 +11,13 @@
 //             cache_f32                4096 tokens, 8 K + 8 V heads of 128 into a paged cache
 //                                      (blocks of 16 slots, blocks in shuffled order)
 //             decode_step_f32          one token of Qwen3-8B: 32 Q + 8 K + 8 V heads, packed
+//             mrope_f32                the float prefill shape with Qwen2-VL M-RoPE (sections
+//                                      [16, 24, 24]): 1d_* is apply_rope on positions 0..4095,
+//                                      mrope_image_* apply_multi_axis_rope on a prompt of 64 text
+//                                      tokens, a 64 x 62 image grid (temporal 64, height 64 + row,
+//                                      width 64 + column, as Qwen2-VL's get_rope_index assigns) and
+//                                      text after it; mrope_text_* the same call with every axis
+//                                      equal (a text-only prompt)
 //   variants  stream      x[i] *= c in place over the group's bytes, vectorised with the same
 //                         xsimd arch as posenc: the read-modify-write bandwidth limit. For
 //                         16-bit groups it streams float over the same number of bytes.
@@ -42,6 +49,8 @@
 #include <posenc/kernels.hpp>
 #include <posenc/kernels/dispatch.hpp>
 #include <posenc/kernels/fused_dispatch.hpp>
+#include <posenc/kernels/multi_axis.hpp>
+#include <posenc/multi_axis.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -317,6 +326,47 @@ void bench_hf(benchmark::State& state, const Model& model, std::ptrdiff_t tokens
     set_bytes(state, 2 * q.size() * sizeof(T));
 }
 
+/// M-RoPE positions [tokens][3] of a Qwen2-VL prompt: `text` tokens, a rows x cols image grid
+/// (temporal = first image position, height and width offset by it, as get_rope_index does),
+/// then text continuing from the largest position + 1. With image = false every token is text.
+std::vector<std::int32_t> mrope_positions(std::ptrdiff_t tokens, bool image)
+{
+    const std::ptrdiff_t text = 64, rows = 64, cols = 62;
+    std::vector<std::int32_t> p(static_cast<std::size_t>(tokens * 3));
+    std::int32_t next = 0;
+    for (std::ptrdiff_t t = 0; t < tokens; ++t) {
+        std::int32_t* row = p.data() + t * 3;
+        const std::ptrdiff_t v = t - text;
+        if (image && v >= 0 && v < rows * cols) {
+            const std::int32_t start = static_cast<std::int32_t>(text);
+            row[0] = start;
+            row[1] = start + static_cast<std::int32_t>(v / cols);
+            row[2] = start + static_cast<std::int32_t>(v % cols);
+            next = start + static_cast<std::int32_t>(std::max(rows, cols));
+        } else {
+            row[0] = row[1] = row[2] = next++;
+        }
+    }
+    return p;
+}
+
+template <class T>
+void bench_mrope(benchmark::State& state, const Model& model, Source source, bool image)
+{
+    const Angles& angles = angles_for(model.table);
+    static const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::sections({16, 24, 24}, head_dim / 2);
+    Tensor<T> x = random_tensor<T>(static_cast<std::size_t>(prefill_tokens * heads * head_dim));
+    const auto views = k::QKViews<T>::in_place(k::HeadsView<T>(x, {prefill_tokens, heads, head_dim}));
+    const std::vector<std::int32_t> ids = mrope_positions(prefill_tokens, image);
+    const k::MultiAxisPositions positions(ids, 3);
+    for (auto _ : state) {
+        if (source == Source::cache) k::apply_multi_axis_rope(model.spec, layout, angles.short_cache, positions, views);
+        else k::apply_multi_axis_rope(model.spec, layout, angles.on_the_fly, positions, views);
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * x.size() * sizeof(T));
+}
+
 /// Decode: one token, Q (32 heads) and optionally K (8 heads) in one call, in place.
 enum class DecodeEntry { checked, unchecked, dispatched };
 
@@ -576,6 +626,14 @@ void register_all()
     add(d + "/otf_half_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, false, DecodeEntry::checked); });
     add(d + "/cache_inter" + ds, [](benchmark::State& s) { bench_decode(s, inter, Source::cache, false, DecodeEntry::checked); });
     add(d + "/otf_inter_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, inter, Source::on_the_fly, false, DecodeEntry::checked); });
+
+    const std::string m = "mrope_f32", ms = "/4096x32x128";
+    add(m + "/stream" + ms, [](benchmark::State& s) { bench_stream(s, prefill_bytes, 1); });
+    add(m + "/1d_cache_half" + ms, [](benchmark::State& s) { bench_posenc<float>(s, half, Source::cache, 0, prefill_tokens, 1); });
+    add(m + "/mrope_image_cache_half" + ms, [](benchmark::State& s) { bench_mrope<float>(s, half, Source::cache, true); });
+    add(m + "/mrope_text_cache_half" + ms, [](benchmark::State& s) { bench_mrope<float>(s, half, Source::cache, false); });
+    add(m + "/1d_otf_half" + ms, [](benchmark::State& s) { bench_posenc<float>(s, half, Source::on_the_fly, 0, prefill_tokens, 1); });
+    add(m + "/mrope_image_otf_half" + ms, [](benchmark::State& s) { bench_mrope<float>(s, half, Source::on_the_fly, true); });
 
     const std::string g = "decode_gqa_f32", gs = "/1x(32+8)x128";
     constexpr std::size_t gqa_bytes = (heads + kv_heads) * head_dim * sizeof(float);

@@ -162,6 +162,9 @@ for v in ("cache_half", "cache_half_unchecked", "dispatch_cache_half"):
     check(f"decode 32 x 128 float: {v} / plain_table_loop", ratio(f"decode_f32/{v}/1x32x128", "decode_f32/plain_table_loop/1x32x128"), 1.1, "<= 1.1")
 d = t("decode_step_f32/qwen3_8b/1x(32+8+8)x128")
 check("decode step (norm + RoPE + paged cache write), Qwen3-8B layer: microseconds", d * 1e6 if d else None, 0.5, "<= 0.5")
+for src in ("cache", "otf"):
+    m, one = t(f"mrope_f32/mrope_image_{src}_half/{S}"), t(f"mrope_f32/1d_{src}_half/{S}")
+    check(f"M-RoPE prefill (Qwen2-VL sections, image prompt) / 1-D kernel, {src}", m / one if m and one else None, 1.15, "<= 1.15")
 groups = []
 for n in order:
     g, _, shape = group_shape(n)

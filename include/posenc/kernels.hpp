@@ -13,6 +13,8 @@
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/detail/checks.hpp"
 #include "posenc/kernels/apply.hpp"
+#include "posenc/kernels/multi_axis_positions.hpp"
+#include "posenc/kernels/multi_axis.hpp"
 #include "posenc/kernels/partition.hpp"
 #include "posenc/kernels/quantize.hpp"
 #include "posenc/kernels/kv_cache_view.hpp"

@@ -36,7 +36,9 @@
 #include "posenc/kernels/apply.hpp"
 #include "posenc/kernels/detail/checks.hpp"
 #include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/multi_axis.hpp"
 #include "posenc/kernels/views.hpp"
+#include "posenc/multi_axis.hpp"
 #include "posenc/spec.hpp"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -211,12 +213,20 @@ inline const char* arch_name(Isa isa) noexcept
 
 namespace detail {
 
-/// Which angle source a type-erased call carries.
-enum class AngleSourceKind { cache, on_the_fly };
+/// Which angle source a type-erased call carries (multi-axis calls carry the gathering
+/// source of kernels/multi_axis.hpp around one of the two).
+enum class AngleSourceKind { cache, on_the_fly, multi_axis_cache, multi_axis_on_the_fly };
 
 template <class Angles>
 inline constexpr bool is_dispatchable_angle_source =
     std::is_same_v<Angles, CosSinCache> || std::is_same_v<Angles, OnTheFlyAngles>;
+
+template <class Angles>
+inline constexpr AngleSourceKind angle_kind_of =
+    std::is_same_v<Angles, CosSinCache>                                      ? AngleSourceKind::cache
+    : std::is_same_v<Angles, OnTheFlyAngles>                                 ? AngleSourceKind::on_the_fly
+    : std::is_same_v<Angles, kernels::detail::MultiAxisRows<CosSinCache>> ? AngleSourceKind::multi_axis_cache
+                                                                             : AngleSourceKind::multi_axis_on_the_fly;
 
 /// One kernel call with its element type and angle source erased, so that one non-template
 /// function per ISA (run_<isa>) can serve every combination.
@@ -241,14 +251,32 @@ template <class T, class Angles>
 KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      Direction direction, TokenRange range) noexcept
 {
-    return {&spec,
-            &angles,
-            std::is_same_v<Angles, CosSinCache> ? AngleSourceKind::cache : AngleSourceKind::on_the_fly,
-            &positions,
+    return {&spec, &angles, angle_kind_of<Angles>, &positions,
             &views,
             storage_type_of<T>,
             direction,
             range};
+}
+
+/// Runs a call on a per-ISA build; false if that build is not compiled in (the caller then runs
+/// the baseline).
+inline bool run_compiled([[maybe_unused]] Isa isa, [[maybe_unused]] const KernelCall& call) noexcept
+{
+    switch (isa) {
+#if POSENC_DISPATCH_SSE4_2
+    case Isa::sse4_2: run_sse4_2(call); return true;
+#endif
+#if POSENC_DISPATCH_AVX2
+    case Isa::avx2: run_avx2(call); return true;
+#endif
+#if POSENC_DISPATCH_AVX512
+    case Isa::avx512: run_avx512(call); return true;
+#endif
+#if POSENC_DISPATCH_AVX512_BF16
+    case Isa::avx512_bf16: run_avx512_bf16(call); return true;
+#endif
+    default: return false;
+    }
 }
 
 }  // namespace detail
@@ -264,22 +292,7 @@ void apply_rope_unchecked_with(Isa isa, const RopeSpec& spec, const Angles& angl
     POSENC_ASSERT(isa_available(isa));
     POSENC_ASSERT(kernels::detail::rope_call_is_valid(spec, angles, positions, views, range));
     if constexpr (!std::is_same_v<T, double>) {
-        [[maybe_unused]] const detail::KernelCall call = detail::make_call(spec, angles, positions, views, direction, range);
-        switch (isa) {
-#if POSENC_DISPATCH_SSE4_2
-        case Isa::sse4_2: detail::run_sse4_2(call); return;
-#endif
-#if POSENC_DISPATCH_AVX2
-        case Isa::avx2: detail::run_avx2(call); return;
-#endif
-#if POSENC_DISPATCH_AVX512
-        case Isa::avx512: detail::run_avx512(call); return;
-#endif
-#if POSENC_DISPATCH_AVX512_BF16
-        case Isa::avx512_bf16: detail::run_avx512_bf16(call); return;
-#endif
-        default: break;
-        }
+        if (detail::run_compiled(isa, detail::make_call(spec, angles, positions, views, direction, range))) return;
     }
     kernels::apply_rope_unchecked(spec, angles, positions, views, direction, range);
 }
@@ -328,6 +341,79 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
                           const QKViews<T>& views, Direction direction, TokenRange range) noexcept
 {
     dispatch::apply_rope_unchecked_with(best_isa(), spec, angles, positions, views, direction, range);
+}
+
+// ---- multi-axis RoPE (kernels/multi_axis.hpp) ------------------------------------------------
+
+/// Unchecked multi-axis apply on a chosen ISA (same preconditions as
+/// kernels::apply_multi_axis_rope_unchecked, plus isa_available(isa)). T = double always runs
+/// the reference path.
+template <class T, class Angles>
+void apply_multi_axis_rope_unchecked_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                                          const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
+                                          TokenRange range) noexcept
+{
+    static_assert(detail::is_dispatchable_angle_source<Angles>,
+                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call kernels::apply_multi_axis_rope for other angle sources.");
+    POSENC_ASSERT(isa_available(isa));
+    POSENC_ASSERT(kernels::detail::multi_axis_call_is_valid(spec, layout, angles, positions, views, range));
+    if constexpr (!std::is_same_v<T, double>) {
+        const kernels::detail::MultiAxisRows<Angles> rows = kernels::detail::make_multi_axis_rows(layout, angles, positions, views.tokens());
+        const PositionIds token_index = PositionIds::contiguous(0);
+        if (detail::run_compiled(isa, detail::make_call(spec, rows, token_index, views, direction, range))) return;
+    }
+    kernels::apply_multi_axis_rope_unchecked(spec, layout, angles, positions, views, direction, range);
+}
+
+/// Checked multi-axis apply (kernels::apply_multi_axis_rope's checks) on a chosen ISA; throws
+/// posenc::error if that ISA is not available in this binary on this CPU.
+template <class T, class Angles>
+void apply_multi_axis_rope_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                                const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
+                                TokenRange range)
+{
+    if (!isa_available(isa))
+        throw posenc::error("isa", to_string(isa),
+                            isa_compiled(isa) ? "is not supported by this CPU"
+                                              : "was not compiled into this binary (posenc_add_dispatch)");
+    kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
+    dispatch::apply_multi_axis_rope_unchecked_with(isa, spec, layout, angles, positions, views, direction, range);
+}
+
+template <class T, class Angles>
+void apply_multi_axis_rope_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                                const MultiAxisPositions& positions, const QKViews<T>& views,
+                                Direction direction = Direction::forward)
+{
+    dispatch::apply_multi_axis_rope_with(isa, spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
+}
+
+/// Checked multi-axis apply on best_isa(): same arguments, checks and results as
+/// kernels::apply_multi_axis_rope (to within each ISA's rounding).
+template <class T, class Angles>
+void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                           const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
+                           TokenRange range)
+{
+    kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
+    dispatch::apply_multi_axis_rope_unchecked_with(best_isa(), spec, layout, angles, positions, views, direction, range);
+}
+
+template <class T, class Angles>
+void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                           const MultiAxisPositions& positions, const QKViews<T>& views,
+                           Direction direction = Direction::forward)
+{
+    dispatch::apply_multi_axis_rope(spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
+}
+
+/// Unchecked multi-axis apply on best_isa().
+template <class T, class Angles>
+void apply_multi_axis_rope_unchecked(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                                     const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
+                                     TokenRange range) noexcept
+{
+    dispatch::apply_multi_axis_rope_unchecked_with(best_isa(), spec, layout, angles, positions, views, direction, range);
 }
 
 }  // namespace posenc::kernels::dispatch

@@ -26,12 +26,19 @@ template <class Arch, class T>
 void run_typed(const KernelCall& call) noexcept
 {
     const auto& views = *static_cast<const QKViews<T>*>(call.views);
-    if (call.angle_kind == AngleSourceKind::cache)
-        kernels::apply_rope_unchecked_on(Arch {}, *call.spec, *static_cast<const CosSinCache*>(call.angles),
-                                         *call.positions, views, call.direction, call.range);
-    else
-        kernels::apply_rope_unchecked_on(Arch {}, *call.spec, *static_cast<const OnTheFlyAngles*>(call.angles),
-                                         *call.positions, views, call.direction, call.range);
+    auto run = [&](const auto* angles) {
+        kernels::apply_rope_unchecked_on(Arch {}, *call.spec, *angles, *call.positions, views, call.direction, call.range);
+    };
+    switch (call.angle_kind) {
+    case AngleSourceKind::cache: run(static_cast<const CosSinCache*>(call.angles)); break;
+    case AngleSourceKind::on_the_fly: run(static_cast<const OnTheFlyAngles*>(call.angles)); break;
+    case AngleSourceKind::multi_axis_cache:
+        run(static_cast<const kernels::detail::MultiAxisRows<CosSinCache>*>(call.angles));
+        break;
+    case AngleSourceKind::multi_axis_on_the_fly:
+        run(static_cast<const kernels::detail::MultiAxisRows<OnTheFlyAngles>*>(call.angles));
+        break;
+    }
 }
 
 /// Recovers the storage type of a call and runs the kernel for Arch.

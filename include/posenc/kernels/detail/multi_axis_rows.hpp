@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// posenc/kernels/detail/multi_axis_rows.hpp: the implementation of kernels/multi_axis.hpp: the
+// gathering angle source the 1-D kernel loops run with, the double reference loop, and the
+// checks of the checked entry points.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "posenc/angles.hpp"
+#include "posenc/error.hpp"
+#include "posenc/frequencies.hpp"
+#include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/detail/checks.hpp"
+#include "posenc/kernels/detail/rope_loops.hpp"
+#include "posenc/kernels/multi_axis_positions.hpp"
+#include "posenc/kernels/views.hpp"
+#include "posenc/multi_axis.hpp"
+#include "posenc/spec.hpp"
+
+namespace posenc::kernels {
+
+namespace detail {
+
+/// The angle source the 1-D kernel sees for a multi-axis call: its "position" is the token
+/// index t (the call passes PositionIds::contiguous(0)), and row() gathers each pair's cos/sin
+/// from the inner source's rows at the token's axis positions. Plain data (pointers into the
+/// caller's layout and positions), built per call; row() is a template on the arch only, so
+/// per-ISA dispatch units each get their own copy (dispatch.hpp).
+template <class Angles>
+struct MultiAxisRows {
+    const Angles* angles;
+    const AxisRun* runs;
+    int num_runs;
+    int num_axes;
+    const std::int32_t* ids32;
+    const std::int64_t* ids64;
+    std::ptrdiff_t token_stride;
+    std::ptrdiff_t axis_stride;
+    std::ptrdiff_t tokens;
+
+    int num_pairs() const noexcept { return angles->num_pairs(); }
+    /// The token indices [0, tokens - 1] (what the 1-D kernel passes as "positions").
+    PositionRange position_range() const noexcept { return {0, tokens - 1}; }
+    const char* name() const noexcept { return angles->name(); }
+    const FrequencyTable& frequencies() const noexcept { return angles->frequencies(); }
+
+    template <class Arch>
+    AngleRow row(Arch, std::int64_t token, int pair_begin, int count, float* scratch_cos, float* scratch_sin) const noexcept
+    {
+        std::int64_t p[max_position_axes];
+        const std::ptrdiff_t base = static_cast<std::ptrdiff_t>(token) * token_stride;
+        bool all_equal = true;
+        for (int a = 0; a < num_axes; ++a) {
+            const std::ptrdiff_t i = base + a * axis_stride;
+            p[a] = ids32 != nullptr ? static_cast<std::int64_t>(ids32[i]) : ids64[i];
+            all_equal = all_equal && p[a] == p[0];
+        }
+        if (all_equal) return angles->row(Arch {}, p[0], pair_begin, count, scratch_cos, scratch_sin);
+
+        // One row per distinct position, always for the whole block (as the 1-D kernel asks, so
+        // the values are the 1-D kernel's bit for bit), then each run copied from its axis's row.
+        alignas(64) float axis_cos[max_position_axes][max_pairs_per_row];
+        alignas(64) float axis_sin[max_position_axes][max_pairs_per_row];
+        AngleRow rows[max_position_axes];
+        for (int a = 0; a < num_axes; ++a) {
+            int same = a;
+            for (int b = 0; b < a; ++b)
+                if (p[b] == p[a]) {
+                    same = b;
+                    break;
+                }
+            rows[a] = same < a ? rows[same] : angles->row(Arch {}, p[a], pair_begin, count, axis_cos[a], axis_sin[a]);
+        }
+        const int pair_end = pair_begin + count;
+        for (int r = 0; r < num_runs; ++r) {
+            const int begin = (runs[r].begin > pair_begin ? runs[r].begin : pair_begin) - pair_begin;
+            const int end = (runs[r].end < pair_end ? runs[r].end : pair_end) - pair_begin;
+            const float* c = rows[runs[r].axis].cos;
+            const float* s = rows[runs[r].axis].sin;
+            for (int j = begin; j < end; ++j) {
+                scratch_cos[j] = c[j];
+                scratch_sin[j] = s[j];
+            }
+        }
+        return {scratch_cos, scratch_sin};
+    }
+};
+
+template <class Angles>
+MultiAxisRows<Angles> make_multi_axis_rows(const MultiAxisLayout& layout, const Angles& angles,
+                                           const MultiAxisPositions& positions, std::ptrdiff_t tokens) noexcept
+{
+    const void* data = positions.data();
+    const bool is32 = positions.kind() == MultiAxisPositions::Kind::int32_ids;
+    return {&angles,
+            layout.axis_runs().data(),
+            static_cast<int>(layout.axis_runs().size()),
+            layout.num_axes(),
+            is32 ? static_cast<const std::int32_t*>(data) : nullptr,
+            is32 ? nullptr : static_cast<const std::int64_t*>(data),
+            positions.tokens() > 1 ? positions.token_stride() : 0,  // a stride of an axis of extent 1 is never used
+            positions.axes() > 1 ? positions.axis_stride() : 0,
+            tokens};
+}
+
+/// double storage: per token and pair, cos/sin in double from the exact angle at the pair's
+/// axis position, then every head by pairs (apply_multi_axis_rope_reference's arithmetic).
+template <class Angles>
+void multi_axis_tokens_double(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                              const MultiAxisPositions& positions, const QKViews<double>& views, Direction direction,
+                              TokenRange range) noexcept
+{
+    const FrequencyTable& table = angles.frequencies();
+    const int num_pairs = spec.num_pairs();
+    const double sign = direction == Direction::forward ? 1.0 : -1.0;
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+        for (int pair0 = 0; pair0 < num_pairs; pair0 += max_pairs_per_row) {
+            const int n = std::min(max_pairs_per_row, num_pairs - pair0);
+            double cos_row[max_pairs_per_row];
+            double sin_row[max_pairs_per_row];
+            for (int j = 0; j < n; ++j) {
+                const CosSin cs = posenc::cos_sin(table, positions(t, layout.axis_of_pair(pair0 + j)), pair0 + j);
+                cos_row[j] = cs.cos;
+                sin_row[j] = sign * cs.sin;
+            }
+            auto rotate_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out) {
+                for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
+                    const double* x = in.head(t, h);
+                    double* y = out.head(t, h);
+                    for (int j = 0; j < n; ++j) {
+                        const PairCoordinates p = spec.pair_coordinates(pair0 + j);
+                        const double a = x[p.first];
+                        const double b = x[p.second];
+                        y[p.first] = a * cos_row[j] - b * sin_row[j];
+                        y[p.second] = b * cos_row[j] + a * sin_row[j];
+                    }
+                }
+            };
+            rotate_tensor(views.q_in, views.q_out);
+            if (views.has_k()) rotate_tensor(views.k_in, views.k_out);
+        }
+        if (views.q_out.data != views.q_in.data && spec.rotary_dim() < spec.head_dim())
+            copy_pass_through<void>(views.q_in, views.q_out, t, spec.rotary_dim());
+        if (views.has_k() && views.k_out.data != views.k_in.data && spec.rotary_dim() < spec.head_dim())
+            copy_pass_through<void>(views.k_in, views.k_out, t, spec.rotary_dim());
+    }
+}
+
+/// The positions' buffer: data present, strides of axes longer than 1 >= 1, and the last
+/// position read, (tokens - 1) token_stride + (axes - 1) axis_stride, inside [0, size); in
+/// overflow-free arithmetic. Precondition: tokens >= 1, axes >= 1.
+inline void check_positions_buffer(const MultiAxisPositions& p)
+{
+    if (p.data() == nullptr) throw posenc::error("positions.data", "null", "must point to tokens x axes position ids");
+    const std::ptrdiff_t tokens = p.tokens(), axes = p.axes();
+    if (tokens > 1 && p.token_stride() < 1)
+        posenc::detail::raise("positions.token_stride", p.token_stride(), "must be >= 1 (positions walk their buffer forwards)");
+    if (axes > 1 && p.axis_stride() < 1)
+        posenc::detail::raise("positions.axis_stride", p.axis_stride(), "must be >= 1 (positions walk their buffer forwards)");
+    std::ptrdiff_t room = p.size() - 1;  // the largest index the positions may read
+    bool inside = room >= 0;
+    if (inside && tokens > 1) {
+        inside = p.token_stride() <= room / (tokens - 1);
+        if (inside) room -= (tokens - 1) * p.token_stride();
+    }
+    if (inside && axes > 1) inside = p.axis_stride() <= room / (axes - 1);
+    if (!inside)
+        posenc::detail::raise("positions.size", p.size(),
+                              "must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + " +
+                                  std::to_string(tokens - 1) + " * " + std::to_string(p.token_stride()) + " + " +
+                                  std::to_string(axes - 1) + " * " + std::to_string(p.axis_stride()) +
+                                  ", the elements its positions occupy");
+}
+
+/// Everything apply_rope checks (views, range, the angle source's pair count), plus the layout
+/// against the spec and every position of every axis of the range against the angle source.
+template <class T, class Angles>
+void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                           const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range)
+{
+    if (layout.num_pairs() != spec.num_pairs())
+        posenc::detail::raise("layout.num_pairs", layout.num_pairs(),
+                              "must equal spec.num_pairs " + std::to_string(spec.num_pairs()) + " (rotary_dim / 2)");
+    const std::ptrdiff_t tokens = views.q_in.tokens;
+    const MultiAxisRows<Angles> rows = make_multi_axis_rows(layout, angles, positions, tokens);
+    check_rope_call(spec, rows, PositionIds::contiguous(0), views, range);
+    if (positions.axes() != layout.num_axes())
+        posenc::detail::raise("positions.axes", positions.axes(),
+                              "must equal layout.num_axes " + std::to_string(layout.num_axes()));
+    if (positions.tokens() != tokens)
+        posenc::detail::raise("positions.tokens", positions.tokens(), "must equal tokens " + std::to_string(tokens));
+    if (tokens > 0) check_positions_buffer(positions);
+    const PositionRange allowed = angles.position_range();
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
+        for (int a = 0; a < positions.axes(); ++a)
+            if (!allowed.contains(positions(t, a)))
+                posenc::detail::raise("positions[" + std::to_string(t) + "][" + std::to_string(a) + "]", positions(t, a),
+                                      "must be in [" + std::to_string(allowed.first) + ", " + std::to_string(allowed.last) +
+                                          "], the positions the " + angles.name() + " serves");
+}
+
+template <class T, class Angles>
+bool multi_axis_call_is_valid(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                              const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range) noexcept
+{
+    try {
+        check_multi_axis_call(spec, layout, angles, positions, views, range);
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
+}  // namespace detail
+
+}  // namespace posenc::kernels
