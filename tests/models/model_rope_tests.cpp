@@ -13,10 +13,14 @@
 #include <posenc/model_rope.hpp>
 #include <posenc/models/hf_config.hpp>
 #include <posenc/models/presets.hpp>
+#include <posenc/multi_axis.hpp>
+#include <posenc/rotation.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -308,4 +312,69 @@ TEST_CASE("[presets] Gemma 3, Llama 4, SmolLM3, Qwen2.5-VL as ModelRope equal th
         INFO("preset for " << want->file);
         check_model(*want, rope);
     }
+}
+
+// ---- docs/models.md engine example, verbatim ----
+namespace docs_example {
+
+struct LayerRope {
+    std::optional<posenc::RopeSpec> spec;   // empty: NoPE layer
+    std::optional<posenc::FrequencyTable> table;
+};
+
+std::vector<LayerRope> prepare(const std::string& config_path)
+{
+    const posenc::hf::HfModel model = posenc::hf::read_model(config_path);
+    const posenc::ModelRope& rope = model.rope;
+    std::vector<LayerRope> layers(static_cast<std::size_t>(rope.num_layers().value_or(1)));
+    for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
+        if (!rope.layer_has_rope(i)) continue;                  // e.g. SmolLM3 layers 3, 7, 11, ...
+        const posenc::RopeGroup& group = rope.group_of_layer(i);
+        layers[static_cast<std::size_t>(i)] = {group.spec, group.table(posenc::Precision::hf_float32)};
+    }
+    return layers;
+}
+
+// One head of layer `i` at `position` (text tokens: every M-RoPE axis holds the same position).
+void rotate(const posenc::ModelRope& rope, const std::vector<LayerRope>& layers, int i, float* head,
+            std::int64_t position)
+{
+    const LayerRope& layer = layers[static_cast<std::size_t>(i)];
+    if (!layer.spec) return;                                    // NoPE: q and k pass unrotated
+    if (rope.multi_axis()) {
+        const std::vector<std::int64_t> positions(static_cast<std::size_t>(rope.multi_axis()->num_axes()), position);
+        posenc::apply_multi_axis_rope_reference(*layer.spec, *layer.table, *rope.multi_axis(), head, positions);
+    } else {
+        posenc::apply_rope_reference(*layer.spec, *layer.table, head, position);
+    }
+}
+
+}  // namespace docs_example
+
+TEST_CASE("[docs/models.md engine example] NoPE layers pass unrotated; Gemma 3's two groups rotate differently")
+{
+    const std::string dir = std::string(POSENC_TEST_DATA_DIR) + "/configs/";
+    const auto smol_layers = docs_example::prepare(dir + "smollm3-3b.json");
+    const auto smol = load("smollm3-3b.json").rope;
+    std::vector<float> a(128, 0.5f), b(128, 0.5f);
+    docs_example::rotate(smol, smol_layers, 3, a.data(), 1000);  // NoPE layer
+    CHECK(a == std::vector<float>(128, 0.5f));
+    docs_example::rotate(smol, smol_layers, 2, b.data(), 1000);
+    CHECK(b != std::vector<float>(128, 0.5f));
+
+    const auto gemma_layers = docs_example::prepare(dir + "gemma-3-1b-it.json");
+    const auto gemma = load("gemma-3-1b-it.json").rope;
+    std::vector<float> local(256, 0.5f), global(256, 0.5f);
+    docs_example::rotate(gemma, gemma_layers, 0, local.data(), 1000);   // sliding, base 1e4
+    docs_example::rotate(gemma, gemma_layers, 5, global.data(), 1000);  // full, base 1e6
+    // Pair 1 (coordinates 1 and 129): angle 1000 * base^(-2/256); cos differs between the bases.
+    CHECK(std::abs(local[1] - global[1]) > 0.1f);
+
+    // M-RoPE text tokens: all axes equal gives the 1-D rotation exactly.
+    const auto qwen_layers = docs_example::prepare(dir + "qwen2.5-vl-7b-instruct.json");
+    const auto qwen = load("qwen2.5-vl-7b-instruct.json").rope;
+    std::vector<float> m(128, 0.25f), plain(128, 0.25f);
+    docs_example::rotate(qwen, qwen_layers, 0, m.data(), 777);
+    posenc::apply_rope_reference(*qwen_layers[0].spec, *qwen_layers[0].table, plain.data(), 777);
+    CHECK(m == plain);
 }

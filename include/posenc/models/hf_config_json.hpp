@@ -288,6 +288,15 @@ inline HfModelConfig resolve_model_values(const json& root)
                      '"' + types[i] + '"');
 
     // ---- which layers rotate ----
+    // The families whose layer types decide RoPE accept only the types their code tests for.
+    if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope) {
+        const char* other = rule == LayerRule::nope_when_full ? "sliding_attention" : "linear_attention";
+        for (std::size_t i = 0; i < types.size(); ++i)
+            if (types[i] != "full_attention" && types[i] != other)
+                fail(pre + "layer_types[" + std::to_string(i) + "]",
+                     std::string("expected \"") + other + "\" or \"full_attention\" for model_type " + type_shown,
+                     '"' + types[i] + '"');
+    }
     std::vector<bool> rotates(types.size(), true);
     if (rule == LayerRule::nope_when_full) {
         const json* window = text->find("sliding_window") == text->end() ? nullptr : &(*text)["sliding_window"];
@@ -384,7 +393,17 @@ inline HfModelConfig resolve_model_values(const json& root)
         }
     } else {
         group_types.push_back("");
-        out.groups.push_back({"default", resolve_group(base)});
+        // gpt_oss/configuration_gpt_oss.py: no RoPE dict means its YaRN x32 (L0 4096, truncate false).
+        const json gpt_oss_default = {{"rope_type", "yarn"},  {"factor", 32.0},      {"beta_fast", 32.0},
+                                      {"beta_slow", 1.0},     {"truncate", false},   {"original_max_position_embeddings", 4096}};
+        GroupContext c = base;
+        if (out.model_type == "gpt_oss" && !member(*text, "rope_parameters") && !member(*text, "rope_scaling")) {
+            c.dict = &gpt_oss_default;
+            c.dict_key = "rope_parameters";
+            out.notes.push_back("rope_parameters absent: gpt_oss's class default, yarn factor 32, beta 32 / 1, "
+                                "original_max_position_embeddings 4096, truncate false");
+        }
+        out.groups.push_back({"default", resolve_group(c)});
     }
     if (out.groups.empty())
         fail(pre + "layer_types", "expected at least one layer with RoPE", std::to_string(types.size()) + " layers without");
