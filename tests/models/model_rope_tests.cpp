@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #ifndef POSENC_TEST_DATA_DIR
@@ -143,6 +144,19 @@ TEST_CASE("[HF configuration files] per-model defaults for missing keys")
     CHECK(gemma.rope.group("sliding_attention").spec.base() == 1e4);
     CHECK(gemma.rope.group("full_attention").spec.head_dim() == 256);
     CHECK(gemma.rope.primary_group().name == "full_attention");
+    // gpt_oss/configuration_gpt_oss.py: head_dim 64, rope_theta 150000, max_position_embeddings
+    // 131072, and without a RoPE dict yarn {factor 32, beta 32 / 1, L0 4096, truncate false}.
+    const auto oss = posenc::hf::parse_model(R"({"model_type": "gpt_oss", "hidden_size": 2880,
+                                                 "num_attention_heads": 64, "num_hidden_layers": 24})");
+    const posenc::RopeGroup& g = oss.rope.primary_group();
+    CHECK(g.spec.head_dim() == 64);
+    CHECK(g.spec.base() == 150000.0);
+    CHECK(g.max_position_embeddings == 131072);
+    REQUIRE(std::holds_alternative<posenc::YarnScaling>(g.scaling));
+    const auto& yarn = std::get<posenc::YarnScaling>(g.scaling);
+    CHECK(yarn.factor() == 32.0);
+    CHECK(yarn.original_max_position_embeddings() == 4096);
+    CHECK(yarn.rounding() == posenc::YarnCorrectionRounding::fractional);
 }
 
 TEST_CASE("[HF modeling files] the pairing comes from model_type")
@@ -308,9 +322,10 @@ TEST_CASE("[presets] Gemma 3, Llama 4, SmolLM3, Qwen2.5-VL as ModelRope equal th
         {posenc::models::smollm3_3b_rope(), &smollm3_3b_json},
         {posenc::models::qwen2_5_vl_7b_rope(), &qwen2_5_vl_7b_instruct_json},
     };
-    for (const auto& [rope, want] : presets) {
+    for (const auto& preset : presets) {
+        const ExpectedModel* want = preset.second;
         INFO("preset for " << want->file);
-        check_model(*want, rope);
+        check_model(*want, preset.first);
     }
 }
 

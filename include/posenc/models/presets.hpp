@@ -1,8 +1,8 @@
 // posenc/models/presets.hpp: the models the lessons use, and real models, as data.
 //
-// Sources: lesson C2-5 (shared/seeds/001_*.txt) model table, lesson C2-2 (000_*.txt) for
-// Qwen3 / Qwen3.8 / GPT-2, and the published Hugging Face configs recorded in
-// shared/reference/hf-rope-semantics.md section 12 (V = confirmed there, U = unverified there).
+// Sources: lesson C2-5's model table, lesson C2-2 for Qwen3 / Qwen3.8 / GPT-2 (docs/lessons.md),
+// and the published Hugging Face configs (tests/data/configs/README.md; V = confirmed against
+// the published config, U = unverified).
 // A value no source states is marked "assumed" with the reason; an unverified one "unverified".
 //
 // Presets are constexpr data. They become validated objects only when asked: rope_spec() builds
@@ -63,7 +63,7 @@ struct ModelPreset {
 
 namespace models {
 
-/// Phi-3-mini-128k-instruct rope_scaling lists, 48 each, as hf-rope-semantics.md section 12 quotes
+/// Phi-3-mini-128k-instruct rope_scaling lists, 48 each, as Microsoft quotes
 /// them (the current revision via a Microsoft script and llama.cpp notes; unverified against the hub file).
 inline constexpr std::array<double, 48> phi_3_mini_128k_long_factor{
     1.0700000524520874, 1.1200000047683716, 1.149999976158142,  1.4199999570846558, 1.5699999332427979,
@@ -108,7 +108,7 @@ inline Scaling preset_gpt_oss_20b_yarn()
 inline Scaling preset_qwen2_5_7b_yarn() { return YarnScaling(4.0, 32768); }
 
 /// Phi-3: s = max_position_embeddings / original_max_position_embeddings = 131072 / 4096 = 32
-/// (transformers G1-G3 derive it from the top-level L0; paper-math.md section 6.2).
+/// (transformers 4.45-4.57 derive it from the top-level L0; docs/formulas.md, LongRoPE).
 inline Scaling preset_phi_3_mini_128k_longrope()
 {
     const auto& short_factor = models::phi_3_mini_128k_short_factor;
@@ -126,7 +126,7 @@ namespace models {
 /// Qwen3-8B: base 1e6, all 128 dims rotate, native 32,768, YaRN x4 -> 131,072 (lesson C2-5 table;
 /// hidden 4096 / 32 heads and max_position_embeddings 40,960 from its config.json, V). The YaRN
 /// snippet {"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768} is the
-/// model card's (unverified in hf-rope-semantics.md section 12).
+/// model card's (unverified against the hub file).
 inline constexpr ModelPreset qwen3_8b{"qwen3-8b", "Qwen3-8B", PositionEncodingKind::rope, 4096, 32, 128, 128, 1e6,
                                       Pairing::half_split, 32768, 131072, 40960, 128,
                                       &posenc::detail::preset_qwen3_8b_yarn};
@@ -157,7 +157,7 @@ inline constexpr ModelPreset course_small{"course-small", "course small model", 
 inline constexpr ModelPreset gpt2{"gpt2", "GPT-2", PositionEncodingKind::learned_absolute, 768, 12, 64, 0, 0.0,
                                   Pairing::half_split, 1024, 1024, 1024, 64, nullptr};
 
-// ---------------------------------------------------------------- real models (hf-rope-semantics.md section 12)
+// ---------------------------------------------------------------- real models (published configs)
 
 /// meta-llama/Llama-2-7b-hf: 4096 / 32 = 128, rope_theta absent (default 10,000), 4,096 (V).
 inline constexpr ModelPreset llama_2_7b{"llama-2-7b", "Llama-2-7b-hf", PositionEncodingKind::rope, 4096, 32, 128, 128,

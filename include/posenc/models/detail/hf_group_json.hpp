@@ -68,7 +68,7 @@ struct HfRopeConfig {
     std::string rope_type = "default";
     std::string scaling_key;  ///< "rope_scaling", "rope_parameters" or "" (no scaling dict)
     std::optional<double> factor;
-    std::optional<std::int64_t> original_max_position_embeddings;  ///< resolved L0 (G4 priority)
+    std::optional<std::int64_t> original_max_position_embeddings;  ///< resolved L0 (transformers v5 priority)
     std::optional<double> attention_factor, beta_fast, beta_slow, mscale, mscale_all_dim;
     std::optional<double> low_freq_factor, high_freq_factor;
     std::optional<bool> truncate;
@@ -610,7 +610,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
     if (const json* v = member(*scaling, "short_factor")) out.short_factor = number_list(*v, skey("short_factor"));
     if (const json* v = member(*scaling, "long_factor")) out.long_factor = number_list(*v, skey("long_factor"));
 
-    // L0: G4 priority (top-level attribute, then the dict, then max_position_embeddings).
+    // L0: transformers v5 priority (top-level attribute, then the dict, then max_position_embeddings).
     std::optional<std::int64_t> dict_l0;
     if (const json* v = member(*scaling, "original_max_position_embeddings"))
         dict_l0 = positive_int(*v, skey("original_max_position_embeddings"));
@@ -630,7 +630,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
     }
 
-    // ---- required keys and cross-checks (section 11) ----
+    // ---- required keys and cross-checks (modeling_rope_utils.py validation) ----
     auto require_key = [&](bool present, const char* key) {
         if (!present) fail(skey(key), "expected a value (required for rope_type \"" + out.rope_type + "\")", "nothing");
     };
@@ -640,7 +640,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         fail("max_position_embeddings", "expected a value (required for rope_type \"dynamic\")", "nothing");
     if (out.rope_type == "yarn") {
         if (!out.factor) {
-            // G4: factor falls back to L / L0 when missing.
+            // transformers v5: factor falls back to L / L0 when missing.
             require_key(out.original_max_position_embeddings.has_value() && out.max_position_embeddings > 0, "factor");
             out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
             out.factor_key = "max_position_embeddings / original_max_position_embeddings";
@@ -675,7 +675,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         if (!out.original_max_position_embeddings)
             fail("original_max_position_embeddings", "expected a value for rope_type \"longrope\"", "nothing");
         if (top_level_l0) {
-            // G1-G3 override the factor with L / L0 when the top-level attribute exists; G4 only fills a missing one.
+            // transformers 4.45-4.57 override the factor with L / L0 when the top-level attribute exists; v5 only fills a missing one.
             if (!out.factor && out.max_position_embeddings > 0) {
                 out.factor = L / static_cast<double>(*top_level_l0);
                 out.factor_key = "max_position_embeddings / original_max_position_embeddings";
