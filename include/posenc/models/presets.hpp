@@ -1,8 +1,8 @@
 // posenc/models/presets.hpp: the models the lessons use, and real models, as data.
 //
-// Sources: lesson C2-5 (shared/seeds/001_*.txt) model table, lesson C2-2 (000_*.txt) for
-// Qwen3 / Qwen3.8 / GPT-2, and the published Hugging Face configs recorded in
-// shared/reference/hf-rope-semantics.md section 12 (V = confirmed there, U = unverified there).
+// Sources: lesson C2-5's model table, lesson C2-2 for Qwen3 / Qwen3.8 / GPT-2 (docs/lessons.md),
+// and the published Hugging Face configs (tests/data/configs/README.md; V = confirmed against
+// the published config, U = unverified).
 // A value no source states is marked "assumed" with the reason; an unverified one "unverified".
 //
 // Presets are constexpr data. They become validated objects only when asked: rope_spec() builds
@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "posenc/error.hpp"
+#include "posenc/model_rope.hpp"
+#include "posenc/multi_axis.hpp"
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/spec.hpp"
 
@@ -61,7 +63,7 @@ struct ModelPreset {
 
 namespace models {
 
-/// Phi-3-mini-128k-instruct rope_scaling lists, 48 each, as hf-rope-semantics.md section 12 quotes
+/// Phi-3-mini-128k-instruct rope_scaling lists, 48 each, as Microsoft quotes
 /// them (the current revision via a Microsoft script and llama.cpp notes; unverified against the hub file).
 inline constexpr std::array<double, 48> phi_3_mini_128k_long_factor{
     1.0700000524520874, 1.1200000047683716, 1.149999976158142,  1.4199999570846558, 1.5699999332427979,
@@ -106,7 +108,7 @@ inline Scaling preset_gpt_oss_20b_yarn()
 inline Scaling preset_qwen2_5_7b_yarn() { return YarnScaling(4.0, 32768); }
 
 /// Phi-3: s = max_position_embeddings / original_max_position_embeddings = 131072 / 4096 = 32
-/// (transformers G1-G3 derive it from the top-level L0; paper-math.md section 6.2).
+/// (transformers 4.45-4.57 derive it from the top-level L0; docs/formulas.md, LongRoPE).
 inline Scaling preset_phi_3_mini_128k_longrope()
 {
     const auto& short_factor = models::phi_3_mini_128k_short_factor;
@@ -124,7 +126,7 @@ namespace models {
 /// Qwen3-8B: base 1e6, all 128 dims rotate, native 32,768, YaRN x4 -> 131,072 (lesson C2-5 table;
 /// hidden 4096 / 32 heads and max_position_embeddings 40,960 from its config.json, V). The YaRN
 /// snippet {"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768} is the
-/// model card's (unverified in hf-rope-semantics.md section 12).
+/// model card's (unverified against the hub file).
 inline constexpr ModelPreset qwen3_8b{"qwen3-8b", "Qwen3-8B", PositionEncodingKind::rope, 4096, 32, 128, 128, 1e6,
                                       Pairing::half_split, 32768, 131072, 40960, 128,
                                       &posenc::detail::preset_qwen3_8b_yarn};
@@ -155,7 +157,7 @@ inline constexpr ModelPreset course_small{"course-small", "course small model", 
 inline constexpr ModelPreset gpt2{"gpt2", "GPT-2", PositionEncodingKind::learned_absolute, 768, 12, 64, 0, 0.0,
                                   Pairing::half_split, 1024, 1024, 1024, 64, nullptr};
 
-// ---------------------------------------------------------------- real models (hf-rope-semantics.md section 12)
+// ---------------------------------------------------------------- real models (published configs)
 
 /// meta-llama/Llama-2-7b-hf: 4096 / 32 = 128, rope_theta absent (default 10,000), 4,096 (V).
 inline constexpr ModelPreset llama_2_7b{"llama-2-7b", "Llama-2-7b-hf", PositionEncodingKind::rope, 4096, 32, 128, 128,
@@ -232,6 +234,59 @@ inline const ModelPreset& find_preset(std::string_view name)
         known += (known.empty() ? "" : ", ") + std::string(p.name);
     }
     detail::raise("preset", std::string(name), "is not a known preset (known: " + known + ")");
+}
+
+// ---------------------------------------------------------------- whole models (ModelRope)
+// Models whose layers do not all rotate alike, as ModelRope values. Each value is the published
+// config.json of the named repository read with Hugging Face's rules (tests/data/configs/ holds
+// the same configs; docs/models.md explains the layouts).
+
+namespace detail_presets {
+
+/// Layer map of `n` layers where layer i uses group `odd` unless (i + 1) % every == 0, then `other`.
+inline std::vector<int> every_nth(int n, int every, int odd, int other)
+{
+    std::vector<int> map(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) map[static_cast<std::size_t>(i)] = (i + 1) % every != 0 ? odd : other;
+    return map;
+}
+
+}  // namespace detail_presets
+
+/// google/gemma-3-4b-it: 34 layers; layer i slides (window 1024) unless (i + 1) % 6 == 0.
+/// sliding_attention: head 256, base 10,000 (rope_local_base_freq), no scaling;
+/// full_attention: head 256, base 1e6, linear x8. max_position_embeddings 131,072 (class default).
+inline ModelRope gemma_3_4b_it_rope()
+{
+    std::vector<RopeGroup> groups{RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling{}, 131072),
+                                  RopeGroup::make("full_attention", RopeSpec::full(256, 1e6), LinearScaling(8.0), 131072)};
+    return ModelRope(std::move(groups), detail_presets::every_nth(34, 6, 0, 1));
+}
+
+/// meta-llama/Llama-4-Scout-17B-16E-Instruct (text model): 48 layers, every 4th NoPE (no_rope_layers
+/// default, interval 4); head 128, base 500,000, interleaved (complex) pairs, llama3 scaling
+/// {factor 16, low 1, high 1, L0 8192}; max_position_embeddings 10,485,760.
+inline ModelRope llama_4_scout_rope()
+{
+    return ModelRope({RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved),
+                                      Llama3Scaling(16.0, 1.0, 1.0, 8192), 10485760)},
+                     detail_presets::every_nth(48, 4, 0, ModelRope::no_rope));
+}
+
+/// HuggingFaceTB/SmolLM3-3B: 36 layers, every 4th NoPE (no_rope_layers); head 2048 / 16 = 128,
+/// base 5e6, no scaling; max_position_embeddings 65,536.
+inline ModelRope smollm3_3b_rope()
+{
+    return ModelRope({RopeGroup::make("default", RopeSpec::full(128, 5e6), NoScaling{}, 65536)},
+                     detail_presets::every_nth(36, 4, 0, ModelRope::no_rope));
+}
+
+/// Qwen/Qwen2.5-VL-7B-Instruct (language model): 28 layers, head 3584 / 28 = 128, base 1e6, M-RoPE
+/// sections [16, 24, 24] (temporal, height, width pairs); max_position_embeddings 128,000.
+inline ModelRope qwen2_5_vl_7b_rope()
+{
+    return ModelRope::uniform(RopeGroup::make("default", RopeSpec::full(128, 1e6), NoScaling{}, 128000), 28,
+                              MultiAxisLayout::sections({16, 24, 24}, 64));
 }
 
 }  // namespace models
