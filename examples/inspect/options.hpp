@@ -172,13 +172,13 @@ inline std::size_t edit_distance(const std::string& a, const std::string& b)
     return row[y.size()];
 }
 
-/// " (did you mean X?)" for the closest candidate within max(2, size/3) edits (case and
+/// " (did you mean X?)" for the closest candidate within max(1, size/5) edits (case and
 /// '_'/'-' differences are free), else "".
 inline std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates)
 {
     if (word.size() > 64) return "";
     std::string best;
-    std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+    std::size_t best_distance = std::max<std::size_t>(1, word.size() / 5) + 1;
     for (const std::string& c : candidates) {
         const std::size_t d = edit_distance(word, c);
         if (d < best_distance) best = c, best_distance = d;
@@ -479,7 +479,7 @@ inline Options parse_options(const std::vector<std::string>& args)
             applies |= std::find(types.begin(), types.end(), t) != types.end();
         if (!applies)
             throw UsageError(std::string(option.name) + " does not apply to " + (o.compare ? "--compare " : "--scaling ") +
-                             o.as_written(o.compare ? "--compare" : "--scaling"));
+                             (o.compare ? o.as_written("--compare") : *o.scaling));
     }
     if (o.scaling && !o.factor && *o.scaling != "none" && *o.scaling != "longrope")
         throw UsageError("--scaling " + *o.scaling + " needs --factor S");
