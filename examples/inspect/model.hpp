@@ -19,6 +19,7 @@
 #pragma once
 
 #include <posenc/models/hf_config.hpp>
+#include <posenc/model_rope.hpp>
 #include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
 
@@ -87,17 +88,55 @@ inline Model model_from_preset(const posenc::ModelPreset& preset)
     return m;
 }
 
-/// A config.json (read by posenc/models/hf_config.hpp) as a Model; `path` names it when the
-/// config has no _name_or_path.
-inline Model model_from_config(const posenc::hf::HfModelRope& rope, const std::string& path)
+/// A whole-model description (posenc/model_rope.hpp) as a Model: one Group per RopeGroup with
+/// its layers, the NoPE layers, and the M-RoPE layout. `mla`: DeepSeek-style attention, where
+/// YaRN's mscale_all_dim enters the softmax scale.
+inline Model model_from_rope(const std::string& name, const posenc::ModelRope& rope, bool mla)
 {
     Model m;
-    m.name = rope.name.empty() || rope.name == rope.model_type ? path : rope.name;
-    m.groups.push_back(Group{"default", {}, rope.spec, rope.scaling, rope.max_position_embeddings,
-                             rope.original_length, rope.qk_head_dim > 0});
-    m.warnings = rope.warnings;
-    m.notes = rope.notes;
+    m.name = name;
+    m.num_layers = rope.num_layers();
+    m.nope_layers = rope.nope_layers();
+    for (int g = 0; g < rope.num_groups(); ++g) {
+        const posenc::RopeGroup& r = rope.groups()[static_cast<std::size_t>(g)];
+        m.groups.push_back(Group{r.name, rope.layers_of_group(g), r.spec, r.scaling, r.max_position_embeddings,
+                                 r.original_length, mla});
+    }
+    if (const auto& layout = rope.multi_axis()) {
+        if (!layout->mrope_section().empty()) m.mrope_section = layout->mrope_section();
+        m.mrope_interleaved = layout->is_interleaved();
+        m.pair_axis = layout->pair_axes();
+    }
     return m;
+}
+
+/// A config.json (read by posenc/models/hf_config.hpp) as a Model; `path` names it when the
+/// config has no _name_or_path.
+inline Model model_from_config(const posenc::hf::HfModel& hf, const std::string& path)
+{
+    Model m = model_from_rope(hf.name.empty() || hf.name == hf.model_type ? path : hf.name, hf.rope,
+                              hf.qk_head_dim > 0);
+    m.warnings = hf.warnings;
+    m.notes = hf.notes;
+    return m;
+}
+
+/// The presets of whole models whose layers do not all rotate alike (posenc/models/presets.hpp).
+struct WholeModelPreset {
+    const char* name;
+    const char* display_name;
+    posenc::ModelRope (*rope)();
+};
+
+inline const std::vector<WholeModelPreset>& whole_model_presets()
+{
+    static const std::vector<WholeModelPreset> presets{
+        {"gemma-3-4b-it", "gemma-3-4b-it", &posenc::models::gemma_3_4b_it_rope},
+        {"llama-4-scout", "Llama-4-Scout-17B-16E-Instruct", &posenc::models::llama_4_scout_rope},
+        {"smollm3-3b", "SmolLM3-3B", &posenc::models::smollm3_3b_rope},
+        {"qwen2.5-vl-7b", "Qwen2.5-VL-7B-Instruct", &posenc::models::qwen2_5_vl_7b_rope},
+    };
+    return presets;
 }
 
 /// Largest config file the tool reads (real ones are kilobytes).
@@ -152,6 +191,7 @@ inline std::vector<std::string> preset_names()
 {
     std::vector<std::string> out;
     for (const posenc::ModelPreset& p : posenc::models::all_presets) out.emplace_back(p.name);
+    for (const WholeModelPreset& p : whole_model_presets()) out.emplace_back(p.name);
     return out;
 }
 
@@ -162,11 +202,13 @@ inline Model load_model(const Options& options)
     if (!options.preset.empty()) {
         for (const posenc::ModelPreset& p : posenc::models::all_presets)
             if (p.name == options.preset) return model_from_preset(p);
+        for (const WholeModelPreset& p : whole_model_presets())
+            if (p.name == options.preset) return model_from_rope(p.display_name, p.rope(), false);
         throw UsageError("--preset: no preset named " + detail::in_quotes(options.preset) +
                          detail::did_you_mean(options.preset, preset_names()) + " (see --list-presets)");
     }
     const std::string text = read_config_text(options.config_path);
-    return model_from_config(posenc::hf::parse_model_rope(text), options.config_path);
+    return model_from_config(posenc::hf::parse_model(text), options.config_path);
 }
 
 /// Why a learned-table model takes no RoPE options.

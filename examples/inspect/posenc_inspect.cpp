@@ -71,6 +71,32 @@ std::string preset_list()
                       p.rotary_dim, number_text(p.base).c_str(), scaling.c_str(), lengths.c_str());
         out += line;
     }
+    for (const inspect::WholeModelPreset& p : inspect::whole_model_presets()) {
+        const posenc::ModelRope rope = p.rope();
+        std::string extra;
+        if (rope.num_layers()) extra += std::to_string(*rope.num_layers()) + " layers";
+        if (rope.num_groups() > 1) extra += ", " + std::to_string(rope.num_groups()) + " RoPE groups";
+        if (!rope.nope_layers().empty()) extra += ", " + std::to_string(rope.nope_layers().size()) + " without RoPE";
+        if (rope.multi_axis()) extra += ", M-RoPE";
+        const bool several = rope.num_groups() > 1;
+        if (several) {
+            std::snprintf(line, sizeof line, "%-20s %s:\n", p.name, extra.c_str());
+            out += line;
+        }
+        for (const posenc::RopeGroup& g : rope.groups()) {
+            const std::string type = posenc::scaling_type_name(g.scaling);
+            const std::string scaling = type == "none" ? type : type + " x" + number_text(posenc::scaling_factor(g.scaling));
+            const std::string lengths = std::to_string(g.original_length) + " -> " + std::to_string(g.max_position_embeddings);
+            const std::string name = several ? "  " + inspect::detail::cut(g.name, 18) : std::string(p.name);
+            std::snprintf(line, sizeof line, "%-20s %4d %4d  %-10s  %-14s  %s\n", name.c_str(), g.spec.head_dim(),
+                          g.spec.rotary_dim(), number_text(g.spec.base()).c_str(), scaling.c_str(), lengths.c_str());
+            out += line;
+        }
+        if (!several && !extra.empty()) {
+            std::snprintf(line, sizeof line, "%-20s %s\n", "", ("  " + extra).c_str());
+            out += line;
+        }
+    }
     return out;
 }
 

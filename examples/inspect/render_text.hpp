@@ -167,16 +167,16 @@ inline std::string layer_map(const Report& r)
 {
     std::string out;
     std::vector<std::string> words;
-    words.push_back(r.num_layers ? std::to_string(*r.num_layers) + ":" : std::string("unknown count:"));
+    for (const std::string& w :
+         split_words(r.num_layers ? std::to_string(*r.num_layers) + " layers:" : std::string("(count unknown):")))
+        words.push_back(w);
     for (std::size_t g = 0; g < r.groups.size(); ++g) {
         words.push_back(printable(r.groups[g].name));
         for (const std::string& w : split_words(
                  (r.groups[g].layers.empty() ? std::string("every layer") : index_ranges(r.groups[g].layers)) + ";"))
             words.push_back(w);
     }
-    words.push_back("no");
-    words.push_back("RoPE");
-    for (const std::string& w : split_words(index_ranges(r.nope_layers))) words.push_back(w);
+    for (const std::string& w : split_words("without RoPE: " + index_ranges(r.nope_layers))) words.push_back(w);
     return wrap("  layers      ", "              ", words);
 }
 

@@ -346,7 +346,8 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     CHECK(r.diagnostics.base == 1e6);
     CHECK(r.diagnostics.pairs[0].compression == 0.125);
     const std::string text = inspect::render_text(r);
-    CHECK(text.find("  layers      13: sliding_attention 0-4, 6-10; full_attention 5, 11; no RoPE 12\n") != std::string::npos);
+    CHECK(text.find("  layers      13 layers: sliding_attention 0-4, 6-10; full_attention 5, 11;") != std::string::npos);
+    CHECK(text.find("without RoPE: 12\n") != std::string::npos);
     CHECK(text.find("group sliding_attention (layers 0-4, 6-10): 0 of 128 pairs out of range") != std::string::npos);
     CHECK(text.find("group full_attention (layers 5, 11), shown in full below:") != std::string::npos);
     for (const std::string& line : lines_of(text)) {
