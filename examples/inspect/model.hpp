@@ -1,24 +1,32 @@
-// model.hpp: the model posenc-inspect looks at (a preset or a config.json), and the setup a run
-// inspects: its RopeSpec, the scaling in effect (the model's own or the --scaling override),
-// the original length L and the target length L'.
+// SPDX-License-Identifier: MIT
+// model.hpp: the model posenc-inspect looks at (a preset or a config.json) as a set of RoPE
+// groups with a layer map, and the setup a run inspects for one group: its RopeSpec, the
+// scaling in effect (the group's own, or the --scaling / --compare override), the original
+// length L and the target length L'.
 //
 // Length rules (docs/cli.md):
 //   L   = --original-length; else the original_max_position_embeddings of the scaling in effect
-//         (yarn, llama3, longrope; dynamic NTK: its reference length); else the model's original
-//         length: the lesson's native length for the lesson presets, the L0 of the model's own
+//         (yarn, llama3, longrope; dynamic NTK: its reference length); else the group's original
+//         length: the lesson's native length for the lesson presets, the L0 of the group's own
 //         scaling, else max_position_embeddings.
 //   L'  = --length; else L x factor for the factor-based scalings (linear, ntk_aware, dynamic,
 //         yarn, llama3; and none with --factor: direct extrapolation to S times L);
 //         max_position_embeddings for longrope; else L.
 // An override that names an original length (yarn, llama3, longrope, dynamic) is built with L.
+// Overrides and --original-length / --length apply to the group in focus only (--layer N's
+// group, else full_attention, else the only or first group); the other groups are shown with
+// their own scaling and lengths.
 #pragma once
 
 #include <posenc/models/hf_config.hpp>
+#include <posenc/model_rope.hpp>
 #include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,76 +34,218 @@
 #include <variant>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "inspect/format.hpp"
 #include "inspect/options.hpp"
 
 namespace inspect {
 
+/// One RoPE configuration shared by a set of layers.
+struct Group {
+    std::string name;          ///< "default", or Hugging Face's layer type ("full_attention", ...)
+    std::vector<int> layers;   ///< the layers that use it (empty when the layer count is unknown)
+    posenc::RopeSpec spec;
+    posenc::Scaling scaling;   ///< the group's own context extension
+    std::int64_t max_position_embeddings = 0;  ///< 0 when unknown
+    std::int64_t original_length = 0;          ///< see the file comment; 0 when unknown
+    bool mla_softmax_scale = false;            ///< DeepSeek MLA: the softmax-scale multiplier applies
+};
+
 /// A model as posenc-inspect sees it, before any --scaling override.
 struct Model {
     std::string name;
-    std::optional<posenc::RopeSpec> spec;   ///< nullopt for a learned position table (GPT-2)
-    posenc::Scaling scaling;                 ///< the model's own context extension
-    std::int64_t max_position_embeddings = 0;  ///< 0 when unknown
-    std::int64_t original_length = 0;        ///< see the file comment; 0 when unknown
-    bool mla_softmax_scale = false;          ///< DeepSeek MLA: the softmax-scale multiplier applies
-    std::int64_t learned_positions = 0;      ///< learned table: rows
-    int learned_width = 0;                   ///< learned table: d_model
+    std::vector<Group> groups;                 ///< empty for a learned position table (GPT-2)
+    std::optional<int> num_layers;             ///< when the source says
+    std::vector<int> nope_layers;              ///< layers without RoPE, ascending
+    std::optional<std::vector<int>> mrope_section;  ///< M-RoPE pairs per axis (temporal, height, width)
+    bool mrope_interleaved = false;            ///< M-RoPE axes assigned round-robin by pair
+    std::vector<int> pair_axis;                ///< M-RoPE: the axis of each pair (empty otherwise)
+    std::int64_t learned_positions = 0;        ///< learned table: rows
+    int learned_width = 0;                     ///< learned table: d_model
     std::vector<posenc::hf::ConfigWarning> warnings;
     std::vector<std::string> notes;
+
+    bool learned() const { return groups.empty(); }
 };
 
-/// A preset as a Model. The DeepSeek presets use MLA attention, where YaRN's mscale_all_dim
-/// enters the softmax scale (hf-rope-semantics.md section 8).
+/// A preset as a Model (one group, "default"). The DeepSeek presets use MLA attention, where
+/// YaRN's mscale_all_dim enters the softmax scale.
 inline Model model_from_preset(const posenc::ModelPreset& preset)
 {
     Model m;
     m.name = std::string(preset.display_name);
-    m.max_position_embeddings = preset.max_position_embeddings;
-    m.original_length = preset.native_length;
-    m.mla_softmax_scale = preset.name.rfind("deepseek", 0) == 0;
     if (preset.kind == posenc::PositionEncodingKind::learned_absolute) {
         m.learned_positions = preset.native_length;
         m.learned_width = preset.d_model;
         return m;
     }
-    m.spec = preset.rope_spec();
-    m.scaling = preset.scaling();
+    Group g{"default", {}, preset.rope_spec(), preset.scaling(), preset.max_position_embeddings, preset.native_length,
+            preset.name.rfind("deepseek", 0) == 0};
+    m.groups.push_back(std::move(g));
+    return m;
+}
+
+/// A whole-model description (posenc/model_rope.hpp) as a Model: one Group per RopeGroup with
+/// its layers, the NoPE layers, and the M-RoPE layout. `mla`: DeepSeek-style attention, where
+/// YaRN's mscale_all_dim enters the softmax scale.
+inline Model model_from_rope(const std::string& name, const posenc::ModelRope& rope, bool mla)
+{
+    Model m;
+    m.name = name;
+    m.num_layers = rope.num_layers();
+    m.nope_layers = rope.nope_layers();
+    for (int g = 0; g < rope.num_groups(); ++g) {
+        const posenc::RopeGroup& r = rope.groups()[static_cast<std::size_t>(g)];
+        m.groups.push_back(Group{r.name, rope.layers_of_group(g), r.spec, r.scaling, r.max_position_embeddings,
+                                 r.original_length, mla});
+    }
+    if (const auto& layout = rope.multi_axis()) {
+        if (!layout->mrope_section().empty()) m.mrope_section = layout->mrope_section();
+        m.mrope_interleaved = layout->is_interleaved();
+        m.pair_axis = layout->pair_axes();
+    }
     return m;
 }
 
 /// A config.json (read by posenc/models/hf_config.hpp) as a Model; `path` names it when the
 /// config has no _name_or_path.
-inline Model model_from_config(const posenc::hf::HfModelRope& rope, const std::string& path)
+inline Model model_from_config(const posenc::hf::HfModel& hf, const std::string& path)
 {
-    Model m;
-    m.name = rope.name.empty() || rope.name == rope.model_type ? path : rope.name;
-    m.spec = rope.spec;
-    m.scaling = rope.scaling;
-    m.max_position_embeddings = rope.max_position_embeddings;
-    m.original_length = rope.original_length;
-    m.mla_softmax_scale = rope.qk_head_dim > 0;
-    m.warnings = rope.warnings;
-    m.notes = rope.notes;
+    Model m = model_from_rope(hf.name.empty() || hf.name == hf.model_type ? path : hf.name, hf.rope,
+                              hf.qk_head_dim > 0);
+    m.warnings = hf.warnings;
+    m.notes = hf.notes;
     return m;
 }
 
-/// The model --preset or --config names. Throws posenc::error for an unknown preset, an
-/// unreadable file or a rejected config (with the key path).
+/// The presets of whole models whose layers do not all rotate alike (posenc/models/presets.hpp).
+struct WholeModelPreset {
+    const char* name;
+    const char* display_name;
+    posenc::ModelRope (*rope)();
+};
+
+inline const std::vector<WholeModelPreset>& whole_model_presets()
+{
+    static const std::vector<WholeModelPreset> presets{
+        {"gemma-3-4b-it", "gemma-3-4b-it", &posenc::models::gemma_3_4b_it_rope},
+        {"llama-4-scout", "Llama-4-Scout-17B-16E-Instruct", &posenc::models::llama_4_scout_rope},
+        {"smollm3-3b", "SmolLM3-3B", &posenc::models::smollm3_3b_rope},
+        {"qwen2.5-vl-7b", "Qwen2.5-VL-7B-Instruct", &posenc::models::qwen2_5_vl_7b_rope},
+    };
+    return presets;
+}
+
+/// Largest config file the tool reads (real ones are kilobytes).
+inline constexpr std::size_t max_config_bytes = std::size_t{16} << 20;
+
+/// The bytes of the config file at `path`. Opens without blocking and refuses, before reading,
+/// anything that is not a regular file (a FIFO or a terminal would block; /dev/zero never ends),
+/// files over 16 MiB, and text with a NUL byte (which a JSON text cannot hold; a parser that
+/// stops there would accept whatever follows). Throws UsageError naming --config.
+inline std::string read_config_text(const std::string& path)
+{
+    const std::string shown = "--config " + detail::in_quotes(path);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) throw UsageError(shown + ": cannot be opened (" + std::strerror(errno) + ")");
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw UsageError(shown + ": cannot be read (" + std::strerror(errno) + ")");
+    if (!S_ISREG(st.st_mode)) {
+        const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO (pipe), which could block"
+                           : S_ISCHR(st.st_mode)  ? "a character device, which could block or never end"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        throw UsageError(shown + ": is " + kind + "; expected a regular config.json file");
+    }
+    if (static_cast<unsigned long long>(st.st_size) > max_config_bytes)
+        throw UsageError(shown + ": is larger than 16 MiB, not a config file");
+    std::string text;
+    char buffer[65536];
+    while (true) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw UsageError(shown + ": cannot be read (" + std::strerror(errno) + ")");
+        }
+        if (n == 0) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+        if (text.size() > max_config_bytes) throw UsageError(shown + ": is larger than 16 MiB, not a config file");
+    }
+    const std::size_t nul = text.find('\0');
+    if (nul != std::string::npos)
+        throw UsageError(shown + ": holds a NUL byte at offset " + std::to_string(nul) +
+                         "; a JSON config is text without NUL bytes");
+    return text;
+}
+
+/// Names of every preset, for suggestions.
+inline std::vector<std::string> preset_names()
+{
+    std::vector<std::string> out;
+    for (const posenc::ModelPreset& p : posenc::models::all_presets) out.emplace_back(p.name);
+    for (const WholeModelPreset& p : whole_model_presets()) out.emplace_back(p.name);
+    return out;
+}
+
+/// The model --preset or --config names. Throws UsageError for an unknown preset (with a
+/// suggestion) or an unreadable file, posenc::error for a rejected config (with the key path).
 inline Model load_model(const Options& options)
 {
-    if (!options.preset.empty()) return model_from_preset(posenc::models::find_preset(options.preset));
-    return model_from_config(posenc::hf::read_model_rope(options.config_path), options.config_path);
+    if (!options.preset.empty()) {
+        for (const posenc::ModelPreset& p : posenc::models::all_presets)
+            if (p.name == options.preset) return model_from_preset(p);
+        for (const WholeModelPreset& p : whole_model_presets())
+            if (p.name == options.preset) return model_from_rope(p.display_name, p.rope(), false);
+        throw UsageError("--preset: no preset named " + detail::in_quotes(options.preset) +
+                         detail::did_you_mean(options.preset, preset_names()) + " (see --list-presets)");
+    }
+    const std::string text = read_config_text(options.config_path);
+    return model_from_config(posenc::hf::parse_model(text), options.config_path);
 }
 
 /// Why a learned-table model takes no RoPE options.
 inline std::string learned_table_refusal(const Model& model)
 {
-    return model.name + " uses a learned position table, not RoPE: --scaling, --original-length, --length and --svg "
-                        "do not apply";
+    return detail::cut(detail::printable(model.name), 40) +
+           " uses a learned position table, not RoPE: --layer, --scaling, --compare, --original-length, --length, "
+           "--csv and --svg do not apply";
 }
 
-/// What one run inspects.
+/// The index of the group a run shows in full: --layer N's group, else "full_attention", else
+/// the first. Throws UsageError for a layer out of range or without RoPE.
+inline std::size_t focus_group(const Model& model, const Options& o)
+{
+    if (o.layer) {
+        const int n = *o.layer;
+        const std::string shown = "--layer " + o.as_written("--layer");
+        if (model.num_layers && n >= *model.num_layers)
+            throw UsageError(shown + ": the model has " + std::to_string(*model.num_layers) + " layers (0 to " +
+                             std::to_string(*model.num_layers - 1) + ")");
+        for (int nope : model.nope_layers)
+            if (nope == n) throw UsageError(shown + ": layer " + std::to_string(n) + " uses no RoPE (a NoPE layer)");
+        if (!model.num_layers) {
+            if (model.groups.size() == 1) return 0;
+            throw UsageError(shown + ": the config names no layer count");
+        }
+        for (std::size_t g = 0; g < model.groups.size(); ++g)
+            for (int layer : model.groups[g].layers)
+                if (layer == n) return g;
+        throw UsageError(shown + ": layer " + std::to_string(n) + " belongs to no RoPE group");
+    }
+    for (std::size_t g = 0; g < model.groups.size(); ++g)
+        if (model.groups[g].name == "full_attention") return g;
+    return 0;
+}
+
+/// What one run inspects for one group.
 struct Setup {
     posenc::RopeSpec spec;
     posenc::Scaling scaling;
@@ -106,30 +256,94 @@ struct Setup {
 
 namespace detail {
 
-/// "--factor" for "yarn.factor", "--original-length" for the lengths, "--short-factor[3]" ...
-inline std::string option_of(const std::string& field)
+/// How the user asked for `type` ("--scaling yarn --factor 4", "--compare ..."), with the
+/// lengths they gave, for messages about a value no single option carries.
+inline std::string override_words(const Options& o, const std::string& type)
+{
+    std::string s = o.compare ? "--compare (" + type + ")" : "--scaling " + type;
+    if (o.given("--factor")) s += " --factor " + o.as_written("--factor");
+    if (o.given("--original-length")) s += " --original-length " + o.as_written("--original-length");
+    if (o.given("--length")) s += " --length " + o.as_written("--length");
+    return s;
+}
+
+/// "pair 1's scaled frequency" for "inv_freq[1]", else "" (a field that is no option or key).
+inline std::string internal_quantity(const std::string& field)
+{
+    const std::string prefix = "inv_freq[";
+    if (field.compare(0, prefix.size(), prefix) == 0 && field.back() == ']')
+        return "the scaled frequency of pair " + field.substr(prefix.size(), field.size() - prefix.size() - 1);
+    if (field == "scaled_base" || field.find(".scaled_base") != std::string::npos) return "the scaled base";
+    return "";
+}
+
+/// The command-line option behind a library field name ("yarn.factor" -> "--factor",
+/// "longrope.short_factor[3]" -> "--short-factor" item 3), or "" when no option carries it.
+struct OptionOf {
+    std::string option;
+    std::string item;  ///< list item index, "" for a scalar; "count" for a list's size
+};
+
+inline OptionOf option_of(const std::string& field)
 {
     std::string rest = field;
     const std::size_t dot = field.find('.');
     if (dot != std::string::npos) rest = field.substr(dot + 1);
-    if (rest == "original_max_position_embeddings" || rest == "max_position_embeddings") return "--original-length";
-    if (rest == "scaled_base") return "--factor (scaled base)";
-    std::string option = "--";
-    for (char c : rest) option += c == '_' ? '-' : c;
+    std::string item;
+    const std::size_t bracket = rest.find('[');
+    if (bracket != std::string::npos && rest.back() == ']') {
+        item = rest.substr(bracket + 1, rest.size() - bracket - 2);
+        rest = rest.substr(0, bracket);
+    }
     const std::string size = ".size";
-    if (option.size() > size.size() && option.compare(option.size() - size.size(), size.size(), size) == 0)
-        option = option.substr(0, option.size() - size.size()) + " (count)";
-    return option;
+    if (rest.size() > size.size() && rest.compare(rest.size() - size.size(), size.size(), size) == 0) {
+        rest = rest.substr(0, rest.size() - size.size());
+        item = "count";
+    }
+    if (rest == "original_max_position_embeddings" || rest == "max_position_embeddings")
+        return {"--original-length", item};
+    for (const char* known : {"factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor",
+                              "low_freq_factor", "high_freq_factor", "short_factor", "long_factor"})
+        if (rest == known) {
+            std::string option = "--";
+            for (char c : rest) option += c == '_' ? '-' : c;
+            return {option, item};
+        }
+    return {"", ""};
 }
 
-/// Runs `build`, turning a library refusal of a command-line value into a UsageError naming the option.
+/// Runs `build`, turning a library refusal of a command-line value into a UsageError that names
+/// the option and quotes the value as the user wrote it (a list item: that item). A refused value
+/// the user did not write (the model's own) is shown as the library formats it, with the model's
+/// key; a refused derived quantity (a scaled frequency) names the options that led to it.
 template <class Build>
-auto with_option_names(Build&& build) -> decltype(build())
+auto with_option_names(const Options& o, const std::string& type, Build&& build) -> decltype(build())
 {
     try {
         return build();
     } catch (const posenc::error& e) {
-        throw UsageError(option_of(e.field()) + ": " + e.rule() + ", got " + e.value());
+        const OptionOf which = option_of(e.field());
+        if (!which.option.empty() && o.given(which.option)) {
+            std::string value = o.as_written(which.option);
+            std::string label = which.option;
+            if (which.item == "count") {
+                label += " (count)";
+                value = std::to_string(split_commas(value).size());
+                throw UsageError(label + ": " + e.rule() + ", got " + value);
+            }
+            if (!which.item.empty()) {
+                const std::vector<std::string> items = split_commas(value);
+                const std::size_t k = static_cast<std::size_t>(std::strtoull(which.item.c_str(), nullptr, 10));
+                if (k < items.size()) value = items[k];
+                label += " (item " + which.item + ")";
+            }
+            throw UsageError(label + ": " + e.rule() + ", got " + in_quotes(value));
+        }
+        const std::string quantity = internal_quantity(e.field());
+        const std::string what = quantity.empty() ? "the model's " + cut(printable(e.field()), quoted_width) : quantity;
+        const std::string context = o.scaling || o.compare ? override_words(o, type)
+                                                           : "the model's own " + type + " scaling";
+        throw UsageError(context + ": " + what + " " + e.rule() + ", got " + cut(printable(e.value()), quoted_width));
     }
 }
 
@@ -161,10 +375,10 @@ inline posenc::Scaling with_original_length(const posenc::Scaling& scaling, std:
         scaling);
 }
 
-/// The --scaling override, built with original length `length` (where the type names one).
-inline posenc::Scaling override_scaling(const Options& o, const Model& model, std::int64_t length)
+/// The override of type `type`, built with original length `length` (where the type names one).
+inline posenc::Scaling override_scaling(const Options& o, const std::string& type, const Group& group,
+                                        std::int64_t length)
 {
-    const std::string& type = *o.scaling;
     if (type == "none") return posenc::NoScaling{};
     if (type == "linear") return posenc::LinearScaling(*o.factor);
     if (type == "ntk_aware") return posenc::NtkAwareScaling(*o.factor);
@@ -182,14 +396,15 @@ inline posenc::Scaling override_scaling(const Options& o, const Model& model, st
     if (type == "llama3")
         return posenc::Llama3Scaling(*o.factor, o.low_freq_factor.value_or(1.0), o.high_freq_factor.value_or(4.0),
                                      length);
-    // longrope: the lists and factor from the options, else from the model's own LongRoPE.
-    const auto* own = std::get_if<posenc::LongRopeScaling>(&model.scaling);
+    // longrope: the lists and factor from the options, else from the group's own LongRoPE.
+    const auto* own = std::get_if<posenc::LongRopeScaling>(&group.scaling);
     if (!(o.short_factor && o.long_factor) && !own)
-        throw UsageError("--scaling longrope needs --short-factor LIST and --long-factor LIST");
+        throw UsageError(std::string(o.compare ? "--compare longrope" : "--scaling longrope") +
+                         " needs --short-factor LIST and --long-factor LIST (the model has no LongRoPE lists)");
     std::optional<double> factor = o.factor;
     if (!factor && own) factor = own->factor();
-    if (!factor && model.max_position_embeddings >= length)
-        factor = static_cast<double>(model.max_position_embeddings) / static_cast<double>(length);
+    if (!factor && group.max_position_embeddings >= length)
+        factor = static_cast<double>(group.max_position_embeddings) / static_cast<double>(length);
     if (!factor) throw UsageError("--scaling longrope needs --factor S (the model names no longer length)");
     posenc::LongRopeScaling l(o.short_factor ? *o.short_factor : own->short_factor(),
                               o.long_factor ? *o.long_factor : own->long_factor(), length, *factor);
@@ -199,34 +414,43 @@ inline posenc::Scaling override_scaling(const Options& o, const Model& model, st
 
 }  // namespace detail
 
-/// The setup the options ask for on `model` (see the file comment for the length rules).
-/// Throws UsageError for a learned-table model, a refused override value or a table that cannot
-/// be built at L' (naming the option), an unknown original length, or a target length beyond 2^50.
-inline Setup resolve_setup(const Model& model, const Options& o)
+/// The setup for `group`: with the overrides of `o` when `apply_options` (the group in focus),
+/// `type` naming the override (one of --compare's types, or --scaling's); else the group's own
+/// scaling and lengths. Throws UsageError for a refused override value or a table that cannot be
+/// built at L' (naming the option), an unknown original length, or a target length beyond 2^50.
+inline Setup resolve_setup(const Group& group, const Options& o, bool apply_options,
+                           const std::optional<std::string>& type = std::nullopt)
 {
-    if (!model.spec) throw UsageError(learned_table_refusal(model));
-    const std::int64_t model_length = o.original_length.value_or(model.original_length);
+    const std::int64_t model_length =
+        apply_options ? o.original_length.value_or(group.original_length) : group.original_length;
     if (model_length <= 0)
         throw UsageError("the config names no max_position_embeddings or original length: give --original-length N");
 
-    const posenc::Scaling scaling = detail::with_option_names([&]() -> posenc::Scaling {
-        if (o.scaling) return detail::override_scaling(o, model, model_length);
-        if (o.original_length) return detail::with_original_length(model.scaling, *o.original_length);
-        return model.scaling;
+    const std::string own_type = posenc::scaling_type_name(group.scaling);
+    const std::string label = type ? *type : own_type;
+    const posenc::Scaling scaling = detail::with_option_names(o, label, [&]() -> posenc::Scaling {
+        if (apply_options && type) return detail::override_scaling(o, *type, group, model_length);
+        if (apply_options && o.original_length) return detail::with_original_length(group.scaling, *o.original_length);
+        return group.scaling;
     });
     const std::int64_t original = posenc::scaling_original_length(scaling).value_or(model_length);
 
     std::int64_t target = original;
-    const std::string type = posenc::scaling_type_name(scaling);
+    const std::string scaling_type = posenc::scaling_type_name(scaling);
     double factor = posenc::scaling_factor(scaling);
-    if (type == "none" && o.factor) {
-        if (!(*o.factor >= 1.0)) throw UsageError("--factor: must be >= 1, got " + detail::number_text(*o.factor));
+    if (apply_options && scaling_type == "none" && o.factor) {
+        if (!(*o.factor >= 1.0)) throw UsageError("--factor: must be >= 1, got " + detail::in_quotes(o.as_written("--factor")));
         factor = *o.factor;
     }
-    if (o.length) {
+    if (apply_options && o.length) {
         target = *o.length;
-    } else if (type == "longrope" && model.max_position_embeddings > 0) {
-        target = model.max_position_embeddings;
+    } else if (apply_options && o.compare) {
+        const double t = std::round(static_cast<double>(original) * *o.factor);
+        if (!(t <= static_cast<double>(max_length)))
+            throw UsageError("the target length L x factor exceeds 2^50: give --length N");
+        target = static_cast<std::int64_t>(t);
+    } else if (scaling_type == "longrope" && group.max_position_embeddings > 0) {
+        target = group.max_position_embeddings;
     } else {
         const double t = std::round(static_cast<double>(original) * factor);
         if (!(t <= static_cast<double>(max_length)))
@@ -234,9 +458,9 @@ inline Setup resolve_setup(const Model& model, const Options& o)
         target = static_cast<std::int64_t>(t);
     }
     // The table in effect at L' must exist (LongRoPE list lengths, dynamic NTK's base at L').
-    detail::with_option_names([&] { return posenc::frequency_table(*model.spec, scaling, target); });
-    const double multiplier = model.mla_softmax_scale ? posenc::softmax_scale_multiplier(scaling) : 1.0;
-    return Setup{*model.spec, scaling, original, target, multiplier};
+    detail::with_option_names(o, label, [&] { return posenc::frequency_table(group.spec, scaling, target); });
+    const double multiplier = group.mla_softmax_scale ? posenc::softmax_scale_multiplier(scaling) : 1.0;
+    return Setup{group.spec, scaling, original, target, multiplier};
 }
 
 }  // namespace inspect

@@ -1,23 +1,36 @@
+// SPDX-License-Identifier: MIT
 // options.hpp: posenc-inspect's command line, parsed into an Options value (no I/O here).
 //
-//   posenc-inspect (--preset NAME | --config PATH)
-//                  [--scaling TYPE [--factor S] [scaling parameters...]]
-//                  [--original-length N] [--length N] [--json] [--svg DIR]
-//   posenc-inspect --list-presets
-//   posenc-inspect --help
+//   posenc-inspect (--preset NAME | --config PATH) [--layer N]
+//                  [--scaling TYPE | --compare TYPE,TYPE[,...]] [--factor S] [scaling parameters]
+//                  [--original-length N] [--length N] [--bound-pairs P]
+//                  [--json | --csv] [--svg DIR]
+//   posenc-inspect --list-presets | --version | --help
 //
-// Options take their value as the next argument or after '=' (--factor=4). Every mistake is a
-// UsageError with a one-line message; the program turns it into exit status 2.
+// Options take their value as the next argument or after '=' (--factor=4). A value given as the
+// next argument may not start with "--" (write --config=--odd-name for such a value). Every
+// mistake is a UsageError with a one-line message naming the option and quoting the value as
+// written; the program turns it into exit status 2. The number grammar is docs/cli.md's:
+//   decimal  = ["-"] digits ["." [digits]] [("e" | "E") ["+" | "-"] digits]  |  ["-"] "." digits ...
+// no hex, no inf or nan, no surrounding whitespace; a whole number may use an exponent when the
+// value is exact (1e6, 1.31072e5).
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cfloat>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "inspect/format.hpp"
 
 namespace inspect {
 
@@ -32,6 +45,12 @@ public:
 /// bound are specified up to there).
 inline constexpr std::int64_t max_length = std::int64_t{1} << 50;
 
+/// Most scalings --compare takes (one colour each in the combined chart).
+inline constexpr std::size_t max_compared = 6;
+
+/// Largest --bound-pairs.
+inline constexpr int max_bound_pairs = 32768;
+
 /// The scaling type names (posenc::scaling_type_name and the JSON report use the same).
 inline const std::vector<std::string>& scaling_type_names()
 {
@@ -41,13 +60,15 @@ inline const std::vector<std::string>& scaling_type_names()
 
 /// What the user asked for.
 struct Options {
-    enum class Mode { inspect, help, list_presets };
+    enum class Mode { inspect, help, version, list_presets };
     Mode mode = Mode::inspect;
 
     std::string preset;       ///< --preset NAME ("" when --config is used)
     std::string config_path;  ///< --config PATH ("" when --preset is used)
+    std::optional<int> layer;  ///< --layer N: the layer whose group is shown in full
 
-    std::optional<std::string> scaling;  ///< --scaling TYPE: replaces the model's own scaling
+    std::optional<std::string> scaling;                ///< --scaling TYPE: replaces the group's own scaling
+    std::optional<std::vector<std::string>> compare;  ///< --compare TYPE,TYPE,...
     std::optional<double> factor;
     std::optional<double> beta_fast, beta_slow, mscale, mscale_all_dim;  // yarn
     std::optional<bool> truncate;                                        // yarn
@@ -57,27 +78,42 @@ struct Options {
 
     std::optional<std::int64_t> original_length;  ///< --original-length N
     std::optional<std::int64_t> length;           ///< --length N (the target length)
+    std::optional<int> bound_pairs;               ///< --bound-pairs P: pair count of the RoFormer chart
     bool json = false;
+    bool csv = false;
     std::optional<std::string> svg_dir;
+
+    /// Each option given, with its value as written ("" for a flag).
+    std::map<std::string, std::string> written;
+
+    /// The value of `option` as written, or "" when it was not given.
+    std::string as_written(const std::string& option) const
+    {
+        const auto it = written.find(option);
+        return it == written.end() ? std::string() : it->second;
+    }
+    bool given(const std::string& option) const { return written.count(option) != 0; }
 };
 
 /// The --help text (fits 80 columns).
 inline std::string usage_text()
 {
     return R"(usage: posenc-inspect (--preset NAME | --config PATH) [options]
-       posenc-inspect --list-presets
-       posenc-inspect --help
+       posenc-inspect --list-presets | --version | --help
 
 What RoPE does to each frequency pair of a model, and what a context extension
-changes: a text table (default), one JSON object (--json), SVG charts (--svg).
+changes: a text table (default), JSON (--json), CSV (--csv), SVG charts (--svg).
 
 Model:
   --preset NAME            a built-in model (see --list-presets)
   --config PATH            a Hugging Face config.json
+  --layer N                show the RoPE group of layer N in full (default: the
+                           full_attention group, or the only group)
 
-Scaling (replaces the model's own; without --scaling the model's is used):
+Scaling (replaces the group's own; without --scaling the model's is used):
   --scaling TYPE           none, linear, ntk_aware, dynamic, yarn, llama3 or
-                           longrope
+                           longrope (any letter case)
+  --compare TYPE,TYPE,...  2 to 6 scalings side by side (needs --factor)
   --factor S               the extension factor (with none: only sets the
                            target, direct extrapolation to S times L)
   --beta-fast B            yarn: turns that keep a pair (default 32)
@@ -101,35 +137,156 @@ Lengths:
 
 Output:
   --json                   print one JSON object instead of the table
-  --svg DIR                also write turns.svg, compression.svg and
-                           roformer_bound.svg into DIR (created if missing)
+  --csv                    print the pair table as CSV instead
+  --svg DIR                also write the charts into DIR (created if missing)
+  --bound-pairs P          pair count of the RoFormer chart (default: the
+                           model's; 32 draws the lesson's own curve)
 
-Exit status: 0 on success, 2 for usage errors, unreadable files and rejected
-configs (one line on stderr).
+Numbers are decimal (4, 0.25, 1e6); lengths are whole numbers (131072, 1.31072e5).
+Exit status: 0 success; 2 usage errors, unreadable files, rejected configs;
+3 output that cannot be written; 1 anything unexpected. Details: docs/cli.md.
 )";
 }
 
 namespace detail {
 
-inline double parse_number(const std::string& option, const std::string& text)
+/// Levenshtein distance of a and b after lower-casing and reading '_' as '-'.
+inline std::size_t edit_distance(const std::string& a, const std::string& b)
 {
-    if (text.empty()) throw UsageError(option + ": expected a number, got \"\"");
+    const auto norm = [](std::string s) {
+        for (char& c : s) c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    const std::string x = norm(a), y = norm(b);
+    std::vector<std::size_t> row(y.size() + 1);
+    for (std::size_t j = 0; j <= y.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= x.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= y.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[y.size()];
+}
+
+/// " (did you mean X?)" for the closest candidate within max(1, size/5) edits (case and
+/// '_'/'-' differences are free), else "".
+inline std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates)
+{
+    if (word.size() > 64) return "";
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(1, word.size() / 5) + 1;
+    for (const std::string& c : candidates) {
+        const std::size_t d = edit_distance(word, c);
+        if (d < best_distance) best = c, best_distance = d;
+    }
+    return best.empty() ? "" : " (did you mean " + best + "?)";
+}
+
+/// Every option name the tool knows.
+inline const std::vector<std::string>& option_names()
+{
+    static const std::vector<std::string> names{
+        "--help", "--version", "--list-presets", "--preset", "--config", "--layer", "--scaling", "--compare",
+        "--factor", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim", "--truncate",
+        "--attention-factor", "--low-freq-factor", "--high-freq-factor", "--short-factor", "--long-factor",
+        "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg"};
+    return names;
+}
+
+/// Checks the decimal grammar (file comment); returns false for anything else.
+inline bool is_decimal(const std::string& t)
+{
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t start = i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+        return i - start;
+    };
+    if (i < t.size() && t[i] == '-') ++i;
+    std::size_t mantissa = digits();
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        mantissa += digits();
+    }
+    if (mantissa == 0) return false;
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+        if (digits() == 0) return false;
+    }
+    return i == t.size();
+}
+
+/// A decimal number (file comment), finite and not subnormal. Throws UsageError naming `option`.
+inline double parse_decimal(const std::string& option, const std::string& text)
+{
+    if (!is_decimal(text))
+        throw UsageError(option + ": expected a decimal number such as 4, 0.25 or 1e6 (no hex, no spaces, no inf or nan), got " +
+                         in_quotes(text));
     errno = 0;
-    char* end = nullptr;
-    const double x = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(x))
-        throw UsageError(option + ": expected a finite number, got \"" + text + "\"");
+    const double x = std::strtod(text.c_str(), nullptr);
+    if (std::isinf(x))
+        throw UsageError(option + ": out of range: beyond the largest double 1.7976931348623157e308, got " +
+                         in_quotes(text));
+    const std::size_t e = text.find_first_of("eE");
+    const bool nonzero_digit = text.substr(0, e).find_first_of("123456789") != std::string::npos;
+    if ((x == 0.0 && nonzero_digit) || (x != 0.0 && std::abs(x) < DBL_MIN))
+        throw UsageError(option + ": too small: below the smallest normal double 2.2250738585072014e-308 (" +
+                         (x == 0.0 ? "it would round to 0" : "a subnormal") + "), got " + in_quotes(text));
     return x;
 }
 
-inline std::int64_t parse_length(const std::string& option, const std::string& text)
+/// A whole number in [lo, hi] written in the decimal grammar, exact (1e6 and 1.31072e5 are
+/// whole, 1.5 is not). Throws UsageError naming `option` and `what` ("a length", ...).
+inline std::int64_t parse_whole(const std::string& option, const std::string& text, std::int64_t lo, std::int64_t hi,
+                                const std::string& what)
 {
-    const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits || text.size() > 16)
-        throw UsageError(option + ": expected a whole number of tokens, got \"" + text + "\"");
-    const std::int64_t n = std::strtoll(text.c_str(), nullptr, 10);
-    if (n <= 0 || n > max_length)
-        throw UsageError(option + ": expected a length between 1 and 2^50, got " + text);
+    const std::string range = what + " from " + std::to_string(lo) + " to " +
+                              (hi == max_length ? std::string("2^50") : std::to_string(hi));
+    if (!is_decimal(text))
+        throw UsageError(option + ": expected " + range + " as a decimal whole number such as 131072 or 1e6, got " +
+                         in_quotes(text));
+    // Exactness on the text itself: digits past the decimal point (after the exponent moves it)
+    // must all be 0.
+    const bool negative = text[0] == '-';
+    const std::size_t e = text.find_first_of("eE");
+    const std::string mantissa = text.substr(negative ? 1 : 0, e == std::string::npos ? std::string::npos : e - (negative ? 1 : 0));
+    std::string digits;
+    long long point = 0;
+    bool seen_point = false;
+    for (char c : mantissa) {
+        if (c == '.') seen_point = true;
+        else {
+            digits += c;
+            if (!seen_point) ++point;
+        }
+    }
+    long long exponent = 0;
+    if (e != std::string::npos) {
+        const std::string ex = text.substr(e + 1);
+        if (ex.size() > 6) exponent = ex[0] == '-' ? -1000000 : 1000000;  // far outside any range
+        else exponent = std::stoll(ex);
+    }
+    const std::size_t first = digits.find_first_not_of('0');
+    if (first == std::string::npos) {  // zero
+        if (0 < lo) throw UsageError(option + ": expected " + range + ", got " + in_quotes(text));
+        return 0;
+    }
+    const long long whole_digits = point + exponent;  // digits before the point after shifting
+    for (std::size_t k = static_cast<std::size_t>(std::max(0LL, whole_digits)); k < digits.size(); ++k)
+        if (digits[k] != '0')
+            throw UsageError(option + ": expected " + range + ", got " + in_quotes(text) + ", not a whole number");
+    if (whole_digits - static_cast<long long>(first) > 16)
+        throw UsageError(option + ": expected " + range + ", got " + in_quotes(text));
+    std::string integer = digits.substr(first, static_cast<std::size_t>(std::max(0LL, whole_digits - static_cast<long long>(first))));
+    if (static_cast<long long>(digits.size()) < whole_digits) integer.append(static_cast<std::size_t>(whole_digits) - digits.size(), '0');
+    const std::int64_t magnitude = integer.empty() ? 0 : std::stoll(integer);
+    const std::int64_t n = negative ? -magnitude : magnitude;
+    if (n < lo || n > hi) throw UsageError(option + ": expected " + range + ", got " + in_quotes(text));
     return n;
 }
 
@@ -137,24 +294,43 @@ inline bool parse_bool(const std::string& option, const std::string& text)
 {
     if (text == "true") return true;
     if (text == "false") return false;
-    throw UsageError(option + ": expected true or false, got \"" + text + "\"");
+    throw UsageError(option + ": expected true or false, got " + in_quotes(text));
 }
 
-inline std::vector<double> parse_list(const std::string& option, const std::string& text)
+inline std::vector<std::string> split_commas(const std::string& text)
 {
-    std::vector<double> out;
+    std::vector<std::string> out;
     std::size_t start = 0;
     while (true) {
         const std::size_t comma = text.find(',', start);
-        const std::size_t count = comma == std::string::npos ? std::string::npos : comma - start;
-        out.push_back(parse_number(option, text.substr(start, count)));
+        out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
     return out;
 }
 
-/// Which scaling types an option applies to ("" = every type).
+inline std::vector<double> parse_list(const std::string& option, const std::string& text)
+{
+    std::vector<double> out;
+    const std::vector<std::string> items = split_commas(text);
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out.push_back(parse_decimal(option + " (item " + std::to_string(i) + ")", items[i]));
+    return out;
+}
+
+/// The canonical scaling name for `text` (any letter case), or a UsageError with a suggestion.
+inline std::string parse_scaling(const std::string& option, const std::string& text)
+{
+    std::string lower = text;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const std::string& t : scaling_type_names())
+        if (t == lower) return t;
+    throw UsageError(option + ": expected none, linear, ntk_aware, dynamic, yarn, llama3 or longrope, got " +
+                     in_quotes(text) + did_you_mean(text, scaling_type_names()));
+}
+
+/// Which scaling types an option applies to.
 struct ScalingOption {
     const char* name;
     std::vector<std::string> types;
@@ -180,65 +356,107 @@ inline const std::vector<ScalingOption>& scaling_options()
 
 }  // namespace detail
 
-/// Parses the arguments after the program name. --help and --list-presets win over everything
-/// else. Throws UsageError for unknown or repeated options, missing or malformed values, a
-/// missing or double model choice, scaling parameters without --scaling or for a type they do
-/// not apply to, and a factor-based --scaling without --factor.
+/// Parses the arguments after the program name.
+///
+/// Syntax errors are reported first, whatever else is on the line: an unknown option, a
+/// repeated option, a missing value (also when the next argument is an option: `--config
+/// --help`), a malformed value. Then --help, --version and --list-presets win over the rest.
+/// Then: a missing or double model choice, --scaling with --compare, --json with --csv, scaling
+/// parameters without --scaling/--compare or for types they do not apply to, a factor-based
+/// --scaling (or any --compare) without --factor.
 inline Options parse_options(const std::vector<std::string>& args)
 {
     Options o;
-    std::vector<std::string> seen;
-    for (const std::string& a : args) {
-        if (a == "--help" || a == "-h") {
-            o.mode = Options::Mode::help;
-            return o;
-        }
-    }
+    bool help = false, version = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string name = args[i];
         std::optional<std::string> inline_value;
-        if (name.rfind("--", 0) == 0) {
-            const std::size_t eq = name.find('=');
-            if (eq != std::string::npos) {
-                inline_value = name.substr(eq + 1);
-                name = name.substr(0, eq);
-            }
-        } else {
-            throw UsageError("unexpected argument \"" + name + "\" (see --help)");
+        if (name == "-h") name = "--help";
+        if (name.rfind("--", 0) != 0)
+            throw UsageError("unexpected argument " + detail::in_quotes(name) + " (options start with --; see --help)");
+        const std::size_t eq = name.find('=');
+        if (eq != std::string::npos) {
+            inline_value = name.substr(eq + 1);
+            name = name.substr(0, eq);
         }
-        for (const std::string& s : seen)
-            if (s == name) throw UsageError(name + " given twice");
-        seen.push_back(name);
+        const std::vector<std::string>& known = detail::option_names();
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            throw UsageError("unknown option " + detail::cut(detail::printable(name), quoted_width) +
+                             detail::did_you_mean(name, known) + " (see --help)");
+        if (o.given(name)) throw UsageError(name + " given twice");
 
         const auto flag = [&] {
-            if (inline_value) throw UsageError(name + " takes no value");
+            if (inline_value) throw UsageError(name + " takes no value, got " + detail::in_quotes(*inline_value));
+            o.written[name] = "";
         };
         const auto value = [&]() -> std::string {
-            if (inline_value) return *inline_value;
-            if (i + 1 >= args.size()) throw UsageError(name + ": missing value");
-            return args[++i];
+            std::string v;
+            if (inline_value) {
+                v = *inline_value;
+            } else {
+                if (i + 1 >= args.size()) throw UsageError(name + ": missing value");
+                if (args[i + 1].rfind("--", 0) == 0)
+                    throw UsageError(name + ": missing value before " + detail::cut(detail::printable(args[i + 1]), quoted_width) +
+                                     " (write " + name + "=VALUE for a value that starts with --)");
+                v = args[++i];
+            }
+            o.written[name] = v;
+            return v;
+        };
+        const auto nonempty = [&](const std::string& what) {
+            const std::string v = value();
+            if (v.empty()) throw UsageError(name + ": expected " + what + ", got \"\"");
+            return v;
         };
 
-        if (name == "--list-presets") flag(), o.mode = Options::Mode::list_presets;
+        if (name == "--help") flag(), help = true;
+        else if (name == "--version") flag(), version = true;
+        else if (name == "--list-presets") flag(), o.mode = Options::Mode::list_presets;
         else if (name == "--json") flag(), o.json = true;
-        else if (name == "--preset") o.preset = value();
-        else if (name == "--config") o.config_path = value();
-        else if (name == "--svg") o.svg_dir = value();
-        else if (name == "--scaling") o.scaling = value();
-        else if (name == "--factor") o.factor = detail::parse_number(name, value());
-        else if (name == "--beta-fast") o.beta_fast = detail::parse_number(name, value());
-        else if (name == "--beta-slow") o.beta_slow = detail::parse_number(name, value());
-        else if (name == "--mscale") o.mscale = detail::parse_number(name, value());
-        else if (name == "--mscale-all-dim") o.mscale_all_dim = detail::parse_number(name, value());
-        else if (name == "--attention-factor") o.attention_factor = detail::parse_number(name, value());
-        else if (name == "--low-freq-factor") o.low_freq_factor = detail::parse_number(name, value());
-        else if (name == "--high-freq-factor") o.high_freq_factor = detail::parse_number(name, value());
+        else if (name == "--csv") flag(), o.csv = true;
+        else if (name == "--preset") o.preset = nonempty("a preset name (see --list-presets)");
+        else if (name == "--config") o.config_path = nonempty("the path of a config.json");
+        else if (name == "--svg") o.svg_dir = nonempty("a directory");
+        else if (name == "--layer")
+            o.layer = static_cast<int>(detail::parse_whole(name, value(), 0, 1000000, "a layer index"));
+        else if (name == "--scaling") o.scaling = detail::parse_scaling(name, value());
+        else if (name == "--compare") {
+            std::vector<std::string> types;
+            for (const std::string& t : detail::split_commas(value())) {
+                const std::string type = detail::parse_scaling(name, t);
+                if (std::find(types.begin(), types.end(), type) != types.end())
+                    throw UsageError("--compare: " + type + " listed twice");
+                types.push_back(type);
+            }
+            if (types.size() < 2 || types.size() > max_compared)
+                throw UsageError("--compare: expected 2 to 6 comma-separated scaling types, got " +
+                                 detail::in_quotes(o.written[name]));
+            o.compare = types;
+        }
+        else if (name == "--factor") o.factor = detail::parse_decimal(name, value());
+        else if (name == "--beta-fast") o.beta_fast = detail::parse_decimal(name, value());
+        else if (name == "--beta-slow") o.beta_slow = detail::parse_decimal(name, value());
+        else if (name == "--mscale") o.mscale = detail::parse_decimal(name, value());
+        else if (name == "--mscale-all-dim") o.mscale_all_dim = detail::parse_decimal(name, value());
+        else if (name == "--attention-factor") o.attention_factor = detail::parse_decimal(name, value());
+        else if (name == "--low-freq-factor") o.low_freq_factor = detail::parse_decimal(name, value());
+        else if (name == "--high-freq-factor") o.high_freq_factor = detail::parse_decimal(name, value());
         else if (name == "--truncate") o.truncate = detail::parse_bool(name, value());
         else if (name == "--short-factor") o.short_factor = detail::parse_list(name, value());
         else if (name == "--long-factor") o.long_factor = detail::parse_list(name, value());
-        else if (name == "--original-length") o.original_length = detail::parse_length(name, value());
-        else if (name == "--length") o.length = detail::parse_length(name, value());
-        else throw UsageError("unknown option " + name + " (see --help)");
+        else if (name == "--original-length")
+            o.original_length = detail::parse_whole(name, value(), 1, max_length, "a length");
+        else if (name == "--length") o.length = detail::parse_whole(name, value(), 1, max_length, "a length");
+        else if (name == "--bound-pairs")
+            o.bound_pairs = static_cast<int>(detail::parse_whole(name, value(), 1, max_bound_pairs, "a pair count"));
+    }
+    if (help) {
+        o.mode = Options::Mode::help;
+        return o;
+    }
+    if (version) {
+        o.mode = Options::Mode::version;
+        return o;
     }
     if (o.mode == Options::Mode::list_presets) return o;
 
@@ -247,26 +465,25 @@ inline Options parse_options(const std::vector<std::string>& args)
         throw UsageError(both ? "give --preset or --config, not both"
                               : "give --preset NAME or --config PATH (see --help)");
     }
-    if (o.svg_dir && o.svg_dir->empty()) throw UsageError("--svg: expected a directory, got \"\"");
+    if (o.json && o.csv) throw UsageError("give --json or --csv, not both");
+    if (o.scaling && o.compare) throw UsageError("give --scaling or --compare, not both");
 
-    if (o.scaling) {
-        bool known = false;
-        for (const std::string& t : scaling_type_names()) known |= t == *o.scaling;
-        if (!known)
-            throw UsageError("--scaling: expected none, linear, ntk_aware, dynamic, yarn, llama3 or longrope, got \"" +
-                             *o.scaling + "\"");
-    }
+    std::vector<std::string> types;
+    if (o.scaling) types = {*o.scaling};
+    if (o.compare) types = *o.compare;
     for (const detail::ScalingOption& option : detail::scaling_options()) {
-        bool given = false;
-        for (const std::string& s : seen) given |= s == option.name;
-        if (!given) continue;
-        if (!o.scaling) throw UsageError(std::string(option.name) + " needs --scaling TYPE");
+        if (!o.given(option.name)) continue;
+        if (types.empty()) throw UsageError(std::string(option.name) + " needs --scaling TYPE");
         bool applies = false;
-        for (const std::string& t : option.types) applies |= t == *o.scaling;
-        if (!applies) throw UsageError(std::string(option.name) + " does not apply to --scaling " + *o.scaling);
+        for (const std::string& t : option.types)
+            applies |= std::find(types.begin(), types.end(), t) != types.end();
+        if (!applies)
+            throw UsageError(std::string(option.name) + " does not apply to " + (o.compare ? "--compare " : "--scaling ") +
+                             (o.compare ? o.as_written("--compare") : *o.scaling));
     }
     if (o.scaling && !o.factor && *o.scaling != "none" && *o.scaling != "longrope")
         throw UsageError("--scaling " + *o.scaling + " needs --factor S");
+    if (o.compare && !o.factor) throw UsageError("--compare needs --factor S (every scaling is compared at L x S)");
     return o;
 }
 

@@ -1,14 +1,19 @@
+// SPDX-License-Identifier: MIT
 // posenc-inspect: what RoPE does to each frequency pair of a model, and what a context
-// extension changes, as a text table, one JSON object or SVG charts (docs/cli.md).
+// extension changes, as a text table, one JSON object, CSV or SVG charts (docs/cli.md).
 //
 //   posenc-inspect --preset qwen3-8b --scaling yarn --factor 4 --svg plots
 //   posenc-inspect --config path/to/config.json --json
 //
 // Everything is computed and rendered before anything is written, so a failure leaves no partial
-// output. Exit status: 0 success; 2 usage errors, unreadable files, rejected configs and unwritable
-// plot folders, with one line on stderr; 1 for anything unexpected (also one line).
+// output: the SVG files are written under temporary names in the target folder, stdout is written
+// and flushed, and only then are the files renamed into place. Exit status: 0 success; 2 usage
+// errors, unreadable files and rejected configs; 3 output that cannot be written (stdout, the
+// --svg folder); 1 anything unexpected. Every failure prints one line on stderr.
+#include <cerrno>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +21,9 @@
 #include <system_error>
 #include <vector>
 
+#include <unistd.h>
+
+#include <posenc/config.hpp>
 #include <posenc/models/presets.hpp>
 
 #include "inspect/options.hpp"
@@ -26,48 +34,186 @@
 
 namespace {
 
-/// `text` on one line: control characters (newlines included) become spaces.
-std::string one_line(std::string text)
+/// Output that could not be written (exit status 3).
+class OutputError : public std::runtime_error
 {
-    for (char& c : text)
-        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-    return text;
-}
+public:
+    explicit OutputError(const std::string& message) : std::runtime_error(message) {}
+};
 
 int fail(int status, const std::string& message)
 {
-    std::fprintf(stderr, "posenc-inspect: %s\n", one_line(message).c_str());
+    const std::string line = "posenc-inspect: " + inspect::detail::printable(message) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
     return status;
 }
 
 std::string preset_list()
 {
+    using inspect::detail::number_text;
     std::string out;
+    char line[200];
+    std::snprintf(line, sizeof line, "%-20s %4s %4s  %-10s  %-14s  %s\n", "preset", "head", "rot", "base", "scaling",
+                  "L -> extended");
+    out += line;
     for (const posenc::ModelPreset& p : posenc::models::all_presets) {
-        char line[160];
-        const std::string what = p.kind == posenc::PositionEncodingKind::rope
-                                     ? std::string("RoPE, ") + posenc::scaling_type_name(p.scaling())
-                                     : std::string("learned position table");
-        std::snprintf(line, sizeof line, "%-22s %-26s %s\n", std::string(p.name).c_str(),
-                      std::string(p.display_name).c_str(), what.c_str());
+        if (p.kind != posenc::PositionEncodingKind::rope) {
+            std::snprintf(line, sizeof line, "%-20s learned position table: %lld positions x %d\n",
+                          std::string(p.name).c_str(), static_cast<long long>(p.native_length), p.d_model);
+            out += line;
+            continue;
+        }
+        const posenc::Scaling s = p.scaling();
+        const std::string type = posenc::scaling_type_name(s);
+        const std::string scaling = type == "none" ? type : type + " x" + number_text(posenc::scaling_factor(s));
+        const std::string lengths = std::to_string(p.native_length) + " -> " + std::to_string(p.extended_length);
+        std::snprintf(line, sizeof line, "%-20s %4d %4d  %-10s  %-14s  %s\n", std::string(p.name).c_str(), p.head_dim,
+                      p.rotary_dim, number_text(p.base).c_str(), scaling.c_str(), lengths.c_str());
         out += line;
+    }
+    for (const inspect::WholeModelPreset& p : inspect::whole_model_presets()) {
+        const posenc::ModelRope rope = p.rope();
+        std::string extra;
+        if (rope.num_layers()) extra += std::to_string(*rope.num_layers()) + " layers";
+        if (rope.num_groups() > 1) extra += ", " + std::to_string(rope.num_groups()) + " RoPE groups";
+        if (!rope.nope_layers().empty()) extra += ", " + std::to_string(rope.nope_layers().size()) + " without RoPE";
+        if (rope.multi_axis()) extra += ", M-RoPE";
+        const bool several = rope.num_groups() > 1;
+        if (several) {
+            std::snprintf(line, sizeof line, "%-20s %s:\n", p.name, extra.c_str());
+            out += line;
+        }
+        for (const posenc::RopeGroup& g : rope.groups()) {
+            const std::string type = posenc::scaling_type_name(g.scaling);
+            const std::string scaling = type == "none" ? type : type + " x" + number_text(posenc::scaling_factor(g.scaling));
+            const std::string lengths = std::to_string(g.original_length) + " -> " + std::to_string(g.max_position_embeddings);
+            const std::string name = several ? "  " + inspect::detail::cut(g.name, 18) : std::string(p.name);
+            std::snprintf(line, sizeof line, "%-20s %4d %4d  %-10s  %-14s  %s\n", name.c_str(), g.spec.head_dim(),
+                          g.spec.rotary_dim(), number_text(g.spec.base()).c_str(), scaling.c_str(), lengths.c_str());
+            out += line;
+        }
+        if (!several && !extra.empty()) {
+            std::snprintf(line, sizeof line, "%-20s %s\n", "", ("  " + extra).c_str());
+            out += line;
+        }
     }
     return out;
 }
 
-/// Writes the files into `dir` (created if missing). Throws inspect::UsageError naming the path.
-void write_files(const std::string& dir, const std::vector<inspect::SvgFile>& files)
+/// Writes `text` to stdout and flushes it. Throws OutputError when any byte cannot be written.
+void write_stdout(const std::string& text)
 {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw inspect::UsageError("--svg " + dir + ": cannot create the directory (" + ec.message() + ")");
-    for (const inspect::SvgFile& f : files) {
-        const std::string path = (std::filesystem::path(dir) / f.name).string();
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out << f.content;
-        out.close();
-        if (!out) throw inspect::UsageError(path + ": cannot be written");
+    errno = 0;
+    const std::size_t n = std::fwrite(text.data(), 1, text.size(), stdout);
+    if (n != text.size() || std::fflush(stdout) != 0 || std::ferror(stdout))
+        throw OutputError(std::string("stdout: cannot be written (") + (errno ? std::strerror(errno) : "write error") +
+                          ")");
+}
+
+/// The SVG set staged under temporary names in its folder; commit() renames them into place,
+/// the destructor removes whatever was not committed.
+class StagedFiles
+{
+public:
+    StagedFiles(const std::string& dir, const std::vector<inspect::SvgFile>& files)
+    {
+        namespace fs = std::filesystem;
+        const std::string shown = "--svg " + inspect::detail::in_quotes(dir);
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(dir, ec))) created_ = dir;
+        fs::create_directories(dir, ec);
+        if (ec || !fs::is_directory(dir, ec))
+            throw OutputError(shown + ": cannot create the folder (" +
+                              (ec ? ec.message() : std::string("a file of that name exists")) + "); nothing written");
+        for (const inspect::SvgFile& f : files) {
+            const fs::path target = fs::path(dir) / f.name;
+            const fs::file_status st = fs::symlink_status(target, ec);
+            if (fs::exists(st) && !fs::is_regular_file(st))
+                throw OutputError(shown + ": " + f.name + " exists and is not a regular file; nothing written");
+        }
+        for (const inspect::SvgFile& f : files) {
+            const fs::path target = fs::path(dir) / f.name;
+            const fs::path temporary = fs::path(dir) / ("." + f.name + ".tmp-" + std::to_string(::getpid()));
+            staged_.push_back({temporary, target});
+            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+            out << f.content;
+            out.close();
+            if (!out) throw OutputError(shown + ": " + f.name + " cannot be written; nothing written");
+        }
     }
+
+    StagedFiles(const StagedFiles&) = delete;
+    StagedFiles& operator=(const StagedFiles&) = delete;
+
+    void commit(const std::string& dir)
+    {
+        for (std::size_t i = 0; i < staged_.size(); ++i) {
+            std::error_code ec;
+            std::filesystem::rename(staged_[i].first, staged_[i].second, ec);
+            if (ec)
+                throw OutputError("--svg " + inspect::detail::in_quotes(dir) + ": " +
+                                  staged_[i].second.filename().string() + " cannot be written (" + ec.message() +
+                                  "); " + std::to_string(i) + " of " + std::to_string(staged_.size()) +
+                                  " files were replaced");
+            staged_[i].first.clear();
+        }
+        created_.clear();
+    }
+
+    ~StagedFiles()
+    {
+        for (const auto& [temporary, target] : staged_) {
+            std::error_code ec;
+            if (!temporary.empty()) std::filesystem::remove(temporary, ec);
+        }
+        std::error_code ec;
+        if (!created_.empty()) std::filesystem::remove(created_, ec);  // only if still empty
+    }
+
+private:
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged_;
+    std::string created_;  ///< the folder, when this run created it (removed again on failure)
+};
+
+int run(int argc, char** argv)
+{
+    const inspect::Options options = inspect::parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    if (options.mode == inspect::Options::Mode::help) {
+        write_stdout(inspect::usage_text());
+        return 0;
+    }
+    if (options.mode == inspect::Options::Mode::version) {
+        write_stdout(std::string("posenc-inspect ") + posenc::version_string + "\n");
+        return 0;
+    }
+    if (options.mode == inspect::Options::Mode::list_presets) {
+        write_stdout(preset_list());
+        return 0;
+    }
+    const inspect::Report report = inspect::build_report(options);
+    std::string out = options.json  ? inspect::render_json(report)
+                      : options.csv ? inspect::render_csv(report)
+                                    : inspect::render_text(report);
+    std::vector<inspect::SvgFile> files;
+    if (options.svg_dir) {
+        files = inspect::render_svgs(report);
+        if (!options.json && !options.csv) {
+            std::vector<std::string> words{"plots", "written", "to", inspect::detail::printable(*options.svg_dir) + ":"};
+            for (std::size_t i = 0; i < files.size(); ++i)
+                words.push_back(files[i].name + (i + 1 < files.size() ? "," : ""));
+            out += "\n" + inspect::detail::wrap("", "  ", words);
+        }
+    }
+    for (const posenc::hf::ConfigWarning& w : report.warnings)
+        fail(0, "warning: " + w.key + ": " + w.message);
+    if (!options.svg_dir) {
+        write_stdout(out);
+        return 0;
+    }
+    StagedFiles staged(*options.svg_dir, files);
+    write_stdout(out);
+    staged.commit(*options.svg_dir);
+    return 0;
 }
 
 }  // namespace
@@ -75,35 +221,13 @@ void write_files(const std::string& dir, const std::vector<inspect::SvgFile>& fi
 int main(int argc, char** argv)
 {
     try {
-        const inspect::Options options = inspect::parse_options(std::vector<std::string>(argv + 1, argv + argc));
-        if (options.mode == inspect::Options::Mode::help) {
-            std::fputs(inspect::usage_text().c_str(), stdout);
-            return 0;
-        }
-        if (options.mode == inspect::Options::Mode::list_presets) {
-            std::fputs(preset_list().c_str(), stdout);
-            return 0;
-        }
-        const inspect::Report report = inspect::build_report(options);
-        std::string out = options.json ? inspect::render_json(report) : inspect::render_text(report);
-        if (options.svg_dir) {
-            const std::vector<inspect::SvgFile> files = inspect::render_svgs(report);
-            write_files(*options.svg_dir, files);
-            if (!options.json) {
-                std::vector<std::string> words{"plots", "written", "to", *options.svg_dir + ":"};
-                for (std::size_t i = 0; i < files.size(); ++i)
-                    words.push_back(files[i].name + (i + 1 < files.size() ? "," : ""));
-                out += "\n" + inspect::detail::wrap("", "  ", words);
-            }
-        }
-        for (const posenc::hf::ConfigWarning& w : report.warnings)
-            std::fprintf(stderr, "posenc-inspect: warning: %s\n", one_line(w.key + ": " + w.message).c_str());
-        std::fwrite(out.data(), 1, out.size(), stdout);
-        return 0;
+        return run(argc, argv);
     } catch (const inspect::UsageError& e) {
         return fail(2, e.what());
     } catch (const posenc::error& e) {
         return fail(2, e.what());
+    } catch (const OutputError& e) {
+        return fail(3, e.what());
     } catch (const std::exception& e) {
         return fail(1, std::string("internal error: ") + e.what());
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // render_json.hpp: the report as exactly one JSON object (docs/cli.md lists the keys).
 //
 //   name, head_dim, rotary_dim, base, pairing ("half_split" | "interleaved"),
@@ -5,7 +6,15 @@
 //   original_length, target_length, attention_factor, softmax_scale_multiplier,
 //   pairs [{index, inv_freq_original, inv_freq, period, turns_original, completes_turn,
 //           out_of_range, compression}],
-//   summary {pairs, incomplete_pairs, out_of_range_pairs, compressed_pairs}
+//   summary {pairs, incomplete_pairs, out_of_range_pairs, compressed_pairs},
+//     -- these describe the group in focus: --layer N's, else full_attention, else the only one
+//   num_layers (or null), nope_layers [...],
+//   rope_groups [{name, layers, head_dim, rotary_dim, base, pairing, scaling, attention_factor,
+//                 pairs [{index, inv_freq_original, inv_freq}]}],
+//   mrope_section [t, h, w] (or null), mrope_interleaved,
+//   roformer_bound {pairs, u0, half, distances [1, 10, ...], series [{base, values, first_below_half}]},
+//   compare [{scaling, original_length, target_length, attention_factor, pairs [...], summary}]
+//     -- only with --compare
 // Numbers are written at full double precision (shortest text that reads back exactly); a value
 // that is not finite (a period past 1.8e308 tokens) is written as null.
 // A learned-table model (GPT-2) gives {name, position_encoding: "learned_absolute", positions,
@@ -16,7 +25,9 @@
 
 #include <posenc/scaling/scaling.hpp>
 
+#include <cmath>
 #include <string>
+#include <vector>
 #include <type_traits>
 #include <variant>
 
@@ -41,6 +52,75 @@ inline std::string dump(const nlohmann::ordered_json& j)
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+namespace detail {
+
+inline nlohmann::ordered_json pairs_json(const posenc::ExtensionDiagnostics& d)
+{
+    nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+    for (const posenc::PairDiagnostics& p : d.pairs) {
+        nlohmann::ordered_json q;
+        q["index"] = p.index;
+        q["inv_freq_original"] = p.inv_freq_original;
+        q["inv_freq"] = p.inv_freq;
+        q["period"] = p.period;
+        q["turns_original"] = p.turns_original;
+        q["completes_turn"] = p.completes_turn;
+        q["out_of_range"] = p.out_of_range;
+        q["compression"] = p.compression;
+        pairs.push_back(std::move(q));
+    }
+    return pairs;
+}
+
+inline nlohmann::ordered_json summary_json(const posenc::ExtensionDiagnostics& d)
+{
+    return {{"pairs", d.summary.pairs},
+            {"incomplete_pairs", d.summary.incomplete_pairs},
+            {"out_of_range_pairs", d.summary.out_of_range_pairs},
+            {"compressed_pairs", d.summary.compressed_pairs}};
+}
+
+inline nlohmann::ordered_json group_json(const GroupReport& g)
+{
+    const posenc::ExtensionDiagnostics& d = g.diagnostics;
+    nlohmann::ordered_json j;
+    j["name"] = g.name;
+    j["layers"] = g.layers;
+    j["head_dim"] = d.head_dim;
+    j["rotary_dim"] = d.rotary_dim;
+    j["base"] = d.base;
+    j["pairing"] = posenc::to_string(d.pairing);
+    j["scaling"] = scaling_json(g.scaling);
+    j["attention_factor"] = d.attention_factor;
+    nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+    for (const posenc::PairDiagnostics& p : d.pairs)
+        pairs.push_back({{"index", p.index}, {"inv_freq_original", p.inv_freq_original}, {"inv_freq", p.inv_freq}});
+    j["pairs"] = std::move(pairs);
+    return j;
+}
+
+inline nlohmann::ordered_json bound_json(const BoundReport& b)
+{
+    nlohmann::ordered_json j;
+    j["pairs"] = b.pairs;
+    j["u0"] = b.start;
+    j["half"] = b.start / 2;
+    j["distances"] = b.decades;
+    nlohmann::ordered_json series = nlohmann::ordered_json::array();
+    for (const BoundSeries& s : b.series) {
+        nlohmann::ordered_json e;
+        e["base"] = s.base;
+        e["model_base"] = s.model_base;
+        e["values"] = s.decade_values;
+        e["first_below_half"] = s.first_below_half ? nlohmann::ordered_json(*s.first_below_half) : nullptr;
+        series.push_back(std::move(e));
+    }
+    j["series"] = std::move(series);
+    return j;
+}
+
+}  // namespace detail
+
 /// The report as a JSON document (see the file comment).
 inline std::string render_json(const Report& r)
 {
@@ -63,25 +143,54 @@ inline std::string render_json(const Report& r)
     j["target_length"] = d.target_length;
     j["attention_factor"] = d.attention_factor;
     j["softmax_scale_multiplier"] = d.softmax_scale_multiplier;
-    nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
-    for (const posenc::PairDiagnostics& p : d.pairs) {
-        nlohmann::ordered_json q;
-        q["index"] = p.index;
-        q["inv_freq_original"] = p.inv_freq_original;
-        q["inv_freq"] = p.inv_freq;
-        q["period"] = p.period;
-        q["turns_original"] = p.turns_original;
-        q["completes_turn"] = p.completes_turn;
-        q["out_of_range"] = p.out_of_range;
-        q["compression"] = p.compression;
-        pairs.push_back(std::move(q));
+    j["pairs"] = detail::pairs_json(d);
+    j["summary"] = detail::summary_json(d);
+    j["num_layers"] = r.num_layers ? nlohmann::ordered_json(*r.num_layers) : nullptr;
+    j["nope_layers"] = r.nope_layers;
+    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+    for (const GroupReport& g : r.groups) groups.push_back(detail::group_json(g));
+    j["rope_groups"] = std::move(groups);
+    j["mrope_section"] = r.mrope_section ? nlohmann::ordered_json(*r.mrope_section) : nullptr;
+    j["mrope_interleaved"] = r.mrope_interleaved;
+    j["roformer_bound"] = detail::bound_json(r.bound);
+    if (!r.compared.empty()) {
+        nlohmann::ordered_json compare = nlohmann::ordered_json::array();
+        for (const GroupReport& g : r.compared) {
+            nlohmann::ordered_json c;
+            c["scaling"] = scaling_json(g.scaling);
+            c["original_length"] = g.diagnostics.training_length;
+            c["target_length"] = g.diagnostics.target_length;
+            c["attention_factor"] = g.diagnostics.attention_factor;
+            c["pairs"] = detail::pairs_json(g.diagnostics);
+            c["summary"] = detail::summary_json(g.diagnostics);
+            compare.push_back(std::move(c));
+        }
+        j["compare"] = std::move(compare);
     }
-    j["pairs"] = std::move(pairs);
-    j["summary"] = {{"pairs", d.summary.pairs},
-                    {"incomplete_pairs", d.summary.incomplete_pairs},
-                    {"out_of_range_pairs", d.summary.out_of_range_pairs},
-                    {"compressed_pairs", d.summary.compressed_pairs}};
     return dump(j);
+}
+
+/// The pair table as CSV: a header row, then one row per pair (with --compare, per scaling and
+/// pair). Column names are the JSON keys; the first column is the group (or the scaling).
+inline std::string render_csv(const Report& r)
+{
+    const bool compare = !r.compared.empty();
+    std::string out = std::string(compare ? "scaling" : "group") +
+                      ",pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression\n";
+    const auto csv_field = [](const std::string& s) {
+        std::string q = "\"";
+        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return q + "\"";
+    };
+    const auto num = [](double x) { return std::isfinite(x) ? detail::number_text(x) : std::string(); };
+    const std::vector<GroupReport> rows = compare ? r.compared : std::vector<GroupReport>{r.groups[r.focus]};
+    for (const GroupReport& g : rows)
+        for (const posenc::PairDiagnostics& p : g.diagnostics.pairs)
+            out += csv_field(detail::printable(g.name)) + "," + std::to_string(p.index) + "," + num(p.inv_freq_original) +
+                   "," + num(p.inv_freq) + "," + num(p.period) + "," + num(p.turns_original) + "," +
+                   (p.completes_turn ? "true" : "false") + "," + (p.out_of_range ? "true" : "false") + "," +
+                   num(p.compression) + "\n";
+    return out;
 }
 
 }  // namespace inspect

@@ -1,19 +1,21 @@
-// render_svg.hpp: the report as three standalone SVG charts (svg_chart.hpp).
+// SPDX-License-Identifier: MIT
+// render_svg.hpp: the report as standalone SVG charts (svg_chart.hpp).
 //
-//   turns.svg           turns of each pair within L on a log axis, with the one-turn line; bars of
-//                       the pairs out of range at L' in red (class "bar out-of-range"), pairs that
-//                       never turn but stay in range in light blue ("bar incomplete"), the rest
-//                       in blue ("bar") -- lesson C2-5's chart
-//   compression.svg     theta'_i / theta_i per pair ("bar compressed" below 1 - 1e-9, else "bar")
-//   roformer_bound.svg  RoFormer's relative upper bound U(r) (Su et al. 2021 eq. 37) over distances
-//                       1 .. L' (log axis) for the model's base and two others (base / 100 and
-//                       base x 10 where valid), all with the model's pair count
+//   turns.svg           turns of each pair within L on a log axis, with the one-turn line -- the
+//                       chart of lesson C2-5. Bars: out of range at L' red ("bar out-of-range"),
+//                       no full turn but in range light blue ("bar incomplete"), the rest blue
+//                       ("bar")
+//   compression.svg     theta'_i / theta_i per pair: compressed pairs orange ("bar compressed"),
+//                       untouched pairs grey ("bar")
+//   roformer_bound.svg  RoFormer's relative upper bound U(r) (Su et al. 2021, eq. 37) over
+//                       distances 1 .. L' (log axis) for the group's base (black) and two
+//                       comparison bases (grey, dashed and dotted), with the U(0)/2 line and a
+//                       circle where each curve first drops below it; --bound-pairs sets P
+//   compare.svg         with --compare: theta'_i / theta_i per pair, one line per scaling, red
+//                       circles on the pairs out of range at L'
+// One meaning per colour across the charts (the colour constants below); the numbers behind
+// every chart are also in the text and JSON output.
 #pragma once
-
-#include <posenc/analysis/roformer_bound.hpp>
-#include <posenc/frequencies.hpp>
-#include <posenc/scaling/scaling.hpp>
-#include <posenc/spec.hpp>
 
 #include <cmath>
 #include <string>
@@ -31,42 +33,25 @@ struct SvgFile {
     std::string content;
 };
 
-/// Colours and classes of the turns chart's bars.
-inline constexpr const char* color_complete = "#4e79a7";
-inline constexpr const char* color_incomplete = "#a0cbe8";
-inline constexpr const char* color_out_of_range = "#d62728";
-
-/// Number of distances sampled on the RoFormer curve.
-inline constexpr int roformer_samples = 240;
+/// The colours, one meaning each.
+inline constexpr const char* color_complete = "#4e79a7";      ///< a pair that turns within L
+inline constexpr const char* color_incomplete = "#a0cbe8";    ///< no full turn within L, in range at L'
+inline constexpr const char* color_out_of_range = "#d62728";  ///< out of range at L'
+inline constexpr const char* color_untouched = "#bab0ac";     ///< theta'_i = theta_i
+inline constexpr const char* color_compressed = "#f28e2b";    ///< theta'_i < theta_i
+inline constexpr const char* color_model_base = "#000000";    ///< the group's own base (RoFormer chart)
+inline constexpr const char* color_other_base = "#79706e";    ///< a comparison base (RoFormer chart)
+/// The compared scalings, in --compare order.
+inline const std::vector<std::string>& compare_colors()
+{
+    static const std::vector<std::string> colors{"#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f"};
+    return colors;
+}
 
 namespace detail {
 
-/// "yarn x4" / "none" / "longrope x32".
-inline std::string scaling_label(const posenc::Scaling& scaling)
-{
-    const std::string type = posenc::scaling_type_name(scaling);
-    if (type == "none") return "direct extrapolation (no scaling)";
-    return type + " x" + number_text(posenc::scaling_factor(scaling));
-}
-
-/// `name` cut to `width` characters ("..." marks the cut), for titles and legends.
-inline std::string short_name(const std::string& name, std::size_t width)
-{
-    if (name.size() <= width) return name;
-    std::size_t cut = width - 3;
-    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
-    return name.substr(0, cut) + "...";
-}
-
-/// The two comparison bases: base / 100 and base x 10, replaced by base x 100 and base / 10
-/// where one is not a valid base (finite, > 1).
-inline std::vector<double> comparison_bases(double base)
-{
-    std::vector<double> out;
-    for (double candidate : {base / 100.0, base * 10.0, base * 100.0, base / 10.0})
-        if (out.size() < 2 && std::isfinite(candidate) && candidate > 1.0) out.push_back(candidate);
-    return out;
-}
+/// `name` made printable and cut to `width` columns, for titles and legends.
+inline std::string short_name(const std::string& name, std::size_t width) { return cut(printable(name), width); }
 
 }  // namespace detail
 
@@ -119,48 +104,91 @@ inline SvgFile compression_chart(const Report& r)
     for (const posenc::PairDiagnostics& p : d.pairs) {
         c.values.push_back(p.compression);
         c.classes.push_back(p.compressed ? "bar compressed" : "bar");
-        c.colors.push_back(p.compressed ? "#f28e2b" : color_complete);
+        c.colors.push_back(p.compressed ? color_compressed : color_untouched);
     }
-    c.legend = {{color_complete, "untouched"}, {"#f28e2b", "compressed"}};
+    c.legend = {{color_untouched, "untouched"}, {color_compressed, "compressed"}};
     return {"compression.svg", render(c)};
 }
 
 /// The RoFormer decay-bound chart.
 inline SvgFile roformer_chart(const Report& r)
 {
-    const posenc::ExtensionDiagnostics& d = r.diagnostics;
+    const BoundReport& b = r.bound;
     LineChart c;
-    c.title = "RoFormer relative upper bound U(r), " + std::to_string(d.summary.pairs) + " pairs";
-    c.subtitle = "(1/P) sum_j |S_j(r)|, Su et al. 2021 eq. 37; larger bases decay later";
+    c.title = "RoFormer relative upper bound U(r), " + std::to_string(b.pairs) + " pairs";
+    c.subtitle = "(1/P) sum_j |S_j(r)|, Su et al. 2021 eq. 37; circles: first r with U(r) < U(0)/2";
     c.x_label = "relative distance r (tokens, log)";
     c.y_label = "U(r)";
     c.log_x = true;
-    const double last = static_cast<double>(d.target_length > 1 ? d.target_length : 2);
-    std::vector<double> distances;
-    for (int k = 0; k < roformer_samples; ++k)
-        distances.push_back(std::pow(last, static_cast<double>(k) / (roformer_samples - 1)));
-    std::vector<double> bases{d.base};
-    for (double b : detail::comparison_bases(d.base)) bases.push_back(b);
-    const char* colors[] = {"#d62728", "#4e79a7", "#59a14f"};
-    for (std::size_t i = 0; i < bases.size(); ++i) {
-        const posenc::FrequencyTable table =
-            posenc::FrequencyTable::from_spec(posenc::RopeSpec(d.rotary_dim, d.rotary_dim, bases[i]));
+    c.reference_line = b.start / 2;
+    c.reference_label = "U(0)/2 = " + detail::number_text(b.start / 2);
+    const char* dashes[] = {"", "6 3", "2 3"};
+    for (std::size_t i = 0; i < b.series.size(); ++i) {
+        const BoundSeries& bs = b.series[i];
         Series s;
-        s.label = "base " + detail::number_text(bases[i]) + (i == 0 ? " (" + detail::short_name(r.name, 16) + ")" : "");
-        s.color = colors[i];
-        for (double distance : distances) {
-            s.x.push_back(distance);
-            s.y.push_back(posenc::roformer_relative_bound(table, distance));
+        s.label = "base " + detail::number_text(bs.base) +
+                  (bs.model_base ? " (" + detail::short_name(r.name, 16) + ")" : "") +
+                  (bs.first_below_half ? ", r = " + std::to_string(*bs.first_below_half) : "");
+        s.color = bs.model_base ? color_model_base : color_other_base;
+        s.dash = dashes[i < 3 ? i : 2];
+        for (std::size_t k = 0; k < b.distances.size(); ++k) {
+            if (bs.first_below_half && (k == 0 || b.distances[k - 1] < static_cast<double>(*bs.first_below_half)) &&
+                b.distances[k] >= static_cast<double>(*bs.first_below_half)) {
+                if (b.distances[k] != static_cast<double>(*bs.first_below_half)) {
+                    s.x.push_back(static_cast<double>(*bs.first_below_half));
+                    s.y.push_back(bs.value_at_first_below);
+                }
+            }
+            s.x.push_back(b.distances[k]);
+            s.y.push_back(bs.values[k]);
+        }
+        if (bs.first_below_half) {
+            s.marks_x.push_back(static_cast<double>(*bs.first_below_half));
+            s.mark_color = s.color;
+            s.mark_class = "half-crossing";
         }
         c.series.push_back(std::move(s));
     }
     return {"roformer_bound.svg", render(c)};
 }
 
-/// The three charts. Precondition: r has RoPE diagnostics (not a learned table).
+/// The --compare chart: theta'_i / theta_i of each scaling, out-of-range pairs circled in red.
+inline SvgFile compare_chart(const Report& r)
+{
+    LineChart c;
+    const posenc::ExtensionDiagnostics& first = r.compared.front().diagnostics;
+    c.title = detail::short_name(r.name, 40) + ": " + std::to_string(r.compared.size()) + " scalings compared";
+    c.subtitle = "theta'_i / theta_i per pair at L' = " + std::to_string(first.target_length) + " (L = " +
+                 std::to_string(first.training_length) + "); red circles: out of range at L'";
+    c.x_label = "pair i";
+    c.y_label = "theta'_i / theta_i (log)";
+    c.log_y = true;
+    c.integer_x = true;
+    for (std::size_t i = 0; i < r.compared.size(); ++i) {
+        const GroupReport& g = r.compared[i];
+        Series s;
+        s.label = detail::scaling_label(g.scaling);
+        s.color = compare_colors()[i % compare_colors().size()];
+        for (const posenc::PairDiagnostics& p : g.diagnostics.pairs) {
+            s.x.push_back(p.index);
+            s.y.push_back(p.compression);
+            if (p.out_of_range) s.marks_x.push_back(p.index);
+        }
+        s.mark_color = color_out_of_range;
+        s.mark_class = "mark out-of-range";
+        c.series.push_back(std::move(s));
+    }
+    c.extra_legend = {{color_out_of_range, "out of range at L'"}};
+    return {"compare.svg", render(c)};
+}
+
+/// The charts: turns, compression, RoFormer bound, and with --compare the combined chart.
+/// Precondition: r has RoPE diagnostics (not a learned table).
 inline std::vector<SvgFile> render_svgs(const Report& r)
 {
-    return {turns_chart(r), compression_chart(r), roformer_chart(r)};
+    std::vector<SvgFile> files{turns_chart(r), compression_chart(r), roformer_chart(r)};
+    if (!r.compared.empty()) files.push_back(compare_chart(r));
+    return files;
 }
 
 }  // namespace inspect

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // svg_chart.hpp: standalone SVG bar and line charts for posenc-inspect (no fonts, no scripts).
 //
 // Deliberately small: a fixed 720 x 420 canvas, a plot area with axes, ticks, labels, a title,
@@ -31,12 +32,21 @@ struct Series {
     std::string label;
     std::string color;
     std::vector<double> x, y;
+    std::string dash;                ///< SVG stroke-dasharray ("" = solid)
+    std::vector<double> marks_x;     ///< points marked with a circle on the line (x values)
+    std::string mark_color;          ///< fill of the marks
+    std::string mark_class = "mark";
 };
 
 struct LineChart {
     std::string title, subtitle, x_label, y_label;
     bool log_x = false;  ///< log10 x axis (points with x <= 0 are left out)
+    bool log_y = false;  ///< log10 y axis (points with y <= 0 are left out)
+    bool integer_x = false;  ///< x ticks at whole numbers (pair indices)
     std::vector<Series> series;
+    double reference_line = std::nan("");  ///< horizontal line, NaN for none
+    std::string reference_label;
+    std::vector<std::pair<std::string, std::string>> extra_legend;  ///< (color, label) after the series'
 };
 
 namespace detail {
@@ -85,16 +95,45 @@ inline std::string num(double v)
     return b;
 }
 
-inline std::string tick_label(double v)
+/// A value in a bar's tooltip: shortest exact text.
+inline std::string value_label(double v)
 {
     char b[32];
-    if (v != 0 && (std::abs(v) >= 1e5 || std::abs(v) < 1e-2)) std::snprintf(b, sizeof b, "%.0e", v);
-    else std::snprintf(b, sizeof b, "%g", v);
+    std::snprintf(b, sizeof b, "%.6g", v);
     return b;
 }
 
+/// The labels of one axis's ticks, all in one number format: plain decimals with as many
+/// fraction digits as the finest tick needs, or, when a tick is below 0.001 or at least 1e6,
+/// every tick as 1e<k> (log axes) or d.dde<k> (linear axes).
+inline std::vector<std::string> tick_labels(const std::vector<double>& ticks, bool log)
+{
+    std::vector<std::string> out;
+    bool scientific = false;
+    int decimals = 0;
+    for (double v : ticks) {
+        const double a = std::abs(v);
+        if (a != 0 && (a < 1e-3 || a >= 1e6)) scientific = true;
+    }
+    if (!scientific) {
+        for (double v : ticks) {
+            int d = 0;
+            while (d < 3 && std::abs(v * std::pow(10.0, d) - std::round(v * std::pow(10.0, d))) > 1e-9 * std::max(1.0, std::abs(v) * std::pow(10.0, d))) ++d;
+            decimals = std::max(decimals, d);
+        }
+    }
+    char b[32];
+    for (double v : ticks) {
+        if (scientific && log) std::snprintf(b, sizeof b, "1e%d", static_cast<int>(std::lround(std::log10(v))));
+        else if (scientific) std::snprintf(b, sizeof b, "%.1e", v);
+        else std::snprintf(b, sizeof b, "%.*f", decimals, v);
+        out.push_back(b);
+    }
+    return out;
+}
+
 // Canvas layout.
-constexpr double width = 720, height = 420, left = 80, right = 24, top = 72, bottom = 64;
+constexpr double width = 720, height = 432, left = 80, right = 24, top = 84, bottom = 64;
 constexpr double plot_w = width - left - right, plot_h = height - top - bottom;
 
 inline std::string header(const std::string& title, const std::string& subtitle)
@@ -124,17 +163,28 @@ inline std::string axes(const std::string& x_label, const std::string& y_label)
     return s;
 }
 
-/// One row of legend entries between the subtitle and the plot area, left to right.
+/// Legend entries between the subtitle and the plot area, left to right, in one row or, when
+/// they do not fit the canvas width, two.
 inline std::string legend(const std::vector<std::pair<std::string, std::string>>& entries)
 {
+    const auto entry_width = [](const std::string& label) {
+        return 16 + 7.0 * static_cast<double>(label.size()) + 18;  // about 7 px per character at 12 px
+    };
+    double total = 0;
+    for (const auto& e : entries) total += entry_width(e.second);
+    const bool two_rows = left + total > width - right;
     std::string s;
     double x = left;
-    const double y = top - 12;
+    double y = two_rows ? top - 26 : top - 12;
     for (const auto& [color, label] : entries) {
+        if (two_rows && x > left && x + entry_width(label) > width - right && y < top - 12) {
+            x = left;
+            y = top - 12;
+        }
         s += "<rect x=\"" + num(x) + "\" y=\"" + num(y - 10) + "\" width=\"12\" height=\"12\" fill=\"" + color +
              "\"/>\n";
         s += "<text x=\"" + num(x + 16) + "\" y=\"" + num(y) + "\">" + escape(label) + "</text>\n";
-        x += 16 + 7.0 * static_cast<double>(label.size()) + 18;  // about 7 px per character at 12 px
+        x += entry_width(label);
     }
     return s;
 }
@@ -175,11 +225,14 @@ inline bool plottable(double v, bool log) { return std::isfinite(v) && (!log || 
 inline std::string y_ticks(const Scale& s)
 {
     std::string out;
-    for (double v : ticks(s)) {
+    const std::vector<double> values = ticks(s);
+    const std::vector<std::string> labels = tick_labels(values, s.log);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        const double v = values[k];
         const double y = top + plot_h - s(v, plot_h);
         out += "<line x1=\"" + num(left - 4) + "\" y1=\"" + num(y) + "\" x2=\"" + num(left) + "\" y2=\"" + num(y) +
                "\" stroke=\"black\"/>\n";
-        out += "<text x=\"" + num(left - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + tick_label(v) +
+        out += "<text x=\"" + num(left - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + labels[k] +
                "</text>\n";
     }
     return out;
@@ -222,7 +275,7 @@ inline std::string render(const BarChart& c)
         s += "<rect class=\"" + escape(i < c.classes.size() ? c.classes[i] : "bar") + "\" x=\"" + num(x) +
              "\" y=\"" + num(top + plot_h - h) + "\" width=\"" + num(slot * 0.8) + "\" height=\"" + num(h) +
              "\" fill=\"" + (i < c.colors.size() ? c.colors[i] : "steelblue") + "\"><title>" + std::to_string(i) +
-             ": " + tick_label(v) + "</title></rect>\n";
+             ": " + value_label(v) + "</title></rect>\n";
     }
     // x ticks: every 8th index (and the last).
     for (std::size_t i = 0; i < c.values.size(); ++i) {
@@ -242,40 +295,70 @@ inline std::string render(const BarChart& c)
     return s + legend(c.legend) + "</svg>\n";
 }
 
-/// Renders a line chart on linear axes.
+/// Renders a line chart (linear or log10 axes).
 inline std::string render(const LineChart& c)
 {
     using namespace detail;
-    double x_lo = 1e300, x_hi = -1e300, y_lo = 0.0, y_hi = -1e300;
+    double x_lo = 1e300, x_hi = -1e300, y_lo = c.log_y ? 1e300 : 0.0, y_hi = -1e300;
     for (const Series& s : c.series)
         for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-            if (!plottable(s.x[i], c.log_x) || !plottable(s.y[i], false)) continue;
+            if (!plottable(s.x[i], c.log_x) || !plottable(s.y[i], c.log_y)) continue;
             x_lo = std::min(x_lo, s.x[i]);
             x_hi = std::max(x_hi, s.x[i]);
             y_lo = std::min(y_lo, s.y[i]);
             y_hi = std::max(y_hi, s.y[i]);
         }
     if (!(x_hi > x_lo)) x_lo = c.log_x ? 1 : 0, x_hi = c.log_x ? 10 : 1;
-    if (!(y_hi > y_lo)) y_hi = y_lo + 1;
-    y_hi *= 1.05;
-    const Scale xs{x_lo, x_hi, c.log_x}, ys{y_lo, y_hi, false};
+    if (c.log_y) {
+        if (!(y_lo < 1e300) || !(y_hi > 0)) y_lo = 0.1, y_hi = 1.0;
+        y_lo = std::pow(10.0, std::floor(std::log10(y_lo)));
+        y_hi = std::pow(10.0, std::ceil(std::log10(y_hi)));
+        if (!(y_hi > y_lo)) y_hi = y_lo * 10.0;
+    } else {
+        if (!(y_hi > y_lo)) y_hi = y_lo + 1;
+        y_hi *= 1.05;
+    }
+    const Scale xs{x_lo, x_hi, c.log_x}, ys{y_lo, y_hi, c.log_y};
 
     std::string out = header(c.title, c.subtitle) + axes(c.x_label, c.y_label) + y_ticks(ys);
-    for (double v : ticks(xs)) {
-        const double x = left + xs(v, plot_w);
+    std::vector<double> x_ticks = ticks(xs);
+    if (c.integer_x) {
+        x_ticks.clear();
+        const double step = std::max(1.0, std::ceil((x_hi - x_lo) / 8.0 / 8.0) * 8.0);
+        for (double v = x_lo; v <= x_hi; v += step) x_ticks.push_back(v);
+    }
+    const std::vector<std::string> x_labels = tick_labels(x_ticks, c.log_x);
+    for (std::size_t k = 0; k < x_ticks.size(); ++k) {
+        const double x = left + xs(x_ticks[k], plot_w);
         out += "<text x=\"" + num(x) + "\" y=\"" + num(top + plot_h + 16) + "\" text-anchor=\"middle\">" +
-               tick_label(v) + "</text>\n";
+               x_labels[k] + "</text>\n";
     }
     std::vector<std::pair<std::string, std::string>> entries;
     for (const Series& s : c.series) {
         std::string points;
         for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-            if (plottable(s.x[i], c.log_x) && plottable(s.y[i], false))
+            if (plottable(s.x[i], c.log_x) && plottable(s.y[i], c.log_y))
                 points += num(left + xs(s.x[i], plot_w)) + "," + num(top + plot_h - ys(s.y[i], plot_h)) + " ";
-        out += "<polyline class=\"series\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1.5\" points=\"" +
-               points + "\"/>\n";
+        out += "<polyline class=\"series\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1.5\"" +
+               (s.dash.empty() ? std::string() : " stroke-dasharray=\"" + s.dash + "\"") + " points=\"" + points +
+               "\"/>\n";
+        for (double mx : s.marks_x)
+            for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+                if (s.x[i] == mx && plottable(s.x[i], c.log_x) && plottable(s.y[i], c.log_y))
+                    out += "<circle class=\"" + escape(s.mark_class) + "\" cx=\"" + num(left + xs(s.x[i], plot_w)) +
+                           "\" cy=\"" + num(top + plot_h - ys(s.y[i], plot_h)) + "\" r=\"3\" fill=\"" +
+                           s.mark_color + "\"/>\n";
         entries.emplace_back(s.color, s.label);
     }
+    if (!std::isnan(c.reference_line)) {
+        const double y = top + plot_h - ys(c.reference_line, plot_h);
+        out += "<line class=\"reference\" x1=\"" + num(left) + "\" y1=\"" + num(y) + "\" x2=\"" + num(left + plot_w) +
+               "\" y2=\"" + num(y) + "\" stroke=\"black\" stroke-dasharray=\"6 4\"/>\n";
+        out += "<text x=\"" + num(left + plot_w - 4) + "\" y=\"" + num(y - 4) +
+               "\" text-anchor=\"end\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">" +
+               escape(c.reference_label) + "</text>\n";
+    }
+    for (const auto& e : c.extra_legend) entries.push_back(e);
     return out + legend(entries) + "</svg>\n";
 }
 

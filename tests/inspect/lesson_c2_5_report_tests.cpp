@@ -1,7 +1,7 @@
-// posenc-inspect's reports (examples/inspect/report.hpp) against lesson C2-5
-// (shared/seeds/001_*.txt; shared/reference/lesson-numbers.md items 10-25) and the length rules
-// the issue states. Each expected number is the lesson's (or, where marked, the independent
-// mpmath value of tests/models/hf_config_reference_values.py).
+// SPDX-License-Identifier: MIT
+// posenc-inspect's reports (examples/inspect/report.hpp) against lesson C2-5 (docs/lessons.md,
+// #10-#25) and the length rules of docs/cli.md. Each expected number is the lesson's (or, where
+// marked, the independent mpmath value of tests/models/hf_config_reference_values.py).
 #include "inspect/report.hpp"
 
 #include <doctest/doctest.h>
@@ -45,7 +45,7 @@ std::string usage_error(const std::vector<std::string>& args)
 
 }  // namespace
 
-TEST_CASE("[lesson C2-5 items 10, 15, 18] Qwen3-8B, direct extrapolation to x4: 24 of 64 pairs (40-63) out of range")
+TEST_CASE("[lesson C2-5 #10, #15, #18] Qwen3-8B, direct extrapolation to x4: 24 of 64 pairs (40-63) out of range")
 {
     const auto r = run({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "4"});
     const auto& d = r.diagnostics;
@@ -58,7 +58,7 @@ TEST_CASE("[lesson C2-5 items 10, 15, 18] Qwen3-8B, direct extrapolation to x4: 
     CHECK(relative_error(d.pairs[0].turns_original, 5215.1891752352264) <= 1e-13);  // "more than 5,000 turns"
 }
 
-TEST_CASE("[lesson C2-5 item 19] Qwen3-8B, PI x4: 0 out of range, and every pair squashed to 1/4")
+TEST_CASE("[lesson C2-5 #19] Qwen3-8B, PI x4: 0 out of range, and every pair squashed to 1/4")
 {
     const auto d = run({"--preset", "qwen3-8b", "--scaling", "linear", "--factor", "4"}).diagnostics;
     CHECK(d.training_length == 32768);  // the lesson's native length, not max_position_embeddings 40960
@@ -67,7 +67,7 @@ TEST_CASE("[lesson C2-5 item 19] Qwen3-8B, PI x4: 0 out of range, and every pair
     for (const auto& p : d.pairs) CHECK(relative_error(p.compression, 0.25) <= 1e-15);
 }
 
-TEST_CASE("[lesson C2-5 item 21] Qwen3-8B, NTK-aware x4: 23 pairs (40-62) still out of range; fastest untouched, slowest exactly 1/4")
+TEST_CASE("[lesson C2-5 #21] Qwen3-8B, NTK-aware x4: 23 pairs (40-62) still out of range; fastest untouched, slowest exactly 1/4")
 {
     const auto d = run({"--preset", "qwen3-8b", "--scaling", "ntk_aware", "--factor", "4"}).diagnostics;
     CHECK(d.out_of_range_indices() == range(40, 62));
@@ -75,7 +75,7 @@ TEST_CASE("[lesson C2-5 item 21] Qwen3-8B, NTK-aware x4: 23 pairs (40-62) still 
     CHECK(relative_error(d.pairs[63].compression, 0.25) <= 1e-13);
 }
 
-TEST_CASE("[lesson C2-5 items 22-24] Qwen3-8B, YaRN x4: 0 out of range, pairs 0-23 untouched, 40-63 divided by 4, temperature 1.138629")
+TEST_CASE("[lesson C2-5 #22-#24] Qwen3-8B, YaRN x4: 0 out of range, pairs 0-23 untouched, 40-63 divided by 4, temperature 1.138629")
 {
     const auto r = run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"});
     const auto& d = r.diagnostics;
@@ -89,7 +89,7 @@ TEST_CASE("[lesson C2-5 items 22-24] Qwen3-8B, YaRN x4: 0 out of range, pairs 0-
     CHECK(r.scaling == posenc::Scaling{posenc::YarnScaling(4.0, 32768)});
 }
 
-TEST_CASE("[lesson C2-5 items 16-17] course small model: 10 of 16 pairs never turn within 128; YaRN x4 interpolates all but pair 0")
+TEST_CASE("[lesson C2-5 #16-#17] course small model: 10 of 16 pairs never turn within 128; YaRN x4 interpolates all but pair 0")
 {
     const auto plain = run({"--preset", "course-small"}).diagnostics;
     CHECK(plain.training_length == 128);
@@ -104,7 +104,7 @@ TEST_CASE("[lesson C2-5 items 16-17] course small model: 10 of 16 pairs never tu
     CHECK(yarn.summary.out_of_range_pairs == 0);
 }
 
-TEST_CASE("[lesson C2-5 items 11-12, 25] Qwen3.8-27B and DeepSeek-V4.1-Flash at their native lengths")
+TEST_CASE("[lesson C2-5 #11-#12, #25] Qwen3.8-27B and DeepSeek-V4.1-Flash at their native lengths")
 {
     const auto qwen38 = run({"--preset", "qwen3.8-27b"}).diagnostics;
     CHECK(qwen38.training_length == 262144);
@@ -123,13 +123,13 @@ TEST_CASE("[lesson C2-5 items 11-12, 25] Qwen3.8-27B and DeepSeek-V4.1-Flash at 
     CHECK(run({"--preset", "deepseek-v4.1-flash"}).diagnostics.training_length == 65536);
 }
 
-TEST_CASE("[issue 6 length rules] presets: L = the scaling's original length, else the model's; L' = L x factor, LongRoPE max_position_embeddings, else L")
+TEST_CASE("[cli length rules] presets: L = the scaling's original length, else the model's; L' = L x factor, LongRoPE max_position_embeddings, else L")
 {
     struct Case {
         const char* preset;
         std::int64_t original, target;
     };
-    // Lengths from hf-rope-semantics.md section 12 and the lesson's model table.
+    // Lengths from the models' published configs and the lesson's model table.
     for (const Case c : {Case{"qwen3-8b", 32768, 131072}, Case{"qwen3.8-27b", 262144, 1048576},
                          Case{"deepseek-v4.1-flash", 65536, 1048576}, Case{"course-small", 128, 128},
                          Case{"llama-3.1-8b", 8192, 65536}, Case{"deepseek-v3", 4096, 163840},
@@ -151,7 +151,7 @@ TEST_CASE("[issue 6 length rules] presets: L = the scaling's original length, el
     CHECK(relative_error(dynamic.pairs[1].inv_freq, 0.77369245111870706) <= 1e-13);
 }
 
-TEST_CASE("[HF section 12] configs read like the presets: Llama-3.1, DeepSeek-V3 (softmax x g(40)^2), Phi-3 (long factors past 4096)")
+TEST_CASE("[cli configs] configs read like the presets: Llama-3.1, DeepSeek-V3 (softmax x g(40)^2), Phi-3 (long factors past 4096)")
 {
     const auto llama = run({"--config", config("llama-3.1-8b.json")}).diagnostics;
     CHECK(llama.training_length == 8192);
@@ -166,7 +166,7 @@ TEST_CASE("[HF section 12] configs read like the presets: Llama-3.1, DeepSeek-V3
 
     const auto phi3 = run({"--config", config("phi-3-mini-128k-instruct.json")}).diagnostics;
     CHECK(phi3.target_length == 131072);
-    CHECK(phi3.attention_factor == 1.1902380714238083);                           // section 12
+    CHECK(phi3.attention_factor == 1.1902380714238083);                           // sqrt(1 + ln 32 / ln 4096), mpmath
     CHECK(relative_error(phi3.pairs[47].inv_freq, 1.8707961992959698e-6) <= 1e-12);  // long factor, mpmath
 
     const auto llama2 = run({"--config", config("llama-2-7b.json"), "--scaling", "yarn", "--factor", "2"}).diagnostics;
@@ -180,18 +180,30 @@ TEST_CASE("[cli] refusals: learned tables, bad override values, impossible lengt
     REQUIRE(gpt2.learned_table.has_value());
     CHECK(gpt2.learned_table->parameters() == 786432);  // lesson C2-2: 1,024 x 768
     CHECK(usage_error({"--preset", "gpt2", "--svg", "x"}) ==
-          "GPT-2 uses a learned position table, not RoPE: --scaling, --original-length, --length and --svg do not apply");
+          "GPT-2 uses a learned position table, not RoPE: --layer, --scaling, --compare, --original-length, --length, "
+          "--csv and --svg do not apply");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "linear", "--factor", "0.5"}) ==
-          "--factor: must be >= 1 and finite in float32, got 0.5");
-    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "0.5"}) == "--factor: must be >= 1, got 0.5");
+          "--factor: must be >= 1 and finite in float32, got \"0.5\"");
+    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "0.5"}) == "--factor: must be >= 1, got \"0.5\"");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--beta-fast", "1", "--beta-slow", "2"}) ==
-          "--beta-fast: must be > beta_slow 2, got 1");
+          "--beta-fast: must be > beta_slow 2, got \"1\"");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "longrope"}) ==
-          "--scaling longrope needs --short-factor LIST and --long-factor LIST");
+          "--scaling longrope needs --short-factor LIST and --long-factor LIST (the model has no LongRoPE lists)");
     CHECK(usage_error({"--preset", "course-small", "--scaling", "longrope", "--short-factor", "1,2", "--long-factor",
                        "1,2", "--factor", "2"}) == "--short-factor (count): must equal rotary_dim / 2 = 16, got 2");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "1e15"}) ==
           "the target length L x factor exceeds 2^50: give --length N");
+    // A refused derived quantity names the options that led to it, never a library field as if
+    // it were an option (no "--inv-freq[1]").
+    const std::string dynamic = usage_error({"--preset", "qwen3-8b", "--scaling", "dynamic", "--factor", "1e17", "--length", "100"});
+    CAPTURE(dynamic);
+    CHECK((dynamic.rfind("--scaling dynamic --factor 1e17 --length 100: ", 0) == 0 || dynamic.rfind("--factor: ", 0) == 0));
+    CHECK(dynamic.find("inv-freq") == std::string::npos);
+    CHECK(dynamic.find("--inv") == std::string::npos);
+    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--beta-fast", "1.0e0", "--beta-slow", "2"}) ==
+          "--beta-fast: must be > beta_slow 2, got \"1.0e0\"");
+    CHECK(usage_error({"--preset", "qwen3_8b"}) == "--preset: no preset named \"qwen3_8b\" (did you mean qwen3-8b?) (see --list-presets)");
+    CHECK(usage_error({"--preset", "qwen3-8b", "--layer", "1"}) == "(accepted)");  // one group, every layer
     CHECK(usage_error({"--preset", "phi-3-mini-128k", "--original-length", "1"}) ==
-          "--original-length: must be > 1 (the attention factor divides by ln L0), got 1");
+          "--original-length: must be > 1 (the attention factor divides by ln L0), got \"1\"");
 }

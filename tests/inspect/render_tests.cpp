@@ -1,8 +1,10 @@
-// posenc-inspect's three renderings (examples/inspect/render_*.hpp): the text fits 80 columns,
-// the JSON is one object with exactly the issue's keys and the library's values at full
-// precision, the SVG charts colour exactly the out-of-range pairs red.
-// Expected counts are lesson C2-5's (lesson-numbers.md items 18, 21, 23); the per-pair values
-// are compared with posenc::extension_diagnostics called here directly (the JSON must carry the
+// SPDX-License-Identifier: MIT
+// posenc-inspect's renderings (examples/inspect/render_*.hpp): the text fits 80 columns and is
+// terminal-safe, the JSON is one object with exactly docs/cli.md's keys and the library's values
+// at full precision, the CSV has one row per pair, the SVG charts colour exactly the
+// out-of-range pairs red and give each colour one meaning.
+// Expected counts are lesson C2-5's (docs/lessons.md, #18, #21, #23); the per-pair values are
+// compared with posenc::extension_diagnostics called here directly (the JSON must carry the
 // library's numbers unchanged).
 #include "inspect/render_json.hpp"
 #include "inspect/render_svg.hpp"
@@ -79,7 +81,7 @@ TEST_CASE("[cli text] 64 pairs fit an 80-column terminal: one row per pair, coun
     }
 }
 
-TEST_CASE("[cli json] one object, exactly the issue's keys in order, the library's values at full precision")
+TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the library's values at full precision")
 {
     const inspect::Report report = run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--json"});
     const nlohmann::ordered_json j = nlohmann::ordered_json::parse(inspect::render_json(report));
@@ -88,7 +90,9 @@ TEST_CASE("[cli json] one object, exactly the issue's keys in order, the library
     for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
     CHECK(keys == std::vector<std::string>{"name", "head_dim", "rotary_dim", "base", "pairing", "scaling",
                                            "original_length", "target_length", "attention_factor",
-                                           "softmax_scale_multiplier", "pairs", "summary"});
+                                           "softmax_scale_multiplier", "pairs", "summary", "num_layers",
+                                           "nope_layers", "rope_groups", "mrope_section", "mrope_interleaved",
+                                           "roformer_bound"});
     CHECK(j["name"] == "Qwen3-8B");
     CHECK(j["head_dim"] == 128);
     CHECK(j["rotary_dim"] == 128);
@@ -101,7 +105,7 @@ TEST_CASE("[cli json] one object, exactly the issue's keys in order, the library
     CHECK(j["scaling"]["truncate"] == true);
     CHECK(j["original_length"] == 32768);
     CHECK(j["target_length"] == 131072);
-    CHECK(j["attention_factor"] == 1.138629436111989);  // hf-rope-semantics.md section 12
+    CHECK(j["attention_factor"] == 1.138629436111989);  // 0.1 ln 4 + 1, HF's YaRN default (mpmath)
     CHECK(j["softmax_scale_multiplier"] == 1.0);
     CHECK(j["summary"] == nlohmann::ordered_json{{"pairs", 64}, {"incomplete_pairs", 24}, {"out_of_range_pairs", 0},
                                                  {"compressed_pairs", 40}});
@@ -140,14 +144,14 @@ TEST_CASE("[cli json] DeepSeek-V3: interleaved, mscale pair in the scaling objec
 
     const auto phi3 = nlohmann::ordered_json::parse(inspect::render_json(run({"--preset", "phi-3-mini-128k"})));
     CHECK(phi3["scaling"]["short_factor"].size() == 48);
-    CHECK(phi3["scaling"]["long_factor"][47] == 64.76000213623047);  // section 12's list, full precision
+    CHECK(phi3["scaling"]["long_factor"][47] == 64.76000213623047);  // the config's last long factor, full precision
 
     const auto gpt2 = nlohmann::ordered_json::parse(inspect::render_json(run({"--preset", "gpt2"})));
     CHECK(gpt2 == nlohmann::ordered_json{{"name", "GPT-2"}, {"position_encoding", "learned_absolute"},
                                          {"positions", 1024}, {"d_model", 768}, {"parameters", 786432}});
 }
 
-TEST_CASE("[cli svg, lesson C2-5 items 18, 21, 23] red bars: 24 for direct extrapolation, 23 for NTK-aware, 0 for PI and YaRN")
+TEST_CASE("[cli svg, lesson C2-5 #18, #21, #23] red bars: 24 for direct extrapolation, 23 for NTK-aware, 0 for PI and YaRN")
 {
     struct Case {
         const char* scaling;
@@ -167,9 +171,9 @@ TEST_CASE("[cli svg, lesson C2-5 items 18, 21, 23] red bars: 24 for direct extra
         CHECK(count(compression, "class=\"bar compressed\"") == c.compressed);
         const std::string& bound = file(files, "roformer_bound.svg").content;
         CHECK(count(bound, "<polyline") == 3);
-        CHECK(bound.find("base 1000000 (Qwen3-8B)") != std::string::npos);
-        CHECK(bound.find("base 10000<") != std::string::npos);
-        CHECK(bound.find("base 10000000<") != std::string::npos);
+        CHECK(bound.find("base 1000000 (Qwen3-8B), r = 35<") != std::string::npos);
+        CHECK(bound.find("base 10000, r = 16<") != std::string::npos);
+        CHECK(bound.find("base 10000000, r = 60<") != std::string::npos);
         for (const auto& f : files) {
             CHECK(f.content.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
             CHECK(f.content.find("<script") == std::string::npos);
@@ -179,11 +183,212 @@ TEST_CASE("[cli svg, lesson C2-5 items 18, 21, 23] red bars: 24 for direct extra
     }
 }
 
-TEST_CASE("[cli svg] hostile names stay well-formed XML: markup escaped, control bytes and broken UTF-8 replaced")
+TEST_CASE("[cli svg] hostile names stay well-formed XML: markup escaped, control bytes and broken UTF-8 shown as \\xNN")
 {
     inspect::Report report = run({"--preset", "course-small"});
     report.name = "a<b>&\"c\x01\xff\xc3\xa9";
     const auto files = inspect::render_svgs(report);
     const std::string& turns = file(files, "turns.svg").content;
-    CHECK(turns.find("a&lt;b&gt;&amp;&quot;c??\xc3\xa9: turns") != std::string::npos);
+    CHECK(turns.find("a&lt;b&gt;&amp;&quot;c\\x01\\xff\xc3\xa9: turns") != std::string::npos);
+}
+
+TEST_CASE("[cli text] control characters in a name reach the terminal escaped; long names are cut to 80 columns")
+{
+    inspect::Report report = run({"--preset", "course-small"});
+    report.name = "evil\x1b[31mRED\x07\r\nX";
+    const std::string text = inspect::render_text(report);
+    CHECK(text.rfind("evil\\x1b[31mRED\\x07\\x0d\\x0aX\n", 0) == 0);
+    for (char c : text) {
+        CAPTURE(static_cast<int>(static_cast<unsigned char>(c)));
+        CHECK((c == '\n' || static_cast<unsigned char>(c) >= 0x20));
+    }
+    report.name = std::string(200, 'n');
+    const std::string long_name = inspect::render_text(report);
+    CHECK(long_name.rfind(std::string(77, 'n') + "...\n", 0) == 0);
+    // Wide characters count two columns each: 40 CJK characters fill 80 columns.
+    report.name.clear();
+    for (int i = 0; i < 50; ++i) report.name += "\xe6\x96\x87";  // U+6587
+    const std::string wide = inspect::render_text(report);
+    std::string expected;
+    for (int i = 0; i < 38; ++i) expected += "\xe6\x96\x87";
+    CHECK(wide.rfind(expected + "...\n", 0) == 0);
+}
+
+TEST_CASE("[cli text] every column names the frequency it uses; the RoFormer numbers behind the chart are printed")
+{
+    const std::string text = inspect::render_text(run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"}));
+    CHECK(text.find(" pair     theta_i  turns in L  turn  |   theta'_i   period'_i  out  theta'/theta\n") != std::string::npos);
+    CHECK(text.find("original frequency theta_i") != std::string::npos);
+    CHECK(text.find("scaled frequency theta'_i at L'") != std::string::npos);
+    // Pair 39: the scaled period and the original turns sit on opposite sides of the bar.
+    CHECK(text.find("   39  1.7783e-04     0.92741  no    |") == std::string::npos);  // pair 40 is the first without a turn
+    CHECK(text.find("U(0) = 32.5, U(0)/2 = 16.25") != std::string::npos);   // (64 + 1) / 2
+    CHECK(text.find("  first below              35              16              60\n") != std::string::npos);
+}
+
+TEST_CASE("[cli roformer, lesson C2-5 #26] --bound-pairs 32 draws the lesson's curve: U(0)/2 = 8.25 first crossed at r = 15, 35, 46")
+{
+    const inspect::Report r = run({"--preset", "qwen3-8b", "--bound-pairs", "32"});
+    CHECK(r.bound.pairs == 32);
+    CHECK(r.bound.start == 16.5);  // (1 + ... + 32) / 32
+    REQUIRE(r.bound.series.size() == 3);
+    CHECK(r.bound.series[0].base == 1e6);
+    CHECK(r.bound.series[0].first_below_half == 35);
+    CHECK(r.bound.series[1].base == 1e4);
+    CHECK(r.bound.series[1].first_below_half == 15);
+    CHECK(r.bound.series[2].base == 1e7);
+    CHECK(r.bound.series[2].first_below_half == 46);
+    const std::string& svg = file(inspect::render_svgs(r), "roformer_bound.svg").content;
+    CHECK(count(svg, "class=\"half-crossing\"") == 3);
+    CHECK(count(svg, "class=\"reference\"") == 1);
+    CHECK(svg.find(">U(0)/2 = 8.25<") != std::string::npos);
+    const auto j = nlohmann::ordered_json::parse(inspect::render_json(r));
+    CHECK(j["roformer_bound"]["pairs"] == 32);
+    CHECK(j["roformer_bound"]["half"] == 8.25);
+    CHECK(j["roformer_bound"]["series"][1]["first_below_half"] == 15);
+    CHECK(j["roformer_bound"]["distances"][1] == 10.0);
+    // RoFormer's U(10) for 32 pairs at base 1e4, as the library's contract states it.
+    CHECK(std::abs(j["roformer_bound"]["series"][1]["values"][1].get<double>() - 8.81433442344) <= 1e-10);
+}
+
+TEST_CASE("[cli svg] one meaning per colour across the charts, one number format per axis")
+{
+    const auto files = inspect::render_svgs(run({"--preset", "qwen3-8b", "--compare", "none,linear,ntk_aware,yarn", "--factor", "4"}));
+    REQUIRE(files.size() == 4);
+    const std::string& turns = file(files, "turns.svg").content;
+    const std::string& compression = file(files, "compression.svg").content;
+    const std::string& bound = file(files, "roformer_bound.svg").content;
+    const std::string& compare = file(files, "compare.svg").content;
+    // red: out of range, and nothing else.
+    CHECK(count(turns, "#d62728") == count(turns, "out-of-range\"") + 1);  // + the legend swatch
+    CHECK(count(compression, "#d62728") == 0);
+    CHECK(count(bound, "#d62728") == 0);
+    CHECK(count(compare, "#d62728") == count(compare, "class=\"mark out-of-range\"") + 1);
+    CHECK(count(compare, "class=\"mark out-of-range\"") == 24 + 23);  // direct extrapolation and NTK-aware
+    // blue: a pair that turns (turns chart only); grey: untouched (compression chart only).
+    CHECK(count(compression, "#4e79a7") == 0);
+    CHECK(count(bound, "#4e79a7") == 0);
+    CHECK(count(turns, "#bab0ac") == 0);
+    CHECK(count(compare, "<polyline") == 4);
+    // The compression axis of PI x4 runs from 0 to 1.05: every tick label has the same number of decimals.
+    const std::regex tick(R"(text-anchor="end">([^<]*)</text>)");
+    for (const std::string* chart : {&turns, &compression, &bound}) {
+        std::vector<std::string> labels;
+        for (std::sregex_iterator it(chart->begin(), chart->end(), tick), end; it != end; ++it) labels.push_back((*it)[1]);
+        REQUIRE(labels.size() >= 2);
+        const auto shape = [](const std::string& l) {
+            const std::size_t dot = l.find('.');
+            return std::make_pair(l.find('e') != std::string::npos, dot == std::string::npos ? 0 : l.size() - dot);
+        };
+        for (const std::string& l : labels) {
+            CAPTURE(l);
+            CHECK(shape(l) == shape(labels.front()));
+        }
+    }
+}
+
+TEST_CASE("[cli compare] several scalings of one model side by side: lesson C2-5's four methods at x4")
+{
+    const inspect::Report r = run({"--preset", "qwen3-8b", "--compare", "none,linear,ntk_aware,yarn", "--factor", "4"});
+    REQUIRE(r.compared.size() == 4);
+    CHECK(r.compared[0].diagnostics.summary.out_of_range_pairs == 24);
+    CHECK(r.compared[1].diagnostics.summary.out_of_range_pairs == 0);
+    CHECK(r.compared[1].diagnostics.summary.compressed_pairs == 64);
+    CHECK(r.compared[2].diagnostics.summary.out_of_range_pairs == 23);
+    CHECK(r.compared[3].diagnostics.summary.compressed_pairs == 40);
+    for (const auto& g : r.compared) {
+        CHECK(g.diagnostics.training_length == 32768);
+        CHECK(g.diagnostics.target_length == 131072);
+    }
+    const std::string text = inspect::render_text(r);
+    for (const std::string& line : lines_of(text)) {
+        CAPTURE(line);
+        CHECK(line.size() <= 80);
+    }
+    // pair 40: 0.92741 turns; untouched and out of range, PI 1/4, NTK-aware 4^(-80/126), YaRN 1/4.
+    CHECK(text.find("   40     0.92741 1.000000* 0.250000  0.414705* 0.250000 \n") != std::string::npos);
+    CHECK(text.find("ntk_aware x4: 23 of 64 out of range (pairs 40-62), 63 compressed") != std::string::npos);
+    const auto j = nlohmann::ordered_json::parse(inspect::render_json(r));
+    REQUIRE(j["compare"].size() == 4);
+    CHECK(j["compare"][2]["scaling"]["type"] == "ntk_aware");
+    CHECK(j["compare"][2]["summary"]["out_of_range_pairs"] == 23);
+    CHECK(std::abs(j["compare"][2]["pairs"][40]["compression"].get<double>() - std::pow(4.0, -80.0 / 126.0)) <= 1e-15);
+    const std::string csv = inspect::render_csv(r);
+    CHECK(count(csv, "\n") == 1 + 4 * 64);
+    CHECK(csv.rfind("scaling,pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression\n", 0) == 0);
+}
+
+TEST_CASE("[cli csv] one row per pair, the JSON's numbers")
+{
+    const inspect::Report r = run({"--preset", "course-small"});
+    const std::vector<std::string> rows = lines_of(inspect::render_csv(r));
+    REQUIRE(rows.size() == 17);
+    CHECK(rows[0] == "group,pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression");
+    CHECK(rows[1].rfind("\"default\",0,1,1,6.283185307179586,", 0) == 0);  // 2 pi
+    CHECK(rows[16].find(",false,false,1") != std::string::npos);           // pair 15: no turn within 128, in range
+}
+
+TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summary per group, --layer picks the table")
+{
+    // A Gemma-3-like model built by hand: layers 0-4 and 6-10 sliding (base 1e4), 5 and 11 full
+    // (base 1e6, linear x8), plus a NoPE layer 12. Expected frequencies: base^(-2i/R), independently.
+    inspect::Model m;
+    m.name = "two-group test model";
+    m.num_layers = 13;
+    m.nope_layers = {12};
+    m.groups.push_back(inspect::Group{"sliding_attention", {0, 1, 2, 3, 4, 6, 7, 8, 9, 10},
+                                      posenc::RopeSpec(256, 256, 1e4), posenc::NoScaling{}, 32768, 32768, false});
+    m.groups.push_back(inspect::Group{"full_attention", {5, 11}, posenc::RopeSpec(256, 256, 1e6),
+                                      posenc::LinearScaling(8.0), 131072, 131072, false});
+    const inspect::Report r = inspect::report_for(m, inspect::parse_options({"--preset", "x"}));
+    REQUIRE(r.groups.size() == 2);
+    CHECK(r.focus == 1);  // full_attention
+    CHECK(r.diagnostics.base == 1e6);
+    CHECK(r.diagnostics.pairs[0].compression == 0.125);
+    const std::string text = inspect::render_text(r);
+    CHECK(text.find("  layers      13 layers: sliding_attention 0-4, 6-10; full_attention 5, 11;") != std::string::npos);
+    CHECK(text.find("without RoPE: 12\n") != std::string::npos);
+    CHECK(text.find("group sliding_attention (layers 0-4, 6-10): 0 of 128 pairs out of range") != std::string::npos);
+    CHECK(text.find("group full_attention (layers 5, 11), shown in full below:") != std::string::npos);
+    for (const std::string& line : lines_of(text)) {
+        CAPTURE(line);
+        CHECK(line.size() <= 80);
+    }
+    const auto j = nlohmann::ordered_json::parse(inspect::render_json(r));
+    CHECK(j["base"] == 1e6);  // the existing keys describe full_attention
+    CHECK(j["num_layers"] == 13);
+    CHECK(j["nope_layers"] == nlohmann::ordered_json::array({12}));
+    REQUIRE(j["rope_groups"].size() == 2);
+    const auto& sliding = j["rope_groups"][0];
+    std::vector<std::string> keys;
+    for (auto it = sliding.begin(); it != sliding.end(); ++it) keys.push_back(it.key());
+    CHECK(keys == std::vector<std::string>{"name", "layers", "head_dim", "rotary_dim", "base", "pairing", "scaling",
+                                           "attention_factor", "pairs"});
+    CHECK(sliding["name"] == "sliding_attention");
+    CHECK(sliding["layers"] == nlohmann::ordered_json::array({0, 1, 2, 3, 4, 6, 7, 8, 9, 10}));
+    CHECK(sliding["scaling"]["type"] == "none");
+    REQUIRE(sliding["pairs"].size() == 128);
+    CHECK(std::abs(sliding["pairs"][1]["inv_freq"].get<double>() / std::pow(1e4, -2.0 / 256.0) - 1) <= 1e-15);
+    CHECK(std::abs(j["rope_groups"][1]["pairs"][1]["inv_freq"].get<double>() / (std::pow(1e6, -2.0 / 256.0) / 8) - 1) <= 1e-15);
+    CHECK(j["mrope_section"].is_null());
+    CHECK(j["mrope_interleaved"] == false);
+
+    const inspect::Report layer3 = inspect::report_for(m, inspect::parse_options({"--preset", "x", "--layer", "3"}));
+    CHECK(layer3.focus == 0);
+    CHECK(layer3.diagnostics.base == 1e4);
+    // Overrides apply to the group in focus only.
+    const inspect::Report yarn =
+        inspect::report_for(m, inspect::parse_options({"--preset", "x", "--layer", "3", "--scaling", "yarn", "--factor", "4"}));
+    CHECK(posenc::scaling_type_name(yarn.groups[0].scaling) == std::string("yarn"));
+    CHECK(posenc::scaling_type_name(yarn.groups[1].scaling) == std::string("linear"));
+    const auto refusal = [&](const std::vector<std::string>& args) {
+        try {
+            inspect::report_for(m, inspect::parse_options(args));
+        } catch (const inspect::UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    CHECK(refusal({"--preset", "x", "--layer", "12"}) == "--layer 12: layer 12 uses no RoPE (a NoPE layer)");
+    CHECK(refusal({"--preset", "x", "--layer", "13"}) == "--layer 13: the model has 13 layers (0 to 12)");
 }

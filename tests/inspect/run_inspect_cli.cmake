@@ -1,13 +1,16 @@
-# Runs the posenc-inspect binary the way a user does and checks what the issue promises:
-#   - --help and --list-presets succeed; the required presets are listed;
-#   - the README's command writes three SVG files that xmllint (Debian libxml2-utils) accepts as
+# SPDX-License-Identifier: MIT
+# Runs the posenc-inspect binary the way a user does and checks what docs/cli.md promises:
+#   - --help, --version and --list-presets succeed; the required presets are listed;
+#   - the demo's command writes three SVG files that xmllint (Debian libxml2-utils) accepts as
 #     well-formed XML, and the turns chart has as many red bars as lesson C2-5 says
 #     (Qwen3-8B x4: 24 for direct extrapolation, 23 for NTK-aware, 0 for PI and YaRN;
-#     shared/reference/lesson-numbers.md items 18, 19, 21, 23);
-#   - the text table fits 80 columns; --json prints one object that parses, with the issue's keys;
+#     docs/lessons.md #18, #19, #21, #23);
+#   - the text table fits 80 columns; --json prints one object that parses, with the documented keys;
 #   - every config in tests/data/configs/ is accepted and gives JSON;
 #   - usage errors, unreadable files and rejected configs (the hostile seeds of the fuzz corpus)
-#     exit with status 2, one line on stderr and nothing on stdout.
+#     exit with status 2, one line on stderr and nothing on stdout;
+#   - output that cannot be written (a full device, an SVG target that is a folder) exits 3 with
+#     one line on stderr and leaves no partial output; files that would block are refused at once.
 # Used by the ctest example_inspect (tests/CMakeLists.txt).
 #   cmake -DPROGRAM=<posenc-inspect> -DXMLLINT=<xmllint> -DDATA_DIR=<tests/data>
 #         -DFUZZ_CORPUS=<tests/fuzz/corpus/config_reader> -DWORK_DIR=<scratch> -P run_inspect_cli.cmake
@@ -34,12 +37,15 @@ function(expect_success label)
   set(out "${r_out}" PARENT_SCOPE)
 endfunction()
 
-function(expect_refusal label)
+# expect_failure(label status args...): exit status `status`, nothing on stdout, one line
+# "posenc-inspect: ..." on stderr; sets `err` to that line.
+function(expect_failure label status)
   run(r ${ARGN})
   string(REGEX MATCHALL "\n" _newlines "${r_err}")
   list(LENGTH _newlines _lines)
-  if(NOT r_rc EQUAL 2)
-    message(SEND_ERROR "${label}: exit status ${r_rc} (expected 2), stderr: ${r_err}")
+  set(err "${r_err}" PARENT_SCOPE)
+  if(NOT r_rc EQUAL status)
+    message(SEND_ERROR "${label}: exit status ${r_rc} (expected ${status}), stderr: ${r_err}")
   elseif(NOT r_out STREQUAL "")
     message(SEND_ERROR "${label}: wrote to stdout on a refusal: ${r_out}")
   elseif(NOT _lines EQUAL 1 OR NOT r_err MATCHES "^posenc-inspect: ")
@@ -47,6 +53,11 @@ function(expect_refusal label)
   else()
     message(STATUS "refused as expected (${label}): ${r_err}")
   endif()
+endfunction()
+
+function(expect_refusal label)
+  expect_failure("${label}" 2 ${ARGN})
+  set(err "${err}" PARENT_SCOPE)
 endfunction()
 
 function(expect_max_width label text width)
@@ -73,7 +84,12 @@ foreach(_preset qwen3-8b qwen3.8-27b deepseek-v4.1-flash course-small gpt2 llama
   endif()
 endforeach()
 
-# ---- the README's command, and the lesson's four methods at x4: SVG files and red bars
+expect_success("--version" --version)
+if(NOT out MATCHES "^posenc-inspect [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+  message(SEND_ERROR "--version: ${out}")
+endif()
+
+# ---- the demo's command, and the lesson's four methods at x4: SVG files and red bars
 foreach(_case "yarn;0" "none;24" "linear;0" "ntk_aware;23")
   list(GET _case 0 _scaling)
   list(GET _case 1 _red)
@@ -104,7 +120,7 @@ foreach(_case "yarn;0" "none;24" "linear;0" "ntk_aware;23")
   message(STATUS "qwen3-8b ${_scaling} x4: 3 well-formed SVG files, ${_count} red bars")
 endforeach()
 
-# ---- JSON: one object with the issue's keys
+# ---- JSON: one object with the documented keys
 expect_success("--json" --preset qwen3-8b --scaling yarn --factor 4 --json)
 string(JSON _type ERROR_VARIABLE _json_error TYPE "${out}")
 if(NOT _type STREQUAL "OBJECT")
@@ -124,8 +140,8 @@ string(JSON _type GET "${out}" scaling type)
 if(NOT _n EQUAL 64 OR NOT _oor EQUAL 0 OR NOT _type STREQUAL "yarn")
   message(SEND_ERROR "--json: ${_n} pairs (64), out_of_range_pairs ${_oor} (0), scaling.type ${_type} (yarn)")
 endif()
-# hf-rope-semantics.md section 12, at full precision in the program's own text (string(JSON)
-# would re-print the number with 17 digits).
+# YaRN's 0.1 ln 4 + 1, at full precision in the program's own text (string(JSON) would re-print
+# the number with 17 digits).
 string(FIND "${out}" "\"attention_factor\": 1.138629436111989,\n" _at)
 if(_at LESS 0)
   message(SEND_ERROR "--json: attention_factor is not 1.138629436111989 at full precision: ${_af}")
@@ -151,7 +167,7 @@ expect_refusal("factor without scaling" --preset qwen3-8b --factor 4)
 expect_refusal("refused factor" --preset qwen3-8b --scaling linear --factor 0.5 --json)
 expect_refusal("learned table" --preset gpt2 --svg "${WORK_DIR}/gpt2")
 file(WRITE "${WORK_DIR}/a-file" "")
-expect_refusal("unwritable plot folder" --preset qwen3-8b --svg "${WORK_DIR}/a-file/plots" --json)
+expect_failure("unwritable plot folder" 3 --preset qwen3-8b --svg "${WORK_DIR}/a-file/plots" --json)
 file(GLOB _hostile "${FUZZ_CORPUS}/hostile-*.json")
 list(LENGTH _hostile _n)
 if(_n EQUAL 0)
@@ -160,3 +176,113 @@ endif()
 foreach(_config IN LISTS _hostile)
   expect_refusal("${_config}" --config "${_config}" --json)
 endforeach()
+
+# ---- honesty: write errors, blocking files, NUL bytes, partial output, control characters
+if(EXISTS /dev/full)
+  foreach(_args "--preset;qwen3-8b" "--preset;qwen3-8b;--json" "--preset;qwen3-8b;--csv" "--list-presets" "--help"
+                "--version")
+    execute_process(COMMAND "${PROGRAM}" ${_args} OUTPUT_FILE /dev/full RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+    if(NOT _rc EQUAL 3 OR NOT _err MATCHES "^posenc-inspect: stdout: cannot be written [^\n]*\n$")
+      message(SEND_ERROR "${_args} > /dev/full: exit status ${_rc} (expected 3), stderr: ${_err}")
+    endif()
+  endforeach()
+  execute_process(COMMAND "${PROGRAM}" --preset qwen3-8b --svg "${WORK_DIR}/full-plots" OUTPUT_FILE /dev/full
+    RESULT_VARIABLE _rc ERROR_QUIET)
+  if(NOT _rc EQUAL 3 OR EXISTS "${WORK_DIR}/full-plots")
+    message(SEND_ERROR "--svg with stdout on /dev/full: exit ${_rc}, and the plot folder must not be left behind")
+  endif()
+endif()
+find_program(_mkfifo mkfifo)
+if(_mkfifo)
+  execute_process(COMMAND "${_mkfifo}" "${WORK_DIR}/fifo.json")
+  execute_process(COMMAND "${PROGRAM}" --config "${WORK_DIR}/fifo.json" TIMEOUT 20
+    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 2 OR NOT _err MATCHES "FIFO")
+    message(SEND_ERROR "--config on a FIFO without a writer: status ${_rc} (expected 2 at once), stderr: ${_err}")
+  endif()
+endif()
+if(EXISTS /dev/zero)
+  expect_refusal("character device" --config /dev/zero)
+endif()
+execute_process(COMMAND /usr/bin/printf "{\"hidden_size\": 4096, \"num_attention_heads\": 32, \"max_position_embeddings\": 4096}\\000 garbage"
+  OUTPUT_FILE "${WORK_DIR}/nul.json")
+expect_refusal("NUL byte and garbage after valid JSON" --config "${WORK_DIR}/nul.json" --json)
+if(NOT err MATCHES "NUL byte at offset 81")
+  message(SEND_ERROR "NUL byte: ${err}")
+endif()
+
+file(MAKE_DIRECTORY "${WORK_DIR}/partial/compression.svg")
+expect_failure("SVG target is a folder" 3 --preset qwen3-8b --svg "${WORK_DIR}/partial")
+file(GLOB _left "${WORK_DIR}/partial/*.svg" "${WORK_DIR}/partial/.*")
+if(NOT _left STREQUAL "${WORK_DIR}/partial/compression.svg")
+  message(SEND_ERROR "SVG target is a folder: partial output left behind: ${_left}")
+endif()
+
+string(ASCII 27 _esc)
+string(ASCII 7 _bel)
+string(ASCII 13 _cr)
+file(WRITE "${WORK_DIR}/escape.json"
+  "{\"_name_or_path\": \"evil\\u001b[31mRED\\u0007\\r\\nX\", \"hidden_size\": 4096, \"num_attention_heads\": 32, \"max_position_embeddings\": 4096}")
+expect_success("control characters in _name_or_path" --config "${WORK_DIR}/escape.json")
+if(out MATCHES "[${_esc}${_bel}${_cr}]" OR NOT out MATCHES "^evil\\\\x1b\\[31mRED\\\\x07\\\\x0d\\\\x0aX\n")
+  message(SEND_ERROR "control characters reach the terminal raw: ${out}")
+endif()
+string(REPEAT "very-long-model-name/" 12 _long)
+file(WRITE "${WORK_DIR}/long.json"
+  "{\"_name_or_path\": \"${_long}\", \"hidden_size\": 4096, \"num_attention_heads\": 32, \"max_position_embeddings\": 4096}")
+expect_success("long name" --config "${WORK_DIR}/long.json")
+expect_max_width("long name" "${out}" 80)
+
+# ---- messages name real options and show values as written
+expect_refusal("--config --help" --config --help)
+expect_refusal("--preset=" --preset=)
+if(NOT err MATCHES "^posenc-inspect: --preset: expected a preset name")
+  message(SEND_ERROR "--preset=: ${err}")
+endif()
+expect_refusal("tiny factor" --preset qwen3-8b --scaling yarn --factor 1e-320)
+if(NOT err MATCHES "too small")
+  message(SEND_ERROR "--factor 1e-320: ${err}")
+endif()
+expect_refusal("dynamic 1e17" --preset qwen3-8b --scaling dynamic --factor 1e17 --length 100)
+if(err MATCHES "--inv-freq" OR NOT err MATCHES "^posenc-inspect: --")
+  message(SEND_ERROR "--scaling dynamic --factor 1e17: the message must name real options: ${err}")
+endif()
+foreach(_bad "0x4" "0x1p2" " 4" "\t4" "4 ")
+  expect_refusal("--factor '${_bad}'" --preset qwen3-8b --scaling yarn --factor "${_bad}")
+endforeach()
+expect_refusal("preset suggestion" --preset qwen3_8b)
+if(NOT err MATCHES "did you mean qwen3-8b")
+  message(SEND_ERROR "--preset qwen3_8b: ${err}")
+endif()
+
+# ---- CSV, --compare, whole models
+expect_success("--csv" --preset qwen3-8b --csv)
+string(REGEX MATCHALL "\n" _rows "${out}")
+list(LENGTH _rows _n)
+if(NOT _n EQUAL 65)
+  message(SEND_ERROR "--csv: ${_n} lines (a header and 64 rows expected)")
+endif()
+set(_dir "${WORK_DIR}/compare")
+expect_success("--compare" --preset qwen3-8b --compare none,linear,ntk_aware,yarn --factor 4 --svg "${_dir}")
+expect_max_width("--compare" "${out}" 80)
+execute_process(COMMAND "${XMLLINT}" --noout "${_dir}/compare.svg" RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+if(NOT _rc EQUAL 0)
+  message(SEND_ERROR "compare.svg is not well-formed XML: ${_err}")
+endif()
+expect_success("Gemma 3 groups" --config "${DATA_DIR}/configs/gemma-3-4b-it.json" --json)
+string(JSON _groups LENGTH "${out}" rope_groups)
+string(JSON _layers GET "${out}" num_layers)
+string(JSON _base GET "${out}" base)
+if(NOT _groups EQUAL 2 OR NOT _layers EQUAL 34 OR NOT _base EQUAL 1000000)
+  message(SEND_ERROR "gemma-3-4b-it: ${_groups} groups (2), ${_layers} layers (34), base ${_base} (full_attention's 1e6)")
+endif()
+expect_success("SmolLM3 NoPE layers" --config "${DATA_DIR}/configs/smollm3-3b.json" --json)
+string(JSON _nope LENGTH "${out}" nope_layers)
+if(NOT _nope EQUAL 9)
+  message(SEND_ERROR "smollm3-3b: ${_nope} NoPE layers (every 4th of 36: 9)")
+endif()
+expect_refusal("--layer on a NoPE layer" --config "${DATA_DIR}/configs/smollm3-3b.json" --layer 3)
+expect_success("Qwen2.5-VL M-RoPE" --config "${DATA_DIR}/configs/qwen2.5-vl-7b-instruct.json")
+if(NOT out MATCHES "temporal pairs 0-15; height pairs 16-39;" OR NOT out MATCHES "width pairs 40-63")
+  message(SEND_ERROR "qwen2.5-vl: the axis of each pair is not shown: ${out}")
+endif()
