@@ -7,6 +7,7 @@
 #include "posenc/frequencies.hpp"
 #include "posenc/angles.hpp"
 #include "posenc/rotation.hpp"
+#include "posenc/multi_axis.hpp"
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/analysis/diagnostics.hpp"
 #include "posenc/analysis/roformer_bound.hpp"

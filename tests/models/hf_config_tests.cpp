@@ -337,7 +337,7 @@ TEST_CASE("[errors] values the library refuses are reported with the config key 
     CHECK(error_of(R"({"head_dim": 64, "max_position_embeddings": 131072,
                        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 4.0,
                                         "high_freq_factor": 1.0, "original_max_position_embeddings": 8192}})") ==
-          "rope_scaling.low_freq_factor: must be < high_freq_factor 1, got 4");
+          "rope_scaling.low_freq_factor: must be <= high_freq_factor 1, got 4");
     CHECK(error_of(R"({"head_dim": 4, "max_position_embeddings": 100,
                        "rope_scaling": {"rope_type": "longrope", "short_factor": [1.0, 1e308], "long_factor": [1.0, 2.0],
                                         "original_max_position_embeddings": 10, "factor": 2.0}})") ==

@@ -81,12 +81,12 @@ TEST_CASE("[errors] YaRN: beta_fast <= beta_slow, bad betas, mscale, attention f
     CHECK(yarn.beta_slow() == 1.0);
 }
 
-TEST_CASE("[errors] Llama 3: low_freq_factor >= high_freq_factor, non-positive or NaN band factors")
+TEST_CASE("[errors] Llama 3: low_freq_factor > high_freq_factor, non-positive or NaN band factors")
 {
-    CHECK(message_of([] { return posenc::Llama3Scaling(8.0, 4.0, 4.0, 8192); }) ==
-          "llama3.low_freq_factor 4 must be < high_freq_factor 4");
+    // Equal factors are Llama 4's step (no smoothed band) and are accepted.
+    CHECK(posenc::Llama3Scaling(16.0, 1.0, 1.0, 8192).low_freq_factor() == 1.0);
     CHECK(message_of([] { return posenc::Llama3Scaling(8.0, 4.0, 1.0, 8192); }) ==
-          "llama3.low_freq_factor 4 must be < high_freq_factor 1");
+          "llama3.low_freq_factor 4 must be <= high_freq_factor 1");
     CHECK(message_of([] { return posenc::Llama3Scaling(8.0, 0.0, 4.0, 8192); }) ==
           "llama3.low_freq_factor 0 must be > 0 and finite in float32");
     CHECK(message_of([] { return posenc::Llama3Scaling(8.0, 1.0, not_a_number, 8192); }) ==

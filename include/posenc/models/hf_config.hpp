@@ -1,5 +1,6 @@
-// posenc/models/hf_config.hpp: a Hugging Face config.json as posenc objects: a RopeSpec, a
-// Scaling, the lengths, and the two multipliers (cos/sin and softmax scale).
+// posenc/models/hf_config.hpp: a Hugging Face config.json as posenc objects: per group a RopeSpec,
+// a Scaling, the lengths, and the two multipliers (cos/sin and softmax scale); for the whole
+// model a ModelRope (read_model, parse_model).
 //
 // Optional, like hf_config_json.hpp (the JSON stage it builds on): it needs nlohmann_json
 // (Debian nlohmann-json3-dev); nothing else in posenc does, and the umbrella header does not
@@ -38,7 +39,9 @@
 
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
+#include "posenc/model_rope.hpp"
 #include "posenc/models/hf_config_json.hpp"
+#include "posenc/multi_axis.hpp"
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/spec.hpp"
 
@@ -190,6 +193,79 @@ inline HfModelRope model_rope(const HfRopeConfig& config)
                        config.warnings,
                        std::move(notes)};
 }
+
+/// A whole model read from a config.json: its ModelRope plus what the reader has to say.
+struct HfModel {
+    std::string name;        ///< "_name_or_path", else model_type, else ""
+    std::string model_type;  ///< the language model's type ("" when absent)
+    ModelRope rope;
+    int qk_head_dim;  ///< DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim; 0 otherwise
+    std::vector<ConfigWarning> warnings;
+    std::vector<std::string> notes;
+};
+
+namespace detail_config {
+
+/// Re-throws a library refusal with the key path of a nested config ("text_config.") in front.
+template <class Build>
+auto prefixed(const std::string& prefix, Build&& build) -> decltype(build())
+{
+    try {
+        return build();
+    } catch (const posenc::error& e) {
+        if (prefix.empty() || e.field().rfind(prefix, 0) == 0) throw;
+        const std::string path = prefix + e.field();
+        throw posenc::error(path, e.value(), e.rule(), path + ": " + e.rule() + ", got " + e.value());
+    }
+}
+
+}  // namespace detail_config
+
+/// Turns the JSON stage's model (hf_config_json.hpp) into a ModelRope: one RopeGroup per group
+/// (model_rope of its HfRopeConfig), the layer map, and the M-RoPE layout (MultiAxisLayout
+/// sections, or interleaved for mrope_interleaved). Throws posenc::error naming the config key.
+inline HfModel model_of(const HfModelConfig& config)
+{
+    const std::string& pre = config.key_prefix;
+    std::vector<RopeGroup> groups;
+    std::vector<ConfigWarning> warnings = config.warnings;
+    std::vector<std::string> notes = config.notes;
+    int qk_head_dim = 0;
+    for (const HfGroupConfig& g : config.groups) {
+        const HfModelRope r = detail_config::prefixed(pre, [&] { return model_rope(g.config); });
+        groups.push_back(RopeGroup{g.name, r.spec, r.scaling, r.max_position_embeddings, r.original_length,
+                                   r.attention_factor, r.softmax_scale_multiplier});
+        for (const ConfigWarning& w : r.warnings) warnings.push_back(w);
+        for (const std::string& n : r.notes)
+            notes.push_back(config.groups.size() > 1 ? g.name + ": " + n : n);
+        if (&g == &config.primary_group()) qk_head_dim = r.qk_head_dim;
+    }
+    std::optional<MultiAxisLayout> layout;
+    if (!config.mrope_section.empty()) {
+        const HfRopeConfig& primary = config.primary_group().config;
+        const std::string key = pre + primary.scaling_key + ".mrope_section";
+        const int pairs = groups.front().spec.num_pairs();
+        try {
+            layout = config.mrope_interleaved ? MultiAxisLayout::interleaved(config.mrope_section, pairs)
+                                              : MultiAxisLayout::sections(config.mrope_section, pairs);
+        } catch (const posenc::error& e) {
+            throw posenc::error(key, e.value(), e.rule(), key + ": " + e.rule() + ", got " + e.value());
+        }
+    }
+    const HfRopeConfig& primary = config.primary_group().config;
+    std::string name = config.name_or_path.empty() ? primary.name_or_path : config.name_or_path;
+    if (name.empty()) name = config.model_type;
+    return HfModel{name, config.model_type,
+                   ModelRope(std::move(groups), config.layer_groups, std::move(layout)), qk_head_dim,
+                   std::move(warnings), std::move(notes)};
+}
+
+/// parse_model_config then model_of: every layer's RoPE from config.json text.
+inline HfModel parse_model(std::string_view text) { return model_of(parse_model_config(text)); }
+
+/// read_model_config then model_of. Throws posenc::error naming the path when the file cannot be
+/// opened, and the key path when a value is refused.
+inline HfModel read_model(const std::string& path) { return model_of(read_model_config(path)); }
 
 /// parse_config (the JSON stage) then model_rope. Throws posenc::error with the key path.
 inline HfModelRope parse_model_rope(std::string_view text) { return model_rope(parse_config(text)); }

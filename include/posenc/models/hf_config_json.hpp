@@ -1,26 +1,46 @@
-// posenc/models/hf_config_json.hpp: read the RoPE facts out of a Hugging Face config.json.
+// SPDX-License-Identifier: MIT
+// posenc/models/hf_config_json.hpp: read a whole model's RoPE out of a Hugging Face config.json.
 //
 // Optional: the only part of posenc that needs nlohmann_json (Debian nlohmann-json3-dev).
-// This header resolves the JSON into plain values (HfRopeConfig) following
-// shared/reference/hf-rope-semantics.md sections 1, 10 and 11; hf_config.hpp turns those into a
-// RopeSpec and a Scaling.
+// resolve_model_config gives an HfModelConfig: the RoPE groups (one HfRopeConfig each, resolved
+// by detail/hf_group_json.hpp), which layer uses which group or none, and the M-RoPE sections;
+// hf_config.hpp turns it into a ModelRope (model_rope.hpp).
 //
-// Errors: posenc::error with the key path, e.g.
-//     rope_scaling.factor: expected a number >= 1, got "four"
-// Warnings that Hugging Face only logs (unknown keys, integer factors, factor/length mismatch)
-// are collected in HfRopeConfig::warnings instead.
+// What it reads, as Hugging Face transformers does:
+//   text_config        multimodal wrappers (Gemma 3 4B+, Llama 4, Qwen2.5-VL, Qwen3-VL) nest the
+//                      language model there; its model_type defaults to the wrapper's text type
+//                      (gemma3 -> gemma3_text, llama4 -> llama4_text, qwen2_5_vl -> qwen2_5_vl_text).
+//   layer_types        one entry per layer ("full_attention", "sliding_attention",
+//                      "linear_attention", "chunked_attention"); derived, when absent, from
+//                      sliding_window_pattern (Gemma 3: 6, Cohere 2 and EXAONE 4: 4; layer i is
+//                      sliding unless (i + 1) % pattern == 0) or full_attention_interval
+//                      (Qwen3-Next: 4; linear unless (i + 1) % interval == 0).
+//   rope_parameters    v5: one dict, or one dict per layer type ({"sliding_attention": {...},
+//                      "full_attention": {...}}); v4: rope_scaling (+ rope_theta). A config with
+//                      both that disagree is refused, naming both.
+//   rope_local_base_freq   Gemma 3 (v4 layout): the sliding layers' base, unscaled.
+//   no_rope_layers     SmolLM3, Llama 4: entry i == 1 means layer i USES RoPE, 0 means NoPE;
+//                      absent (Llama 4: also empty) -> int((i + 1) % no_rope_layer_interval != 0),
+//                      interval default 4 (every 4th layer NoPE).
+//   NoPE by layer type Cohere 2: full_attention layers never rotate; EXAONE 4: not when a
+//                      sliding window is set (sliding_window absent = the class default 4096);
+//                      Qwen3-Next: linear_attention layers have no RoPE.
+//   mrope_section      Qwen2-VL, Qwen2.5-VL (contiguous sections), Qwen3-VL (mrope_interleaved):
+//                      pairs per position axis [temporal, height, width].
+// Families and their pairing and defaults: hf_families.hpp.
+//
+// The rule: a key that changes RoPE and that posenc cannot represent is an error naming the key.
+// A model_type posenc does not know is read with half_split pairing and a one-line warning, as
+// long as its config uses no key whose meaning depends on the model's code (those are refused).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -28,490 +48,481 @@
 #include <vector>
 
 #include "posenc/error.hpp"
-#include "posenc/spec.hpp"
+#include "posenc/models/detail/hf_group_json.hpp"
+#include "posenc/model_rope.hpp"
+#include "posenc/models/hf_families.hpp"
 
 namespace posenc::hf {
 
-/// One warning Hugging Face would log while loading the config.
-struct ConfigWarning {
-    std::string key;      ///< key path, e.g. "rope_scaling.factor"
-    std::string message;  ///< what Hugging Face would say
+/// One RoPE group of a model: the layer type that names it, and its resolved values.
+struct HfGroupConfig {
+    std::string name;  ///< "default" when the model has one group, else the layer type
+    HfRopeConfig config;
 };
 
-/// The RoPE-relevant content of a config.json, resolved as Hugging Face resolves it.
-struct HfRopeConfig {
-    std::string name_or_path;    ///< "_name_or_path" when present, else ""
-    std::string model_type;      ///< "" when absent
-    int head_dim = 0;            ///< width of the tensor RoPE is applied to
-    int rotary_dim = 0;          ///< int(head_dim * partial_rotary_factor), or GPT-J's rotary_dim
-    double rope_theta = 10000.0;
-    Pairing pairing = Pairing::half_split;
-    std::int64_t max_position_embeddings = 0;  ///< 0 when absent
-
-    /// "default", "linear", "dynamic", "yarn", "longrope" or "llama3" (legacy "type" and
-    /// Phi-3's "su" already mapped).
-    std::string rope_type = "default";
-    std::string scaling_key;  ///< "rope_scaling", "rope_parameters" or "" (no scaling dict)
-    std::optional<double> factor;
-    std::optional<std::int64_t> original_max_position_embeddings;  ///< resolved L0 (G4 priority)
-    std::optional<double> attention_factor, beta_fast, beta_slow, mscale, mscale_all_dim;
-    std::optional<double> low_freq_factor, high_freq_factor;
-    std::optional<bool> truncate;
-    std::vector<double> short_factor, long_factor;
-
-    /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
-    int qk_head_dim = 0;
-
-    /// Where a resolved value came from, as a key path (or an expression of key paths), so that a
-    /// later stage (hf_config.hpp) can name the key when the library refuses the value.
-    std::string head_dim_key = "head_dim";                ///< "head_dim", "qk_rope_head_dim", "hidden_size / num_attention_heads", ...
-    std::string rotary_dim_key = "head_dim";              ///< "partial_rotary_factor", "rotary_pct", "rotary_dim", "<dict>.partial_rotary_factor", or head_dim's key
-    std::string rope_theta_key = "rope_theta";            ///< "rope_theta", "rotary_emb_base" or "<dict>.rope_theta"
-    std::string factor_key;                               ///< "<dict>.factor" or "max_position_embeddings / original_max_position_embeddings"
-    std::string original_max_position_embeddings_key;     ///< "original_max_position_embeddings", "<dict>.original_max_position_embeddings" or "max_position_embeddings"
-
+/// A whole model's RoPE as read from a config.json; see the file comment.
+struct HfModelConfig {
+    std::string name_or_path;  ///< "_name_or_path" of the outer config, "" when absent
+    std::string model_type;    ///< the language model's type (text_config's when nested)
+    std::string key_prefix;    ///< "text_config." when the language model is nested, else ""
+    std::optional<int> num_layers;
+    std::vector<HfGroupConfig> groups;
+    /// Group index per layer, -1 for a layer without RoPE; empty when the number of layers is unknown.
+    std::vector<int> layer_groups;
+    std::vector<int> mrope_section;  ///< empty unless the model uses M-RoPE
+    bool mrope_interleaved = false;
     std::vector<ConfigWarning> warnings;
-    std::vector<std::string> notes;  ///< facts worth telling the user (e.g. DeepSeek's de-interleave)
+    std::vector<std::string> notes;
+
+    /// The group the single-table views describe: the only one, else "full_attention", else the first.
+    const HfGroupConfig& primary_group() const noexcept
+    {
+        if (groups.size() > 1)
+            for (const HfGroupConfig& g : groups)
+                if (g.name == "full_attention") return g;
+        return groups.front();
+    }
 };
 
 namespace detail_json {
 
-using json = nlohmann::json;
+/// Keys whose meaning depends on the model's own code (refused for an unknown model_type).
+inline constexpr const char* model_specific_keys[] = {"rope_local_base_freq", "no_rope_layers", "no_rope_layer_interval",
+                                                      "sliding_window_pattern", "full_attention_interval"};
 
-/// Largest config file read_config accepts (real ones are kilobytes).
-inline constexpr std::size_t max_config_bytes = std::size_t{16} << 20;
-
-/// Deeper nesting than this is refused before parsing (real configs nest 3 levels).
-inline constexpr int max_nesting_depth = 64;
-
-/// Widest head the reader accepts. Published models stay at or below 512; the limit keeps a
-/// hostile config from asking for a table of a billion pairs (8 GB) downstream.
-inline constexpr int max_head_dim = 65536;
-
-inline std::string shown(const json& v)
+inline std::vector<std::string> layer_type_list(const json& v, const std::string& path)
 {
-    std::string s = v.dump();
-    if (s.size() > 60) s = s.substr(0, 57) + "...";
-    return s;
-}
-
-[[noreturn]] inline void fail(const std::string& path, const std::string& rule, const std::string& got)
-{
-    throw posenc::error(path, got, rule, path + ": " + rule + ", got " + got);
-}
-
-[[noreturn]] inline void fail_json(const std::string& path, const std::string& rule, const json& got)
-{
-    fail(path, rule, shown(got));
-}
-
-/// Refuses text nested deeper than max_nesting_depth (outside strings) before it reaches the parser.
-inline void check_nesting(std::string_view text)
-{
-    int depth = 0;
-    bool in_string = false, escaped = false;
-    for (char c : text) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '{' || c == '[') {
-            if (++depth > max_nesting_depth)
-                fail("config", "expected JSON nested at most " + std::to_string(max_nesting_depth) + " levels deep",
-                     "deeper nesting");
-        } else if (c == '}' || c == ']') --depth;
+    if (!v.is_array()) fail_json(path, "expected a list of layer type names", v);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_string()) fail_json(path + "[" + std::to_string(i) + "]", "expected a layer type name", v[i]);
+        out.push_back(v[i].get<std::string>());
     }
-}
-
-/// A JSON object's member, or nullptr when absent or null (Python's "attribute or None").
-inline const json* member(const json& object, const char* key)
-{
-    const auto it = object.find(key);
-    if (it == object.end() || it->is_null()) return nullptr;
-    return &*it;
-}
-
-inline double number(const json& v, const std::string& path, const char* rule = "expected a finite number")
-{
-    if (!v.is_number()) fail_json(path, rule, v);
-    const double x = v.get<double>();
-    if (!std::isfinite(x)) fail_json(path, rule, v);
-    return x;
-}
-
-inline std::int64_t integer(const json& v, const std::string& path, const char* rule)
-{
-    if (v.is_number_integer()) {
-        if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-            fail_json(path, rule, v);
-        return v.get<std::int64_t>();
-    }
-    if (v.is_number_float()) {
-        const double x = v.get<double>();
-        if (std::isfinite(x) && x == std::floor(x) && std::abs(x) < 9.0e15) return static_cast<std::int64_t>(x);
-    }
-    fail_json(path, rule, v);
-}
-
-inline int positive_int(const json& v, const std::string& path)
-{
-    const std::int64_t i = integer(v, path, "expected a positive integer");
-    if (i <= 0 || i > std::numeric_limits<int>::max()) fail_json(path, "expected a positive integer", v);
-    return static_cast<int>(i);
-}
-
-inline std::vector<double> number_list(const json& v, const std::string& path)
-{
-    if (!v.is_array()) fail_json(path, "expected a list of numbers", v);
-    std::vector<double> out;
-    out.reserve(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i)
-        out.push_back(number(v[i], path + "[" + std::to_string(i) + "]", "expected a finite number > 0"));
-    for (std::size_t i = 0; i < out.size(); ++i)
-        if (!(out[i] > 0)) fail_json(path + "[" + std::to_string(i) + "]", "expected a finite number > 0", v[i]);
     return out;
 }
 
-/// Keys each rope type accepts (hf-rope-semantics.md section 11, with G4's additions).
-inline std::set<std::string> known_scaling_keys(const std::string& type)
+/// rope_parameters of the v5 per-layer-type form: a non-empty object whose every value is an object.
+inline bool is_per_layer_type(const json* rope_parameters)
 {
-    std::set<std::string> keys{"rope_type", "type", "rope_theta", "partial_rotary_factor"};
-    auto add = [&](std::initializer_list<const char*> more) {
-        for (const char* k : more) keys.insert(k);
-    };
-    if (type == "linear") add({"factor"});
-    if (type == "dynamic") add({"factor", "original_max_position_embeddings"});
-    if (type == "yarn")
-        add({"factor", "attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale",
-             "mscale_all_dim", "truncate"});
-    if (type == "longrope") add({"short_factor", "long_factor", "attention_factor", "factor", "original_max_position_embeddings"});
-    if (type == "llama3") add({"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"});
-    return keys;
+    if (!rope_parameters || !rope_parameters->is_object() || rope_parameters->empty()) return false;
+    for (auto it = rope_parameters->begin(); it != rope_parameters->end(); ++it)
+        if (!it->is_object()) return false;
+    return true;
 }
 
-inline bool is_interleaved_family(const std::string& model_type)
+/// Layer types derived from a pattern: `odd` for layer i unless (i + 1) % pattern == 0.
+inline std::vector<std::string> pattern_layer_types(int num_layers, int pattern, const char* odd, const char* every)
 {
-    // hf-rope-semantics.md section 10.
-    for (const char* t : {"gptj", "codegen", "cohere", "cohere2", "glm", "glm4", "deepseek_v2", "deepseek_v3"})
-        if (model_type == t) return true;
-    return false;
+    std::vector<std::string> out;
+    for (int i = 0; i < num_layers; ++i) out.push_back((i + 1) % pattern != 0 ? odd : every);
+    return out;
 }
 
-}  // namespace detail_json
-
-namespace detail_json {
-
-inline HfRopeConfig resolve_config_values(const nlohmann::json& config)
+inline int pattern_value(const json& text, const char* key, int fallback, const std::string& prefix)
 {
-    if (!config.is_object()) fail_json("config", "expected a JSON object", config);
-    HfRopeConfig out;
-
-    if (const json* v = member(config, "model_type")) {
-        if (!v->is_string()) fail_json("model_type", "expected a string", *v);
-        out.model_type = v->get<std::string>();
+    if (const json* v = member(text, key)) {
+        if (v->is_string())
+            fail_json(prefix + key,
+                      "expected a positive integer (a string pattern is read only together with an explicit layer_types)",
+                      *v);
+        return positive_int(*v, prefix + key);
     }
-    if (const json* v = member(config, "_name_or_path")) {
+    return fallback;
+}
+
+/// Parses config.json text (after scan_text) and hands the document, with its underflowing
+/// literals registered in raw_literals() for the duration of the call, to `resolve`.
+template <class Resolve>
+auto with_parsed_text(std::string_view text, Resolve&& resolve) -> decltype(resolve(std::declval<const json&>()))
+{
+    const std::vector<LossyLiteral> lossy = scan_text(text);
+    json j;
+    try {
+        j = json::parse(text.begin(), text.end());
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
+        fail("config", "expected valid JSON (" + ellipsized(e.what(), 160) + ")", std::to_string(text.size()) + " bytes");
+    }
+    struct Registry {
+        Registry() { raw_literals().clear(); }
+        ~Registry() { raw_literals().clear(); }
+    } registry;
+    for (const LossyLiteral& l : lossy) {
+        try {
+            raw_literals()[&j.at(json::json_pointer(l.pointer))] = l.text;
+        } catch (const json::exception&) {
+            // a duplicate key the parser dropped, or a key the scan could not decode: nothing to show
+        }
+    }
+    return resolve(j);
+}
+
+inline HfModelConfig resolve_model_values(const json& root)
+{
+    if (!root.is_object()) fail_json("config", "expected a JSON object", root);
+    HfModelConfig out;
+    std::string outer_type;
+    if (const json* v = member(root, "model_type")) {
+        if (!v->is_string()) fail_json("model_type", "expected a string", *v);
+        outer_type = v->get<std::string>();
+    }
+    if (const json* v = member(root, "_name_or_path")) {
         if (!v->is_string()) fail_json("_name_or_path", "expected a string", *v);
         out.name_or_path = v->get<std::string>();
     }
-    const bool gptj_like = out.model_type == "gptj" || out.model_type == "codegen";
-    const bool deepseek = member(config, "qk_rope_head_dim") != nullptr;
 
-    // ---- max_position_embeddings (GPT-J: n_positions) ----
-    if (const json* v = member(config, "max_position_embeddings"))
-        out.max_position_embeddings = positive_int(*v, "max_position_embeddings");
-    else if (const json* n = member(config, "n_positions"))
-        out.max_position_embeddings = positive_int(*n, "n_positions");
-
-    // ---- head_dim (H) ----
-    if (deepseek) {
-        out.head_dim = positive_int(*member(config, "qk_rope_head_dim"), "qk_rope_head_dim");
-        out.head_dim_key = "qk_rope_head_dim";
-        int nope = 0;
-        if (const json* v = member(config, "qk_nope_head_dim")) {
-            nope = positive_int(*v, "qk_nope_head_dim");
-            if (nope > max_head_dim) fail_json("qk_nope_head_dim", "expected a positive integer <= 65536", *v);
-        }
-        out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
-        out.notes.push_back("DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
-                            "it (even then odd indices) and rotates half_split, which equals interleaved pairs on the "
-                            "checkpoint layout");
-    } else if (const json* v = member(config, "head_dim")) {
-        out.head_dim = positive_int(*v, "head_dim");
-        out.head_dim_key = "head_dim";
-    } else {
-        const char* hidden_key = member(config, "hidden_size") ? "hidden_size" : "n_embd";
-        const char* heads_key = member(config, "num_attention_heads") ? "num_attention_heads" : "n_head";
-        const json* hidden = member(config, hidden_key);
-        const json* heads = member(config, heads_key);
-        if (!hidden) fail("hidden_size", "expected a positive integer (no head_dim given)", "nothing");
-        if (!heads) fail("num_attention_heads", "expected a positive integer (no head_dim given)", "nothing");
-        const int h = positive_int(*hidden, hidden_key);
-        const int n = positive_int(*heads, heads_key);
-        out.head_dim = h / n;  // Python floor division of positive ints
-        out.head_dim_key = std::string(hidden_key) + " / " + heads_key;
-        if (out.head_dim <= 0)
-            fail(hidden_key, "expected hidden_size // num_attention_heads >= 1", std::to_string(h) + " // " + std::to_string(n));
+    // ---- the language model's config ----
+    const json* text = &root;
+    if (const json* v = member(root, "text_config")) {
+        if (!v->is_object()) fail_json("text_config", "expected an object or null", *v);
+        text = v;
+        out.key_prefix = "text_config.";
     }
-    if (out.head_dim > max_head_dim)
-        fail(out.head_dim_key, "expected a head of at most " + std::to_string(max_head_dim) + " dimensions",
-             std::to_string(out.head_dim));
-    out.rotary_dim_key = out.head_dim_key;
+    const std::string& pre = out.key_prefix;
+    out.model_type = text == &root ? outer_type : std::string(text_model_type_of(outer_type));
+    if (text != &root)
+        if (const json* v = member(*text, "model_type")) {
+            if (!v->is_string()) fail_json(pre + "model_type", "expected a string", *v);
+            out.model_type = v->get<std::string>();
+        }
+    const FamilyRules* family = find_family(out.model_type);
+    const std::string type_shown = out.model_type.empty() ? "(absent)" : '"' + out.model_type + '"';
 
-    // ---- the scaling dict: v5 rope_parameters, else rope_scaling ----
-    const json* scaling = nullptr;
-    for (const char* key : {"rope_parameters", "rope_scaling"}) {
-        if (const json* v = member(config, key)) {
-            if (!v->is_object()) fail_json(key, "expected an object or null", *v);
-            scaling = v;
-            out.scaling_key = key;
+    // Falcon's alibi (also BLOOM- and MPT-style configs): attention biases instead of RoPE.
+    if (const json* v = member(*text, "alibi"); v && v->is_boolean() && v->get<bool>())
+        fail(pre + "alibi", "expected false: ALiBi adds attention biases instead of rotating q and k, and posenc "
+                            "describes RoPE only",
+             "true");
+    if (const json* v = member(*text, "position_embedding_type"); v && v->is_string() && v->get<std::string>() != "rope")
+        fail(pre + "position_embedding_type", "expected \"rope\" (posenc describes RoPE only)", shown(*v));
+
+    const json* rope_parameters = member(*text, "rope_parameters");
+    const bool per_type = is_per_layer_type(rope_parameters);
+
+    // ---- keys that only a known model's code gives a meaning ----
+    for (const char* key : model_specific_keys) {
+        if (!member(*text, key)) continue;
+        const std::string k = key;
+        const bool used = family && ((k == "rope_local_base_freq" && family->layers == LayerRule::gemma3_local_base) ||
+                                     ((k == "no_rope_layers" || k == "no_rope_layer_interval") &&
+                                      family->layers == LayerRule::no_rope_layers) ||
+                                     (k == "sliding_window_pattern" &&
+                                      (family->layers == LayerRule::gemma3_local_base ||
+                                       family->layers == LayerRule::nope_when_full)) ||
+                                     (k == "full_attention_interval" && family->layers == LayerRule::linear_attention_nope));
+        if (!family)
+            fail(pre + k, "is read only for model types posenc knows; model_type " + type_shown +
+                              " is not one, and how its code uses this key cannot be told from the config",
+                 shown(*member(*text, key)));
+        if (!used && k != "sliding_window_pattern")
+            out.warnings.push_back({pre + k, "model_type " + type_shown + "'s code does not read it; ignored"});
+    }
+    if (!family) {
+        if (per_type)
+            fail(pre + "rope_parameters", "expected one dict for model_type " + type_shown +
+                                              " (per-layer-type RoPE is read only for model types posenc knows)",
+                 shown(*rope_parameters));
+        for (const char* dict_key : {"rope_parameters", "rope_scaling"})
+            if (const json* d = member(*text, dict_key); d && d->is_object())
+                for (const char* k : {"mrope_section", "mrope_interleaved", "alpha"})
+                    if (const json* v = member(*d, k))
+                        fail(pre + dict_key + "." + k,
+                             "is read only for model types posenc knows; model_type " + type_shown +
+                                 " is not one, and how its code uses this key cannot be told from the config",
+                             shown(*v));
+        out.warnings.push_back({pre + "model_type", type_shown + " is not a model type posenc knows; half_split "
+                                                                 "pairing (rotate_half) and generic defaults assumed"});
+    }
+
+    // ---- number of layers ----
+    for (const char* key : {"num_hidden_layers", "n_layer", "num_layers"})
+        if (const json* v = member(*text, key)) {
+            const int n = positive_int(*v, pre + key);
+            if (n > ModelRope::max_layers) fail_json(pre + key, "expected a positive integer <= 1000000", *v);
+            out.num_layers = n;
             break;
         }
-    }
-    const std::string sk = out.scaling_key;
-    auto skey = [&](const char* k) { return sk + "." + k; };
 
-    // ---- partial rotary ----
-    double prf = out.model_type == "glm" || out.model_type == "glm4" ? 0.5 : 1.0;
-    std::string prf_key = out.model_type == "glm" || out.model_type == "glm4" ? "partial_rotary_factor" : "";
-    if (const json* v = member(config, "rotary_pct")) prf = number(*v, "rotary_pct"), prf_key = "rotary_pct";
-    if (const json* v = member(config, "partial_rotary_factor")) prf = number(*v, "partial_rotary_factor"), prf_key = "partial_rotary_factor";
-    if (scaling)
-        if (const json* v = member(*scaling, "partial_rotary_factor"))
-            prf = number(*v, skey("partial_rotary_factor")), prf_key = skey("partial_rotary_factor");
-    if (!(prf > 0.0 && prf <= 1.0)) fail(prf_key, "expected a number in (0, 1]", detail::format_value(prf));
-
-    if (gptj_like && member(config, "rotary_dim")) {
-        out.rotary_dim = positive_int(*member(config, "rotary_dim"), "rotary_dim");
-        out.rotary_dim_key = "rotary_dim";
-    } else {
-        out.rotary_dim = static_cast<int>(static_cast<double>(out.head_dim) * prf);  // HF: int(H * prf)
-        if (!prf_key.empty()) out.rotary_dim_key = prf_key;
-    }
-    if (out.rotary_dim <= 0 || out.rotary_dim % 2 != 0 || out.rotary_dim > out.head_dim)
-        fail(out.rotary_dim_key,
-             "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
-             std::to_string(out.rotary_dim));
-
-    // ---- base ----
-    if (!gptj_like) {
-        if (const json* v = member(config, "rotary_emb_base"))
-            out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
-        if (const json* v = member(config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
-        if (scaling)
-            if (const json* v = member(*scaling, "rope_theta"))
-                out.rope_theta = number(*v, skey("rope_theta")), out.rope_theta_key = skey("rope_theta");
-    }
-    if (!(out.rope_theta > 1.0))
-        fail(out.rope_theta_key, "expected a finite number > 1", detail::format_value(out.rope_theta));
-
-    // ---- pairing ----
-    out.pairing = detail_json::is_interleaved_family(out.model_type) ? Pairing::interleaved : Pairing::half_split;
-    if (deepseek)
-        if (const json* v = member(config, "rope_interleave")) {
-            if (!v->is_boolean()) fail_json("rope_interleave", "expected true or false", *v);
-            if (!v->get<bool>()) out.pairing = Pairing::half_split;
-        }
-
-    // ---- top-level original_max_position_embeddings (Phi-3) ----
-    std::optional<std::int64_t> top_level_l0;
-    if (const json* v = member(config, "original_max_position_embeddings"))
-        top_level_l0 = positive_int(*v, "original_max_position_embeddings");
-
-    if (!scaling) return out;
-
-    // ---- rope type ----
-    const json* type_value = member(*scaling, "rope_type");
-    std::string type_key = skey("rope_type");
-    if (!type_value) type_value = member(*scaling, "type"), type_key = skey("type");
-    if (type_value) {
-        if (!type_value->is_string()) fail_json(type_key, "expected a string", *type_value);
-        out.rope_type = type_value->get<std::string>();
-    }
-    if (out.model_type == "phi3" && (out.rope_type == "su" || out.rope_type == "yarn")) {
-        out.notes.push_back("Phi-3: legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
-        out.rope_type = "longrope";
-    }
-    if (out.rope_type == "su") out.rope_type = "longrope";
-    if (out.rope_type.find("dynamic") != std::string::npos) out.rope_type = "dynamic";  // HF: substring test
-    const std::set<std::string> types{"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
-    if (types.count(out.rope_type) == 0)
-        fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
-
-    // ---- unknown keys: warnings ----
-    const std::set<std::string> known = known_scaling_keys(out.rope_type);
-    for (auto it = scaling->begin(); it != scaling->end(); ++it)
-        if (known.count(it.key()) == 0)
-            out.warnings.push_back({skey(it.key().c_str()), "unrecognized key for rope_type \"" + out.rope_type + "\""});
-
-    // ---- parameters ----
-    auto optional_number = [&](const char* key) -> std::optional<double> {
-        if (const json* v = member(*scaling, key)) return number(*v, skey(key));
-        return std::nullopt;
+    // ---- layer types ----
+    std::vector<std::string> types;
+    const LayerRule rule = family ? family->layers : LayerRule::uniform;
+    auto need_layers = [&](const char* why) {
+        if (!out.num_layers)
+            fail(pre + "num_hidden_layers", std::string("expected a positive integer (") + why + ")", "nothing");
+        return *out.num_layers;
     };
-    if (const json* v = member(*scaling, "factor")) {
-        out.factor_key = skey("factor");
-        out.factor = number(*v, skey("factor"), "expected a number >= 1");
-        if (*out.factor < 1.0) fail_json(skey("factor"), "expected a number >= 1", *v);
-        if (v->is_number_integer())
-            out.warnings.push_back({skey("factor"), "is an integer (" + v->dump() +
-                                                        "); Hugging Face expects a float, warns, and uses it"});
-    }
-    out.attention_factor = optional_number("attention_factor");
-    out.beta_fast = optional_number("beta_fast");
-    out.beta_slow = optional_number("beta_slow");
-    out.mscale = optional_number("mscale");
-    out.mscale_all_dim = optional_number("mscale_all_dim");
-    out.low_freq_factor = optional_number("low_freq_factor");
-    out.high_freq_factor = optional_number("high_freq_factor");
-    if (const json* v = member(*scaling, "truncate")) {
-        if (!v->is_boolean()) fail_json(skey("truncate"), "expected true or false", *v);
-        out.truncate = v->get<bool>();
-    }
-    if (const json* v = member(*scaling, "short_factor")) out.short_factor = number_list(*v, skey("short_factor"));
-    if (const json* v = member(*scaling, "long_factor")) out.long_factor = number_list(*v, skey("long_factor"));
-
-    // L0: G4 priority (top-level attribute, then the dict, then max_position_embeddings).
-    std::optional<std::int64_t> dict_l0;
-    if (const json* v = member(*scaling, "original_max_position_embeddings"))
-        dict_l0 = positive_int(*v, skey("original_max_position_embeddings"));
-    if (out.rope_type == "yarn" || out.rope_type == "llama3" || out.rope_type == "longrope") {
-        if (top_level_l0) {
-            out.original_max_position_embeddings = top_level_l0;
-            out.original_max_position_embeddings_key = "original_max_position_embeddings";
-        } else if (dict_l0) {
-            out.original_max_position_embeddings = dict_l0;
-            out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
-        } else if (out.rope_type != "llama3" && out.max_position_embeddings > 0) {
-            out.original_max_position_embeddings = out.max_position_embeddings;
-            out.original_max_position_embeddings_key = "max_position_embeddings";
+    if (const json* v = member(*text, "layer_types")) {
+        types = layer_type_list(*v, pre + "layer_types");
+        if (!out.num_layers) {
+            if (types.empty() || types.size() > static_cast<std::size_t>(ModelRope::max_layers))
+                fail_json(pre + "layer_types", "expected one entry per layer (1 to 1000000)", *v);
+            out.num_layers = static_cast<int>(types.size());
         }
-    } else if (dict_l0) {
-        out.original_max_position_embeddings = dict_l0;
-        out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
+        if (types.size() != static_cast<std::size_t>(*out.num_layers))
+            fail(pre + "layer_types", "expected one entry per layer (num_hidden_layers " +
+                                          std::to_string(*out.num_layers) + ")",
+                 std::to_string(types.size()) + " entries");
+    } else if (rule == LayerRule::gemma3_local_base || (per_type && out.model_type == "gemma3_text")) {
+        types = pattern_layer_types(need_layers("Gemma 3's layer pattern needs it"),
+                                    pattern_value(*text, "sliding_window_pattern", family->layer_pattern, pre),
+                                    "sliding_attention", "full_attention");
+    } else if (rule == LayerRule::nope_when_full) {
+        const json* window = text->find("sliding_window") == text->end() ? nullptr : &(*text)["sliding_window"];
+        const bool windowed = !window || !window->is_null();
+        if (out.model_type == "exaone4" && !windowed)
+            types.assign(static_cast<std::size_t>(need_layers("the layer map needs it")), "full_attention");
+        else
+            types = pattern_layer_types(need_layers("the layer pattern needs it"),
+                                        pattern_value(*text, "sliding_window_pattern", family->layer_pattern, pre),
+                                        "sliding_attention", "full_attention");
+    } else if (rule == LayerRule::linear_attention_nope) {
+        types = pattern_layer_types(need_layers("the layer pattern needs it"),
+                                    pattern_value(*text, "full_attention_interval", family->layer_pattern, pre),
+                                    "linear_attention", "full_attention");
     }
+    if (!family && !types.empty())
+        for (std::size_t i = 1; i < types.size(); ++i)
+            if (types[i] != types[0])
+                fail(pre + "layer_types[" + std::to_string(i) + "]",
+                     "expected every layer of the same type for model_type " + type_shown +
+                         " (whether its layer types share one RoPE cannot be told from the config)",
+                     '"' + types[i] + '"');
 
-    // ---- required keys and cross-checks (section 11) ----
-    auto require_key = [&](bool present, const char* key) {
-        if (!present) fail(skey(key), "expected a value (required for rope_type \"" + out.rope_type + "\")", "nothing");
-    };
-    const double L = static_cast<double>(out.max_position_embeddings);
-    if (out.rope_type == "linear" || out.rope_type == "dynamic") require_key(out.factor.has_value(), "factor");
-    if (out.rope_type == "dynamic" && out.max_position_embeddings <= 0)  // a top-level key, not in the dict
-        fail("max_position_embeddings", "expected a value (required for rope_type \"dynamic\")", "nothing");
-    if (out.rope_type == "yarn") {
-        if (!out.factor) {
-            // G4: factor falls back to L / L0 when missing.
-            require_key(out.original_max_position_embeddings.has_value() && out.max_position_embeddings > 0, "factor");
-            out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
-            out.factor_key = "max_position_embeddings / original_max_position_embeddings";
-            if (*out.factor < 1.0) fail(out.factor_key, "expected a number >= 1", detail::format_value(*out.factor));
-            out.warnings.push_back({skey("factor"), "missing; using max_position_embeddings / original_max_position_embeddings = " +
-                                                        detail::format_value(*out.factor)});
-        } else if (out.original_max_position_embeddings && out.max_position_embeddings > 0) {
-            const double implied = L / static_cast<double>(*out.original_max_position_embeddings);
-            if (implied != *out.factor && implied != 1.0)
-                out.warnings.push_back({skey("factor"), "differs from max_position_embeddings / original_max_position_embeddings = " +
-                                                            detail::format_value(implied) + "; using the explicit factor"});
-        }
-        if (!out.original_max_position_embeddings)
-            fail(skey("original_max_position_embeddings"), "expected a value (no max_position_embeddings to fall back on)",
-                 "nothing");
-    }
-    if (out.rope_type == "llama3") {
-        require_key(out.factor.has_value(), "factor");
-        require_key(out.low_freq_factor.has_value(), "low_freq_factor");
-        require_key(out.high_freq_factor.has_value(), "high_freq_factor");
-        require_key(out.original_max_position_embeddings.has_value(), "original_max_position_embeddings");
-    }
-    if (out.rope_type == "longrope") {
-        require_key(!out.short_factor.empty(), "short_factor");
-        require_key(!out.long_factor.empty(), "long_factor");
-        const std::size_t pairs = static_cast<std::size_t>(out.rotary_dim / 2);
-        for (const auto& [key, list] : {std::pair<const char*, const std::vector<double>*>{"short_factor", &out.short_factor},
-                                        {"long_factor", &out.long_factor}})
-            if (list->size() != pairs)
-                fail(skey(key), "expected " + std::to_string(pairs) + " numbers (rotary_dim / 2)",
-                     std::to_string(list->size()) + " numbers");
-        if (!out.original_max_position_embeddings)
-            fail("original_max_position_embeddings", "expected a value for rope_type \"longrope\"", "nothing");
-        if (top_level_l0) {
-            // G1-G3 override the factor with L / L0 when the top-level attribute exists; G4 only fills a missing one.
-            if (!out.factor && out.max_position_embeddings > 0) {
-                out.factor = L / static_cast<double>(*top_level_l0);
-                out.factor_key = "max_position_embeddings / original_max_position_embeddings";
+    // ---- which layers rotate ----
+    std::vector<bool> rotates(types.size(), true);
+    if (rule == LayerRule::nope_when_full) {
+        const json* window = text->find("sliding_window") == text->end() ? nullptr : &(*text)["sliding_window"];
+        const bool windowed = !window || !window->is_null();
+        if (out.model_type == "cohere2" && !windowed)
+            fail(pre + "sliding_window", "expected a window: Cohere 2 rotates only its sliding-window layers, so null "
+                                         "leaves the model without RoPE",
+                 "null");
+        if (windowed)
+            for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "full_attention";
+    } else if (rule == LayerRule::linear_attention_nope) {
+        for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
+    } else if (rule == LayerRule::no_rope_layers) {
+        const int n = need_layers("no_rope_layers needs it");
+        rotates.assign(static_cast<std::size_t>(n), true);
+        const json* list = member(*text, "no_rope_layers");
+        // Llama 4 treats an empty list as absent (`if self.no_rope_layers`); SmolLM3 only None.
+        if (list && out.model_type == "llama4_text" && list->is_array() && list->empty()) list = nullptr;
+        if (list) {
+            if (!list->is_array() || list->size() < static_cast<std::size_t>(n))
+                fail_json(pre + "no_rope_layers", "expected a list of 0 / 1 with at least one entry per layer (" +
+                                                      std::to_string(n) + ")",
+                          *list);
+            for (int i = 0; i < n; ++i) {
+                const json& e = (*list)[static_cast<std::size_t>(i)];
+                const std::string path = pre + "no_rope_layers[" + std::to_string(i) + "]";
+                if (e.is_boolean()) rotates[static_cast<std::size_t>(i)] = e.get<bool>();
+                else {
+                    const std::int64_t x = integer(e, path, "expected 1 (RoPE) or 0 (NoPE)");
+                    if (x != 0 && x != 1) fail_json(path, "expected 1 (RoPE) or 0 (NoPE)", e);
+                    rotates[static_cast<std::size_t>(i)] = x == 1;
+                }
             }
-            out.warnings.push_back({"original_max_position_embeddings",
-                                    "top-level value used as longrope's original length; Hugging Face prefers "
-                                    "rope_scaling.factor"});
+        } else {
+            int interval = family->layer_pattern;
+            if (const json* v = member(*text, "no_rope_layer_interval")) interval = positive_int(*v, pre + "no_rope_layer_interval");
+            for (int i = 0; i < n; ++i) rotates[static_cast<std::size_t>(i)] = (i + 1) % interval != 0;
+            out.notes.push_back("no_rope_layers absent: every " + std::to_string(interval) +
+                                "th layer has no RoPE (no_rope_layer_interval)");
         }
-        if (!out.factor) {
-            if (out.max_position_embeddings > 0) {
-                out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
-                out.factor_key = "max_position_embeddings / original_max_position_embeddings";
-            } else
-                out.warnings.push_back({skey("factor"), "missing and no max_position_embeddings: factor taken as 1"});
-        }
-        // Hugging Face computes with a derived s < 1 (attention factor 1); posenc's scalings extend
-        // contexts only (scaling/common.hpp), so the reader refuses it here, like YaRN's derived factor.
-        if (out.factor && *out.factor < 1.0)
-            fail(out.factor_key, "expected a number >= 1", detail::format_value(*out.factor));
+        if (types.empty()) types.assign(static_cast<std::size_t>(n), "full_attention");
     }
+
+    // ---- the groups ----
+    GroupContext base;
+    base.model_type = out.model_type;
+    base.name_or_path = out.name_or_path;
+    auto resolve_group = [&](const GroupContext& context) {
+        HfRopeConfig c = resolve_config_values(*text, context);
+        if (c.name_or_path.empty()) c.name_or_path = out.name_or_path;
+        return c;
+    };
+    std::vector<std::string> group_types;  // the layer type each group serves ("" = every RoPE layer)
+    if (per_type) {
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            if (!rotates[i]) continue;
+            bool seen = false;
+            for (const std::string& t : group_types) seen = seen || t == types[i];
+            if (!seen) group_types.push_back(types[i]);
+        }
+        if (types.empty())
+            fail(pre + "rope_parameters", "expected layer_types (or num_hidden_layers and a layer pattern) to say "
+                                          "which layers use which entry",
+                 shown(*rope_parameters));
+        for (const std::string& t : group_types) {
+            const json* dict = member(*rope_parameters, t.c_str());
+            if (!dict)
+                fail(pre + "rope_parameters", "expected an entry for layer type \"" + t + "\" (used in layer_types)",
+                     shown(*rope_parameters));
+            GroupContext c = base;
+            c.dict = dict;
+            c.dict_key = "rope_parameters." + t;
+            c.check_rope_scaling = t == "full_attention" || group_types.size() == 1;
+            out.groups.push_back({t, resolve_group(c)});
+        }
+    } else if (rule == LayerRule::gemma3_local_base) {
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            bool seen = false;
+            for (const std::string& t : group_types) seen = seen || t == types[i];
+            if (!seen) group_types.push_back(types[i]);
+        }
+        for (const std::string& t : group_types) {
+            GroupContext c = base;
+            if (t == "sliding_attention") {
+                c.no_scaling = true;
+                c.base = 10000.0;
+                c.base_key = "rope_local_base_freq";
+                if (const json* v = member(*text, "rope_local_base_freq"))
+                    c.base = number(*v, pre + "rope_local_base_freq");
+            } else if (t != "full_attention") {
+                fail(pre + "layer_types", "expected \"sliding_attention\" or \"full_attention\" for Gemma 3", '"' + t + '"');
+            }
+            out.groups.push_back({t, resolve_group(c)});
+        }
+    } else {
+        group_types.push_back("");
+        out.groups.push_back({"default", resolve_group(base)});
+    }
+    if (out.groups.empty())
+        fail(pre + "layer_types", "expected at least one layer with RoPE", std::to_string(types.size()) + " layers without");
+    if (out.groups.size() == 1) out.groups.front().name = "default";
+
+    // ---- the layer map ----
+    if (out.num_layers) {
+        const auto n = static_cast<std::size_t>(*out.num_layers);
+        out.layer_groups.assign(n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i < rotates.size() && !rotates[i]) {
+                out.layer_groups[i] = -1;
+                continue;
+            }
+            if (group_types.size() > 1 || !group_types.front().empty())
+                for (std::size_t g = 0; g < group_types.size(); ++g)
+                    if (group_types[g] == types[i]) out.layer_groups[i] = static_cast<int>(g);
+        }
+    }
+
+    // ---- M-RoPE ----
+    const HfRopeConfig& primary = out.primary_group().config;
+    if (!primary.mrope_section.empty()) {
+        if (family && !family->multi_axis)
+            out.warnings.push_back({pre + primary.scaling_key + ".mrope_section",
+                                    "model_type " + type_shown + "'s code does not read it; ignored"});
+        else {
+            out.mrope_section = primary.mrope_section;
+            out.mrope_interleaved = primary.mrope_interleaved;
+        }
+    }
+
+    // ---- prefix the key paths of a nested config ----
+    for (HfGroupConfig& g : out.groups)
+        for (ConfigWarning& w : g.config.warnings) w.key = pre + w.key;
     return out;
 }
 
 }  // namespace detail_json
 
-/// Resolves a parsed config.json object. Throws posenc::error with the key path on wrong types,
-/// missing required keys or values outside what Hugging Face (or posenc) accepts; an exception
-/// of nlohmann_json itself (a caller-built value holding invalid UTF-8, say) becomes a
-/// posenc::error naming "config" too.
+/// Resolves a parsed config.json object into the model's RoPE groups and layer map. Throws
+/// posenc::error with the key path (prefixed "text_config." when nested) on wrong types,
+/// missing required keys, values outside what Hugging Face or posenc accepts, and keys posenc
+/// cannot represent.
+inline HfModelConfig resolve_model_config(const nlohmann::json& config)
+{
+    // Nested configs report key paths under text_config.
+    const bool nested = config.is_object() && detail_json::member(config, "text_config") != nullptr;
+    try {
+        return detail_json::resolve_model_values(config);
+    } catch (const nlohmann::json::exception& e) {
+        detail_json::fail("config", "expected JSON values nlohmann_json can read (" + detail_json::ellipsized(e.what(), 160) + ")",
+                          "an unreadable value");
+    } catch (const posenc::error& e) {
+        const std::string field = e.field();
+        if (!nested || field.rfind("text_config", 0) == 0 || field == "config" || field == "model_type" ||
+            field == "_name_or_path")
+            throw;
+        const std::string path = "text_config." + field;
+        throw posenc::error(path, e.value(), e.rule(), path + ": " + e.rule() + ", got " + e.value());
+    }
+}
+
+/// The single-group view of resolve_model_config: the primary group (the only one, else
+/// "full_attention"), with a warning naming the other groups and the NoPE layers when there are
+/// any (read the whole model with resolve_model_config or hf::read_model).
 inline HfRopeConfig resolve_config(const nlohmann::json& config)
 {
-    try {
-        return detail_json::resolve_config_values(config);
-    } catch (const nlohmann::json::exception& e) {
-        detail_json::fail("config", "expected JSON values nlohmann_json can read (" + std::string(e.what()) + ")",
-                          "an unreadable value");
+    HfModelConfig model = resolve_model_config(config);
+    HfRopeConfig out = model.primary_group().config;
+    out.model_type = model.model_type;
+    if (out.name_or_path.empty()) out.name_or_path = model.name_or_path;
+    std::vector<ConfigWarning> warnings = model.warnings;
+    if (model.groups.size() > 1) {
+        std::string others;
+        for (const HfGroupConfig& g : model.groups)
+            if (&g != &model.primary_group()) others += (others.empty() ? "" : ", ") + g.name;
+        warnings.push_back({model.key_prefix + "layer_types",
+                            "this model has " + std::to_string(model.groups.size()) + " RoPE groups; this view shows \"" +
+                                model.primary_group().name + "\" only (also: " + others + ")"});
     }
+    std::string nope;
+    for (std::size_t i = 0; i < model.layer_groups.size(); ++i)
+        if (model.layer_groups[i] < 0) nope += (nope.empty() ? "" : ", ") + std::to_string(i);
+    if (!nope.empty())
+        warnings.push_back({model.key_prefix + "layers", "layers without RoPE (NoPE): " + detail_json::ellipsized(nope, 60)});
+    warnings.insert(warnings.end(), out.warnings.begin(), out.warnings.end());
+    out.warnings = std::move(warnings);
+    out.notes.insert(out.notes.begin(), model.notes.begin(), model.notes.end());
+    return out;
 }
 
-/// Parses config.json text and resolves it (resolve_config). Malformed JSON, numbers outside
-/// double's range, and nesting deeper than 64 levels are refused with posenc::error naming "config".
+/// Parses config.json text and resolves the whole model (resolve_model_config). Malformed JSON,
+/// numbers outside double's range (named by their key, long literals cut with an ellipsis), and
+/// nesting deeper than 64 levels are refused with posenc::error; a number that underflows
+/// (1e-400) is refused, shown as written, when its key is read.
+inline HfModelConfig parse_model_config(std::string_view text)
+{
+    return detail_json::with_parsed_text(text, [](const nlohmann::json& j) { return resolve_model_config(j); });
+}
+
+/// parse_model_config's single-group view (resolve_config).
 inline HfRopeConfig parse_config(std::string_view text)
 {
-    detail_json::check_nesting(text);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
-        detail_json::fail("config", "expected valid JSON (" + std::string(e.what()) + ")",
-                          std::to_string(text.size()) + " bytes");
-    }
-    return resolve_config(j);
+    return detail_json::with_parsed_text(text, [](const nlohmann::json& j) { return resolve_config(j); });
 }
 
-/// Reads and parses a config.json file; an unreadable file or a directory is a posenc::error
-/// naming the path.
-inline HfRopeConfig read_config(const std::string& path)
+namespace detail_json {
+
+/// The text of a config file (at most max_config_bytes); posenc::error naming the path otherwise.
+inline std::string read_config_text(const std::string& path)
 {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw posenc::error("path", '"' + path + '"', "is a directory", path + ": is a directory, not a config file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw posenc::error("path", '"' + path + '"', "cannot be opened", path + ": cannot be opened");
-    // Read at most max_config_bytes + 1: a config is kilobytes (Phi-3's, with 96 factors, is
-    // 4 KB), and a device such as /dev/zero must not be read forever.
-    std::string text(detail_json::max_config_bytes + 1, '\0');
+    // Read at most max_config_bytes + 1: a config is kilobytes, and a device such as /dev/zero
+    // must not be read forever.
+    std::string text(max_config_bytes + 1, '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     text.resize(static_cast<std::size_t>(in.gcount()));
-    if (text.size() > detail_json::max_config_bytes)
+    if (text.size() > max_config_bytes)
         throw posenc::error("path", '"' + path + '"', "is larger than 16 MiB",
                             path + ": is larger than 16 MiB, not a config file");
-    return parse_config(text);
+    return text;
 }
+
+}  // namespace detail_json
+
+/// Reads and parses a config.json file (parse_model_config); an unreadable file or a directory
+/// is a posenc::error naming the path.
+inline HfModelConfig read_model_config(const std::string& path)
+{
+    return parse_model_config(detail_json::read_config_text(path));
+}
+
+/// read_model_config's single-group view (resolve_config).
+inline HfRopeConfig read_config(const std::string& path) { return parse_config(detail_json::read_config_text(path)); }
 
 }  // namespace posenc::hf

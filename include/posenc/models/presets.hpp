@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "posenc/error.hpp"
+#include "posenc/model_rope.hpp"
+#include "posenc/multi_axis.hpp"
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/spec.hpp"
 
@@ -232,6 +234,59 @@ inline const ModelPreset& find_preset(std::string_view name)
         known += (known.empty() ? "" : ", ") + std::string(p.name);
     }
     detail::raise("preset", std::string(name), "is not a known preset (known: " + known + ")");
+}
+
+// ---------------------------------------------------------------- whole models (ModelRope)
+// Models whose layers do not all rotate alike, as ModelRope values. Each value is the published
+// config.json of the named repository read with Hugging Face's rules (tests/data/configs/ holds
+// the same configs; docs/models.md explains the layouts).
+
+namespace detail_presets {
+
+/// Layer map of `n` layers where layer i uses group `odd` unless (i + 1) % every == 0, then `other`.
+inline std::vector<int> every_nth(int n, int every, int odd, int other)
+{
+    std::vector<int> map(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) map[static_cast<std::size_t>(i)] = (i + 1) % every != 0 ? odd : other;
+    return map;
+}
+
+}  // namespace detail_presets
+
+/// google/gemma-3-4b-it: 34 layers; layer i slides (window 1024) unless (i + 1) % 6 == 0.
+/// sliding_attention: head 256, base 10,000 (rope_local_base_freq), no scaling;
+/// full_attention: head 256, base 1e6, linear x8. max_position_embeddings 131,072 (class default).
+inline ModelRope gemma_3_4b_it_rope()
+{
+    std::vector<RopeGroup> groups{RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling{}, 131072),
+                                  RopeGroup::make("full_attention", RopeSpec::full(256, 1e6), LinearScaling(8.0), 131072)};
+    return ModelRope(std::move(groups), detail_presets::every_nth(34, 6, 0, 1));
+}
+
+/// meta-llama/Llama-4-Scout-17B-16E-Instruct (text model): 48 layers, every 4th NoPE (no_rope_layers
+/// default, interval 4); head 128, base 500,000, interleaved (complex) pairs, llama3 scaling
+/// {factor 16, low 1, high 1, L0 8192}; max_position_embeddings 10,485,760.
+inline ModelRope llama_4_scout_rope()
+{
+    return ModelRope({RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved),
+                                      Llama3Scaling(16.0, 1.0, 1.0, 8192), 10485760)},
+                     detail_presets::every_nth(48, 4, 0, ModelRope::no_rope));
+}
+
+/// HuggingFaceTB/SmolLM3-3B: 36 layers, every 4th NoPE (no_rope_layers); head 2048 / 16 = 128,
+/// base 5e6, no scaling; max_position_embeddings 65,536.
+inline ModelRope smollm3_3b_rope()
+{
+    return ModelRope({RopeGroup::make("default", RopeSpec::full(128, 5e6), NoScaling{}, 65536)},
+                     detail_presets::every_nth(36, 4, 0, ModelRope::no_rope));
+}
+
+/// Qwen/Qwen2.5-VL-7B-Instruct (language model): 28 layers, head 3584 / 28 = 128, base 1e6, M-RoPE
+/// sections [16, 24, 24] (temporal, height, width pairs); max_position_embeddings 128,000.
+inline ModelRope qwen2_5_vl_7b_rope()
+{
+    return ModelRope::uniform(RopeGroup::make("default", RopeSpec::full(128, 1e6), NoScaling{}, 128000), 28,
+                              MultiAxisLayout::sections({16, 24, 24}, 64));
 }
 
 }  // namespace models

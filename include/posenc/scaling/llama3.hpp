@@ -23,12 +23,15 @@
 
 namespace posenc {
 
-/// Llama 3 scaling. Invariants: factor >= 1 and finite in float32; 0 < low_freq_factor <
+/// Llama 3 scaling. Invariants: factor >= 1 and finite in float32; 0 < low_freq_factor <=
 /// high_freq_factor, both finite in float32; original_max_position_embeddings > 0.
+/// Equal band factors (Llama 4: 1 and 1) make a step with no smoothed band: wavelengths below
+/// L0 / lf are kept, above it divided by s; a pair whose wavelength equals L0 / lf exactly would
+/// divide by hf - lf = 0 (Hugging Face gives NaN there), and the table refuses it by pair.
 class Llama3Scaling
 {
 public:
-    /// Throws posenc::error ("llama3.low_freq_factor 4 must be < high_freq_factor 4").
+    /// Throws posenc::error ("llama3.low_freq_factor 4 must be <= high_freq_factor 1").
     Llama3Scaling(double factor, double low_freq_factor, double high_freq_factor,
                   std::int64_t original_max_position_embeddings)
         : factor_(factor)
@@ -41,9 +44,9 @@ public:
                         low_freq_factor, "must be > 0 and finite in float32");
         detail::require(detail::finite_in_float32(high_freq_factor) && high_freq_factor > 0.0,
                         "llama3.high_freq_factor", high_freq_factor, "must be > 0 and finite in float32");
-        if (!(low_freq_factor < high_freq_factor))
+        if (!(low_freq_factor <= high_freq_factor))
             detail::raise("llama3.low_freq_factor", low_freq_factor,
-                          "must be < high_freq_factor " + detail::format_value(high_freq_factor));
+                          "must be <= high_freq_factor " + detail::format_value(high_freq_factor));
         detail::require_positive_length("llama3.original_max_position_embeddings", original_max_position_embeddings);
     }
 

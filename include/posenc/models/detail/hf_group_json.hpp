@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/hf_group_json.hpp: one RoPE group of a Hugging Face config.json, as plain
+// values (HfRopeConfig). Included by hf_config_json.hpp, which reads the whole model (nested
+// text_config, layer types, NoPE layers, per-layer-type rope_parameters) and calls the resolver
+// here once per group.
+//
+// Rules (transformers src/transformers/modeling_rope_utils.py and the model files named in
+// hf_families.hpp):
+//   head_dim     head_dim, else the family's class default, else hidden_size // num_attention_heads
+//                (DeepSeek MLA: qk_rope_head_dim)
+//   rotary_dim   int(head_dim * partial_rotary_factor) (rotary_pct for GPT-NeoX; the dict's v5
+//                partial_rotary_factor wins; GPT-J / CodeGen: rotary_dim)
+//   base         the dict's rope_theta (v5), else rope_theta, else rotary_emb_base, else the
+//                family's class default, else 10000
+//   scaling      rope_parameters (v5) or rope_scaling (v4): rope_type, legacy "type", Phi-3's
+//                "su", Qwen2-VL's "mrope" (= default); the required keys of each type
+//
+// Errors: posenc::error with the key path, e.g.
+//     rope_scaling.factor: expected a number >= 1, got "four"
+// Warnings that Hugging Face only logs (unknown keys, integer factors, factor/length mismatch)
+// are collected in HfRopeConfig::warnings instead.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "posenc/error.hpp"
+#include "posenc/models/hf_families.hpp"
+#include "posenc/spec.hpp"
+
+namespace posenc::hf {
+
+/// One warning Hugging Face would log while loading the config.
+struct ConfigWarning {
+    std::string key;      ///< key path, e.g. "rope_scaling.factor"
+    std::string message;  ///< what Hugging Face would say
+};
+
+/// The RoPE-relevant content of a config.json, resolved as Hugging Face resolves it.
+struct HfRopeConfig {
+    std::string name_or_path;    ///< "_name_or_path" when present, else ""
+    std::string model_type;      ///< "" when absent
+    int head_dim = 0;            ///< width of the tensor RoPE is applied to
+    int rotary_dim = 0;          ///< int(head_dim * partial_rotary_factor), or GPT-J's rotary_dim
+    double rope_theta = 10000.0;
+    Pairing pairing = Pairing::half_split;
+    std::int64_t max_position_embeddings = 0;  ///< 0 when absent
+
+    /// "default", "linear", "dynamic", "yarn", "longrope" or "llama3" (legacy "type" and
+    /// Phi-3's "su" already mapped).
+    std::string rope_type = "default";
+    std::string scaling_key;  ///< "rope_scaling", "rope_parameters" or "" (no scaling dict)
+    std::optional<double> factor;
+    std::optional<std::int64_t> original_max_position_embeddings;  ///< resolved L0 (G4 priority)
+    std::optional<double> attention_factor, beta_fast, beta_slow, mscale, mscale_all_dim;
+    std::optional<double> low_freq_factor, high_freq_factor;
+    std::optional<bool> truncate;
+    std::vector<double> short_factor, long_factor;
+    /// M-RoPE: pairs per position axis (temporal, height, width), from the dict's mrope_section.
+    std::vector<int> mrope_section;
+    bool mrope_interleaved = false;  ///< the dict's mrope_interleaved (Qwen3-VL)
+    std::optional<double> alpha;     ///< HunYuan's dynamic-NTK alpha, from the dict
+
+    /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
+    int qk_head_dim = 0;
+
+    /// Where a resolved value came from, as a key path (or an expression of key paths), so that a
+    /// later stage (hf_config.hpp) can name the key when the library refuses the value.
+    std::string head_dim_key = "head_dim";                ///< "head_dim", "qk_rope_head_dim", "hidden_size / num_attention_heads", ...
+    std::string rotary_dim_key = "head_dim";              ///< "partial_rotary_factor", "rotary_pct", "rotary_dim", "<dict>.partial_rotary_factor", or head_dim's key
+    std::string rope_theta_key = "rope_theta";            ///< "rope_theta", "rotary_emb_base" or "<dict>.rope_theta"
+    std::string factor_key;                               ///< "<dict>.factor" or "max_position_embeddings / original_max_position_embeddings"
+    std::string original_max_position_embeddings_key;     ///< "original_max_position_embeddings", "<dict>.original_max_position_embeddings" or "max_position_embeddings"
+
+    std::vector<ConfigWarning> warnings;
+    std::vector<std::string> notes;  ///< facts worth telling the user (e.g. DeepSeek's de-interleave)
+};
+
+namespace detail_json {
+
+using json = nlohmann::json;
+
+/// Largest config file read_config accepts (real ones are kilobytes).
+inline constexpr std::size_t max_config_bytes = std::size_t{16} << 20;
+
+/// Deeper nesting than this is refused before parsing (real configs nest 3 levels).
+inline constexpr int max_nesting_depth = 64;
+
+/// Widest head the reader accepts. Published models stay at or below 512; the limit keeps a
+/// hostile config from asking for a table of a billion pairs (8 GB) downstream.
+inline constexpr int max_head_dim = 65536;
+
+/// `s` cut to at most `max_chars` characters, the cut marked with "...".
+inline std::string ellipsized(std::string s, std::size_t max_chars = 60)
+{
+    if (s.size() > max_chars) s = s.substr(0, max_chars - 3) + "...";
+    return s;
+}
+
+/// Number literals whose text says more than the parsed double does (1e-400 parses as 0):
+/// the value's address in the parsed document -> the literal as written. Filled by
+/// parse_config for the document being resolved on this thread; empty otherwise.
+inline std::map<const json*, std::string>& raw_literals()
+{
+    thread_local std::map<const json*, std::string> literals;
+    return literals;
+}
+
+/// A value as the config wrote it (at most 60 characters).
+inline std::string shown(const json& v)
+{
+    const auto& raw = raw_literals();
+    const auto it = raw.find(&v);
+    if (it != raw.end()) return ellipsized(it->second);
+    return ellipsized(v.dump());
+}
+
+[[noreturn]] inline void fail(const std::string& path, const std::string& rule, const std::string& got)
+{
+    throw posenc::error(path, got, rule, path + ": " + rule + ", got " + got);
+}
+
+[[noreturn]] inline void fail_json(const std::string& path, const std::string& rule, const json& got)
+{
+    fail(path, rule, shown(got));
+}
+
+/// One number literal of the text whose double is not what it says: its path ("a.b[2]"), its JSON
+/// pointer ("/a/b/2") and its text.
+struct LossyLiteral {
+    std::string path, pointer, text;
+};
+
+/// Scans the text once before it reaches the parser: refuses nesting deeper than
+/// max_nesting_depth and number literals beyond double's range (named by their key path, the
+/// value cut with an ellipsis), and returns the literals that underflow (a non-zero literal that
+/// parses as 0 or as a subnormal), so that messages can show them as written.
+inline std::vector<LossyLiteral> scan_text(std::string_view text)
+{
+    struct Level {
+        bool object;
+        std::string path, pointer;
+        std::string key_path, key_pointer;  // objects: the current member
+        long index = -1;                    // arrays: the current element
+    };
+    std::vector<Level> stack;
+    std::vector<LossyLiteral> lossy;
+    std::string last_string;
+    bool expecting_key = false;
+    auto value_path = [&](std::string& path, std::string& pointer) {
+        if (stack.empty()) return void(path = "config"), void(pointer = "");
+        Level& top = stack.back();
+        if (top.object) path = top.key_path, pointer = top.key_pointer;
+        else {
+            path = top.path + "[" + std::to_string(top.index) + "]";
+            pointer = top.pointer + "/" + std::to_string(top.index);
+        }
+    };
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const char c = text[i];
+        if (c == '"') {
+            const std::size_t start = i++;
+            while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+            ++i;
+            const std::string_view literal = text.substr(start, std::min(i, text.size()) - start);
+            if (expecting_key && !stack.empty() && stack.back().object) {
+                std::string key;
+                try {
+                    key = json::parse(literal.begin(), literal.end()).get<std::string>();
+                } catch (const json::exception&) {
+                    key = std::string(literal);  // the parser reports it
+                }
+                Level& top = stack.back();
+                top.key_path = top.path.empty() ? key : top.path + "." + key;
+                std::string escaped;
+                for (char k : key) escaped += k == '~' ? std::string("~0") : k == '/' ? std::string("~1") : std::string(1, k);
+                top.key_pointer = top.pointer + "/" + escaped;
+                expecting_key = false;
+            }
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (stack.size() >= static_cast<std::size_t>(max_nesting_depth))
+                fail("config", "expected JSON nested at most " + std::to_string(max_nesting_depth) + " levels deep",
+                     "deeper nesting");
+            Level level{c == '{', "", "", "", "", -1};
+            if (!stack.empty()) value_path(level.path, level.pointer);
+            stack.push_back(level);
+            if (c == '{') expecting_key = true;
+            else stack.back().index = 0;
+            ++i;
+            continue;
+        }
+        if (c == '}' || c == ']') {
+            if (!stack.empty()) stack.pop_back();
+            expecting_key = false;
+            ++i;
+            continue;
+        }
+        if (c == ',') {
+            if (!stack.empty()) {
+                if (stack.back().object) expecting_key = true;
+                else ++stack.back().index;
+            }
+            ++i;
+            continue;
+        }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            const std::size_t start = i;
+            while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '-' ||
+                                       text[i] == '+' || text[i] == '.' || text[i] == 'e' || text[i] == 'E'))
+                ++i;
+            const std::string literal(text.substr(start, i - start));
+            const bool is_integer = literal.find_first_of(".eE") == std::string::npos;
+            bool nonzero = false;
+            for (char d : literal.substr(0, literal.find_first_of("eE"))) nonzero = nonzero || (d >= '1' && d <= '9');
+            std::string path, pointer;
+            value_path(path, pointer);
+            if (is_integer && literal.size() <= 20) continue;  // int64 / uint64, or a double the parser checks
+            const double x = std::strtod(literal.c_str(), nullptr);
+            if (std::isinf(x))
+                fail(path, "expected a number within double's range", ellipsized(literal));
+            if (nonzero && (x == 0.0 || std::fpclassify(x) == FP_SUBNORMAL)) lossy.push_back({path, pointer, literal});
+            continue;
+        }
+        ++i;
+    }
+    return lossy;
+}
+
+/// Refuses text nested deeper than max_nesting_depth (outside strings) before it reaches the parser.
+inline void check_nesting(std::string_view text) { (void)scan_text(text); }
+
+/// A JSON object's member, or nullptr when absent or null (Python's "attribute or None").
+inline const json* member(const json& object, const char* key)
+{
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return nullptr;
+    return &*it;
+}
+
+inline double number(const json& v, const std::string& path, const char* rule = "expected a finite number")
+{
+    if (!v.is_number()) fail_json(path, rule, v);
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) fail_json(path, rule, v);
+    if (raw_literals().count(&v) != 0)
+        fail_json(path, std::string(rule) + " within double's range (the literal underflows to " +
+                            (x == 0.0 ? "0" : "a subnormal") + ")",
+                  v);
+    return x;
+}
+
+inline std::int64_t integer(const json& v, const std::string& path, const char* rule)
+{
+    if (v.is_number_integer()) {
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+            fail_json(path, rule, v);
+        return v.get<std::int64_t>();
+    }
+    if (v.is_number_float()) {
+        const double x = v.get<double>();
+        if (std::isfinite(x) && x == std::floor(x) && std::abs(x) < 9.0e15) return static_cast<std::int64_t>(x);
+    }
+    fail_json(path, rule, v);
+}
+
+inline int positive_int(const json& v, const std::string& path)
+{
+    const std::int64_t i = integer(v, path, "expected a positive integer");
+    if (i <= 0 || i > std::numeric_limits<int>::max()) fail_json(path, "expected a positive integer", v);
+    return static_cast<int>(i);
+}
+
+inline std::vector<double> number_list(const json& v, const std::string& path)
+{
+    if (!v.is_array()) fail_json(path, "expected a list of numbers", v);
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out.push_back(number(v[i], path + "[" + std::to_string(i) + "]", "expected a finite number > 0"));
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!(out[i] > 0)) fail_json(path + "[" + std::to_string(i) + "]", "expected a finite number > 0", v[i]);
+    return out;
+}
+
+/// Keys each rope type accepts (modeling_rope_utils.py validation, with v5's additions).
+inline std::set<std::string> known_scaling_keys(const std::string& type)
+{
+    // mrope_section / mrope_interleaved (M-RoPE) and alpha (HunYuan) are read by the model-level
+    // reader (hf_model.hpp), which refuses them where the model's code would not use them as read.
+    std::set<std::string> keys{"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
+                               "mrope_interleaved"};
+    if (type == "dynamic") keys.insert("alpha");
+    auto add = [&](std::initializer_list<const char*> more) {
+        for (const char* k : more) keys.insert(k);
+    };
+    if (type == "linear") add({"factor"});
+    if (type == "dynamic") add({"factor", "original_max_position_embeddings"});
+    if (type == "yarn")
+        add({"factor", "attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale",
+             "mscale_all_dim", "truncate"});
+    if (type == "longrope") add({"short_factor", "long_factor", "attention_factor", "factor", "original_max_position_embeddings"});
+    if (type == "llama3") add({"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"});
+    return keys;
+}
+
+}  // namespace detail_json
+
+namespace detail_json {
+
+/// What the model-level reader (hf_config_json.hpp) tells the one-group resolver beyond the
+/// config object itself.
+struct GroupContext {
+    /// The scaling dict to use instead of the config's own (one entry of a per-layer-type
+    /// rope_parameters), and the key path that names it.
+    const nlohmann::json* dict = nullptr;
+    std::string dict_key;
+    /// Read the group without any scaling dict (Gemma 3's sliding-window layers).
+    bool no_scaling = false;
+    /// A base that replaces rope_theta (Gemma 3's rope_local_base_freq), and its key.
+    std::optional<double> base;
+    std::string base_key;
+    /// The model_type and name when the object is a nested text_config that lacks them.
+    std::string model_type, name_or_path;
+    /// Compare a rope_scaling that sits beside rope_parameters with this group's dict (the
+    /// full-attention group's; other layer types' dicts are not what rope_scaling describes).
+    bool check_rope_scaling = true;
+};
+
+/// Whether two scaling dicts say the same: every key of rope_scaling (legacy "type" read as
+/// "rope_type") is in rope_parameters with an equal value, and rope_parameters adds only
+/// rope_theta and partial_rotary_factor (which v5 moves into it).
+inline bool same_scaling(const json& rope_scaling, const json& rope_parameters)
+{
+    auto equal = [](const json& a, const json& b) {
+        if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
+        return a == b;
+    };
+    for (auto it = rope_scaling.begin(); it != rope_scaling.end(); ++it) {
+        const std::string key = it.key() == "type" && !rope_scaling.contains("rope_type") ? "rope_type" : it.key();
+        if (it->is_null()) continue;
+        const json* other = member(rope_parameters, key.c_str());
+        if (!other && key == "rope_type") other = member(rope_parameters, "type");
+        if (!other) return false;
+        if (key == "rope_type" && it->is_string() && other->is_string()) {
+            // Legacy spellings Hugging Face maps on load.
+            auto canonical = [](std::string t) { return t == "mrope" ? std::string("default") : t == "su" ? std::string("longrope") : t; };
+            if (canonical(it->get<std::string>()) != canonical(other->get<std::string>())) return false;
+            continue;
+        }
+        if (!equal(*it, *other)) return false;
+    }
+    for (auto it = rope_parameters.begin(); it != rope_parameters.end(); ++it) {
+        const std::string& key = it.key();
+        if (key == "rope_theta" || key == "partial_rotary_factor" || it->is_null()) continue;
+        if (key == "rope_type" || key == "type") {
+            if (!member(rope_scaling, "rope_type") && !member(rope_scaling, "type") && *it != json("default")) return false;
+            continue;
+        }
+        if (!member(rope_scaling, key.c_str())) return false;
+    }
+    return true;
+}
+
+inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const GroupContext& context = {})
+{
+    if (!config.is_object()) fail_json("config", "expected a JSON object", config);
+    HfRopeConfig out;
+
+    if (const json* v = member(config, "model_type")) {
+        if (!v->is_string()) fail_json("model_type", "expected a string", *v);
+        out.model_type = v->get<std::string>();
+    }
+    if (const json* v = member(config, "_name_or_path")) {
+        if (!v->is_string()) fail_json("_name_or_path", "expected a string", *v);
+        out.name_or_path = v->get<std::string>();
+    }
+    if (out.model_type.empty()) out.model_type = context.model_type;
+    if (out.name_or_path.empty()) out.name_or_path = context.name_or_path;
+    const FamilyRules* family = find_family(out.model_type);
+    const bool gptj_like = out.model_type == "gptj" || out.model_type == "codegen";
+    const bool deepseek = member(config, "qk_rope_head_dim") != nullptr;
+
+    // ---- max_position_embeddings (GPT-J: n_positions) ----
+    if (const json* v = member(config, "max_position_embeddings"))
+        out.max_position_embeddings = positive_int(*v, "max_position_embeddings");
+    else if (const json* n = member(config, "n_positions"))
+        out.max_position_embeddings = positive_int(*n, "n_positions");
+    else if (family && family->max_position_embeddings > 0) {
+        out.max_position_embeddings = family->max_position_embeddings;
+        out.notes.push_back("max_position_embeddings absent: " + out.model_type + "'s class default " +
+                            std::to_string(family->max_position_embeddings));
+    }
+
+    // ---- head_dim (H) ----
+    if (deepseek) {
+        out.head_dim = positive_int(*member(config, "qk_rope_head_dim"), "qk_rope_head_dim");
+        out.head_dim_key = "qk_rope_head_dim";
+        int nope = 0;
+        if (const json* v = member(config, "qk_nope_head_dim")) {
+            nope = positive_int(*v, "qk_nope_head_dim");
+            if (nope > max_head_dim) fail_json("qk_nope_head_dim", "expected a positive integer <= 65536", *v);
+        }
+        out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
+        out.notes.push_back("DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
+                            "it (even then odd indices) and rotates half_split, which equals interleaved pairs on the "
+                            "checkpoint layout");
+    } else if (const json* v = member(config, "head_dim"); v && !(family && family->head_dim_from_hidden)) {
+        out.head_dim = positive_int(*v, "head_dim");
+        out.head_dim_key = "head_dim";
+    } else if (family && family->head_dim > 0 && !member(config, "head_dim")) {
+        out.head_dim = family->head_dim;
+        out.head_dim_key = "head_dim";
+        out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " + std::to_string(family->head_dim));
+    } else {
+        const char* hidden_key = member(config, "hidden_size") ? "hidden_size" : "n_embd";
+        const char* heads_key = member(config, "num_attention_heads") ? "num_attention_heads" : "n_head";
+        const json* hidden = member(config, hidden_key);
+        const json* heads = member(config, heads_key);
+        if (!hidden) fail("hidden_size", "expected a positive integer (no head_dim given)", "nothing");
+        if (!heads) fail("num_attention_heads", "expected a positive integer (no head_dim given)", "nothing");
+        const int h = positive_int(*hidden, hidden_key);
+        const int n = positive_int(*heads, heads_key);
+        out.head_dim = h / n;  // Python floor division of positive ints
+        out.head_dim_key = std::string(hidden_key) + " / " + heads_key;
+        if (out.head_dim <= 0)
+            fail(hidden_key, "expected hidden_size // num_attention_heads >= 1", std::to_string(h) + " // " + std::to_string(n));
+    }
+    if (out.head_dim > max_head_dim)
+        fail(out.head_dim_key, "expected a head of at most " + std::to_string(max_head_dim) + " dimensions",
+             std::to_string(out.head_dim));
+    out.rotary_dim_key = out.head_dim_key;
+
+    // ---- the scaling dict: v5 rope_parameters, else rope_scaling ----
+    const json* scaling = nullptr;
+    for (const char* key : {"rope_parameters", "rope_scaling"}) {
+        if (const json* v = member(config, key)) {
+            if (!v->is_object()) fail_json(key, "expected an object or null", *v);
+            if (!scaling) {
+                scaling = v;
+                out.scaling_key = key;
+            }
+        }
+    }
+    if (const json* both = member(config, "rope_scaling");
+        both && scaling && out.scaling_key == "rope_parameters" && context.check_rope_scaling) {
+        // v5 moved rope_scaling into rope_parameters; a config carrying both must say one thing.
+        const json* compared = scaling;
+        std::string compared_key = "rope_parameters";
+        if (context.dict) compared = context.dict, compared_key = context.dict_key;
+        if (!same_scaling(*both, *compared))
+            fail("rope_scaling", "expected the same RoPE parameters as " + compared_key +
+                                     " (the config carries both and they disagree; Hugging Face v5 would use " +
+                                     compared_key + ")",
+                 shown(*both));
+    }
+    if (context.dict) {
+        scaling = context.dict;
+        out.scaling_key = context.dict_key;
+    }
+    if (context.no_scaling) {
+        scaling = nullptr;
+        out.scaling_key.clear();
+    }
+    const std::string sk = out.scaling_key;
+    auto skey = [&](const char* k) { return sk + "." + k; };
+
+    // ---- partial rotary ----
+    double prf = family && family->partial_rotary_factor ? *family->partial_rotary_factor : 1.0;
+    std::string prf_key = family && family->partial_rotary_factor ? "partial_rotary_factor" : "";
+    if (const json* v = member(config, "rotary_pct")) prf = number(*v, "rotary_pct"), prf_key = "rotary_pct";
+    if (const json* v = member(config, "partial_rotary_factor")) prf = number(*v, "partial_rotary_factor"), prf_key = "partial_rotary_factor";
+    if (scaling)
+        if (const json* v = member(*scaling, "partial_rotary_factor"))
+            prf = number(*v, skey("partial_rotary_factor")), prf_key = skey("partial_rotary_factor");
+    if (!(prf > 0.0 && prf <= 1.0)) fail(prf_key, "expected a number in (0, 1]", detail::format_value(prf));
+
+    if (gptj_like && member(config, "rotary_dim")) {
+        out.rotary_dim = positive_int(*member(config, "rotary_dim"), "rotary_dim");
+        out.rotary_dim_key = "rotary_dim";
+    } else {
+        out.rotary_dim = static_cast<int>(static_cast<double>(out.head_dim) * prf);  // HF: int(H * prf)
+        if (!prf_key.empty()) out.rotary_dim_key = prf_key;
+    }
+    if (out.rotary_dim <= 0 || out.rotary_dim % 2 != 0 || out.rotary_dim > out.head_dim)
+        fail(out.rotary_dim_key,
+             "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
+             std::to_string(out.rotary_dim));
+
+    // ---- base ----
+    if (!gptj_like) {
+        if (const json* v = member(config, "rotary_emb_base"))
+            out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
+        if (const json* v = member(config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
+        if (scaling)
+            if (const json* v = member(*scaling, "rope_theta"))
+                out.rope_theta = number(*v, skey("rope_theta")), out.rope_theta_key = skey("rope_theta");
+        const bool theta_given = member(config, "rope_theta") || member(config, "rotary_emb_base") ||
+                                 (scaling && member(*scaling, "rope_theta"));
+        if (!theta_given && family && family->rope_theta) {
+            out.rope_theta = *family->rope_theta;
+            out.notes.push_back("rope_theta absent: " + out.model_type + "'s class default " +
+                                detail::format_value(*family->rope_theta));
+        }
+        if (context.base) out.rope_theta = *context.base, out.rope_theta_key = context.base_key;
+    }
+    if (!(out.rope_theta > 1.0))
+        fail(out.rope_theta_key, "expected a finite number > 1", detail::format_value(out.rope_theta));
+
+    // ---- pairing ----
+    out.pairing = family ? family->pairing : Pairing::half_split;
+    if (deepseek)
+        if (const json* v = member(config, "rope_interleave")) {
+            if (!v->is_boolean()) fail_json("rope_interleave", "expected true or false", *v);
+            if (!v->get<bool>()) out.pairing = Pairing::half_split;
+        }
+
+    // ---- top-level original_max_position_embeddings (Phi-3) ----
+    std::optional<std::int64_t> top_level_l0;
+    if (const json* v = member(config, "original_max_position_embeddings"))
+        top_level_l0 = positive_int(*v, "original_max_position_embeddings");
+
+    if (!scaling) return out;
+
+    // ---- rope type ----
+    const json* type_value = member(*scaling, "rope_type");
+    std::string type_key = skey("rope_type");
+    if (!type_value) type_value = member(*scaling, "type"), type_key = skey("type");
+    if (type_value) {
+        if (!type_value->is_string()) fail_json(type_key, "expected a string", *type_value);
+        out.rope_type = type_value->get<std::string>();
+    }
+    if (out.model_type == "phi3" && (out.rope_type == "su" || out.rope_type == "yarn")) {
+        out.notes.push_back("Phi-3: legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
+        out.rope_type = "longrope";
+    }
+    if (out.rope_type == "su") out.rope_type = "longrope";
+    if (out.rope_type == "mrope") {
+        // Qwen2-VL's legacy spelling: Hugging Face reads it as "default" plus mrope_section.
+        out.notes.push_back(type_key + " \"mrope\" is read as \"default\" with " + sk + ".mrope_section");
+        out.rope_type = "default";
+    }
+    if (out.rope_type.find("dynamic") != std::string::npos) out.rope_type = "dynamic";  // HF: substring test
+    const std::set<std::string> types{"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
+    if (types.count(out.rope_type) == 0)
+        fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
+
+    // ---- unknown keys: warnings ----
+    const std::set<std::string> known = known_scaling_keys(out.rope_type);
+    for (auto it = scaling->begin(); it != scaling->end(); ++it)
+        if (known.count(it.key()) == 0)
+            out.warnings.push_back({skey(it.key().c_str()), "unrecognized key for rope_type \"" + out.rope_type + "\""});
+
+    // ---- parameters ----
+    auto optional_number = [&](const char* key) -> std::optional<double> {
+        if (const json* v = member(*scaling, key)) return number(*v, skey(key));
+        return std::nullopt;
+    };
+    if (const json* v = member(*scaling, "factor")) {
+        out.factor_key = skey("factor");
+        out.factor = number(*v, skey("factor"), "expected a number >= 1");
+        if (*out.factor < 1.0) fail_json(skey("factor"), "expected a number >= 1", *v);
+        if (v->is_number_integer())
+            out.warnings.push_back({skey("factor"), "is an integer (" + v->dump() +
+                                                        "); Hugging Face expects a float, warns, and uses it"});
+    }
+    out.attention_factor = optional_number("attention_factor");
+    out.beta_fast = optional_number("beta_fast");
+    out.beta_slow = optional_number("beta_slow");
+    out.mscale = optional_number("mscale");
+    out.mscale_all_dim = optional_number("mscale_all_dim");
+    out.low_freq_factor = optional_number("low_freq_factor");
+    out.high_freq_factor = optional_number("high_freq_factor");
+    if (const json* v = member(*scaling, "truncate")) {
+        if (!v->is_boolean()) fail_json(skey("truncate"), "expected true or false", *v);
+        out.truncate = v->get<bool>();
+    }
+    if (const json* v = member(*scaling, "mrope_section")) {
+        if (!v->is_array() || v->empty()) fail_json(skey("mrope_section"), "expected a list of positive integers", *v);
+        for (std::size_t i = 0; i < v->size(); ++i)
+            out.mrope_section.push_back(positive_int((*v)[i], skey("mrope_section") + "[" + std::to_string(i) + "]"));
+    }
+    if (const json* v = member(*scaling, "mrope_interleaved")) {
+        if (!v->is_boolean()) fail_json(skey("mrope_interleaved"), "expected true or false", *v);
+        out.mrope_interleaved = v->get<bool>();
+    }
+    if (const json* v = member(*scaling, "alpha")) {
+        out.alpha = number(*v, skey("alpha"), "expected a finite number > 0");
+        if (!(*out.alpha > 0.0)) fail_json(skey("alpha"), "expected a finite number > 0", *v);
+    }
+    if (const json* v = member(*scaling, "short_factor")) out.short_factor = number_list(*v, skey("short_factor"));
+    if (const json* v = member(*scaling, "long_factor")) out.long_factor = number_list(*v, skey("long_factor"));
+
+    // L0: G4 priority (top-level attribute, then the dict, then max_position_embeddings).
+    std::optional<std::int64_t> dict_l0;
+    if (const json* v = member(*scaling, "original_max_position_embeddings"))
+        dict_l0 = positive_int(*v, skey("original_max_position_embeddings"));
+    if (out.rope_type == "yarn" || out.rope_type == "llama3" || out.rope_type == "longrope") {
+        if (top_level_l0) {
+            out.original_max_position_embeddings = top_level_l0;
+            out.original_max_position_embeddings_key = "original_max_position_embeddings";
+        } else if (dict_l0) {
+            out.original_max_position_embeddings = dict_l0;
+            out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
+        } else if (out.rope_type != "llama3" && out.max_position_embeddings > 0) {
+            out.original_max_position_embeddings = out.max_position_embeddings;
+            out.original_max_position_embeddings_key = "max_position_embeddings";
+        }
+    } else if (dict_l0) {
+        out.original_max_position_embeddings = dict_l0;
+        out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
+    }
+
+    // ---- required keys and cross-checks (section 11) ----
+    auto require_key = [&](bool present, const char* key) {
+        if (!present) fail(skey(key), "expected a value (required for rope_type \"" + out.rope_type + "\")", "nothing");
+    };
+    const double L = static_cast<double>(out.max_position_embeddings);
+    if (out.rope_type == "linear" || out.rope_type == "dynamic") require_key(out.factor.has_value(), "factor");
+    if (out.rope_type == "dynamic" && out.max_position_embeddings <= 0)  // a top-level key, not in the dict
+        fail("max_position_embeddings", "expected a value (required for rope_type \"dynamic\")", "nothing");
+    if (out.rope_type == "yarn") {
+        if (!out.factor) {
+            // G4: factor falls back to L / L0 when missing.
+            require_key(out.original_max_position_embeddings.has_value() && out.max_position_embeddings > 0, "factor");
+            out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
+            out.factor_key = "max_position_embeddings / original_max_position_embeddings";
+            if (*out.factor < 1.0) fail(out.factor_key, "expected a number >= 1", detail::format_value(*out.factor));
+            out.warnings.push_back({skey("factor"), "missing; using max_position_embeddings / original_max_position_embeddings = " +
+                                                        detail::format_value(*out.factor)});
+        } else if (out.original_max_position_embeddings && out.max_position_embeddings > 0) {
+            const double implied = L / static_cast<double>(*out.original_max_position_embeddings);
+            if (implied != *out.factor && implied != 1.0)
+                out.warnings.push_back({skey("factor"), "differs from max_position_embeddings / original_max_position_embeddings = " +
+                                                            detail::format_value(implied) + "; using the explicit factor"});
+        }
+        if (!out.original_max_position_embeddings)
+            fail(skey("original_max_position_embeddings"), "expected a value (no max_position_embeddings to fall back on)",
+                 "nothing");
+    }
+    if (out.rope_type == "llama3") {
+        require_key(out.factor.has_value(), "factor");
+        require_key(out.low_freq_factor.has_value(), "low_freq_factor");
+        require_key(out.high_freq_factor.has_value(), "high_freq_factor");
+        require_key(out.original_max_position_embeddings.has_value(), "original_max_position_embeddings");
+    }
+    if (out.rope_type == "longrope") {
+        require_key(!out.short_factor.empty(), "short_factor");
+        require_key(!out.long_factor.empty(), "long_factor");
+        const std::size_t pairs = static_cast<std::size_t>(out.rotary_dim / 2);
+        for (const auto& [key, list] : {std::pair<const char*, const std::vector<double>*>{"short_factor", &out.short_factor},
+                                        {"long_factor", &out.long_factor}})
+            if (list->size() != pairs)
+                fail(skey(key), "expected " + std::to_string(pairs) + " numbers (rotary_dim / 2)",
+                     std::to_string(list->size()) + " numbers");
+        if (!out.original_max_position_embeddings)
+            fail("original_max_position_embeddings", "expected a value for rope_type \"longrope\"", "nothing");
+        if (top_level_l0) {
+            // G1-G3 override the factor with L / L0 when the top-level attribute exists; G4 only fills a missing one.
+            if (!out.factor && out.max_position_embeddings > 0) {
+                out.factor = L / static_cast<double>(*top_level_l0);
+                out.factor_key = "max_position_embeddings / original_max_position_embeddings";
+            }
+            out.warnings.push_back({"original_max_position_embeddings",
+                                    "top-level value used as longrope's original length; Hugging Face prefers "
+                                    "rope_scaling.factor"});
+        }
+        if (!out.factor) {
+            if (out.max_position_embeddings > 0) {
+                out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
+                out.factor_key = "max_position_embeddings / original_max_position_embeddings";
+            } else
+                out.warnings.push_back({skey("factor"), "missing and no max_position_embeddings: factor taken as 1"});
+        }
+        // Hugging Face computes with a derived s < 1 (attention factor 1); posenc's scalings extend
+        // contexts only (scaling/common.hpp), so the reader refuses it here, like YaRN's derived factor.
+        if (out.factor && *out.factor < 1.0)
+            fail(out.factor_key, "expected a number >= 1", detail::format_value(*out.factor));
+    }
+    // ---- HunYuan: dynamic NTK with alpha is a static base change ----
+    if (out.alpha && *out.alpha != 0.0) {
+        if (family && family->hunyuan_alpha && out.rope_type == "dynamic") {
+            // modeling_hunyuan_v1_dense.py: base = rope_theta * alpha ** (head_dim / (head_dim - 2)), then the
+            // default table over the whole head (dim = head_dim), attention factor 1.
+            const double h = static_cast<double>(out.head_dim);
+            if (out.head_dim <= 2)
+                fail(skey("alpha"), "expected a head_dim > 2 (alpha scales the base by alpha^(H / (H - 2)))",
+                     std::to_string(out.head_dim));
+            const double base = out.rope_theta * std::pow(*out.alpha, h / (h - 2.0));
+            if (!(std::isfinite(base) && base > 1.0))
+                fail(skey("alpha"), "expected rope_theta * alpha^(H / (H - 2)) finite and > 1",
+                     detail::format_value(base));
+            out.notes.push_back("HunYuan alpha: base = rope_theta * alpha^(H / (H - 2)) = " + detail::format_value(base) +
+                                " with the default table (Hugging Face's init table, used up to max_position_embeddings)");
+            out.rope_theta = base;
+            out.rope_theta_key = out.rope_theta_key + " * " + skey("alpha") + "^(H/(H-2))";
+            out.rotary_dim = out.head_dim;
+            out.rope_type = "default";
+            out.factor.reset();
+            out.factor_key.clear();
+        } else if (family) {
+            out.warnings.push_back({skey("alpha"), "only HunYuan's dynamic RoPE reads it; " + out.model_type +
+                                                       "'s code ignores it, and so does posenc"});
+        }
+    }
+    return out;
+}
+
+}  // namespace detail_json
+
+}  // namespace posenc::hf

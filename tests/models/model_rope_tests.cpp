@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+// The model-level reader (posenc/models/hf_config.hpp read_model, hf_config_json.hpp) and
+// ModelRope (posenc/model_rope.hpp) on real configs of every family with per-layer RoPE, NoPE
+// layers, multi-axis RoPE, nested text_config, interleaved pairing or model-specific defaults.
+//
+// Expected values: tests/models/model_rope_reference_values.py (output pasted in
+// model_rope_reference_values.inc), which applies Hugging Face transformers' rules written out
+// from the transformers sources it names, independently of posenc: the layer map (NoPE layers,
+// group per layer), each group's head_dim / rotary_dim / base / pairing, every inv_freq exactly
+// (mpmath) and in Hugging Face's float32 arithmetic (numpy float32), and the M-RoPE axis of each
+// pair. Checked: hf_float32 tables within 1e-6 relative of the float32 values, exact tables
+// within 1e-12 relative. The configs and their sources: tests/data/configs/README.md.
+#include <posenc/model_rope.hpp>
+#include <posenc/models/hf_config.hpp>
+#include <posenc/models/presets.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#ifndef POSENC_TEST_DATA_DIR
+#error "POSENC_TEST_DATA_DIR must point at tests/data"
+#endif
+
+namespace {
+
+struct ExpectedGroup {
+    const char* name;
+    int head_dim;
+    int rotary_dim;
+    double base;
+    posenc::Pairing pairing;
+    const std::vector<double>* exact;
+    const std::vector<double>* f32;
+};
+
+struct ExpectedModel {
+    const char* file;
+    int num_layers;
+    std::vector<int> layer_group;  // index into groups, -1 = NoPE
+    std::vector<ExpectedGroup> groups;
+    std::vector<int> axes;  // M-RoPE axis per pair; empty = one position axis
+};
+
+#include "models/model_rope_reference_values.inc"
+
+posenc::hf::HfModel load(const std::string& file)
+{
+    return posenc::hf::read_model(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file);
+}
+
+std::string error_of(const std::string& text)
+{
+    try {
+        posenc::hf::parse_model(text);
+    } catch (const posenc::error& e) {
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+double relative(double got, double want) { return want == 0.0 ? std::abs(got) : std::abs(got - want) / std::abs(want); }
+
+/// Checks one model read from its config against the script's values.
+void check_model(const ExpectedModel& want, const posenc::ModelRope& rope)
+{
+    REQUIRE(rope.num_layers().has_value());
+    CHECK(*rope.num_layers() == want.num_layers);
+    REQUIRE(rope.num_groups() == static_cast<int>(want.groups.size()));
+    std::vector<int> nope;
+    for (int layer = 0; layer < want.num_layers; ++layer) {
+        const int g = want.layer_group[static_cast<std::size_t>(layer)];
+        if (g < 0) {
+            nope.push_back(layer);
+            CHECK_FALSE(rope.layer_has_rope(layer));
+            continue;
+        }
+        REQUIRE(rope.layer_has_rope(layer));
+        CHECK(rope.group_of_layer(layer).name == want.groups[static_cast<std::size_t>(g)].name);
+    }
+    CHECK(rope.nope_layers() == nope);
+    for (const ExpectedGroup& eg : want.groups) {
+        INFO("group " << eg.name);
+        const posenc::RopeGroup& g = rope.group(eg.name);
+        CHECK(g.spec.head_dim() == eg.head_dim);
+        CHECK(g.spec.rotary_dim() == eg.rotary_dim);
+        CHECK(relative(g.spec.base(), eg.base) <= 1e-14);
+        CHECK(g.spec.pairing() == eg.pairing);
+        const posenc::FrequencyTable exact = g.table(posenc::Precision::exact);
+        const posenc::FrequencyTable f32 = g.table(posenc::Precision::hf_float32);
+        REQUIRE(exact.num_pairs() == static_cast<int>(eg.exact->size()));
+        REQUIRE(f32.num_pairs() == static_cast<int>(eg.f32->size()));
+        double worst_exact = 0.0, worst_f32 = 0.0;
+        for (int i = 0; i < exact.num_pairs(); ++i) {
+            worst_exact = std::max(worst_exact, relative(exact.inv_freq(i), (*eg.exact)[static_cast<std::size_t>(i)]));
+            worst_f32 = std::max(worst_f32, relative(f32.inv_freq(i), (*eg.f32)[static_cast<std::size_t>(i)]));
+        }
+        CHECK(worst_exact <= 1e-12);
+        CHECK(worst_f32 <= 1e-6);
+    }
+    if (want.axes.empty()) {
+        CHECK_FALSE(rope.multi_axis().has_value());
+    } else {
+        REQUIRE(rope.multi_axis().has_value());
+        CHECK(rope.multi_axis()->pair_axes() == want.axes);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("[HF rules, model_rope_reference_values.py] every real config: layer map, groups, tables, M-RoPE axes")
+{
+    for (const ExpectedModel* want : expected_models) {
+        INFO("config " << want->file);
+        const posenc::hf::HfModel model = load(want->file);
+        check_model(*want, model.rope);
+    }
+}
+
+TEST_CASE("[HF configuration files] per-model defaults for missing keys")
+{
+    // falcon/configuration_falcon.py: max_position_embeddings 2048 (tiiuae/falcon-7b has none).
+    CHECK(load("falcon-7b.json").rope.primary_group().max_position_embeddings == 2048);
+    // ernie4_5/configuration_ernie4_5.py: rope_theta 500000 when absent.
+    CHECK(load("ernie-4.5-0.3b-no-rope-theta.json").rope.primary_group().spec.base() == 500000.0);
+    // qwen3_next/configuration_qwen3_next.py: partial_rotary_factor 0.25 -> 256 * 0.25 = 64.
+    CHECK(load("qwen3-next-no-partial-rotary-factor.json").rope.primary_group().spec.rotary_dim() == 64);
+    // gpt_neox/configuration_gpt_neox.py: rotary_pct 0.25 -> 96 * 0.25 = 24; max_position_embeddings 2048.
+    const auto neox = load("gpt-neox-20b-no-rotary-pct.json");
+    CHECK(neox.rope.primary_group().spec.rotary_dim() == 24);
+    CHECK(neox.rope.primary_group().max_position_embeddings == 2048);
+    // gemma3/configuration_gemma3.py: google/gemma-3-4b-it's text_config names neither head_dim
+    // nor rope_theta nor rope_local_base_freq: 256, 1e6, 1e4.
+    const auto gemma = load("gemma-3-4b-it.json");
+    CHECK(gemma.model_type == "gemma3_text");
+    CHECK(gemma.rope.group("full_attention").spec.base() == 1e6);
+    CHECK(gemma.rope.group("sliding_attention").spec.base() == 1e4);
+    CHECK(gemma.rope.group("full_attention").spec.head_dim() == 256);
+    CHECK(gemma.rope.primary_group().name == "full_attention");
+}
+
+TEST_CASE("[HF modeling files] the pairing comes from model_type")
+{
+    CHECK(load("ernie-4.5-0.3b-pt.json").rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
+    CHECK(load("llama-4-scout-17b-16e-instruct.json").rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
+    CHECK(load("command-r7b-12-2024.json").rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
+    CHECK(load("olmo-2-1124-7b.json").rope.primary_group().spec.pairing() == posenc::Pairing::half_split);
+    // An unknown model_type with plain keys: accepted, half_split, one warning saying so.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "brand_new_lm", "hidden_size": 1024,
+                                               "num_attention_heads": 8, "num_hidden_layers": 4, "rope_theta": 1e4})");
+    CHECK(m.rope.primary_group().spec.pairing() == posenc::Pairing::half_split);
+    REQUIRE(m.warnings.size() == 1);
+    CHECK(m.warnings[0].key == "model_type");
+    CHECK(m.warnings[0].message ==
+          "\"brand_new_lm\" is not a model type posenc knows; half_split pairing (rotate_half) and generic defaults assumed");
+}
+
+TEST_CASE("[ModelRope] a NoPE layer has no table, and says so by number")
+{
+    const auto smol = load("smollm3-3b.json");
+    CHECK(smol.rope.nope_layers() == std::vector<int>{3, 7, 11, 15, 19, 23, 27, 31, 35});
+    std::string message;
+    try {
+        (void)smol.rope.table_for_layer(3);
+    } catch (const posenc::error& e) {
+        message = e.what();
+    }
+    CHECK(message == "layer 3 has no RoPE (NoPE layer); there is no table to apply");
+    CHECK(smol.rope.table_for_layer(2).num_pairs() == 64);
+    try {
+        (void)smol.rope.table_for_layer(36);
+        message = "(accepted)";
+    } catch (const posenc::error& e) {
+        message = e.what();
+    }
+    CHECK(message == "layer 36 must be < num_layers 36");
+}
+
+TEST_CASE("[ModelRope] validation: names, layer map, multi-axis width")
+{
+    const auto group = posenc::RopeGroup::make("default", posenc::RopeSpec::full(64, 1e4));
+    auto message_of = [](auto&& build) {
+        try {
+            build();
+        } catch (const posenc::error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    CHECK(message_of([&] { posenc::ModelRope({group, group}, {0, 1}); }) ==
+          "groups[1].name \"default\" must differ from every other group's name");
+    CHECK(message_of([&] { posenc::ModelRope({group}, {0, 2}); }) ==
+          "layer_groups[1] 2 must be ModelRope::no_rope or a group index (0 .. 0)");
+    CHECK(message_of([&] {
+              posenc::ModelRope({group, posenc::RopeGroup::make("other", posenc::RopeSpec::full(64, 1e6))}, {0, 0});
+          }) == "groups[1] \"other\" is used by no layer");
+    CHECK(message_of([&] { posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({8, 12, 12}, 64)); })
+              .rfind("mrope_section sum", 0) == 0);
+    CHECK(message_of([&] { posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({16, 24, 24}, 64)); }) ==
+          "multi_axis.num_pairs 64 must equal the pairs of group \"default\" (32)");
+    CHECK(message_of([&] { posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({8, 12, 12}, 32)); }) ==
+          "(accepted)");
+    CHECK(message_of([&] { (void)posenc::ModelRope::uniform(group); }) == "(accepted)");
+    CHECK_FALSE(posenc::ModelRope::uniform(group).num_layers().has_value());
+}
+
+TEST_CASE("[refusals] every key posenc cannot represent is an error naming the key")
+{
+    // Falcon's ALiBi attention biases are not RoPE.
+    CHECK(error_of(R"({"model_type": "falcon", "alibi": true, "hidden_size": 4544, "n_head": 71})") ==
+          "alibi: expected false: ALiBi adds attention biases instead of rotating q and k, and posenc describes RoPE "
+          "only, got true");
+    // Model-specific keys under a model_type posenc does not know.
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "rope_local_base_freq": 10000})") ==
+          "rope_local_base_freq: is read only for model types posenc knows; model_type \"mystery\" is not one, and how "
+          "its code uses this key cannot be told from the config, got 10000");
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "num_hidden_layers": 2, "no_rope_layers": [1, 0]})")
+              .rfind("no_rope_layers: is read only for model types posenc knows", 0) == 0);
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "num_hidden_layers": 2, "no_rope_layer_interval": 2})")
+              .rfind("no_rope_layer_interval: is read only for model types posenc knows", 0) == 0);
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "num_hidden_layers": 4, "sliding_window_pattern": 2})")
+              .rfind("sliding_window_pattern: is read only for model types posenc knows", 0) == 0);
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "full_attention_interval": 4})")
+              .rfind("full_attention_interval: is read only for model types posenc knows", 0) == 0);
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64,
+                       "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 12]}})")
+              .rfind("rope_scaling.mrope_section: is read only for model types posenc knows", 0) == 0);
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64,
+                       "rope_scaling": {"rope_type": "default", "mrope_interleaved": true}})")
+              .rfind("rope_scaling.mrope_interleaved: is read only for model types posenc knows", 0) == 0);
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "max_position_embeddings": 4096,
+                       "rope_scaling": {"type": "dynamic", "factor": 1.0, "alpha": 1000.0}})")
+              .rfind("rope_scaling.alpha: is read only for model types posenc knows", 0) == 0);
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "layer_types": ["full_attention", "sliding_attention"]})") ==
+          "layer_types[1]: expected every layer of the same type for model_type \"mystery\" (whether its layer types "
+          "share one RoPE cannot be told from the config), got \"sliding_attention\"");
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "layer_types": ["full_attention"],
+                       "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e4}}})")
+              .rfind("rope_parameters: expected one dict for model_type \"mystery\"", 0) == 0);
+    // Known families, values their code cannot use.
+    CHECK(error_of(R"({"model_type": "exaone4", "head_dim": 64, "num_hidden_layers": 4, "sliding_window_pattern": "LLLG"})") ==
+          "sliding_window_pattern: expected a positive integer (a string pattern is read only together with an "
+          "explicit layer_types), got \"LLLG\"");
+    CHECK(error_of(R"({"model_type": "cohere2", "hidden_size": 512, "num_attention_heads": 8, "num_hidden_layers": 4,
+                       "sliding_window": null})") ==
+          "sliding_window: expected a window: Cohere 2 rotates only its sliding-window layers, so null leaves the "
+          "model without RoPE, got null");
+    CHECK(error_of(R"({"model_type": "smollm3", "head_dim": 64, "num_hidden_layers": 4, "no_rope_layers": [1, 0, 1, 2]})") ==
+          "no_rope_layers[3]: expected 1 (RoPE) or 0 (NoPE), got 2");
+    CHECK(error_of(R"({"model_type": "smollm3", "head_dim": 64, "num_hidden_layers": 4, "no_rope_layers": [1, 0]})") ==
+          "no_rope_layers: expected a list of 0 / 1 with at least one entry per layer (4), got [1,0]");
+    CHECK(error_of(R"({"model_type": "qwen2_vl", "hidden_size": 512, "num_attention_heads": 8,
+                       "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 8]}})") ==
+          "rope_scaling.mrope_section: must equal num_pairs 32 (mrope_section [8, 12, 8] counts pairs: rotary_dim / 2), "
+          "got 28");
+    CHECK(error_of(R"({"model_type": "gemma3", "text_config": {"num_hidden_layers": 2, "layer_types": ["sliding_attention",
+                       "full_attention"], "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}})") ==
+          "text_config.rope_parameters: expected an entry for layer type \"full_attention\" (used in layer_types), got "
+          "{\"sliding_attention\":{\"rope_theta\":10000.0,\"rope_type\":\"d...");
+    CHECK(error_of(R"({"model_type": "gemma3_text", "head_dim": 64, "num_hidden_layers": 2,
+                       "layer_types": ["sliding_attention", "chunked_attention"]})") ==
+          "layer_types: expected \"sliding_attention\" or \"full_attention\" for Gemma 3, got \"chunked_attention\"");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "num_hidden_layers": 3, "layer_types": ["full_attention"]})") ==
+          "layer_types: expected one entry per layer (num_hidden_layers 3), got 1 entries");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "position_embedding_type": "absolute"})") ==
+          "position_embedding_type: expected \"rope\" (posenc describes RoPE only), got \"absolute\"");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_scaling": {"rope_type": "proportional"}})") ==
+          "rope_scaling.rope_type: expected one of default, linear, dynamic, yarn, longrope, llama3, got \"proportional\"");
+}
+
+TEST_CASE("[messages] values shown as written, long values cut, rope_scaling beside rope_parameters")
+{
+    // 1e-400 underflows double: refused, shown as written (not "0").
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_theta": 1e-400})") ==
+          "rope_theta: expected a finite number within double's range (the literal underflows to 0), got 1e-400");
+    // A 5,000-digit integer in an unrelated key: named, and cut with an ellipsis.
+    const std::string huge = R"({"model_type": "llama", "head_dim": 64, "vocab_size": 1)" + std::string(4999, '7') + "}";
+    const std::string message = error_of(huge);
+    CHECK(message.size() < 160);
+    CHECK(message == "vocab_size: expected a number within double's range, got 1" + std::string(56, '7') + "...");
+    // Both dicts, disagreeing: refused naming both keys.
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
+                       "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+                       "rope_parameters": {"rope_type": "linear", "factor": 4.0, "rope_theta": 1e4}})") ==
+          "rope_scaling: expected the same RoPE parameters as rope_parameters (the config carries both and they "
+          "disagree; Hugging Face v5 would use rope_parameters), got {\"factor\":2.0,\"rope_type\":\"linear\"}");
+    // Both dicts, agreeing (legacy "type" spelling, v5 adding rope_theta): accepted.
+    const auto agree = posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
+                       "rope_scaling": {"type": "linear", "factor": 2.0},
+                       "rope_parameters": {"rope_type": "linear", "factor": 2, "rope_theta": 1e4}})");
+    CHECK(posenc::scaling_factor(agree.rope.primary_group().scaling) == 2.0);
+    // Nested: key paths carry text_config.
+    CHECK(error_of(R"({"model_type": "llama4", "text_config": {"head_dim": 64, "num_hidden_layers": 4,
+                       "rope_theta": 0.5}})") == "text_config.rope_theta: expected a finite number > 1, got 0.5");
+}
+
+TEST_CASE("[presets] Gemma 3, Llama 4, SmolLM3, Qwen2.5-VL as ModelRope equal the script's values")
+{
+    const std::vector<std::pair<posenc::ModelRope, const ExpectedModel*>> presets{
+        {posenc::models::gemma_3_4b_it_rope(), &gemma_3_4b_it_json},
+        {posenc::models::llama_4_scout_rope(), &llama_4_scout_17b_16e_instruct_json},
+        {posenc::models::smollm3_3b_rope(), &smollm3_3b_json},
+        {posenc::models::qwen2_5_vl_7b_rope(), &qwen2_5_vl_7b_instruct_json},
+    };
+    for (const auto& [rope, want] : presets) {
+        INFO("preset for " << want->file);
+        check_model(*want, rope);
+    }
+}
