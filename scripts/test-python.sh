@@ -8,12 +8,13 @@
 #      tree with the README's PYTHONPATH line and check the README's acceptance line prints 24.
 # The interpreter is $POSENC_PYTHON, default /usr/bin/python3 (Debian's, with numpy and pytest;
 # torch tests skip with their reason when torch is absent). Extra arguments go to both configures
-# (e.g. -DCMAKE_CXX_COMPILER=clang++).
+# (e.g. -DCMAKE_CXX_COMPILER=clang++, with POSENC_PYTHON_BUILD_DIR=build/python-tests-clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 python="${POSENC_PYTHON:-/usr/bin/python3}"
 jobs="$(nproc)"
+build_dir="${POSENC_PYTHON_BUILD_DIR:-build/python-tests}"  # e.g. build/python-tests-clang with -DCMAKE_CXX_COMPILER=clang++
 
 launcher=()
 if command -v ccache >/dev/null; then
@@ -32,11 +33,11 @@ build_module() {
 }
 
 echo "=== posenc Python module: build ==="
-build_module "$root" "$root/build/python-tests"
+build_module "$root" "$root/$build_dir"
 
 echo "=== posenc Python module: pytest ==="
 status=0
-PYTHONPATH="$root/build/python-tests/python" "$python" -m pytest -q -p no:cacheprovider python/tests || status=$?
+PYTHONPATH="$root/$build_dir/python" "$python" -m pytest -q -p no:cacheprovider python/tests || status=$?
 if [ "$status" -eq 5 ]; then
   echo "test-python.sh: pytest collected no tests" >&2
   exit 1
@@ -48,8 +49,8 @@ echo "=== posenc Python module: install from a fresh clone ==="
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 git clone -q "$root" "$tmp/src"
-build_module "$tmp/src" "$tmp/src/build/python-tests" -DCMAKE_INSTALL_PREFIX="$tmp/prefix"
-cmake --install "$tmp/src/build/python-tests" --component python >/dev/null
+build_module "$tmp/src" "$tmp/src/$build_dir" -DCMAKE_INSTALL_PREFIX="$tmp/prefix"
+cmake --install "$tmp/src/$build_dir" --component python >/dev/null
 site="$tmp/prefix/$("$python" -c 'import sys; print("lib/python%d.%d/site-packages" % sys.version_info[:2])')"
 cd "$tmp"
 result="$(PYTHONPATH="$site" "$python" -c "import posenc; print(posenc.frequency_table(posenc.presets.qwen3_8b()).count_without_full_turn(32768))")"

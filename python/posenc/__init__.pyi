@@ -241,8 +241,88 @@ def frequency_table(spec: RopeSpec, scaling: Scaling = ..., sequence_length: Opt
 def frequency_table(preset: ModelPreset, scaling: Scaling = ..., sequence_length: Optional[int] = None,
                     precision: PrecisionLike = ...) -> FrequencyTable: ...
 @overload
+def frequency_table(group: RopeGroup, scaling: Scaling = ..., sequence_length: Optional[int] = None,
+                    precision: PrecisionLike = ...) -> FrequencyTable: ...
+@overload
 def frequency_table(model: HfModelRope, scaling: Scaling = ..., sequence_length: Optional[int] = None,
                     precision: PrecisionLike = ...) -> FrequencyTable: ...
+
+# ---- the model-level description
+class MultiAxisKind(enum.Enum):
+    single = 0
+    sections = 1
+    interleaved = 2
+    axial_2d = 3
+    custom = 4
+
+class MultiAxisLayout:
+    @staticmethod
+    def single(num_pairs: int) -> MultiAxisLayout: ...
+    @staticmethod
+    def sections(mrope_section: Sequence[int], num_pairs: int) -> MultiAxisLayout: ...
+    @staticmethod
+    def interleaved(mrope_section: Sequence[int], num_pairs: int) -> MultiAxisLayout: ...
+    @staticmethod
+    def axial_2d(num_pairs: int) -> MultiAxisLayout: ...
+    @staticmethod
+    def from_pair_axes(axis_of_pair: Sequence[int], num_axes: int) -> MultiAxisLayout: ...
+    kind: MultiAxisKind
+    num_axes: int
+    num_pairs: int
+    pair_axes: List[int]
+    mrope_section: List[int]
+    is_interleaved: bool
+    def axis_of_pair(self, pair: int) -> int: ...
+
+def axial_2d_shared_frequencies(head_dim: int, base: float = 10000.0) -> FrequencyTable: ...
+def axial_2d_even_odd_frequencies(head_dim: int, base: float = 10000.0) -> FrequencyTable: ...
+def apply_multi_axis_rope_reference(spec: RopeSpec, table: FrequencyTable, layout: MultiAxisLayout,
+                                    head: npt.ArrayLike, positions: Sequence[int]) -> FloatArray: ...
+
+class RopeGroup:
+    @staticmethod
+    def make(name: str, spec: RopeSpec, scaling: Scaling = ..., max_position_embeddings: int = 0) -> RopeGroup: ...
+    name: str
+    spec: RopeSpec
+    scaling: Scaling
+    max_position_embeddings: int
+    original_length: int
+    attention_factor: float
+    softmax_scale_multiplier: float
+    def table(self, sequence_length: Optional[int] = None, precision: PrecisionLike = ...) -> FrequencyTable: ...
+
+class ModelRope:
+    no_rope: int
+    def __init__(self, groups: Sequence[RopeGroup], layer_groups: Sequence[int],
+                 multi_axis: Optional[MultiAxisLayout] = None) -> None: ...
+    @staticmethod
+    def uniform(group: RopeGroup, num_layers: Optional[int] = None,
+                multi_axis: Optional[MultiAxisLayout] = None) -> ModelRope: ...
+    num_layers: Optional[int]
+    groups: List[RopeGroup]
+    num_groups: int
+    layer_map: List[int]
+    multi_axis: Optional[MultiAxisLayout]
+    def group(self, name: str) -> RopeGroup: ...
+    def primary_group(self) -> RopeGroup: ...
+    def group_index_of_layer(self, layer: int) -> Optional[int]: ...
+    def layer_has_rope(self, layer: int) -> bool: ...
+    def group_of_layer(self, layer: int) -> RopeGroup: ...
+    def table_for_layer(self, layer: int, sequence_length: Optional[int] = None,
+                        precision: PrecisionLike = ...) -> FrequencyTable: ...
+    def nope_layers(self) -> List[int]: ...
+    def layers_of_group(self, group_index: int) -> List[int]: ...
+
+class HfModel:
+    name: str
+    model_type: str
+    rope: ModelRope
+    qk_head_dim: int
+    warnings: List[ConfigWarning]
+    notes: List[str]
+
+def parse_hf_model(text: str) -> HfModel: ...
+def model_from_hf_config(source: Union[str, os.PathLike, Dict[str, Any]]) -> HfModel: ...
 
 # ---- diagnostics and bounds
 class PairDiagnostics:
