@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -61,6 +62,7 @@ Layout layout_of(const std::string& layout)
 /// One array's geometry: an optional batch axis, then tokens, heads and head_dim, in elements.
 struct Geometry {
     char* data;
+    std::ptrdiff_t extent = 0;  ///< elements the array addresses from data (its buffer, as far as it is known)
     std::ptrdiff_t batch = 1, batch_stride = 0;
     kn::HeadsShape shape{};
     kn::HeadsStrides strides{};
@@ -92,11 +94,19 @@ Geometry geometry_of(const py::array& a, const char* name, Layout layout, bool w
 
     Geometry g{static_cast<char*>(const_cast<void*>(a.data()))};
     const auto elements = [&](py::ssize_t axis) { return static_cast<std::ptrdiff_t>(a.strides(axis) / itemsize); };
+    // Elements from data to the array's last element; negative strides add nothing here (the
+    // kernels' checks refuse them), a negative batch stride is refused below.
+    g.extent = a.size() == 0 ? 0 : 1;
+    for (py::ssize_t i = 0; i < ndim; ++i)
+        if (a.strides(i) > 0) g.extent += (a.shape(i) - 1) * elements(i);
     py::ssize_t axis = 0;
     if (ndim == 4) {
         g.batch = a.shape(0);
         g.batch_stride = elements(0);
         axis = 1;
+        if (g.batch > 1 && g.batch_stride < 0)
+            posenc::detail::raise(std::string(name) + ".strides[0]", static_cast<long long>(a.strides(0)),
+                                  "must be >= 0 (the batch axis is walked forward)");
     }
     if (ndim == 2) {
         g.shape = {a.shape(0), 1, a.shape(1)};
@@ -171,11 +181,17 @@ Positions positions_of(const py::object& positions, std::ptrdiff_t batch, bool b
     return p;
 }
 
+/// Batch element b of an array as a HeadsView. Views that carry the number of elements they may
+/// address get the array's extent from there, so the checked kernels prove every access lies
+/// inside the array; views without that field are built from shape and strides alone.
 template <class T>
 kn::HeadsView<T> view_of(const Geometry& g, std::ptrdiff_t b)
 {
     T* data = reinterpret_cast<T*>(g.data) + b * g.batch_stride;
-    return kn::HeadsView<T>(data, g.shape, g.strides);
+    if constexpr (std::is_constructible_v<kn::HeadsView<T>, T*, std::ptrdiff_t, kn::HeadsShape, kn::HeadsStrides>)
+        return kn::HeadsView<T>(data, g.extent - b * g.batch_stride, g.shape, g.strides);
+    else
+        return kn::HeadsView<T>(data, g.shape, g.strides);
 }
 
 struct Call {
