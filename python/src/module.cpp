@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+// python/src/module.cpp: the native module posenc._posenc (the package posenc re-exports it).
+#include "bindings.hpp"
+
+PYBIND11_MODULE(_posenc, m)
+{
+    m.doc() = "posenc: positional-encoding math (RoPE and everything around it), native module.";
+    posenc::python::bind_core(m);
+    posenc::python::bind_scaling(m);
+    posenc::python::bind_analysis(m);
+    posenc::python::bind_encodings(m);
+    posenc::python::bind_models(m);
+    posenc::python::bind_model_rope(m);
+    posenc::python::bind_kernels(m);
+}
