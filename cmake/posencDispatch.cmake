@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # posenc_add_dispatch(<target>): runtime dispatch of posenc's apply kernel for <target>.
 #
 # Adds four generated translation units to <target>, one per instruction set, each compiled

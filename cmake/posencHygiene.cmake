@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Build-time hygiene checks of the headers (the compile is the test; a failure fails the build):
 #  - self-containment: every public header compiles on its own, included twice (guards);
 #  - C++20: the umbrella header (hence every header it includes) compiles as C++20;

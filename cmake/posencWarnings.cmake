@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # posenc_project_target(<target>): the flags every target of this project (not its consumers) gets.
 # Warnings are errors with g++ and clang++.
 function(posenc_project_target target)

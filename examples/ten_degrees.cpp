@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc-ten-degrees: the side lesson's 10-degree example, as a table.
 //
 // Side lesson "does RoPE lose absolute position?" (shared/seeds/004_4f9d72be2efabc26.txt,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for SECONDS (default 60)
 # on a scratch copy of its committed seed corpus. Exit status non-zero on any finding.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]

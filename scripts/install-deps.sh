@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages posenc's build, tests and tools need, when any is missing.
 # Must run as root (or with sudo available). Idempotent: does nothing when all are present.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the kernel benchmarks (benchmarks/bench_kernels.cpp) and writes docs/benchmarks.md:
 # the table of medians with bytes/s and ratios to the in-process streaming loop, the issue's
 # targets checked against them, the machine (lscpu model and flags), the compiler and flags,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole test suite. Installs what is missing, then:
 #   1. g++      : configure, build every target (tests, examples, benchmarks, header hygiene
 #                 checks) with -Wall -Wextra -Wpedantic -Werror, run ctest;

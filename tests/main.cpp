@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The doctest runner for the whole suite. Test files are grouped by source of truth:
 //   lessons/     numbers printed in the lesson pages (shared/seeds)
 //   reference/   Hugging Face and paper test vectors, provenance in each file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // format.hpp: small text helpers shared by posenc-inspect's renderers (numbers, index
 // ranges, word wrapping at 80 columns).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // model.hpp: the model posenc-inspect looks at (a preset or a config.json), and the setup a run
 // inspects: its RopeSpec, the scaling in effect (the model's own or the --scaling override),
 // the original length L and the target length L'.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // options.hpp: posenc-inspect's command line, parsed into an Options value (no I/O here).
 //
 //   posenc-inspect (--preset NAME | --config PATH)

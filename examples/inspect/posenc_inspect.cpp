@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc-inspect: what RoPE does to each frequency pair of a model, and what a context
 // extension changes, as a text table, one JSON object or SVG charts (docs/cli.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // render_json.hpp: the report as exactly one JSON object (docs/cli.md lists the keys).
 //
 //   name, head_dim, rotary_dim, base, pairing ("half_split" | "interleaved"),

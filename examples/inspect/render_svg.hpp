@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // render_svg.hpp: the report as three standalone SVG charts (svg_chart.hpp).
 //
 //   turns.svg           turns of each pair within L on a log axis, with the one-turn line; bars of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // render_text.hpp: the report as a terminal table, at most 80 columns wide.
 //
 //   header   model, dims, base, pairing, scaling and its parameters, L and L', multipliers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // report.hpp: everything posenc-inspect prints, computed before anything is printed (so an error
 // can never leave half a table or half a JSON document behind).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // svg_chart.hpp: standalone SVG bar and line charts for posenc-inspect (no fonts, no scripts).
 //
 // Deliberately small: a fixed 720 x 420 canvas, a plot area with axes, ticks, labels, a title,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/config.hpp: version and settings.
 //
 // Settings (define before including any posenc header):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings.hpp: every classic positional encoding the lessons walk through; includes only.
 // Timeline of lessons C2-2 / C2-5 (shared/seeds/), generation by generation:
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/error.hpp: the library's one error type and how it is raised.
 //
 // Every invalid input that reaches a public, checked entry point throws

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/posenc.hpp: umbrella header; includes only.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/spec.hpp: RopeSpec, the validated description of a model's rotary embedding.
 //
 // Notation used across posenc:

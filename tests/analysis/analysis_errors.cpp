@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Invalid inputs to the bounds: each throws posenc::error "<field> <value> <rule>".
 #include <posenc/analysis/base_bound.hpp>
 #include <posenc/analysis/pi_bound.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Men et al. 2024, "Base of RoPE bounds context length" (arXiv 2405.14591, eqs. 9-11), against
 // paper-math.md section 4.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-pair diagnostics' definitions (include/posenc/analysis/diagnostics.hpp), checked as
 // identities and closed forms; the lesson's own numbers are in tests/lessons/c2_5_long_context.cpp.
 #include <posenc/analysis/diagnostics.hpp>

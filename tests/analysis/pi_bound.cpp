@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Position Interpolation's Theorem 2.1 against RoFormer's extrapolation bound (Chen et al. 2023,
 // arXiv 2306.15595 section 2.3 and Appendix A) and the correction paper-math.md section 2 derives.
 //

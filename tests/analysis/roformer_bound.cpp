@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RoFormer's relative upper bound U(r) (Su et al. 2021, section 3.4.3, eq. 37, Figure 2) against
 // paper-math.md section 1.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ALiBi (include/posenc/encodings/alibi.hpp), Press et al. 2021 (arXiv 2108.12409) section 3.
 // Expected values: paper-math.md section 5.4 (slopes 2^(-8h/n) for powers of two; the
 // non-power-of-two lists for n = 6, 12, 20, written as powers of two and evaluated with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NoPE on a tiny single-head attention (include/posenc/encodings/{attention,nope}.hpp).
 // Sources: lesson C2-2's timeline, generation 0 ("swap 小明打了小王 into 小王打了小明 and every
 // token's output vector is identical, difference = 0", computed in lesson C2-1); Vaswani 2017

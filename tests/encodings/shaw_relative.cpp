@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Clipped relative positions (include/posenc/encodings/shaw_relative.hpp), Shaw et al. 2018
 // (arXiv 1803.02155) section 3, eqs. 3-4. Expected values: paper-math.md section 5.2 (k = 16:
 // j - i = -200 -> -16, +5 -> +5; 2k + 1 vectors), the clip formula max(-k, min(k, x)), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sinusoidal position encoding (include/posenc/encodings/sinusoidal.hpp), Vaswani et al. 2017
 // (arXiv 1706.03762) sections 3.4-3.5.
 // Expected values: shared/reference/paper-math.md section 5.1 (printed to 6 digits), the same

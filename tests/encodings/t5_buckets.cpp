@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // T5 relative position buckets (include/posenc/encodings/t5_buckets.hpp), Raffel et al. 2020
 // section 2.1 and Hugging Face T5Attention._relative_position_bucket.
 // Expected values: shared/reference/paper-math.md section 5.3 (sample ids, bucket boundaries,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Gaps of the error catalogue (docs/errors.md): invalid inputs that had no test yet, each
 // asserting the full message "<field> <value> <rule>" (config reader and CLI: "key.path: rule,
 // got value"); and non-finite Q/K data (NaN, Inf), which the kernels do not reject but carry

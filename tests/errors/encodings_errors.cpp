@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Invalid inputs to the classic encodings (include/posenc/encodings/): each throws posenc::error
 // whose message names the field, the value and the rule (DESIGN.md "validate once"; issue 5's
 // list: zero or negative sizes, k < 0, odd num_buckets when bidirectional, max_distance <= the

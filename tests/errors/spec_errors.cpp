@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Invalid specs and tables: each throws posenc::error whose message names the field, the value
 // and the rule (DESIGN.md "validate once"; issue 2's list of invalid values).
 #include <posenc/posenc.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc-inspect's reports (examples/inspect/report.hpp) against lesson C2-5
 // (shared/seeds/001_*.txt; shared/reference/lesson-numbers.md items 10-25) and the length rules
 // the issue states. Each expected number is the lesson's (or, where marked, the independent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc-inspect's three renderings (examples/inspect/render_*.hpp): the text fits 80 columns,
 // the JSON is one object with exactly the keys and the library's values at full
 // precision, the SVG charts colour exactly the out-of-range pairs red.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs the posenc-inspect binary the way a user does and checks what the issue promises:
 #   - --help and --list-presets succeed; the required presets are listed;
 #   - the README's command writes three SVG files that xmllint (Debian libxml2-utils) accepts as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accuracy of the kernels' cos/sin and applied outputs at large positions, on every arch path,
 // both pairings, both angle sources, against exact values computed independently with mpmath
 // at 400 bits:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel against the Hugging Face formulation written out literally here (hf-rope-semantics.md;
 // transformers modeling_llama / modeling_gptj), evaluated independently in long double:
 //

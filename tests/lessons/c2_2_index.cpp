@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lesson C2-2 "telling the model the index directly" (shared/seeds/000_54e4ad357338620b.txt).
 // Expected values are the lesson's own numbers (shared/reference/lesson-numbers.md items 1-11);
 // the checked values are computed through posenc's public API.

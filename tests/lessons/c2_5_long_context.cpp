@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lesson C2-5 "can a computable encoding read long text?" (shared/seeds/001_b36a7ac6db7f3c71.txt).
 // Expected values are the lesson's own numbers (lesson-numbers.md items 14-26) or closed
 // forms from its text; the checked values come from posenc's public API (items 18-26 through the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Side lesson "does RoPE lose absolute position?" (shared/seeds/004_4f9d72be2efabc26.txt),
 // lesson-numbers.md items 29-32: 10 degrees per position, q at m = 5 and k at n = 2, then the
 // whole sentence shifted by +18. Expected values are the lesson's angles and closed forms

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The config reader's JSON stage against the published values of real configs
 // (shared/reference/hf-rope-semantics.md section 12; files in tests/data/configs/, sources in
 // its README) and against hostile input. Each expected value below is section 12's number.

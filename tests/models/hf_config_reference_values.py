@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent values for tests/models/hf_config_tests.cpp and tests/inspect/*.cpp.
 
 Written from shared/reference/hf-rope-semantics.md (sections 2-8, 12) and the lesson C2-5 text

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The config reader's second stage (posenc/models/hf_config.hpp): every config in
 // tests/data/configs/ becomes a RopeSpec, a Scaling, lengths and multipliers, checked against
 // independent values.

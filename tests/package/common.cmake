@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the consumer-test scripts (cmake -P): the required -D variables and a `run` that
 # stops the script when a command fails.
 foreach(var POSENC_SOURCE_DIR WORK_DIR CXX_COMPILER)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installs posenc into a temporary prefix, then configures, builds and runs tests/package/consumer
 # against it with find_package(posenc CONFIG REQUIRED). Run by ctest as `cmake -P`.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Configures, builds and runs tests/package/subdirectory_consumer, which add_subdirectory()s posenc.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 

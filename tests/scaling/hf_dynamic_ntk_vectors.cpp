@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Dynamic NTK against Hugging Face's semantics (hf-rope-semantics.md section 4) and paper-math.md
 // section 3.
 //

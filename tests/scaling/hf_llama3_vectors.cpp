@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Llama 3 scaling against Hugging Face's values (hf-rope-semantics.md sections 7 and 12) and
 // Meta's band description (paper-math.md section 6.1).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // LongRoPE (Phi-3-mini-128k) against Hugging Face's semantics (hf-rope-semantics.md sections 6, 12)
 // and paper-math.md section 6.2.
 //

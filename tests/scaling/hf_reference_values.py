@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent evaluation of the values pasted into tests/scaling/*.cpp and tests/analysis/*.cpp.
 
 Written from shared/reference/hf-rope-semantics.md (sections 2-8, 12) and paper-math.md

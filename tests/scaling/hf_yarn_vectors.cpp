@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // YaRN against Hugging Face's values (shared/reference/hf-rope-semantics.md sections 5 and 12).
 //
 // Provenance of the expected values:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Position Interpolation (linear) and static NTK-aware scaling.
 //
 // Provenance: bloc97's bases for LLaMA (d 128, b 1e4) and the course model are paper-math.md

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How far Hugging Face's float32 angles drift from exact ones, and what exact mode delivers at
 // large positions (hf-rope-semantics.md section 9 items 1, 2 and 7; section 14 item 3).
 //

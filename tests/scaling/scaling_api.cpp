@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Scaling variant's shared API: type names (used by the CLI and its JSON), resolved
 // parameters, factors, the unscaled table in both precisions, and the precision-aware cos/sin.
 // Expected values: the names are issue 3 / issue 6's list; the float32 default values are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Invalid scalings: each throws posenc::error "<field> <value> <rule>" when it is built (or, for
 // what needs the spec, when a table is built). Rules: include/posenc/scaling/common.hpp and each
 // method's header; the list is issue 3's (factor < 1, beta_fast <= beta_slow, non-positive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/analysis/base_bound.hpp: "Base of RoPE bounds context length" (Men et al. 2024).
 //
 // Source: Men et al. 2024, arXiv 2405.14591, section 4.2 Theorem 1 (eq. 9), section 4.3

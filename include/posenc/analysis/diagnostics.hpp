@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/analysis/diagnostics.hpp: what a context extension does to each pair, as data
 // (the widget of lesson C2-5, shared/seeds/001_*.txt, "直接外推 / PI / NTK-aware / YaRN").
 //

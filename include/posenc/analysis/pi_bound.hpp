@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/analysis/pi_bound.hpp: Position Interpolation's bound against RoFormer's extrapolation bound.
 //
 // Source: Chen et al. 2023, arXiv 2306.15595, section 2.3, Theorem 2.1, eqs. 5-8; proof in

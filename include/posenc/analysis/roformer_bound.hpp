@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/analysis/roformer_bound.hpp: RoFormer's long-term-decay bound U(r).
 //
 // Source: Su et al. 2021, RoFormer, arXiv 2104.09864, section 3.4.3, eqs. 35-37 and Figure 2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/additive_index.hpp: the naive scheme x = e + p*1 (add the index to every dim).
 //
 // Lesson C2-2 (shared/seeds/000_*.txt), "naive scheme 1": the token at position p gets

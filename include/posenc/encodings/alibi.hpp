@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/alibi.hpp: ALiBi, attention with linear biases (Press et al. 2021).
 //
 // "Train Short, Test Long" (arXiv 2108.12409) section 3: no position is added to the input;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/learned_table.hpp: the learned absolute position table (GPT-2 style).
 //
 // Lesson C2-2 (shared/seeds/000_*.txt), "generation 1": every position t has its own trained

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/normalized_index.hpp: naive scheme 2, the index divided by the length, t / (T - 1).
 //
 // Lesson C2-2 (shared/seeds/000_*.txt), the "divide by the sentence length" dig (lesson-numbers.md

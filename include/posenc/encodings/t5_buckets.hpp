@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/t5_buckets.hpp: T5's relative position buckets.
 //
 // Raffel et al. 2020 ("Exploring the Limits of Transfer Learning...", JMLR, arXiv 1910.10683)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/models/hf_config.hpp: a Hugging Face config.json as posenc objects: a RopeSpec, a
 // Scaling, the lengths, and the two multipliers (cos/sin and softmax scale).
 //

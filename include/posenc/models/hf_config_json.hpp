@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/models/hf_config_json.hpp: read the RoPE facts out of a Hugging Face config.json.
 //
 // Optional: the only part of posenc that needs nlohmann_json (Debian nlohmann-json3-dev).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/models/presets.hpp: the models the lessons use, and real models, as data.
 //
 // Sources: lesson C2-5 (shared/seeds/001_*.txt) model table, lesson C2-2 (000_*.txt) for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/common.hpp: the checks every scaling method shares, and small helpers.
 //
 // Rules (each violation throws posenc::error "<method>.<field> <value> <rule>"):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/dynamic_ntk.hpp: dynamic NTK scaling, Hugging Face's "dynamic" rope type.
 //
 // Source: emozilla, "Dynamically Scaled RoPE further increases performance of long context

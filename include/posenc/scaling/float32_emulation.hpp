@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/float32_emulation.hpp: Hugging Face's float32 tensor arithmetic, one rounding per op.
 //
 // Hugging Face transformers computes inverse frequencies as float32 torch tensors. To reproduce

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/linear.hpp: linear scaling, i.e. Position Interpolation.
 //
 // Source: Chen et al. 2023, "Extending Context Window of Large Language Models via Positional

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/llama3.hpp: Llama 3.1's frequency-band scaling.
 //
 // Source: Meta's Llama 3.1 reference code (`apply_scaling`) and Hugging Face

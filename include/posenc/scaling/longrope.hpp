@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/longrope.hpp: LongRoPE per-pair factors (Phi-3, Phi-3.5, Phi-4-mini).
 //
 // Source: Ding et al. 2024, "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/precision.hpp: the two precisions a scaled table and its angles come in.
 //
 //   Precision::exact       inv_freq in double from the real-number formula; the angle of

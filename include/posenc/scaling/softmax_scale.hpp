@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/softmax_scale.hpp: the YaRN temperature some models apply to the softmax scale
 // instead of (or besides) cos and sin.
 //

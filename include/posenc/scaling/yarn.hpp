@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/yarn.hpp: YaRN (NTK-by-parts + attention temperature), as Hugging Face computes it.
 //
 // Source: Peng et al. 2023, "YaRN: Efficient Context Window Extension of Large Language Models",
