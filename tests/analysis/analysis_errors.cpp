@@ -3,7 +3,7 @@
 #include <posenc/analysis/base_bound.hpp>
 #include <posenc/analysis/pi_bound.hpp>
 #include <posenc/analysis/roformer_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -9,7 +9,7 @@
 // (4,188 / 4,011 and 1,076 / 1,008) were recomputed by direct float64 summation in
 // tests/scaling/hf_reference_values.py (men_first_negative).
 #include <posenc/analysis/base_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

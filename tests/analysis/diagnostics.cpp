@@ -2,7 +2,8 @@
 // The per-pair diagnostics' definitions (include/posenc/analysis/diagnostics.hpp), checked as
 // identities and closed forms; the lesson's own numbers are in tests/lessons/c2_5_long_context.cpp.
 #include <posenc/analysis/diagnostics.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/models/presets.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -8,7 +8,7 @@
 // 4-5 digits (0.43429, 0.49979, 1.4075 at 1893, 1.1159 at 3643, 589.46, 658x, 572x, 0.8477,
 // 0.6283, x1.151, x1.315).
 #include <posenc/analysis/pi_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -10,7 +10,7 @@
 // input and sums exactly in mpmath, because the double rounding of theta_k alone moves
 // r theta_k by ~1e-4 rad there.
 #include <posenc/analysis/roformer_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,8 @@
 // Expected values: paper-math.md section 5.4 (slopes 2^(-8h/n) for powers of two; the
 // non-power-of-two lists for n = 6, 12, 20, written as powers of two and evaluated with
 // std::exp2 here), the bias -m (i - j) of section 3, and a closed form of the softmax.
-#include <posenc/encodings.hpp>
+#include <posenc/encodings/alibi.hpp>
+#include <posenc/encodings/attention.hpp>
 
 #include <doctest/doctest.h>
 

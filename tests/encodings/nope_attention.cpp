@@ -5,7 +5,8 @@
 // eq. 1 for attention itself; the causal-mask remark (the count of visible tokens is the only
 // position signal) from Haviv et al. 2022. Expected values are exact identities (equality to 0)
 // or closed forms evaluated here with plain Eigen expressions, independent of the head's code.
-#include <posenc/encodings.hpp>
+#include <posenc/encodings/nope.hpp>
+#include <posenc/encodings/sinusoidal.hpp>
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 // (arXiv 1803.02155) section 3, eqs. 3-4. Expected values: paper-math.md section 5.2 (k = 16:
 // j - i = -200 -> -16, +5 -> +5; 2k + 1 vectors), the clip formula max(-k, min(k, x)), and
 // eqs. 3-4 evaluated term by term with Eigen in the test.
-#include <posenc/encodings.hpp>
+#include <posenc/encodings/shaw_relative.hpp>
 
 #include <doctest/doctest.h>
 

@@ -6,8 +6,9 @@
 // evaluated in the test with std::sin/std::cos of pos * 10000^(-2i/d) (independent of posenc's
 // exact angle reduction). The lesson's point (C2-2 timeline, generation 1'): "added to the input,
 // the attention score changes when the whole sentence is shifted" while RoPE's does not.
-#include <posenc/encodings.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/encodings/sinusoidal.hpp>
+#include <posenc/rotation.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

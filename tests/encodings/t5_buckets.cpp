@@ -6,7 +6,7 @@
 // mpmath at 50 digits by an independent transcription of the same formula:
 //   unidirectional (32, 128): buckets 16..31 start at 16 19 21 24 27 31 35 40 46 52 59 67 77 87 99 113
 //   bidirectional (64, 256), per side: buckets 16..31 start at 16 20 23 27 32 39 46 54 64 77 91 108 128 153 182 216
-#include <posenc/encodings.hpp>
+#include <posenc/encodings/t5_buckets.hpp>
 
 #include <doctest/doctest.h>
 

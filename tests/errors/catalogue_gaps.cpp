@@ -10,8 +10,9 @@
 #include <posenc/analysis/roformer_bound.hpp>
 #include <posenc/encodings.hpp>
 #include <posenc/models/hf_config.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/rotation.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -4,7 +4,7 @@
 // list: zero or negative sizes, k < 0, odd num_buckets when bidirectional, max_distance <= the
 // exact range, NaN).
 #include <posenc/encodings.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

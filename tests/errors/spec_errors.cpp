@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Invalid specs and tables: each throws posenc::error whose message names the field, the value
 // and the rule (DESIGN.md "validate once"; issue 2's list of invalid values).
-#include <posenc/posenc.hpp>
+#include <posenc/frequencies.hpp>
+#include <posenc/models/presets.hpp>
+#include <posenc/rotation.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

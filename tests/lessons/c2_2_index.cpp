@@ -3,7 +3,7 @@
 // Expected values are the lesson's own numbers (shared/reference/lesson-numbers.md items 1-11);
 // the checked values are computed through posenc's public API.
 #include <posenc/encodings.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

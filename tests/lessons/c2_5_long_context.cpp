@@ -6,8 +6,9 @@
 #include <posenc/analysis/diagnostics.hpp>
 #include <posenc/analysis/pi_bound.hpp>
 #include <posenc/analysis/roformer_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

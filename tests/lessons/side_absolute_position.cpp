@@ -4,7 +4,10 @@
 // whole sentence shifted by +18. Expected values are the lesson's angles and closed forms
 // (cos 30 deg = sqrt(3)/2, sin 30 deg = 1/2); q and k are the lesson's "two ordinary 2-d
 // vectors" (its widget does not print them, so any fixed pair serves).
-#include <posenc/posenc.hpp>
+#include <posenc/angles.hpp>
+#include <posenc/frequencies.hpp>
+#include <posenc/rotation.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

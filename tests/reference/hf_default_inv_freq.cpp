@@ -5,7 +5,9 @@
 //   inv[63] = 0.000115478193.
 // posenc keeps theta in double; rounded to float32 it must land within one float32 ulp of
 // Hugging Face's value (HF rounds the exponent and the pow result separately).
-#include <posenc/posenc.hpp>
+#include <posenc/angles.hpp>
+#include <posenc/frequencies.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -6,7 +6,7 @@
 // (10004.96034, 30527.73675, 72195.86009), here to 15+ digits from Python double in HF's order
 // (tests/scaling/hf_reference_values.py); the runtime float32 table at 8192 and its exact
 // counterpart are from the same script (independent float32 emulation / mpmath).
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>

@@ -6,7 +6,7 @@
 // (emulated float32, +-1 ulp of torch); the 17-digit values come from
 // tests/scaling/hf_reference_values.py (independent float32 emulation / mpmath real-number formula);
 // the smoothed-pair table (lambda, smooth, theta'/theta) is paper-math.md section 6.1.
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>

@@ -6,8 +6,9 @@
 // paper-math.md 6.2 print them (1.1902380714238083; float32 1.190238118171692 = the GGUF key
 // phi3.rope.scaling.attn_factor); the inv values come from tests/scaling/hf_reference_values.py
 // (independent float32 emulation and mpmath theta_j / ext_j with the list entries as doubles).
-#include <posenc/posenc.hpp>
+#include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

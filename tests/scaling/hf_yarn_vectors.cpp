@@ -10,7 +10,7 @@
 //     real-number formula in mpmath at 60 digits;
 //   * the ratio columns of paper-math.md section 3 (course small model worked example).
 // Checked: float32 emulation within 2 ulp, exact mode within 1e-12 relative.
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>

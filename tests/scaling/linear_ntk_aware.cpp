@@ -6,7 +6,7 @@
 // (tests/scaling/hf_reference_values.py); Qwen3 x4's 4,088,994.24 is lesson C2-5's; the per-pair
 // ratio s^(-2i/(d-2)) is paper-math.md section 3's closed form; the float32 values come from the
 // script's independent emulation (default float32 table with fl(b'), resp. default (/) fl(s)).
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>

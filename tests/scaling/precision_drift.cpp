@@ -7,7 +7,7 @@
 // frequency. Expected drifts (hf - exact, folded into [-pi, pi]) come from
 // tests/scaling/hf_reference_values.py: the float32 table by an independent emulation, the exact
 // angle in mpmath at 60 digits. Exact-mode angles at 2^24 + 1 and 2^31 - 1 likewise.
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>

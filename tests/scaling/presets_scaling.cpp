@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Presets: the lessons' models with their YaRN scalings (lesson C2-5 table) and the real models
 // of hf-rope-semantics.md section 12. Expected values are the section 12 table's and the lesson's.
-#include <posenc/posenc.hpp>
+#include <posenc/models/presets.hpp>
+#include <posenc/rotation.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -4,8 +4,9 @@
 // Expected values: the names are issue 3 / issue 6's list; the float32 default values are
 // hf-rope-semantics.md section 2's check values; the YaRN temperature is the closed form
 // 0.1 ln s + 1 of YaRN eq. 22 (paper-math.md section 3: s = 4 -> 1.1386).
-#include <posenc/posenc.hpp>
+#include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 // what needs the spec, when a table is built). Rules: include/posenc/scaling/common.hpp and each
 // method's header; the list is issue 3's (factor < 1, beta_fast <= beta_slow, non-positive
 // lengths, wrong LongRoPE list lengths, low_freq_factor >= high_freq_factor, NaN anywhere).
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>
