@@ -11,6 +11,8 @@
 // rule()   states the requirement that was violated.
 #pragma once
 
+#include "posenc/config.hpp"  // first: it refuses compilers below C++17 with a clear message
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
