@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // bench_kernels: posenc's SIMD apply kernels against the streaming limit and the usual ways of
-// writing RoPE, on the same bytes in the same process (issue 4).
+// writing RoPE, on the same bytes in the same process.
 //
 // Names are GROUP/VARIANT/SHAPE; ratio_reporter.hpp divides each median by GROUP/stream/SHAPE.
 //   groups    prefill_{f32,bf16,f16}   4096 tokens x 32 heads x 128 dims, Qwen3-8B (base 1e6)

@@ -161,7 +161,7 @@ for g, shape in groups:
             if b is None or not ours:
                 continue
             check(f"{g}: slowest posenc {pairing} variant / {kind}_{pairing}", max(ours) / b, 0.999999, "< 1 (posenc faster)")
-lines.append("## Targets (issue 4)")
+lines.append("## Targets")
 lines.append("")
 lines.append("| target | measured | required | |")
 lines.append("|---|---:|---|---|")

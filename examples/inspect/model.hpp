@@ -47,7 +47,7 @@ struct Model {
 };
 
 /// A preset as a Model. The DeepSeek presets use MLA attention, where YaRN's mscale_all_dim
-/// enters the softmax scale (hf-rope-semantics.md section 8).
+/// enters the softmax scale (docs/formulas.md H8).
 inline Model model_from_preset(const posenc::ModelPreset& preset)
 {
     Model m;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc/kernels.hpp: the SIMD apply kernels (issue 4); includes only.
+// posenc/kernels.hpp: the SIMD apply kernels; includes only.
 //
 // Runtime dispatch (one binary, SSE4.2 / AVX2 / AVX-512 chosen at run time) is
 // posenc/kernels/dispatch.hpp, included separately because it needs the per-ISA translation

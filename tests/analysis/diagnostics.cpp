@@ -70,7 +70,7 @@ TEST_CASE("[diagnostics] DeepSeek-V3's softmax multiplier g(40)^2 and dynamic NT
     CHECK(ds.softmax_scale_multiplier == doctest::Approx(1.3688879454113936 * 1.3688879454113936).epsilon(1e-15));
     CHECK(ds.attention_factor == 1.0);
     CHECK(ds.summary.out_of_range_pairs == 0);
-    // Dynamic NTK's table at L' = 8192 uses base' = 30527.7367488067 (hf-rope-semantics.md section 4).
+    // Dynamic NTK's table at L' = 8192 uses base' = 30527.7367488067 (docs/formulas.md H4).
     const posenc::RopeSpec spec(128, 128, 1e4);
     const posenc::ExtensionDiagnostics dyn =
         posenc::extension_diagnostics(spec, posenc::DynamicNtkScaling(2.0, 4096), 4096, 8192);

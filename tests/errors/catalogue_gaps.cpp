@@ -296,7 +296,7 @@ TEST_CASE("[errors catalogue] kernels: a null K with extents is refused (no K is
 {
     std::vector<float> x(1024, 1.0f), z(1024, 0.0f);
     const V q(x.data(), {2, 1, 64});
-    // Issue 7: null data with non-zero extents is an error for K as for Q; only an all-empty view means "no K".
+    // Null data with non-zero extents is an error for K as for Q; only an all-empty view means "no K".
     CHECK(kernel_error_of(QKViews<float>::in_place(q, V(nullptr, {2, 1, 64}))) ==
           "k_in.data null must point to the elements of 2x1x64 (leave the whole view empty for no K)");
     CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(z.data(), {2, 1, 64}), V(nullptr, {2, 1, 64}),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // posenc-inspect's reports (examples/inspect/report.hpp) against lesson C2-5
-// (shared/seeds/001_*.txt; shared/reference/lesson-numbers.md items 10-25) and the length rules
+// (docs/lessons.md; docs/lessons.md items 10-25) and the length rules
 // the issue states. Each expected number is the lesson's (or, where marked, the independent
 // mpmath value of tests/models/hf_config_reference_values.py).
 #include "inspect/report.hpp"
@@ -124,13 +124,13 @@ TEST_CASE("[lesson C2-5 items 11-12, 25] Qwen3.8-27B and DeepSeek-V4.1-Flash at 
     CHECK(run({"--preset", "deepseek-v4.1-flash"}).diagnostics.training_length == 65536);
 }
 
-TEST_CASE("[issue 6 length rules] presets: L = the scaling's original length, else the model's; L' = L x factor, LongRoPE max_position_embeddings, else L")
+TEST_CASE("[posenc-inspect length rules] presets: L = the scaling's original length, else the model's; L' = L x factor, LongRoPE max_position_embeddings, else L")
 {
     struct Case {
         const char* preset;
         std::int64_t original, target;
     };
-    // Lengths from hf-rope-semantics.md section 12 and the lesson's model table.
+    // Lengths from H12 and  (docs/formulas.md)the lesson's model table.
     for (const Case c : {Case{"qwen3-8b", 32768, 131072}, Case{"qwen3.8-27b", 262144, 1048576},
                          Case{"deepseek-v4.1-flash", 65536, 1048576}, Case{"course-small", 128, 128},
                          Case{"llama-3.1-8b", 8192, 65536}, Case{"deepseek-v3", 4096, 163840},
@@ -152,7 +152,7 @@ TEST_CASE("[issue 6 length rules] presets: L = the scaling's original length, el
     CHECK(relative_error(dynamic.pairs[1].inv_freq, 0.77369245111870706) <= 1e-13);
 }
 
-TEST_CASE("[HF section 12] configs read like the presets: Llama-3.1, DeepSeek-V3 (softmax x g(40)^2), Phi-3 (long factors past 4096)")
+TEST_CASE("[H12] configs read like the presets: Llama-3.1, DeepSeek-V3 (softmax x g(40)^2), Phi-3 (long factors past 4096)")
 {
     const auto llama = run({"--config", config("llama-3.1-8b.json")}).diagnostics;
     CHECK(llama.training_length == 8192);
@@ -167,7 +167,7 @@ TEST_CASE("[HF section 12] configs read like the presets: Llama-3.1, DeepSeek-V3
 
     const auto phi3 = run({"--config", config("phi-3-mini-128k-instruct.json")}).diagnostics;
     CHECK(phi3.target_length == 131072);
-    CHECK(phi3.attention_factor == 1.1902380714238083);                           // section 12
+    CHECK(phi3.attention_factor == 1.1902380714238083);                           // H12
     CHECK(relative_error(phi3.pairs[47].inv_freq, 1.8707961992959698e-6) <= 1e-12);  // long factor, mpmath
 
     const auto llama2 = run({"--config", config("llama-2-7b.json"), "--scaling", "yarn", "--factor", "2"}).diagnostics;

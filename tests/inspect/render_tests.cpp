@@ -2,7 +2,7 @@
 // posenc-inspect's three renderings (examples/inspect/render_*.hpp): the text fits 80 columns,
 // the JSON is one object with exactly the issue's keys and the library's values at full
 // precision, the SVG charts colour exactly the out-of-range pairs red.
-// Expected counts are lesson C2-5's (lesson-numbers.md items 18, 21, 23); the per-pair values
+// Expected counts are lesson C2-5's (docs/lessons.md items 18, 21, 23); the per-pair values
 // are compared with posenc::extension_diagnostics called here directly (the JSON must carry the
 // library's numbers unchanged).
 #include "inspect/render_json.hpp"
@@ -102,7 +102,7 @@ TEST_CASE("[cli json] one object, exactly the issue's keys in order, the library
     CHECK(j["scaling"]["truncate"] == true);
     CHECK(j["original_length"] == 32768);
     CHECK(j["target_length"] == 131072);
-    CHECK(j["attention_factor"] == 1.138629436111989);  // hf-rope-semantics.md section 12
+    CHECK(j["attention_factor"] == 1.138629436111989);  // H12 (docs/formulas.md)
     CHECK(j["softmax_scale_multiplier"] == 1.0);
     CHECK(j["summary"] == nlohmann::ordered_json{{"pairs", 64}, {"incomplete_pairs", 24}, {"out_of_range_pairs", 0},
                                                  {"compressed_pairs", 40}});
@@ -141,7 +141,7 @@ TEST_CASE("[cli json] DeepSeek-V3: interleaved, mscale pair in the scaling objec
 
     const auto phi3 = nlohmann::ordered_json::parse(inspect::render_json(run({"--preset", "phi-3-mini-128k"})));
     CHECK(phi3["scaling"]["short_factor"].size() == 48);
-    CHECK(phi3["scaling"]["long_factor"][47] == 64.76000213623047);  // section 12's list, full precision
+    CHECK(phi3["scaling"]["long_factor"][47] == 64.76000213623047);  // H12's list, full precision
 
     const auto gpt2 = nlohmann::ordered_json::parse(inspect::render_json(run({"--preset", "gpt2"})));
     CHECK(gpt2 == nlohmann::ordered_json{{"name", "GPT-2"}, {"position_encoding", "learned_absolute"},

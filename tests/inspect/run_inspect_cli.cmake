@@ -4,10 +4,10 @@
 #   - the README's command writes three SVG files that xmllint (Debian libxml2-utils) accepts as
 #     well-formed XML, and the turns chart has as many red bars as lesson C2-5 says
 #     (Qwen3-8B x4: 24 for direct extrapolation, 23 for NTK-aware, 0 for PI and YaRN;
-#     shared/reference/lesson-numbers.md items 18, 19, 21, 23);
+#     docs/lessons.md items 18, 19, 21, 23);
 #   - the text table fits 80 columns; --json prints one object that parses, with the issue's keys;
 #   - every config in tests/data/configs/ is accepted and gives JSON;
-#   - usage errors, unreadable files and rejected configs (the hostile seeds of the fuzz corpus)
+#   - usage errors, unreadable files and rejected configs (the hostile inputs of the fuzz corpus)
 #     exit with status 2, one line on stderr and nothing on stdout.
 # Used by the ctest example_inspect (tests/CMakeLists.txt).
 #   cmake -DPROGRAM=<posenc-inspect> -DXMLLINT=<xmllint> -DDATA_DIR=<tests/data>
@@ -125,7 +125,7 @@ string(JSON _type GET "${out}" scaling type)
 if(NOT _n EQUAL 64 OR NOT _oor EQUAL 0 OR NOT _type STREQUAL "yarn")
   message(SEND_ERROR "--json: ${_n} pairs (64), out_of_range_pairs ${_oor} (0), scaling.type ${_type} (yarn)")
 endif()
-# hf-rope-semantics.md section 12, at full precision in the program's own text (string(JSON)
+# H12,  (docs/formulas.md)at full precision in the program's own text (string(JSON)
 # would re-print the number with 17 digits).
 string(FIND "${out}" "\"attention_factor\": 1.138629436111989,\n" _at)
 if(_at LESS 0)

@@ -3,7 +3,7 @@
 //
 // Optional: the only part of posenc that needs nlohmann_json (Debian nlohmann-json3-dev).
 // This header resolves the JSON into plain values (HfRopeConfig) following
-// shared/reference/hf-rope-semantics.md sections 1, 10 and 11; hf_config.hpp turns those into a
+// H1, H10 and H11 (docs/formulas.md); hf_config.hpp turns those into a
 // RopeSpec and a Scaling.
 //
 // Errors: posenc::error with the key path, e.g.
@@ -54,7 +54,7 @@ struct HfRopeConfig {
     std::string rope_type = "default";
     std::string scaling_key;  ///< "rope_scaling", "rope_parameters" or "" (no scaling dict)
     std::optional<double> factor;
-    std::optional<std::int64_t> original_max_position_embeddings;  ///< resolved L0 (G4 priority)
+    std::optional<std::int64_t> original_max_position_embeddings;  ///< resolved L0 (transformers 5.x priority)
     std::optional<double> attention_factor, beta_fast, beta_slow, mscale, mscale_all_dim;
     std::optional<double> low_freq_factor, high_freq_factor;
     std::optional<bool> truncate;
@@ -176,7 +176,7 @@ inline std::vector<double> number_list(const json& v, const std::string& path)
     return out;
 }
 
-/// Keys each rope type accepts (hf-rope-semantics.md section 11, with G4's additions).
+/// Keys each rope type accepts (docs/formulas.md H11, with transformers 5.x' additions).
 inline std::set<std::string> known_scaling_keys(const std::string& type)
 {
     std::set<std::string> keys{"rope_type", "type", "rope_theta", "partial_rotary_factor"};
@@ -195,7 +195,7 @@ inline std::set<std::string> known_scaling_keys(const std::string& type)
 
 inline bool is_interleaved_family(const std::string& model_type)
 {
-    // hf-rope-semantics.md section 10.
+    // H10 (docs/formulas.md).
     for (const char* t : {"gptj", "codegen", "cohere", "cohere2", "glm", "glm4", "deepseek_v2", "deepseek_v3"})
         if (model_type == t) return true;
     return false;
@@ -375,7 +375,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config)
     if (const json* v = member(*scaling, "short_factor")) out.short_factor = number_list(*v, skey("short_factor"));
     if (const json* v = member(*scaling, "long_factor")) out.long_factor = number_list(*v, skey("long_factor"));
 
-    // L0: G4 priority (top-level attribute, then the dict, then max_position_embeddings).
+    // L0: transformers 5.x priority (top-level attribute, then the dict, then max_position_embeddings).
     std::optional<std::int64_t> dict_l0;
     if (const json* v = member(*scaling, "original_max_position_embeddings"))
         dict_l0 = positive_int(*v, skey("original_max_position_embeddings"));
@@ -395,7 +395,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config)
         out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
     }
 
-    // ---- required keys and cross-checks (section 11) ----
+    // ---- required keys and cross-checks (H11) ----
     auto require_key = [&](bool present, const char* key) {
         if (!present) fail(skey(key), "expected a value (required for rope_type \"" + out.rope_type + "\")", "nothing");
     };
@@ -405,7 +405,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config)
         fail("max_position_embeddings", "expected a value (required for rope_type \"dynamic\")", "nothing");
     if (out.rope_type == "yarn") {
         if (!out.factor) {
-            // G4: factor falls back to L / L0 when missing.
+            // transformers 5.x: factor falls back to L / L0 when missing.
             require_key(out.original_max_position_embeddings.has_value() && out.max_position_embeddings > 0, "factor");
             out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
             out.factor_key = "max_position_embeddings / original_max_position_embeddings";
@@ -440,7 +440,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config)
         if (!out.original_max_position_embeddings)
             fail("original_max_position_embeddings", "expected a value for rope_type \"longrope\"", "nothing");
         if (top_level_l0) {
-            // G1-G3 override the factor with L / L0 when the top-level attribute exists; G4 only fills a missing one.
+            // transformers 4.45-4.57 override the factor with L / L0 when the top-level attribute exists; transformers 5.x only fills a missing one.
             if (!out.factor && out.max_position_embeddings > 0) {
                 out.factor = L / static_cast<double>(*top_level_l0);
                 out.factor_key = "max_position_embeddings / original_max_position_embeddings";

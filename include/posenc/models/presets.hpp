@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/presets.hpp: the models the lessons use, and real models, as data.
 //
-// Sources: lesson C2-5 (shared/seeds/001_*.txt) model table, lesson C2-2 (000_*.txt) for
+// Sources: lesson C2-5 (docs/lessons.md) model table, lesson C2-2 (docs/lessons.md) for
 // Qwen3 / Qwen3.8 / GPT-2, and the published Hugging Face configs recorded in
-// shared/reference/hf-rope-semantics.md section 12 (V = confirmed there, U = unverified there).
+// H12 (docs/formulas.md) (V = confirmed there, U = unverified there).
 // A value no source states is marked "assumed" with the reason; an unverified one "unverified".
 //
 // Presets are constexpr data. They become validated objects only when asked: rope_spec() builds
@@ -38,7 +38,7 @@ struct ModelPreset {
     Pairing pairing;
     std::int64_t native_length;     ///< training / original context length (YaRN's, Llama 3's, LongRoPE's L0)
     std::int64_t extended_length;   ///< context after the model's shipped extension (= native if none)
-    std::int64_t max_position_embeddings;  ///< the config's max_position_embeddings (dynamic NTK's L; G2's L)
+    std::int64_t max_position_embeddings;  ///< the config's max_position_embeddings (dynamic NTK's L; transformers 4.48-4.55' L)
     int qk_head_dim;                ///< width of q.k in the softmax scale qk_head_dim^-1/2 (192 for DeepSeek-V3's MLA)
     Scaling (*shipped_scaling)();   ///< builds the shipped scaling; nullptr = none
 
@@ -62,7 +62,7 @@ struct ModelPreset {
 
 namespace models {
 
-/// Phi-3-mini-128k-instruct rope_scaling lists, 48 each, as hf-rope-semantics.md section 12 quotes
+/// Phi-3-mini-128k-instruct rope_scaling lists, 48 each, as H12 (docs/formulas.md) quotes
 /// them (the current revision via a Microsoft script and llama.cpp notes; unverified against the hub file).
 inline constexpr std::array<double, 48> phi_3_mini_128k_long_factor{
     1.0700000524520874, 1.1200000047683716, 1.149999976158142,  1.4199999570846558, 1.5699999332427979,
@@ -107,7 +107,7 @@ inline Scaling preset_gpt_oss_20b_yarn()
 inline Scaling preset_qwen2_5_7b_yarn() { return YarnScaling(4.0, 32768); }
 
 /// Phi-3: s = max_position_embeddings / original_max_position_embeddings = 131072 / 4096 = 32
-/// (transformers G1-G3 derive it from the top-level L0; paper-math.md section 6.2).
+/// (transformers 4.45-4.57 derive it from the top-level L0; P6 (docs/formulas.md)).
 inline Scaling preset_phi_3_mini_128k_longrope()
 {
     const auto& short_factor = models::phi_3_mini_128k_short_factor;
@@ -125,7 +125,7 @@ namespace models {
 /// Qwen3-8B: base 1e6, all 128 dims rotate, native 32,768, YaRN x4 -> 131,072 (lesson C2-5 table;
 /// hidden 4096 / 32 heads and max_position_embeddings 40,960 from its config.json, V). The YaRN
 /// snippet {"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768} is the
-/// model card's (unverified in hf-rope-semantics.md section 12).
+/// model card's (unverified in H12 (docs/formulas.md)).
 inline constexpr ModelPreset qwen3_8b{"qwen3-8b", "Qwen3-8B", PositionEncodingKind::rope, 4096, 32, 128, 128, 1e6,
                                       Pairing::half_split, 32768, 131072, 40960, 128,
                                       &posenc::detail::preset_qwen3_8b_yarn};
@@ -156,7 +156,7 @@ inline constexpr ModelPreset course_small{"course-small", "course small model", 
 inline constexpr ModelPreset gpt2{"gpt2", "GPT-2", PositionEncodingKind::learned_absolute, 768, 12, 64, 0, 0.0,
                                   Pairing::half_split, 1024, 1024, 1024, 64, nullptr};
 
-// ---------------------------------------------------------------- real models (hf-rope-semantics.md section 12)
+// ---------------------------------------------------------------- real models (docs/formulas.md H12)
 
 /// meta-llama/Llama-2-7b-hf: 4096 / 32 = 128, rope_theta absent (default 10,000), 4,096 (V).
 inline constexpr ModelPreset llama_2_7b{"llama-2-7b", "Llama-2-7b-hf", PositionEncodingKind::rope, 4096, 32, 128, 128,
@@ -196,7 +196,7 @@ inline constexpr ModelPreset gpt_oss_20b{"gpt-oss-20b", "gpt-oss-20b", PositionE
 
 /// Qwen/Qwen2.5-7B-Instruct: 3584 / 28 = 128, theta 1e6, max_position_embeddings 32,768, rope_scaling null;
 /// with its README's YaRN snippet {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}
-/// (V: Qwen2-7B dims and the README snippet). Under transformers G2 that snippet is a no-op (s = 1).
+/// (V: Qwen2-7B dims and the README snippet). Under transformers 4.48-4.55 that snippet is a no-op (s = 1).
 inline constexpr ModelPreset qwen2_5_7b{"qwen2.5-7b", "Qwen2.5-7B-Instruct", PositionEncodingKind::rope, 3584, 28, 128,
                                         128, 1e6, Pairing::half_split, 32768, 131072, 32768, 128,
                                         &posenc::detail::preset_qwen2_5_7b_yarn};

@@ -6,7 +6,7 @@
 //                                        float32 where it meets a tensor; 1e308 would become inf)
 //   lengths (original_max_position_embeddings, max_position_embeddings)   > 0
 //   sequence_length (where a table depends on it)                       > 0
-// Hugging Face only logs warnings for factor < 1 (hf-rope-semantics.md section 11); posenc
+// Hugging Face only logs warnings for factor < 1 (docs/formulas.md H11); posenc
 // refuses it, because every method here is meant to extend a context, and a factor below 1 turns
 // several formulas (YaRN's ln s, LongRoPE's sqrt) into values no model ships.
 #pragma once

@@ -8,7 +8,7 @@
 //                          inv_freq rounded to float32 in Hugging Face's operation order (each
 //                          method's header says which), angle = fl(inv_freq (x) fl(position)),
 //                          cos/sin = fl(cos angle) (x) fl(attention_factor)
-//                          (LlamaRotaryEmbedding.forward, hf-rope-semantics.md section 9).
+//                          (LlamaRotaryEmbedding.forward, H9 (docs/formulas.md)).
 //
 // The float32 angle is off by up to |angle| * 2^-24 from its own float32 inputs, and the float32
 // inv_freq carries up to 2^-24 relative error that the position multiplies: at position
