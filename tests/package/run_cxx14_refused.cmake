@@ -4,12 +4,14 @@
 # umbrella header and for the smallest public headers, which reach config.hpp through error.hpp.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 
-find_path(EIGEN_DIR Eigen/Core PATH_SUFFIXES eigen3 REQUIRED)
+if(NOT EIGEN_INCLUDE_DIR)
+  message(FATAL_ERROR "${CMAKE_SCRIPT_MODE_FILE} needs -DEIGEN_INCLUDE_DIR=...")
+endif()
 file(MAKE_DIRECTORY "${WORK_DIR}")
 foreach(header posenc/posenc.hpp posenc/spec.hpp posenc/frequencies.hpp)
   string(MAKE_C_IDENTIFIER "${header}" id)
   file(WRITE "${WORK_DIR}/${id}.cpp" "#include <${header}>\nint main() { return 0; }\n")
-  execute_process(COMMAND "${CXX_COMPILER}" -std=c++14 -fsyntax-only "-I${POSENC_SOURCE_DIR}/include" "-I${EIGEN_DIR}"
+  execute_process(COMMAND "${CXX_COMPILER}" -std=c++14 -fsyntax-only "-I${POSENC_SOURCE_DIR}/include" "-I${EIGEN_INCLUDE_DIR}"
                           "${WORK_DIR}/${id}.cpp"
                   RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
   if(rc EQUAL 0)

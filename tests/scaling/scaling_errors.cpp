@@ -53,7 +53,7 @@ TEST_CASE("[errors] non-positive lengths")
           "longrope.original_max_position_embeddings 1 must be > 1 (the attention factor divides by ln L0)");
     CHECK(message_of([] { return posenc::YarnScaling(4.0, 32768).with_g2_factor_override(0); }) ==
           "yarn.max_position_embeddings 0 must be > 0");
-    // transformers 4.48-4.55' L / L0 below 1 is a factor below 1.
+    // The transformers 4.48-4.55 override's L / L0 below 1 is a factor below 1.
     CHECK(message_of([] { return posenc::YarnScaling(4.0, 32768).with_g2_factor_override(16384); }) ==
           "yarn.factor 0.5 must be >= 1 and finite in float32");
     const posenc::RopeSpec spec(128, 128, 1e4);

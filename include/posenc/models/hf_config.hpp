@@ -16,7 +16,7 @@
 //                                    truncate (false = fractional correction range)
 //   llama3      Llama3Scaling        factor, low_freq_factor, high_freq_factor, L0
 //   longrope    LongRopeScaling      short_factor, long_factor, L0, factor, attention_factor
-// L0 follows transformers 5.x' priority (top-level original_max_position_embeddings, then the dict's, then
+// L0 follows the priority of transformers 5.x (top-level original_max_position_embeddings, then the dict's, then
 // max_position_embeddings), resolved by the JSON stage.
 //
 // The softmax-scale multiplier g(s, mscale_all_dim)^2 exists only in DeepSeek-style (MLA)

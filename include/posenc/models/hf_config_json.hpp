@@ -176,7 +176,7 @@ inline std::vector<double> number_list(const json& v, const std::string& path)
     return out;
 }
 
-/// Keys each rope type accepts (docs/formulas.md H11, with transformers 5.x' additions).
+/// Keys each rope type accepts (docs/formulas.md H11, with the additions of transformers 5.x).
 inline std::set<std::string> known_scaling_keys(const std::string& type)
 {
     std::set<std::string> keys{"rope_type", "type", "rope_theta", "partial_rotary_factor"};

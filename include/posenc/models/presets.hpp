@@ -38,7 +38,7 @@ struct ModelPreset {
     Pairing pairing;
     std::int64_t native_length;     ///< training / original context length (YaRN's, Llama 3's, LongRoPE's L0)
     std::int64_t extended_length;   ///< context after the model's shipped extension (= native if none)
-    std::int64_t max_position_embeddings;  ///< the config's max_position_embeddings (dynamic NTK's L; transformers 4.48-4.55' L)
+    std::int64_t max_position_embeddings;  ///< the config's max_position_embeddings (dynamic NTK's L; the L of the transformers 4.48-4.55 YaRN override)
     int qk_head_dim;                ///< width of q.k in the softmax scale qk_head_dim^-1/2 (192 for DeepSeek-V3's MLA)
     Scaling (*shipped_scaling)();   ///< builds the shipped scaling; nullptr = none
 
