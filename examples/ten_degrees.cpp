@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc-ten-degrees: the side lesson's 10-degree example, as a table.
 //
-// Side lesson "does RoPE lose absolute position?" (docs/lessons.md,
-// docs/lessons.md items 29-32): one rotating pair that turns 10 degrees per position, a query
+// Side lesson "does RoPE lose absolute position?" (docs/lessons.md
+// items 29-32): one rotating pair that turns 10 degrees per position, a query
 // q at m = 5 and a key k at n = 2, then the whole sentence shifted by +18. It prints, for both
 // placements, the angle each vector turns, their difference, the rotated vectors and their dot
 // product; then the identity behind it, (R(m t) q).(R(n t) k) = q^T R((n - m) t) k.

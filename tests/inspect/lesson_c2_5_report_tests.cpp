@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // posenc-inspect's reports (examples/inspect/report.hpp) against lesson C2-5
-// (docs/lessons.md; docs/lessons.md items 10-25) and the length rules
-// the issue states. Each expected number is the lesson's (or, where marked, the independent
+// (docs/lessons.md items 10-25) and the length rules
+// of docs/cli.md. Each expected number is the lesson's (or, where marked, the independent
 // mpmath value of tests/models/hf_config_reference_values.py).
 #include "inspect/report.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// posenc-inspect's command line (examples/inspect/options.hpp): the forms the issue and
-// docs/cli.md name, and a one-line UsageError for every mistake.
+// posenc-inspect's command line (examples/inspect/options.hpp): the forms docs/cli.md
+// names, and a one-line UsageError for every mistake.
 #include "inspect/options.hpp"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // posenc-inspect's three renderings (examples/inspect/render_*.hpp): the text fits 80 columns,
-// the JSON is one object with exactly the issue's keys and the library's values at full
+// the JSON is one object with exactly the documented keys (docs/cli.md) and the library's values at full
 // precision, the SVG charts colour exactly the out-of-range pairs red.
 // Expected counts are lesson C2-5's (docs/lessons.md items 18, 21, 23); the per-pair values
 // are compared with posenc::extension_diagnostics called here directly (the JSON must carry the
@@ -80,7 +80,7 @@ TEST_CASE("[cli text] 64 pairs fit an 80-column terminal: one row per pair, coun
     }
 }
 
-TEST_CASE("[cli json] one object, exactly the issue's keys in order, the library's values at full precision")
+TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the library's values at full precision")
 {
     const inspect::Report report = run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--json"});
     const nlohmann::ordered_json j = nlohmann::ordered_json::parse(inspect::render_json(report));

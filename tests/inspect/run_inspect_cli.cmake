@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
-# Runs the posenc-inspect binary the way a user does and checks what the issue promises:
+# Runs the posenc-inspect binary the way a user does and checks what docs/cli.md promises:
 #   - --help and --list-presets succeed; the required presets are listed;
 #   - the README's command writes three SVG files that xmllint (Debian libxml2-utils) accepts as
 #     well-formed XML, and the turns chart has as many red bars as lesson C2-5 says
 #     (Qwen3-8B x4: 24 for direct extrapolation, 23 for NTK-aware, 0 for PI and YaRN;
 #     docs/lessons.md items 18, 19, 21, 23);
-#   - the text table fits 80 columns; --json prints one object that parses, with the issue's keys;
+#   - the text table fits 80 columns; --json prints one object that parses, with the documented keys;
 #   - every config in tests/data/configs/ is accepted and gives JSON;
 #   - usage errors, unreadable files and rejected configs (the hostile inputs of the fuzz corpus)
 #     exit with status 2, one line on stderr and nothing on stdout.
@@ -105,7 +105,7 @@ foreach(_case "yarn;0" "none;24" "linear;0" "ntk_aware;23")
   message(STATUS "qwen3-8b ${_scaling} x4: 3 well-formed SVG files, ${_count} red bars")
 endforeach()
 
-# ---- JSON: one object with the issue's keys
+# ---- JSON: one object with the documented keys
 expect_success("--json" --preset qwen3-8b --scaling yarn --factor 4 --json)
 string(JSON _type ERROR_VARIABLE _json_error TYPE "${out}")
 if(NOT _type STREQUAL "OBJECT")

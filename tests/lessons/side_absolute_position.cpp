@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Side lesson "does RoPE lose absolute position?" (docs/lessons.md),
-// docs/lessons.md items 29-32: 10 degrees per position, q at m = 5 and k at n = 2, then the
+// Side lesson "does RoPE lose absolute position?" (docs/lessons.md
+// items 29-32): 10 degrees per position, q at m = 5 and k at n = 2, then the
 // whole sentence shifted by +18. Expected values are the lesson's angles and closed forms
 // (cos 30 deg = sqrt(3)/2, sin 30 deg = 1/2); q and k are the lesson's "two ordinary 2-d
 // vectors" (its widget does not print them, so any fixed pair serves).

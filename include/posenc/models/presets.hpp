@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/presets.hpp: the models the lessons use, and real models, as data.
 //
-// Sources: lesson C2-5 (docs/lessons.md) model table, lesson C2-2 (docs/lessons.md) for
+// Sources: lesson C2-5's model table and lesson C2-2 (docs/lessons.md) for
 // Qwen3 / Qwen3.8 / GPT-2, and the published Hugging Face configs recorded in
 // H12 (docs/formulas.md) (V = confirmed there, U = unverified there).
 // A value no source states is marked "assumed" with the reason; an unverified one "unverified".
