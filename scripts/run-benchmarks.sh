@@ -162,6 +162,14 @@ lines.append("| target | measured | required | |")
 lines.append("|---|---:|---|---|")
 lines.extend(checks)
 lines.append("")
-open(out, "w").write("\n".join(lines) + "\n")
+# Sections that other tools write (from "## Compile time" on, scripts/measure-compile-time.sh) are kept.
+kept = ""
+try:
+    previous = open(out).read()
+    if "\n## Compile time" in previous:
+        kept = "\n" + previous[previous.index("\n## Compile time") + 1:]
+except FileNotFoundError:
+    pass
+open(out, "w").write("\n".join(lines) + "\n" + kept)
 print(f"wrote {out}")
 PY
