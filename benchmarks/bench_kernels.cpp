@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_kernels: posenc's SIMD apply kernels and fused engine steps against the streaming limit
 // and the usual ways of writing RoPE, on the same bytes in the same process.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_reference: the scalar reference apply (rotation.hpp) and the frequency table, against
 // the streaming loop over the same bytes. The reference is written to be obviously correct, not
 // fast; this benchmark records how far from memory speed it is, so the SIMD kernels have a

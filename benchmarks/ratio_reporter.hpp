@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // benchmarks/ratio_reporter.hpp: report every benchmark as a ratio to a baseline measured in the
 // same process, so that the numbers survive a noisy machine.
 //

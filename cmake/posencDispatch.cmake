@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # posenc_add_dispatch(<target>): runtime dispatch of posenc's apply kernel for <target>.
 #
 # Adds four generated translation units to <target>, one per instruction set, each compiled
@@ -13,7 +14,8 @@
 #
 # Off x86 or with a compiler other than GCC/Clang it adds nothing and says so; dispatch then
 # always uses the baseline (header-only) kernel. <target> must link posenc::posenc.
-# From an installed posenc: include("${posenc_DIR}/posencDispatch.cmake") after find_package(posenc).
+# From an installed posenc, find_package(posenc) defines it; inside posenc's own build it is included
+# by the top-level CMakeLists.txt.
 function(posenc_add_dispatch target)
   if(NOT TARGET ${target})
     message(FATAL_ERROR "posenc_add_dispatch: ${target} is not a target")

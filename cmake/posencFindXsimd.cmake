@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Finds xsimd 8.1 for posenc and its consumers.
 #
 # Debian 12's libxsimd-dev was configured with xtl support: its exported target links a target

@@ -1,7 +1,9 @@
+# SPDX-License-Identifier: MIT
 # Build-time hygiene checks of the headers (the compile is the test; a failure fails the build):
 #  - self-containment: every public header compiles on its own, included twice (guards);
-#  - C++20: the umbrella header (hence every header it includes) compiles as C++20;
-#  - -march variants: the umbrella header compiles for x86-64 (SSE2 only), x86-64-v3 and native.
+#  - C++20: the three umbrella headers (posenc.hpp, kernels.hpp, encodings.hpp), hence every
+#    header they include, compile as C++20;
+#  - -march variants: the same compile for x86-64 (SSE2 only), x86-64-v3 and native.
 # Off with -DPOSENC_HYGIENE_CHECKS=OFF (the sanitizer builds of scripts/test.sh skip them).
 # Headers that need an optional dependency (nlohmann_json) are checked only when it is found.
 find_package(nlohmann_json 3 QUIET)
@@ -29,7 +31,7 @@ if(TARGET nlohmann_json::nlohmann_json)
 endif()
 
 set(_umbrella_tu "${CMAKE_CURRENT_BINARY_DIR}/header_check/umbrella.cpp")
-file(WRITE "${_umbrella_tu}.in" "#include <posenc/posenc.hpp>\nint posenc_umbrella_anchor() { return POSENC_VERSION; }\n")
+file(WRITE "${_umbrella_tu}.in" "#include <posenc/posenc.hpp>\n#include <posenc/kernels.hpp>\n#include <posenc/encodings.hpp>\nint posenc_umbrella_anchor() { return POSENC_VERSION; }\n")
 configure_file("${_umbrella_tu}.in" "${_umbrella_tu}" COPYONLY)
 
 add_library(posenc_cxx20_check OBJECT "${_umbrella_tu}")

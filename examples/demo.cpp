@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc-demo: the frequency table and turn counts of a model preset (default: Qwen3-8B).
 //
 //   posenc-demo [PRESET [LENGTH]]     e.g.  posenc-demo course-small 128

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc-dispatch-example: one binary, the best RoPE kernel for the CPU it runs on.
 //
 // CMake (examples/CMakeLists.txt):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job: build posenc-inspect and show what YaRN x4 does to each of Qwen3-8B's 64 RoPE
 # frequency pairs (lesson C2-5): the table on the terminal, three SVG charts into build/demo/plots.
 #   scripts/demo.sh                      posenc-inspect --preset qwen3-8b --scaling yarn --factor 4 --svg build/demo/plots

@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages posenc's build, tests and tools need, when any is missing.
 # Must run as root (or with sudo available). Idempotent: does nothing when all are present.
 set -euo pipefail
 
-packages=(cmake make g++ clang libclang-rt-dev libeigen3-dev libxsimd-dev doctest-dev libbenchmark-dev nlohmann-json3-dev
-          libxml2-utils)
+# build: cmake, Ninja, ccache, g++, clang (+ its sanitizer and libFuzzer runtimes), pkg-config
+# (the installed-package test); library: Eigen, xsimd; tests, benchmarks, posenc-inspect:
+# doctest, Google Benchmark, nlohmann_json, xmllint; the Python module and the reference
+# scripts: Python headers, pybind11, numpy, pytest, mpmath. PyTorch and matplotlib are optional
+# (the tests that use them skip without them) and are not installed: they are large.
+packages=(cmake ninja-build ccache make g++ clang libclang-rt-dev pkg-config
+          libeigen3-dev libxsimd-dev
+          doctest-dev libbenchmark-dev nlohmann-json3-dev libxml2-utils
+          python3-dev pybind11-dev python3-numpy python3-pytest python3-mpmath)
 
 missing=()
 for p in "${packages[@]}"; do

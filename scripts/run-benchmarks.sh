@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the kernel benchmarks (benchmarks/bench_kernels.cpp) and writes docs/benchmarks.md:
-# the table of medians with bytes/s and ratios to the in-process streaming loop, the
+# the table of medians with bytes/s and ratios to the in-process streaming loop, the kernels' performance
 # targets checked against them, the machine (lscpu model and flags), the compiler and flags,
 # and the commit.
 #
@@ -12,12 +13,7 @@
 # docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-if ! command -v python3 >/dev/null; then
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get install -y -qq --no-install-recommends python3
-fi
+scripts/install-deps.sh  # includes Debian's python3 (used below as /usr/bin/python3)
 
 build="${BUILD_DIR:-build/bench}"
 out="${OUT:-docs/benchmarks.md}"
@@ -45,7 +41,7 @@ json="$build/bench_kernels.json"
 cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")"
 compiler_version="$("$cxx" --version | head -1)"
 # the flags bench_kernels.cpp was really compiled with (includes and dependency options dropped)
-flags="$(python3 -c '
+flags="$(/usr/bin/python3 -c '
 import json, sys
 for e in json.load(open(sys.argv[1])):
     if e["file"].endswith("bench_kernels.cpp"):
@@ -65,7 +61,7 @@ cpus="$(nproc)"
 cpu_flags="$(lscpu | sed -n 's/^Flags: *//p' | tr ' ' '\n' | grep -E '^(sse4_2|avx|avx2|fma|f16c|avx512[a-z_0-9]*)$' | tr '\n' ' ')"
 load="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 
-python3 - "$json" "$out" "$compiler_version" "$flags" "$commit" "$model" "$cpus" "$cpu_flags" "$load" "$min_time" "$repetitions" <<'PY'
+/usr/bin/python3 - "$json" "$out" "$compiler_version" "$flags" "$commit" "$model" "$cpus" "$cpu_flags" "$load" "$min_time" "$repetitions" <<'PY'
 import json, sys, datetime
 path, out, compiler, flags, commit, model, cpus, cpu_flags, load, min_time, reps = sys.argv[1:12]
 data = json.load(open(path))
@@ -186,6 +182,14 @@ lines.append("| target | measured | required | |")
 lines.append("|---|---:|---|---|")
 lines.extend(checks)
 lines.append("")
-open(out, "w").write("\n".join(lines) + "\n")
+# Sections that other tools write (from "## Compile time" on, scripts/measure-compile-time.sh) are kept.
+kept = ""
+try:
+    previous = open(out).read()
+    if "\n## Compile time" in previous:
+        kept = "\n" + previous[previous.index("\n## Compile time") + 1:]
+except FileNotFoundError:
+    pass
+open(out, "w").write("\n".join(lines) + "\n" + kept)
 print(f"wrote {out}")
 PY

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/angles.hpp: the rotation angle of (position, pair), reduced exactly, and its cos/sin.
 //
 // The angle of pair i at position m is  m * theta_i  (RoFormer eq. 15). Taken literally in

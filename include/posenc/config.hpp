@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/config.hpp: version and settings.
 //
 // Settings (define before including any posenc header):
@@ -8,6 +9,17 @@
 // User errors (bad specs, bad shapes) never go through POSENC_ASSERT: they
 // throw posenc::error (see error.hpp), in every build mode.
 #pragma once
+
+// posenc needs C++17 (inline variables, if constexpr, std::optional, hexadecimal float literals).
+// Below it, stop here with one clear message instead of a cascade of unrelated syntax errors.
+// MSVC reports 199711L in __cplusplus unless /Zc:__cplusplus is given; _MSVC_LANG is exact.
+#if defined(_MSVC_LANG) && !defined(__clang__)
+#if _MSVC_LANG < 201703L
+#error "posenc needs C++17 or later: compile with /std:c++17 (or link the CMake target posenc::posenc)"
+#endif
+#elif __cplusplus < 201703L
+#error "posenc needs C++17 or later: compile with -std=c++17 (or link the CMake target posenc::posenc)"
+#endif
 
 #define POSENC_VERSION_MAJOR 0
 #define POSENC_VERSION_MINOR 1

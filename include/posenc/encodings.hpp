@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings.hpp: every classic positional encoding the lessons walk through; includes only.
-// Timeline of lessons C2-2 / C2-5 (shared/seeds/), generation by generation:
+// Timeline of lessons C2-2 / C2-5 (docs/lessons.md), generation by generation:
 #pragma once
 
 #include "posenc/encodings/attention.hpp"         // the tiny single-head attention they are shown on

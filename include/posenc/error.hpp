@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/error.hpp: the library's one error type and how it is raised.
 //
 // Every invalid input that reaches a public, checked entry point throws
@@ -9,6 +10,8 @@
 // value()  is the value as the caller gave it (doubles in shortest round-trip form),
 // rule()   states the requirement that was violated.
 #pragma once
+
+#include "posenc/config.hpp"  // first: it refuses compilers below C++17 with a clear message
 
 #include <cmath>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/frequencies.hpp: theta_i, periods, turns, and the FrequencyTable every later layer consumes.
 //
 // Formulas (RoFormer, Su et al. 2021, arXiv 2104.09864, eq. 15 with 0-based i as in section 3.4.3):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels.hpp: the SIMD apply kernels; includes only.
 //
 // Runtime dispatch (one binary, SSE4.2 / AVX2 / AVX-512 chosen at run time) is

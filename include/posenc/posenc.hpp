@@ -1,4 +1,13 @@
-// posenc/posenc.hpp: umbrella header; includes only.
+// SPDX-License-Identifier: MIT
+// posenc/posenc.hpp: umbrella header of the RoPE mathematics; includes only.
+//
+// Spec, frequency tables, exact angles, rotation matrices and the scalar reference apply,
+// context-extension scalings, the per-pair diagnostics and paper bounds, model presets.
+// Three parts have their own umbrella, so that a translation unit pays only for what it uses
+// (compile times: docs/benchmarks.md):
+//   <posenc/kernels.hpp>             the SIMD apply kernels (xsimd)
+//   <posenc/encodings.hpp>           the classic encodings (sinusoidal, ALiBi, T5, ...)
+//   <posenc/models/hf_config.hpp>    the Hugging Face config.json reader (nlohmann_json)
 #pragma once
 
 #include "posenc/config.hpp"
@@ -15,5 +24,3 @@
 #include "posenc/analysis/pi_bound.hpp"
 #include "posenc/analysis/base_bound.hpp"
 #include "posenc/models/presets.hpp"
-#include "posenc/encodings.hpp"
-#include "posenc/kernels.hpp"

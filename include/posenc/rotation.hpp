@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/rotation.hpp: the rotation-matrix form of RoPE (Eigen) and the scalar reference apply.
 //
 // RoFormer (Su et al. 2021, arXiv 2104.09864) eq. 13-15: position m multiplies a head vector by

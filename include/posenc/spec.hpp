@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/spec.hpp: RopeSpec, the validated description of a model's rotary embedding.
 //
 // Notation used across posenc:
@@ -65,7 +66,7 @@ public:
 
     /// Partial rotary from a fraction of the head, with Hugging Face's truncation
     /// rotary_dim = int(head_dim * factor) (a double multiply, then truncation toward zero,
-    /// so 100 * 0.29 = 28.999... gives 28). Source: hf-rope-semantics.md section 1.
+    /// so 100 * 0.29 = 28.999... gives 28). Source: H1 (docs/formulas.md).
     /// Throws if factor is outside (0, 1] or the truncated rotary_dim is odd or zero.
     static RopeSpec from_partial_rotary_factor(int head_dim, double partial_rotary_factor, double base,
                                                Pairing pairing = Pairing::half_split)

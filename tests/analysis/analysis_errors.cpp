@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: MIT
 // Invalid inputs to the bounds: each throws posenc::error "<field> <value> <rule>".
 #include <posenc/analysis/base_bound.hpp>
 #include <posenc/analysis/pi_bound.hpp>
 #include <posenc/analysis/roformer_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

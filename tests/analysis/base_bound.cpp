@@ -1,14 +1,15 @@
+// SPDX-License-Identifier: MIT
 // Men et al. 2024, "Base of RoPE bounds context length" (arXiv 2405.14591, eqs. 9-11), against
-// paper-math.md section 4.
+// P4 (docs/formulas.md)
 //
 // Provenance: L_theta at the paper's printed bases (27,000 -> 4,078; 310,000 -> 12,222;
 // 7.8e6 -> 128,914) and the smallest passing bases on a 1e-5 grid (1K 4,293.45, 4K 26,952.5,
-// reproducing Su's brute force) are paper-math.md section 4's, which computed them with a separate
+// reproducing Su's brute force) are docs/formulas.md P4's, which computed them with a separate
 // C program; the values at 26,952.5 and 4,293.45 and one grid step below them
 // (4,188 / 4,011 and 1,076 / 1,008) were recomputed by direct float64 summation in
 // tests/scaling/hf_reference_values.py (men_first_negative).
 #include <posenc/analysis/base_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -30,7 +31,7 @@ TEST_CASE("[Men 2024 eq. 9] B_{m,theta} = sum_i cos(m theta_i): P at m = 0, equa
     CHECK(posenc::similarity_margin(t, 4079) < 0.0);  // the first negative m for base 27,000
 }
 
-TEST_CASE("[paper-math 4] L_theta at the paper's printed bases: 2.7e4 -> 4,078, 3.1e5 -> 12,222, 7.8e6 -> 128,914 (just short)")
+TEST_CASE("[Men et al. / P4] L_theta at the paper's printed bases: 2.7e4 -> 4,078, 3.1e5 -> 12,222, 7.8e6 -> 128,914 (just short)")
 {
     CHECK(posenc::max_context_length(table_128(2.7e4), 1 << 20) == 4078);
     CHECK(posenc::max_context_length(table_128(3.1e5), 1 << 20) == 12222);
@@ -51,7 +52,7 @@ TEST_CASE("[Men 2024 eq. 10] the phasor recurrence agrees with the direct sum on
     }
 }
 
-TEST_CASE("[paper-math 4 / Su] smallest base on a 1e-5 grid: 1K -> 4,293.45, 4K -> 26,952.5; knife-edged one step below")
+TEST_CASE("[Men et al. / Su / P4] smallest base on a 1e-5 grid: 1K -> 4,293.45, 4K -> 26,952.5; knife-edged one step below")
 {
     const std::optional<double> b1k = posenc::smallest_base_for_context(128, 1024, {4280.0, 4300.0, 1.00001});
     REQUIRE(b1k);

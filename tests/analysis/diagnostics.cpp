@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: MIT
 // The per-pair diagnostics' definitions (include/posenc/analysis/diagnostics.hpp), checked as
 // identities and closed forms; the lesson's own numbers are in tests/lessons/c2_5_long_context.cpp.
 #include <posenc/analysis/diagnostics.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/models/presets.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -68,7 +70,7 @@ TEST_CASE("[diagnostics] DeepSeek-V3's softmax multiplier g(40)^2 and dynamic NT
     CHECK(ds.softmax_scale_multiplier == doctest::Approx(1.3688879454113936 * 1.3688879454113936).epsilon(1e-15));
     CHECK(ds.attention_factor == 1.0);
     CHECK(ds.summary.out_of_range_pairs == 0);
-    // Dynamic NTK's table at L' = 8192 uses base' = 30527.7367488067 (hf-rope-semantics.md section 4).
+    // Dynamic NTK's table at L' = 8192 uses base' = 30527.7367488067 (docs/formulas.md H4).
     const posenc::RopeSpec spec(128, 128, 1e4);
     const posenc::ExtensionDiagnostics dyn =
         posenc::extension_diagnostics(spec, posenc::DynamicNtkScaling(2.0, 4096), 4096, 8192);

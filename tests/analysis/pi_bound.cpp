@@ -1,13 +1,14 @@
+// SPDX-License-Identifier: MIT
 // Position Interpolation's Theorem 2.1 against RoFormer's extrapolation bound (Chen et al. 2023,
-// arXiv 2306.15595 section 2.3 and Appendix A) and the correction paper-math.md section 2 derives.
+// arXiv 2306.15595 section 2.3 and Appendix A) and the correction P2 (docs/formulas.md) derives.
 //
 // Provenance: tests/scaling/hf_reference_values.py bounds: the coefficients in mpmath
 // (d/(32 ln c); sum theta^2 = (1 - c^-2)/(1 - c^(-4/d)) and its eighth), the minima of B(s) by a
-// float64 scan over integer s re-evaluated in mpmath; paper-math.md section 2 prints the same to
+// float64 scan over integer s re-evaluated in mpmath; P2 (docs/formulas.md) prints the same to
 // 4-5 digits (0.43429, 0.49979, 1.4075 at 1893, 1.1159 at 3643, 589.46, 658x, 572x, 0.8477,
 // 0.6283, x1.151, x1.315).
 #include <posenc/analysis/pi_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,15 +1,16 @@
+// SPDX-License-Identifier: MIT
 // RoFormer's relative upper bound U(r) (Su et al. 2021, section 3.4.3, eq. 37, Figure 2) against
-// paper-math.md section 1.
+// P1 (docs/formulas.md)
 //
 // Provenance: the table (32 pairs, bases 1e4 / 1e6 / 1e7) and the d = 128 values are mpmath at
 // 30 digits (tests/scaling/hf_reference_values.py bounds: U(r) summed over the real-number
-// theta_k); paper-math.md section 1 prints the same to 4 decimals and the two mpmath checks
+// theta_k); P1 (docs/formulas.md) prints the same to 4 decimals and the two mpmath checks
 // 8.81433442344 and 2.80555622175. U(0) = (P + 1) / 2 is the closed form (S_j(0) = j).
 // At r = 2^40 the reference takes the double theta_k = 10000.0 ** (-k / 32) (Python float pow) as
 // input and sums exactly in mpmath, because the double rounding of theta_k alone moves
 // r theta_k by ~1e-4 rad there.
 #include <posenc/analysis/roformer_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -17,7 +18,7 @@
 
 using posenc_test::relative_error;
 
-TEST_CASE("[RoFormer 3.4.3 eq. 37] U(r) for 32 pairs at bases 1e4, 1e6, 1e7 (paper-math.md section 1 table)")
+TEST_CASE("[RoFormer 3.4.3 eq. 37] U(r) for 32 pairs at bases 1e4, 1e6, 1e7 (docs/formulas.md P1 table)")
 {
     const struct {
         double base;
@@ -64,7 +65,7 @@ TEST_CASE("[RoFormer] accurate at r = 2^40 for the double frequencies (4.4873645
     CHECK(relative_error(posenc::roformer_relative_bound(d64, 1099511627776.0), 4.48736455239638) <= 1e-12);
 }
 
-TEST_CASE("[lesson C2-5 #26 / paper-math 1] U first drops below half (8.25) at r = 15, 35, 46 for bases 1e4, 1e6, 1e7")
+TEST_CASE("[lesson C2-5 #26 / P1] U first drops below half (8.25) at r = 15, 35, 46 for bases 1e4, 1e6, 1e7")
 {
     const double half = 16.5 / 2.0;
     const double bases[] = {1e4, 1e6, 1e7};

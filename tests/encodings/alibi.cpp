@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: MIT
 // ALiBi (include/posenc/encodings/alibi.hpp), Press et al. 2021 (arXiv 2108.12409) section 3.
-// Expected values: paper-math.md section 5.4 (slopes 2^(-8h/n) for powers of two; the
+// Expected values: P5 (docs/formulas.md) (slopes 2^(-8h/n) for powers of two; the
 // non-power-of-two lists for n = 6, 12, 20, written as powers of two and evaluated with
 // std::exp2 here), the bias -m (i - j) of section 3, and a closed form of the softmax.
-#include <posenc/encodings.hpp>
+#include <posenc/encodings/alibi.hpp>
+#include <posenc/encodings/attention.hpp>
 
 #include <doctest/doctest.h>
 
@@ -36,14 +38,14 @@ void check_slopes(int heads, const std::vector<double>& exponents)
 
 }  // namespace
 
-TEST_CASE("[paper-math 5.4] 8 heads: slopes 1/2, 1/4, ..., 1/256 (exactly)")
+TEST_CASE("[ALiBi 3 / P5] 8 heads: slopes 1/2, 1/4, ..., 1/256 (exactly)")
 {
     const std::vector<double> slopes = enc::alibi_slopes(8);
     REQUIRE(slopes.size() == 8);
     for (int h = 1; h <= 8; ++h) CHECK(slopes[static_cast<std::size_t>(h - 1)] == std::ldexp(1.0, -h));
 }
 
-TEST_CASE("[paper-math 5.4] 16 heads: 2^-0.5, 2^-1, ..., 2^-8")
+TEST_CASE("[ALiBi 3 / P5] 16 heads: 2^-0.5, 2^-1, ..., 2^-8")
 {
     std::vector<double> e;
     for (int h = 1; h <= 16; ++h) e.push_back(0.5 * h);
@@ -51,17 +53,17 @@ TEST_CASE("[paper-math 5.4] 16 heads: 2^-0.5, 2^-1, ..., 2^-8")
     CHECK(enc::alibi_slopes(1) == std::vector<double>{1.0 / 256.0});  // n = 1: 2^-8
 }
 
-TEST_CASE("[paper-math 5.4] n = 6: 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3")
+TEST_CASE("[ALiBi 3 / P5] n = 6: 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3")
 {
     check_slopes(6, {2, 4, 6, 8, 1, 3});
 }
 
-TEST_CASE("[paper-math 5.4] n = 12: 2^-1 ... 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5")
+TEST_CASE("[ALiBi 3 / P5] n = 12: 2^-1 ... 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5")
 {
     check_slopes(12, {1, 2, 3, 4, 5, 6, 7, 8, 0.5, 1.5, 2.5, 3.5});
 }
 
-TEST_CASE("[paper-math 5.4] n = 20: 2^-0.5 ... 2^-8 (step 0.5), then 2^-0.25, 2^-0.75, 2^-1.25, 2^-1.75")
+TEST_CASE("[ALiBi 3 / P5] n = 20: 2^-0.5 ... 2^-8 (step 0.5), then 2^-0.25, 2^-0.75, 2^-1.25, 2^-1.75")
 {
     std::vector<double> e;
     for (int h = 1; h <= 16; ++h) e.push_back(0.5 * h);

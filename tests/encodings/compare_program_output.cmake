@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs PROGRAM and compares its standard output, byte for byte, with the file EXPECTED after
 # removing EXPECTED's lines that start with '#' (provenance comments). Used by the ctest
 # example_ten_degrees (tests/CMakeLists.txt).

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 // Learned absolute position table (include/posenc/encodings/learned_table.hpp).
 // Sources: lesson C2-2 (x_t = E[id_t] + P[t]; GPT-2 1,024 x 768; no row beyond the table; the
-// forced clamp-to-row-127 run), lesson-numbers.md items 8-9. The lesson's own numbers are in
+// forced clamp-to-row-127 run), docs/lessons.md items 8-9. The lesson's own numbers are in
 // tests/lessons/c2_2_index.cpp; this file checks the table's behaviour around them.
-#include <posenc/encodings.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/encodings/learned_table.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

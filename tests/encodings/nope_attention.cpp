@@ -1,10 +1,12 @@
+// SPDX-License-Identifier: MIT
 // NoPE on a tiny single-head attention (include/posenc/encodings/{attention,nope}.hpp).
 // Sources: lesson C2-2's timeline, generation 0 ("swap 小明打了小王 into 小王打了小明 and every
 // token's output vector is identical, difference = 0", computed in lesson C2-1); Vaswani 2017
 // eq. 1 for attention itself; the causal-mask remark (the count of visible tokens is the only
 // position signal) from Haviv et al. 2022. Expected values are exact identities (equality to 0)
 // or closed forms evaluated here with plain Eigen expressions, independent of the head's code.
-#include <posenc/encodings.hpp>
+#include <posenc/encodings/nope.hpp>
+#include <posenc/encodings/sinusoidal.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: MIT
 // Clipped relative positions (include/posenc/encodings/shaw_relative.hpp), Shaw et al. 2018
-// (arXiv 1803.02155) section 3, eqs. 3-4. Expected values: paper-math.md section 5.2 (k = 16:
+// (arXiv 1803.02155) section 3, eqs. 3-4. Expected values: P5 (docs/formulas.md) (k = 16:
 // j - i = -200 -> -16, +5 -> +5; 2k + 1 vectors), the clip formula max(-k, min(k, x)), and
 // eqs. 3-4 evaluated term by term with Eigen in the test.
-#include <posenc/encodings.hpp>
+#include <posenc/encodings/shaw_relative.hpp>
 
 #include <doctest/doctest.h>
 
@@ -26,7 +27,7 @@ Eigen::MatrixXd fixed_matrix(int rows, int cols, double seed)
 
 }  // namespace
 
-TEST_CASE("[paper-math 5.2] k = 16: j - i = -200 -> offset -16, +5 -> +5; 2k + 1 = 33 vectors")
+TEST_CASE("[Shaw 3 / P5] k = 16: j - i = -200 -> offset -16, +5 -> +5; 2k + 1 = 33 vectors")
 {
     const enc::ClippedRelativePositions table(16, 64);
     CHECK(table.num_vectors() == 33);

@@ -1,12 +1,14 @@
+// SPDX-License-Identifier: MIT
 // Sinusoidal position encoding (include/posenc/encodings/sinusoidal.hpp), Vaswani et al. 2017
 // (arXiv 1706.03762) sections 3.4-3.5.
-// Expected values: shared/reference/paper-math.md section 5.1 (printed to 6 digits), the same
+// Expected values: P5 (docs/formulas.md) (printed to 6 digits), the same
 // recomputed with python3 + mpmath at 40 digits (quoted), and trigonometric identities
 // evaluated in the test with std::sin/std::cos of pos * 10000^(-2i/d) (independent of posenc's
 // exact angle reduction). The lesson's point (C2-2 timeline, generation 1'): "added to the input,
 // the attention score changes when the whole sentence is shifted" while RoPE's does not.
-#include <posenc/encodings.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/encodings/sinusoidal.hpp>
+#include <posenc/rotation.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -31,7 +33,7 @@ Eigen::MatrixXd fixed_matrix(int rows, int cols, double seed)
 
 }  // namespace
 
-TEST_CASE("[paper-math 5.1] d_model 512: PE(1, 0..3) = [0.841471, 0.540302, 0.821856, 0.569695]")
+TEST_CASE("[Vaswani 3.5 / P5] d_model 512: PE(1, 0..3) = [0.841471, 0.540302, 0.821856, 0.569695]")
 {
     const enc::SinusoidalEncoding pe(512);
     const Eigen::VectorXd v = pe.encode(1);
@@ -47,7 +49,7 @@ TEST_CASE("[paper-math 5.1] d_model 512: PE(1, 0..3) = [0.841471, 0.540302, 0.82
     CHECK(pe.value(1, 2) == v(2));
 }
 
-TEST_CASE("[paper-math 5.1] d_model 512: PE(1, 510..511) = [0.00010366, 0.99999999]")
+TEST_CASE("[Vaswani 3.5 / P5] d_model 512: PE(1, 510..511) = [0.00010366, 0.99999999]")
 {
     const enc::SinusoidalEncoding pe(512);
     CHECK(pe.value(1, 510) == doctest::Approx(0.00010366).epsilon(1e-4));
@@ -57,7 +59,7 @@ TEST_CASE("[paper-math 5.1] d_model 512: PE(1, 510..511) = [0.00010366, 0.999999
     CHECK(pe.value(1, 511) == doctest::Approx(0.99999999462696086321).epsilon(1e-15));
 }
 
-TEST_CASE("[paper-math 5.1] d_model 512: PE(100, 0..3) = [-0.506366, 0.862319, 0.797542, -0.603263]")
+TEST_CASE("[Vaswani 3.5 / P5] d_model 512: PE(100, 0..3) = [-0.506366, 0.862319, 0.797542, -0.603263]")
 {
     const Eigen::VectorXd v = enc::SinusoidalEncoding(512).encode(100);
     CHECK(v(0) == doctest::Approx(-0.506366).epsilon(1e-5));

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: MIT
 // T5 relative position buckets (include/posenc/encodings/t5_buckets.hpp), Raffel et al. 2020
 // section 2.1 and Hugging Face T5Attention._relative_position_bucket.
-// Expected values: shared/reference/paper-math.md section 5.3 (sample ids, bucket boundaries,
+// Expected values: P5 (docs/formulas.md) (sample ids, bucket boundaries,
 // unidirectional samples), and the bucket starts of two more settings computed with python3 +
 // mpmath at 50 digits by an independent transcription of the same formula:
 //   unidirectional (32, 128): buckets 16..31 start at 16 19 21 24 27 31 35 40 46 52 59 67 77 87 99 113
 //   bidirectional (64, 256), per side: buckets 16..31 start at 16 20 23 27 32 39 46 54 64 77 91 108 128 153 182 216
-#include <posenc/encodings.hpp>
+#include <posenc/encodings/t5_buckets.hpp>
 
 #include <doctest/doctest.h>
 
@@ -19,7 +20,7 @@ namespace {
 namespace enc = posenc::encodings;
 }  // namespace
 
-TEST_CASE("[paper-math 5.3] bidirectional, 32 buckets, max_distance 128: the sample ids (-200 -> 15, +90 -> 30, +91 -> 31)")
+TEST_CASE("[T5 / P5] bidirectional, 32 buckets, max_distance 128: the sample ids (-200 -> 15, +90 -> 30, +91 -> 31)")
 {
     const enc::T5RelativeBuckets t5;  // the defaults: 32, 128, bidirectional
     CHECK(t5.num_buckets() == 32);
@@ -37,7 +38,7 @@ TEST_CASE("[paper-math 5.3] bidirectional, 32 buckets, max_distance 128: the sam
     }
 }
 
-TEST_CASE("[paper-math 5.3] bucket boundaries: |rel| 0-7 exact, then 8, 12, 16, 23, 32, 46, 64, 91 start buckets 8..15")
+TEST_CASE("[T5 / P5] bucket boundaries: |rel| 0-7 exact, then 8, 12, 16, 23, 32, 46, 64, 91 start buckets 8..15")
 {
     const enc::T5RelativeBuckets t5;
     CHECK(t5.buckets_per_side() == 16);
@@ -56,7 +57,7 @@ TEST_CASE("[paper-math 5.3] bucket boundaries: |rel| 0-7 exact, then 8, 12, 16, 
     for (std::int64_t n : {91, 128, 1000, 1000000}) CHECK(t5.bucket(-n) == 15);
 }
 
-TEST_CASE("[paper-math 5.3] unidirectional (decoder): -200 -> 31, -64 -> 26, -32 -> 21, -16 -> 16, -15 -> 15, rel >= 0 -> 0")
+TEST_CASE("[T5 / P5] unidirectional (decoder): -200 -> 31, -64 -> 26, -32 -> 21, -16 -> 16, -15 -> 15, rel >= 0 -> 0")
 {
     const enc::T5RelativeBuckets t5(32, 128, enc::BucketDirection::unidirectional);
     CHECK(t5.max_exact() == 16);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Gaps of the error catalogue (docs/errors.md): invalid inputs that had no test yet, each
 // asserting the full message "<field> <value> <rule>" (config reader and CLI: "key.path: rule,
 // got value"); and non-finite Q/K data (NaN, Inf), which the kernels do not reject but carry
@@ -9,8 +10,9 @@
 #include <posenc/analysis/roformer_bound.hpp>
 #include <posenc/encodings.hpp>
 #include <posenc/models/hf_config.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/rotation.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -296,7 +298,7 @@ TEST_CASE("[errors catalogue] kernels: a null K with extents is refused (no K is
 {
     std::vector<float> x(1024, 1.0f), z(1024, 0.0f);
     const V q(x, {2, 1, 64});
-    // Issue 7: null data with non-zero extents is an error for K as for Q; only an all-empty view means "no K".
+    // Null data with non-zero extents is an error for K as for Q; only an all-empty view means "no K".
     CHECK(kernel_error_of(QKViews<float>::in_place(q, V(nullptr, 0, {2, 1, 64}))) ==
           "k_in.data null must point to the elements of 2x1x64 (leave the whole view empty for no K)");
     CHECK(kernel_error_of(QKViews<float>::out_of_place(q, V(z, {2, 1, 64}), V(nullptr, 0, {2, 1, 64}),

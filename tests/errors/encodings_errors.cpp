@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 // Invalid inputs to the classic encodings (include/posenc/encodings/): each throws posenc::error
-// whose message names the field, the value and the rule (DESIGN.md "validate once"; issue 5's
-// list: zero or negative sizes, k < 0, odd num_buckets when bidirectional, max_distance <= the
+// whose message names the field, the value and the rule (checked once, at the public entry
+// point): zero or negative sizes, k < 0, odd num_buckets when bidirectional, max_distance <= the
 // exact range, NaN).
 #include <posenc/encodings.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,11 @@
+// SPDX-License-Identifier: MIT
 // Invalid specs and tables: each throws posenc::error whose message names the field, the value
-// and the rule (DESIGN.md "validate once"; issue 2's list of invalid values).
-#include <posenc/posenc.hpp>
+// and the rule (checked once, at the public entry point): zero, odd or negative sizes, bases <= 1 or
+// not finite, partial rotary factors out of range.
+#include <posenc/frequencies.hpp>
+#include <posenc/models/presets.hpp>
+#include <posenc/rotation.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -53,7 +58,7 @@ TEST_CASE("[errors] partial_rotary_factor outside (0, 1], and truncations that g
 
 TEST_CASE("[HF partial rotary] rotary_dim = int(head_dim * factor): Pythia 64 -> 16, Phi-2 80 -> 32, GLM-4 128 -> 64")
 {
-    // hf-rope-semantics.md section 10, partial rotary examples.
+    // H10,  (docs/formulas.md)partial rotary examples.
     CHECK(posenc::RopeSpec::from_partial_rotary_factor(64, 0.25, 1e4).rotary_dim() == 16);
     CHECK(posenc::RopeSpec::from_partial_rotary_factor(80, 0.4, 1e4).rotary_dim() == 32);
     CHECK(posenc::RopeSpec::from_partial_rotary_factor(128, 0.5, 1e4).rotary_dim() == 64);

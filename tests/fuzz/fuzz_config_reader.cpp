@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the config reader, both stages, on arbitrary bytes.
 // Contract under test: every input is either accepted, with a RopeSpec-valid result whose
 // frequency table and extension diagnostics exist and are finite, or refused with posenc::error;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the apply kernels on arbitrary shapes, strides, positions, pairings, storage
 // types, angle sources and directions, on every ISA this binary and CPU run, against the scalar
 // reference (apply_rope_reference, rotation.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: (RopeSpec, Scaling) construction from arbitrary numbers.
 // Contract under test: an input is either refused with posenc::error, or accepted; once a spec
 // and a scaling are accepted, every table built from them (both precisions, any sequence

@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: MIT
 // Exact identities of the rotation group that RoPE relies on (RoFormer section 3.4, eq. 13-16).
 // Each holds in exact arithmetic; the tolerances are a few ulp of double times the dimension.
-#include <posenc/posenc.hpp>
+#include <posenc/frequencies.hpp>
+#include <posenc/rotation.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accuracy of the kernels' cos/sin and applied outputs at large positions, on every arch path,
 // both pairings, both angle sources, against exact values computed independently with mpmath
 // at 400 bits:
@@ -8,7 +9,7 @@
 //
 // for Qwen3-8B (base 1e6, R = 128: first pair theta_0 = 1, last pair theta_63) and base 1e4,
 // R = 64 (last pair theta_31), at positions 0, 1, 4095, 2^17, 1,000,000, 2^24 and 2^31 - 1.
-// The bounds: cos/sin within 1.5e-7 absolute; applied float outputs within 4 ulp of
+// The kernels' documented bounds (docs/kernels.md): cos/sin within 1.5e-7 absolute; applied float outputs within 4 ulp of
 // |x| per pair; bfloat16 / float16 within one rounding (half an ulp of the format) of that.
 // Reading cos/sin through the kernel: the pair (1, 0) rotates to (c, s) exactly in float
 // (1*c - 0*s = c and 0*c + 1*s = s), for either pairing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two angle sources against angles.hpp's exactly reduced cos_sin (itself tested against
 // mpmath in tests/reference/angles_reference.cpp, < 5e-15):
 //   OnTheFlyAngles, any number of levels (1 = a full table, 2 = the high/low split, 3, 4): the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every arch path against the foundation's scalar reference (rotation.hpp apply_rope_reference,
 // double, exact angles) on random shapes: rotary_dim 2..130 in steps of 2, head_dim up to 576,
 // 1..40 Q heads, 0..8 K heads, both pairings, both directions, both angle sources, float /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runtime dispatch and threading.
 //   CPU features: cross-checked against the kernel's own report in /proc/cpuinfo (Linux), an
 //   independent source of the same cpuid bits (when the file exists).

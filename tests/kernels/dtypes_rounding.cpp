@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bfloat16 / float16 conversions (dtypes.hpp scalar, simd_ops.hpp vector on every arch path)
 // against a definition-based oracle written here:
 //   float16 value of bits (s, e, m) = (-1)^s * (e == 0 ? m 2^-24 : (1 + m/1024) 2^(e-15))   (IEEE 754 binary16)

@@ -1,4 +1,5 @@
-// The kernel against the Hugging Face formulation written out literally here (hf-rope-semantics.md;
+// SPDX-License-Identifier: MIT
+// The kernel against the Hugging Face formulation written out literally here (the Hugging Face rules of docs/formulas.md;
 // transformers modeling_llama / modeling_gptj), evaluated independently in long double:
 //
 //   inv_freq = 1 / base^(arange(0, R, 2) / R)

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: MIT
 // Invalid kernel inputs: each throws posenc::error naming the field, the value and the rule
-// (DESIGN.md "validate once"; issue 4: "a position beyond a cache's size is an error, not a read
-// past the table"). The expected strings are the rules of checks.hpp, angle_cache.hpp and
+// (checked once, at the public entry point; a position beyond a cache's size is an error, never a
+// read past the table). The expected strings are the rules of checks.hpp, angle_cache.hpp and
 // on_the_fly_angles.hpp as documented there.
 #include <doctest/doctest.h>
 

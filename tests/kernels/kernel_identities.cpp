@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exact identities of RoPE that the kernels must keep, on every arch path:
 //   inverse undoes forward: R(-m theta) R(m theta) = I                    (RoFormer eq. 13 / 14)
 //   re-rotation by a delta: R(d theta) R(m theta) = R((m + d) theta)      (llama.cpp's K-shift; test-rope.cpp)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers shared by tests/kernels/*.cpp: the architecture paths a test runs on, storage
 // conversions for expected values, and ulp arithmetic. Nothing here computes an expected value.
 #pragma once

@@ -1,8 +1,9 @@
-// Lesson C2-2 "telling the model the index directly" (shared/seeds/000_54e4ad357338620b.txt).
-// Expected values are the lesson's own numbers (shared/reference/lesson-numbers.md items 1-11);
+// SPDX-License-Identifier: MIT
+// Lesson C2-2 "telling the model the index directly" (docs/lessons.md).
+// Expected values are the lesson's own numbers (docs/lessons.md items 1-11);
 // the checked values are computed through posenc's public API.
 #include <posenc/encodings.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -33,11 +34,11 @@ TEST_CASE("[lesson C2-2 #11] Qwen3.8: 64 rotary dims are 25% of 256, and 10 of 3
     CHECK(table.num_pairs() == 32);
     CHECK(table.count_without_full_turn(262144) == 10);
     std::vector<int> expected;
-    for (int i = 22; i <= 31; ++i) expected.push_back(i);  // lesson-numbers.md: i = 22..31
+    for (int i = 22; i <= 31; ++i) expected.push_back(i);  // docs/lessons.md: i = 22..31
     CHECK(table.pairs_without_full_turn(262144) == expected);
 }
 
-// ---- Items 1-9: the naive schemes and the learned table (issue 5) ------------------------------
+// ---- Items 1-9: the naive schemes and the learned table ------------------------------
 // Expected values: the lesson's printed numbers, and closed forms from its text evaluated with
 // python3 + mpmath at 40 digits (quoted next to each check). Content vectors are built as the
 // lesson describes them: "content RMS 1" (or std 0.02) and orthogonal to the all-ones vector,

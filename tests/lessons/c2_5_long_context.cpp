@@ -1,12 +1,14 @@
-// Lesson C2-5 "can a computable encoding read long text?" (shared/seeds/001_b36a7ac6db7f3c71.txt).
-// Expected values are the lesson's own numbers (lesson-numbers.md items 14-26) or closed
+// SPDX-License-Identifier: MIT
+// Lesson C2-5 "can a computable encoding read long text?" (docs/lessons.md).
+// Expected values are the lesson's own numbers (docs/lessons.md items 14-26) or closed
 // forms from its text; the checked values come from posenc's public API (items 18-26 through the
 // diagnostics of include/posenc/analysis/diagnostics.hpp, the lesson's widget as data).
 #include <posenc/analysis/diagnostics.hpp>
 #include <posenc/analysis/pi_bound.hpp>
 #include <posenc/analysis/roformer_bound.hpp>
-#include <posenc/posenc.hpp>
+#include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -68,7 +70,7 @@ TEST_CASE("[lesson C2-5 #16] the course's small model: 32 dims per head (256 / 8
     CHECK(table.num_pairs() == 16);
     CHECK(table.count_without_full_turn(128) == 10);
     std::vector<int> expected;
-    for (int i = 6; i <= 15; ++i) expected.push_back(i);  // lesson-numbers.md: i = 6..15
+    for (int i = 6; i <= 15; ++i) expected.push_back(i);  // docs/lessons.md: i = 6..15
     CHECK(table.pairs_without_full_turn(128) == expected);
 }
 
@@ -112,7 +114,7 @@ posenc::ExtensionDiagnostics qwen3_x4(const posenc::Scaling& scaling)
 
 TEST_CASE("[lesson C2-5 #12] YaRN x4: Qwen3 32,768 -> 131,072; Qwen3.8 262,144 -> 1,048,576 (the presets' scalings)")
 {
-    // lesson-numbers.md lists item 12 under lesson C2-2; the C2-5 model table repeats it.
+    // docs/lessons.md lists item 12 under lesson C2-2; the C2-5 model table repeats it.
     const auto yarn_of = [](const posenc::ModelPreset& p) { return std::get<posenc::YarnScaling>(p.scaling()); };
     const posenc::YarnScaling qwen3 = yarn_of(posenc::models::qwen3_8b);
     CHECK(qwen3.factor() == 4.0);

@@ -1,9 +1,13 @@
-// Side lesson "does RoPE lose absolute position?" (shared/seeds/004_4f9d72be2efabc26.txt),
-// lesson-numbers.md items 29-32: 10 degrees per position, q at m = 5 and k at n = 2, then the
+// SPDX-License-Identifier: MIT
+// Side lesson "does RoPE lose absolute position?" (docs/lessons.md
+// items 29-32): 10 degrees per position, q at m = 5 and k at n = 2, then the
 // whole sentence shifted by +18. Expected values are the lesson's angles and closed forms
 // (cos 30 deg = sqrt(3)/2, sin 30 deg = 1/2); q and k are the lesson's "two ordinary 2-d
 // vectors" (its widget does not print them, so any fixed pair serves).
-#include <posenc/posenc.hpp>
+#include <posenc/angles.hpp>
+#include <posenc/frequencies.hpp>
+#include <posenc/rotation.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

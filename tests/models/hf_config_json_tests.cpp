@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: MIT
 // The config reader's JSON stage against the published values of real configs
-// (shared/reference/hf-rope-semantics.md section 12; files in tests/data/configs/, sources in
-// its README) and against hostile input. Each expected value below is section 12's number.
+// (docs/formulas.md H12; files in tests/data/configs/, sources in
+// its README) and against hostile input. Each expected value below is H12's number.
 #include <posenc/models/hf_config_json.hpp>
 
 #include <doctest/doctest.h>
@@ -37,7 +38,7 @@ bool has_warning(const posenc::hf::HfRopeConfig& c, const std::string& key)
 
 }  // namespace
 
-TEST_CASE("[HF section 12] Llama-2-7b: 4096/32 = 128, no rope_theta key means 10000, no scaling")
+TEST_CASE("[H12] Llama-2-7b: 4096/32 = 128, no rope_theta key means 10000, no scaling")
 {
     const auto c = load("llama-2-7b.json");
     CHECK(c.head_dim == 128);
@@ -49,7 +50,7 @@ TEST_CASE("[HF section 12] Llama-2-7b: 4096/32 = 128, no rope_theta key means 10
     CHECK(c.warnings.empty());
 }
 
-TEST_CASE("[HF section 12] CodeLlama-7b: theta 1e6, max_pos 16384")
+TEST_CASE("[H12] CodeLlama-7b: theta 1e6, max_pos 16384")
 {
     const auto c = load("codellama-7b-instruct.json");
     CHECK(c.head_dim == 128);
@@ -58,7 +59,7 @@ TEST_CASE("[HF section 12] CodeLlama-7b: theta 1e6, max_pos 16384")
     CHECK(c.rope_type == "default");
 }
 
-TEST_CASE("[HF section 12] Llama-3.1-8B and 3.2-1B: llama3 factor 8 / 32, low 1, high 4, L0 8192, theta 5e5")
+TEST_CASE("[H12] Llama-3.1-8B and 3.2-1B: llama3 factor 8 / 32, low 1, high 4, L0 8192, theta 5e5")
 {
     const auto a = load("llama-3.1-8b.json");
     CHECK(a.head_dim == 128);
@@ -78,7 +79,7 @@ TEST_CASE("[HF section 12] Llama-3.1-8B and 3.2-1B: llama3 factor 8 / 32, low 1,
     CHECK(b.original_max_position_embeddings == 8192);
 }
 
-TEST_CASE("[HF section 12] Mistral-7B-v0.1: theta 10000, max_pos 32768, unscaled")
+TEST_CASE("[H12] Mistral-7B-v0.1: theta 10000, max_pos 32768, unscaled")
 {
     const auto c = load("mistral-7b-v0.1.json");
     CHECK(c.head_dim == 128);
@@ -87,7 +88,7 @@ TEST_CASE("[HF section 12] Mistral-7B-v0.1: theta 10000, max_pos 32768, unscaled
     CHECK(c.rope_type == "default");
 }
 
-TEST_CASE("[HF section 12] Qwen2.5-7B README YaRN: legacy 'type' key, 3584/28 = 128, factor 4, L = L0 = 32768 (no warning)")
+TEST_CASE("[H12] Qwen2.5-7B README YaRN: legacy 'type' key, 3584/28 = 128, factor 4, L = L0 = 32768 (no warning)")
 {
     const auto c = load("qwen2.5-7b-instruct-yarn.json");
     CHECK(c.head_dim == 128);
@@ -96,10 +97,10 @@ TEST_CASE("[HF section 12] Qwen2.5-7B README YaRN: legacy 'type' key, 3584/28 = 
     CHECK(c.factor == 4.0);
     CHECK(c.original_max_position_embeddings == 32768);
     CHECK(c.max_position_embeddings == 32768);
-    CHECK_FALSE(has_warning(c, "rope_scaling.factor"));  // G4 stays silent when L / L0 = 1
+    CHECK_FALSE(has_warning(c, "rope_scaling.factor"));  // transformers 5.x stays silent when L / L0 = 1
 }
 
-TEST_CASE("[HF section 5/12] Qwen3-8B YaRN x4 with max_pos 40960: the explicit factor wins, with HF's mismatch warning")
+TEST_CASE("[H5/H12] Qwen3-8B YaRN x4 with max_pos 40960: the explicit factor wins, with HF's mismatch warning")
 {
     const auto c = load("qwen3-8b-yarn.json");
     CHECK(c.factor == 4.0);
@@ -108,7 +109,7 @@ TEST_CASE("[HF section 5/12] Qwen3-8B YaRN x4 with max_pos 40960: the explicit f
     CHECK(has_warning(c, "rope_scaling.factor"));  // 40960 / 32768 = 1.25 != 4
 }
 
-TEST_CASE("[HF section 0/1] transformers v5 rope_parameters: rope_theta and the YaRN keys inside it")
+TEST_CASE("[H1, transformers 5.x] transformers v5 rope_parameters: rope_theta and the YaRN keys inside it")
 {
     const auto c = load("qwen3-8b-v5-rope-parameters.json");
     CHECK(c.scaling_key == "rope_parameters");
@@ -119,7 +120,7 @@ TEST_CASE("[HF section 0/1] transformers v5 rope_parameters: rope_theta and the 
     CHECK(c.warnings.empty());  // 131072 / 32768 = 4 = factor
 }
 
-TEST_CASE("[HF section 8/12] DeepSeek-V3: qk_rope_head_dim 64, qk_head_dim 192, yarn factor 40 (an integer: warned), interleaved")
+TEST_CASE("[H8/H12] DeepSeek-V3: qk_rope_head_dim 64, qk_head_dim 192, yarn factor 40 (an integer: warned), interleaved")
 {
     const auto c = load("deepseek-v3.json");
     CHECK(c.head_dim == 64);
@@ -134,11 +135,11 @@ TEST_CASE("[HF section 8/12] DeepSeek-V3: qk_rope_head_dim 64, qk_head_dim 192, 
     CHECK(c.beta_slow == 1.0);
     CHECK(c.original_max_position_embeddings == 4096);
     CHECK(c.pairing == posenc::Pairing::interleaved);
-    CHECK(has_warning(c, "rope_scaling.factor"));  // section 11: isinstance(40, float) is False
+    CHECK(has_warning(c, "rope_scaling.factor"));  // H11: isinstance(40, float) is False
     CHECK_FALSE(c.notes.empty());                   // the de-interleave note
 }
 
-TEST_CASE("[HF section 6/12] Phi-3-mini-128k: 96 dims, top-level L0 4096, longrope with 48 + 48 factors, s = 131072 / 4096 = 32")
+TEST_CASE("[H6/H12] Phi-3-mini-128k: 96 dims, top-level L0 4096, longrope with 48 + 48 factors, s = 131072 / 4096 = 32")
 {
     const auto c = load("phi-3-mini-128k-instruct.json");
     CHECK(c.head_dim == 96);  // 3072 / 32
@@ -153,7 +154,7 @@ TEST_CASE("[HF section 6/12] Phi-3-mini-128k: 96 dims, top-level L0 4096, longro
     CHECK(has_warning(c, "original_max_position_embeddings"));
 }
 
-TEST_CASE("[HF section 1/12] gpt-oss-20b: head_dim 64 wins over 2880 / 64 = 45; yarn factor 32, truncate false")
+TEST_CASE("[H1/H12] gpt-oss-20b: head_dim 64 wins over 2880 / 64 = 45; yarn factor 32, truncate false")
 {
     const auto c = load("gpt-oss-20b.json");
     CHECK(c.head_dim == 64);
@@ -163,7 +164,7 @@ TEST_CASE("[HF section 1/12] gpt-oss-20b: head_dim 64 wins over 2880 / 64 = 45; 
     CHECK(c.original_max_position_embeddings == 4096);
 }
 
-TEST_CASE("[HF section 10/12] partial rotary families: Pythia rotary_pct 0.25 (64 -> 16), Phi-2 0.4 (80 -> 32), GLM-4 0.5 interleaved, GPT-J rotary_dim 64 of 256")
+TEST_CASE("[H10/H12] partial rotary families: Pythia rotary_pct 0.25 (64 -> 16), Phi-2 0.4 (80 -> 32), GLM-4 0.5 interleaved, GPT-J rotary_dim 64 of 256")
 {
     const auto pythia = load("pythia-70m.json");
     CHECK(pythia.head_dim == 64);
@@ -188,7 +189,7 @@ TEST_CASE("[HF section 10/12] partial rotary families: Pythia rotary_pct 0.25 (6
     CHECK(gptj.max_position_embeddings == 2048);  // n_positions
 }
 
-TEST_CASE("[HF section 11] unknown keys are warnings, not errors")
+TEST_CASE("[H11] unknown keys are warnings, not errors")
 {
     const auto c = posenc::hf::parse_config(
         R"({"head_dim": 64, "max_position_embeddings": 4096,

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent values for tests/models/hf_config_tests.cpp and tests/inspect/*.cpp.
 
-Written from shared/reference/hf-rope-semantics.md (sections 2-8, 12) and the lesson C2-5 text
-(shared/seeds/001_*.txt), NOT from posenc's C++ code: the real-number formulas evaluated in
+Written from the Hugging Face rules of docs/formulas.md (H2-8, 12) and the lesson C2-5 text
+(docs/lessons.md), NOT from posenc's C++ code: the real-number formulas evaluated in
 mpmath at 50 digits, printed to 17 significant digits.
 
 Run:  python3 tests/models/hf_config_reference_values.py   (needs only mpmath)
@@ -73,7 +74,7 @@ print(f"  attention g(4) {s17(g(4))}, g(32) {s17(g(32))}; DeepSeek g(40)^2 {s17(
       f" softmax scale 192^-1/2 g(40)^2 {s17(mpmath.mpf(192) ** -0.5 * g(40) ** 2)}")
 print(f"  Qwen x4 pair 30 compression 1 - (30 - 23)/(40 - 23) * (1 - 1/4) = {s17(1 - mpmath.mpf(7) / 17 * mpmath.mpf(3) / 4)}")
 
-PHI3_LONG = [1.0700000524520874, 64.76000213623047]   # entries [0] and [47] of section 12's list
+PHI3_LONG = [1.0700000524520874, 64.76000213623047]   # entries [0] and [47] of H12's list
 PHI3_SHORT = [1.1, 3.049999999999997]                 # entries [0] and [47]
 print("== Phi-3-mini-128k longrope (R 96, b 1e4, L0 4096, s 32)")
 print(f"  attention sqrt(1 + ln 32 / ln 4096) = {s17(mpmath.sqrt(1 + mpmath.log(32) / mpmath.log(4096)))}")

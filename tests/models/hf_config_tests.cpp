@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 // The config reader's second stage (posenc/models/hf_config.hpp): every config in
 // tests/data/configs/ becomes a RopeSpec, a Scaling, lengths and multipliers, checked against
 // independent values.
 //
 // Provenance of the expected values:
-//   * "section N" literals are shared/reference/hf-rope-semantics.md (section 12 for the real
+//   * "HN" literals are the Hugging Face rules of docs/formulas.md (H12 for the real
 //     configs; float32 values there are transformers' own, +-1 ulp of torch);
 //   * 17-digit "exact" values are tests/models/hf_config_reference_values.py: the real-number
 //     formulas in mpmath at 50 digits (written from the reference, not from posenc);
@@ -69,7 +70,7 @@ const T& scaling_as(const posenc::hf::HfModelRope& m)
 
 }  // namespace
 
-TEST_CASE("[HF section 2/12] Llama-2-7b: default table, theta 10000, inv[1] 0.865964353 ... inv[63] 0.000115478193")
+TEST_CASE("[H2/H12] Llama-2-7b: default table, theta 10000, inv[1] 0.865964353 ... inv[63] 0.000115478193")
 {
     const auto m = load("llama-2-7b.json");
     CHECK(m.spec == posenc::RopeSpec(128, 128, 10000.0, posenc::Pairing::half_split));
@@ -85,7 +86,7 @@ TEST_CASE("[HF section 2/12] Llama-2-7b: default table, theta 10000, inv[1] 0.86
                     {63, 0.000115478193f, 0.00011547819846894582}});
 }
 
-TEST_CASE("[HF section 12] CodeLlama-7b and Mistral-7B-v0.1: unscaled, theta 1e6 / 1e4, lengths 16384 / 32768")
+TEST_CASE("[H12] CodeLlama-7b and Mistral-7B-v0.1: unscaled, theta 1e6 / 1e4, lengths 16384 / 32768")
 {
     const auto code = load("codellama-7b-instruct.json");
     CHECK(code.spec == posenc::RopeSpec(128, 128, 1e6));
@@ -101,7 +102,7 @@ TEST_CASE("[HF section 12] CodeLlama-7b and Mistral-7B-v0.1: unscaled, theta 1e6
     check_table(mistral, {{63, 0.000115478193f, 0.00011547819846894582}});
 }
 
-TEST_CASE("[HF section 7/12] Llama-3.1-8B: llama3 8 / 1 / 4 / 8192; bands 0-28, 29-34, 35-63; inv[28] 0.00321144611 ... inv[63] 3.06892588e-07")
+TEST_CASE("[H7/H12] Llama-3.1-8B: llama3 8 / 1 / 4 / 8192; bands 0-28, 29-34, 35-63; inv[28] 0.00321144611 ... inv[63] 3.06892588e-07")
 {
     const auto m = load("llama-3.1-8b.json");
     CHECK(m.spec == posenc::RopeSpec(128, 128, 500000.0));
@@ -129,7 +130,7 @@ TEST_CASE("[HF section 7/12] Llama-3.1-8B: llama3 8 / 1 / 4 / 8192; bands 0-28, 
     }
 }
 
-TEST_CASE("[HF section 7/12] Llama-3.2-1B: 2048/32 = 64, llama3 factor 32; bands 0-14, 15-17, 18-31")
+TEST_CASE("[H7/H12] Llama-3.2-1B: 2048/32 = 64, llama3 factor 32; bands 0-14, 15-17, 18-31")
 {
     const auto m = load("llama-3.2-1b.json");
     CHECK(m.spec == posenc::RopeSpec(64, 64, 500000.0));
@@ -145,7 +146,7 @@ TEST_CASE("[HF section 7/12] Llama-3.2-1B: 2048/32 = 64, llama3 factor 32; bands
     }
 }
 
-TEST_CASE("[HF section 5/12] Qwen YaRN x4 in three spellings: range [23, 40], attention 1.138629436111989, inv[23] 0.00697830599 ... inv[40] 4.44569851e-05")
+TEST_CASE("[H5/H12] Qwen YaRN x4 in three spellings: range [23, 40], attention 1.138629436111989, inv[23] 0.00697830599 ... inv[40] 4.44569851e-05")
 {
     // Qwen3-8B with its README snippet (rope_type), Qwen2.5-7B's (legacy type), and v5 rope_parameters.
     struct File {
@@ -178,7 +179,7 @@ TEST_CASE("[HF section 5/12] Qwen YaRN x4 in three spellings: range [23, 40], at
     }
 }
 
-TEST_CASE("[HF section 8/12] DeepSeek-V3: yarn x40 over 4096, range [10, 23], cos/sin factor 1, softmax x g(40)^2, scale 0.1352337788608801")
+TEST_CASE("[H8/H12] DeepSeek-V3: yarn x40 over 4096, range [10, 23], cos/sin factor 1, softmax x g(40)^2, scale 0.1352337788608801")
 {
     const auto m = load("deepseek-v3.json");
     CHECK(m.spec == posenc::RopeSpec(64, 64, 10000.0, posenc::Pairing::interleaved));
@@ -192,7 +193,7 @@ TEST_CASE("[HF section 8/12] DeepSeek-V3: yarn x40 over 4096, range [10, 23], co
     CHECK(m.qk_head_dim == 192);
     CHECK(m.attention_factor == 1.0);  // g(40, 1) / g(40, 1)
     CHECK(relative_error(m.softmax_scale_multiplier, 1.8738542070926266) <= 4e-16);  // mpmath g(40)^2
-    CHECK(relative_error(m.softmax_scale(), 0.1352337788608801) <= 2e-16);            // section 12
+    CHECK(relative_error(m.softmax_scale(), 0.1352337788608801) <= 2e-16);            // H12
     const auto range = posenc::yarn_correction_range(m.spec, yarn);
     CHECK(range.low == 10.0);
     CHECK(range.high == 23.0);
@@ -202,7 +203,7 @@ TEST_CASE("[HF section 8/12] DeepSeek-V3: yarn x40 over 4096, range [10, 23], co
                     {23, 3.3338034e-05f, 3.3338035804083101e-5}});
 }
 
-TEST_CASE("[HF section 5/12] gpt-oss-20b: yarn x32 without truncation, range 8.0928 .. 17.398, attention 1.3465735902799727")
+TEST_CASE("[H5/H12] gpt-oss-20b: yarn x32 without truncation, range 8.0928 .. 17.398, attention 1.3465735902799727")
 {
     const auto m = load("gpt-oss-20b.json");
     CHECK(m.spec == posenc::RopeSpec(64, 64, 150000.0));
@@ -211,10 +212,10 @@ TEST_CASE("[HF section 5/12] gpt-oss-20b: yarn x32 without truncation, range 8.0
     CHECK(yarn.rounding() == posenc::YarnCorrectionRounding::fractional);
     CHECK(m.original_length == 4096);
     CHECK(m.max_position_embeddings == 131072);
-    CHECK(m.attention_factor == 1.3465735902799727);  // section 12: 0.1 ln 32 + 1
+    CHECK(m.attention_factor == 1.3465735902799727);  // H12: 0.1 ln 32 + 1
     CHECK(m.softmax_scale_multiplier == 1.0);
     const auto range = posenc::yarn_correction_range(m.spec, yarn);
-    CHECK(relative_error(range.low, 8.092779115512402) <= 1e-14);  // section 12 (= vLLM PR #28244)
+    CHECK(relative_error(range.low, 8.092779115512402) <= 1e-14);  // H12 (= vLLM PR #28244)
     CHECK(relative_error(range.high, 17.39802450158856) <= 1e-14);
     check_table(m, {{0, 1.0f, 1.0},
                     {1, 0.689044297f, 0.68904430588816327},
@@ -225,7 +226,7 @@ TEST_CASE("[HF section 5/12] gpt-oss-20b: yarn x32 without truncation, range 8.0
                     {31, 3.0235114e-07f, 3.0235114281192144e-7}});
 }
 
-TEST_CASE("[HF section 6/12] Phi-3-mini-128k: longrope over 4096, s 32, attention 1.1902380714238083; short table at init, long past 4096")
+TEST_CASE("[H6/H12] Phi-3-mini-128k: longrope over 4096, s 32, attention 1.1902380714238083; short table at init, long past 4096")
 {
     const auto m = load("phi-3-mini-128k-instruct.json");
     CHECK(m.spec == posenc::RopeSpec(96, 96, 10000.0));
@@ -235,8 +236,8 @@ TEST_CASE("[HF section 6/12] Phi-3-mini-128k: longrope over 4096, s 32, attentio
     CHECK(longrope.short_factor().size() == 48);
     CHECK(m.original_length == 4096);
     CHECK(m.max_position_embeddings == 131072);
-    CHECK(m.attention_factor == 1.1902380714238083);  // section 12, Python double
-    // init and any length <= 4096: the short factors; 4097 and beyond: the long ones (section 6).
+    CHECK(m.attention_factor == 1.1902380714238083);  // H12, Python double
+    // init and any length <= 4096: the short factors; 4097 and beyond: the long ones (H6).
     const posenc::FrequencyTable init = m.table();
     const posenc::FrequencyTable at_l0 = m.table(4096);
     const posenc::FrequencyTable past = m.table(4097);
@@ -248,7 +249,7 @@ TEST_CASE("[HF section 6/12] Phi-3-mini-128k: longrope over 4096, s 32, attentio
     CHECK(past.attention_factor() == init.attention_factor());
 }
 
-TEST_CASE("[HF section 10/12] partial rotary and interleaved families: GLM-4 64 of 128, Pythia 16 of 64, Phi-2 32 of 80, GPT-J 64 of 256")
+TEST_CASE("[H10/H12] partial rotary and interleaved families: GLM-4 64 of 128, Pythia 16 of 64, Phi-2 32 of 80, GPT-J 64 of 256")
 {
     const auto glm = load("glm-4-9b-chat-hf.json");
     CHECK(glm.spec == posenc::RopeSpec(128, 64, 10000.0, posenc::Pairing::interleaved));
@@ -270,7 +271,7 @@ TEST_CASE("[HF section 10/12] partial rotary and interleaved families: GLM-4 64 
     check_table(gptj, {{31, 0.0f, 0.0001333521432163324}});
 }
 
-TEST_CASE("[HF section 11] the JSON stage's warnings and notes survive the second stage")
+TEST_CASE("[H11] the JSON stage's warnings and notes survive the second stage")
 {
     const auto qwen3 = load("qwen3-8b-yarn.json");
     REQUIRE(qwen3.warnings.size() == 1);
@@ -285,20 +286,20 @@ TEST_CASE("[HF section 11] the JSON stage's warnings and notes survive the secon
     CHECK(load("llama-3.1-8b.json").warnings.empty());
 }
 
-TEST_CASE("[HF section 4] dynamic NTK: the reference length is max_position_embeddings, and the init table is the default one")
+TEST_CASE("[H4] dynamic NTK: the reference length is max_position_embeddings, and the init table is the default one")
 {
     const auto m = posenc::hf::parse_model_rope(
         R"({"head_dim": 128, "max_position_embeddings": 4096, "rope_theta": 10000.0,
             "rope_scaling": {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 1024}})");
     const auto& dynamic = scaling_as<posenc::DynamicNtkScaling>(m);
-    CHECK(dynamic.max_position_embeddings() == 4096);  // not 1024: HF never reads it (section 4)
+    CHECK(dynamic.max_position_embeddings() == 4096);  // not 1024: HF never reads it (H4)
     CHECK(m.original_length == 4096);
     check_table(m, {{63, 0.000115478193f, 0.00011547819846894582}});
     // Section 4: b' at n = 8192 is 30527.73675 (R 128, b 1e4, L 4096, s 2).
     CHECK(relative_error(posenc::dynamic_ntk_base(m.spec, dynamic, 8192), 30527.73675) <= 1e-9);
 }
 
-TEST_CASE("[HF section 5/8] YaRN options: zero betas mean the defaults, explicit attention_factor wins, mscale_all_dim outside MLA is only a note")
+TEST_CASE("[H5/H8] YaRN options: zero betas mean the defaults, explicit attention_factor wins, mscale_all_dim outside MLA is only a note")
 {
     const auto m = posenc::hf::parse_model_rope(
         R"({"head_dim": 128, "max_position_embeddings": 131072, "rope_theta": 1000000.0,

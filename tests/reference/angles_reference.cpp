@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: MIT
 // Exact angle reduction (angles.hpp) against values computed independently with mpmath at 400
 // bits (Python: x = mpf(position) * mpf(inv_freq); r = x - 2*pi*nint(x/(2*pi))), where inv_freq
 // is the double written below in hex. Bound under test: < 4e-15 rad, cos/sin < 5e-15.
-#include <posenc/posenc.hpp>
+#include <posenc/angles.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

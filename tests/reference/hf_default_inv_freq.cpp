@@ -1,10 +1,13 @@
+// SPDX-License-Identifier: MIT
 // The default (unscaled) inverse frequencies against Hugging Face's float32 check values,
-// shared/reference/hf-rope-semantics.md section 2: b = 1e4, R = 128, float32:
+// H2 (docs/formulas.md): b = 1e4, R = 128, float32:
 //   inv[0] = 1, inv[1] = 0.865964353, inv[2] = 0.749894202, inv[32] = 0.00999999978,
 //   inv[63] = 0.000115478193.
 // posenc keeps theta in double; rounded to float32 it must land within one float32 ulp of
 // Hugging Face's value (HF rounds the exponent and the pow result separately).
-#include <posenc/posenc.hpp>
+#include <posenc/angles.hpp>
+#include <posenc/frequencies.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 

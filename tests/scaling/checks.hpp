@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Small comparison helpers for the context-extension tests (tests/scaling, tests/analysis,
 // tests/lessons/c2_5_long_context.cpp). Include as "scaling/checks.hpp".
 #pragma once

@@ -1,11 +1,12 @@
-// Dynamic NTK against Hugging Face's semantics (hf-rope-semantics.md section 4) and paper-math.md
-// section 3.
+// SPDX-License-Identifier: MIT
+// Dynamic NTK against Hugging Face's semantics (docs/formulas.md H4) and the YaRN
+// paper's dynamic scaling (docs/formulas.md P3).
 //
-// Provenance: the bases for R = 128, b = 1e4, L = 4096, s = 2 are section 4's example
+// Provenance: the bases for R = 128, b = 1e4, L = 4096, s = 2 are H4's example
 // (10004.96034, 30527.73675, 72195.86009), here to 15+ digits from Python double in HF's order
 // (tests/scaling/hf_reference_values.py); the runtime float32 table at 8192 and its exact
 // counterpart are from the same script (independent float32 emulation / mpmath).
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>
@@ -40,7 +41,7 @@ TEST_CASE("[HF dynamic] the init table and every table up to L equal the default
     CHECK(posenc::frequency_table(spec, dynamic).inv_freq() == original.inv_freq());
     CHECK(posenc::frequency_table(spec, dynamic, 4096).inv_freq() == original.inv_freq());
     CHECK(posenc::frequency_table(spec, dynamic, 4097).inv_freq() != original.inv_freq());
-    // float32 init = Hugging Face's default float32 table (section 2 check value inv[1] = 0.865964353).
+    // float32 init = Hugging Face's default float32 table (H2 check value inv[1] = 0.865964353).
     const posenc::FrequencyTable f32 = posenc::frequency_table(spec, dynamic, posenc::Precision::hf_float32);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(1)), 0.865964353f) <= 1);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(63)), 0.000115478193f) <= 1);
@@ -70,7 +71,7 @@ TEST_CASE("[HF dynamic] the runtime recompute at 8192 in float32 (b'32 = 30527.7
     CHECK(relative_error(f32.inv_freq(63), exact.inv_freq(63)) > 1e-7);
 }
 
-TEST_CASE("[paper-math 3] dynamic NTK, HF schedule: d 32, b 1e4, L 128, factor 4, l 256 -> multiplier 5, base' 55,663.2")
+TEST_CASE("[YaRN paper / P3] dynamic NTK, HF schedule: d 32, b 1e4, L 128, factor 4, l 256 -> multiplier 5, base' 55,663.2")
 {
     const posenc::RopeSpec spec(32, 32, 1e4);
     const double base = posenc::dynamic_ntk_base(spec, posenc::DynamicNtkScaling(4.0, 128), 256);

@@ -1,11 +1,12 @@
-// Llama 3 scaling against Hugging Face's values (hf-rope-semantics.md sections 7 and 12) and
-// Meta's band description (paper-math.md section 6.1).
+// SPDX-License-Identifier: MIT
+// Llama 3 scaling against Hugging Face's values (docs/formulas.md H7 and H12) and
+// Meta's band description (docs/formulas.md P6).
 //
-// Provenance: the 9-digit float32 literals and the wavelengths are hf-rope-semantics.md section 7
+// Provenance: the 9-digit float32 literals and the wavelengths are H7 (docs/formulas.md)
 // (emulated float32, +-1 ulp of torch); the 17-digit values come from
 // tests/scaling/hf_reference_values.py (independent float32 emulation / mpmath real-number formula);
-// the smoothed-pair table (lambda, smooth, theta'/theta) is paper-math.md section 6.1.
-#include <posenc/posenc.hpp>
+// the smoothed-pair table (lambda, smooth, theta'/theta) is P6 (docs/formulas.md)
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>
@@ -37,7 +38,7 @@ TEST_CASE("[HF llama3] Llama-3.1-8B (R 128, b 5e5, s 8, 1/4, L0 8192): pairs 0-2
     CHECK(posenc::llama3_bands(spec, llama, posenc::Precision::hf_float32) == expected_bands(64, 29, 35));
     CHECK(llama.low_freq_wavelength() == 8192.0);
     CHECK(llama.high_freq_wavelength() == 2048.0);
-    // Boundary wavelengths (section 7): wl[28] = 1956.50, wl[29] = 2401.74, wl[34] = 6695.11, wl[35] = 8218.72.
+    // Boundary wavelengths (H7): wl[28] = 1956.50, wl[29] = 2401.74, wl[34] = 6695.11, wl[35] = 8218.72.
     const posenc::FrequencyTable original = posenc::FrequencyTable::from_spec(spec);
     CHECK(original.period(28) == doctest::Approx(1956.50).epsilon(5e-6));
     CHECK(original.period(29) == doctest::Approx(2401.74).epsilon(5e-6));
@@ -56,7 +57,7 @@ TEST_CASE("[HF llama3] Llama-3.1 inv_freq: [28] 0.00321144611, [29] 0.0021665706
         int pair;
         float hf32;
         double exact;
-    } vectors[] = {{28, 0.00321144611f, 0.003211445994752591},   // section 7 / mpmath
+    } vectors[] = {{28, 0.00321144611f, 0.003211445994752591},   // H7 / mpmath
                    {29, 0.00216657063f, 0.0021665707635033586},
                    {34, 0.000178507791f, 0.00017850781276799642},
                    {35, 9.55621217e-05f, 9.556212353964683e-5},
@@ -70,7 +71,7 @@ TEST_CASE("[HF llama3] Llama-3.1 inv_freq: [28] 0.00321144611, [29] 0.0021665706
     }
 }
 
-TEST_CASE("[paper-math 6.1] Llama 3.1 smoothed pairs: theta'/theta = 0.8282, 0.6437, 0.4935, 0.3711, 0.2714, 0.1902")
+TEST_CASE("[Llama 3.1 / P6] Llama 3.1 smoothed pairs: theta'/theta = 0.8282, 0.6437, 0.4935, 0.3711, 0.2714, 0.1902")
 {
     const posenc::RopeSpec spec(128, 128, 5e5);
     const posenc::FrequencyTable original = posenc::FrequencyTable::from_spec(spec);

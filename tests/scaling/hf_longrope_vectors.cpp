@@ -1,12 +1,14 @@
-// LongRoPE (Phi-3-mini-128k) against Hugging Face's semantics (hf-rope-semantics.md sections 6, 12)
-// and paper-math.md section 6.2.
+// SPDX-License-Identifier: MIT
+// LongRoPE (Phi-3-mini-128k) against Hugging Face's semantics (docs/formulas.md H6, H12)
+// and P6 (docs/formulas.md)
 //
-// Provenance: attention factors are the closed form sqrt(1 + ln s / ln L0) as section 12 and
-// paper-math.md 6.2 print them (1.1902380714238083; float32 1.190238118171692 = the GGUF key
+// Provenance: attention factors are the closed form sqrt(1 + ln s / ln L0) as H12 and
+// P6 (docs/formulas.md) print them (1.1902380714238083; float32 1.190238118171692 = the GGUF key
 // phi3.rope.scaling.attn_factor); the inv values come from tests/scaling/hf_reference_values.py
 // (independent float32 emulation and mpmath theta_j / ext_j with the list entries as doubles).
-#include <posenc/posenc.hpp>
+#include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -28,7 +30,7 @@ TEST_CASE("[HF longrope] Phi-3-mini-128k attention factor sqrt(1 + ln 32 / ln 40
     CHECK(posenc::hf32::round(posenc::longrope_attention_factor(phi3)) == 1.190238118171692f);
 }
 
-TEST_CASE("[paper-math 6.2] LongRoPE attention factor: L0 4096 s 16 -> 1.154701; L0 8192 s 16 -> 1.143544; L0 2048 s 8 -> 1.128152")
+TEST_CASE("[LongRoPE / P6] LongRoPE attention factor: L0 4096 s 16 -> 1.154701; L0 8192 s 16 -> 1.143544; L0 2048 s 8 -> 1.128152")
 {
     const std::vector<double> ones(4, 1.0);
     CHECK(posenc::longrope_attention_factor(posenc::LongRopeScaling(ones, ones, 4096, 16.0)) ==

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent evaluation of the values pasted into tests/scaling/*.cpp and tests/analysis/*.cpp.
 
-Written from shared/reference/hf-rope-semantics.md (sections 2-8, 12) and paper-math.md
-(sections 1-4, 6), NOT from posenc's C++ code. Two evaluations per quantity:
+Written from the Hugging Face rules (H2-H8, H12) and the papers' worked numbers (P1-P4, P6) of
+docs/formulas.md, NOT from posenc's C++ code. Two evaluations per quantity:
 
   exact  : the real-number formula in mpmath at 60 digits (what posenc's Precision::exact
            approximates in double);
@@ -243,7 +244,7 @@ def main():
     for j in (0, 7):
         out(f"  inv[{j}] hf32 {f9(h['inv32'][j])} exact {sci(h['inv'][j])} ratio {sci(h['inv'][j] / theta(10.0, 16, j))}\n")
 
-    out("== YaRN G2 override: Qwen3-8B L 40960 / L0 32768 -> s 1.25\n")
+    out("== YaRN transformers 4.48-4.55 override: Qwen3-8B L 40960 / L0 32768 -> s 1.25\n")
     out(f"  af {g(40960 / 32768)!r}\n")
 
     out("== Llama 3.1 (R 128, b 5e5, s 8, lf 1, hf 4, L0 8192)\n")
@@ -317,7 +318,7 @@ if __name__ == "__main__" and len(sys.argv) == 1:
     main()
 
 
-# ================================================================ bounds (paper-math.md sections 1, 2, 4)
+# ================================================================ bounds (docs/formulas.md P1, 2, 4)
 def roformer_U(P, b, r, dps=30):
     """U(r) = (1/P) sum_{j=1..P} |S_j(r)|, S_j = sum_{k<j} exp(i r theta_k), theta_k = b^(-2k/(2P))."""
     with mpmath.workdps(dps):

@@ -1,15 +1,16 @@
-// YaRN against Hugging Face's values (shared/reference/hf-rope-semantics.md sections 5 and 12).
+// SPDX-License-Identifier: MIT
+// YaRN against Hugging Face's values (docs/formulas.md H5 and H12).
 //
 // Provenance of the expected values:
-//   * "HF float32" literals (9 significant digits) are the float32 values hf-rope-semantics.md
-//     section 12 prints for transformers' `_compute_yarn_parameters` (+-1 ulp of torch);
+//   * "HF float32" literals (9 significant digits) are the float32 values the Hugging Face rules of docs/formulas.md
+//     H12 prints for transformers' `_compute_yarn_parameters` (+-1 ulp of torch);
 //   * the 17-digit values are tests/scaling/hf_reference_values.py: the correction dims and
 //     attention factors in Python double in HF's operation order, the float32 table by an
 //     independent float32 emulation (struct rounding, mpmath pow), and the exact table as the
 //     real-number formula in mpmath at 60 digits;
-//   * the ratio columns of paper-math.md section 3 (course small model worked example).
+//   * the ratio columns of P3 (docs/formulas.md) (course small model worked example).
 // Checked: float32 emulation within 2 ulp, exact mode within 1e-12 relative.
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>
@@ -24,7 +25,7 @@ using posenc_test::ulp_distance;
 namespace {
 struct InvVector {
     int pair;
-    float hf32;     // float32 value (section 12 literal or the Python emulation)
+    float hf32;     // float32 value (H12 literal or the Python emulation)
     double exact;   // mpmath, real-number formula
 };
 
@@ -50,14 +51,14 @@ TEST_CASE("[HF yarn] Qwen x4 (R 128, b 1e6, L0 32768): raw dims 23.5959 / 39.650
     CHECK(range.low == 23.0);
     CHECK(range.high == 40.0);
     CHECK(range.ramp_high == 40.0);
-    CHECK(posenc::yarn_attention_factor(yarn) == 1.138629436111989);  // section 12, Python double
+    CHECK(posenc::yarn_attention_factor(yarn) == 1.138629436111989);  // H12, Python double
     CHECK(posenc::frequency_table(spec, yarn).attention_factor() == 1.138629436111989);
 }
 
 TEST_CASE("[HF yarn] Qwen x4 inv_freq: [23] 0.00697830599, [24] 0.00537532149, [39] 6.4903943e-05, [40] 4.44569851e-05")
 {
     check_inv(posenc::RopeSpec(128, 128, 1e6), posenc::YarnScaling(4.0, 32768),
-              {{23, 0.00697830599f, 0.0069783058485986634},     // section 12
+              {{23, 0.00697830599f, 0.0069783058485986634},     // H12
                {24, 0.00537532149f, 0.0053753214907901015},
                {39, 6.4903943e-05f, 6.4903943208370288e-5},
                {40, 4.44569851e-05f, 4.445698525097307e-5},
@@ -81,7 +82,7 @@ TEST_CASE("[HF yarn] DeepSeek-V3 x40 (R 64, b 1e4, L0 4096, mscale 1/1): range [
     CHECK(relative_error(posenc::deepseek_softmax_scale(192, yarn), 0.1352337788608801) <= 1e-15);
     CHECK(relative_error(posenc::yarn_softmax_scale_multiplier(yarn), 1.3688879454113936 * 1.3688879454113936) <= 1e-15);
     check_inv(spec, yarn,
-              {{10, 0.0562341288f, 0.056234132519034908},     // section 12
+              {{10, 0.0562341288f, 0.056234132519034908},     // H12
                {11, 0.0390069261f, 0.039006926567143858},
                {22, 0.00017782794f, 0.00017782794100389228},
                {23, 3.3338034e-05f, 3.3338035804083101e-5},
@@ -95,11 +96,11 @@ TEST_CASE("[HF yarn] gpt-oss-20b truncate=false: lo 8.092779115512402, hi 17.398
     const posenc::YarnScaling yarn =
         posenc::YarnScaling(32.0, 4096).with_betas(32.0, 1.0).with_rounding(posenc::YarnCorrectionRounding::fractional);
     const posenc::YarnCorrectionRange range = posenc::yarn_correction_range(spec, yarn);
-    CHECK(relative_error(range.low, 8.092779115512402) <= 1e-14);  // section 12 (also vLLM PR #28244)
+    CHECK(relative_error(range.low, 8.092779115512402) <= 1e-14);  // H12 (also vLLM PR #28244)
     CHECK(relative_error(range.high, 17.39802450158856) <= 1e-14);
     CHECK(posenc::yarn_attention_factor(yarn) == 1.3465735902799727);
     check_inv(spec, yarn,
-              {{0, 1.0f, 1.0},  // section 12
+              {{0, 1.0f, 1.0},  // H12
                {1, 0.689044297f, 0.68904430588816327},
                {8, 0.0508132726f, 0.050813274815461474},
                {9, 0.0317056961f, 0.031705696184663769},
@@ -108,11 +109,11 @@ TEST_CASE("[HF yarn] gpt-oss-20b truncate=false: lo 8.092779115512402, hi 17.398
                {31, 3.0235114e-07f, 3.0235114281192144e-7}});
 }
 
-TEST_CASE("[HF yarn G2] the factor override: Qwen3-8B s = 40960/32768 = 1.25 (attention 1.0223143551314209); Qwen2.5 s = 1")
+TEST_CASE("[HF yarn transformers 4.48-4.55] the factor override: Qwen3-8B s = 40960/32768 = 1.25 (attention 1.0223143551314209); Qwen2.5 s = 1")
 {
     const posenc::YarnScaling qwen3 = posenc::YarnScaling(4.0, 32768).with_g2_factor_override(40960);
     CHECK(qwen3.factor() == 1.25);
-    CHECK(posenc::yarn_attention_factor(qwen3) == 1.0223143551314209);  // section 5, Python double
+    CHECK(posenc::yarn_attention_factor(qwen3) == 1.0223143551314209);  // H5, Python double
     // Qwen2.5 README snippet: L = L0 = 32768 -> s = 1, so YaRN is a no-op (attention factor 1.0).
     const posenc::RopeSpec spec(128, 128, 1e6);
     const posenc::YarnScaling qwen25 = posenc::YarnScaling(4.0, 32768).with_g2_factor_override(32768);
@@ -164,23 +165,23 @@ TEST_CASE("[HF yarn] low beyond the clamp (R 16, b 10, L0 65536: low 20 > high 1
     check_inv(spec, yarn, {{0, 0.125f, 0.125}, {7, 0.0166690181940794f, 0.01666901790204155}});
 }
 
-TEST_CASE("[paper-math 3] course small model x4 (R 32, b 1e4, L0 128): HF range [0, 6], ratios 1, 7/8, 3/4, ..., 1/4")
+TEST_CASE("[YaRN paper / P3] course small model x4 (R 32, b 1e4, L0 128): HF range [0, 6], ratios 1, 7/8, 3/4, ..., 1/4")
 {
     const posenc::RopeSpec spec(32, 32, 1e4);
     const posenc::YarnScaling yarn(4.0, 128);
     const posenc::YarnCorrectionRange range = posenc::yarn_correction_range(spec, yarn);
-    CHECK(range.raw_low == doctest::Approx(-0.7845).epsilon(1e-4));  // paper-math.md section 3
+    CHECK(range.raw_low == doctest::Approx(-0.7845).epsilon(1e-4));  // P3 (docs/formulas.md)
     CHECK(range.raw_high == doctest::Approx(5.2361).epsilon(1e-4));
     CHECK(range.low == 0.0);
     CHECK(range.high == 6.0);
     const posenc::FrequencyTable original = posenc::FrequencyTable::from_spec(spec);
     const posenc::FrequencyTable scaled = posenc::frequency_table(spec, yarn);
-    const double hf_ratio[] = {1.0, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25};  // paper-math "HF ratio" column
+    const double hf_ratio[] = {1.0, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25};  // P3 (docs/formulas.md)
     for (int i = 0; i < 16; ++i) {
         CAPTURE(i);
         CHECK(scaled.inv_freq(i) / original.inv_freq(i) == doctest::Approx(hf_ratio[i < 6 ? i : 6]).epsilon(1e-14));
     }
-    // truncate=False: gamma = 1 - ramp = 1, 0.8090, 0.6180, 0.4271, 0.2361, 0.0451, 0 (paper-math column).
+    // truncate=False: gamma = 1 - ramp = 1, 0.8090, 0.6180, 0.4271, 0.2361, 0.0451, 0 (P3, docs/formulas.md).
     const std::vector<double> ramp =
         posenc::yarn_ramp(spec, yarn.with_rounding(posenc::YarnCorrectionRounding::fractional));
     const double gamma[] = {1.0, 0.8090, 0.6180, 0.4271, 0.2361, 0.0451, 0.0};

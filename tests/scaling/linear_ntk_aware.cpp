@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: MIT
 // Position Interpolation (linear) and static NTK-aware scaling.
 //
-// Provenance: bloc97's bases for LLaMA (d 128, b 1e4) and the course model are paper-math.md
-// section 3 (82,684.6 / 40,889.9 / 20,221.3 / 43,873.0), here to 17 digits from mpmath
+// Provenance: bloc97's bases for LLaMA (d 128, b 1e4) and the course model are P3 of
+// docs/formulas.md (82,684.6 / 40,889.9 / 20,221.3 / 43,873.0), here to 17 digits from mpmath
 // (tests/scaling/hf_reference_values.py); Qwen3 x4's 4,088,994.24 is lesson C2-5's; the per-pair
-// ratio s^(-2i/(d-2)) is paper-math.md section 3's closed form; the float32 values come from the
+// ratio s^(-2i/(d-2)) is docs/formulas.md P3's closed form; the float32 values come from the
 // script's independent emulation (default float32 table with fl(b'), resp. default (/) fl(s)).
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>

@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: MIT
 // How far Hugging Face's float32 angles drift from exact ones, and what exact mode delivers at
-// large positions (hf-rope-semantics.md section 9 items 1, 2 and 7; section 14 item 3).
+// large positions (docs/formulas.md H9 and H14).
 //
 // Table: Qwen3-8B under YaRN x4 (R 128, b 1e6, L0 32768). Hugging Face float32 angle of pair j at
 // position m: fl(inv32_j (x) fl(m)); exact angle: m * theta'_j with theta'_j the real-number YaRN
 // frequency. Expected drifts (hf - exact, folded into [-pi, pi]) come from
 // tests/scaling/hf_reference_values.py: the float32 table by an independent emulation, the exact
 // angle in mpmath at 60 digits. Exact-mode angles at 2^24 + 1 and 2^31 - 1 likewise.
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>
@@ -159,7 +160,7 @@ TEST_CASE("[exact] Precision::exact at positions 2^24 + 1 and 2^31 - 1 stays wit
 
 TEST_CASE("[HF float32] beyond 2^24 float32 positions collide: token 2^24 + 1 gets token 2^24's angle")
 {
-    // hf-rope-semantics.md section 9 item 1: position ids become float32, exact only up to 2^24.
+    // docs/formulas.md H9: position ids become float32, exact only up to 2^24.
     const posenc::FrequencyTable f32 = posenc::frequency_table(qwen3_spec, qwen3_yarn, posenc::Precision::hf_float32);
     const posenc::FrequencyTable exact = posenc::frequency_table(qwen3_spec, qwen3_yarn);
     const std::int64_t p = std::int64_t{1} << 24;

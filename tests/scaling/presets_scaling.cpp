@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: MIT
 // Presets: the lessons' models with their YaRN scalings (lesson C2-5 table) and the real models
-// of hf-rope-semantics.md section 12. Expected values are the section 12 table's and the lesson's.
-#include <posenc/posenc.hpp>
+// of H12 (docs/formulas.md). Expected values are the H12 table's and the lesson's.
+#include <posenc/models/presets.hpp>
+#include <posenc/rotation.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -11,7 +14,7 @@
 
 #include "scaling/checks.hpp"
 
-TEST_CASE("[presets] the names the CLI (issue 6) needs all resolve, and every RoPE preset builds a spec and a scaling")
+TEST_CASE("[presets] the names posenc-inspect needs all resolve, and every RoPE preset builds a spec and a scaling")
 {
     for (const char* name : {"qwen3-8b", "qwen3.8-27b", "deepseek-v4.1-flash", "course-small", "gpt2", "llama-3.1-8b",
                              "deepseek-v3", "phi-3-mini-128k", "gpt-oss-20b", "mistral-7b", "llama-3.2-1b",
@@ -42,10 +45,10 @@ TEST_CASE("[lesson C2-5 #14] the lesson presets carry YaRN x4, x4, x16 over thei
         CHECK(static_cast<double>(p->extended_length) == yarn(*p).factor() * static_cast<double>(p->native_length));
     }
     CHECK(std::holds_alternative<posenc::NoScaling>(posenc::models::course_small.scaling()));
-    CHECK(posenc::models::qwen3_8b.max_position_embeddings == 40960);  // Qwen3-8B config.json (section 12)
+    CHECK(posenc::models::qwen3_8b.max_position_embeddings == 40960);  // Qwen3-8B config.json (H12)
 }
 
-TEST_CASE("[HF section 12] real-model dims, bases and scalings")
+TEST_CASE("[H12] real-model dims, bases and scalings")
 {
     using namespace posenc::models;
     // Llama-3.1-8B: 128 (128), 500000, max_pos 131072, llama3 {8, 1, 4, 8192}.
@@ -63,7 +66,7 @@ TEST_CASE("[HF section 12] real-model dims, bases and scalings")
     CHECK(ds.mscale_all_dim() == 1.0);
     CHECK(deepseek_v3.max_position_embeddings == 40 * 4096);
     CHECK(posenc::deepseek_softmax_scale(deepseek_v3.qk_head_dim, ds) ==
-          doctest::Approx(0.13523377886).epsilon(1e-10));  // section 8
+          doctest::Approx(0.13523377886).epsilon(1e-10));  // H8
     // Phi-3-mini-128k: 3072/32 = 96, longrope, L0 4096, 48 factors each.
     CHECK(phi_3_mini_128k.d_model / phi_3_mini_128k.num_heads == 96);
     const auto phi3 = std::get<posenc::LongRopeScaling>(phi_3_mini_128k.scaling());

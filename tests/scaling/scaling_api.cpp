@@ -1,10 +1,12 @@
+// SPDX-License-Identifier: MIT
 // The Scaling variant's shared API: type names (used by the CLI and its JSON), resolved
 // parameters, factors, the unscaled table in both precisions, and the precision-aware cos/sin.
-// Expected values: the names are issue 3 / issue 6's list; the float32 default values are
-// hf-rope-semantics.md section 2's check values; the YaRN temperature is the closed form
-// 0.1 ln s + 1 of YaRN eq. 22 (paper-math.md section 3: s = 4 -> 1.1386).
-#include <posenc/posenc.hpp>
+// Expected values: the names are the type names of docs/formulas.md and docs/cli.md; the float32 default values are
+// docs/formulas.md H2's check values; the YaRN temperature is the closed form
+// 0.1 ln s + 1 of YaRN eq. 22 (docs/formulas.md P3: s = 4 -> 1.1386).
+#include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -68,7 +70,7 @@ TEST_CASE("[HF default] NoScaling: exact table = FrequencyTable::from_spec; floa
     const posenc::RopeSpec spec(128, 128, 1e4);
     CHECK(posenc::frequency_table(spec, posenc::NoScaling{}).inv_freq() == posenc::FrequencyTable::from_spec(spec).inv_freq());
     const posenc::FrequencyTable f32 = posenc::frequency_table(spec, posenc::NoScaling{}, posenc::Precision::hf_float32);
-    // hf-rope-semantics.md section 2: inv[0] = 1, inv[1] = 0.865964353, inv[2] = 0.749894202,
+    // H2 (docs/formulas.md): inv[0] = 1, inv[1] = 0.865964353, inv[2] = 0.749894202,
     // inv[32] = 0.00999999978, inv[63] = 0.000115478193.
     CHECK(f32.inv_freq(0) == 1.0);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(1)), 0.865964353f) <= 1);

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: MIT
 // Invalid scalings: each throws posenc::error "<field> <value> <rule>" when it is built (or, for
 // what needs the spec, when a table is built). Rules: include/posenc/scaling/common.hpp and each
-// method's header; the list is issue 3's (factor < 1, beta_fast <= beta_slow, non-positive
+// method's header; the cases: factor < 1, beta_fast <= beta_slow, non-positive
 // lengths, wrong LongRoPE list lengths, low_freq_factor >= high_freq_factor, NaN anywhere).
-#include <posenc/posenc.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/scaling/scaling.hpp>
 
 #include <doctest/doctest.h>
@@ -52,7 +53,7 @@ TEST_CASE("[errors] non-positive lengths")
           "longrope.original_max_position_embeddings 1 must be > 1 (the attention factor divides by ln L0)");
     CHECK(message_of([] { return posenc::YarnScaling(4.0, 32768).with_g2_factor_override(0); }) ==
           "yarn.max_position_embeddings 0 must be > 0");
-    // G2's L / L0 below 1 is a factor below 1.
+    // The transformers 4.48-4.55 override's L / L0 below 1 is a factor below 1.
     CHECK(message_of([] { return posenc::YarnScaling(4.0, 32768).with_g2_factor_override(16384); }) ==
           "yarn.factor 0.5 must be >= 1 and finite in float32");
     const posenc::RopeSpec spec(128, 128, 1e4);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the error tests: the message a call throws as posenc::error, and the non-finite
 // constants they feed in. Nothing here computes an expected value.
 #pragma once

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: MIT
 // posenc/analysis/base_bound.hpp: "Base of RoPE bounds context length" (Men et al. 2024).
 //
 // Source: Men et al. 2024, arXiv 2405.14591, section 4.2 Theorem 1 (eq. 9), section 4.3
-// eqs. 10-11, Table 2; Su's re-computation kexue.fm/archives/10122 (paper-math.md section 4).
+// eqs. 10-11, Table 2; Su's re-computation kexue.fm/archives/10122 (docs/formulas.md P4).
 // For q, k with i.i.d. components, the ability to attend more to a similar token than to a
 // random one at relative distance m is proportional to
 //   B_{m,theta} = sum_{i=0..P-1} cos(m theta_i)                                       (eq. 9)
@@ -13,7 +14,7 @@
 // fails), passing bases first appear as isolated windows 0.01-0.04% wide, and the minimum of B
 // over m <= L is tiny (e.g. 4.4e-5 at 16K). "The smallest base" therefore depends on the grid the
 // caller scans: d = 128, 4K: 26,952.5 on a 1e-5 grid, while the paper's 2-digit 2.7e4 gives
-// L_theta = 4,078 (< 4,096). paper-math.md section 4 tabulates both.
+// L_theta = 4,078 (< 4,096). P4 (docs/formulas.md) tabulates both.
 //
 // Evaluation: B_{m,theta} for consecutive m by rotating unit phasors (one complex multiply per
 // pair per step), re-anchored on exactly reduced angles (angles.hpp) every 1024 steps, so every
@@ -46,7 +47,7 @@ inline double similarity_margin(const FrequencyTable& table, std::int64_t distan
 
 /// L_theta capped at `search_limit`: the largest L <= search_limit with B_{m,theta} >= 0 for every
 /// m in [0, L]; search_limit itself if B never goes negative up to there. d = 128:
-/// base 27,000 -> 4,078; 310,000 -> 12,222; 7.8e6 -> 128,914 (paper-math.md section 4).
+/// base 27,000 -> 4,078; 310,000 -> 12,222; 7.8e6 -> 128,914 (docs/formulas.md P4).
 /// Cost O(L_theta * P). Throws posenc::error unless 0 < search_limit <= 2^40.
 inline std::int64_t max_context_length(const FrequencyTable& table, std::int64_t search_limit)
 {
@@ -88,7 +89,7 @@ struct BaseGrid {
 
 /// The smallest base on `grid` whose L_theta reaches `context_length` (d = rotary_dim), or
 /// nullopt if none does. eq. 11 on a grid: knife-edged, see the file comment. d = 128, grid ratio
-/// 1.00001: 1K -> 4,293.45, 4K -> 26,952.5 (Su's values, paper-math.md section 4).
+/// 1.00001: 1K -> 4,293.45, 4K -> 26,952.5 (Su's values, P4 (docs/formulas.md)).
 /// Cost: one max_context_length per grid point (failing bases stop early).
 /// Throws posenc::error for an invalid rotary_dim (as RopeSpec), context_length outside
 /// [1, 2^40], a grid with first <= 1, last < first, ratio <= 1, or more than 10^7 points.

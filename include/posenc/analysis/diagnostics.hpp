@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: MIT
 // posenc/analysis/diagnostics.hpp: what a context extension does to each pair, as data
-// (the widget of lesson C2-5, shared/seeds/001_*.txt, "直接外推 / PI / NTK-aware / YaRN").
+// (the widget of lesson C2-5, docs/lessons.md, "直接外推 / PI / NTK-aware / YaRN").
 //
 // For a spec, a scaling, a training length L and a target length L' (tokens), per pair i:
 //   inv_freq_original  theta_i = base^(-2i/R)             inv_freq   theta'_i (the scaled table at L')

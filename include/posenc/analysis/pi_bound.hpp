@@ -1,14 +1,15 @@
+// SPDX-License-Identifier: MIT
 // posenc/analysis/pi_bound.hpp: Position Interpolation's bound against RoFormer's extrapolation bound.
 //
 // Source: Chen et al. 2023, arXiv 2306.15595, section 2.3, Theorem 2.1, eqs. 5-8; proof in
 // Appendix A, eqs. 9-17; the "~600x" claim in the abstract and end of section 2.3
-// (paper-math.md section 2). All bounds are in units of max_j |h_j| (the content factor).
+// (docs/formulas.md P2). All bounds are in units of max_j |h_j| (the content factor).
 //
 // Interpolation (Theorem 2.1, as printed): for s in [s1, s2],
 //   |a(s) - a_linear(s)| <= d (s - s1)(s2 - s) / (8 ln c)                           (eq. 5)
 // and on an integer grid ((s - s1)(s2 - s) <= 1/4) the coefficient d / (32 ln c)    (eq. 7).
 // The proof's eq. 14 uses c^x <= 1 + x ln c for x < 0, which is backwards (c^x is convex), so
-// d / (4 ln c) is a LOWER bound on sum_j theta_j^2. The valid form (paper-math.md section 2):
+// d / (4 ln c) is a LOWER bound on sum_j theta_j^2. The valid form (docs/formulas.md P2):
 //   |a(s) - a_linear(s)| <= sum_j theta_j^2 (s - s1)(s2 - s) / 2,
 //   sum_j theta_j^2 = (1 - c^-2) / (1 - c^(-4/d)),   grid coefficient sum_j theta_j^2 / 8.
 // d = 128, c = 1e4: paper 0.434294, corrected 0.499789 (x 1.151).

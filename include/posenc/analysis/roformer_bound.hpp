@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: MIT
 // posenc/analysis/roformer_bound.hpp: RoFormer's long-term-decay bound U(r).
 //
 // Source: Su et al. 2021, RoFormer, arXiv 2104.09864, section 3.4.3, eqs. 35-37 and Figure 2
-// (paper-math.md section 1). Summation by parts bounds the relative score
+// (docs/formulas.md P1). Summation by parts bounds the relative score
 //   |sum_i h_i e^{i r theta_i}| <= (max_i |h_{i+1} - h_i|) * sum_{j=1..P} |S_j(r)|,
 //   S_j(r) = sum_{k=0..j-1} e^{i r theta_k},
 // and the paper plots the content-free "relative upper bound"

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/additive_index.hpp: the naive scheme x = e + p*1 (add the index to every dim).
 //
-// Lesson C2-2 (shared/seeds/000_*.txt), "naive scheme 1": the token at position p gets
+// Lesson C2-2 (docs/lessons.md), "naive scheme 1": the token at position p gets
 //
 //     x = e + p * 1                     (1 = the all-ones vector of the embedding's dimension d)
 //
-// Why it fails, in numbers the lesson prints (lesson-numbers.md items 1-5):
+// Why it fails, in numbers the lesson prints (docs/lessons.md items 1-5):
 //   - the position signal p*1 has RMS p, so the content's share is RMS(e) / p:
 //     1/37 = 2.7% at p = 37 for content of RMS 1; 0.02/1 = 2% at p = 1 and 0.02/37 = 0.054% at
 //     p = 37 for content at the project's init scale (std 0.02);

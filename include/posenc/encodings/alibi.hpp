@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/alibi.hpp: ALiBi, attention with linear biases (Press et al. 2021).
 //
 // "Train Short, Test Long" (arXiv 2108.12409) section 3: no position is added to the input;
@@ -9,7 +10,7 @@
 // power of two, the geometric sequence m_h = 2^(-8h/n), h = 1 .. n (8 heads: 1/2 .. 1/256).
 // Otherwise (the paper's footnote and the official get_slopes) with c = 2^floor(log2 n): the c
 // power-of-two slopes, then the even-indexed entries (0-based [0::2]) of the 2c-head sequence,
-// the first n - c of them, i.e. 2^(-4h/c) for h = 1, 3, 5, ... (paper-math.md 5.4):
+// the first n - c of them, i.e. 2^(-4h/c) for h = 1, 3, 5, ... (docs/formulas.md P5):
 //     n = 6:  2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3
 // The result is not sorted; the order matters for matching checkpoints.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/attention.hpp: a tiny single-head attention (Eigen) to show what each
 // encoding does to attention.
 //

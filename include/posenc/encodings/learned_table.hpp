@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/learned_table.hpp: the learned absolute position table (GPT-2 style).
 //
-// Lesson C2-2 (shared/seeds/000_*.txt), "generation 1": every position t has its own trained
+// Lesson C2-2 (docs/lessons.md), "generation 1": every position t has its own trained
 // vector, added to the token embedding,
 //
 //     x_t = E[id_t] + P[t],      P: L rows (positions 0 .. L-1) x d dims, L * d parameters
 //
 // GPT-2: L = n_positions = 1,024, d = n_embd = 768, 1,024 * 768 = 786,432 parameters
-// (lesson-numbers.md item 8). The table has no row for position L: the lesson's "the model
+// (docs/lessons.md item 8). The table has no row for position L: the lesson's "the model
 // cannot run at all" (item 9). posenc makes that an explicit choice, OutOfRange:
 //   error               (default) a lookup at t >= L throws posenc::error naming t and L;
 //   clamp_to_last_row   t >= L reads row L - 1, the lesson's "forced" experiment (the course's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/nope.hpp: no position encoding (NoPE), and what attention can still tell.
 //
 // Generation 0 of the lessons' timeline (Vaswani 2017 section 3.5 premise; lesson C2-1, recalled

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/normalized_index.hpp: naive scheme 2, the index divided by the length, t / (T - 1).
 //
-// Lesson C2-2 (shared/seeds/000_*.txt), the "divide by the sentence length" dig (lesson-numbers.md
+// Lesson C2-2 (docs/lessons.md), the "divide by the sentence length" dig (docs/lessons.md
 // items 6-7; the HF blog "You could have designed state of the art positional encoding" rules
 // it out in the same order). Position t of a T-token sequence becomes
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/shaw_relative.hpp: clipped relative position representations (Shaw et al. 2018).
 //
 // "Self-Attention with Relative Position Representations" (arXiv 1803.02155) section 3:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/sinusoidal.hpp: the sinusoidal position encoding of Vaswani et al. 2017.
 //
 // "Attention Is All You Need" (arXiv 1706.03762) section 3.5, for pair i = 0 .. d_model/2 - 1:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/encodings/t5_buckets.hpp: T5's relative position buckets.
 //
 // Raffel et al. 2020 ("Exploring the Limits of Transfer Learning...", JMLR, arXiv 1910.10683)
@@ -5,7 +6,7 @@
 // rel = key - query; buckets are exact for small |rel| and logarithmically wider up to
 // max_distance, beyond which everything shares the last bucket. The rule below is the one of
 // Hugging Face's T5Attention._relative_position_bucket (identical to mesh-tensorflow); see
-// shared/reference/paper-math.md section 5.3.
+// P5 (docs/formulas.md)
 //
 //   bidirectional (encoder):  nb = num_buckets / 2; offset = nb if rel > 0 else 0; n = |rel|
 //   unidirectional (decoder): nb = num_buckets;     offset = 0;                   n = max(-rel, 0)
@@ -20,7 +21,7 @@
 //
 // Arithmetic: the log term is computed in double and a value within 1e-9 of an integer is taken
 // as that integer, so the exact boundaries (n = max_exact * (max_distance/max_exact)^(j/(nb - max_exact)),
-// e.g. 16, 32, 64 for the defaults) land where exact arithmetic puts them. paper-math.md 5.3
+// e.g. 16, 32, 64 for the defaults) land where exact arithmetic puts them. P5 (docs/formulas.md)
 // checked that Hugging Face's float32 computation gives the same ids for |rel| <= 300 with the
 // defaults; elsewhere float32 may differ from exact arithmetic by one bucket right at a boundary.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/angle_cache.hpp: CosSinCache, a float table of cos/sin for a range of positions.
 //
 // Row of position m (one per position, 2 * num_pairs floats, contiguous):

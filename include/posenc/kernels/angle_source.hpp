@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/angle_source.hpp: what the apply kernel asks of an angle source.
 //
 // The kernel needs, for every token, attention_factor * (cos, sin) of the angles

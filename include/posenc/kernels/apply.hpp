@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/apply.hpp: the SIMD RoPE kernel (one generic xsimd kernel, templated on the
 // architecture, the pairing and the direction) and its checked and unchecked entry points.
 //

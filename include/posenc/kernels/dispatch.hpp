@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/dispatch.hpp: runtime dispatch of the apply kernel to SSE4.2, AVX2 or AVX-512,
 // for engines that ship one binary.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/dispatch_target.hpp: the body of one per-ISA translation unit of runtime
 // dispatch. Include it only from a file compiled with that ISA's flags, as posenc_add_dispatch
 // (cmake/posencDispatch.cmake) generates:

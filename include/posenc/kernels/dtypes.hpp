@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/dtypes.hpp: the storage types the kernels read and write, and their scalar
 // conversions to and from float.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/partition.hpp: splitting a call's tokens across a caller's threads.
 //
 // The kernels keep no state and every token is independent, so any split of [0, tokens) into

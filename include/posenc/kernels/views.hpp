@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/views.hpp: non-owning views of the tensors RoPE rotates, the position ids that
 // say where each token sits, and token ranges.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/models/hf_config.hpp: a Hugging Face config.json as posenc objects: per group a RopeSpec,
 // a Scaling, the lengths, and the two multipliers (cos/sin and softmax scale); for the whole
 // model a ModelRope (read_model, parse_model).
@@ -6,21 +7,21 @@
 // (Debian nlohmann-json3-dev); nothing else in posenc does, and the umbrella header does not
 // include it.
 //
-// Mapping (transformers src/transformers/modeling_rope_utils.py, versions 4.56 to 5.x; docs/formulas.md):
+// Mapping (docs/formulas.md H1-H8 and H11; transformers 4.56 and later):
 //   rope_type   Scaling              built from
 //   default     NoScaling            -
 //   linear      LinearScaling        factor
-//   dynamic     DynamicNtkScaling    factor, max_position_embeddings (NOT the original length)
+//   dynamic     DynamicNtkScaling    factor, max_position_embeddings (NOT the original length, H4)
 //   yarn        YarnScaling          factor, L0, beta_fast or 32, beta_slow or 1 (Python `or`: 0 means
 //                                    the default), mscale / mscale_all_dim (0 = unset), attention_factor,
 //                                    truncate (false = fractional correction range)
 //   llama3      Llama3Scaling        factor, low_freq_factor, high_freq_factor, L0
 //   longrope    LongRopeScaling      short_factor, long_factor, L0, factor, attention_factor
-// L0 follows transformers v5's priority (top-level original_max_position_embeddings, then the dict's, then
+// L0 follows the priority of transformers 5.x (top-level original_max_position_embeddings, then the dict's, then
 // max_position_embeddings), resolved by the JSON stage.
 //
 // The softmax-scale multiplier g(s, mscale_all_dim)^2 exists only in DeepSeek-style (MLA)
-// attention: it is reported for configs with qk_rope_head_dim and is 1 otherwise.
+// attention (H8): it is reported for configs with qk_rope_head_dim and is 1 otherwise.
 //
 // Errors: the library validates every value (spec.hpp, scaling/*.hpp). Its refusals are re-thrown
 // as posenc::error whose field is the config's key path and whose message reads
@@ -69,7 +70,7 @@ struct HfModelRope {
 
     /// The attention softmax scale: width^(-1/2) * softmax_scale_multiplier, width = qk_head_dim
     /// for MLA, else head_dim; in Hugging Face's order (`width ** -0.5`, then `* m * m`).
-    /// DeepSeek-V3: 192^(-1/2) * 1.3688879454113936^2 = 0.1352337788608801.
+    /// DeepSeek-V3: 192^(-1/2) * 1.3688879454113936^2 = 0.1352337788608801 (H8).
     double softmax_scale() const
     {
         if (qk_head_dim > 0)
@@ -130,7 +131,7 @@ auto relabelled(const HfRopeConfig& config, Build&& build) -> decltype(build())
 
 inline Scaling scaling_of(const HfRopeConfig& c)
 {
-    // The JSON stage guarantees the required keys of each type, so the optionals
+    // The JSON stage guarantees the required keys of each type (H11), so the optionals
     // dereferenced below are engaged.
     if (c.rope_type == "linear") return LinearScaling(*c.factor);
     if (c.rope_type == "dynamic") return DynamicNtkScaling(*c.factor, c.max_position_embeddings);

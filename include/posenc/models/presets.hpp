@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/models/presets.hpp: the models the lessons use, and real models, as data.
 //
 // Sources: lesson C2-5's model table, lesson C2-2 for Qwen3 / Qwen3.8 / GPT-2 (docs/lessons.md),
@@ -39,7 +40,7 @@ struct ModelPreset {
     Pairing pairing;
     std::int64_t native_length;     ///< training / original context length (YaRN's, Llama 3's, LongRoPE's L0)
     std::int64_t extended_length;   ///< context after the model's shipped extension (= native if none)
-    std::int64_t max_position_embeddings;  ///< the config's max_position_embeddings (dynamic NTK's L; G2's L)
+    std::int64_t max_position_embeddings;  ///< the config's max_position_embeddings (dynamic NTK's L; the L of the transformers 4.48-4.55 YaRN override)
     int qk_head_dim;                ///< width of q.k in the softmax scale qk_head_dim^-1/2 (192 for DeepSeek-V3's MLA)
     Scaling (*shipped_scaling)();   ///< builds the shipped scaling; nullptr = none
 
@@ -197,7 +198,7 @@ inline constexpr ModelPreset gpt_oss_20b{"gpt-oss-20b", "gpt-oss-20b", PositionE
 
 /// Qwen/Qwen2.5-7B-Instruct: 3584 / 28 = 128, theta 1e6, max_position_embeddings 32,768, rope_scaling null;
 /// with its README's YaRN snippet {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}
-/// (V: Qwen2-7B dims and the README snippet). Under transformers G2 that snippet is a no-op (s = 1).
+/// (V: Qwen2-7B dims and the README snippet). Under transformers 4.48-4.55 that snippet is a no-op (s = 1).
 inline constexpr ModelPreset qwen2_5_7b{"qwen2.5-7b", "Qwen2.5-7B-Instruct", PositionEncodingKind::rope, 3584, 28, 128,
                                         128, 1e6, Pairing::half_split, 32768, 131072, 32768, 128,
                                         &posenc::detail::preset_qwen2_5_7b_yarn};

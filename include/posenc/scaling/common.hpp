@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/common.hpp: the checks every scaling method shares, and small helpers.
 //
 // Rules (each violation throws posenc::error "<method>.<field> <value> <rule>"):
@@ -9,7 +10,7 @@
 //   every scaled inv_freq   a normal number of the precision it is built in (double for
 //                           Precision::exact, float32 for hf_float32): a factor that would turn
 //                           a frequency into 0, a subnormal or inf is refused under its own name
-// Hugging Face only logs warnings for factor < 1 (hf-rope-semantics.md section 11); posenc
+// Hugging Face only logs warnings for factor < 1 (docs/formulas.md H11); posenc
 // refuses it, because every method here is meant to extend a context, and a factor below 1 turns
 // several formulas (YaRN's ln s, LongRoPE's sqrt) into values no model ships.
 #pragma once

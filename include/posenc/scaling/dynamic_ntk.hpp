@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/dynamic_ntk.hpp: dynamic NTK scaling, Hugging Face's "dynamic" rope type.
 //
 // Source: emozilla, "Dynamically Scaled RoPE further increases performance of long context
 // LLaMA with zero fine-tuning", r/LocalLLaMA 2023; YaRN (arXiv 2309.00071) section 3.3. Posenc
-// reproduces Hugging Face `_compute_dynamic_ntk_parameters` (hf-rope-semantics.md section 4),
+// reproduces Hugging Face `_compute_dynamic_ntk_parameters` (docs/formulas.md H4),
 // whose schedule differs from the paper's s = max(1, l'/L):
 //     n  = max(sequence_length, L)            L = max_position_embeddings (NOT the original length)
 //     b' = b * (s n / L - (s - 1))^(R / (R - 2)),   theta'_i = b'^(-2i/R),   attention factor 1

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/float32_emulation.hpp: Hugging Face's float32 tensor arithmetic, one rounding per op.
 //
 // Hugging Face transformers computes inverse frequencies as float32 torch tensors. To reproduce
-// its values bit for bit (hf-rope-semantics.md section 14) posenc evaluates every tensor
+// its values bit for bit (docs/formulas.md H14) posenc evaluates every tensor
 // operation as one float32 rounding, in Hugging Face's operation order:
 //
 //   fl(x)      x rounded to float32, to nearest even (the C++ double -> float conversion)
@@ -58,7 +59,7 @@ inline std::vector<float> pos_freqs(double base, int rotary_dim)
 }
 
 /// The default inverse frequencies inv_j = 1 (/) p_j (HF `_compute_default_rope_parameters`,
-/// hf-rope-semantics.md section 2). Check values b = 1e4, R = 128: inv[1] = 0.865964353.
+/// H2 (docs/formulas.md)). Check values b = 1e4, R = 128: inv[1] = 0.865964353.
 inline std::vector<float> default_inv_freq(double base, int rotary_dim)
 {
     std::vector<float> p = pos_freqs(base, rotary_dim);

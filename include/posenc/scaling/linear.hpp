@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/linear.hpp: linear scaling, i.e. Position Interpolation.
 //
 // Source: Chen et al. 2023, "Extending Context Window of Large Language Models via Positional
 // Interpolation", arXiv 2306.15595, eq. 4: f'(x, m) = f(x, m L / L'), position m -> m / s.
 // Hugging Face `_compute_linear_scaling_parameters` divides the frequencies instead, which is
-// the same rotation:  theta'_i = theta_i / s,  attention factor 1  (hf-rope-semantics.md section 3).
+// the same rotation:  theta'_i = theta_i / s,  attention factor 1  (docs/formulas.md H3).
 // Every pair's angle step shrinks to 1/s; the farthest position L' = s L lands exactly on L.
 #pragma once
 

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/llama3.hpp: Llama 3.1's frequency-band scaling.
 //
 // Source: Meta's Llama 3.1 reference code (`apply_scaling`) and Hugging Face
-// `_compute_llama3_parameters` (hf-rope-semantics.md section 7; paper-math.md section 6.1).
+// `_compute_llama3_parameters` (docs/formulas.md H7; P6 (docs/formulas.md)).
 // With wavelength lambda_j = 2 pi / theta_j, lambda_lo = L0 / low_freq_factor and
 // lambda_hi = L0 / high_freq_factor:
 //     lambda_j <  lambda_hi                 theta_j           (high frequency: kept)

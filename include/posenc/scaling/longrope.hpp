@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/longrope.hpp: LongRoPE per-pair factors (Phi-3, Phi-3.5, Phi-4-mini).
 //
 // Source: Ding et al. 2024, "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens",
 // arXiv 2402.13753, section 3.2 eq. 3 (per-dimension rescale factors found by search); the
-// shipped form is Hugging Face `_compute_longrope_parameters` (hf-rope-semantics.md section 6;
-// paper-math.md section 6.2):
+// shipped form is Hugging Face `_compute_longrope_parameters` (docs/formulas.md H6;
+// P6 (docs/formulas.md)):
 //     theta'_j = theta_j / ext_j,   ext = long_factor if sequence_length > L0 (strictly), else short_factor
 //     attention factor = sqrt(1 + ln s / ln L0) for s > 1 (1 otherwise), unless given explicitly
 // The attention factor does not change when the table switches (HF computes it once).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/ntk_aware.hpp: static NTK-aware scaling (change the base, not the positions).
 //
 // Source: bloc97, "NTK-Aware Scaled RoPE allows LLaMA models to have extended (8k+) context size

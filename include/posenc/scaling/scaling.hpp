@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/scaling.hpp: `Scaling`, the one value that says how a model extends its context,
 // and `frequency_table`, which turns a RopeSpec plus a Scaling into the FrequencyTable every
 // later layer consumes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/softmax_scale.hpp: the YaRN temperature some models apply to the softmax scale
 // instead of (or besides) cos and sin.
 //
@@ -5,7 +6,7 @@
 //     softmax_scale = qk_head_dim^(-1/2) * g(s, mscale_all_dim)^2
 // while cos/sin carry g(s, mscale) / g(s, mscale_all_dim) (= 1 for DeepSeek-V3's 1.0 / 1.0).
 // Source: DeepSeek-V3's modeling code and Hugging Face `DeepseekV3Attention.__init__`
-// (hf-rope-semantics.md section 8); HF DeepSeek-V2 lacked it until PR #47435.
+// (docs/formulas.md H8); HF DeepSeek-V2 lacked it until PR #47435.
 // DeepSeek-V3 (qk_head_dim 192 = 128 nope + 64 rope, s = 40): 0.0721687836 * 1.3688879454^2
 // = 0.13523377886.
 #pragma once

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 // posenc/scaling/yarn.hpp: YaRN (NTK-by-parts + attention temperature), as Hugging Face computes it.
 //
 // Source: Peng et al. 2023, "YaRN: Efficient Context Window Extension of Large Language Models",
 // arXiv 2309.00071 v2, section 3.2 (NTK-by-parts, Definition 2, eqs. 17-20) and section 3.4
 // (YaRN, Definition 3, eqs. 21-22). Posenc reproduces Hugging Face `_compute_yarn_parameters`
-// in its G3/G4 form (transformers 4.56+, hf-rope-semantics.md section 5):
+// in the form of transformers 4.56 and later (H5 (docs/formulas.md)):
 //
 //   c(r)       = R ln(L0 / (r 2 pi)) / (2 ln b)        pair index whose period turns r times in L0
 //   low, high  = c(beta_fast), c(beta_slow)            beta_fast = 32 (paper beta), beta_slow = 1 (alpha)
@@ -19,8 +20,8 @@
 //     authors' reference code) is linear in the pair index j, i.e. in log r;
 //   * the clamp is R - 1: when c(beta_slow) > R/2 - 1 the last pairs are never fully interpolated;
 //     when floor(c(beta_fast)) > R - 1 then low > high and every pair is divided by s;
-//   * transformers ~4.48-4.55 (G2) replaced factor by max_position_embeddings / L0 whenever the
-//     config named L0 (issue #38224); `with_g2_factor_override` reproduces that on request.
+//   * transformers 4.48-4.55 replaced factor by max_position_embeddings / L0 whenever the
+//     config named L0 (transformers #38224); `with_g2_factor_override` reproduces that on request.
 // YaRN is static: the same table at every sequence length.
 #pragma once
 
@@ -106,7 +107,7 @@ public:
         return y;
     }
 
-    /// Transformers G2 (~4.48-4.55) compatibility: a copy whose factor is
+    /// Transformers 4.48-4.55 compatibility: a copy whose factor is
     /// max_position_embeddings / original_max_position_embeddings (Python double division).
     /// Qwen3-8B (40,960 / 32,768): s = 1.25; Qwen2.5 (32,768 / 32,768): s = 1, YaRN a no-op.
     /// Throws if max_position_embeddings <= 0 or the ratio is below 1.

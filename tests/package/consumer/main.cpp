@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Consumer of an installed posenc: the umbrella header, one spec, one table, one rotation.
 #include <posenc/posenc.hpp>
 

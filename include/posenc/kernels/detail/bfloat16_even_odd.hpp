@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/detail/bfloat16_even_odd.hpp: the rotation of bfloat16 heads on AVX-512 BF16 in
 // even/odd lane order, which needs no widening or pair-swapping shuffles.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/detail/checks.hpp: what the checked entry points verify before entering a kernel.
 //
 // check_rope_call throws posenc::error ("<field> <value> <rule>") for the first violation of:

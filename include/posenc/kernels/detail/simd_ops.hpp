@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/detail/simd_ops.hpp: the few vector operations the RoPE kernel needs that xsimd 8.1
 // does not provide, one overload per instruction-set family, selected by the architecture tag
 // exactly as xsimd's own kernels are (a `requires_arch<X>` parameter binds to the nearest
