@@ -43,7 +43,7 @@ int main() {
     const posenc::RopeSpec spec(128, 128, 1e6, posenc::Pairing::half_split);
     const k::CosSinCache cache(posenc::FrequencyTable::from_spec(spec), 16);
     std::vector<float> q(16 * 8 * 128);
-    const k::HeadsView<float> view(q.data(), k::HeadsShape {16, 8, 128});
+    const k::HeadsView<float> view(q.data(), q.size(), k::HeadsShape {16, 8, 128});
     k::apply_rope(spec, cache, k::PositionIds::contiguous(0), k::QKViews<float>::in_place(view));
     return static_cast<int>(q[0]);
 }"

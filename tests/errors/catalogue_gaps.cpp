@@ -510,5 +510,5 @@ TEST_CASE("[errors catalogue] posenc-inspect gaps: unknown preset, config withou
           "--scaling longrope needs --factor S (the model names no longer length)");
     std::filesystem::remove(file);
     CHECK(report({"--preset", "qwen3-8b", "--scaling", "ntk_aware", "--factor", "1e39"}) ==
-          "--factor: must be >= 1 and finite in float32, got 1e+39");
+          "--factor: must be >= 1 and finite in float32, got \"1e39\"");
 }

@@ -136,7 +136,7 @@ public:
         constexpr int lanes = simd::double_lanes<Arch>;
         const std::int64_t m = position < 0 ? -position : position;
         const vec sign(position < 0 ? -1.0 : 1.0);
-        const double* rows[4];
+        const double* rows[4] = {};
         for (int k = 0; k < levels_; ++k) rows[k] = digit_row<Arch>(k, m) + pair_begin;
         const std::size_t sin_offset = static_cast<std::size_t>(num_pairs_);
         int j = 0;
