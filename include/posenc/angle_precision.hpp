@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/angle_precision.hpp: the two precisions an angle and its cos/sin come in (the scaled
 // tables of scaling/ are built in the same two, scaling/precision.hpp).
 //

@@ -181,17 +181,14 @@ Positions positions_of(const py::object& positions, std::ptrdiff_t batch, bool b
     return p;
 }
 
-/// Batch element b of an array as a HeadsView. Views that carry the number of elements they may
-/// address get the array's extent from there, so the checked kernels prove every access lies
-/// inside the array; views without that field are built from shape and strides alone.
+/// Batch element b of an array as a HeadsView that carries the number of elements it may address
+/// (the array's extent from this batch element on), so the checked kernels prove every access
+/// lies inside the array.
 template <class T>
 kn::HeadsView<T> view_of(const Geometry& g, std::ptrdiff_t b)
 {
     T* data = reinterpret_cast<T*>(g.data) + b * g.batch_stride;
-    if constexpr (std::is_constructible_v<kn::HeadsView<T>, T*, std::ptrdiff_t, kn::HeadsShape, kn::HeadsStrides>)
-        return kn::HeadsView<T>(data, g.extent - b * g.batch_stride, g.shape, g.strides);
-    else
-        return kn::HeadsView<T>(data, g.shape, g.strides);
+    return kn::HeadsView<T>(data, g.extent - b * g.batch_stride, g.shape, g.strides);
 }
 
 struct Call {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // posenc/kernels/on_the_fly_angles.hpp: OnTheFlyAngles, cos/sin for any position up to 2^31 - 1
 // without an O(N) table, by splitting the position into digits and adding angles.
 //

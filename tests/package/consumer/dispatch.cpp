@@ -28,7 +28,7 @@ int main()
     for (int i = 0; i < 64; ++i) q[static_cast<std::size_t>(i)] = 0.25f + 0.01f * static_cast<float>(i);
     std::vector<double> reference(q.begin(), q.end());
 
-    const k::HeadsView<float> view(q.data(), k::HeadsShape {1, 1, 64});
+    const k::HeadsView<float> view(q.data(), static_cast<std::ptrdiff_t>(q.size()), k::HeadsShape {1, 1, 64});
     d::apply_rope(spec, angles, k::PositionIds::contiguous(12345), k::QKViews<float>::in_place(view));
     posenc::apply_rope_reference(spec, table, reference.data(), 12345);
     double worst = 0;
