@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The whole test suite (what CI runs, through .ci/run). Installs what is missing, then:
-#   1. g++, every target (tests, examples, benchmarks compiled but not run, header hygiene
-#      checks) with -Wall -Wextra -Wpedantic -Werror; ctest;
+#   1. g++ with -Wall -Wextra -Wpedantic -Werror: every target (tests, examples, benchmarks
+#      compiled but not run, header hygiene checks); ctest, which runs the folders that use
+#      runtime dispatch once per ISA cap (every per-ISA kernel path);
 #   2. clang++ with AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover=all) and
-#      -Werror, so clang's warnings are covered too: tests and examples; ctest (the consumer
-#      projects of tests/package ran in stage 1 and are not repeated);
-#   3. clang++ with ThreadSanitizer: the test cases named "*thread*", in the folders that have any;
-#   4. scripts/check-isa-symbols.sh and scripts/test-python.sh, each when present;
-#   5. each libFuzzer target of tests/fuzz for POSENC_FUZZ_SECONDS (default 20) seconds.
-# Builds use Ninja and ccache (both installed by scripts/install-deps.sh) in build/test-*.
+#      -Werror, so clang's warnings are covered too: tests and examples without the per-ISA
+#      units (POSENC_TEST_DISPATCH=OFF; stage 1 runs those paths); ctest (the consumer projects
+#      of tests/package ran in stage 1 and are not repeated);
+#   3. clang++ with ThreadSanitizer: the test files that hold test cases named "*thread*";
+#   4. scripts/check-isa-symbols.sh (a Debug build: POSENC_ASSERT active, per-ISA objects
+#      checked) and scripts/test-python.sh (the Python module and its pytest suite), when present;
+#   5. each libFuzzer target of tests/fuzz for POSENC_FUZZ_SECONDS (default 10) seconds.
+# Builds use Ninja and ccache (both installed by scripts/install-deps.sh) in build/test-*. To fit
+# CI's time on two cores, the suite compiles at -O0 except the SIMD-heavy folders (kernels/,
+# multi_axis/) at -O1 (POSENC_OPTIMIZED_TEST_FOLDERS), without debug information; the Python
+# module is built at -O1. Each stage's wall time is printed at the end.
 #
 #   scripts/test.sh                     the whole suite
 #   scripts/test.sh --quick FOLDER...   the contributor loop: g++ (-Werror), build and run only
@@ -34,7 +40,8 @@ fi
 
 scripts/install-deps.sh
 jobs="$(nproc)"
-common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_WERROR=ON)
+common=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" -DPOSENC_WERROR=ON
+        "-DPOSENC_OPTIMIZED_TEST_FOLDERS=kernels;multi_axis" -DPOSENC_OPTIMIZED_TEST_FLAGS=-O1)
 # A build folder left by an older run with another generator cannot switch to Ninja: start it over.
 fresh_if_not_ninja() {
   if [ -f "$1/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$1/CMakeCache.txt"; then
@@ -75,19 +82,21 @@ run_suite gcc -- -DCMAKE_CXX_COMPILER=g++ -DPOSENC_BUILD_BENCHMARKS=ON -DPOSENC_
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   run_suite clang-asan-ubsan -E '^(package_consumer|subdirectory_consumer|cxx14_refused)$' -- \
-    -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_TEST_DISPATCH=OFF \
     "-DPOSENC_EXTRA_FLAGS=${sanitize// /;}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitize}"
 
 begin_stage "clang-tsan (threading tests)"
 tsan="-fsanitize=thread -fno-omit-frame-pointer"
-thread_folders=()
-for folder in tests/*/; do
-  folder="$(basename "$folder")"
-  case "$folder" in package|fuzz|support|data) continue ;; esac
-  grep -lqE 'TEST_CASE\("[^"]*thread' "tests/$folder"/*.cpp 2>/dev/null && thread_folders+=("$folder")
+thread_files=()
+for file in tests/*/*.cpp; do
+  case "$file" in tests/package/*|tests/fuzz/*|tests/support/*|tests/data/*) continue ;; esac
+  grep -qE 'TEST_CASE\("[^"]*thread' "$file" && thread_files+=("${file#tests/}")
 done
-if [ ${#thread_folders[@]} -gt 0 ]; then
-  filter="$(printf '%s/|' "${thread_folders[@]}")"; filter="${filter%|}"
+if [ ${#thread_files[@]} -gt 0 ]; then
+  filter="$(printf '%s|' "${thread_files[@]}")"; filter="${filter%|}"; filter="${filter//./\\.}"
+  thread_folders=()
+  for file in "${thread_files[@]}"; do thread_folders+=("${file%%/*}"); done
+  mapfile -t thread_folders < <(printf '%s\n' "${thread_folders[@]}" | sort -u)
   dir=build/test-clang-tsan
   fresh_if_not_ninja "$dir"
   cmake -S . -B "$dir" "${common[@]}" -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_HYGIENE_CHECKS=OFF \
@@ -105,16 +114,19 @@ if [ ${#thread_folders[@]} -gt 0 ]; then
 fi
 end_stage
 
-for script in check-isa-symbols.sh test-python.sh; do
-  if [ -f "scripts/$script" ]; then
-    begin_stage "$script"
-    bash "scripts/$script"
-    end_stage
-  fi
-done
+if [ -f scripts/check-isa-symbols.sh ]; then
+  begin_stage "check-isa-symbols.sh"
+  bash scripts/check-isa-symbols.sh
+  end_stage
+fi
+if [ -f scripts/test-python.sh ]; then
+  begin_stage "test-python.sh"
+  bash scripts/test-python.sh -DPOSENC_WERROR=ON "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
+  end_stage
+fi
 
 begin_stage "fuzzing"
-scripts/fuzz.sh "${POSENC_FUZZ_SECONDS:-20}"
+scripts/fuzz.sh "${POSENC_FUZZ_SECONDS:-10}"
 end_stage
 
 echo

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Runtime dispatch and threading.
+// Runtime dispatch.
 //   CPU features: cross-checked against the kernel's own report in /proc/cpuinfo (Linux), an
 //   independent source of the same cpuid bits (when the file exists).
 //   best_isa(): the highest ISA that is compiled in and that the CPU supports.
 //   dispatch::apply_rope == apply_rope_with(best_isa()) bit for bit.
-//   Threads: any split of the tokens (partition.hpp), run concurrently on std::threads sharing
-//   one const angle source, gives the same bits as one call.
+// (Threading is in threads.cpp, which needs no per-ISA units, so the ThreadSanitizer stage of
+// scripts/test.sh builds it alone.)
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -14,7 +14,6 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "kernel_test_support.hpp"
@@ -89,59 +88,4 @@ TEST_CASE("[dispatch] dispatch::apply_rope runs the best ISA's kernel, bit for b
     check_type(posenc::bfloat16 {});
     check_type(posenc::float16 {});
     check_type(0.0);
-}
-
-TEST_CASE("[partition] token ranges cover every token once, balanced, and suggested_parts keeps decode on one thread")
-{
-    for (std::ptrdiff_t tokens : {0, 1, 2, 7, 4096, 4097})
-        for (int parts : {1, 2, 3, 8}) {
-            const std::vector<TokenRange> ranges = split_tokens(tokens, parts);
-            std::ptrdiff_t next = 0, smallest = tokens, largest = 0;
-            for (const TokenRange& r : ranges) {
-                CHECK(r.begin == next);
-                next = r.end;
-                smallest = std::min(smallest, r.size());
-                largest = std::max(largest, r.size());
-            }
-            CHECK(next == tokens);
-            CHECK(largest - smallest <= 1);
-        }
-    CHECK(suggested_parts(1, 40 * 128, 2) == 1);        // decode: 5,120 elements, below 32,768 per part
-    CHECK(suggested_parts(4096, 32 * 128, 2) == 2);     // prefill
-    CHECK(suggested_parts(4096, 32 * 128, 1) == 1);
-    CHECK(suggested_parts(3, 1 << 20, 8) == 3);         // never more parts than tokens
-}
-
-TEST_CASE("[partition] threads on split token ranges, sharing one const angle source, equal one call bit for bit")
-{
-    const posenc::RopeSpec spec(128, 64, 1e4, posenc::Pairing::half_split);
-    const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
-    const CosSinCache cache(table, 1000);
-    const OnTheFlyAngles angles(table);
-    const std::ptrdiff_t tokens = 301;
-    std::mt19937 rng(9);
-    std::uniform_real_distribution<float> u(-1, 1);
-    std::vector<float> q0(static_cast<std::size_t>(tokens * 8 * 128)), k0(static_cast<std::size_t>(tokens * 2 * 128));
-    for (float& v : q0) v = u(rng);
-    for (float& v : k0) v = u(rng);
-    std::vector<std::int32_t> ids(static_cast<std::size_t>(tokens));
-    for (std::int32_t& p : ids) p = static_cast<std::int32_t>(rng() % 1000);
-    for (int source = 0; source < 2; ++source) {
-        std::vector<float> q1 = q0, k1 = k0, q2 = q0, k2 = k0;
-        auto views = [&](std::vector<float>& q, std::vector<float>& k) {
-            return QKViews<float>::in_place(HeadsView<float>(q, {tokens, 8, 128}), HeadsView<float>(k, {tokens, 2, 128}));
-        };
-        auto run = [&](const QKViews<float>& v, TokenRange r) {
-            if (source == 0) apply_rope(spec, cache, PositionIds(ids), v, Direction::forward, r);
-            else apply_rope(spec, angles, PositionIds(ids), v, Direction::forward, r);
-        };
-        run(views(q1, k1), TokenRange {0, tokens});
-        const QKViews<float> shared = views(q2, k2);
-        std::vector<std::thread> threads;
-        for (const TokenRange& r : split_tokens(tokens, 3)) threads.emplace_back([&, r] { run(shared, r); });
-        for (std::thread& t : threads) t.join();
-        CAPTURE(source);
-        CHECK(q1 == q2);
-        CHECK(k1 == k2);
-    }
 }
