@@ -238,7 +238,7 @@ TEST_CASE("[cli roformer, lesson C2-5 #26] --bound-pairs 32 draws the lesson's c
     CHECK(r.bound.series[1].first_below_half == 15);
     CHECK(r.bound.series[2].base == 1e7);
     CHECK(r.bound.series[2].first_below_half == 46);
-    const std::string& svg = file(inspect::render_svgs(r), "roformer_bound.svg").content;
+    const std::string svg = file(inspect::render_svgs(r), "roformer_bound.svg").content;  // a copy: the files are a temporary
     CHECK(count(svg, "class=\"half-crossing\"") == 3);
     CHECK(count(svg, "class=\"reference\"") == 1);
     CHECK(svg.find(">U(0)/2 = 8.25<") != std::string::npos);
