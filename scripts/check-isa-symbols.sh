@@ -106,7 +106,7 @@ if "$python" -c "$detector" "$selftest/posenc_kernels_avx2.o" >"$selftest/report
 fi
 : >"$log"
 
-# 2. Debug build of the kernel tests and the dispatch example; run them.
+# 2. Debug build of the kernel tests; run them.
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
   -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_BUILD_EXAMPLES=OFF \
   -DPOSENC_TEST_FILTER='kernels/(dispatch|threads|kernel_errors|bounded_views)\.' >>"$log" 2>&1 ||
