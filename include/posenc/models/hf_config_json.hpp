@@ -27,7 +27,11 @@
 //                      Qwen3-Next: linear_attention layers have no RoPE.
 //   mrope_section      Qwen2-VL, Qwen2.5-VL (contiguous sections), Qwen3-VL (mrope_interleaved):
 //                      pairs per position axis [temporal, height, width].
-// Families and their pairing and defaults: hf_families.hpp.
+//   rope_interleave    DeepSeek-V3 only (false: half_split); ignored with a warning by other known
+//                      families, refused under an unknown model_type.
+//   class-default dict gpt_oss (YaRN x32), apertus (llama3 x8) when the config has no RoPE dict.
+// Families and their pairing and defaults: hf_families.hpp; the families refused by name (and
+// when): its family_refusals.
 //
 // The rule: a key that changes RoPE and that posenc cannot represent is an error naming the key.
 // A model_type posenc does not know is read with half_split pairing and a one-line warning, as
@@ -197,6 +201,44 @@ inline HfModelConfig resolve_model_values(const json& root)
 
     const json* rope_parameters = member(*text, "rope_parameters");
     const bool per_type = is_per_layer_type(rope_parameters);
+
+    // ---- families posenc refuses (hf_families.hpp family_refusals) ----
+    if (const FamilyRefusal* refusal = find_refusal(out.model_type)) {
+        const std::string reason = std::string(refusal->reason) + " (" + std::string(refusal->source) + ")";
+        if (refusal->when == RefuseWhen::always) {
+            const std::string key(refusal->key);
+            if (const json* v = member(*text, key.c_str())) fail(pre + key, reason, shown(*v));
+            fail(pre + "model_type", reason, type_shown);
+        }
+        // The single RoPE dict: rope_parameters (unless per layer type), else rope_scaling.
+        const json* dict = per_type ? nullptr : rope_parameters;
+        std::string dict_key = "rope_parameters";
+        if (!dict || !dict->is_object()) dict = member(*text, "rope_scaling"), dict_key = "rope_scaling";
+        if (dict && dict->is_object()) {
+            const json* type = member(*dict, "rope_type");
+            std::string type_key = dict_key + ".rope_type";
+            if (!type) type = member(*dict, "type"), type_key = dict_key + ".type";
+            const std::string t = type && type->is_string() ? type->get<std::string>() : "default";
+            const bool refused = refusal->when == RefuseWhen::scaled ? t != "default"
+                                                                     : (t == "longrope" || t == "su");
+            if (refused) {
+                const std::string key(refusal->key);
+                if (const json* v = member(*dict, key.c_str())) fail(pre + dict_key + "." + key, reason, shown(*v));
+                fail(pre + type_key, reason, shown(*type));
+            }
+        }
+    }
+
+    // rope_interleave: read by the families whose code reads it (DeepSeek-V3); a boolean under a
+    // model_type posenc does not know is refused (its code decides the pairing).
+    if (const json* v = member(*text, "rope_interleave"); v && v->is_boolean()) {
+        if (!family)
+            fail(pre + "rope_interleave", "is read only for model types posenc knows; model_type " + type_shown +
+                                              " is not one, and how its code uses this key cannot be told from the config",
+                 shown(*v));
+        if (!family->has(trait::reads_rope_interleave))
+            out.warnings.push_back({pre + "rope_interleave", "model_type " + type_shown + "'s code does not read it; ignored"});
+    }
 
     // ---- keys that only a known model's code gives a meaning ----
     for (const char* key : model_specific_keys) {
@@ -393,15 +435,22 @@ inline HfModelConfig resolve_model_values(const json& root)
         }
     } else {
         group_types.push_back("");
-        // gpt_oss/configuration_gpt_oss.py: no RoPE dict means its YaRN x32 (L0 4096, truncate false).
-        const json gpt_oss_default = {{"rope_type", "yarn"},  {"factor", 32.0},      {"beta_fast", 32.0},
-                                      {"beta_slow", 1.0},     {"truncate", false},   {"original_max_position_embeddings", 4096}};
+        // A family's class-default RoPE dict (gpt_oss: YaRN x32; apertus: llama3 x8) when the config has none.
+        json class_default;
         GroupContext c = base;
-        if (out.model_type == "gpt_oss" && !member(*text, "rope_parameters") && !member(*text, "rope_scaling")) {
-            c.dict = &gpt_oss_default;
+        if (family && !family->default_rope.empty() && !member(*text, "rope_parameters") && !member(*text, "rope_scaling")) {
+            class_default = json::parse(family->default_rope.begin(), family->default_rope.end());
+            if (const json* theta = member(*text, "rope_theta"); theta && class_default.contains("rope_theta") &&
+                                                                  !(theta->is_number() && *theta == class_default["rope_theta"]))
+                fail(pre + "rope_theta", "expected no rope_theta without rope_parameters, or " +
+                                             class_default["rope_theta"].dump() + ": model_type " + type_shown +
+                                             "'s class-default rope_parameters carries its own rope_theta, and whether a "
+                                             "top-level value replaces it depends on the transformers version",
+                     shown(*theta));
+            c.dict = &class_default;
             c.dict_key = "rope_parameters";
-            out.notes.push_back("rope_parameters absent: gpt_oss's class default, yarn factor 32, beta 32 / 1, "
-                                "original_max_position_embeddings 4096, truncate false");
+            out.notes.push_back("rope_parameters absent: " + out.model_type + "'s class default " +
+                                std::string(family->default_rope));
         }
         out.groups.push_back({"default", resolve_group(c)});
     }
@@ -427,7 +476,7 @@ inline HfModelConfig resolve_model_values(const json& root)
     // ---- M-RoPE ----
     const HfRopeConfig& primary = out.primary_group().config;
     if (!primary.mrope_section.empty()) {
-        if (family && !family->multi_axis)
+        if (family && !family->has(trait::multi_axis))
             out.warnings.push_back({pre + primary.scaling_key + ".mrope_section",
                                     "model_type " + type_shown + "'s code does not read it; ignored"});
         else {
