@@ -343,6 +343,37 @@ TEST_CASE("[mistral3/configuration_mistral3.py] text_config without model_type i
     check_uniform_plain(m, 2, 128, 128, 1e9, posenc::Pairing::half_split);
 }
 
+TEST_CASE("[gemma3n/modeling_gemma3n.py, gemma3n/configuration_gemma3n.py] Gemma 3's local base, every 5th layer full")
+{
+    // The wrapper gemma3n nests gemma3n_text. layer_types default: full_attention iff (i + 1) % 5 == 0;
+    // sliding layers rotate at rope_local_base_freq (default 10000) unscaled, full layers at
+    // rope_theta (default 1e6) with rope_scaling; head_dim 256; rotate_half.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "gemma3n", "text_config": {"hidden_size": 2048,
+        "num_attention_heads": 8, "num_hidden_layers": 10, "max_position_embeddings": 32768,
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0}}})");
+    CHECK(m.model_type == "gemma3n_text");
+    REQUIRE(m.rope.num_groups() == 2);
+    std::vector<std::string> names;
+    for (int i = 0; i < 10; ++i) names.push_back(m.rope.group_of_layer(i).name);
+    for (int i = 0; i < 10; ++i)
+        CHECK(names[static_cast<std::size_t>(i)] == ((i + 1) % 5 == 0 ? "full_attention" : "sliding_attention"));
+    const posenc::RopeGroup& local = m.rope.group("sliding_attention");
+    CHECK(std::holds_alternative<posenc::NoScaling>(local.scaling));
+    check_group(local, 256, 256, 1e4, posenc::Pairing::half_split, plain_inv_freq(1e4, 256));
+    const posenc::RopeGroup& global = m.rope.group("full_attention");
+    REQUIRE(std::holds_alternative<posenc::LinearScaling>(global.scaling));
+    std::vector<double> want = plain_inv_freq(1e6, 256);
+    for (double& x : want) x /= 2.0;  // linear: inv_freq / factor
+    check_group(global, 256, 256, 1e6, posenc::Pairing::half_split, want);
+    // An explicit rope_local_base_freq and layer_types are read as given.
+    const auto explicit_types = posenc::hf::parse_model(R"({"model_type": "gemma3n_text", "head_dim": 128,
+        "num_hidden_layers": 2, "rope_local_base_freq": 20000, "rope_theta": 500000,
+        "layer_types": ["full_attention", "sliding_attention"]})");
+    CHECK(explicit_types.rope.layer_map() == std::vector<int>{0, 1});
+    CHECK(explicit_types.rope.group("sliding_attention").spec.base() == 20000.0);
+    CHECK(explicit_types.rope.group("full_attention").spec.base() == 500000.0);
+}
+
 // ---- families with rules posenc cannot represent: refused, naming the key ----
 
 TEST_CASE("[phimoe/modeling_phimoe.py] plain RoPE read; LongRoPE with short_mscale / long_mscale refused")
@@ -395,7 +426,7 @@ TEST_CASE("[olmo3/modular_olmo3.py] base 500000; per-layer-type dicts read; one 
                      "layers", 0) == 0);
 }
 
-TEST_CASE("[granitemoehybrid, zamba2, dbrx, lfm2, minimax, bamba, gemma3n modeling files] refused, naming the key")
+TEST_CASE("[granitemoehybrid, zamba2, dbrx, lfm2, minimax, bamba modeling files] refused, naming the key")
 {
     CHECK(error_of(R"({"model_type": "granitemoehybrid", "hidden_size": 1024, "num_attention_heads": 16,
                        "position_embedding_type": "rope"})")
@@ -413,6 +444,4 @@ TEST_CASE("[granitemoehybrid, zamba2, dbrx, lfm2, minimax, bamba, gemma3n modeli
               .rfind("model_type: is not representable: MiniMax rotates only its full-attention layers", 0) == 0);
     CHECK(error_of(R"({"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32})")
               .rfind("model_type: is not representable: Bamba rotates only the layers in attn_layer_indices", 0) == 0);
-    CHECK(error_of(R"({"model_type": "gemma3n", "text_config": {"hidden_size": 2048, "num_attention_heads": 8}})")
-              .rfind("text_config.model_type: is not representable: Gemma 3n", 0) == 0);
 }

@@ -28,7 +28,7 @@ namespace posenc::hf {
 /// Which layers carry RoPE, and with what, beyond "every layer alike".
 enum class LayerRule {
     uniform,             ///< every attention layer rotates with the one table (layer_types, if any, do not matter)
-    gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling
+    gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling (Gemma 3, Gemma 3n)
     nope_when_full,      ///< full_attention layers have no RoPE (Cohere 2 always; EXAONE 4 when a sliding window is set)
     linear_attention_nope,  ///< linear_attention layers (Gated DeltaNet) have no RoPE at all
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
@@ -85,6 +85,7 @@ inline constexpr FamilyRules known_families[] = {
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
     {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0},
+    {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0},
     {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, 0, "",
@@ -195,10 +196,6 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: Bamba rotates only the layers in attn_layer_indices (mamba layers have none), and its code "
      "forces partial_rotary_factor 0.5 whatever the config says",
      "bamba/configuration_bamba.py"},
-    {"gemma3n_text", RefuseWhen::always, "model_type",
-     "is not representable: Gemma 3n's layers share keys across layers (num_kv_shared_layers) and its pairing has not "
-     "been checked against its modeling file",
-     "gemma3n/modeling_gemma3n.py"},
 };
 
 /// The refusal of `model_type`, or nullptr.
