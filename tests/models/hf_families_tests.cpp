@@ -374,6 +374,41 @@ TEST_CASE("[gemma3n/modeling_gemma3n.py, gemma3n/configuration_gemma3n.py] Gemma
     CHECK(explicit_types.rope.group("full_attention").spec.base() == 500000.0);
 }
 
+TEST_CASE("[lfm2/configuration_lfm2.py, lfm2/modular_lfm2.py] conv layers have no RoPE; theta before rope_theta")
+{
+    // layer_types holds "full_attention" or "conv"; absent, it is built from full_attn_idxs (attention
+    // there, conv elsewhere), and with neither every layer is attention. The base is "theta", else
+    // rope_theta, else 1e6. head_dim: 2048 // 32 = 64.
+    const auto typed = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 5, "theta": 1000000.0,
+        "layer_types": ["conv", "conv", "full_attention", "conv", "full_attention"]})");
+    CHECK(typed.rope.nope_layers() == std::vector<int>{0, 1, 3});
+    REQUIRE(typed.rope.num_groups() == 1);
+    check_group(typed.rope.primary_group(), 64, 64, 1e6, posenc::Pairing::half_split, plain_inv_freq(1e6, 64));
+    CHECK(typed.rope.primary_group().max_position_embeddings == 128000);
+    const auto idxs = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 4, "full_attn_idxs": [1, 3], "theta": 500000})");
+    CHECK(idxs.rope.nope_layers() == std::vector<int>{0, 2});
+    CHECK(idxs.rope.primary_group().spec.base() == 500000.0);
+    const auto all = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 3})");
+    check_uniform_plain(all, 3, 64, 64, 1e6, posenc::Pairing::half_split);
+    // v5 per-layer-type rope_parameters with a null entry for conv.
+    const auto per_type = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 2, "layer_types": ["conv", "full_attention"],
+        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 2000000.0}, "conv": null}})");
+    CHECK(per_type.rope.nope_layers() == std::vector<int>{0});
+    CHECK(per_type.rope.primary_group().spec.base() == 2e6);
+    CHECK(error_of(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32, "num_hidden_layers": 2,
+                       "theta": 1000000.0, "rope_theta": 10000.0})") ==
+          "theta: expected the value of rope_theta 10000 (lfm2's code reads theta first; the config carries both and "
+          "they disagree), got 1000000.0");
+    CHECK(error_of(R"({"model_type": "lfm2", "head_dim": 64, "num_hidden_layers": 2, "layer_types": ["conv", "mamba"]})") ==
+          "layer_types[1]: expected \"conv\" or \"full_attention\" for model_type \"lfm2\", got \"mamba\"");
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "num_hidden_layers": 2, "full_attn_idxs": [1]})")
+              .rfind("full_attn_idxs: is read only for model types posenc knows", 0) == 0);
+}
+
 // ---- families with rules posenc cannot represent: refused, naming the key ----
 
 TEST_CASE("[phimoe/modeling_phimoe.py] plain RoPE read; LongRoPE with short_mscale / long_mscale refused")
@@ -426,7 +461,7 @@ TEST_CASE("[olmo3/modular_olmo3.py] base 500000; per-layer-type dicts read; one 
                      "layers", 0) == 0);
 }
 
-TEST_CASE("[granitemoehybrid, zamba2, dbrx, lfm2, minimax, bamba modeling files] refused, naming the key")
+TEST_CASE("[granitemoehybrid, zamba2, dbrx, minimax, bamba modeling files] refused, naming the key")
 {
     CHECK(error_of(R"({"model_type": "granitemoehybrid", "hidden_size": 1024, "num_attention_heads": 16,
                        "position_embedding_type": "rope"})")
@@ -437,9 +472,8 @@ TEST_CASE("[granitemoehybrid, zamba2, dbrx, lfm2, minimax, bamba modeling files]
               .rfind("use_mem_rope: is not representable: Zamba2 rotates only its shared hybrid blocks", 0) == 0);
     CHECK(error_of(R"({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "attn_config": {"rope_theta": 500000}})")
               .rfind("attn_config: is not representable: DBRX keeps rope_theta in attn_config", 0) == 0);
-    const std::string lfm2 = error_of(R"({"model_type": "lfm2", "hidden_size": 1024, "num_attention_heads": 16})");
-    CHECK(lfm2.rfind("model_type: is not representable: LFM2 rotates only its attention layers", 0) == 0);
-    CHECK(lfm2.find("lfm2/modular_lfm2.py") != std::string::npos);
+    const std::string bamba = error_of(R"({"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32})");
+    CHECK(bamba.find("(bamba/configuration_bamba.py)") != std::string::npos);
     CHECK(error_of(R"({"model_type": "minimax", "hidden_size": 6144, "num_attention_heads": 64})")
               .rfind("model_type: is not representable: MiniMax rotates only its full-attention layers", 0) == 0);
     CHECK(error_of(R"({"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32})")

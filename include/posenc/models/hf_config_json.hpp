@@ -92,7 +92,7 @@ namespace detail_json {
 
 /// Keys whose meaning depends on the model's own code (refused for an unknown model_type).
 inline constexpr const char* model_specific_keys[] = {"rope_local_base_freq", "no_rope_layers", "no_rope_layer_interval",
-                                                      "sliding_window_pattern", "full_attention_interval"};
+                                                      "sliding_window_pattern", "full_attention_interval", "full_attn_idxs"};
 
 inline std::vector<std::string> layer_type_list(const json& v, const std::string& path)
 {
@@ -105,13 +105,17 @@ inline std::vector<std::string> layer_type_list(const json& v, const std::string
     return out;
 }
 
-/// rope_parameters of the v5 per-layer-type form: a non-empty object whose every value is an object.
+/// rope_parameters of the v5 per-layer-type form: a non-empty object whose every value is an
+/// object, or null for a layer type without RoPE (LFM2's "conv"), at least one an object.
 inline bool is_per_layer_type(const json* rope_parameters)
 {
     if (!rope_parameters || !rope_parameters->is_object() || rope_parameters->empty()) return false;
-    for (auto it = rope_parameters->begin(); it != rope_parameters->end(); ++it)
-        if (!it->is_object()) return false;
-    return true;
+    bool any = false;
+    for (auto it = rope_parameters->begin(); it != rope_parameters->end(); ++it) {
+        if (!it->is_object() && !it->is_null()) return false;
+        any = any || it->is_object();
+    }
+    return any;
 }
 
 /// Layer types derived from a pattern: `odd` for layer i unless (i + 1) % pattern == 0.
@@ -250,7 +254,8 @@ inline HfModelConfig resolve_model_values(const json& root)
                                      (k == "sliding_window_pattern" &&
                                       (family->layers == LayerRule::gemma3_local_base ||
                                        family->layers == LayerRule::nope_when_full)) ||
-                                     (k == "full_attention_interval" && family->layers == LayerRule::linear_attention_nope));
+                                     (k == "full_attention_interval" && family->layers == LayerRule::linear_attention_nope) ||
+                                     (k == "full_attn_idxs" && family->layers == LayerRule::conv_nope));
         if (!family)
             fail(pre + k, "is read only for model types posenc knows; model_type " + type_shown +
                               " is not one, and how its code uses this key cannot be told from the config",
@@ -320,6 +325,20 @@ inline HfModelConfig resolve_model_values(const json& root)
         types = pattern_layer_types(need_layers("the layer pattern needs it"),
                                     pattern_value(*text, "full_attention_interval", family->layer_pattern, pre),
                                     "linear_attention", "full_attention");
+    } else if (rule == LayerRule::conv_nope) {
+        // lfm2/configuration_lfm2.py: attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
+        const int n = need_layers("the layer map needs it");
+        types.assign(static_cast<std::size_t>(n), "full_attention");
+        if (const json* idxs = member(*text, "full_attn_idxs")) {
+            if (!idxs->is_array()) fail_json(pre + "full_attn_idxs", "expected a list of layer indices", *idxs);
+            types.assign(static_cast<std::size_t>(n), "conv");
+            for (std::size_t k = 0; k < idxs->size(); ++k) {
+                const std::string path = pre + "full_attn_idxs[" + std::to_string(k) + "]";
+                const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
+                if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
+                if (i < n) types[static_cast<std::size_t>(i)] = "full_attention";
+            }
+        }
     }
     if (!family && !types.empty())
         for (std::size_t i = 1; i < types.size(); ++i)
@@ -331,8 +350,10 @@ inline HfModelConfig resolve_model_values(const json& root)
 
     // ---- which layers rotate ----
     // The families whose layer types decide RoPE accept only the types their code tests for.
-    if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope) {
-        const char* other = rule == LayerRule::nope_when_full ? "sliding_attention" : "linear_attention";
+    if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope || rule == LayerRule::conv_nope) {
+        const char* other = rule == LayerRule::nope_when_full        ? "sliding_attention"
+                            : rule == LayerRule::linear_attention_nope ? "linear_attention"
+                                                                       : "conv";
         for (std::size_t i = 0; i < types.size(); ++i)
             if (types[i] != "full_attention" && types[i] != other)
                 fail(pre + "layer_types[" + std::to_string(i) + "]",
@@ -351,6 +372,8 @@ inline HfModelConfig resolve_model_values(const json& root)
             for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "full_attention";
     } else if (rule == LayerRule::linear_attention_nope) {
         for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
+    } else if (rule == LayerRule::conv_nope) {
+        for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "conv";
     } else if (rule == LayerRule::no_rope_layers) {
         const int n = need_layers("no_rope_layers needs it");
         rotates.assign(static_cast<std::size_t>(n), true);

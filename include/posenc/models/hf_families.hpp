@@ -31,6 +31,7 @@ enum class LayerRule {
     gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling (Gemma 3, Gemma 3n)
     nope_when_full,      ///< full_attention layers have no RoPE (Cohere 2 always; EXAONE 4 when a sliding window is set)
     linear_attention_nope,  ///< linear_attention layers (Gated DeltaNet) have no RoPE at all
+    conv_nope,           ///< conv layers (LFM2's short convolutions) have no attention, hence no RoPE; attention at full_attn_idxs
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
 };
 
@@ -63,6 +64,9 @@ struct FamilyRules {
     /// The class-default RoPE dict (JSON) used when the config has neither rope_parameters nor
     /// rope_scaling; "" when the default is plain RoPE.
     std::string_view default_rope = "";
+    /// A key read for rope_theta in place of rope_theta (LFM2: theta, its original name); a config
+    /// with both that disagree is refused.
+    std::string_view rope_theta_alias = "";
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -121,6 +125,7 @@ inline constexpr FamilyRules known_families[] = {
     {"jetmoe", Pairing::half_split, "jetmoe/modeling_jetmoe.py", {}, {}, 128, 4096, "jetmoe/configuration_jetmoe.py", LayerRule::uniform, 0, 0, "kv_channels"},
     {"vaultgemma", Pairing::half_split, "vaultgemma/modeling_vaultgemma.py", {}, {}, 256, 8192, "vaultgemma/configuration_vaultgemma.py", LayerRule::uniform, 0, 0},
     {"falcon_h1", Pairing::half_split, "falcon_h1/modeling_falcon_h1.py", {}, {}, 0, 8192, "falcon_h1/configuration_falcon_h1.py", LayerRule::uniform, 0, 0},
+    {"lfm2", Pairing::half_split, "lfm2/modeling_lfm2.py", 1000000.0, {}, 0, 128000, "lfm2/configuration_lfm2.py", LayerRule::conv_nope, 0, 0, "", "", "theta"},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", 12000000.0, {}, 0, 65536, "apertus/configuration_apertus.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     // ---- interleaved pairs (2i, 2i + 1)
@@ -184,10 +189,6 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: DBRX keeps rope_theta in attn_config and its sizes in d_model / n_heads, which posenc does not "
      "read",
      "dbrx/configuration_dbrx.py"},
-    {"lfm2", RefuseWhen::always, "model_type",
-     "is not representable: LFM2 rotates only its attention layers (full_attn_idxs or layer_types; conv layers have none) "
-     "and reads its base from \"theta\"",
-     "lfm2/modular_lfm2.py"},
     {"minimax", RefuseWhen::always, "model_type",
      "is not representable: MiniMax rotates only its full-attention layers (lightning attention layers have none), and its "
      "rotary width is not settled by the config",

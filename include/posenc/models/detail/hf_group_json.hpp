@@ -528,10 +528,22 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         if (const json* v = member(config, "rotary_emb_base"))
             out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
         if (const json* v = member(config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
+        // A family's own name for the base (LFM2: "theta"), read before rope_theta.
+        const std::string alias = family ? std::string(family->rope_theta_alias) : std::string();
+        const json* alias_value = alias.empty() ? nullptr : member(config, alias.c_str());
+        if (alias_value) {
+            const double x = number(*alias_value, alias);
+            if (member(config, "rope_theta") && x != out.rope_theta)
+                fail(alias, "expected the value of rope_theta " + detail::format_value(out.rope_theta) + " (" +
+                                out.model_type + "'s code reads " + alias + " first; the config carries both and they "
+                                "disagree)",
+                     shown(*alias_value));
+            out.rope_theta = x, out.rope_theta_key = alias;
+        }
         if (scaling)
             if (const json* v = member(*scaling, "rope_theta"))
                 out.rope_theta = number(*v, skey("rope_theta")), out.rope_theta_key = skey("rope_theta");
-        const bool theta_given = member(config, "rope_theta") || member(config, "rotary_emb_base") ||
+        const bool theta_given = member(config, "rope_theta") || member(config, "rotary_emb_base") || alias_value ||
                                  (scaling && member(*scaling, "rope_theta"));
         if (!theta_given && family && family->rope_theta) {
             out.rope_theta = *family->rope_theta;
