@@ -455,6 +455,15 @@ TEST_CASE("[olmo3/modular_olmo3.py] base 500000; per-layer-type dicts read; one 
     check_group(per_type.rope.group("sliding_attention"), 128, 128, 500000.0, posenc::Pairing::half_split,
                 plain_inv_freq(500000.0, 128));
     CHECK(std::holds_alternative<posenc::YarnScaling>(per_type.rope.group("full_attention").scaling));
+    // A legacy rope_scaling beside them that repeats the full_attention entry: read the same way.
+    const auto both = posenc::hf::parse_model(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4,
+        "max_position_embeddings": 65536,
+        "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"],
+        "rope_scaling": {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192},
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 500000},
+                            "full_attention": {"rope_type": "yarn", "rope_theta": 500000, "factor": 8.0,
+                                               "original_max_position_embeddings": 8192}}})");
+    CHECK(both.rope.layer_map() == std::vector<int>{0, 0, 0, 1});
     CHECK(error_of(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4, "max_position_embeddings": 65536,
                        "rope_scaling": {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192}})")
               .rfind("rope_scaling.rope_type: is not representable as one dict: OLMo 3 scales only its full_attention "

@@ -214,11 +214,12 @@ inline HfModelConfig resolve_model_values(const json& root)
             if (const json* v = member(*text, key.c_str())) fail(pre + key, reason, shown(*v));
             fail(pre + "model_type", reason, type_shown);
         }
-        // The single RoPE dict: rope_parameters (unless per layer type), else rope_scaling.
-        const json* dict = per_type ? nullptr : rope_parameters;
+        // The single RoPE dict: rope_parameters, else rope_scaling (per-layer-type dicts say per
+        // type what applies, and are read as given).
+        const json* dict = rope_parameters;
         std::string dict_key = "rope_parameters";
         if (!dict || !dict->is_object()) dict = member(*text, "rope_scaling"), dict_key = "rope_scaling";
-        if (dict && dict->is_object()) {
+        if (!per_type && dict && dict->is_object()) {
             const json* type = member(*dict, "rope_type");
             std::string type_key = dict_key + ".rope_type";
             if (!type) type = member(*dict, "type"), type_key = dict_key + ".type";

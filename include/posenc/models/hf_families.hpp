@@ -179,7 +179,8 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "olmo3/modular_olmo3.py"},
     {"granitemoehybrid", RefuseWhen::always, "position_embedding_type",
      "is not representable: GraniteMoeHybrid rotates only when position_embedding_type is \"rope\" (absent means no RoPE "
-     "at all), and then only its attention layers (mamba layers have none)",
+     "at all), then only on its attention layers (mamba layers have none), and transformers versions differ on whether "
+     "its attention applies the rotation at all",
      "granitemoehybrid/modular_granitemoehybrid.py"},
     {"zamba2", RefuseWhen::always, "use_mem_rope",
      "is not representable: Zamba2 rotates only its shared hybrid blocks, only when use_mem_rope is true, with heads of "
