@@ -233,6 +233,12 @@ TEST_CASE("[jetmoe/configuration_jetmoe.py] head_dim is kv_channels, not hidden_
                                                    "num_attention_heads": 32, "num_hidden_layers": 2})");
     check_uniform_plain(absent, 2, 128, 128, 10000.0, posenc::Pairing::half_split);
     CHECK(absent.rope.primary_group().max_position_embeddings == 4096);
+    // head_dim is the same attribute: read when kv_channels is absent, refused when they disagree.
+    CHECK(posenc::hf::parse_model(R"({"model_type": "jetmoe", "head_dim": 64, "num_hidden_layers": 1})")
+              .rope.primary_group().spec.head_dim() == 64);
+    CHECK(error_of(R"({"model_type": "jetmoe", "head_dim": 64, "kv_channels": 128, "num_hidden_layers": 1})") ==
+          "head_dim: expected the value of kv_channels 128 (jetmoe's head_dim is an alias of kv_channels; the config "
+          "carries both and they disagree), got 64");
 }
 
 TEST_CASE("[granitemoe/modeling_granitemoe.py, granite/modular_granite.py] head_dim forced vs read")

@@ -435,7 +435,14 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         const std::string key(family->head_dim_key);
         const json* v = member(config, key.c_str());
         out.head_dim_key = key;
-        if (!v && (v = member(config, "head_dim"))) out.head_dim_key = "head_dim";
+        if (const json* alias = member(config, "head_dim")) {
+            // Both set the same attribute; which one wins depends on the order Python sees them.
+            if (v && !(alias->is_number() && v->is_number() && *alias == *v))
+                fail("head_dim", "expected the value of " + key + " " + shown(*v) + " (" + out.model_type +
+                                     "'s head_dim is an alias of " + key + "; the config carries both and they disagree)",
+                     shown(*alias));
+            if (!v) v = alias, out.head_dim_key = "head_dim";
+        }
         if (v) out.head_dim = positive_int(*v, out.head_dim_key);
         else {
             out.head_dim = family->head_dim;
