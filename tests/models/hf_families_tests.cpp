@@ -415,6 +415,37 @@ TEST_CASE("[lfm2/configuration_lfm2.py, lfm2/modular_lfm2.py] conv layers have n
               .rfind("full_attn_idxs: is read only for model types posenc knows", 0) == 0);
 }
 
+TEST_CASE("[bamba/configuration_bamba.py, bamba/modular_bamba.py] attention only at attn_layer_indices, half the head")
+{
+    // layers_block_type: "attention" iff i in attn_layer_indices, else "mamba" (no attention, no RoPE);
+    // partial_rotary_factor is set to 0.5 by the configuration class; rotate_half on the first
+    // rotary_dim dims. head_dim 4096 // 32 = 128, rotary_dim 64.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32,
+        "num_hidden_layers": 6, "attn_layer_indices": [1, 4], "rope_theta": 10000})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{0, 2, 3, 5});
+    REQUIRE(m.rope.num_groups() == 1);
+    check_group(m.rope.primary_group(), 128, 64, 10000.0, posenc::Pairing::half_split, plain_inv_freq(10000.0, 64));
+    CHECK(m.rope.primary_group().max_position_embeddings == 262144);
+    CHECK(m.warnings.empty());
+    // A stated 0.5 is the same; another value is refused (the code overwrites it).
+    CHECK(posenc::hf::parse_model(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2,
+                                      "attn_layer_indices": [0], "partial_rotary_factor": 0.5})")
+              .rope.primary_group().spec.rotary_dim() == 64);
+    CHECK(error_of(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2, "attn_layer_indices": [0],
+                       "partial_rotary_factor": 1.0})") ==
+          "partial_rotary_factor: expected 0.5 (bamba's code sets partial_rotary_factor 0.5 whatever the config says), "
+          "got 1");
+    // Without attn_layer_indices every layer is mamba: nothing rotates.
+    CHECK(error_of(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2})") ==
+          "attn_layer_indices: expected at least one attention layer below num_hidden_layers 2 (every other layer is "
+          "mamba, without RoPE), got nothing");
+    // layer_types is not what its code reads.
+    const auto typed = posenc::hf::parse_model(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2,
+        "attn_layer_indices": [1], "layer_types": ["full_attention", "full_attention"]})");
+    CHECK(typed.rope.nope_layers() == std::vector<int>{0});
+    CHECK(has_warning(typed, "layer_types"));
+}
+
 // ---- families with rules posenc cannot represent: refused, naming the key ----
 
 TEST_CASE("[phimoe/modeling_phimoe.py] plain RoPE read; LongRoPE with short_mscale / long_mscale refused")
@@ -476,7 +507,7 @@ TEST_CASE("[olmo3/modular_olmo3.py] base 500000; per-layer-type dicts read; one 
                      "layers", 0) == 0);
 }
 
-TEST_CASE("[granitemoehybrid, zamba2, dbrx, minimax, bamba modeling files] refused, naming the key")
+TEST_CASE("[granitemoehybrid, zamba2, dbrx, minimax modeling files] refused, naming the key")
 {
     CHECK(error_of(R"({"model_type": "granitemoehybrid", "hidden_size": 1024, "num_attention_heads": 16,
                        "position_embedding_type": "rope"})")
@@ -487,10 +518,8 @@ TEST_CASE("[granitemoehybrid, zamba2, dbrx, minimax, bamba modeling files] refus
               .rfind("use_mem_rope: is not representable: Zamba2 rotates only its shared hybrid blocks", 0) == 0);
     CHECK(error_of(R"({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "attn_config": {"rope_theta": 500000}})")
               .rfind("attn_config: is not representable: DBRX keeps rope_theta in attn_config", 0) == 0);
-    const std::string bamba = error_of(R"({"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32})");
-    CHECK(bamba.find("(bamba/configuration_bamba.py)") != std::string::npos);
     CHECK(error_of(R"({"model_type": "minimax", "hidden_size": 6144, "num_attention_heads": 64})")
               .rfind("model_type: is not representable: MiniMax rotates only its full-attention layers", 0) == 0);
-    CHECK(error_of(R"({"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32})")
-              .rfind("model_type: is not representable: Bamba rotates only the layers in attn_layer_indices", 0) == 0);
+    const std::string minimax = error_of(R"({"model_type": "minimax", "hidden_size": 6144, "num_attention_heads": 64})");
+    CHECK(minimax.find("(minimax/modular_minimax.py)") != std::string::npos);
 }

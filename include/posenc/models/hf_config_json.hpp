@@ -40,6 +40,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -92,7 +93,8 @@ namespace detail_json {
 
 /// Keys whose meaning depends on the model's own code (refused for an unknown model_type).
 inline constexpr const char* model_specific_keys[] = {"rope_local_base_freq", "no_rope_layers", "no_rope_layer_interval",
-                                                      "sliding_window_pattern", "full_attention_interval", "full_attn_idxs"};
+                                                      "sliding_window_pattern", "full_attention_interval", "full_attn_idxs",
+                                                      "attn_layer_indices"};
 
 inline std::vector<std::string> layer_type_list(const json& v, const std::string& path)
 {
@@ -256,7 +258,8 @@ inline HfModelConfig resolve_model_values(const json& root)
                                       (family->layers == LayerRule::gemma3_local_base ||
                                        family->layers == LayerRule::nope_when_full)) ||
                                      (k == "full_attention_interval" && family->layers == LayerRule::linear_attention_nope) ||
-                                     (k == "full_attn_idxs" && family->layers == LayerRule::conv_nope));
+                                     (k == "full_attn_idxs" && family->layers == LayerRule::conv_nope) ||
+                                     (k == "attn_layer_indices" && family->layers == LayerRule::mamba_nope));
         if (!family)
             fail(pre + k, "is read only for model types posenc knows; model_type " + type_shown +
                               " is not one, and how its code uses this key cannot be told from the config",
@@ -298,7 +301,11 @@ inline HfModelConfig resolve_model_values(const json& root)
             fail(pre + "num_hidden_layers", std::string("expected a positive integer (") + why + ")", "nothing");
         return *out.num_layers;
     };
-    if (const json* v = member(*text, "layer_types")) {
+    if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::mamba_nope) {
+        out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
+                                                         "'s code takes its layers from attn_layer_indices; ignored"});
+    }
+    if (const json* v = member(*text, "layer_types"); v && rule != LayerRule::mamba_nope) {
         types = layer_type_list(*v, pre + "layer_types");
         if (!out.num_layers) {
             if (types.empty() || types.size() > static_cast<std::size_t>(ModelRope::max_layers))
@@ -326,6 +333,24 @@ inline HfModelConfig resolve_model_values(const json& root)
         types = pattern_layer_types(need_layers("the layer pattern needs it"),
                                     pattern_value(*text, "full_attention_interval", family->layer_pattern, pre),
                                     "linear_attention", "full_attention");
+    } else if (rule == LayerRule::mamba_nope) {
+        // bamba/configuration_bamba.py (layers_block_type): attention at attn_layer_indices, mamba
+        // elsewhere; without indices every layer is mamba.
+        const int n = need_layers("the layer map needs it");
+        types.assign(static_cast<std::size_t>(n), "mamba");
+        const json* idxs = member(*text, "attn_layer_indices");
+        if (idxs && !idxs->is_array()) fail_json(pre + "attn_layer_indices", "expected a list of layer indices", *idxs);
+        if (idxs)
+            for (std::size_t k = 0; k < idxs->size(); ++k) {
+                const std::string path = pre + "attn_layer_indices[" + std::to_string(k) + "]";
+                const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
+                if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
+                if (i < n) types[static_cast<std::size_t>(i)] = "attention";
+            }
+        if (std::find(types.begin(), types.end(), "attention") == types.end())
+            fail(pre + "attn_layer_indices", "expected at least one attention layer below num_hidden_layers " +
+                                                 std::to_string(n) + " (every other layer is mamba, without RoPE)",
+                 idxs ? shown(*idxs) : std::string("nothing"));
     } else if (rule == LayerRule::conv_nope) {
         // lfm2/configuration_lfm2.py: attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
         const int n = need_layers("the layer map needs it");
@@ -375,6 +400,8 @@ inline HfModelConfig resolve_model_values(const json& root)
         for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
     } else if (rule == LayerRule::conv_nope) {
         for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "conv";
+    } else if (rule == LayerRule::mamba_nope) {
+        for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] == "attention";
     } else if (rule == LayerRule::no_rope_layers) {
         const int n = need_layers("no_rope_layers needs it");
         rotates.assign(static_cast<std::size_t>(n), true);

@@ -32,6 +32,7 @@ enum class LayerRule {
     nope_when_full,      ///< full_attention layers have no RoPE (Cohere 2 always; EXAONE 4 when a sliding window is set)
     linear_attention_nope,  ///< linear_attention layers (Gated DeltaNet) have no RoPE at all
     conv_nope,           ///< conv layers (LFM2's short convolutions) have no attention, hence no RoPE; attention at full_attn_idxs
+    mamba_nope,          ///< mamba layers have no attention, hence no RoPE; attention only at attn_layer_indices (Bamba)
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
 };
 
@@ -42,6 +43,7 @@ inline constexpr unsigned hunyuan_alpha = 1u << 1;         ///< dynamic RoPE wit
 inline constexpr unsigned head_dim_from_hidden = 1u << 2;  ///< head_dim is always hidden_size // num_attention_heads (a head_dim key is overwritten)
 inline constexpr unsigned mla = 1u << 3;                   ///< DeepSeek MLA: RoPE on qk_rope_head_dim (class default 64; qk_nope_head_dim 128)
 inline constexpr unsigned reads_rope_interleave = 1u << 4; ///< rope_interleave: true (default) interleaved, false half_split
+inline constexpr unsigned forced_partial_rotary_factor = 1u << 5;  ///< the code overwrites partial_rotary_factor with the row's value
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -126,6 +128,7 @@ inline constexpr FamilyRules known_families[] = {
     {"vaultgemma", Pairing::half_split, "vaultgemma/modeling_vaultgemma.py", {}, {}, 256, 8192, "vaultgemma/configuration_vaultgemma.py", LayerRule::uniform, 0, 0},
     {"falcon_h1", Pairing::half_split, "falcon_h1/modeling_falcon_h1.py", {}, {}, 0, 8192, "falcon_h1/configuration_falcon_h1.py", LayerRule::uniform, 0, 0},
     {"lfm2", Pairing::half_split, "lfm2/modeling_lfm2.py", 1000000.0, {}, 0, 128000, "lfm2/configuration_lfm2.py", LayerRule::conv_nope, 0, 0, "", "", "theta"},
+    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::mamba_nope, 0, trait::forced_partial_rotary_factor},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", 12000000.0, {}, 0, 65536, "apertus/configuration_apertus.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     // ---- interleaved pairs (2i, 2i + 1)
@@ -194,10 +197,6 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: MiniMax rotates only its full-attention layers (lightning attention layers have none), and its "
      "rotary width is not settled by the config",
      "minimax/modular_minimax.py"},
-    {"bamba", RefuseWhen::always, "model_type",
-     "is not representable: Bamba rotates only the layers in attn_layer_indices (mamba layers have none), and its code "
-     "forces partial_rotary_factor 0.5 whatever the config says",
-     "bamba/configuration_bamba.py"},
 };
 
 /// The refusal of `model_type`, or nullptr.

@@ -517,6 +517,13 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         if (const json* v = member(*scaling, "partial_rotary_factor"))
             prf = number(*v, skey("partial_rotary_factor")), prf_key = skey("partial_rotary_factor");
     if (!(prf > 0.0 && prf <= 1.0)) fail(prf_key, "expected a number in (0, 1]", detail::format_value(prf));
+    if (family && family->has(trait::forced_partial_rotary_factor) && prf != *family->partial_rotary_factor)
+        // Bamba's configuration class overwrites the value; transformers versions differ on whether
+        // a partial_rotary_factor inside rope_parameters would survive that.
+        fail(prf_key, "expected " + detail::format_value(*family->partial_rotary_factor) + " (" + out.model_type +
+                          "'s code sets partial_rotary_factor " + detail::format_value(*family->partial_rotary_factor) +
+                          " whatever the config says)",
+             detail::format_value(prf));
 
     if (gptj_like && member(config, "rotary_dim")) {
         out.rotary_dim = positive_int(*member(config, "rotary_dim"), "rotary_dim");
