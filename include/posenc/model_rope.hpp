@@ -8,6 +8,8 @@
 //   Llama 4       every 4th layer NoPE; the others llama3-scaled, interleaved pairs.
 //   Cohere 2, EXAONE 4   the global (full-attention) layers are NoPE when a sliding window is set.
 //   Qwen3-Next    the linear-attention (Gated DeltaNet) layers carry no RoPE.
+//   LFM2          the short-convolution layers carry no RoPE (no attention at all).
+//   Gemma 3n      as Gemma 3, every 5th layer full attention.
 //   Qwen2-VL, Qwen2.5-VL, Qwen3-VL   one table, but each pair follows one of three position
 //                 axes (temporal, height, width): M-RoPE (multi_axis.hpp).
 //

@@ -27,7 +27,11 @@
 //                      Qwen3-Next: linear_attention layers have no RoPE.
 //   mrope_section      Qwen2-VL, Qwen2.5-VL (contiguous sections), Qwen3-VL (mrope_interleaved):
 //                      pairs per position axis [temporal, height, width].
-// Families and their pairing and defaults: hf_families.hpp.
+//   rope_interleave    DeepSeek-V3 only (false: half_split); ignored with a warning by other known
+//                      families, refused under an unknown model_type.
+//   class-default dict gpt_oss (YaRN x32), apertus (llama3 x8) when the config has no RoPE dict.
+// Families and their pairing and defaults: hf_families.hpp; the families refused by name (and
+// when): its family_refusals.
 //
 // The rule: a key that changes RoPE and that posenc cannot represent is an error naming the key.
 // A model_type posenc does not know is read with half_split pairing and a one-line warning, as
@@ -36,6 +40,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -88,7 +93,8 @@ namespace detail_json {
 
 /// Keys whose meaning depends on the model's own code (refused for an unknown model_type).
 inline constexpr const char* model_specific_keys[] = {"rope_local_base_freq", "no_rope_layers", "no_rope_layer_interval",
-                                                      "sliding_window_pattern", "full_attention_interval"};
+                                                      "sliding_window_pattern", "full_attention_interval", "full_attn_idxs",
+                                                      "attn_layer_indices"};
 
 inline std::vector<std::string> layer_type_list(const json& v, const std::string& path)
 {
@@ -101,13 +107,17 @@ inline std::vector<std::string> layer_type_list(const json& v, const std::string
     return out;
 }
 
-/// rope_parameters of the v5 per-layer-type form: a non-empty object whose every value is an object.
+/// rope_parameters of the v5 per-layer-type form: a non-empty object whose every value is an
+/// object, or null for a layer type without RoPE (LFM2's "conv"), at least one an object.
 inline bool is_per_layer_type(const json* rope_parameters)
 {
     if (!rope_parameters || !rope_parameters->is_object() || rope_parameters->empty()) return false;
-    for (auto it = rope_parameters->begin(); it != rope_parameters->end(); ++it)
-        if (!it->is_object()) return false;
-    return true;
+    bool any = false;
+    for (auto it = rope_parameters->begin(); it != rope_parameters->end(); ++it) {
+        if (!it->is_object() && !it->is_null()) return false;
+        any = any || it->is_object();
+    }
+    return any;
 }
 
 /// Layer types derived from a pattern: `odd` for layer i unless (i + 1) % pattern == 0.
@@ -198,6 +208,45 @@ inline HfModelConfig resolve_model_values(const json& root)
     const json* rope_parameters = member(*text, "rope_parameters");
     const bool per_type = is_per_layer_type(rope_parameters);
 
+    // ---- families posenc refuses (hf_families.hpp family_refusals) ----
+    if (const FamilyRefusal* refusal = find_refusal(out.model_type)) {
+        const std::string reason = std::string(refusal->reason) + " (" + std::string(refusal->source) + ")";
+        if (refusal->when == RefuseWhen::always) {
+            const std::string key(refusal->key);
+            if (const json* v = member(*text, key.c_str())) fail(pre + key, reason, shown(*v));
+            fail(pre + "model_type", reason, type_shown);
+        }
+        // The single RoPE dict: rope_parameters, else rope_scaling (per-layer-type dicts say per
+        // type what applies, and are read as given).
+        const json* dict = rope_parameters;
+        std::string dict_key = "rope_parameters";
+        if (!dict || !dict->is_object()) dict = member(*text, "rope_scaling"), dict_key = "rope_scaling";
+        if (!per_type && dict && dict->is_object()) {
+            const json* type = member(*dict, "rope_type");
+            std::string type_key = dict_key + ".rope_type";
+            if (!type) type = member(*dict, "type"), type_key = dict_key + ".type";
+            const std::string t = type && type->is_string() ? type->get<std::string>() : "default";
+            const bool refused = refusal->when == RefuseWhen::scaled ? t != "default"
+                                                                     : (t == "longrope" || t == "su");
+            if (refused) {
+                const std::string key(refusal->key);
+                if (const json* v = member(*dict, key.c_str())) fail(pre + dict_key + "." + key, reason, shown(*v));
+                fail(pre + type_key, reason, shown(*type));
+            }
+        }
+    }
+
+    // rope_interleave: read by the families whose code reads it (DeepSeek-V3); a boolean under a
+    // model_type posenc does not know is refused (its code decides the pairing).
+    if (const json* v = member(*text, "rope_interleave"); v && v->is_boolean()) {
+        if (!family)
+            fail(pre + "rope_interleave", "is read only for model types posenc knows; model_type " + type_shown +
+                                              " is not one, and how its code uses this key cannot be told from the config",
+                 shown(*v));
+        if (!family->has(trait::reads_rope_interleave))
+            out.warnings.push_back({pre + "rope_interleave", "model_type " + type_shown + "'s code does not read it; ignored"});
+    }
+
     // ---- keys that only a known model's code gives a meaning ----
     for (const char* key : model_specific_keys) {
         if (!member(*text, key)) continue;
@@ -208,7 +257,9 @@ inline HfModelConfig resolve_model_values(const json& root)
                                      (k == "sliding_window_pattern" &&
                                       (family->layers == LayerRule::gemma3_local_base ||
                                        family->layers == LayerRule::nope_when_full)) ||
-                                     (k == "full_attention_interval" && family->layers == LayerRule::linear_attention_nope));
+                                     (k == "full_attention_interval" && family->layers == LayerRule::linear_attention_nope) ||
+                                     (k == "full_attn_idxs" && family->layers == LayerRule::conv_nope) ||
+                                     (k == "attn_layer_indices" && family->layers == LayerRule::mamba_nope));
         if (!family)
             fail(pre + k, "is read only for model types posenc knows; model_type " + type_shown +
                               " is not one, and how its code uses this key cannot be told from the config",
@@ -250,7 +301,11 @@ inline HfModelConfig resolve_model_values(const json& root)
             fail(pre + "num_hidden_layers", std::string("expected a positive integer (") + why + ")", "nothing");
         return *out.num_layers;
     };
-    if (const json* v = member(*text, "layer_types")) {
+    if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::mamba_nope) {
+        out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
+                                                         "'s code takes its layers from attn_layer_indices; ignored"});
+    }
+    if (const json* v = member(*text, "layer_types"); v && rule != LayerRule::mamba_nope) {
         types = layer_type_list(*v, pre + "layer_types");
         if (!out.num_layers) {
             if (types.empty() || types.size() > static_cast<std::size_t>(ModelRope::max_layers))
@@ -278,6 +333,38 @@ inline HfModelConfig resolve_model_values(const json& root)
         types = pattern_layer_types(need_layers("the layer pattern needs it"),
                                     pattern_value(*text, "full_attention_interval", family->layer_pattern, pre),
                                     "linear_attention", "full_attention");
+    } else if (rule == LayerRule::mamba_nope) {
+        // bamba/configuration_bamba.py (layers_block_type): attention at attn_layer_indices, mamba
+        // elsewhere; without indices every layer is mamba.
+        const int n = need_layers("the layer map needs it");
+        types.assign(static_cast<std::size_t>(n), "mamba");
+        const json* idxs = member(*text, "attn_layer_indices");
+        if (idxs && !idxs->is_array()) fail_json(pre + "attn_layer_indices", "expected a list of layer indices", *idxs);
+        if (idxs)
+            for (std::size_t k = 0; k < idxs->size(); ++k) {
+                const std::string path = pre + "attn_layer_indices[" + std::to_string(k) + "]";
+                const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
+                if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
+                if (i < n) types[static_cast<std::size_t>(i)] = "attention";
+            }
+        if (std::find(types.begin(), types.end(), "attention") == types.end())
+            fail(pre + "attn_layer_indices", "expected at least one attention layer below num_hidden_layers " +
+                                                 std::to_string(n) + " (every other layer is mamba, without RoPE)",
+                 idxs ? shown(*idxs) : std::string("nothing"));
+    } else if (rule == LayerRule::conv_nope) {
+        // lfm2/configuration_lfm2.py: attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
+        const int n = need_layers("the layer map needs it");
+        types.assign(static_cast<std::size_t>(n), "full_attention");
+        if (const json* idxs = member(*text, "full_attn_idxs")) {
+            if (!idxs->is_array()) fail_json(pre + "full_attn_idxs", "expected a list of layer indices", *idxs);
+            types.assign(static_cast<std::size_t>(n), "conv");
+            for (std::size_t k = 0; k < idxs->size(); ++k) {
+                const std::string path = pre + "full_attn_idxs[" + std::to_string(k) + "]";
+                const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
+                if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
+                if (i < n) types[static_cast<std::size_t>(i)] = "full_attention";
+            }
+        }
     }
     if (!family && !types.empty())
         for (std::size_t i = 1; i < types.size(); ++i)
@@ -289,8 +376,10 @@ inline HfModelConfig resolve_model_values(const json& root)
 
     // ---- which layers rotate ----
     // The families whose layer types decide RoPE accept only the types their code tests for.
-    if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope) {
-        const char* other = rule == LayerRule::nope_when_full ? "sliding_attention" : "linear_attention";
+    if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope || rule == LayerRule::conv_nope) {
+        const char* other = rule == LayerRule::nope_when_full        ? "sliding_attention"
+                            : rule == LayerRule::linear_attention_nope ? "linear_attention"
+                                                                       : "conv";
         for (std::size_t i = 0; i < types.size(); ++i)
             if (types[i] != "full_attention" && types[i] != other)
                 fail(pre + "layer_types[" + std::to_string(i) + "]",
@@ -309,6 +398,10 @@ inline HfModelConfig resolve_model_values(const json& root)
             for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "full_attention";
     } else if (rule == LayerRule::linear_attention_nope) {
         for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
+    } else if (rule == LayerRule::conv_nope) {
+        for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "conv";
+    } else if (rule == LayerRule::mamba_nope) {
+        for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] == "attention";
     } else if (rule == LayerRule::no_rope_layers) {
         const int n = need_layers("no_rope_layers needs it");
         rotates.assign(static_cast<std::size_t>(n), true);
@@ -393,15 +486,22 @@ inline HfModelConfig resolve_model_values(const json& root)
         }
     } else {
         group_types.push_back("");
-        // gpt_oss/configuration_gpt_oss.py: no RoPE dict means its YaRN x32 (L0 4096, truncate false).
-        const json gpt_oss_default = {{"rope_type", "yarn"},  {"factor", 32.0},      {"beta_fast", 32.0},
-                                      {"beta_slow", 1.0},     {"truncate", false},   {"original_max_position_embeddings", 4096}};
+        // A family's class-default RoPE dict (gpt_oss: YaRN x32; apertus: llama3 x8) when the config has none.
+        json class_default;
         GroupContext c = base;
-        if (out.model_type == "gpt_oss" && !member(*text, "rope_parameters") && !member(*text, "rope_scaling")) {
-            c.dict = &gpt_oss_default;
+        if (family && !family->default_rope.empty() && !member(*text, "rope_parameters") && !member(*text, "rope_scaling")) {
+            class_default = json::parse(family->default_rope.begin(), family->default_rope.end());
+            if (const json* theta = member(*text, "rope_theta"); theta && class_default.contains("rope_theta") &&
+                                                                  !(theta->is_number() && *theta == class_default["rope_theta"]))
+                fail(pre + "rope_theta", "expected no rope_theta without rope_parameters, or " +
+                                             class_default["rope_theta"].dump() + ": model_type " + type_shown +
+                                             "'s class-default rope_parameters carries its own rope_theta, and whether a "
+                                             "top-level value replaces it depends on the transformers version",
+                     shown(*theta));
+            c.dict = &class_default;
             c.dict_key = "rope_parameters";
-            out.notes.push_back("rope_parameters absent: gpt_oss's class default, yarn factor 32, beta 32 / 1, "
-                                "original_max_position_embeddings 4096, truncate false");
+            out.notes.push_back("rope_parameters absent: " + out.model_type + "'s class default " +
+                                std::string(family->default_rope));
         }
         out.groups.push_back({"default", resolve_group(c)});
     }
@@ -427,7 +527,7 @@ inline HfModelConfig resolve_model_values(const json& root)
     // ---- M-RoPE ----
     const HfRopeConfig& primary = out.primary_group().config;
     if (!primary.mrope_section.empty()) {
-        if (family && !family->multi_axis)
+        if (family && !family->has(trait::multi_axis))
             out.warnings.push_back({pre + primary.scaling_key + ".mrope_section",
                                     "model_type " + type_shown + "'s code does not read it; ignored"});
         else {

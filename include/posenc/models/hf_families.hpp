@@ -12,7 +12,9 @@
 //
 // A model_type not listed here is read with half_split pairing and generic defaults, with a
 // warning, as long as its config uses only keys whose meaning does not depend on the model
-// (hf_model.hpp refuses the others, naming the key).
+// (hf_config_json.hpp refuses the others, naming the key). Families whose RoPE posenc cannot
+// represent (layer maps it does not read, per-forward rules) are listed in family_refusals and
+// refused by name, always or for the configs that use the rule.
 #pragma once
 
 #include <cstdint>
@@ -26,11 +28,23 @@ namespace posenc::hf {
 /// Which layers carry RoPE, and with what, beyond "every layer alike".
 enum class LayerRule {
     uniform,             ///< every attention layer rotates with the one table (layer_types, if any, do not matter)
-    gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling
+    gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling (Gemma 3, Gemma 3n)
     nope_when_full,      ///< full_attention layers have no RoPE (Cohere 2 always; EXAONE 4 when a sliding window is set)
     linear_attention_nope,  ///< linear_attention layers (Gated DeltaNet) have no RoPE at all
+    conv_nope,           ///< conv layers (LFM2's short convolutions) have no attention, hence no RoPE; attention at full_attn_idxs
+    mamba_nope,          ///< mamba layers have no attention, hence no RoPE; attention only at attn_layer_indices (Bamba)
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
 };
+
+/// Properties of a family's code beyond pairing and defaults (bits of FamilyRules::traits).
+namespace trait {
+inline constexpr unsigned multi_axis = 1u << 0;            ///< reads mrope_section (and mrope_interleaved) from the RoPE dict
+inline constexpr unsigned hunyuan_alpha = 1u << 1;         ///< dynamic RoPE with "alpha": base * alpha^(H / (H - 2)), static
+inline constexpr unsigned head_dim_from_hidden = 1u << 2;  ///< head_dim is always hidden_size // num_attention_heads (a head_dim key is overwritten)
+inline constexpr unsigned mla = 1u << 3;                   ///< DeepSeek MLA: RoPE on qk_rope_head_dim (class default 64; qk_nope_head_dim 128)
+inline constexpr unsigned reads_rope_interleave = 1u << 4; ///< rope_interleave: true (default) interleaved, false half_split
+inline constexpr unsigned forced_partial_rotary_factor = 1u << 5;  ///< the code overwrites partial_rotary_factor with the row's value
+}  // namespace trait
 
 /// What a model family's code decides; see the file comment.
 struct FamilyRules {
@@ -45,55 +59,153 @@ struct FamilyRules {
     std::string_view defaults_source;             ///< configuration file, "" when no default differs
     LayerRule layers = LayerRule::uniform;
     int layer_pattern = 0;  ///< default sliding_window_pattern / full_attention_interval / no_rope_layer_interval
-    bool multi_axis = false;  ///< reads mrope_section (and mrope_interleaved) from the RoPE dict
-    bool hunyuan_alpha = false;  ///< dynamic RoPE with "alpha": base * alpha^(H / (H - 2)), static
-    bool head_dim_from_hidden = false;  ///< head_dim is always hidden_size // num_attention_heads (a head_dim key is overwritten)
+    unsigned traits = 0;    ///< trait:: bits
+    /// The key that holds head_dim when it is not "head_dim" (JetMoE: kv_channels); its class
+    /// default is head_dim above.
+    std::string_view head_dim_key = "";
+    /// The class-default RoPE dict (JSON) used when the config has neither rope_parameters nor
+    /// rope_scaling; "" when the default is plain RoPE.
+    std::string_view default_rope = "";
+    /// A key read for rope_theta in place of rope_theta (LFM2: theta, its original name); a config
+    /// with both that disagree is refused.
+    std::string_view rope_theta_alias = "";
+
+    constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
 
 /// The families posenc knows. Paths are relative to src/transformers/models/ in the transformers repository.
 inline constexpr FamilyRules known_families[] = {
     // ---- half_split (rotate_half), generic defaults
-    {"llama", Pairing::half_split, "llama/modeling_llama.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"mistral", Pairing::half_split, "mistral/modeling_mistral.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"mixtral", Pairing::half_split, "mixtral/modeling_mixtral.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"qwen2", Pairing::half_split, "qwen2/modeling_qwen2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"qwen2_moe", Pairing::half_split, "qwen2_moe/modeling_qwen2_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"qwen3", Pairing::half_split, "qwen3/modeling_qwen3.py", {}, {}, 128, 0, "qwen3/configuration_qwen3.py", LayerRule::uniform, 0, false, false, false},
-    {"qwen3_moe", Pairing::half_split, "qwen3_moe/modeling_qwen3_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::linear_attention_nope, 4, false, false, false},
-    {"phi", Pairing::half_split, "phi/modeling_phi.py", {}, 0.5, 0, 2048, "phi/configuration_phi.py", LayerRule::uniform, 0, false, false, false},
-    {"phi3", Pairing::half_split, "phi3/modeling_phi3.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"gpt_neox", Pairing::half_split, "gpt_neox/modeling_gpt_neox.py", {}, 0.25, 0, 2048, "gpt_neox/configuration_gpt_neox.py", LayerRule::uniform, 0, false, false, false},
-    {"falcon", Pairing::half_split, "falcon/modeling_falcon.py", {}, {}, 0, 2048, "falcon/configuration_falcon.py", LayerRule::uniform, 0, false, false, false},
-    {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, false, false, false},
-    {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, false, false, false},
-    {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, false, false, false},
-    {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, false, false, false},
-    {"smollm3", Pairing::half_split, "smollm3/modeling_smollm3.py", 2000000.0, {}, 0, 0, "smollm3/configuration_smollm3.py", LayerRule::no_rope_layers, 4, false, false, false},
-    {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, false, false, false},
-    {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, true, false},
-    {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, true, false},
-    {"qwen2_vl", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, true, false, false},
-    {"qwen2_vl_text", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, true, false, false},
-    {"qwen2_5_vl", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, true, false, false},
-    {"qwen2_5_vl_text", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, true, false, false},
-    {"qwen3_vl_text", Pairing::half_split, "qwen3_vl/modeling_qwen3_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, true, false, false},
-    {"qwen3_vl_moe_text", Pairing::half_split, "qwen3_vl_moe/modeling_qwen3_vl_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, true, false, false},
+    {"llama", Pairing::half_split, "llama/modeling_llama.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"mistral", Pairing::half_split, "mistral/modeling_mistral.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"mixtral", Pairing::half_split, "mixtral/modeling_mixtral.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"qwen2", Pairing::half_split, "qwen2/modeling_qwen2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"qwen2_moe", Pairing::half_split, "qwen2_moe/modeling_qwen2_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"qwen3", Pairing::half_split, "qwen3/modeling_qwen3.py", {}, {}, 128, 0, "qwen3/configuration_qwen3.py", LayerRule::uniform, 0, 0},
+    {"qwen3_moe", Pairing::half_split, "qwen3_moe/modeling_qwen3_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::linear_attention_nope, 4, 0},
+    {"phi", Pairing::half_split, "phi/modeling_phi.py", {}, 0.5, 0, 2048, "phi/configuration_phi.py", LayerRule::uniform, 0, 0},
+    {"phi3", Pairing::half_split, "phi3/modeling_phi3.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"gpt_neox", Pairing::half_split, "gpt_neox/modeling_gpt_neox.py", {}, 0.25, 0, 2048, "gpt_neox/configuration_gpt_neox.py", LayerRule::uniform, 0, 0},
+    {"falcon", Pairing::half_split, "falcon/modeling_falcon.py", {}, {}, 0, 2048, "falcon/configuration_falcon.py", LayerRule::uniform, 0, 0},
+    {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
+    {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
+    {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0},
+    {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0},
+    {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, 0, "",
+     R"({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096})"},
+    {"smollm3", Pairing::half_split, "smollm3/modeling_smollm3.py", 2000000.0, {}, 0, 0, "smollm3/configuration_smollm3.py", LayerRule::no_rope_layers, 4, 0},
+    {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, 0},
+    {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
+    {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
+    {"qwen2_vl", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
+    {"qwen2_vl_text", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
+    {"qwen2_5_vl", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
+    {"qwen2_5_vl_text", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
+    {"qwen3_vl_text", Pairing::half_split, "qwen3_vl/modeling_qwen3_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
+    {"qwen3_vl_moe_text", Pairing::half_split, "qwen3_vl_moe/modeling_qwen3_vl_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
+    // half_split, rotating only the first rotary_dim = int(head_dim * partial_rotary_factor) dims
+    {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", {}, 0.25, 0, 4096, "stablelm/configuration_stablelm.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
+    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 25000.0, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
+    {"nemotron", Pairing::half_split, "nemotron/modeling_nemotron.py", {}, 0.5, 0, 4096, "nemotron/configuration_nemotron.py", LayerRule::uniform, 0, 0},
+    {"glm4_moe", Pairing::half_split, "glm4_moe/modeling_glm4_moe.py", {}, 0.5, 0, 131072, "glm4_moe/configuration_glm4_moe.py", LayerRule::uniform, 0, 0},
+    // half_split over the whole head, class defaults that differ from the generic ones
+    {"starcoder2", Pairing::half_split, "starcoder2/modeling_starcoder2.py", {}, {}, 0, 4096, "starcoder2/configuration_starcoder2.py", LayerRule::uniform, 0, 0},
+    {"granite", Pairing::half_split, "granite/modeling_granite.py", {}, {}, 0, 2048, "granite/configuration_granite.py", LayerRule::uniform, 0, 0},
+    {"granitemoe", Pairing::half_split, "granitemoe/modeling_granitemoe.py", {}, {}, 0, 2048, "granitemoe/configuration_granitemoe.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
+    {"olmoe", Pairing::half_split, "olmoe/modeling_olmoe.py", {}, {}, 0, 4096, "olmoe/configuration_olmoe.py", LayerRule::uniform, 0, 0},
+    {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", 500000.0, {}, 0, 2048, "olmo3/configuration_olmo3.py", LayerRule::uniform, 0, 0},
+    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", 1000000.0, {}, 0, 131072, "phimoe/configuration_phimoe.py", LayerRule::uniform, 0, 0},
+    {"minicpm", Pairing::half_split, "minicpm/modeling_minicpm.py", {}, {}, 0, 32768, "minicpm/configuration_minicpm.py", LayerRule::uniform, 0, 0},
+    {"ministral", Pairing::half_split, "ministral/modeling_ministral.py", {}, {}, 0, 131072, "ministral/configuration_ministral.py", LayerRule::uniform, 0, 0},
+    {"dots1", Pairing::half_split, "dots1/modeling_dots1.py", {}, {}, 0, 2048, "dots1/configuration_dots1.py", LayerRule::uniform, 0, 0},
+    {"seed_oss", Pairing::half_split, "seed_oss/modeling_seed_oss.py", {}, {}, 128, 524288, "seed_oss/configuration_seed_oss.py", LayerRule::uniform, 0, 0},
+    {"arcee", Pairing::half_split, "arcee/modeling_arcee.py", {}, {}, 0, 4096, "arcee/configuration_arcee.py", LayerRule::uniform, 0, 0},
+    {"bitnet", Pairing::half_split, "bitnet/modeling_bitnet.py", 500000.0, {}, 0, 2048, "bitnet/configuration_bitnet.py", LayerRule::uniform, 0, 0},
+    {"jetmoe", Pairing::half_split, "jetmoe/modeling_jetmoe.py", {}, {}, 128, 4096, "jetmoe/configuration_jetmoe.py", LayerRule::uniform, 0, 0, "kv_channels"},
+    {"vaultgemma", Pairing::half_split, "vaultgemma/modeling_vaultgemma.py", {}, {}, 256, 8192, "vaultgemma/configuration_vaultgemma.py", LayerRule::uniform, 0, 0},
+    {"falcon_h1", Pairing::half_split, "falcon_h1/modeling_falcon_h1.py", {}, {}, 0, 8192, "falcon_h1/configuration_falcon_h1.py", LayerRule::uniform, 0, 0},
+    {"lfm2", Pairing::half_split, "lfm2/modeling_lfm2.py", 1000000.0, {}, 0, 128000, "lfm2/configuration_lfm2.py", LayerRule::conv_nope, 0, 0, "", "", "theta"},
+    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::mamba_nope, 0, trait::forced_partial_rotary_factor},
+    {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", 12000000.0, {}, 0, 65536, "apertus/configuration_apertus.py", LayerRule::uniform, 0, 0, "",
+     R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     // ---- interleaved pairs (2i, 2i + 1)
-    {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, {}, 0, 0, "cohere2/configuration_cohere2.py", LayerRule::nope_when_full, 4, false, false, true},
-    {"glm", Pairing::interleaved, "glm/modeling_glm.py", {}, 0.5, 0, 0, "glm/configuration_glm.py", LayerRule::uniform, 0, false, false, false},
-    {"glm4", Pairing::interleaved, "glm4/modeling_glm4.py", {}, 0.5, 0, 0, "glm4/configuration_glm4.py", LayerRule::uniform, 0, false, false, false},
-    {"deepseek_v2", Pairing::interleaved, "deepseek_v2/modeling_deepseek_v2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"deepseek_v3", Pairing::interleaved, "deepseek_v3/modeling_deepseek_v3.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, false, false, false},
-    {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", 500000.0, {}, 128, 0, "ernie4_5/configuration_ernie4_5.py", LayerRule::uniform, 0, false, false, false},
-    {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, false, false, false},
-    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, false, false, false},
+    {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, {}, 0, 0, "cohere2/configuration_cohere2.py", LayerRule::nope_when_full, 4, trait::head_dim_from_hidden},
+    {"glm", Pairing::interleaved, "glm/modeling_glm.py", {}, 0.5, 0, 0, "glm/configuration_glm.py", LayerRule::uniform, 0, 0},
+    {"glm4", Pairing::interleaved, "glm4/modeling_glm4.py", {}, 0.5, 0, 0, "glm4/configuration_glm4.py", LayerRule::uniform, 0, 0},
+    // DeepSeek MLA: RoPE on the qk_rope_head_dim slice; V2 rotates complex pairs, V3 reads rope_interleave, V3.2 always interleaves
+    {"deepseek_v2", Pairing::interleaved, "deepseek_v2/modeling_deepseek_v2.py", {}, {}, 0, 2048, "deepseek_v2/configuration_deepseek_v2.py", LayerRule::uniform, 0, trait::mla},
+    {"deepseek_v3", Pairing::interleaved, "deepseek_v3/modeling_deepseek_v3.py", {}, {}, 0, 4096, "deepseek_v3/configuration_deepseek_v3.py", LayerRule::uniform, 0, trait::mla | trait::reads_rope_interleave},
+    {"deepseek_v32", Pairing::interleaved, "deepseek_v32/modeling_deepseek_v32.py", {}, {}, 0, 163840, "deepseek_v32/configuration_deepseek_v32.py", LayerRule::uniform, 0, trait::mla},
+    {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", 500000.0, {}, 128, 0, "ernie4_5/configuration_ernie4_5.py", LayerRule::uniform, 0, 0},
+    {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, 0},
+    {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
+    {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden},
+    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, 0},
 };
+
+/// When a family's config is refused (FamilyRefusal::when).
+enum class RefuseWhen {
+    always,    ///< every config of the family
+    scaled,    ///< a single (not per-layer-type) RoPE dict with a rope_type other than "default"
+    longrope,  ///< a RoPE dict with rope_type "longrope" (or legacy "su")
+};
+
+/// A family whose RoPE posenc cannot represent (always, or for some configs): the reader refuses
+/// it with an error naming `key` and giving `reason`, instead of a wrong table.
+struct FamilyRefusal {
+    std::string_view model_type;
+    RefuseWhen when;
+    std::string_view key;     ///< the key named (always: a top-level key, else "model_type"; otherwise a key of the RoPE dict)
+    std::string_view reason;  ///< the rule of the error message
+    std::string_view source;  ///< the transformers file that decides it
+};
+
+/// The refusals. Paths are relative to src/transformers/models/ in the transformers repository.
+inline constexpr FamilyRefusal family_refusals[] = {
+    {"phimoe", RefuseWhen::longrope, "short_mscale",
+     "is not representable: PhiMoE multiplies cos and sin by short_mscale or long_mscale, chosen on every forward pass by the "
+     "sequence length, in place of LongRoPE's attention factor, and a posenc group has one attention factor",
+     "phimoe/modeling_phimoe.py"},
+    {"minicpm", RefuseWhen::longrope, "rope_type",
+     "is not representable: MiniCPM's own LongRoPE (short_factor or long_factor chosen on every forward pass by "
+     "max(position_ids) + 1) is not implemented by posenc",
+     "minicpm/modular_minicpm.py"},
+    {"olmo3", RefuseWhen::scaled, "rope_type",
+     "is not representable as one dict: OLMo 3 scales only its full_attention layers (sliding_attention layers rotate "
+     "unscaled), and transformers versions differ on how a single dict is applied; give rope_parameters per layer type",
+     "olmo3/modular_olmo3.py"},
+    {"granitemoehybrid", RefuseWhen::always, "position_embedding_type",
+     "is not representable: GraniteMoeHybrid rotates only when position_embedding_type is \"rope\" (absent means no RoPE "
+     "at all), then only on its attention layers (mamba layers have none), and transformers versions differ on whether "
+     "its attention applies the rotation at all",
+     "granitemoehybrid/modular_granitemoehybrid.py"},
+    {"zamba2", RefuseWhen::always, "use_mem_rope",
+     "is not representable: Zamba2 rotates only its shared hybrid blocks, only when use_mem_rope is true, with heads of "
+     "2 * hidden_size / num_attention_heads and a long-context base",
+     "zamba2/modular_zamba2.py"},
+    {"dbrx", RefuseWhen::always, "attn_config",
+     "is not representable: DBRX keeps rope_theta in attn_config and its sizes in d_model / n_heads, which posenc does not "
+     "read",
+     "dbrx/configuration_dbrx.py"},
+    {"minimax", RefuseWhen::always, "model_type",
+     "is not representable: MiniMax rotates only its full-attention layers (lightning attention layers have none), and its "
+     "rotary width is not settled by the config",
+     "minimax/modular_minimax.py"},
+};
+
+/// The refusal of `model_type`, or nullptr.
+inline const FamilyRefusal* find_refusal(std::string_view model_type) noexcept
+{
+    for (const FamilyRefusal& r : family_refusals)
+        if (r.model_type == model_type) return &r;
+    return nullptr;
+}
 
 /// The rules of `model_type`, or nullptr for a model_type posenc does not know.
 inline const FamilyRules* find_family(std::string_view model_type) noexcept
@@ -112,6 +224,9 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "qwen2_5_vl") return "qwen2_5_vl_text";
     if (outer == "qwen3_vl") return "qwen3_vl_text";
     if (outer == "qwen3_vl_moe") return "qwen3_vl_moe_text";
+    if (outer == "glm4v") return "glm4v_text";
+    if (outer == "gemma3n") return "gemma3n_text";
+    if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
 }
 

@@ -398,7 +398,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
     if (out.name_or_path.empty()) out.name_or_path = context.name_or_path;
     const FamilyRules* family = find_family(out.model_type);
     const bool gptj_like = out.model_type == "gptj" || out.model_type == "codegen";
-    const bool deepseek = member(config, "qk_rope_head_dim") != nullptr;
+    const bool deepseek = member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla));
 
     // ---- max_position_embeddings (GPT-J: n_positions) ----
     if (const json* v = member(config, "max_position_embeddings"))
@@ -413,21 +413,45 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
 
     // ---- head_dim (H) ----
     if (deepseek) {
-        out.head_dim = positive_int(*member(config, "qk_rope_head_dim"), "qk_rope_head_dim");
+        // The DeepSeek configuration classes default qk_rope_head_dim to 64 and qk_nope_head_dim to 128.
+        const bool mla_family = family && family->has(trait::mla);
         out.head_dim_key = "qk_rope_head_dim";
+        if (const json* v = member(config, "qk_rope_head_dim")) out.head_dim = positive_int(*v, "qk_rope_head_dim");
+        else {
+            out.head_dim = 64;
+            out.notes.push_back("qk_rope_head_dim absent: " + out.model_type + "'s class default 64");
+        }
         int nope = 0;
         if (const json* v = member(config, "qk_nope_head_dim")) {
             nope = positive_int(*v, "qk_nope_head_dim");
             if (nope > max_head_dim) fail_json("qk_nope_head_dim", "expected a positive integer <= 65536", *v);
+        } else if (mla_family) {
+            nope = 128;
+            out.notes.push_back("qk_nope_head_dim absent: " + out.model_type + "'s class default 128");
         }
         out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
-        out.notes.push_back("DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
-                            "it (even then odd indices) and rotates half_split, which equals interleaved pairs on the "
-                            "checkpoint layout");
-    } else if (const json* v = member(config, "head_dim"); v && !(family && family->head_dim_from_hidden)) {
+    } else if (family && !family->head_dim_key.empty()) {
+        // JetMoE: head_dim is an alias of kv_channels (attribute_map), class default family->head_dim.
+        const std::string key(family->head_dim_key);
+        const json* v = member(config, key.c_str());
+        out.head_dim_key = key;
+        if (const json* alias = member(config, "head_dim")) {
+            // Both set the same attribute; which one wins depends on the order Python sees them.
+            if (v && !(alias->is_number() && v->is_number() && *alias == *v))
+                fail("head_dim", "expected the value of " + key + " " + shown(*v) + " (" + out.model_type +
+                                     "'s head_dim is an alias of " + key + "; the config carries both and they disagree)",
+                     shown(*alias));
+            if (!v) v = alias, out.head_dim_key = "head_dim";
+        }
+        if (v) out.head_dim = positive_int(*v, out.head_dim_key);
+        else {
+            out.head_dim = family->head_dim;
+            out.notes.push_back(key + " absent: " + out.model_type + "'s class default " + std::to_string(family->head_dim));
+        }
+    } else if (const json* v = member(config, "head_dim"); v && !(family && family->has(trait::head_dim_from_hidden))) {
         out.head_dim = positive_int(*v, "head_dim");
         out.head_dim_key = "head_dim";
-    } else if (family && family->head_dim > 0 && !member(config, "head_dim")) {
+    } else if (family && family->head_dim > 0 && !family->has(trait::head_dim_from_hidden) && !member(config, "head_dim")) {
         out.head_dim = family->head_dim;
         out.head_dim_key = "head_dim";
         out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " + std::to_string(family->head_dim));
@@ -493,6 +517,13 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         if (const json* v = member(*scaling, "partial_rotary_factor"))
             prf = number(*v, skey("partial_rotary_factor")), prf_key = skey("partial_rotary_factor");
     if (!(prf > 0.0 && prf <= 1.0)) fail(prf_key, "expected a number in (0, 1]", detail::format_value(prf));
+    if (family && family->has(trait::forced_partial_rotary_factor) && prf != *family->partial_rotary_factor)
+        // Bamba's configuration class overwrites the value; transformers versions differ on whether
+        // a partial_rotary_factor inside rope_parameters would survive that.
+        fail(prf_key, "expected " + detail::format_value(*family->partial_rotary_factor) + " (" + out.model_type +
+                          "'s code sets partial_rotary_factor " + detail::format_value(*family->partial_rotary_factor) +
+                          " whatever the config says)",
+             detail::format_value(prf));
 
     if (gptj_like && member(config, "rotary_dim")) {
         out.rotary_dim = positive_int(*member(config, "rotary_dim"), "rotary_dim");
@@ -511,10 +542,22 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         if (const json* v = member(config, "rotary_emb_base"))
             out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
         if (const json* v = member(config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
+        // A family's own name for the base (LFM2: "theta"), read before rope_theta.
+        const std::string alias = family ? std::string(family->rope_theta_alias) : std::string();
+        const json* alias_value = alias.empty() ? nullptr : member(config, alias.c_str());
+        if (alias_value) {
+            const double x = number(*alias_value, alias);
+            if (member(config, "rope_theta") && x != out.rope_theta)
+                fail(alias, "expected the value of rope_theta " + detail::format_value(out.rope_theta) + " (" +
+                                out.model_type + "'s code reads " + alias + " first; the config carries both and they "
+                                "disagree)",
+                     shown(*alias_value));
+            out.rope_theta = x, out.rope_theta_key = alias;
+        }
         if (scaling)
             if (const json* v = member(*scaling, "rope_theta"))
                 out.rope_theta = number(*v, skey("rope_theta")), out.rope_theta_key = skey("rope_theta");
-        const bool theta_given = member(config, "rope_theta") || member(config, "rotary_emb_base") ||
+        const bool theta_given = member(config, "rope_theta") || member(config, "rotary_emb_base") || alias_value ||
                                  (scaling && member(*scaling, "rope_theta"));
         if (!theta_given && family && family->rope_theta) {
             out.rope_theta = *family->rope_theta;
@@ -528,11 +571,20 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
 
     // ---- pairing ----
     out.pairing = family ? family->pairing : Pairing::half_split;
+    // rope_interleave: DeepSeek-V3 applies interleaved pairs when true (the default), rotate_half
+    // when false. Other families' code does not read it (the model-level reader warns or refuses).
+    if (const json* v = member(config, "rope_interleave")) {
+        if (!v->is_boolean()) fail_json("rope_interleave", "expected true or false", *v);
+        if (family && family->has(trait::reads_rope_interleave))
+            out.pairing = v->get<bool>() ? Pairing::interleaved : Pairing::half_split;
+    }
     if (deepseek)
-        if (const json* v = member(config, "rope_interleave")) {
-            if (!v->is_boolean()) fail_json("rope_interleave", "expected true or false", *v);
-            if (!v->get<bool>()) out.pairing = Pairing::half_split;
-        }
+        out.notes.push_back(out.pairing == Pairing::interleaved
+                                ? "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
+                                  "it (even then odd indices) and rotates half_split, which equals interleaved pairs on "
+                                  "the checkpoint layout"
+                                : "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only, half_split (rope_interleave "
+                                  "false)");
 
     // ---- top-level original_max_position_embeddings (Phi-3) ----
     std::optional<std::int64_t> top_level_l0;
@@ -698,7 +750,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
     }
     // ---- HunYuan: dynamic NTK with alpha is a static base change ----
     if (out.alpha && *out.alpha != 0.0) {
-        if (family && family->hunyuan_alpha && out.rope_type == "dynamic") {
+        if (family && family->has(trait::hunyuan_alpha) && out.rope_type == "dynamic") {
             // modeling_hunyuan_v1_dense.py: base = rope_theta * alpha ** (head_dim / (head_dim - 2)), then the
             // default table over the whole head (dim = head_dim), attention factor 1.
             const double h = static_cast<double>(out.head_dim);

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: MIT
+// The family table (posenc/models/hf_families.hpp) through the whole-model reader
+// (posenc/models/hf_config.hpp read_model): for each model_type, what transformers' own files
+// decide (pairing, class defaults, head_dim rules, rope_interleave, class-default RoPE dicts) and
+// the families posenc refuses.
+//
+// Each test case is named after the transformers file (under src/transformers/models/) that
+// decides what it checks. Configs are small inline JSON objects built for the test. Expected
+// values are derived here from the documented constants, independently of posenc: head_dim and
+// rotary_dim by the class's rule (hidden_size // num_attention_heads, int(head_dim *
+// partial_rotary_factor), ...), inv_freq_i = base^(-2i / R) with std::pow, Llama 3 scaling by its
+// published piecewise formula. Exact tables are checked within 1e-12 relative.
+#include <posenc/model_rope.hpp>
+#include <posenc/models/hf_config.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace {
+
+std::string error_of(const std::string& text)
+{
+    try {
+        posenc::hf::parse_model(text);
+    } catch (const posenc::error& e) {
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+double relative(double got, double want) { return std::abs(got - want) / std::abs(want); }
+
+/// inv_freq_i = base^(-2i / R), i < R / 2.
+std::vector<double> plain_inv_freq(double base, int rotary_dim)
+{
+    std::vector<double> out;
+    for (int i = 0; i < rotary_dim / 2; ++i) out.push_back(std::pow(base, -2.0 * i / rotary_dim));
+    return out;
+}
+
+/// One group: its spec, and every inv_freq of its exact table against `want`.
+void check_group(const posenc::RopeGroup& g, int head_dim, int rotary_dim, double base, posenc::Pairing pairing,
+                 const std::vector<double>& want)
+{
+    CHECK(g.spec.head_dim() == head_dim);
+    CHECK(g.spec.rotary_dim() == rotary_dim);
+    CHECK(relative(g.spec.base(), base) <= 1e-15);
+    CHECK(g.spec.pairing() == pairing);
+    const posenc::FrequencyTable t = g.table(posenc::Precision::exact);
+    REQUIRE(t.num_pairs() == static_cast<int>(want.size()));
+    double worst = 0.0;
+    for (int i = 0; i < t.num_pairs(); ++i)
+        worst = std::max(worst, relative(t.inv_freq(i), want[static_cast<std::size_t>(i)]));
+    CHECK(worst <= 1e-12);
+}
+
+/// A model of `layers` layers that all share one plain (unscaled) group.
+void check_uniform_plain(const posenc::hf::HfModel& m, int layers, int head_dim, int rotary_dim, double base,
+                         posenc::Pairing pairing)
+{
+    REQUIRE(m.rope.num_layers().has_value());
+    CHECK(*m.rope.num_layers() == layers);
+    REQUIRE(m.rope.num_groups() == 1);
+    CHECK(m.rope.nope_layers().empty());
+    CHECK(m.rope.layer_map() == std::vector<int>(static_cast<std::size_t>(layers), 0));
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    CHECK(std::holds_alternative<posenc::NoScaling>(g.scaling));
+    check_group(g, head_dim, rotary_dim, base, pairing, plain_inv_freq(base, rotary_dim));
+}
+
+bool has_warning(const posenc::hf::HfModel& m, const std::string& key)
+{
+    for (const auto& w : m.warnings)
+        if (w.key == key) return true;
+    return false;
+}
+
+}  // namespace
+
+// ---- DeepSeek MLA: the pairing of the qk_rope_head_dim slice ----
+
+TEST_CASE("[deepseek_v3/modeling_deepseek_v3.py] rope_interleave true or absent: interleaved pairs; false: rotate_half")
+{
+    // configuration_deepseek_v3.py: rope_interleave defaults to True; the attention applies
+    // apply_rotary_pos_emb_interleave when it is true and apply_rotary_pos_emb (rotate_half) otherwise.
+    const std::string head = R"({"model_type": "deepseek_v3", "hidden_size": 1024, "num_attention_heads": 8,
+                                 "num_hidden_layers": 3, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+                                 "rope_theta": 10000)";
+    for (const char* value : {"", ", \"rope_interleave\": true"}) {
+        INFO("rope_interleave" << value);
+        const auto m = posenc::hf::parse_model(head + value + "}");
+        check_uniform_plain(m, 3, 64, 64, 10000.0, posenc::Pairing::interleaved);
+        CHECK(m.qk_head_dim == 192);
+        CHECK(m.warnings.empty());
+    }
+    const auto off = posenc::hf::parse_model(head + R"(, "rope_interleave": false})");
+    check_uniform_plain(off, 3, 64, 64, 10000.0, posenc::Pairing::half_split);
+    CHECK(off.warnings.empty());
+    // Without qk_rope_head_dim / qk_nope_head_dim / max_position_embeddings: the class defaults 64, 128, 4096.
+    const auto defaults = posenc::hf::parse_model(R"({"model_type": "deepseek_v3", "hidden_size": 7168,
+                                                     "num_attention_heads": 128, "num_hidden_layers": 2})");
+    check_uniform_plain(defaults, 2, 64, 64, 10000.0, posenc::Pairing::interleaved);
+    CHECK(defaults.qk_head_dim == 192);
+    CHECK(defaults.rope.primary_group().max_position_embeddings == 4096);
+}
+
+TEST_CASE("[deepseek_v2/modular_deepseek_v2.py] complex pairs always: rope_interleave is not read")
+{
+    // apply_rotary_emb views adjacent pairs (2i, 2i + 1) as complex numbers; the config class has no
+    // rope_interleave, so a config's rope_interleave changes nothing (and is reported as ignored).
+    const auto m = posenc::hf::parse_model(R"({"model_type": "deepseek_v2", "hidden_size": 2048, "num_attention_heads": 16,
+                                              "num_hidden_layers": 2, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+                                              "rope_theta": 10000, "rope_interleave": false})");
+    check_uniform_plain(m, 2, 64, 64, 10000.0, posenc::Pairing::interleaved);
+    CHECK(has_warning(m, "rope_interleave"));
+    // configuration_deepseek_v2.py: max_position_embeddings 2048.
+    CHECK(m.rope.primary_group().max_position_embeddings == 2048);
+}
+
+TEST_CASE("[deepseek_v32/modular_deepseek_v32.py] MLA always interleaved; class defaults")
+{
+    // DeepseekV32Attention calls apply_rotary_pos_emb_interleave unconditionally (the DSA indexer's
+    // own half_split rotation is outside the attention this table describes); the config class
+    // removes rope_interleave and defaults qk_rope_head_dim 64, qk_nope_head_dim 128,
+    // max_position_embeddings 163840.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "deepseek_v32", "hidden_size": 7168, "num_attention_heads": 128,
+                                              "num_hidden_layers": 4, "rope_theta": 10000})");
+    check_uniform_plain(m, 4, 64, 64, 10000.0, posenc::Pairing::interleaved);
+    CHECK(m.qk_head_dim == 192);
+    CHECK(m.rope.primary_group().max_position_embeddings == 163840);
+    const auto ignored = posenc::hf::parse_model(R"({"model_type": "deepseek_v32", "hidden_size": 7168,
+                                                    "num_attention_heads": 128, "num_hidden_layers": 4,
+                                                    "rope_interleave": false})");
+    CHECK(ignored.rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
+    CHECK(has_warning(ignored, "rope_interleave"));
+}
+
+TEST_CASE("[rope_interleave] a model_type posenc does not know: refused, naming the key")
+{
+    CHECK(error_of(R"({"model_type": "kimi_like", "hidden_size": 1024, "num_attention_heads": 8,
+                       "qk_rope_head_dim": 64, "rope_interleave": true})") ==
+          "rope_interleave: is read only for model types posenc knows; model_type \"kimi_like\" is not one, and how its "
+          "code uses this key cannot be told from the config, got true");
+    CHECK(error_of(R"({"qk_rope_head_dim": 64, "rope_interleave": "yes"})") ==
+          "rope_interleave: expected true or false, got \"yes\"");
+}
+
+// ---- partial rotary families ----
+
+TEST_CASE("[stablelm/configuration_stablelm.py, stablelm/modeling_stablelm.py] 25 % of hidden_size // heads, half_split")
+{
+    // partial_rotary_factor 0.25; head_dim = hidden_size // num_attention_heads in the attention
+    // (a head_dim key is not read): 2560 // 32 = 80, rotary_ndims int(80 * 0.25) = 20.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "stablelm", "hidden_size": 2560, "num_attention_heads": 32,
+                                              "num_hidden_layers": 4, "head_dim": 128, "rope_theta": 10000})");
+    check_uniform_plain(m, 4, 80, 20, 10000.0, posenc::Pairing::half_split);
+    CHECK(m.rope.primary_group().max_position_embeddings == 4096);
+    CHECK(m.warnings.empty());
+}
+
+TEST_CASE("[persimmon/configuration_persimmon.py, persimmon/modeling_persimmon.py] half of the head, base 25000")
+{
+    // partial_rotary_factor 0.5, rope_theta 25000, max_position_embeddings 16384, head_dim
+    // hidden_size // num_attention_heads: 4096 // 64 = 64, rotary 32.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "persimmon", "hidden_size": 4096, "num_attention_heads": 64,
+                                              "num_hidden_layers": 2})");
+    check_uniform_plain(m, 2, 64, 32, 25000.0, posenc::Pairing::half_split);
+    CHECK(m.rope.primary_group().max_position_embeddings == 16384);
+}
+
+TEST_CASE("[nemotron/configuration_nemotron.py, nemotron/modeling_nemotron.py] half of head_dim, half_split")
+{
+    // partial_rotary_factor 0.5; a head_dim key is honoured: int(128 * 0.5) = 64.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "nemotron", "hidden_size": 3072, "num_attention_heads": 24,
+                                              "head_dim": 128, "num_hidden_layers": 2, "rope_theta": 10000})");
+    check_uniform_plain(m, 2, 128, 64, 10000.0, posenc::Pairing::half_split);
+    CHECK(m.rope.primary_group().max_position_embeddings == 4096);
+}
+
+TEST_CASE("[glm4_moe/configuration_glm4_moe.py, glm4_moe/modeling_glm4_moe.py] half_split (unlike GLM-4), half the head")
+{
+    // partial_rotary_factor 0.5 (setdefault), rotate_half on the first rotary_dim dims, head_dim key read.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "glm4_moe", "hidden_size": 5120, "num_attention_heads": 96,
+                                              "head_dim": 128, "num_hidden_layers": 3, "rope_theta": 1000000})");
+    check_uniform_plain(m, 3, 128, 64, 1e6, posenc::Pairing::half_split);
+    CHECK(m.rope.primary_group().max_position_embeddings == 131072);
+    // A config that states 1.0 rotates the whole head.
+    const auto full = posenc::hf::parse_model(R"({"model_type": "glm4_moe", "head_dim": 128, "num_hidden_layers": 1,
+                                                 "partial_rotary_factor": 1.0})");
+    CHECK(full.rope.primary_group().spec.rotary_dim() == 128);
+}
+
+// ---- interleaved families ----
+
+TEST_CASE("[helium/modular_helium.py, helium/configuration_helium.py] interleaved pairs, base 100000, head_dim 128")
+{
+    const auto m = posenc::hf::parse_model(R"({"model_type": "helium", "hidden_size": 2560, "num_attention_heads": 20,
+                                              "num_hidden_layers": 2})");
+    check_uniform_plain(m, 2, 128, 128, 100000.0, posenc::Pairing::interleaved);
+    CHECK(m.rope.primary_group().max_position_embeddings == 4096);
+}
+
+TEST_CASE("[glm4v/modular_glm4v.py, glm4v/configuration_glm4v.py] interleaved pairs with M-RoPE sections")
+{
+    // The wrapper glm4v nests glm4v_text; head_dim = hidden_size // num_attention_heads = 4096 // 32
+    // = 128 (a head_dim key is not read); partial_rotary_factor 0.5 -> 64 dims, 32 pairs, split
+    // [8, 12, 12] into temporal, height, width; pair i is (2i, 2i + 1).
+    const auto m = posenc::hf::parse_model(R"({"model_type": "glm4v", "text_config": {"hidden_size": 4096,
+        "num_attention_heads": 32, "head_dim": 96, "num_hidden_layers": 2, "partial_rotary_factor": 0.5,
+        "rope_theta": 10000, "rope_scaling": {"type": "default", "mrope_section": [8, 12, 12]}}})");
+    CHECK(m.model_type == "glm4v_text");
+    check_uniform_plain(m, 2, 128, 64, 10000.0, posenc::Pairing::interleaved);
+    REQUIRE(m.rope.multi_axis().has_value());
+    std::vector<int> axes;
+    for (int i = 0; i < 32; ++i) axes.push_back(i < 8 ? 0 : i < 20 ? 1 : 2);
+    CHECK(m.rope.multi_axis()->pair_axes() == axes);
+    CHECK(m.rope.primary_group().max_position_embeddings == 32768);
+}
+
+// ---- head_dim rules ----
+
+TEST_CASE("[jetmoe/configuration_jetmoe.py] head_dim is kv_channels, not hidden_size // heads")
+{
+    // attribute_map head_dim -> kv_channels (default 128). 2048 // 32 = 64 would be wrong.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "jetmoe", "hidden_size": 2048, "num_attention_heads": 32,
+                                              "kv_channels": 96, "num_hidden_layers": 2, "rope_theta": 10000})");
+    check_uniform_plain(m, 2, 96, 96, 10000.0, posenc::Pairing::half_split);
+    const auto absent = posenc::hf::parse_model(R"({"model_type": "jetmoe", "hidden_size": 2048,
+                                                   "num_attention_heads": 32, "num_hidden_layers": 2})");
+    check_uniform_plain(absent, 2, 128, 128, 10000.0, posenc::Pairing::half_split);
+    CHECK(absent.rope.primary_group().max_position_embeddings == 4096);
+    // head_dim is the same attribute: read when kv_channels is absent, refused when they disagree.
+    CHECK(posenc::hf::parse_model(R"({"model_type": "jetmoe", "head_dim": 64, "num_hidden_layers": 1})")
+              .rope.primary_group().spec.head_dim() == 64);
+    CHECK(error_of(R"({"model_type": "jetmoe", "head_dim": 64, "kv_channels": 128, "num_hidden_layers": 1})") ==
+          "head_dim: expected the value of kv_channels 128 (jetmoe's head_dim is an alias of kv_channels; the config "
+          "carries both and they disagree), got 64");
+}
+
+TEST_CASE("[granitemoe/modeling_granitemoe.py, granite/modular_granite.py] head_dim forced vs read")
+{
+    // GraniteMoeAttention: head_dim = hidden_size // num_attention_heads, whatever the config says.
+    const auto moe = posenc::hf::parse_model(R"({"model_type": "granitemoe", "hidden_size": 1024, "num_attention_heads": 16,
+                                                "head_dim": 128, "num_hidden_layers": 2})");
+    check_uniform_plain(moe, 2, 64, 64, 10000.0, posenc::Pairing::half_split);
+    CHECK(moe.rope.primary_group().max_position_embeddings == 2048);
+    // Granite inherits LlamaAttention (getattr head_dim).
+    const auto granite = posenc::hf::parse_model(R"({"model_type": "granite", "hidden_size": 1024, "num_attention_heads": 16,
+                                                    "head_dim": 128, "num_hidden_layers": 2})");
+    check_uniform_plain(granite, 2, 128, 128, 10000.0, posenc::Pairing::half_split);
+    CHECK(granite.rope.primary_group().max_position_embeddings == 2048);
+    CHECK(granite.warnings.empty());
+}
+
+TEST_CASE("[bitnet/configuration_bitnet.py] base 500000 when rope_theta is absent")
+{
+    const auto m = posenc::hf::parse_model(R"({"model_type": "bitnet", "hidden_size": 2560, "num_attention_heads": 20,
+                                              "num_hidden_layers": 2})");
+    check_uniform_plain(m, 2, 128, 128, 500000.0, posenc::Pairing::half_split);
+    CHECK(m.rope.primary_group().max_position_embeddings == 2048);
+}
+
+// ---- plain half_split families: no warning, their class defaults ----
+
+TEST_CASE("[starcoder2, olmoe, ministral, dots1, seed_oss, arcee, vaultgemma, falcon_h1 configuration files] known, half_split")
+{
+    struct Case {
+        const char* model_type;
+        int head_dim;              // what the class gives for hidden 2048 / 16 heads and no head_dim key
+        std::int64_t max_position;  // class default max_position_embeddings
+    };
+    const Case cases[] = {
+        {"starcoder2", 128, 4096},   // starcoder2/configuration_starcoder2.py
+        {"olmoe", 128, 4096},        // olmoe/configuration_olmoe.py
+        {"ministral", 128, 131072},  // ministral/configuration_ministral.py (4096 * 32)
+        {"dots1", 128, 2048},        // dots1/configuration_dots1.py
+        {"seed_oss", 128, 524288},   // seed_oss/configuration_seed_oss.py: head_dim 128 declared
+        {"arcee", 128, 4096},        // arcee/configuration_arcee.py
+        {"vaultgemma", 256, 8192},   // vaultgemma/configuration_vaultgemma.py: head_dim 256 declared
+        {"falcon_h1", 128, 8192},    // falcon_h1/configuration_falcon_h1.py
+    };
+    for (const Case& c : cases) {
+        INFO(c.model_type);
+        const auto m = posenc::hf::parse_model(std::string(R"({"model_type": ")") + c.model_type +
+                                               R"(", "hidden_size": 2048, "num_attention_heads": 16, "num_hidden_layers": 4})");
+        CHECK(m.warnings.empty());
+        check_uniform_plain(m, 4, c.head_dim, c.head_dim, 10000.0, posenc::Pairing::half_split);
+        CHECK(m.rope.primary_group().max_position_embeddings == c.max_position);
+    }
+    // seed_oss honours a head_dim key; ministral's sliding layers share the one table.
+    CHECK(posenc::hf::parse_model(R"({"model_type": "seed_oss", "head_dim": 64, "num_hidden_layers": 1})")
+              .rope.primary_group().spec.head_dim() == 64);
+    const auto ministral = posenc::hf::parse_model(R"({"model_type": "ministral", "head_dim": 128, "num_hidden_layers": 2,
+        "sliding_window": 4096, "layer_types": ["sliding_attention", "sliding_attention"], "rope_theta": 1e8})");
+    check_uniform_plain(ministral, 2, 128, 128, 1e8, posenc::Pairing::half_split);
+}
+
+TEST_CASE("[apertus/configuration_apertus.py] no RoPE dict: the class default llama3 x8 at base 12e6")
+{
+    // rope_parameters None -> {rope_type llama3, rope_theta 12e6, factor 8, original_max_position_embeddings
+    // 8192, low_freq_factor 1, high_freq_factor 4}. Llama 3: wavelength w_i = 2 pi / inv_i; w < L0 / high
+    // keeps inv_i; w > L0 / low divides it by the factor; between, smooth = (L0 / w - low) / (high - low),
+    // inv = (1 - smooth) inv / factor + smooth inv.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "apertus", "hidden_size": 4096, "num_attention_heads": 32,
+                                              "num_hidden_layers": 2})");
+    CHECK(m.warnings.empty());
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    REQUIRE(std::holds_alternative<posenc::Llama3Scaling>(g.scaling));
+    const auto& l3 = std::get<posenc::Llama3Scaling>(g.scaling);
+    CHECK(l3.factor() == 8.0);
+    CHECK(l3.original_max_position_embeddings() == 8192);
+    CHECK(l3.low_freq_factor() == 1.0);
+    CHECK(l3.high_freq_factor() == 4.0);
+    CHECK(g.max_position_embeddings == 65536);
+    const double pi = std::acos(-1.0), factor = 8.0, low = 1.0, high = 4.0, l0 = 8192.0;
+    std::vector<double> want;
+    for (double inv : plain_inv_freq(12e6, 128)) {
+        const double w = 2.0 * pi / inv;
+        if (w < l0 / high) want.push_back(inv);
+        else if (w > l0 / low) want.push_back(inv / factor);
+        else {
+            const double smooth = (l0 / w - low) / (high - low);
+            want.push_back((1.0 - smooth) * inv / factor + smooth * inv);
+        }
+    }
+    check_group(g, 128, 128, 12e6, posenc::Pairing::half_split, want);
+    // A config's own dict replaces the class default.
+    const auto own = posenc::hf::parse_model(R"({"model_type": "apertus", "head_dim": 128, "num_hidden_layers": 1,
+                                                "rope_theta": 12000000, "rope_scaling": null})");
+    CHECK(std::holds_alternative<posenc::Llama3Scaling>(own.rope.primary_group().scaling));
+    const auto plain = posenc::hf::parse_model(R"({"model_type": "apertus", "head_dim": 128, "num_hidden_layers": 1,
+                                                  "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}})");
+    check_uniform_plain(plain, 1, 128, 128, 1e6, posenc::Pairing::half_split);
+    // A top-level rope_theta that the class default would shadow: refused.
+    CHECK(error_of(R"({"model_type": "apertus", "head_dim": 128, "rope_theta": 500000})")
+              .rfind("rope_theta: expected no rope_theta without rope_parameters, or 12000000.0", 0) == 0);
+}
+
+TEST_CASE("[mistral3/configuration_mistral3.py] text_config without model_type is mistral")
+{
+    const auto m = posenc::hf::parse_model(R"({"model_type": "mistral3", "text_config": {"hidden_size": 5120,
+        "num_attention_heads": 32, "head_dim": 128, "num_hidden_layers": 2, "rope_theta": 1000000000.0}})");
+    CHECK(m.model_type == "mistral");
+    CHECK(m.warnings.empty());
+    check_uniform_plain(m, 2, 128, 128, 1e9, posenc::Pairing::half_split);
+}
+
+TEST_CASE("[gemma3n/modeling_gemma3n.py, gemma3n/configuration_gemma3n.py] Gemma 3's local base, every 5th layer full")
+{
+    // The wrapper gemma3n nests gemma3n_text. layer_types default: full_attention iff (i + 1) % 5 == 0;
+    // sliding layers rotate at rope_local_base_freq (default 10000) unscaled, full layers at
+    // rope_theta (default 1e6) with rope_scaling; head_dim 256; rotate_half.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "gemma3n", "text_config": {"hidden_size": 2048,
+        "num_attention_heads": 8, "num_hidden_layers": 10, "max_position_embeddings": 32768,
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0}}})");
+    CHECK(m.model_type == "gemma3n_text");
+    REQUIRE(m.rope.num_groups() == 2);
+    std::vector<std::string> names;
+    for (int i = 0; i < 10; ++i) names.push_back(m.rope.group_of_layer(i).name);
+    for (int i = 0; i < 10; ++i)
+        CHECK(names[static_cast<std::size_t>(i)] == ((i + 1) % 5 == 0 ? "full_attention" : "sliding_attention"));
+    const posenc::RopeGroup& local = m.rope.group("sliding_attention");
+    CHECK(std::holds_alternative<posenc::NoScaling>(local.scaling));
+    check_group(local, 256, 256, 1e4, posenc::Pairing::half_split, plain_inv_freq(1e4, 256));
+    const posenc::RopeGroup& global = m.rope.group("full_attention");
+    REQUIRE(std::holds_alternative<posenc::LinearScaling>(global.scaling));
+    std::vector<double> want = plain_inv_freq(1e6, 256);
+    for (double& x : want) x /= 2.0;  // linear: inv_freq / factor
+    check_group(global, 256, 256, 1e6, posenc::Pairing::half_split, want);
+    // An explicit rope_local_base_freq and layer_types are read as given.
+    const auto explicit_types = posenc::hf::parse_model(R"({"model_type": "gemma3n_text", "head_dim": 128,
+        "num_hidden_layers": 2, "rope_local_base_freq": 20000, "rope_theta": 500000,
+        "layer_types": ["full_attention", "sliding_attention"]})");
+    CHECK(explicit_types.rope.layer_map() == std::vector<int>{0, 1});
+    CHECK(explicit_types.rope.group("sliding_attention").spec.base() == 20000.0);
+    CHECK(explicit_types.rope.group("full_attention").spec.base() == 500000.0);
+}
+
+TEST_CASE("[lfm2/configuration_lfm2.py, lfm2/modular_lfm2.py] conv layers have no RoPE; theta before rope_theta")
+{
+    // layer_types holds "full_attention" or "conv"; absent, it is built from full_attn_idxs (attention
+    // there, conv elsewhere), and with neither every layer is attention. The base is "theta", else
+    // rope_theta, else 1e6. head_dim: 2048 // 32 = 64.
+    const auto typed = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 5, "theta": 1000000.0,
+        "layer_types": ["conv", "conv", "full_attention", "conv", "full_attention"]})");
+    CHECK(typed.rope.nope_layers() == std::vector<int>{0, 1, 3});
+    REQUIRE(typed.rope.num_groups() == 1);
+    check_group(typed.rope.primary_group(), 64, 64, 1e6, posenc::Pairing::half_split, plain_inv_freq(1e6, 64));
+    CHECK(typed.rope.primary_group().max_position_embeddings == 128000);
+    const auto idxs = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 4, "full_attn_idxs": [1, 3], "theta": 500000})");
+    CHECK(idxs.rope.nope_layers() == std::vector<int>{0, 2});
+    CHECK(idxs.rope.primary_group().spec.base() == 500000.0);
+    const auto all = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 3})");
+    check_uniform_plain(all, 3, 64, 64, 1e6, posenc::Pairing::half_split);
+    // v5 per-layer-type rope_parameters with a null entry for conv.
+    const auto per_type = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 2, "layer_types": ["conv", "full_attention"],
+        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 2000000.0}, "conv": null}})");
+    CHECK(per_type.rope.nope_layers() == std::vector<int>{0});
+    CHECK(per_type.rope.primary_group().spec.base() == 2e6);
+    CHECK(error_of(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32, "num_hidden_layers": 2,
+                       "theta": 1000000.0, "rope_theta": 10000.0})") ==
+          "theta: expected the value of rope_theta 10000 (lfm2's code reads theta first; the config carries both and "
+          "they disagree), got 1000000.0");
+    CHECK(error_of(R"({"model_type": "lfm2", "head_dim": 64, "num_hidden_layers": 2, "layer_types": ["conv", "mamba"]})") ==
+          "layer_types[1]: expected \"conv\" or \"full_attention\" for model_type \"lfm2\", got \"mamba\"");
+    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "num_hidden_layers": 2, "full_attn_idxs": [1]})")
+              .rfind("full_attn_idxs: is read only for model types posenc knows", 0) == 0);
+}
+
+TEST_CASE("[bamba/configuration_bamba.py, bamba/modular_bamba.py] attention only at attn_layer_indices, half the head")
+{
+    // layers_block_type: "attention" iff i in attn_layer_indices, else "mamba" (no attention, no RoPE);
+    // partial_rotary_factor is set to 0.5 by the configuration class; rotate_half on the first
+    // rotary_dim dims. head_dim 4096 // 32 = 128, rotary_dim 64.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32,
+        "num_hidden_layers": 6, "attn_layer_indices": [1, 4], "rope_theta": 10000})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{0, 2, 3, 5});
+    REQUIRE(m.rope.num_groups() == 1);
+    check_group(m.rope.primary_group(), 128, 64, 10000.0, posenc::Pairing::half_split, plain_inv_freq(10000.0, 64));
+    CHECK(m.rope.primary_group().max_position_embeddings == 262144);
+    CHECK(m.warnings.empty());
+    // A stated 0.5 is the same; another value is refused (the code overwrites it).
+    CHECK(posenc::hf::parse_model(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2,
+                                      "attn_layer_indices": [0], "partial_rotary_factor": 0.5})")
+              .rope.primary_group().spec.rotary_dim() == 64);
+    CHECK(error_of(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2, "attn_layer_indices": [0],
+                       "partial_rotary_factor": 1.0})") ==
+          "partial_rotary_factor: expected 0.5 (bamba's code sets partial_rotary_factor 0.5 whatever the config says), "
+          "got 1");
+    // Without attn_layer_indices every layer is mamba: nothing rotates.
+    CHECK(error_of(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2})") ==
+          "attn_layer_indices: expected at least one attention layer below num_hidden_layers 2 (every other layer is "
+          "mamba, without RoPE), got nothing");
+    // layer_types is not what its code reads.
+    const auto typed = posenc::hf::parse_model(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2,
+        "attn_layer_indices": [1], "layer_types": ["full_attention", "full_attention"]})");
+    CHECK(typed.rope.nope_layers() == std::vector<int>{0});
+    CHECK(has_warning(typed, "layer_types"));
+}
+
+// ---- families with rules posenc cannot represent: refused, naming the key ----
+
+TEST_CASE("[phimoe/modeling_phimoe.py] plain RoPE read; LongRoPE with short_mscale / long_mscale refused")
+{
+    const auto plain = posenc::hf::parse_model(R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32,
+                                                  "num_hidden_layers": 2})");
+    check_uniform_plain(plain, 2, 128, 128, 1e6, posenc::Pairing::half_split);
+    CHECK(plain.rope.primary_group().max_position_embeddings == 131072);
+    CHECK(error_of(R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32,
+                       "rope_scaling": {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0],
+                                        "short_mscale": 1.243, "long_mscale": 1.243,
+                                        "original_max_position_embeddings": 4096}})")
+              .rfind("rope_scaling.short_mscale: is not representable: PhiMoE multiplies cos and sin by short_mscale", 0) == 0);
+}
+
+TEST_CASE("[minicpm/modular_minicpm.py] plain RoPE read; its per-forward LongRoPE refused")
+{
+    const auto plain = posenc::hf::parse_model(R"({"model_type": "minicpm", "hidden_size": 2304, "num_attention_heads": 36,
+                                                  "num_hidden_layers": 2})");
+    check_uniform_plain(plain, 2, 64, 64, 10000.0, posenc::Pairing::half_split);
+    CHECK(plain.rope.primary_group().max_position_embeddings == 32768);
+    CHECK(error_of(R"({"model_type": "minicpm", "hidden_size": 2304, "num_attention_heads": 36,
+                       "rope_scaling": {"rope_type": "longrope", "short_factor": [1.0], "long_factor": [1.0],
+                                        "original_max_position_embeddings": 32768}})")
+              .rfind("rope_scaling.rope_type: is not representable: MiniCPM's own LongRoPE", 0) == 0);
+}
+
+TEST_CASE("[olmo3/modular_olmo3.py] base 500000; per-layer-type dicts read; one scaled dict refused")
+{
+    // Unscaled: sliding and full layers share one table.
+    const auto plain = posenc::hf::parse_model(R"({"model_type": "olmo3", "hidden_size": 4096, "num_attention_heads": 32,
+        "num_hidden_layers": 4, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]})");
+    check_uniform_plain(plain, 4, 128, 128, 500000.0, posenc::Pairing::half_split);
+    CHECK(plain.rope.primary_group().max_position_embeddings == 2048);
+    // v5 per-layer-type rope_parameters: one group per type, as given.
+    const auto per_type = posenc::hf::parse_model(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4,
+        "max_position_embeddings": 65536,
+        "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"],
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 500000},
+                            "full_attention": {"rope_type": "yarn", "rope_theta": 500000, "factor": 8.0,
+                                               "original_max_position_embeddings": 8192}}})");
+    REQUIRE(per_type.rope.num_groups() == 2);
+    CHECK(per_type.rope.layer_map() == std::vector<int>{0, 0, 0, 1});
+    check_group(per_type.rope.group("sliding_attention"), 128, 128, 500000.0, posenc::Pairing::half_split,
+                plain_inv_freq(500000.0, 128));
+    CHECK(std::holds_alternative<posenc::YarnScaling>(per_type.rope.group("full_attention").scaling));
+    // A legacy rope_scaling beside them that repeats the full_attention entry: read the same way.
+    const auto both = posenc::hf::parse_model(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4,
+        "max_position_embeddings": 65536,
+        "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"],
+        "rope_scaling": {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192},
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 500000},
+                            "full_attention": {"rope_type": "yarn", "rope_theta": 500000, "factor": 8.0,
+                                               "original_max_position_embeddings": 8192}}})");
+    CHECK(both.rope.layer_map() == std::vector<int>{0, 0, 0, 1});
+    CHECK(error_of(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4, "max_position_embeddings": 65536,
+                       "rope_scaling": {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192}})")
+              .rfind("rope_scaling.rope_type: is not representable as one dict: OLMo 3 scales only its full_attention "
+                     "layers", 0) == 0);
+}
+
+TEST_CASE("[granitemoehybrid, zamba2, dbrx, minimax modeling files] refused, naming the key")
+{
+    CHECK(error_of(R"({"model_type": "granitemoehybrid", "hidden_size": 1024, "num_attention_heads": 16,
+                       "position_embedding_type": "rope"})")
+              .rfind("position_embedding_type: is not representable: GraniteMoeHybrid rotates only when", 0) == 0);
+    CHECK(error_of(R"({"model_type": "granitemoehybrid", "hidden_size": 1024, "num_attention_heads": 16})")
+              .rfind("model_type: is not representable: GraniteMoeHybrid", 0) == 0);
+    CHECK(error_of(R"({"model_type": "zamba2", "hidden_size": 2560, "num_attention_heads": 32, "use_mem_rope": true})")
+              .rfind("use_mem_rope: is not representable: Zamba2 rotates only its shared hybrid blocks", 0) == 0);
+    CHECK(error_of(R"({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "attn_config": {"rope_theta": 500000}})")
+              .rfind("attn_config: is not representable: DBRX keeps rope_theta in attn_config", 0) == 0);
+    CHECK(error_of(R"({"model_type": "minimax", "hidden_size": 6144, "num_attention_heads": 64})")
+              .rfind("model_type: is not representable: MiniMax rotates only its full-attention layers", 0) == 0);
+    const std::string minimax = error_of(R"({"model_type": "minimax", "hidden_size": 6144, "num_attention_heads": 64})");
+    CHECK(minimax.find("(minimax/modular_minimax.py)") != std::string::npos);
+}
