@@ -121,6 +121,27 @@ TEST_CASE("[deepseek_v2/modular_deepseek_v2.py] complex pairs always: rope_inter
     CHECK(m.rope.primary_group().max_position_embeddings == 2048);
 }
 
+TEST_CASE("[deepseek_v2/modeling_deepseek_v2.py] softmax scale qk_head_dim^(-1/2) alone; deepseek_v3 multiplies by g(s, mscale_all_dim)^2")
+{
+    // DeepseekV2Attention sets scaling = qk_head_dim ** -0.5 and nothing else; DeepseekV3Attention
+    // then multiplies by mscale * mscale, mscale = 0.1 * mscale_all_dim * ln(factor) + 1, when the
+    // YaRN dict sets mscale_all_dim. The dict is DeepSeek-V2-Lite's (factor 40, mscale and
+    // mscale_all_dim 0.707, L0 4096).
+    const std::string rest = R"("hidden_size": 2048, "num_attention_heads": 16, "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 128, "rope_theta": 10000, "max_position_embeddings": 163840,
+        "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096,
+                         "beta_fast": 32, "beta_slow": 1, "mscale": 0.707, "mscale_all_dim": 0.707}})";
+    const auto v2 = posenc::hf::parse_model_rope(R"({"model_type": "deepseek_v2", )" + rest);
+    CHECK(v2.qk_head_dim == 192);
+    CHECK(v2.softmax_scale_multiplier == 1.0);
+    CHECK(v2.softmax_scale() == std::pow(192.0, -0.5));
+    CHECK(v2.attention_factor == 1.0);  // the cos/sin factor g(40, 0.707) / g(40, 0.707) is the same for both
+    const auto v3 = posenc::hf::parse_model_rope(R"({"model_type": "deepseek_v3", )" + rest);
+    const double g = 0.1 * 0.707 * std::log(40.0) + 1.0;
+    CHECK(std::abs(v3.softmax_scale_multiplier - g * g) <= 4e-16 * g * g);
+    CHECK(std::abs(v3.softmax_scale() - std::pow(192.0, -0.5) * g * g) <= 4e-16 * std::pow(192.0, -0.5) * g * g);
+}
+
 TEST_CASE("[deepseek_v32/modular_deepseek_v32.py] MLA always interleaved; class defaults")
 {
     // DeepseekV32Attention calls apply_rotary_pos_emb_interleave unconditionally (the DSA indexer's

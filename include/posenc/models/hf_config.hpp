@@ -42,6 +42,7 @@
 #include "posenc/frequencies.hpp"
 #include "posenc/model_rope.hpp"
 #include "posenc/models/hf_config_json.hpp"
+#include "posenc/models/hf_families.hpp"
 #include "posenc/multi_axis.hpp"
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/spec.hpp"
@@ -61,8 +62,10 @@ struct HfModelRope {
     std::int64_t original_length;
     /// The factor Hugging Face multiplies cos and sin by at init (scaling_attention_factor).
     double attention_factor;
-    /// DeepSeek MLA (qk_rope_head_dim present): g(s, mscale_all_dim)^2 for YaRN with a non-zero
-    /// mscale_all_dim; 1 for every other model (their attention never applies it).
+    /// DeepSeek-V3-style MLA (qk_rope_head_dim present, model_type deepseek_v3, deepseek_v32 or
+    /// one posenc does not know): g(s, mscale_all_dim)^2 for YaRN with a non-zero mscale_all_dim;
+    /// 1 for every other model, DeepSeek-V2 included (transformers' DeepseekV2Attention uses
+    /// qk_head_dim^(-1/2) alone).
     double softmax_scale_multiplier;
     int qk_head_dim;  ///< DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim; 0 otherwise
     std::vector<ConfigWarning> warnings;
@@ -73,7 +76,7 @@ struct HfModelRope {
     /// DeepSeek-V3: 192^(-1/2) * 1.3688879454113936^2 = 0.1352337788608801 (H8).
     double softmax_scale() const
     {
-        if (qk_head_dim > 0)
+        if (qk_head_dim > 0 && softmax_scale_multiplier != 1.0)
             if (const auto* yarn = std::get_if<YarnScaling>(&scaling))
                 return deepseek_softmax_scale(qk_head_dim, *yarn);
         return std::pow(static_cast<double>(qk_head_dim > 0 ? qk_head_dim : spec.head_dim()), -0.5);
@@ -173,12 +176,19 @@ inline HfModelRope model_rope(const HfRopeConfig& config)
     const FrequencyTable table = relabelled(config, [&] { return frequency_table(spec, scaling); });
 
     const bool mla = config.qk_head_dim > 0;
+    const hf::FamilyRules* family = hf::find_family(config.model_type);
+    const bool softmax_mscale = mla && (family == nullptr || (family->traits & hf::trait::mla_softmax_mscale) != 0);
     std::vector<std::string> notes = config.notes;
-    if (const auto* yarn = std::get_if<YarnScaling>(&scaling))
+    if (const auto* yarn = std::get_if<YarnScaling>(&scaling)) {
         if (!mla && yarn->mscale_all_dim() != 0.0)
             notes.push_back(config.scaling_key +
                             ".mscale_all_dim enters the softmax scale only in DeepSeek-style (MLA) attention; "
                             "here it only divides the cos/sin factor");
+        if (mla && !softmax_mscale && yarn->mscale_all_dim() != 0.0)
+            notes.push_back(config.scaling_key + ".mscale_all_dim: transformers' " + config.model_type +
+                            " attention scales the softmax by qk_head_dim^(-1/2) alone (no g(s, mscale_all_dim)^2); "
+                            "it only divides the cos/sin factor here");
+    }
 
     const std::int64_t original_length =
         scaling_original_length(scaling).value_or(config.max_position_embeddings);
@@ -189,7 +199,7 @@ inline HfModelRope model_rope(const HfRopeConfig& config)
                        config.max_position_embeddings,
                        original_length,
                        table.attention_factor(),
-                       mla ? softmax_scale_multiplier(scaling) : 1.0,
+                       softmax_mscale ? softmax_scale_multiplier(scaling) : 1.0,
                        config.qk_head_dim,
                        config.warnings,
                        std::move(notes)};

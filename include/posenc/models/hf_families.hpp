@@ -44,6 +44,10 @@ inline constexpr unsigned head_dim_from_hidden = 1u << 2;  ///< head_dim is alwa
 inline constexpr unsigned mla = 1u << 3;                   ///< DeepSeek MLA: RoPE on qk_rope_head_dim (class default 64; qk_nope_head_dim 128)
 inline constexpr unsigned reads_rope_interleave = 1u << 4; ///< rope_interleave: true (default) interleaved, false half_split
 inline constexpr unsigned forced_partial_rotary_factor = 1u << 5;  ///< the code overwrites partial_rotary_factor with the row's value
+/// MLA attention that multiplies its softmax scale by g(s, mscale_all_dim)^2 when YaRN sets
+/// mscale_all_dim (DeepseekV3Attention, DeepseekV32Attention); DeepseekV2Attention uses
+/// qk_head_dim^(-1/2) alone.
+inline constexpr unsigned mla_softmax_mscale = 1u << 6;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -140,8 +144,8 @@ inline constexpr FamilyRules known_families[] = {
     {"glm4", Pairing::interleaved, "glm4/modeling_glm4.py", {}, 0.5, 0, 0, "glm4/configuration_glm4.py", LayerRule::uniform, 0, 0},
     // DeepSeek MLA: RoPE on the qk_rope_head_dim slice; V2 rotates complex pairs, V3 reads rope_interleave, V3.2 always interleaves
     {"deepseek_v2", Pairing::interleaved, "deepseek_v2/modeling_deepseek_v2.py", {}, {}, 0, 2048, "deepseek_v2/configuration_deepseek_v2.py", LayerRule::uniform, 0, trait::mla},
-    {"deepseek_v3", Pairing::interleaved, "deepseek_v3/modeling_deepseek_v3.py", {}, {}, 0, 4096, "deepseek_v3/configuration_deepseek_v3.py", LayerRule::uniform, 0, trait::mla | trait::reads_rope_interleave},
-    {"deepseek_v32", Pairing::interleaved, "deepseek_v32/modeling_deepseek_v32.py", {}, {}, 0, 163840, "deepseek_v32/configuration_deepseek_v32.py", LayerRule::uniform, 0, trait::mla},
+    {"deepseek_v3", Pairing::interleaved, "deepseek_v3/modeling_deepseek_v3.py", {}, {}, 0, 4096, "deepseek_v3/configuration_deepseek_v3.py", LayerRule::uniform, 0, trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale},
+    {"deepseek_v32", Pairing::interleaved, "deepseek_v32/modeling_deepseek_v32.py", {}, {}, 0, 163840, "deepseek_v32/configuration_deepseek_v32.py", LayerRule::uniform, 0, trait::mla | trait::mla_softmax_mscale},
     {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", 500000.0, {}, 128, 0, "ernie4_5/configuration_ernie4_5.py", LayerRule::uniform, 0, 0},
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, 0},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
