@@ -12,7 +12,7 @@ generator=(-G Ninja)
 if [ -f "$dir/CMakeCache.txt" ]; then
   grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt" && generator=() || rm -rf "$dir"
 fi
-cmake -S . -B "$dir" "${generator[@]}" -DPOSENC_WERROR=ON -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_BUILD_FUZZERS=ON \
+cmake -S . -B "$dir" "${generator[@]}" -DPOSENC_WERROR=ON -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_BUILD_FUZZERS=ON \
   -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_BUILD_EXAMPLES=OFF -DPOSENC_HYGIENE_CHECKS=OFF >/dev/null
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

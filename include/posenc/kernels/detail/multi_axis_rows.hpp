@@ -107,46 +107,17 @@ MultiAxisRows<Angles> make_multi_axis_rows(const MultiAxisLayout& layout, const 
 }
 
 /// double storage: per token and pair, cos/sin in double from the exact angle at the pair's
-/// axis position, then every head by pairs (apply_multi_axis_rope_reference's arithmetic).
+/// axis position, then every head by pairs (apply_multi_axis_rope_reference's arithmetic;
+/// rope_loops.hpp's rope_token_double with the pair's axis choosing the position).
 template <class Angles>
 void multi_axis_tokens_double(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                               const MultiAxisPositions& positions, const QKViews<double>& views, Direction direction,
                               TokenRange range) noexcept
 {
-    const FrequencyTable& table = angles.frequencies();
-    const int num_pairs = spec.num_pairs();
     const double sign = direction == Direction::forward ? 1.0 : -1.0;
-    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
-        for (int pair0 = 0; pair0 < num_pairs; pair0 += max_pairs_per_row) {
-            const int n = std::min(max_pairs_per_row, num_pairs - pair0);
-            double cos_row[max_pairs_per_row];
-            double sin_row[max_pairs_per_row];
-            for (int j = 0; j < n; ++j) {
-                const CosSin cs = posenc::cos_sin(table, positions(t, layout.axis_of_pair(pair0 + j)), pair0 + j);
-                cos_row[j] = cs.cos;
-                sin_row[j] = sign * cs.sin;
-            }
-            auto rotate_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out) {
-                for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
-                    const double* x = in.head(t, h);
-                    double* y = out.head(t, h);
-                    for (int j = 0; j < n; ++j) {
-                        const PairCoordinates p = spec.pair_coordinates(pair0 + j);
-                        const double a = x[p.first];
-                        const double b = x[p.second];
-                        y[p.first] = a * cos_row[j] - b * sin_row[j];
-                        y[p.second] = b * cos_row[j] + a * sin_row[j];
-                    }
-                }
-            };
-            rotate_tensor(views.q_in, views.q_out);
-            if (views.has_k()) rotate_tensor(views.k_in, views.k_out);
-        }
-        if (views.q_out.data != views.q_in.data && spec.rotary_dim() < spec.head_dim())
-            copy_pass_through<void>(views.q_in, views.q_out, t, spec.rotary_dim());
-        if (views.has_k() && views.k_out.data != views.k_in.data && spec.rotary_dim() < spec.head_dim())
-            copy_pass_through<void>(views.k_in, views.k_out, t, spec.rotary_dim());
-    }
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
+        rope_token_double(spec, angles.frequencies(), views, t, sign,
+                          [&](int pair) { return positions(t, layout.axis_of_pair(pair)); });
 }
 
 /// The positions' buffer: data present, strides of axes longer than 1 >= 1, and the last

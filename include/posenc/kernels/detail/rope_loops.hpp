@@ -277,6 +277,47 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
     }
 }
 
+/// One token of double storage: cos/sin in double from the exactly reduced angle of
+/// `table` at position_of_pair(i) for pair i, then every Q and K head by pairs, and the
+/// pass-through dims copied when out of place. Error < 1e-14 |x| per pair (rotation.hpp's
+/// apply_rope_reference). Shared by the 1-D path (every pair at the token's position) and the
+/// multi-axis path (each pair at its axis's position).
+template <class PositionOfPair>
+void rope_token_double(const RopeSpec& spec, const FrequencyTable& table, const QKViews<double>& views,
+                       std::ptrdiff_t t, double sign, PositionOfPair position_of_pair) noexcept
+{
+    const int num_pairs = spec.num_pairs();
+    double cos_row[max_pairs_per_row];
+    double sin_row[max_pairs_per_row];
+    for (int pair0 = 0; pair0 < num_pairs; pair0 += max_pairs_per_row) {
+        const int n = std::min(max_pairs_per_row, num_pairs - pair0);
+        for (int j = 0; j < n; ++j) {
+            const CosSin cs = posenc::cos_sin(table, position_of_pair(pair0 + j), pair0 + j);
+            cos_row[j] = cs.cos;
+            sin_row[j] = sign * cs.sin;
+        }
+        auto rotate_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out) {
+            for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
+                const double* x = in.head(t, h);
+                double* y = out.head(t, h);
+                for (int j = 0; j < n; ++j) {
+                    const PairCoordinates p = spec.pair_coordinates(pair0 + j);
+                    const double a = x[p.first];
+                    const double b = x[p.second];
+                    y[p.first] = a * cos_row[j] - b * sin_row[j];
+                    y[p.second] = b * cos_row[j] + a * sin_row[j];
+                }
+            }
+        };
+        rotate_tensor(views.q_in, views.q_out);
+        if (views.has_k()) rotate_tensor(views.k_in, views.k_out);
+    }
+    if (views.q_out.data != views.q_in.data && spec.rotary_dim() < spec.head_dim())
+        copy_pass_through<void>(views.q_in, views.q_out, t, spec.rotary_dim());
+    if (views.has_k() && views.k_out.data != views.k_in.data && spec.rotary_dim() < spec.head_dim())
+        copy_pass_through<void>(views.k_in, views.k_out, t, spec.rotary_dim());
+}
+
 /// The reference path for double storage: per token, cos/sin in double from the exactly reduced
 /// angle of the angle source's frequency table (not its float values), then every head by pairs.
 /// Error < 1e-14 |x| per pair (rotation.hpp's apply_rope_reference).
@@ -284,40 +325,10 @@ template <class Angles>
 void rope_tokens_double(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                         const QKViews<double>& views, Direction direction, TokenRange range) noexcept
 {
-    const FrequencyTable& table = angles.frequencies();
-    const int num_pairs = spec.num_pairs();
     const double sign = direction == Direction::forward ? 1.0 : -1.0;
-    double cos_row[max_pairs_per_row];
-    double sin_row[max_pairs_per_row];
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t position = positions[t];
-        for (int pair0 = 0; pair0 < num_pairs; pair0 += max_pairs_per_row) {
-            const int n = std::min(max_pairs_per_row, num_pairs - pair0);
-            for (int j = 0; j < n; ++j) {
-                const CosSin cs = posenc::cos_sin(table, position, pair0 + j);
-                cos_row[j] = cs.cos;
-                sin_row[j] = sign * cs.sin;
-            }
-            auto rotate_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out) {
-                for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
-                    const double* x = in.head(t, h);
-                    double* y = out.head(t, h);
-                    for (int j = 0; j < n; ++j) {
-                        const PairCoordinates p = spec.pair_coordinates(pair0 + j);
-                        const double a = x[p.first];
-                        const double b = x[p.second];
-                        y[p.first] = a * cos_row[j] - b * sin_row[j];
-                        y[p.second] = b * cos_row[j] + a * sin_row[j];
-                    }
-                }
-            };
-            rotate_tensor(views.q_in, views.q_out);
-            if (views.has_k()) rotate_tensor(views.k_in, views.k_out);
-        }
-        if (views.q_out.data != views.q_in.data && spec.rotary_dim() < spec.head_dim())
-            copy_pass_through<void>(views.q_in, views.q_out, t, spec.rotary_dim());
-        if (views.has_k() && views.k_out.data != views.k_in.data && spec.rotary_dim() < spec.head_dim())
-            copy_pass_through<void>(views.k_in, views.k_out, t, spec.rotary_dim());
+        rope_token_double(spec, angles.frequencies(), views, t, sign, [position](int) { return position; });
     }
 }
 
