@@ -506,8 +506,8 @@ void bench_cache(benchmark::State& state, const Model& model, CacheVariant varia
     k::CacheWrite<float> write;
     write.k = k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim});
     write.v = k::HeadsView<float>(b.v, {prefill_tokens, kv_heads, head_dim});
-    write.key_cache = k::KvCacheView::paged(b.key_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
-    write.value_cache = k::KvCacheView::paged(b.value_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.key_cache = k::KvCacheView::paged(b.key_cache.data(), static_cast<std::ptrdiff_t>(b.key_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.value_cache = k::KvCacheView::paged(b.value_cache.data(), static_cast<std::ptrdiff_t>(b.value_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
     write.slot_mapping = k::SlotMapping(b.slots);
     const auto k_views = k::QKViews<float>::in_place(k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim}));
     const k::PositionIds positions = k::PositionIds::contiguous(0);
@@ -541,8 +541,8 @@ void bench_decode_step(benchmark::State& state, const Model& model)
     write.q_out = p.q;
     write.k = p.k;
     write.v = p.v;
-    write.key_cache = k::KvCacheView::paged(key_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
-    write.value_cache = k::KvCacheView::paged(value_cache.data(), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.key_cache = k::KvCacheView::paged(key_cache.data(), static_cast<std::ptrdiff_t>(key_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.value_cache = k::KvCacheView::paged(value_cache.data(), static_cast<std::ptrdiff_t>(value_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
     write.slot_mapping = k::SlotMapping(&slot, 1);
     const k::PositionIds positions = k::PositionIds::contiguous(prefill_tokens - 1);
     for (auto _ : state) {

@@ -83,6 +83,7 @@ Cache make_cache(CacheStorage storage, bool paged, CacheLayout layout, std::ptrd
     c.view.heads = heads;
     c.view.head_dim = head_dim;
     c.view.scale = scale;
+    c.view.size = blocks * block_size * heads * head_dim;
     return c;
 }
 
@@ -333,8 +334,8 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     CacheWrite<float> w;
     w.k = HeadsView<float>(k, {3, 2, 64});
     w.v = HeadsView<float>(v, {3, 2, 64});
-    w.key_cache = KvCacheView::paged(kc.data(), 2, 4, 2, 64);
-    w.value_cache = KvCacheView::paged(vc.data(), 2, 4, 2, 64);
+    w.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 2, 4, 2, 64);
+    w.value_cache = KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 2, 4, 2, 64);
     w.slot_mapping = SlotMapping(slots);
     auto message = [&](const CacheWrite<float>& write) {
         try {
@@ -352,19 +353,28 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     slots[2] = 7;
     CHECK(message(w) == "no error");
     CacheWrite<float> bad = w;
-    bad.key_cache = KvCacheView::paged(q8.data(), 2, 4, 2, 64);  // int8 without a scale
+    bad.key_cache = KvCacheView::paged(q8.data(), static_cast<std::ptrdiff_t>(q8.size()), 2, 4, 2, 64);  // int8 without a scale
     CHECK(message(bad).find("key_cache.scale") != std::string::npos);
-    bad.key_cache = KvCacheView::paged(kc.data(), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::tensor(0.5f));
+    bad.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::tensor(0.5f));
     CHECK(message(bad).find("key_cache.scale") != std::string::npos);
     const float scales[2] = {0.5f, -1.0f};
-    bad.key_cache = KvCacheView::paged(q8.data(), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::heads(scales));
+    bad.key_cache = KvCacheView::paged(q8.data(), static_cast<std::ptrdiff_t>(q8.size()), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::heads(scales));
     CHECK(message(bad).find("key_cache.scale[1]") != std::string::npos);
     bad = w;
-    bad.value_cache = KvCacheView::paged(vc.data(), 2, 4, 3, 64);
+    bad.value_cache = KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 2, 4, 3, 64);
     CHECK(message(bad).find("value_cache.heads") != std::string::npos);
     bad = w;
-    bad.value_cache = KvCacheView::paged(kc.data() + 64, 2, 4, 2, 64);  // overlaps the key cache
+    // overlaps the key cache (the size claims 64 elements past kc; the call is refused before any write)
+    bad.value_cache = KvCacheView::paged(kc.data() + 64, static_cast<std::ptrdiff_t>(kc.size()), 2, 4, 2, 64);
     CHECK(message(bad).find("value_cache") != std::string::npos);
+    // A buffer one element short of blocks x block_size x heads x head_dim = 2 x 4 x 2 x 64 = 1024.
+    bad = w;
+    bad.key_cache = KvCacheView::paged(kc.data(), 1023, 2, 4, 2, 64);
+    CHECK(message(bad) == "key_cache.size 1023 must be >= blocks x block_size x heads x head_dim = 1024 (the elements "
+                          "the buffer holds)");
+    bad = w;
+    bad.value_cache = KvCacheView::contiguous(vc.data(), 1023, 8, 2, 64);
+    CHECK(message(bad).rfind("value_cache.size 1023 must be >= ", 0) == 0);
     std::vector<std::int64_t> short_slots {0, 1};
     bad = w;
     bad.slot_mapping = SlotMapping(short_slots);

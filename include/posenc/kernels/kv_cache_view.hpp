@@ -9,10 +9,12 @@
 //   token_major    [block_size][heads][head_dim]  b * (block_size H D) + o * (H D) + h * D + d
 //   heads_major    [heads][block_size][head_dim]  b * (H block_size D) + h * (block_size D) + o * D + d
 //
-//   contiguous(slots, ...)   one block of `slots` slots: [slots][heads][dim] (token_major) or
-//                            [heads][slots][dim] (heads_major)
-//   paged(blocks, block_size, ...)   vLLM's paged cache [blocks][block_size][heads][dim]
+//   contiguous(data, size, slots, ...)   one block of `slots` slots: [slots][heads][dim]
+//                            (token_major) or [heads][slots][dim] (heads_major)
+//   paged(data, size, blocks, block_size, ...)   vLLM's paged cache [blocks][block_size][heads][dim]
 //                            (token_major) or [blocks][heads][block_size][dim] (heads_major)
+// `size` is the number of elements the buffer holds: the checked entry points refuse a geometry
+// that would address more, so every cache write lies inside the caller's buffer.
 //
 // The element type is carried at run time (CacheStorage): float, bfloat16, float16 (the value
 // rounded to nearest even), float8_e4m3 or int8 (quantize.hpp: code = convert(fl(x / scale)),
@@ -103,25 +105,30 @@ struct KvCacheView {
     std::ptrdiff_t heads = 0;
     std::ptrdiff_t head_dim = 0;
     CacheScale scale;
+    /// Elements of type `storage` the buffer at `data` holds; the checked entry points refuse a
+    /// geometry that needs more (blocks * block_size * heads * head_dim).
+    std::ptrdiff_t size = 0;
 
-    /// One block of `slots` slots: [slots][heads][head_dim] or, heads_major, [heads][slots][head_dim].
+    /// One block of `slots` slots: [slots][heads][head_dim] or, heads_major, [heads][slots][head_dim],
+    /// in a buffer of `size` elements.
     template <class C>
-    static KvCacheView contiguous(C* data, std::ptrdiff_t slots, std::ptrdiff_t heads, std::ptrdiff_t head_dim,
-                                  CacheLayout layout = CacheLayout::token_major, CacheScale scale = {}) noexcept
+    static KvCacheView contiguous(C* data, std::ptrdiff_t size, std::ptrdiff_t slots, std::ptrdiff_t heads,
+                                  std::ptrdiff_t head_dim, CacheLayout layout = CacheLayout::token_major,
+                                  CacheScale scale = {}) noexcept
     {
         static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3 or int8.");
-        return {data, cache_storage_of<C>, layout, 1, slots, heads, head_dim, scale};
+        return {data, cache_storage_of<C>, layout, 1, slots, heads, head_dim, scale, size};
     }
 
     /// `blocks` blocks of `block_size` slots: [blocks][block_size][heads][head_dim] or, heads_major,
-    /// [blocks][heads][block_size][head_dim].
+    /// [blocks][heads][block_size][head_dim], in a buffer of `size` elements.
     template <class C>
-    static KvCacheView paged(C* data, std::ptrdiff_t blocks, std::ptrdiff_t block_size, std::ptrdiff_t heads,
-                             std::ptrdiff_t head_dim, CacheLayout layout = CacheLayout::token_major,
-                             CacheScale scale = {}) noexcept
+    static KvCacheView paged(C* data, std::ptrdiff_t size, std::ptrdiff_t blocks, std::ptrdiff_t block_size,
+                             std::ptrdiff_t heads, std::ptrdiff_t head_dim,
+                             CacheLayout layout = CacheLayout::token_major, CacheScale scale = {}) noexcept
     {
         static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3 or int8.");
-        return {data, cache_storage_of<C>, layout, blocks, block_size, heads, head_dim, scale};
+        return {data, cache_storage_of<C>, layout, blocks, block_size, heads, head_dim, scale, size};
     }
 
     constexpr bool present() const noexcept { return data != nullptr; }

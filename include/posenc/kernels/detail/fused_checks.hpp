@@ -95,6 +95,10 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
     const std::ptrdiff_t limit = PTRDIFF_MAX / 8;
     if (c.block_size > limit / c.blocks || c.heads * c.head_dim > limit / (c.blocks * c.block_size))
         posenc::detail::raise(n + ".blocks", c.blocks, "times block_size, heads and head_dim must stay below 2^60 elements");
+    if (c.size < c.elements())
+        posenc::detail::raise(n + ".size", c.size,
+                              "must be >= blocks x block_size x heads x head_dim = " + std::to_string(c.elements()) +
+                                  " (the elements the buffer holds)");
     const bool quantized = is_quantized(c.storage);
     using Kind = CacheScale::Kind;
     if (quantized && c.scale.kind == Kind::none)
