@@ -178,7 +178,7 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "phimoe/modeling_phimoe.py"},
     {"minicpm", RefuseWhen::longrope, "rope_type",
      "is not representable: MiniCPM's own LongRoPE (short_factor or long_factor chosen on every forward pass by "
-     "max(position_ids) + 1) is not implemented by posenc",
+     "max(position_ids) + 1) needs a table that changes with the sequence, which a posenc group (one table) cannot hold",
      "minicpm/modular_minicpm.py"},
     {"olmo3", RefuseWhen::scaled, "rope_type",
      "is not representable as one dict: OLMo 3 scales only its full_attention layers (sliding_attention layers rotate "
