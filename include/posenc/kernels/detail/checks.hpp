@@ -308,37 +308,45 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
         if (!allowed.contains(positions[t])) fail("positions[" + std::to_string(t) + "]", positions[t]);
 }
 
+/// The output view `out` of input `in`: in place (the same view) it needs no checks of its own;
+/// otherwise check_view, and the input's tokens and heads. Returns whether it is in place.
+template <class T>
+bool check_output_view(const HeadsView<T>& out, const char* out_name, const HeadsView<const T>& in, const char* in_name,
+                       const RopeSpec& spec)
+{
+    if (same_view(out, in)) return true;
+    check_view(out, out_name, spec);
+    if (out.tokens != in.tokens || out.heads != in.heads)
+        throw posenc::error(out_name, shape_text(out.tokens, out.heads, out.head_dim),
+                            std::string("must have the shape of ") + in_name + " " + shape_text(in.tokens, in.heads, in.head_dim));
+    return false;
+}
+
+/// "No K" is an empty view; a null pointer with extents is a mistake, not an absent K.
+template <class U>
+void check_absent_means_empty(const HeadsView<U>& k, const char* name)
+{
+    if (!k.present() && (k.tokens != 0 || k.heads != 0 || k.head_dim != 0))
+        throw posenc::error(std::string(name) + ".data", "null",
+                            "must point to the elements of " + shape_text(k.tokens, k.heads, k.head_dim) +
+                                " (leave the whole view empty for no K)");
+}
+
 /// Everything above, in order; see the file comment.
 template <class T, class Angles>
 void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      TokenRange range)
 {
     check_view(views.q_in, "q_in", spec);
-    // In place (the output is the input view), the output's checks are the input's: skipped.
-    const bool q_in_place = same_view(views.q_out, views.q_in);
-    if (!q_in_place) check_view(views.q_out, "q_out", spec);
-    if (!q_in_place && (views.q_out.tokens != views.q_in.tokens || views.q_out.heads != views.q_in.heads))
-        throw posenc::error("q_out", shape_text(views.q_out.tokens, views.q_out.heads, views.q_out.head_dim),
-                            "must have the shape of q_in " + shape_text(views.q_in.tokens, views.q_in.heads, views.q_in.head_dim));
-    // "No K" is an empty view; a null pointer with extents is a mistake, not an absent K.
-    for (const auto& [k, name] : {std::pair<HeadsShape, const char*>{views.k_in.shape(), "k_in"},
-                                  std::pair<HeadsShape, const char*>{views.k_out.shape(), "k_out"}}) {
-        const bool null = std::string_view(name) == "k_in" ? !views.k_in.present() : !views.k_out.present();
-        if (null && (k.tokens != 0 || k.heads != 0 || k.head_dim != 0))
-            throw posenc::error(std::string(name) + ".data", "null",
-                                "must point to the elements of " + shape_text(k.tokens, k.heads, k.head_dim) +
-                                    " (leave the whole view empty for no K)");
-    }
+    const bool q_in_place = check_output_view(views.q_out, "q_out", views.q_in, "q_in", spec);
+    check_absent_means_empty(views.k_in, "k_in");
+    check_absent_means_empty(views.k_out, "k_out");
     if (views.k_in.present() != views.k_out.present())
         throw posenc::error(views.k_in.present() ? "k_out" : "k_in", "absent",
                             std::string("must be given together with ") + (views.k_in.present() ? "k_in" : "k_out"));
     if (views.has_k()) {
         check_view(views.k_in, "k_in", spec);
-        const bool k_in_place = same_view(views.k_out, views.k_in);
-        if (!k_in_place) check_view(views.k_out, "k_out", spec);
-        if (!k_in_place && (views.k_out.tokens != views.k_in.tokens || views.k_out.heads != views.k_in.heads))
-            throw posenc::error("k_out", shape_text(views.k_out.tokens, views.k_out.heads, views.k_out.head_dim),
-                                "must have the shape of k_in " + shape_text(views.k_in.tokens, views.k_in.heads, views.k_in.head_dim));
+        check_output_view(views.k_out, "k_out", views.k_in, "k_in", spec);
         if (views.k_in.tokens != views.q_in.tokens)
             posenc::detail::raise("k_in.tokens", views.k_in.tokens, "must equal q_in.tokens " + std::to_string(views.q_in.tokens));
     }
