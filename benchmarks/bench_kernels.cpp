@@ -39,7 +39,9 @@
 //             norm_rope   qk_norm_rope in place (one pass);  norm_then_rope  qk_rms_norm then
 //                         apply_rope (two passes, the unfused engine)
 //             copy_kv     memcpy of every token's K and V into its cache slot (no rotation);
-//             rope_cache  rope_into_cache (K rotated into the cache, V copied, one pass);
+//             rope_cache  rope_into_cache (K rotated into the cache, V copied, one pass; the
+//                         default CacheStores::automatic, which streams these 32 MiB of rows);
+//             rope_cache_cached  the same with CacheStores::cached (ordinary stores);
 //             rope_then_copy  apply_rope on K in place, then copy_kv
 //             qwen3_8b    qk_norm_rope_into_cache: norm + RoPE of Q in place, K normalised, rotated
 //                         and V copied into a paged cache of 4,096 slots
@@ -497,7 +499,7 @@ struct CacheBench {
     }
 };
 
-enum class CacheVariant { copy_kv, rope_cache, rope_then_copy };
+enum class CacheVariant { copy_kv, rope_cache, rope_cache_cached, rope_then_copy };
 
 void bench_cache(benchmark::State& state, const Model& model, CacheVariant variant)
 {
@@ -509,13 +511,14 @@ void bench_cache(benchmark::State& state, const Model& model, CacheVariant varia
     write.key_cache = k::KvCacheView::paged(b.key_cache.data(), static_cast<std::ptrdiff_t>(b.key_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
     write.value_cache = k::KvCacheView::paged(b.value_cache.data(), static_cast<std::ptrdiff_t>(b.value_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
     write.slot_mapping = k::SlotMapping(b.slots);
+    if (variant == CacheVariant::rope_cache_cached) write.stores = k::CacheStores::cached;
     const auto k_views = k::QKViews<float>::in_place(k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim}));
     const k::PositionIds positions = k::PositionIds::contiguous(0);
     for (auto _ : state) {
         if (variant == CacheVariant::copy_kv) {
             b.copy_kv();
-        } else if (variant == CacheVariant::rope_cache) {
-            k::rope_into_cache(model.spec, angles.short_cache, positions, write);
+        } else if (variant == CacheVariant::rope_cache || variant == CacheVariant::rope_cache_cached) {
+            k::rope_into_cache(model.spec, angles.short_cache, positions, write);  // automatic: streams 32 MiB
         } else {
             k::apply_rope(model.spec, angles.short_cache, positions, k_views);
             b.copy_kv();
@@ -653,6 +656,7 @@ void register_all()
     const std::string c = "cache_f32", cs = "/4096x(8+8)x128";
     add(c + "/copy_kv" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::copy_kv); });
     add(c + "/rope_cache" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_cache); });
+    add(c + "/rope_cache_cached" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_cache_cached); });
     add(c + "/rope_then_copy" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_then_copy); });
 
     add("decode_step_f32/qwen3_8b/1x(32+8+8)x128", [](benchmark::State& s) { bench_decode_step(s, half); });

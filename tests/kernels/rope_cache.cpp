@@ -183,6 +183,7 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
         w.value_cache = vf.view;
     }
     w.slot_mapping = mapping;
+    w.stores = static_cast<CacheStores>(std::uniform_int_distribution<int>(0, 2)(rng));  // automatic, cached, streaming
     call(w);
     const double A = table.attention_factor(), n = head_dim;
     auto expected_head = [&](const HeadsView<T>& src, std::ptrdiff_t t, std::ptrdiff_t h, const float* weight,
@@ -321,6 +322,49 @@ TEST_CASE("rope_into_cache and qk_norm_rope_into_cache equal the reference compo
         }
         INFO(first);
         CHECK(failures == 0);
+    }
+}
+
+TEST_CASE("CacheStores: streaming, cached and automatic stores write the same bytes, every arch path")
+{
+    // 1,100 tokens of 8 K and 8 V float heads of 128 write 8.8 MB of rows: automatic streams
+    // (from 4 MiB); the last token's slot is -1 and four slots stay unwritten.
+    const posenc::RopeSpec spec(128, 128, 1e6);
+    const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 2048);
+    constexpr std::ptrdiff_t tokens = 1100, heads = 8, dim = 128, slots = 1104;
+    static_assert(static_cast<std::size_t>(tokens * 2 * heads * dim) * sizeof(float) >= streaming_stores_from);
+    std::mt19937 rng(77);
+    std::vector<float> k(static_cast<std::size_t>(tokens * heads * dim)), v(k.size());
+    for (float& x : k) x = std::uniform_real_distribution<float>(-2, 2)(rng);
+    for (float& x : v) x = std::uniform_real_distribution<float>(-2, 2)(rng);
+    std::vector<std::int64_t> slot(static_cast<std::size_t>(tokens));
+    std::iota(slot.begin(), slot.end(), 0);
+    std::shuffle(slot.begin(), slot.end(), rng);
+    slot.back() = -1;
+    for (const ArchPath& path : kernel_test::arch_paths()) {
+        std::vector<std::vector<unsigned char>> written;
+        for (CacheStores stores : {CacheStores::cached, CacheStores::streaming, CacheStores::automatic}) {
+            Cache kc = make_cache(CacheStorage::float32, true, CacheLayout::token_major, slots, heads, dim, {});
+            Cache vc = make_cache(CacheStorage::float32, true, CacheLayout::token_major, slots, heads, dim, {});
+            CacheWrite<float> w;
+            w.k = HeadsView<float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, heads, dim});
+            w.v = HeadsView<float>(v.data(), static_cast<std::ptrdiff_t>(v.size()), {tokens, heads, dim});
+            w.key_cache = kc.view;
+            w.value_cache = vc.view;
+            w.slot_mapping = SlotMapping(slot);
+            w.stores = stores;
+            Call<float> {&path, &spec, nullptr, &angles, PositionIds::contiguous(7)}(w);
+            kc.bytes.insert(kc.bytes.end(), vc.bytes.begin(), vc.bytes.end());
+            written.push_back(std::move(kc.bytes));
+        }
+        INFO(path.name);
+        CHECK(written[0] == written[1]);
+        CHECK(written[0] == written[2]);
+        // and the V rows are V, byte for byte (the K rows are checked against the reference above)
+        Cache vc = make_cache(CacheStorage::float32, true, CacheLayout::token_major, slots, heads, dim, {});
+        const std::size_t v_begin = written[1].size() / 2 + Cache::guard;
+        CHECK(std::memcmp(written[1].data() + v_begin + static_cast<std::size_t>(vc.view.offset(slot[0], 0)) * 4, v.data(),
+                          static_cast<std::size_t>(heads * dim) * 4) == 0);
     }
 }
 

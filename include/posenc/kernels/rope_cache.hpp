@@ -12,7 +12,8 @@
 // (quantize.hpp: convert(fl(x / scale)), saturating). Q, if given, is rotated in the same pass
 // (q_in -> q_out, in place or not) for every token, skipped or not. K itself is not written back:
 // the cache is where attention reads it. Slots are written, never read; tokens with the same slot
-// leave the last one's values.
+// leave the last one's values. `stores` picks ordinary or non-temporal stores for the cache rows
+// (CacheStores, kv_cache_view.hpp; by default non-temporal from 4 MiB written): the same values.
 //
 // qk_norm_rope_into_cache first normalises Q and K heads as qk_norm_rope.hpp does (V is never
 // normalised): one engine step, from the QKV projection's output to the cache, in one pass.
@@ -58,6 +59,7 @@ struct CacheWrite {
     KvCacheView key_cache;
     KvCacheView value_cache;   ///< required with V
     SlotMapping slot_mapping;  ///< one slot per token, -1 = skip
+    CacheStores stores = CacheStores::automatic;  ///< ordinary or non-temporal stores (kv_cache_view.hpp)
 };
 
 namespace detail {
@@ -75,6 +77,7 @@ FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
     f.key_cache = w.key_cache;
     f.value_cache = w.value_cache;
     f.slots = w.slot_mapping;
+    f.stores = w.stores;
     return f;
 }
 

@@ -4,8 +4,8 @@
 //
 // Per token: the angle row once (as apply does), then every head of Q, K (and V) in turn. Per
 // head: with the norm, one pass summing x^2 in float registers (the head is then in L1), then
-// one pass that scales by inv_rms * (w + offset), rotates the rotary pairs with the row and
-// stores the head (rotary dims rotated, the rest scaled or copied) into its destination: the
+// one pass that scales by inv_rms * (w + offset) (w + offset formed once per call), rotates the
+// rotary pairs with the row and stores the head (rotary dims rotated, the rest scaled or copied) into its destination: the
 // output view, or the cache slot (float / bfloat16 / float16 stored directly from registers;
 // fp8 and int8 through a float buffer of one head and the scalar converters of quantize.hpp).
 // Generic over the angle source (angle_source.hpp): only row() is used.
@@ -57,7 +57,21 @@ struct FusedArgs {
     KvCacheView key_cache;
     KvCacheView value_cache;
     SlotMapping slots;
+    CacheStores stores = CacheStores::cached;
 };
+
+/// Whether a call with these arguments writes its cache rows with non-temporal stores
+/// (CacheStores): always, never, or (automatic) from streaming_stores_from bytes of rows.
+template <class T>
+bool streams_cache(const FusedArgs<T>& f, TokenRange range) noexcept
+{
+    if (!f.key_cache.present() || f.stores == CacheStores::cached) return false;
+    if (f.stores == CacheStores::streaming) return true;
+    std::size_t row = static_cast<std::size_t>(f.key_cache.heads * f.key_cache.head_dim) * element_bytes(f.key_cache.storage);
+    if (f.v_in.present()) row += static_cast<std::size_t>(f.value_cache.heads * f.value_cache.head_dim) * element_bytes(f.value_cache.storage);
+    const std::size_t tokens = static_cast<std::size_t>(range.end - range.begin);
+    return row > 0 && tokens >= (streaming_stores_from + row - 1) / row;  // tokens * row >= threshold, without overflow
+}
 
 /// Sum of x^2 over one head, accumulated in float (fma) in two registers, then added across lanes.
 template <class A, class T>
@@ -90,12 +104,16 @@ POSENC_ALWAYS_INLINE float head_sum_squares(const T* x, int head_dim) noexcept
 inline constexpr int norm_block = 16;
 
 /// r[i] = 1 / sqrt(sum_i / n + eps) for heads [h0, h0 + count) of token t (count <= norm_block),
-/// each step one float rounding.
+/// each step one float rounding, float_lanes<A> heads per instruction (IEEE division and square
+/// root are correctly rounded in every lane, so this equals the scalar float formula bit for bit).
 template <class A, class T>
 POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
                                         int head_dim, float eps, float* r, bool prefetch) noexcept
 {
-    float sums[norm_block];
+    using vec = simd::floats<A>;
+    constexpr int lanes = simd::float_lanes<A>;
+    static_assert(norm_block % lanes == 0, "a block of heads is whole registers");
+    alignas(64) float sums[norm_block];
     for (int i = 0; i < count; ++i) {
         const T* x = in.head(t, h0 + i);
         if (prefetch) {  // the head prefetch_heads_ahead heads on (apply's distance): this pass meets memory first
@@ -104,34 +122,41 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
         }
         sums[i] = head_sum_squares<A>(x, head_dim);
     }
-    const float n = static_cast<float>(head_dim);
-    // sqrt in double rounds to the same float as a float sqrt (53 >= 2 * 24 + 2 bits), and the
-    // double overload is the C library's function, not an inline wrapper a per-ISA unit would
-    // emit under a name baseline code shares (scripts/check-isa-symbols.sh)
-    for (int i = 0; i < count; ++i) r[i] = 1.0f / static_cast<float>(std::sqrt(static_cast<double>(sums[i] / n + eps)));
+    const int whole = (count + lanes - 1) / lanes * lanes;
+    for (int i = count; i < whole; ++i) sums[i] = 1.0f;  // lanes past the block: any finite value
+    const vec n(static_cast<float>(head_dim)), e(eps), one(1.0f);
+    for (int i = 0; i < whole; i += lanes) (one / simd::sqrt<A>(vec::load_aligned(sums + i) / n + e)).store_aligned(r + i);
+}
+
+/// w[j] + offset for j < head_dim (the norm's effective weight, one float rounding, as the
+/// formula has it), computed once per call instead of once per head. (A template on the arch, as
+/// every function a per-ISA unit compiles: scripts/check-isa-symbols.sh.)
+template <class A>
+void effective_weight(const float* w, float offset, int head_dim, float* out) noexcept
+{
+    for (int j = 0; j < head_dim; ++j) out[j] = w[j] + offset;
 }
 
 /// One head: y = RoPE(x * s) over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with
-/// s = inv_rms * (w + offset) when Norm, s = 1 otherwise. cos/sin: the row as stored
+/// s = inv_rms * w when Norm (w: effective_weight's w + offset), s = 1 otherwise. cos/sin: the row as stored
 /// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
 /// bfloat16 or float16 (rounded to nearest even). `copy_rest`: store the dims past rotary_dim
 /// (false only without the norm, in place).
 template <class A, Pairing P, bool Norm, class T, class Out>
 POSENC_ALWAYS_INLINE void norm_rope_head(const T* x, Out* y, int head_dim, int rotary_dim, const float* cos,
-                                         const float* sin, const float* w, float offset, float inv_rms,
-                                         bool copy_rest) noexcept
+                                         const float* sin, const float* w, float inv_rms, bool copy_rest) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
-    const vec r(inv_rms), off(offset);
+    const vec r(inv_rms);
     if constexpr (P == Pairing::half_split) {
         const int half = rotary_dim / 2;
         int j = 0;
         for (; j + lanes <= half; j += lanes) {
             vec a = simd::load_as_floats<A>(x + j), b = simd::load_as_floats<A>(x + half + j);
             if constexpr (Norm) {
-                a = a * (r * (vec::load_unaligned(w + j) + off));
-                b = b * (r * (vec::load_unaligned(w + half + j) + off));
+                a = a * (r * vec::load_unaligned(w + j));
+                b = b * (r * vec::load_unaligned(w + half + j));
             }
             vec a_out, b_out;
             rotate_pair_registers<A, Direction::forward>(a, b, vec::load_unaligned(cos + j), vec::load_unaligned(sin + j),
@@ -143,8 +168,8 @@ POSENC_ALWAYS_INLINE void norm_rope_head(const T* x, Out* y, int head_dim, int r
             const int n = half - j;
             vec a = simd::load_first<A>(x + j, n), b = simd::load_first<A>(x + half + j, n);
             if constexpr (Norm) {
-                a = a * (r * (simd::load_first<A>(w + j, n) + off));
-                b = b * (r * (simd::load_first<A>(w + half + j, n) + off));
+                a = a * (r * simd::load_first<A>(w + j, n));
+                b = b * (r * simd::load_first<A>(w + half + j, n));
             }
             vec a_out, b_out;
             rotate_pair_registers<A, Direction::forward>(a, b, simd::load_first<A>(cos + j, n),
@@ -156,14 +181,14 @@ POSENC_ALWAYS_INLINE void norm_rope_head(const T* x, Out* y, int head_dim, int r
         int j = 0;
         for (; j + lanes <= rotary_dim; j += lanes) {
             vec v = simd::load_as_floats<A>(x + j);
-            if constexpr (Norm) v = v * (r * (vec::load_unaligned(w + j) + off));
+            if constexpr (Norm) v = v * (r * vec::load_unaligned(w + j));
             simd::store_rounded<A>(y + j, simd::mul_add<A>(simd::swap_pairs<A>(v), vec::load_unaligned(sin + j),
                                                            v * vec::load_unaligned(cos + j)));
         }
         if (j < rotary_dim) {
             const int n = rotary_dim - j;
             vec v = simd::load_first<A>(x + j, n);
-            if constexpr (Norm) v = v * (r * (simd::load_first<A>(w + j, n) + off));
+            if constexpr (Norm) v = v * (r * simd::load_first<A>(w + j, n));
             simd::store_first<A>(y + j, simd::mul_add<A>(simd::swap_pairs<A>(v), simd::load_first<A>(sin + j, n),
                                                          v * simd::load_first<A>(cos + j, n)), n);
         }
@@ -172,13 +197,13 @@ POSENC_ALWAYS_INLINE void norm_rope_head(const T* x, Out* y, int head_dim, int r
     int j = rotary_dim;
     for (; j + lanes <= head_dim; j += lanes) {
         vec v = simd::load_as_floats<A>(x + j);
-        if constexpr (Norm) v = v * (r * (vec::load_unaligned(w + j) + off));
+        if constexpr (Norm) v = v * (r * vec::load_unaligned(w + j));
         simd::store_rounded<A>(y + j, v);
     }
     if (j < head_dim) {
         const int n = head_dim - j;
         vec v = simd::load_first<A>(x + j, n);
-        if constexpr (Norm) v = v * (r * (simd::load_first<A>(w + j, n) + off));
+        if constexpr (Norm) v = v * (r * simd::load_first<A>(w + j, n));
         simd::store_first<A>(y + j, v, n);
     }
 }
@@ -199,7 +224,7 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 template <class A, Pairing P, bool Norm, class T>
 POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
                                         int head_dim, int rotary_dim, const float* cos, const float* sin,
-                                        const float* w, float offset, float eps, bool prefetch) noexcept
+                                        const float* w, float eps, bool prefetch) noexcept
 {
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
     alignas(64) float inv_rms[norm_block + 16];
@@ -207,17 +232,22 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
         const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
         if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
         for (int i = 0; i < count; ++i)
-            norm_rope_head<A, P, Norm>(in.head(t, h0 + i), out.head(t, h0 + i), head_dim, rotary_dim, cos, sin, w, offset,
+            norm_rope_head<A, P, Norm>(in.head(t, h0 + i), out.head(t, h0 + i), head_dim, rotary_dim, cos, sin, w,
                                        Norm ? inv_rms[i] : 1.0f, copy_rest);
     }
 }
 
+/// Every head of one tensor of token t into its cache row at `slot`. `stream`: the row is formed
+/// in a staging buffer, then written with non-temporal stores (simd::stream_copy) where its
+/// address and length allow.
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
-                    int head_dim, int rotary_dim, const float* cos, const float* sin, const float* w, float offset,
-                    float eps, bool prefetch) noexcept
+                    int head_dim, int rotary_dim, const float* cos, const float* sin, const float* w, float eps,
+                    bool prefetch, bool stream) noexcept
 {
     alignas(64) float buffer[max_fused_head_dim];
+    alignas(64) std::byte staging[max_fused_head_dim * sizeof(float)];
+    const std::size_t row_bytes = static_cast<std::size_t>(head_dim) * element_bytes(cache.storage);
     alignas(64) float inv_rms_block[norm_block + 16];
     for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
         const T* x = in.head(t, h);
@@ -227,25 +257,28 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
                 block_inv_rms<A>(in, t, h, static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h)), head_dim, eps,
                                  inv_rms_block, prefetch);
         const float inv_rms = Norm ? inv_rms_block[i] : 1.0f;
-        std::byte* dst = cache.head(static_cast<std::ptrdiff_t>(slot), h);
+        std::byte* const row = cache.head(static_cast<std::ptrdiff_t>(slot), h);
+        const bool staged = stream && simd::stream_copy_possible<A>(row, row_bytes);
+        std::byte* dst = staged ? staging : row;
         switch (cache.storage) {
         case CacheStorage::float32:
-            norm_rope_head<A, P, Norm>(x, reinterpret_cast<float*>(dst), head_dim, rotary_dim, cos, sin, w, offset, inv_rms, true);
+            norm_rope_head<A, P, Norm>(x, reinterpret_cast<float*>(dst), head_dim, rotary_dim, cos, sin, w, inv_rms, true);
             break;
         case CacheStorage::bfloat16:
-            norm_rope_head<A, P, Norm>(x, reinterpret_cast<bfloat16*>(dst), head_dim, rotary_dim, cos, sin, w, offset, inv_rms,
+            norm_rope_head<A, P, Norm>(x, reinterpret_cast<bfloat16*>(dst), head_dim, rotary_dim, cos, sin, w, inv_rms,
                                        true);
             break;
         case CacheStorage::float16:
-            norm_rope_head<A, P, Norm>(x, reinterpret_cast<float16*>(dst), head_dim, rotary_dim, cos, sin, w, offset, inv_rms,
+            norm_rope_head<A, P, Norm>(x, reinterpret_cast<float16*>(dst), head_dim, rotary_dim, cos, sin, w, inv_rms,
                                        true);
             break;
         default:
-            norm_rope_head<A, P, Norm>(x, buffer, head_dim, rotary_dim, cos, sin, w, offset, inv_rms, true);
+            norm_rope_head<A, P, Norm>(x, buffer, head_dim, rotary_dim, cos, sin, w, inv_rms, true);
             store_quantized<A>(buffer, dst, head_dim, cache.storage,
                               cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
             break;
         }
+        if (staged) simd::stream_copy<A>(row, staging, row_bytes);
     }
 }
 
@@ -266,6 +299,21 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const float* cos = scratch_cos;
     const float* sin = scratch_sin;
     const bool prefetch = range.end - range.begin > 1;  // as apply: not for one-token decode
+    const bool stream = streams_cache(f, range);
+    alignas(64) float q_weight_buffer[Norm ? max_fused_head_dim : 1];
+    alignas(64) float k_weight_buffer[Norm ? max_fused_head_dim : 1];
+    const float* q_weight = nullptr;
+    const float* k_weight = nullptr;
+    if constexpr (Norm) {
+        if (has_q) {
+            effective_weight<A>(f.q_weight, f.weight_offset, f.head_dim, q_weight_buffer);
+            q_weight = q_weight_buffer;
+        }
+        if (f.k_in.present()) {
+            effective_weight<A>(f.k_weight, f.weight_offset, f.head_dim, k_weight_buffer);
+            k_weight = k_weight_buffer;
+        }
+    }
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t slot = to_cache ? f.slots[t] : -1;
         if (!has_q && !k_to_view && slot < 0) continue;
@@ -280,19 +328,20 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
             }
         }
         if (has_q)
-            heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, f.head_dim, f.rotary_dim, cos, sin, f.q_weight, f.weight_offset,
-                                      f.eps, prefetch);
+            heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, f.head_dim, f.rotary_dim, cos, sin, q_weight, f.eps,
+                                      prefetch);
         if (k_to_view)
-            heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, f.head_dim, f.rotary_dim, cos, sin, f.k_weight, f.weight_offset,
-                                      f.eps, prefetch);
+            heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, f.head_dim, f.rotary_dim, cos, sin, k_weight, f.eps,
+                                      prefetch);
         if (slot >= 0) {
-            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, f.head_dim, f.rotary_dim, cos, sin, f.k_weight,
-                                       f.weight_offset, f.eps, prefetch);
+            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, f.head_dim, f.rotary_dim, cos, sin, k_weight,
+                                       f.eps, prefetch, stream);
             if (f.v_in.present())  // V: no norm, no rotation
-                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, nullptr, 0.0f, 0.0f,
-                                            prefetch);
+                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, nullptr, 0.0f,
+                                            prefetch, stream);
         }
     }
+    if (stream) simd::store_fence<A>();
 }
 
 /// Picks the pairing and the norm (template parameters) of a fused call for arch A.

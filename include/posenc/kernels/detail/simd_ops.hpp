@@ -159,6 +159,20 @@ doubles<A> mul_sub(const doubles<A>& a, const doubles<A>& b, const doubles<A>& c
 }
 #endif
 
+// ---- square root (IEEE, correctly rounded in every lane) --------------------------------------------
+template <class A>
+floats<A> sqrt(const floats<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    return xsimd::sqrt(v);
+}
+#if XSIMD_WITH_AVX512F
+template <class A>
+floats<A> sqrt(const floats<A>& v, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_maskz_sqrt_ps(all_lanes, v);  // not _mm512_sqrt_ps: GCC bug 105593, as above
+}
+#endif
+
 // ---- pair swap: (v0 v1 v2 v3 ...) -> (v1 v0 v3 v2 ...) --------------------------------------------
 template <class A>
 floats<A> swap_pairs(const floats<A>& v, requires_arch<xsimd::generic>) noexcept
@@ -445,6 +459,70 @@ void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexce
 }
 #endif
 
+// ---- non-temporal (streaming) copy of a staged row, and the fence after streaming stores ------------
+// dst aligned to 16 bytes, bytes a multiple of 16, src aligned to 64 (a staging buffer): the
+// widest non-temporal store the alignment allows. Generic archs copy with memcpy.
+template <class A>
+void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::generic>) noexcept
+{
+    std::memcpy(dst, src, bytes);
+}
+template <class A>
+void store_fence(requires_arch<xsimd::generic>) noexcept
+{
+}
+#if XSIMD_WITH_SSE2
+template <class A>
+void stream_copy_16(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
+{
+    for (std::size_t i = 0; i < bytes; i += 16)
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_load_si128(reinterpret_cast<const __m128i*>(src + i)));
+}
+template <class A>
+void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::sse2>) noexcept
+{
+    stream_copy_16<A>(dst, src, bytes);
+}
+template <class A>
+void store_fence(requires_arch<xsimd::sse2>) noexcept
+{
+    _mm_sfence();
+}
+#endif
+#if XSIMD_WITH_AVX
+template <class A>
+void stream_copy_32(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
+{
+    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 32 != 0) return stream_copy_16<A>(dst, src, bytes);
+    for (std::size_t i = 0; i < bytes; i += 32)
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i)));
+}
+template <class A>
+void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx>) noexcept
+{
+    stream_copy_32<A>(dst, src, bytes);
+}
+template <class A>
+void store_fence(requires_arch<xsimd::avx>) noexcept
+{
+    _mm_sfence();
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <class A>
+void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx512f>) noexcept
+{
+    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 64 != 0) return stream_copy_32<A>(dst, src, bytes);
+    for (std::size_t i = 0; i < bytes; i += 64)
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_load_si512(reinterpret_cast<const void*>(src + i)));
+}
+template <class A>
+void store_fence(requires_arch<xsimd::avx512f>) noexcept
+{
+    _mm_sfence();
+}
+#endif
+
 }  // namespace impl
 
 /// Heads ahead of the current one whose cache lines the kernel prefetches when it streams
@@ -477,6 +555,39 @@ xsimd::batch<T, A> mul_add(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>
                            const xsimd::batch<T, A>& c) noexcept
 {
     return impl::mul_add<A>(a, b, c, A {});
+}
+
+/// The square root of every lane, correctly rounded (IEEE 754).
+template <class A>
+floats<A> sqrt(const floats<A>& v) noexcept
+{
+    return impl::sqrt<A>(v, A {});
+}
+
+/// Copies `bytes` from a 64-byte aligned staging buffer to dst with non-temporal stores (written
+/// to memory without reading the destination's cache lines first, and without keeping them in
+/// the caches); dst must be 16-byte aligned and bytes a multiple of 16 (stream_copy_possible).
+/// Where the arch has no such store it is a memcpy. Call store_fence<A>() once after the last one.
+template <class A>
+void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
+{
+    impl::stream_copy<A>(dst, src, bytes, A {});
+}
+
+/// Whether stream_copy may write `bytes` at dst. (Templated on the arch, as everything a per-ISA
+/// unit compiles.)
+template <class A>
+bool stream_copy_possible(const void* dst, std::size_t bytes) noexcept
+{
+    return (reinterpret_cast<std::uintptr_t>(dst) | bytes) % 16 == 0;
+}
+
+/// Orders the streaming stores before every later store (sfence on x86): after it, another
+/// thread that synchronises with this one sees the data.
+template <class A>
+void store_fence() noexcept
+{
+    impl::store_fence<A>(A {});
 }
 
 /// a * b - c, one rounding where the arch has FMA, two otherwise.
