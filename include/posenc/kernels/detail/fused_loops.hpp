@@ -134,7 +134,12 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
 template <class A>
 void effective_weight(const float* w, float offset, int head_dim, float* out) noexcept
 {
-    for (int j = 0; j < head_dim; ++j) out[j] = w[j] + offset;
+    using vec = simd::floats<A>;
+    constexpr int lanes = simd::float_lanes<A>;
+    const vec off(offset);
+    int j = 0;
+    for (; j + lanes <= head_dim; j += lanes) (vec::load_unaligned(w + j) + off).store_unaligned(out + j);
+    if (j < head_dim) simd::store_first<A>(out + j, simd::load_first<A>(w + j, head_dim - j) + off, head_dim - j);
 }
 
 /// One head: y = RoPE(x * s) over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with
