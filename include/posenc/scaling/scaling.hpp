@@ -47,6 +47,26 @@ using Scaling = std::variant<NoScaling, LinearScaling, NtkAwareScaling, DynamicN
 namespace detail {
 template <class T>
 inline constexpr bool always_false = false;
+
+/// f(alternative) for the alternative `scaling` holds, like std::visit but through a switch on
+/// index(): std::visit's generated dispatch tables cost every includer of this header more
+/// compile time than these seven cases. Throws std::bad_variant_access for a valueless variant.
+template <class F>
+decltype(auto) visit_scaling(F&& f, const Scaling& scaling)
+{
+    static_assert(std::variant_size_v<Scaling> == 7, "one case per alternative");
+    switch (scaling.index()) {
+    case 0: return f(*std::get_if<0>(&scaling));
+    case 1: return f(*std::get_if<1>(&scaling));
+    case 2: return f(*std::get_if<2>(&scaling));
+    case 3: return f(*std::get_if<3>(&scaling));
+    case 4: return f(*std::get_if<4>(&scaling));
+    case 5: return f(*std::get_if<5>(&scaling));
+    case 6: return f(*std::get_if<6>(&scaling));
+    default: break;
+    }
+    throw std::bad_variant_access();
+}
 }  // namespace detail
 
 /// "none", "linear", "ntk_aware", "dynamic", "yarn", "llama3" or "longrope" ("valueless" for a
@@ -61,7 +81,7 @@ inline const char* scaling_type_name(const Scaling& scaling) noexcept
 /// The factor s of a scaling (1 for none). Throws std::bad_variant_access only for a valueless variant.
 inline double scaling_factor(const Scaling& scaling)
 {
-    return std::visit(
+    return detail::visit_scaling(
         [](const auto& s) -> double {
             if constexpr (std::is_same_v<std::decay_t<decltype(s)>, NoScaling>) return 1.0;
             else return s.factor();
@@ -74,7 +94,7 @@ inline double scaling_factor(const Scaling& scaling)
 /// max_position_embeddings, returned here too because it plays the same role.
 inline std::optional<std::int64_t> scaling_original_length(const Scaling& scaling)
 {
-    return std::visit(
+    return detail::visit_scaling(
         [](const auto& s) -> std::optional<std::int64_t> {
             using T = std::decay_t<decltype(s)>;
             if constexpr (std::is_same_v<T, YarnScaling> || std::is_same_v<T, Llama3Scaling> ||
@@ -115,7 +135,7 @@ struct ScalingParameter {
 inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling)
 {
     std::vector<ScalingParameter> out;
-    std::visit(
+    detail::visit_scaling(
         [&out](const auto& s) {
             using T = std::decay_t<decltype(s)>;
             if constexpr (std::is_same_v<T, NoScaling>) {
@@ -160,7 +180,7 @@ inline std::vector<double> scaled_inv_freq(const RopeSpec& spec, const Scaling& 
                                            std::optional<std::int64_t> sequence_length, Precision precision)
 {
     if (sequence_length) detail::require_sequence_length(*sequence_length);
-    std::vector<double> inv = std::visit(
+    std::vector<double> inv = detail::visit_scaling(
         [&](const auto& s) -> std::vector<double> {
             using T = std::decay_t<decltype(s)>;
             if constexpr (std::is_same_v<T, NoScaling>) {
