@@ -2,13 +2,17 @@
 // posenc/kernels/detail/fused_loops.hpp: the loops of the fused engine steps (qk_norm_rope.hpp,
 // rope_cache.hpp hold the formulas, bounds and entry points).
 //
-// Per token: the angle row once (as apply does), then every head of Q, K (and V) in turn. Per
-// head: with the norm, one pass summing x^2 in float registers (the head is then in L1), then
-// one pass that scales by inv_rms * (w + offset) (w + offset formed once per call), rotates the
-// rotary pairs with the row and stores the head (rotary dims rotated, the rest scaled or copied) into its destination: the
-// output view, or the cache slot (float / bfloat16 / float16 stored directly from registers;
-// fp8 and int8 through a float buffer of one head and the scalar converters of quantize.hpp).
-// Generic over the angle source (angle_source.hpp): only row() is used.
+// Per token: the angle row once (as apply does), then the heads of Q, K (and V) in blocks of
+// norm_block heads. Per block, with the norm: one pass summing x^2 of each head in float
+// registers (the heads are then in L1), the block's 1 / rms in a few vector instructions
+// (lane_sums, sqrt, divide); then one pass that scales by inv_rms * (w + offset) (w + offset
+// formed once per call), rotates the rotary pairs and stores each head (rotary dims rotated, the
+// rest scaled or copied) into its destination: the output view, or the cache slot (float /
+// bfloat16 / float16 stored directly from registers; fp8 and int8 through a float buffer of one
+// head and the scalar converters of quantize.hpp; streamed rows through a staging buffer). The
+// rotation pass holds a group of cos, sin and weight registers while every head of the block
+// goes through them, as apply's loops do. Generic over the angle source (angle_source.hpp):
+// only row() is used.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -19,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "posenc/config.hpp"
 #include "posenc/kernels/angle_source.hpp"
@@ -73,9 +78,10 @@ bool streams_cache(const FusedArgs<T>& f, TokenRange range) noexcept
     return row > 0 && tokens >= (streaming_stores_from + row - 1) / row;  // tokens * row >= threshold, without overflow
 }
 
-/// Sum of x^2 over one head, accumulated in float (fma) in two registers, then added across lanes.
+/// Sum of x^2 over one head, accumulated in float (fma) in two registers and returned per lane
+/// (acc0 + acc1): the lanes are added across heads at once by block_inv_rms.
 template <class A, class T>
-POSENC_ALWAYS_INLINE float head_sum_squares(const T* x, int head_dim) noexcept
+POSENC_ALWAYS_INLINE simd::floats<A> head_sum_squares(const T* x, int head_dim) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
@@ -95,7 +101,7 @@ POSENC_ALWAYS_INLINE float head_sum_squares(const T* x, int head_dim) noexcept
         const vec a = simd::load_first<A>(x + j, head_dim - j);
         acc1 = simd::mul_add<A>(a, a, acc1);
     }
-    return xsimd::hadd(acc0 + acc1);
+    return acc0 + acc1;
 }
 
 /// Heads handled per block: their sums of squares, then their 1 / sqrt(sum / n + eps), are
@@ -105,7 +111,7 @@ inline constexpr int norm_block = 16;
 
 /// r[i] = 1 / sqrt(sum_i / n + eps) for heads [h0, h0 + count) of token t (count <= norm_block),
 /// each step one float rounding, float_lanes<A> heads per instruction (IEEE division and square
-/// root are correctly rounded in every lane, so this equals the scalar float formula bit for bit).
+/// root are correctly rounded in every lane, as the scalar float formula).
 template <class A, class T>
 POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
                                         int head_dim, float eps, float* r, bool prefetch) noexcept
@@ -113,7 +119,7 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
     static_assert(norm_block % lanes == 0, "a block of heads is whole registers");
-    alignas(64) float sums[norm_block];
+    vec sums[norm_block];  // per head, the sum of squares still spread over the lanes
     for (int i = 0; i < count; ++i) {
         const T* x = in.head(t, h0 + i);
         if (prefetch) {  // the head prefetch_heads_ahead heads on (apply's distance): this pass meets memory first
@@ -123,9 +129,11 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
         sums[i] = head_sum_squares<A>(x, head_dim);
     }
     const int whole = (count + lanes - 1) / lanes * lanes;
-    for (int i = count; i < whole; ++i) sums[i] = 1.0f;  // lanes past the block: any finite value
+    for (int i = count; i < whole; ++i) sums[i] = vec(1.0f);  // heads past the block: any finite value
     const vec n(static_cast<float>(head_dim)), e(eps), one(1.0f);
-    for (int i = 0; i < whole; i += lanes) (one / simd::sqrt<A>(vec::load_aligned(sums + i) / n + e)).store_aligned(r + i);
+    // lane k of lane_sums: the sum of the lanes of sums[i + k] (one transposing add tree over
+    // `lanes` heads instead of one horizontal add per head)
+    for (int i = 0; i < whole; i += lanes) (one / simd::sqrt<A>(simd::lane_sums<A>(sums + i) / n + e)).store_aligned(r + i);
 }
 
 /// w[j] + offset for j < head_dim (the norm's effective weight, one float rounding, as the
@@ -142,74 +150,149 @@ void effective_weight(const float* w, float offset, int head_dim, float* out) no
     if (j < head_dim) simd::store_first<A>(out + j, simd::load_first<A>(w + j, head_dim - j) + off, head_dim - j);
 }
 
-/// One head: y = RoPE(x * s) over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with
-/// s = inv_rms * w when Norm (w: effective_weight's w + offset), s = 1 otherwise. cos/sin: the row as stored
+/// Registers of pairs per group in norm_rope_heads: the group's cos, sin and weights stay in
+/// registers (4 per register of pairs) while every head of the block passes through, so no load
+/// of them can wait on a store to a head (store-to-load "4K aliasing" between a table row and a
+/// head at the same page offset, as in rope_loops.hpp). 4 on AVX-512 (32 registers), 2 otherwise.
+template <class A>
+inline constexpr int norm_chunks = simd::float_lanes<A> >= 16 ? 4 : 2;
+
+/// One group of half_split pairs (chunk k at k * lanes of each half) for `count` heads at
+/// constant strides: a, b scaled by inv_rms[h] * w (Norm), rotated, stored.
+template <class A, bool Norm, class T, class Out, std::size_t... K>
+POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::ptrdiff_t x_stride, Out* ya, Out* yb,
+                                                std::ptrdiff_t y_stride, int count, const float* cos, const float* sin,
+                                                const float* wa, const float* wb, const float* inv_rms,
+                                                std::index_sequence<K...>) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
+    const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
+    const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
+    vec w_a[sizeof...(K)], w_b[sizeof...(K)];
+    if constexpr (Norm) {
+        ((w_a[K] = vec::load_unaligned(wa + K * lanes)), ...);
+        ((w_b[K] = vec::load_unaligned(wb + K * lanes)), ...);
+    }
+    for (int h = 0; h < count; ++h, xa += x_stride, xb += x_stride, ya += y_stride, yb += y_stride) {
+        vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
+        vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
+        if constexpr (Norm) {
+            const vec r(inv_rms[h]);
+            ((a[K] = a[K] * (r * w_a[K])), ...);
+            ((b[K] = b[K] * (r * w_b[K])), ...);
+        }
+        vec a_out[sizeof...(K)], b_out[sizeof...(K)];
+        (rotate_pair_registers<A, Direction::forward>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+        simd::store_rounded_group<A>(ya, a_out);
+        simd::store_rounded_group<A>(yb, b_out);
+    }
+}
+
+/// One group of interleaved elements (chunk k at k * lanes) for `count` heads, with the
+/// duplicated cos and sign-folded sin of rope_loops.hpp.
+template <class A, bool Norm, class T, class Out, std::size_t... K>
+POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_stride, Out* y, std::ptrdiff_t y_stride,
+                                                 int count, const float* cos_dup, const float* sin_folded, const float* w,
+                                                 const float* inv_rms, std::index_sequence<K...>) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
+    const vec c[] = {vec::load_unaligned(cos_dup + K * lanes)...};
+    const vec s[] = {vec::load_unaligned(sin_folded + K * lanes)...};
+    vec wv[sizeof...(K)];
+    if constexpr (Norm) ((wv[K] = vec::load_unaligned(w + K * lanes)), ...);
+    for (int h = 0; h < count; ++h, x += x_stride, y += y_stride) {
+        vec v[] = {simd::load_as_floats<A>(x + K * lanes)...};
+        if constexpr (Norm) {
+            const vec r(inv_rms[h]);
+            ((v[K] = v[K] * (r * wv[K])), ...);
+        }
+        const vec out[] = {simd::mul_add<A>(simd::swap_pairs<A>(v[K]), s[K], v[K] * c[K])...};
+        simd::store_rounded_group<A>(y, out);
+    }
+}
+
+/// `count` heads at constant strides (x + h * x_stride -> y + h * y_stride): y = RoPE(x * s)
+/// over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with s = inv_rms[h] * w when
+/// Norm (w: effective_weight's w + offset), s = 1 otherwise. cos/sin: the row as stored
 /// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
 /// bfloat16 or float16 (rounded to nearest even). `copy_rest`: store the dims past rotary_dim
-/// (false only without the norm, in place).
+/// (false only without the norm, in place). Whole registers of pairs go through the groups
+/// above; the last partial register and the pass-through dims head by head.
 template <class A, Pairing P, bool Norm, class T, class Out>
-POSENC_ALWAYS_INLINE void norm_rope_head(const T* x, Out* y, int head_dim, int rotary_dim, const float* cos,
-                                         const float* sin, const float* w, float inv_rms, bool copy_rest) noexcept
+POSENC_ALWAYS_INLINE void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count,
+                                          int head_dim, int rotary_dim, const float* cos, const float* sin, const float* w,
+                                          const float* inv_rms, bool copy_rest) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
-    const vec r(inv_rms);
+    constexpr int group = norm_chunks<A> * lanes;
     if constexpr (P == Pairing::half_split) {
         const int half = rotary_dim / 2;
+        const float* w_b = Norm ? w + half : nullptr;
         int j = 0;
-        for (; j + lanes <= half; j += lanes) {
-            vec a = simd::load_as_floats<A>(x + j), b = simd::load_as_floats<A>(x + half + j);
-            if constexpr (Norm) {
-                a = a * (r * vec::load_unaligned(w + j));
-                b = b * (r * vec::load_unaligned(w + half + j));
-            }
-            vec a_out, b_out;
-            rotate_pair_registers<A, Direction::forward>(a, b, vec::load_unaligned(cos + j), vec::load_unaligned(sin + j),
-                                                         a_out, b_out);
-            simd::store_rounded<A>(y + j, a_out);
-            simd::store_rounded<A>(y + half + j, b_out);
-        }
+        for (; j + group <= half; j += group)
+            norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
+                                           sin + j, Norm ? w + j : nullptr, Norm ? w_b + j : nullptr, inv_rms,
+                                           std::make_index_sequence<norm_chunks<A>>());
+        for (; j + lanes <= half; j += lanes)
+            norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
+                                           sin + j, Norm ? w + j : nullptr, Norm ? w_b + j : nullptr, inv_rms,
+                                           std::make_index_sequence<1>());
         if (j < half) {
             const int n = half - j;
-            vec a = simd::load_first<A>(x + j, n), b = simd::load_first<A>(x + half + j, n);
-            if constexpr (Norm) {
-                a = a * (r * simd::load_first<A>(w + j, n));
-                b = b * (r * simd::load_first<A>(w + half + j, n));
+            for (int h = 0; h < count; ++h) {
+                const T* x = x0 + h * x_stride;
+                Out* y = y0 + h * y_stride;
+                vec a = simd::load_first<A>(x + j, n), b = simd::load_first<A>(x + half + j, n);
+                if constexpr (Norm) {
+                    const vec r(inv_rms[h]);
+                    a = a * (r * simd::load_first<A>(w + j, n));
+                    b = b * (r * simd::load_first<A>(w + half + j, n));
+                }
+                vec a_out, b_out;
+                rotate_pair_registers<A, Direction::forward>(a, b, simd::load_first<A>(cos + j, n),
+                                                             simd::load_first<A>(sin + j, n), a_out, b_out);
+                simd::store_first<A>(y + j, a_out, n);
+                simd::store_first<A>(y + half + j, b_out, n);
             }
-            vec a_out, b_out;
-            rotate_pair_registers<A, Direction::forward>(a, b, simd::load_first<A>(cos + j, n),
-                                                         simd::load_first<A>(sin + j, n), a_out, b_out);
-            simd::store_first<A>(y + j, a_out, n);
-            simd::store_first<A>(y + half + j, b_out, n);
         }
     } else {
         int j = 0;
-        for (; j + lanes <= rotary_dim; j += lanes) {
-            vec v = simd::load_as_floats<A>(x + j);
-            if constexpr (Norm) v = v * (r * vec::load_unaligned(w + j));
-            simd::store_rounded<A>(y + j, simd::mul_add<A>(simd::swap_pairs<A>(v), vec::load_unaligned(sin + j),
-                                                           v * vec::load_unaligned(cos + j)));
-        }
+        for (; j + group <= rotary_dim; j += group)
+            norm_interleaved_group<A, Norm>(x0 + j, x_stride, y0 + j, y_stride, count, cos + j, sin + j, Norm ? w + j : nullptr,
+                                            inv_rms, std::make_index_sequence<norm_chunks<A>>());
+        for (; j + lanes <= rotary_dim; j += lanes)
+            norm_interleaved_group<A, Norm>(x0 + j, x_stride, y0 + j, y_stride, count, cos + j, sin + j, Norm ? w + j : nullptr,
+                                            inv_rms, std::make_index_sequence<1>());
         if (j < rotary_dim) {
             const int n = rotary_dim - j;
-            vec v = simd::load_first<A>(x + j, n);
-            if constexpr (Norm) v = v * (r * simd::load_first<A>(w + j, n));
-            simd::store_first<A>(y + j, simd::mul_add<A>(simd::swap_pairs<A>(v), simd::load_first<A>(sin + j, n),
-                                                         v * simd::load_first<A>(cos + j, n)), n);
+            for (int h = 0; h < count; ++h) {
+                vec v = simd::load_first<A>(x0 + h * x_stride + j, n);
+                if constexpr (Norm) v = v * (vec(inv_rms[h]) * simd::load_first<A>(w + j, n));
+                simd::store_first<A>(y0 + h * y_stride + j, simd::mul_add<A>(simd::swap_pairs<A>(v), simd::load_first<A>(sin + j, n),
+                                                                             v * simd::load_first<A>(cos + j, n)), n);
+            }
         }
     }
-    if (!copy_rest) return;
-    int j = rotary_dim;
-    for (; j + lanes <= head_dim; j += lanes) {
-        vec v = simd::load_as_floats<A>(x + j);
-        if constexpr (Norm) v = v * (r * vec::load_unaligned(w + j));
-        simd::store_rounded<A>(y + j, v);
-    }
-    if (j < head_dim) {
-        const int n = head_dim - j;
-        vec v = simd::load_first<A>(x + j, n);
-        if constexpr (Norm) v = v * (r * simd::load_first<A>(w + j, n));
-        simd::store_first<A>(y + j, v, n);
+    if (!copy_rest || rotary_dim == head_dim) return;
+    for (int h = 0; h < count; ++h) {
+        const T* x = x0 + h * x_stride;
+        Out* y = y0 + h * y_stride;
+        const vec r(Norm ? inv_rms[h] : 1.0f);
+        int j = rotary_dim;
+        for (; j + lanes <= head_dim; j += lanes) {
+            vec v = simd::load_as_floats<A>(x + j);
+            if constexpr (Norm) v = v * (r * vec::load_unaligned(w + j));
+            simd::store_rounded<A>(y + j, v);
+        }
+        if (j < head_dim) {
+            const int n = head_dim - j;
+            vec v = simd::load_first<A>(x + j, n);
+            if constexpr (Norm) v = v * (r * simd::load_first<A>(w + j, n));
+            simd::store_first<A>(y + j, v, n);
+        }
     }
 }
 
@@ -236,9 +319,8 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
     for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += norm_block) {
         const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
         if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
-        for (int i = 0; i < count; ++i)
-            norm_rope_head<A, P, Norm>(in.head(t, h0 + i), out.head(t, h0 + i), head_dim, rotary_dim, cos, sin, w,
-                                       Norm ? inv_rms[i] : 1.0f, copy_rest);
+        norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, head_dim,
+                                    rotary_dim, cos, sin, w, inv_rms, copy_rest);
     }
 }
 
@@ -253,37 +335,61 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     alignas(64) float buffer[max_fused_head_dim];
     alignas(64) std::byte staging[max_fused_head_dim * sizeof(float)];
     const std::size_t row_bytes = static_cast<std::size_t>(head_dim) * element_bytes(cache.storage);
-    alignas(64) float inv_rms_block[norm_block + 16];
-    for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
-        const T* x = in.head(t, h);
-        const std::ptrdiff_t i = h % norm_block;
-        if constexpr (Norm)
-            if (i == 0)
-                block_inv_rms<A>(in, t, h, static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h)), head_dim, eps,
-                                 inv_rms_block, prefetch);
-        const float inv_rms = Norm ? inv_rms_block[i] : 1.0f;
-        std::byte* const row = cache.head(static_cast<std::ptrdiff_t>(slot), h);
-        const bool staged = stream && simd::stream_copy_possible<A>(row, row_bytes);
-        std::byte* dst = staged ? staging : row;
-        switch (cache.storage) {
-        case CacheStorage::float32:
-            norm_rope_head<A, P, Norm>(x, reinterpret_cast<float*>(dst), head_dim, rotary_dim, cos, sin, w, inv_rms, true);
-            break;
-        case CacheStorage::bfloat16:
-            norm_rope_head<A, P, Norm>(x, reinterpret_cast<bfloat16*>(dst), head_dim, rotary_dim, cos, sin, w, inv_rms,
-                                       true);
-            break;
-        case CacheStorage::float16:
-            norm_rope_head<A, P, Norm>(x, reinterpret_cast<float16*>(dst), head_dim, rotary_dim, cos, sin, w, inv_rms,
-                                       true);
-            break;
-        default:
-            norm_rope_head<A, P, Norm>(x, buffer, head_dim, rotary_dim, cos, sin, w, inv_rms, true);
-            store_quantized<A>(buffer, dst, head_dim, cache.storage,
-                              cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
-            break;
+    const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
+    // elements from one head of the slot to the next: head_dim (token_major) or block_size * head_dim
+    const std::ptrdiff_t head_step = in.heads > 1 ? cache.offset(s, 1) - cache.offset(s, 0) : 0;
+    alignas(64) float inv_rms[norm_block + 16];
+    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += norm_block) {
+        const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
+        if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
+        const T* x0 = in.head(t, h0);
+        std::byte* const row0 = cache.head(s, h0);
+        if (!stream) {  // float and 16-bit caches: straight from registers, a block of heads at a time
+            switch (cache.storage) {
+            case CacheStorage::float32:
+                norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float*>(row0), head_step, count, head_dim,
+                                            rotary_dim, cos, sin, w, inv_rms, true);
+                continue;
+            case CacheStorage::bfloat16:
+                norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<bfloat16*>(row0), head_step, count, head_dim,
+                                            rotary_dim, cos, sin, w, inv_rms, true);
+                continue;
+            case CacheStorage::float16:
+                norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float16*>(row0), head_step, count, head_dim,
+                                            rotary_dim, cos, sin, w, inv_rms, true);
+                continue;
+            default:
+                break;
+            }
         }
-        if (staged) simd::stream_copy<A>(row, staging, row_bytes);
+        // 8-bit caches (through a float buffer) and streamed rows (through the staging buffer): head by head
+        for (int i = 0; i < count; ++i) {
+            const std::ptrdiff_t h = h0 + i;
+            const T* x = in.head(t, h);
+            std::byte* const row = cache.head(s, h);
+            const bool staged = stream && simd::stream_copy_possible<A>(row, row_bytes);
+            std::byte* dst = staged ? staging : row;
+            switch (cache.storage) {
+            case CacheStorage::float32:
+                norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
+                                            inv_rms + i, true);
+                break;
+            case CacheStorage::bfloat16:
+                norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<bfloat16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
+                                            inv_rms + i, true);
+                break;
+            case CacheStorage::float16:
+                norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
+                                            inv_rms + i, true);
+                break;
+            default:
+                norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w, inv_rms + i, true);
+                store_quantized<A>(buffer, dst, head_dim, cache.storage,
+                                  cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
+                break;
+            }
+            if (staged) simd::stream_copy<A>(row, staging, row_bytes);
+        }
     }
 }
 

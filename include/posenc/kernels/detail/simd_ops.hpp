@@ -173,6 +173,38 @@ floats<A> sqrt(const floats<A>& v, requires_arch<xsimd::avx512f>) noexcept
 }
 #endif
 
+// ---- lane sums of float_lanes<A> registers at once: result lane k = sum of the lanes of rows[k] ----
+template <class A>
+floats<A> lane_sums(const floats<A>* rows, requires_arch<xsimd::generic>) noexcept
+{
+    return xsimd::haddp(rows);
+}
+#if XSIMD_WITH_AVX512F
+// A transposing add tree (128-bit blocks, then pairs, then lanes) in the zero-masking forms of
+// the shuffles (xsimd's haddp uses the plain ones: GCC bug 105593, as above). The tree leaves
+// row m's sum in lane position[m] for position = (0 2 1 3 8 10 9 11 4 6 5 7 12 14 13 15), an
+// involution, so reading the rows in that order puts row k's sum in lane k.
+template <class A>
+floats<A> lane_sums(const floats<A>* rows, requires_arch<xsimd::avx512f>) noexcept
+{
+    constexpr int position[16] = {0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15};
+    __m512 t[8], u[4], v[2];
+    for (int i = 0; i < 8; ++i) {
+        const __m512 a = rows[position[i]], b = rows[position[i + 8]];
+        t[i] = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(all_lanes, a, b, _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_maskz_shuffle_f32x4(all_lanes, a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    }
+    for (int i = 0; i < 4; ++i)
+        u[i] = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(all_lanes, t[i], t[i + 4], _MM_SHUFFLE(2, 0, 2, 0)),
+                             _mm512_maskz_shuffle_f32x4(all_lanes, t[i], t[i + 4], _MM_SHUFFLE(3, 1, 3, 1)));
+    for (int i = 0; i < 2; ++i)
+        v[i] = _mm512_add_ps(_mm512_maskz_shuffle_ps(all_lanes, u[i], u[i + 2], _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_maskz_shuffle_ps(all_lanes, u[i], u[i + 2], _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm512_add_ps(_mm512_maskz_shuffle_ps(all_lanes, v[0], v[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_maskz_shuffle_ps(all_lanes, v[0], v[1], _MM_SHUFFLE(3, 1, 3, 1)));
+}
+#endif
+
 // ---- pair swap: (v0 v1 v2 v3 ...) -> (v1 v0 v3 v2 ...) --------------------------------------------
 template <class A>
 floats<A> swap_pairs(const floats<A>& v, requires_arch<xsimd::generic>) noexcept
@@ -459,18 +491,15 @@ void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexce
 }
 #endif
 
-// ---- non-temporal (streaming) copy of a staged row, and the fence after streaming stores ------------
-// dst aligned to 16 bytes, bytes a multiple of 16, src aligned to 64 (a staging buffer): the
-// widest non-temporal store the alignment allows. Generic archs copy with memcpy.
+// ---- non-temporal copy of a staged row (dst 16-byte aligned, bytes % 16 == 0, src 64-byte aligned:
+// the widest such store the alignment allows; memcpy on generic archs), and the fence after it ----
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::generic>) noexcept
 {
     std::memcpy(dst, src, bytes);
 }
 template <class A>
-void store_fence(requires_arch<xsimd::generic>) noexcept
-{
-}
+void store_fence(requires_arch<xsimd::generic>) noexcept {}
 #if XSIMD_WITH_SSE2
 template <class A>
 void stream_copy_16(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
@@ -588,6 +617,14 @@ template <class A>
 void store_fence() noexcept
 {
     impl::store_fence<A>(A {});
+}
+
+/// Lane k: the sum of the lanes of rows[k], for k < float_lanes<A> (an add tree; the order of
+/// the additions is the tree's, not left to right).
+template <class A>
+floats<A> lane_sums(const floats<A>* rows) noexcept
+{
+    return impl::lane_sums<A>(rows, A {});
 }
 
 /// a * b - c, one rounding where the arch has FMA, two otherwise.
