@@ -578,6 +578,16 @@ TEST_CASE("[qwen2_5_omni/configuration_qwen2_5_omni.py, qwen2_5_omni/modeling_qw
         "rope_scaling": {"type": "default", "mrope_section": [16, 24, 24]}})");
     check_uniform_plain(talker, 2, 128, 128, 1e6, posenc::Pairing::half_split);
     CHECK(talker.rope.multi_axis()->pair_axes() == axes);
+    // Without a RoPE dict: the thinker's configuration class fills in sections [16, 24, 24]; the
+    // talker's has no default, and its attention indexes rope_scaling["mrope_section"].
+    const auto thinker_default = posenc::hf::parse_model(R"({"model_type": "qwen2_5_omni_text", "hidden_size": 3584,
+        "num_attention_heads": 28, "num_hidden_layers": 2})");
+    REQUIRE(thinker_default.rope.multi_axis().has_value());
+    CHECK(thinker_default.rope.multi_axis()->pair_axes() == axes);
+    CHECK(error_of(R"({"model_type": "qwen2_5_omni_talker", "hidden_size": 896, "num_attention_heads": 12,
+                       "num_hidden_layers": 2})") ==
+          "rope_scaling.mrope_section: expected a list of pairs per position axis: model_type \"qwen2_5_omni_talker\"'s "
+          "attention reads mrope_section on every forward pass and its configuration class has no default, got nothing");
     // The wrapper holds both (and Qwen3-Omni more): refused, naming thinker_config.
     CHECK(error_of(R"({"model_type": "qwen2_5_omni", "thinker_config": {"model_type": "qwen2_5_omni_thinker"},
                        "talker_config": {"model_type": "qwen2_5_omni_talker"}})")

@@ -608,6 +608,11 @@ inline HfModelConfig resolve_model_values(const json& root, const ReadOptions& o
             out.mrope_interleaved = primary.mrope_interleaved;
         }
     }
+    if (primary.mrope_section.empty() && family && family->has(trait::mrope_required))
+        fail(pre + (primary.scaling_key.empty() ? std::string("rope_scaling") : primary.scaling_key) + ".mrope_section",
+             "expected a list of pairs per position axis: model_type " + type_shown +
+                 "'s attention reads mrope_section on every forward pass and its configuration class has no default",
+             "nothing");
 
     // ---- prefix the key paths of a nested config ----
     for (HfGroupConfig& g : out.groups)

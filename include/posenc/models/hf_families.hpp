@@ -60,6 +60,9 @@ inline constexpr unsigned mla_table_width_head_dim = 1u << 7;
 /// The code reads layer_types[i] for every layer and has no default for it (LFM2-MoE): a config
 /// without layer_types is refused.
 inline constexpr unsigned layer_types_required = 1u << 8;
+/// The attention reads the RoPE dict's mrope_section on every forward pass and the configuration
+/// class has no default (Qwen2.5-Omni's talker): a config without it is refused.
+inline constexpr unsigned mrope_required = 1u << 9;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -126,10 +129,13 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen3_vl_text", Pairing::half_split, "qwen3_vl/modeling_qwen3_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen3_vl_moe_text", Pairing::half_split, "qwen3_vl_moe/modeling_qwen3_vl_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     // Qwen2.5-Omni's language models (the wrapper qwen2_5_omni holds both and is refused below):
-    // the thinker's text model and the talker, M-RoPE sections with rotate_half; the talker
-    // declares head_dim 128 (its hidden_size / heads is not the head width).
-    {"qwen2_5_omni_text", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 0, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis},
-    {"qwen2_5_omni_talker", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 128, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis},
+    // the thinker's text model and the talker, M-RoPE sections with rotate_half. The thinker's
+    // configuration class fills a missing dict with sections [16, 24, 24]; the talker has no
+    // default (its attention needs mrope_section) and declares head_dim 128 (its hidden_size /
+    // heads is not the head width).
+    {"qwen2_5_omni_text", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 0, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis, "",
+     R"({"rope_type": "default", "mrope_section": [16, 24, 24]})"},
+    {"qwen2_5_omni_talker", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 128, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis | trait::mrope_required},
     // half_split, rotating only the first rotary_dim = int(head_dim * partial_rotary_factor) dims
     {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", {}, 0.25, 0, 4096, "stablelm/configuration_stablelm.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
     {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 25000.0, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
