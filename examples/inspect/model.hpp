@@ -208,7 +208,9 @@ inline Model load_model(const Options& options)
                          detail::did_you_mean(options.preset, preset_names()) + " (see --list-presets)");
     }
     const std::string text = read_config_text(options.config_path);
-    return model_from_config(posenc::hf::parse_model(text), options.config_path);
+    posenc::hf::ReadOptions read_options;
+    read_options.assume_half_split = options.assume_half_split;
+    return model_from_config(posenc::hf::parse_model(text, read_options), options.config_path);
 }
 
 /// Why a learned-table model takes no RoPE options.

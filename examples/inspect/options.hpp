@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // options.hpp: posenc-inspect's command line, parsed into an Options value (no I/O here).
 //
-//   posenc-inspect (--preset NAME | --config PATH) [--layer N]
+//   posenc-inspect (--preset NAME | --config PATH [--assume-half-split]) [--layer N]
 //                  [--scaling TYPE | --compare TYPE,TYPE[,...]] [--factor S] [scaling parameters]
 //                  [--original-length N] [--length N] [--bound-pairs P]
 //                  [--json | --csv] [--svg DIR]
@@ -65,6 +65,9 @@ struct Options {
 
     std::string preset;       ///< --preset NAME ("" when --config is used)
     std::string config_path;  ///< --config PATH ("" when --preset is used)
+    /// --assume-half-split: read a config whose model_type posenc does not know as half_split
+    /// with generic defaults (posenc::hf::ReadOptions::assume_half_split) instead of refusing it
+    bool assume_half_split = false;
     std::optional<int> layer;  ///< --layer N: the layer whose group is shown in full
 
     std::optional<std::string> scaling;                ///< --scaling TYPE: replaces the group's own scaling
@@ -107,6 +110,9 @@ changes: a text table (default), JSON (--json), CSV (--csv), SVG charts (--svg).
 Model:
   --preset NAME            a built-in model (see --list-presets)
   --config PATH            a Hugging Face config.json
+  --assume-half-split      with --config: read a model_type posenc does not know
+                           as half_split pairing with generic defaults (default:
+                           refused, since its code decides the pairing)
   --layer N                show the RoPE group of layer N in full (default: the
                            full_attention group, or the only group)
 
@@ -190,7 +196,8 @@ inline std::string did_you_mean(const std::string& word, const std::vector<std::
 inline const std::vector<std::string>& option_names()
 {
     static const std::vector<std::string> names{
-        "--help", "--version", "--list-presets", "--preset", "--config", "--layer", "--scaling", "--compare",
+        "--help", "--version", "--list-presets", "--preset", "--config", "--assume-half-split", "--layer", "--scaling",
+        "--compare",
         "--factor", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim", "--truncate",
         "--attention-factor", "--low-freq-factor", "--high-freq-factor", "--short-factor", "--long-factor",
         "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg"};
@@ -414,6 +421,7 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--list-presets") flag(), o.mode = Options::Mode::list_presets;
         else if (name == "--json") flag(), o.json = true;
         else if (name == "--csv") flag(), o.csv = true;
+        else if (name == "--assume-half-split") flag(), o.assume_half_split = true;
         else if (name == "--preset") o.preset = nonempty("a preset name (see --list-presets)");
         else if (name == "--config") o.config_path = nonempty("the path of a config.json");
         else if (name == "--svg") o.svg_dir = nonempty("a directory");
@@ -465,6 +473,8 @@ inline Options parse_options(const std::vector<std::string>& args)
         throw UsageError(both ? "give --preset or --config, not both"
                               : "give --preset NAME or --config PATH (see --help)");
     }
+    if (o.assume_half_split && o.config_path.empty())
+        throw UsageError("--assume-half-split applies to --config only (presets name their pairing)");
     if (o.json && o.csv) throw UsageError("give --json or --csv, not both");
     if (o.scaling && o.compare) throw UsageError("give --scaling or --compare, not both");
 

@@ -140,17 +140,30 @@ void bind_model_rope(py::module_& m)
         .def_readonly("qk_head_dim", &hf::HfModel::qk_head_dim)
         .def_readonly("warnings", &hf::HfModel::warnings)
         .def_readonly("notes", &hf::HfModel::notes);
-    m.def("parse_hf_model", &hf::parse_model, py::arg("text"), "A config.json's text -> HfModel (every layer's RoPE).");
+    m.def(
+        "parse_hf_model",
+        [](const std::string& text, bool assume_half_split) {
+            hf::ReadOptions options;
+            options.assume_half_split = assume_half_split;
+            return hf::parse_model(text, options);
+        },
+        py::arg("text"), py::kw_only(), py::arg("assume_half_split") = false,
+        "A config.json's text -> HfModel (every layer's RoPE). A model_type posenc does not know is\n"
+        "refused unless assume_half_split=True.");
     m.def(
         "model_from_hf_config",
-        [](const py::object& source) {
+        [](const py::object& source, bool assume_half_split) {
+            hf::ReadOptions options;
+            options.assume_half_split = assume_half_split;
             if (py::isinstance<py::dict>(source))
-                return hf::parse_model(py::module_::import("json").attr("dumps")(source).cast<std::string>());
-            return hf::read_model(py::module_::import("os").attr("fspath")(source).cast<std::string>());
+                return hf::parse_model(py::module_::import("json").attr("dumps")(source).cast<std::string>(), options);
+            return hf::read_model(py::module_::import("os").attr("fspath")(source).cast<std::string>(), options);
         },
-        py::arg("source"),
+        py::arg("source"), py::kw_only(), py::arg("assume_half_split") = false,
         "The whole model of a Hugging Face config (a path or a dict): nested text_config, layer_types,\n"
-        "per-layer-type rope_parameters, NoPE layers, M-RoPE. Returns HfModel; .rope is the ModelRope.");
+        "per-layer-type rope_parameters, NoPE layers, M-RoPE. Returns HfModel; .rope is the ModelRope.\n"
+        "A model_type posenc does not know is refused (its code decides the pairing) unless\n"
+        "assume_half_split=True: half_split pairs, generic defaults, and a warning.");
 
     m.def(
         "frequency_table",

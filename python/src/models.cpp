@@ -134,23 +134,36 @@ void bind_models(py::module_& m)
         .def("__repr__", [](const hf::HfModelRope& r) {
             return "HfModelRope(name='" + r.name + "', rope_type='" + scaling_type_name(r.scaling) + "')";
         });
-    m.def("parse_hf_config", &hf::parse_model_rope, py::arg("text"),
-          "A config.json's text -> HfModelRope. Raises posenc.Error naming the key path.");
+    m.def(
+        "parse_hf_config",
+        [](const std::string& text, bool assume_half_split) {
+            hf::ReadOptions options;
+            options.assume_half_split = assume_half_split;
+            return hf::parse_model_rope(text, options);
+        },
+        py::arg("text"), py::kw_only(), py::arg("assume_half_split") = false,
+        "A config.json's text -> HfModelRope. Raises posenc.Error naming the key path. A model_type\n"
+        "posenc does not know is refused unless assume_half_split=True (then read as half_split pairs\n"
+        "with generic defaults, and a warning).");
     m.def(
         "from_hf_config",
-        [](const py::object& source) {
+        [](const py::object& source, bool assume_half_split) {
+            hf::ReadOptions options;
+            options.assume_half_split = assume_half_split;
             if (py::isinstance<py::dict>(source)) {
                 const std::string text = py::module_::import("json").attr("dumps")(source).cast<std::string>();
-                return hf::parse_model_rope(text);
+                return hf::parse_model_rope(text, options);
             }
             const std::string path = py::module_::import("os").attr("fspath")(source).cast<std::string>();
-            return hf::read_model_rope(path);
+            return hf::read_model_rope(path, options);
         },
-        py::arg("source"),
+        py::arg("source"), py::kw_only(), py::arg("assume_half_split") = false,
         "A Hugging Face config: a path (str or os.PathLike) to a config.json, or the config as a dict\n"
         "(serialised with json.dumps). Returns HfModelRope (spec, scaling, lengths, attention factor,\n"
         "softmax multiplier, warnings). Raises posenc.Error naming the key path, e.g.\n"
-        "'rope_scaling.factor: expected a number >= 1, got \"four\"'.");
+        "'rope_scaling.factor: expected a number >= 1, got \"four\"'. A model_type posenc does not know\n"
+        "is refused (its code decides the pairing) unless assume_half_split=True: half_split pairs,\n"
+        "generic defaults, and a warning.");
 
     // ---- frequency_table ----------------------------------------------------------------------
     const Scaling none = NoScaling{};

@@ -202,6 +202,21 @@ def test_config_errors_name_the_key_path():
         posenc.from_hf_config(CONFIGS / "no-such-config.json")
 
 
+def test_an_unknown_model_type_is_refused_unless_half_split_is_assumed():
+    config = {"model_type": "brand_new_lm", "hidden_size": 1024, "num_attention_heads": 8}
+    with pytest.raises(posenc.Error, match=r"^model_type: expected a model type posenc knows"):
+        posenc.from_hf_config(config)
+    with pytest.raises(posenc.Error, match=r"assume_half_split"):
+        posenc.parse_hf_config(json.dumps(config))
+    model = posenc.from_hf_config(config, assume_half_split=True)
+    assert model.spec == posenc.RopeSpec(128, 128, 1e4, "half_split")
+    assert [w.key for w in model.warnings] == ["model_type"]
+    whole = posenc.model_from_hf_config(config, assume_half_split=True)
+    assert whole.rope.primary_group().spec == model.spec
+    with pytest.raises(posenc.Error, match=r"^model_type: expected a model type posenc knows"):
+        posenc.parse_hf_model(json.dumps(config))
+
+
 # ---------------------------------------------------------------- docstrings
 
 def test_help_teaches_the_formulas():

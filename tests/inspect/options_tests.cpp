@@ -51,8 +51,10 @@ TEST_CASE("[cli] every option, in --name value and --name=value forms")
     const auto yarn = inspect::parse_options({"--config=c.json", "--scaling=yarn", "--factor=32", "--beta-fast", "32",
                                               "--beta-slow=1", "--mscale", "1", "--mscale-all-dim", "1", "--truncate",
                                               "false", "--attention-factor", "1.5", "--original-length", "4096",
-                                              "--length=131072", "--json", "--layer", "5", "--bound-pairs=32"});
+                                              "--length=131072", "--json", "--layer", "5", "--bound-pairs=32",
+                                              "--assume-half-split"});
     CHECK(yarn.config_path == "c.json");
+    CHECK(yarn.assume_half_split);
     CHECK(yarn.beta_fast == 32.0);
     CHECK(yarn.beta_slow == 1.0);
     CHECK(yarn.mscale == 1.0);
@@ -119,6 +121,8 @@ TEST_CASE("[cli] usage errors are one line naming the option")
     CHECK(usage_error({"--preset", "a", "--preset", "b"}) == "--preset given twice");
     CHECK(usage_error({"qwen3-8b"}) == "unexpected argument \"qwen3-8b\" (options start with --; see --help)");
     CHECK(usage_error({"--preset", "a", "--json=yes"}) == "--json takes no value, got \"yes\"");
+    CHECK(usage_error({"--preset", "a", "--assume-half-split"}) ==
+          "--assume-half-split applies to --config only (presets name their pairing)");
     CHECK(usage_error({"--preset", "a", "--json", "--csv"}) == "give --json or --csv, not both");
     CHECK(usage_error({"--preset", "a", "--scaling", "yarn", "--compare", "none,yarn", "--factor", "4"}) ==
           "give --scaling or --compare, not both");

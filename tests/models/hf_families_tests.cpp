@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -465,6 +466,231 @@ TEST_CASE("[bamba/configuration_bamba.py, bamba/modular_bamba.py] attention only
         "attn_layer_indices": [1], "layer_types": ["full_attention", "full_attention"]})");
     CHECK(typed.rope.nope_layers() == std::vector<int>{0});
     CHECK(has_warning(typed, "layer_types"));
+}
+
+// ---- families added from transformers' current model files ----
+
+TEST_CASE("[longcat_flash/modeling_longcat_flash.py, longcat_flash/configuration_longcat_flash.py] MLA, interleaved always, two attention sublayers per layer")
+{
+    // LongcatFlashMLA applies apply_rotary_pos_emb_interleave to the qk_rope_head_dim slice (no
+    // rope_interleave); each of the num_layers decoder layers holds two attention sublayers
+    // (layer indices 2l and 2l + 1), and the model sets num_hidden_layers = 2 * num_layers. Class
+    // defaults: rope_theta 1e7, num_layers 28, qk_rope_head_dim 64, qk_nope_head_dim 128, head_dim
+    // 64 (the rotary table's width), max_position_embeddings 131072.
+    const double theta = 1e7;
+    const int rope_dim = 64, nope_dim = 128, decoder_layers = 3;
+    const auto m = posenc::hf::parse_model(R"({"model_type": "longcat_flash", "hidden_size": 6144, "num_attention_heads": 64,
+        "num_layers": 3, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "head_dim": 64, "rope_theta": 10000000.0})");
+    check_uniform_plain(m, 2 * decoder_layers, rope_dim, rope_dim, theta, posenc::Pairing::interleaved);
+    CHECK(m.qk_head_dim == nope_dim + rope_dim);
+    CHECK(m.rope.primary_group().max_position_embeddings == 131072);
+    CHECK(m.warnings.empty());
+    // Without any of them: 2 * 28 attention layers at base 1e7, 64 of 192 dims rotated.
+    const auto defaults = posenc::hf::parse_model(R"({"model_type": "longcat_flash", "hidden_size": 6144,
+                                                     "num_attention_heads": 64})");
+    check_uniform_plain(defaults, 2 * 28, 64, 64, theta, posenc::Pairing::interleaved);
+    CHECK(defaults.qk_head_dim == 192);
+    // num_hidden_layers is overwritten by the model; rope_interleave is not read.
+    const auto ignored = posenc::hf::parse_model(R"({"model_type": "longcat_flash", "num_layers": 2,
+        "num_hidden_layers": 56, "rope_interleave": false})");
+    check_uniform_plain(ignored, 4, 64, 64, theta, posenc::Pairing::interleaved);
+    CHECK(has_warning(ignored, "num_hidden_layers"));
+    CHECK(has_warning(ignored, "rope_interleave"));
+    // The table is head_dim wide and rotates the qk_rope_head_dim slice: they must agree.
+    CHECK(error_of(R"({"model_type": "longcat_flash", "num_layers": 1, "qk_rope_head_dim": 64, "head_dim": 128})") ==
+          "head_dim: expected qk_rope_head_dim's value 64 (longcat_flash's rotary table is head_dim wide and rotates the "
+          "qk_rope_head_dim slice of each head; with other widths transformers cannot apply it), got 128");
+    CHECK(error_of(R"({"model_type": "longcat_flash", "num_layers": 1, "qk_rope_head_dim": 32})")
+              .rfind("head_dim: expected qk_rope_head_dim's value 32", 0) == 0);
+    // Softmax scale: qk_head_dim^(-1/2) times g(s, mscale_all_dim)^2 under YaRN (DeepSeek-V3's rule),
+    // g = 0.1 * mscale_all_dim * ln(s) + 1.
+    const auto yarn = posenc::hf::parse_model_rope(R"({"model_type": "longcat_flash", "num_layers": 1,
+        "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "yarn", "factor": 4.0,
+        "original_max_position_embeddings": 32768, "mscale": 1.0, "mscale_all_dim": 1.0}})");
+    const double g = 0.1 * 1.0 * std::log(4.0) + 1.0;
+    CHECK(std::abs(yarn.softmax_scale_multiplier - g * g) <= 4e-16 * g * g);
+    CHECK(std::abs(yarn.softmax_scale() - std::pow(192.0, -0.5) * g * g) <= 4e-16 * std::pow(192.0, -0.5) * g * g);
+}
+
+TEST_CASE("[ministral3/modular_ministral3.py, ministral3/configuration_ministral3.py] rotate_half; Llama 4's query scale refused unless 0")
+{
+    // Ministral3Attention multiplies the rotated query by 1 + beta * ln(1 + floor(position / L0)),
+    // beta = rope_parameters["llama_4_scaling_beta"] (class default 0.1): not a RoPE table.
+    const std::string rule = "is not representable: Ministral 3 multiplies every query, after RoPE, by 1 + "
+                             "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings))";
+    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2})")
+              .rfind("rope_parameters.llama_4_scaling_beta: " + rule, 0) == 0);
+    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2})")
+              .find("got 0.1 (the class-default rope_parameters)") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "yarn",
+        "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384,
+        "llama_4_scaling_beta": 0.1}})")
+              .rfind("rope_parameters.llama_4_scaling_beta: " + rule, 0) == 0);
+    // Absent from a config's dict, transformers' forward fails on None: refused too.
+    CHECK(error_of(R"({"model_type": "ministral3", "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}})")
+              .find("got nothing") != std::string::npos);
+    // beta 0: the query scale is 1 and the dict is read (class defaults head_dim 128,
+    // max_position_embeddings 262144; the dict's own keys are not "unrecognized").
+    const auto m = posenc::hf::parse_model(R"({"model_type": "mistral3", "text_config": {"model_type": "ministral3",
+        "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 2,
+        "rope_parameters": {"type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,
+                            "original_max_position_embeddings": 16384, "max_position_embeddings": 262144,
+                            "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0,
+                            "llama_4_scaling_beta": 0}}})");
+    CHECK(m.model_type == "ministral3");
+    CHECK(m.warnings.empty());
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    CHECK(g.max_position_embeddings == 262144);
+    REQUIRE(std::holds_alternative<posenc::YarnScaling>(g.scaling));
+    // YaRN: pairs below floor(d(beta_fast)) keep inv_freq, pairs above ceil(d(beta_slow)) are divided
+    // by the factor, d(r) = R ln(L0 / (2 pi r)) / (2 ln base); mscale = mscale_all_dim: factor 1.
+    const double pi = std::acos(-1.0), base = 1e6, factor = 16.0, l0 = 16384.0;
+    const int R = 128;
+    auto d = [&](double r) { return R * std::log(l0 / (2.0 * pi * r)) / (2.0 * std::log(base)); };
+    REQUIRE(std::floor(d(32.0)) > 0.0);
+    REQUIRE(std::ceil(d(1.0)) < R / 2 - 1);
+    const posenc::FrequencyTable t = g.table(posenc::Precision::exact);
+    CHECK(g.spec.head_dim() == 128);
+    CHECK(g.spec.pairing() == posenc::Pairing::half_split);
+    CHECK(relative(t.inv_freq(0), 1.0) <= 1e-12);
+    CHECK(relative(t.inv_freq(R / 2 - 1), std::pow(base, -2.0 * (R / 2 - 1) / R) / factor) <= 1e-12);
+    CHECK(g.attention_factor == 1.0);
+}
+
+TEST_CASE("[qwen2_5_omni/configuration_qwen2_5_omni.py, qwen2_5_omni/modeling_qwen2_5_omni.py] thinker and talker on their own; the wrapper refused")
+{
+    // Both language models use apply_multimodal_rotary_pos_emb: rotate_half, mrope_section over the
+    // pairs. Thinker text config (qwen2_5_omni_text, nested in qwen2_5_omni_thinker): rope_theta 1e6,
+    // max_position_embeddings 32768, head_dim hidden_size // heads = 3584 // 28 = 128.
+    const auto thinker = posenc::hf::parse_model(R"({"model_type": "qwen2_5_omni_thinker", "text_config": {
+        "hidden_size": 3584, "num_attention_heads": 28, "num_hidden_layers": 2,
+        "rope_scaling": {"type": "default", "mrope_section": [16, 24, 24]}}})");
+    CHECK(thinker.model_type == "qwen2_5_omni_text");
+    check_uniform_plain(thinker, 2, 3584 / 28, 3584 / 28, 1e6, posenc::Pairing::half_split);
+    CHECK(thinker.rope.primary_group().max_position_embeddings == 32768);
+    REQUIRE(thinker.rope.multi_axis().has_value());
+    std::vector<int> axes;
+    for (int i = 0; i < 64; ++i) axes.push_back(i < 16 ? 0 : i < 40 ? 1 : 2);
+    CHECK(thinker.rope.multi_axis()->pair_axes() == axes);
+    // Talker: head_dim declared 128, not hidden_size // heads (896 // 12 = 74).
+    const auto talker = posenc::hf::parse_model(R"({"model_type": "qwen2_5_omni_talker", "hidden_size": 896,
+        "num_attention_heads": 12, "num_hidden_layers": 2,
+        "rope_scaling": {"type": "default", "mrope_section": [16, 24, 24]}})");
+    check_uniform_plain(talker, 2, 128, 128, 1e6, posenc::Pairing::half_split);
+    CHECK(talker.rope.multi_axis()->pair_axes() == axes);
+    // Without a RoPE dict: the thinker's configuration class fills in sections [16, 24, 24]; the
+    // talker's has no default, and its attention indexes rope_scaling["mrope_section"].
+    const auto thinker_default = posenc::hf::parse_model(R"({"model_type": "qwen2_5_omni_text", "hidden_size": 3584,
+        "num_attention_heads": 28, "num_hidden_layers": 2})");
+    REQUIRE(thinker_default.rope.multi_axis().has_value());
+    CHECK(thinker_default.rope.multi_axis()->pair_axes() == axes);
+    CHECK(error_of(R"({"model_type": "qwen2_5_omni_talker", "hidden_size": 896, "num_attention_heads": 12,
+                       "num_hidden_layers": 2})") ==
+          "rope_scaling.mrope_section: expected a list of pairs per position axis: model_type \"qwen2_5_omni_talker\"'s "
+          "attention reads mrope_section on every forward pass and its configuration class has no default, got nothing");
+    // The wrapper holds both (and Qwen3-Omni more): refused, naming thinker_config.
+    CHECK(error_of(R"({"model_type": "qwen2_5_omni", "thinker_config": {"model_type": "qwen2_5_omni_thinker"},
+                       "talker_config": {"model_type": "qwen2_5_omni_talker"}})")
+              .rfind("thinker_config: is not representable as one model: Qwen2.5-Omni holds two language models", 0) == 0);
+    CHECK(error_of(R"({"model_type": "qwen3_omni_moe", "thinker_config": {}, "talker_config": {}})")
+              .rfind("thinker_config: is not representable as one model: Qwen3-Omni", 0) == 0);
+}
+
+TEST_CASE("[glm4v_moe/modular_glm4v_moe.py, glm4v_moe/configuration_glm4v_moe.py] half_split M-RoPE sections in the rotary half")
+{
+    // Glm4vMoeTextAttention applies GPT-NeoX's apply_rotary_pos_emb (rotate_half on the first
+    // rotary_dim dims); the text rotary embedding picks axis i % 3 per mrope_section block of the
+    // pairs. partial_rotary_factor 0.5 (setdefault), max_position_embeddings 65536; the wrapper
+    // glm4v_moe nests glm4v_moe_text. head_dim 128 -> rotary 64, 32 pairs = [8, 12, 12].
+    const auto m = posenc::hf::parse_model(R"({"model_type": "glm4v_moe", "text_config": {"hidden_size": 4096,
+        "num_attention_heads": 96, "head_dim": 128, "num_hidden_layers": 2, "rope_theta": 10000,
+        "rope_scaling": {"rope_type": "default", "mrope_section": [8, 12, 12]}}})");
+    CHECK(m.model_type == "glm4v_moe_text");
+    check_uniform_plain(m, 2, 128, 128 / 2, 10000.0, posenc::Pairing::half_split);
+    CHECK(m.rope.primary_group().max_position_embeddings == 65536);
+    REQUIRE(m.rope.multi_axis().has_value());
+    std::vector<int> axes;
+    for (int i = 0; i < 32; ++i) axes.push_back(i < 8 ? 0 : i < 20 ? 1 : 2);
+    CHECK(m.rope.multi_axis()->pair_axes() == axes);
+}
+
+TEST_CASE("[flex_olmo/modular_flex_olmo.py, flex_olmo/configuration_flex_olmo.py] OLMo 2's rotate_half, base 500000")
+{
+    // FlexOlmoAttention is Olmo2Attention; class defaults rope_theta 500000, max_position_embeddings 4096.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "flex_olmo", "hidden_size": 4096, "num_attention_heads": 32,
+                                              "num_hidden_layers": 2})");
+    check_uniform_plain(m, 2, 4096 / 32, 4096 / 32, 500000.0, posenc::Pairing::half_split);
+    CHECK(m.rope.primary_group().max_position_embeddings == 4096);
+    CHECK(m.warnings.empty());
+}
+
+TEST_CASE("[lfm2_moe/modular_lfm2_moe.py, lfm2_moe/configuration_lfm2_moe.py] LFM2's conv layers without RoPE; layer_types required")
+{
+    // Lfm2MoeDecoderLayer is LFM2's: attention (rotate_half, Llama's rotary embedding) where
+    // layer_types[i] == "full_attention", a short convolution elsewhere. The configuration class
+    // stores layer_types as given (no default, no full_attn_idxs); rope_theta 1e6,
+    // max_position_embeddings 128000; head_dim 2048 // 32 = 64.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "lfm2_moe", "hidden_size": 2048, "num_attention_heads": 32,
+        "num_hidden_layers": 4, "layer_types": ["conv", "full_attention", "conv", "full_attention"]})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{0, 2});
+    REQUIRE(m.rope.num_groups() == 1);
+    check_group(m.rope.primary_group(), 2048 / 32, 2048 / 32, 1e6, posenc::Pairing::half_split,
+                plain_inv_freq(1e6, 2048 / 32));
+    CHECK(m.rope.primary_group().max_position_embeddings == 128000);
+    CHECK(m.warnings.empty());
+    CHECK(error_of(R"({"model_type": "lfm2_moe", "hidden_size": 2048, "num_attention_heads": 32, "num_hidden_layers": 2})") ==
+          "layer_types: expected one entry per layer: model_type \"lfm2_moe\"'s code reads layer_types[i] for every layer "
+          "and has no default for it, got nothing");
+    const auto idxs = posenc::hf::parse_model(R"({"model_type": "lfm2_moe", "head_dim": 64, "num_hidden_layers": 2,
+        "full_attn_idxs": [0], "layer_types": ["conv", "full_attention"]})");
+    CHECK(idxs.rope.nope_layers() == std::vector<int>{0});
+    CHECK(has_warning(idxs, "full_attn_idxs"));
+}
+
+TEST_CASE("[minimax_m2/modular_minimax_m2.py] refused: the rotary width is not settled")
+{
+    CHECK(error_of(R"({"model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48, "head_dim": 128,
+                       "rotary_dim": 64})")
+              .rfind("rotary_dim: is not read: MiniMax-M2 rotates part of each head", 0) == 0);
+    CHECK(error_of(R"({"model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48})")
+              .rfind("model_type: is not read: MiniMax-M2", 0) == 0);
+}
+
+// ---- a model_type posenc does not know ----
+
+TEST_CASE("[model_type] a model_type posenc does not know: refused unless the caller opts in to half_split")
+{
+    const std::string config = R"({"model_type": "brand_new_lm", "hidden_size": 1024, "num_attention_heads": 8,
+                                   "num_hidden_layers": 2})";
+    CHECK(error_of(config) ==
+          "model_type: expected a model type posenc knows (include/posenc/models/hf_families.hpp): the model's own code "
+          "decides its pairing (rotate_half or interleaved) and class defaults, and the config does not say them; to read "
+          "it with half_split pairing and generic defaults anyway, opt in with ReadOptions::assume_half_split "
+          "(posenc-inspect --assume-half-split), got \"brand_new_lm\"");
+    CHECK(error_of(R"({"model_type": "new_vlm", "text_config": {"model_type": "new_vlm_text", "head_dim": 64}})")
+              .rfind("text_config.model_type: expected a model type posenc knows", 0) == 0);
+    // Opted in: half_split over the whole head, generic base, one warning naming model_type.
+    posenc::hf::ReadOptions opt_in;
+    opt_in.assume_half_split = true;
+    const auto m = posenc::hf::parse_model(config, opt_in);
+    check_uniform_plain(m, 2, 1024 / 8, 1024 / 8, 10000.0, posenc::Pairing::half_split);
+    REQUIRE(m.warnings.size() == 1);
+    CHECK(m.warnings[0].key == "model_type");
+    CHECK(posenc::hf::parse_model_rope(config, opt_in).spec.pairing() == posenc::Pairing::half_split);
+    // The opt-in lifts neither the model-specific keys nor the families refused by name.
+    CHECK(error_of(R"({"model_type": "brand_new_lm", "head_dim": 64, "rope_interleave": true})")
+              .rfind("rope_interleave: is read only for model types posenc knows", 0) == 0);
+    std::string refused = "(accepted)";
+    try {
+        posenc::hf::parse_model(R"({"model_type": "dbrx", "d_model": 6144, "n_heads": 48})", opt_in);
+    } catch (const posenc::error& e) {
+        refused = e.what();
+    }
+    CHECK(refused.rfind("model_type: is not representable: DBRX", 0) == 0);
+    // A config without model_type names no model: the generic description, with the warning.
+    const auto plain = posenc::hf::parse_model(R"({"hidden_size": 1024, "num_attention_heads": 8, "num_hidden_layers": 2})");
+    check_uniform_plain(plain, 2, 128, 128, 10000.0, posenc::Pairing::half_split);
+    CHECK(has_warning(plain, "model_type"));
 }
 
 // ---- families with rules posenc cannot represent: refused, naming the key ----

@@ -165,9 +165,14 @@ TEST_CASE("[HF modeling files] the pairing comes from model_type")
     CHECK(load("llama-4-scout-17b-16e-instruct.json").rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
     CHECK(load("command-r7b-12-2024.json").rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
     CHECK(load("olmo-2-1124-7b.json").rope.primary_group().spec.pairing() == posenc::Pairing::half_split);
-    // An unknown model_type with plain keys: accepted, half_split, one warning saying so.
-    const auto m = posenc::hf::parse_model(R"({"model_type": "brand_new_lm", "hidden_size": 1024,
-                                               "num_attention_heads": 8, "num_hidden_layers": 4, "rope_theta": 1e4})");
+    // An unknown model_type with plain keys: refused by default (its code decides the pairing);
+    // with ReadOptions::assume_half_split, half_split and one warning saying so.
+    const std::string unknown = R"({"model_type": "brand_new_lm", "hidden_size": 1024,
+                                    "num_attention_heads": 8, "num_hidden_layers": 4, "rope_theta": 1e4})";
+    CHECK(error_of(unknown).rfind("model_type: expected a model type posenc knows", 0) == 0);
+    posenc::hf::ReadOptions opt_in;
+    opt_in.assume_half_split = true;
+    const auto m = posenc::hf::parse_model(unknown, opt_in);
     CHECK(m.rope.primary_group().spec.pairing() == posenc::Pairing::half_split);
     REQUIRE(m.warnings.size() == 1);
     CHECK(m.warnings[0].key == "model_type");
@@ -251,9 +256,18 @@ TEST_CASE("[refusals] every key posenc cannot represent is an error naming the k
     CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "max_position_embeddings": 4096,
                        "rope_scaling": {"type": "dynamic", "factor": 1.0, "alpha": 1000.0}})")
               .rfind("rope_scaling.alpha: is read only for model types posenc knows", 0) == 0);
-    CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "layer_types": ["full_attention", "sliding_attention"]})") ==
-          "layer_types[1]: expected every layer of the same type for model_type \"mystery\" (whether its layer types "
-          "share one RoPE cannot be told from the config), got \"sliding_attention\"");
+    // Mixed layer types: refused also when the caller opts in to reading the unknown type as half_split.
+    std::string mixed = "(accepted)";
+    try {
+        posenc::hf::ReadOptions opt_in;
+        opt_in.assume_half_split = true;
+        posenc::hf::parse_model(R"({"model_type": "mystery", "head_dim": 64, "layer_types": ["full_attention", "sliding_attention"]})",
+                                opt_in);
+    } catch (const posenc::error& e) {
+        mixed = e.what();
+    }
+    CHECK(mixed == "layer_types[1]: expected every layer of the same type for model_type \"mystery\" (whether its layer types "
+                   "share one RoPE cannot be told from the config), got \"sliding_attention\"");
     CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "layer_types": ["full_attention"],
                        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e4}}})")
               .rfind("rope_parameters: expected one dict for model_type \"mystery\"", 0) == 0);

@@ -62,8 +62,9 @@ struct HfModelRope {
     std::int64_t original_length;
     /// The factor Hugging Face multiplies cos and sin by at init (scaling_attention_factor).
     double attention_factor;
-    /// DeepSeek-V3-style MLA (qk_rope_head_dim present, model_type deepseek_v3, deepseek_v32 or
-    /// one posenc does not know): g(s, mscale_all_dim)^2 for YaRN with a non-zero mscale_all_dim;
+    /// DeepSeek-V3-style MLA (qk_rope_head_dim present, model_type deepseek_v3, deepseek_v32,
+    /// longcat_flash, or one posenc does not know read with ReadOptions::assume_half_split):
+    /// g(s, mscale_all_dim)^2 for YaRN with a non-zero mscale_all_dim;
     /// 1 for every other model, DeepSeek-V2 included (transformers' DeepseekV2Attention uses
     /// qk_head_dim^(-1/2) alone).
     double softmax_scale_multiplier;
@@ -272,17 +273,29 @@ inline HfModel model_of(const HfModelConfig& config)
 }
 
 /// parse_model_config then model_of: every layer's RoPE from config.json text.
-inline HfModel parse_model(std::string_view text) { return model_of(parse_model_config(text)); }
+inline HfModel parse_model(std::string_view text, const ReadOptions& options = {})
+{
+    return model_of(parse_model_config(text, options));
+}
 
 /// read_model_config then model_of. Throws posenc::error naming the path when the file cannot be
 /// opened, and the key path when a value is refused.
-inline HfModel read_model(const std::string& path) { return model_of(read_model_config(path)); }
+inline HfModel read_model(const std::string& path, const ReadOptions& options = {})
+{
+    return model_of(read_model_config(path, options));
+}
 
 /// parse_config (the JSON stage) then model_rope. Throws posenc::error with the key path.
-inline HfModelRope parse_model_rope(std::string_view text) { return model_rope(parse_config(text)); }
+inline HfModelRope parse_model_rope(std::string_view text, const ReadOptions& options = {})
+{
+    return model_rope(parse_config(text, options));
+}
 
 /// read_config (the JSON stage) then model_rope. Throws posenc::error naming the path when the
 /// file cannot be opened, and the key path when a value is refused.
-inline HfModelRope read_model_rope(const std::string& path) { return model_rope(read_config(path)); }
+inline HfModelRope read_model_rope(const std::string& path, const ReadOptions& options = {})
+{
+    return model_rope(read_config(path, options));
+}
 
 }  // namespace posenc::hf

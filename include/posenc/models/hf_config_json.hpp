@@ -29,13 +29,19 @@
 //                      pairs per position axis [temporal, height, width].
 //   rope_interleave    DeepSeek-V3 only (false: half_split); ignored with a warning by other known
 //                      families, refused under an unknown model_type.
-//   class-default dict gpt_oss (YaRN x32), apertus (llama3 x8) when the config has no RoPE dict.
+//   class-default dict gpt_oss (YaRN x32), apertus (llama3 x8), ministral3 (YaRN x16) when the
+//                      config has no RoPE dict.
+//   num_layers         LongCat Flash: two attention sublayers per decoder layer, 2 * num_layers
+//                      attention layers (class default 28 decoder layers).
 // Families and their pairing and defaults: hf_families.hpp; the families refused by name (and
 // when): its family_refusals.
 //
 // The rule: a key that changes RoPE and that posenc cannot represent is an error naming the key.
-// A model_type posenc does not know is read with half_split pairing and a one-line warning, as
-// long as its config uses no key whose meaning depends on the model's code (those are refused).
+// A model_type posenc does not know is refused, naming model_type (its code decides the pairing
+// and the class defaults). ReadOptions::assume_half_split opts in to reading it with half_split
+// pairing, generic defaults and a one-line warning, as long as its config uses no key whose
+// meaning depends on the model's code (those are refused either way). A config without model_type
+// names no model: it is read as the generic description (half_split), with that warning.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -87,6 +93,15 @@ struct HfModelConfig {
                 if (g.name == "full_attention") return g;
         return groups.front();
     }
+};
+
+/// How the reader treats a config it cannot settle from posenc's family table alone.
+struct ReadOptions {
+    /// Read a model_type posenc does not know (none of hf_families.hpp's rows or refusals) with
+    /// half_split pairing (rotate_half) and generic defaults, plus a warning saying so. Off (the
+    /// default): such a config is refused with an error naming model_type, since the model's own
+    /// code decides its pairing and the config does not say it.
+    bool assume_half_split = false;
 };
 
 namespace detail_json {
@@ -166,7 +181,7 @@ auto with_parsed_text(std::string_view text, Resolve&& resolve) -> decltype(reso
     return resolve(j);
 }
 
-inline HfModelConfig resolve_model_values(const json& root)
+inline HfModelConfig resolve_model_values(const json& root, const ReadOptions& options)
 {
     if (!root.is_object()) fail_json("config", "expected a JSON object", root);
     HfModelConfig out;
@@ -221,7 +236,28 @@ inline HfModelConfig resolve_model_values(const json& root)
         const json* dict = rope_parameters;
         std::string dict_key = "rope_parameters";
         if (!dict || !dict->is_object()) dict = member(*text, "rope_scaling"), dict_key = "rope_scaling";
-        if (!per_type && dict && dict->is_object()) {
+        if (refusal->when == RefuseWhen::unless_zero) {
+            // The config's dict, else the class default's value of the key (transformers fills a
+            // missing dict with it).
+            const std::string key(refusal->key);
+            std::string shown_value = "nothing";
+            std::string path = pre + (dict && dict->is_object() ? dict_key : std::string("rope_parameters")) + "." + key;
+            bool zero = false;
+            if (dict && dict->is_object()) {
+                if (const json* v = member(*dict, key.c_str())) {
+                    zero = v->is_number() && v->get<double>() == 0.0;
+                    shown_value = shown(*v);
+                }
+            } else if (family && !family->default_rope.empty()) {
+                const json class_default = json::parse(family->default_rope.begin(), family->default_rope.end());
+                if (const json* v = member(class_default, key.c_str())) {
+                    zero = v->is_number() && v->get<double>() == 0.0;
+                    shown_value = shown(*v) + " (the class-default rope_parameters)";
+                }
+            }
+            if (!zero) fail(path, reason, shown_value);
+        }
+        if (refusal->when != RefuseWhen::unless_zero && !per_type && dict && dict->is_object()) {
             const json* type = member(*dict, "rope_type");
             std::string type_key = dict_key + ".rope_type";
             if (!type) type = member(*dict, "type"), type_key = dict_key + ".type";
@@ -258,7 +294,8 @@ inline HfModelConfig resolve_model_values(const json& root)
                                       (family->layers == LayerRule::gemma3_local_base ||
                                        family->layers == LayerRule::nope_when_full)) ||
                                      (k == "full_attention_interval" && family->layers == LayerRule::linear_attention_nope) ||
-                                     (k == "full_attn_idxs" && family->layers == LayerRule::conv_nope) ||
+                                     (k == "full_attn_idxs" && family->layers == LayerRule::conv_nope &&
+                                      !family->has(trait::layer_types_required)) ||
                                      (k == "attn_layer_indices" && family->layers == LayerRule::mamba_nope));
         if (!family)
             fail(pre + k, "is read only for model types posenc knows; model_type " + type_shown +
@@ -280,6 +317,13 @@ inline HfModelConfig resolve_model_values(const json& root)
                              "is read only for model types posenc knows; model_type " + type_shown +
                                  " is not one, and how its code uses this key cannot be told from the config",
                              shown(*v));
+        if (!out.model_type.empty() && !options.assume_half_split)
+            fail(pre + "model_type",
+                 "expected a model type posenc knows (include/posenc/models/hf_families.hpp): the model's own code decides "
+                 "its pairing (rotate_half or interleaved) and class defaults, and the config does not say them; to read it "
+                 "with half_split pairing and generic defaults anyway, opt in with ReadOptions::assume_half_split "
+                 "(posenc-inspect --assume-half-split)",
+                 type_shown);
         out.warnings.push_back({pre + "model_type", type_shown + " is not a model type posenc knows; half_split "
                                                                  "pairing (rotate_half) and generic defaults assumed"});
     }
@@ -292,6 +336,26 @@ inline HfModelConfig resolve_model_values(const json& root)
             out.num_layers = n;
             break;
         }
+    if (family && family->layers == LayerRule::paired_sublayers) {
+        // longcat_flash/modeling_longcat_flash.py: num_layers decoder layers of two attention
+        // sublayers each; the model sets num_hidden_layers = 2 * num_layers.
+        int decoder_layers = family->layer_pattern;
+        if (const json* v = member(*text, "num_layers")) {
+            decoder_layers = positive_int(*v, pre + "num_layers");
+            if (decoder_layers > ModelRope::max_layers / 2)
+                fail_json(pre + "num_layers", "expected a positive integer <= 500000 (two attention layers each)", *v);
+        } else {
+            out.notes.push_back("num_layers absent: " + out.model_type + "'s class default " + std::to_string(decoder_layers));
+        }
+        const int attention_layers = 2 * decoder_layers;
+        if (const json* v = member(*text, "num_hidden_layers"); v && !(v->is_number() && v->get<double>() == attention_layers))
+            out.warnings.push_back({pre + "num_hidden_layers", "model_type " + type_shown +
+                                                                   "'s model sets it to 2 * num_layers = " +
+                                                                   std::to_string(attention_layers) + "; ignored"});
+        out.num_layers = attention_layers;
+        out.notes.push_back("two attention sublayers per decoder layer: " + std::to_string(attention_layers) +
+                            " attention layers (2 * num_layers), every one with the one table");
+    }
 
     // ---- layer types ----
     std::vector<std::string> types;
@@ -301,11 +365,20 @@ inline HfModelConfig resolve_model_values(const json& root)
             fail(pre + "num_hidden_layers", std::string("expected a positive integer (") + why + ")", "nothing");
         return *out.num_layers;
     };
+    if (family && family->has(trait::layer_types_required) && !member(*text, "layer_types"))
+        fail(pre + "layer_types", "expected one entry per layer: model_type " + type_shown +
+                                      "'s code reads layer_types[i] for every layer and has no default for it",
+             "nothing");
+    if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::paired_sublayers) {
+        out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
+                                                         "'s code does not read it (every attention sublayer has the one "
+                                                         "table); ignored"});
+    }
     if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::mamba_nope) {
         out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
                                                          "'s code takes its layers from attn_layer_indices; ignored"});
     }
-    if (const json* v = member(*text, "layer_types"); v && rule != LayerRule::mamba_nope) {
+    if (const json* v = member(*text, "layer_types"); v && rule != LayerRule::mamba_nope && rule != LayerRule::paired_sublayers) {
         types = layer_type_list(*v, pre + "layer_types");
         if (!out.num_layers) {
             if (types.empty() || types.size() > static_cast<std::size_t>(ModelRope::max_layers))
@@ -535,6 +608,11 @@ inline HfModelConfig resolve_model_values(const json& root)
             out.mrope_interleaved = primary.mrope_interleaved;
         }
     }
+    if (primary.mrope_section.empty() && family && family->has(trait::mrope_required))
+        fail(pre + (primary.scaling_key.empty() ? std::string("rope_scaling") : primary.scaling_key) + ".mrope_section",
+             "expected a list of pairs per position axis: model_type " + type_shown +
+                 "'s attention reads mrope_section on every forward pass and its configuration class has no default",
+             "nothing");
 
     // ---- prefix the key paths of a nested config ----
     for (HfGroupConfig& g : out.groups)
@@ -548,12 +626,12 @@ inline HfModelConfig resolve_model_values(const json& root)
 /// posenc::error with the key path (prefixed "text_config." when nested) on wrong types,
 /// missing required keys, values outside what Hugging Face or posenc accepts, and keys posenc
 /// cannot represent.
-inline HfModelConfig resolve_model_config(const nlohmann::json& config)
+inline HfModelConfig resolve_model_config(const nlohmann::json& config, const ReadOptions& options = {})
 {
     // Nested configs report key paths under text_config.
     const bool nested = config.is_object() && detail_json::member(config, "text_config") != nullptr;
     try {
-        return detail_json::resolve_model_values(config);
+        return detail_json::resolve_model_values(config, options);
     } catch (const nlohmann::json::exception& e) {
         detail_json::fail("config", "expected JSON values nlohmann_json can read (" + detail_json::ellipsized(e.what(), 160) + ")",
                           "an unreadable value");
@@ -570,9 +648,9 @@ inline HfModelConfig resolve_model_config(const nlohmann::json& config)
 /// The single-group view of resolve_model_config: the primary group (the only one, else
 /// "full_attention"), with a warning naming the other groups and the NoPE layers when there are
 /// any (read the whole model with resolve_model_config or hf::read_model).
-inline HfRopeConfig resolve_config(const nlohmann::json& config)
+inline HfRopeConfig resolve_config(const nlohmann::json& config, const ReadOptions& options = {})
 {
-    HfModelConfig model = resolve_model_config(config);
+    HfModelConfig model = resolve_model_config(config, options);
     HfRopeConfig out = model.primary_group().config;
     out.model_type = model.model_type;
     if (out.name_or_path.empty()) out.name_or_path = model.name_or_path;
@@ -600,15 +678,15 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config)
 /// numbers outside double's range (named by their key, long literals cut with an ellipsis), and
 /// nesting deeper than 64 levels are refused with posenc::error; a number that underflows
 /// (1e-400) is refused, shown as written, when its key is read.
-inline HfModelConfig parse_model_config(std::string_view text)
+inline HfModelConfig parse_model_config(std::string_view text, const ReadOptions& options = {})
 {
-    return detail_json::with_parsed_text(text, [](const nlohmann::json& j) { return resolve_model_config(j); });
+    return detail_json::with_parsed_text(text, [&](const nlohmann::json& j) { return resolve_model_config(j, options); });
 }
 
 /// parse_model_config's single-group view (resolve_config).
-inline HfRopeConfig parse_config(std::string_view text)
+inline HfRopeConfig parse_config(std::string_view text, const ReadOptions& options = {})
 {
-    return detail_json::with_parsed_text(text, [](const nlohmann::json& j) { return resolve_config(j); });
+    return detail_json::with_parsed_text(text, [&](const nlohmann::json& j) { return resolve_config(j, options); });
 }
 
 namespace detail_json {
@@ -636,12 +714,15 @@ inline std::string read_config_text(const std::string& path)
 
 /// Reads and parses a config.json file (parse_model_config); an unreadable file or a directory
 /// is a posenc::error naming the path.
-inline HfModelConfig read_model_config(const std::string& path)
+inline HfModelConfig read_model_config(const std::string& path, const ReadOptions& options = {})
 {
-    return parse_model_config(detail_json::read_config_text(path));
+    return parse_model_config(detail_json::read_config_text(path), options);
 }
 
 /// read_model_config's single-group view (resolve_config).
-inline HfRopeConfig read_config(const std::string& path) { return parse_config(detail_json::read_config_text(path)); }
+inline HfRopeConfig read_config(const std::string& path, const ReadOptions& options = {})
+{
+    return parse_config(detail_json::read_config_text(path), options);
+}
 
 }  // namespace posenc::hf

@@ -10,11 +10,13 @@
 // This header is that table, as data, with the file each row comes from (paths in the
 // transformers repository). docs/models.md prints the same table for readers.
 //
-// A model_type not listed here is read with half_split pairing and generic defaults, with a
-// warning, as long as its config uses only keys whose meaning does not depend on the model
-// (hf_config_json.hpp refuses the others, naming the key). Families whose RoPE posenc cannot
-// represent (layer maps it does not read, per-forward rules) are listed in family_refusals and
-// refused by name, always or for the configs that use the rule.
+// A model_type not listed here is refused, naming model_type: its code decides the pairing and the
+// class defaults, and the config does not say them. A caller may opt in to reading it with
+// half_split pairing and generic defaults (ReadOptions::assume_half_split in hf_config_json.hpp),
+// with a warning, as long as its config uses only keys whose meaning does not depend on the model
+// (the others are refused, naming the key). Families whose RoPE posenc cannot represent (layer
+// maps it does not read, per-forward rules) are listed in family_refusals and refused by name,
+// always or for the configs that use the rule; the opt-in does not lift those.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,10 @@ enum class LayerRule {
     conv_nope,           ///< conv layers (LFM2's short convolutions) have no attention, hence no RoPE; attention at full_attn_idxs
     mamba_nope,          ///< mamba layers have no attention, hence no RoPE; attention only at attn_layer_indices (Bamba)
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
+    /// Each decoder layer holds two attention sublayers with the one table (LongCat Flash): 2 *
+    /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
+    /// overwrites num_hidden_layers with 2 * num_layers.
+    paired_sublayers,
 };
 
 /// Properties of a family's code beyond pairing and defaults (bits of FamilyRules::traits).
@@ -48,6 +54,15 @@ inline constexpr unsigned forced_partial_rotary_factor = 1u << 5;  ///< the code
 /// mscale_all_dim (DeepseekV3Attention, DeepseekV32Attention); DeepseekV2Attention uses
 /// qk_head_dim^(-1/2) alone.
 inline constexpr unsigned mla_softmax_mscale = 1u << 6;
+/// MLA whose rotary table is head_dim wide (class default in FamilyRules::head_dim), not
+/// qk_rope_head_dim wide (LongCat Flash): the two must agree, else transformers cannot apply it.
+inline constexpr unsigned mla_table_width_head_dim = 1u << 7;
+/// The code reads layer_types[i] for every layer and has no default for it (LFM2-MoE): a config
+/// without layer_types is refused.
+inline constexpr unsigned layer_types_required = 1u << 8;
+/// The attention reads the RoPE dict's mrope_section on every forward pass and the configuration
+/// class has no default (Qwen2.5-Omni's talker): a config without it is refused.
+inline constexpr unsigned mrope_required = 1u << 9;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -73,6 +88,9 @@ struct FamilyRules {
     /// A key read for rope_theta in place of rope_theta (LFM2: theta, its original name); a config
     /// with both that disagree is refused.
     std::string_view rope_theta_alias = "";
+    /// Keys of the RoPE dict the family's configuration class reads beyond the rope type's own
+    /// (space-separated; its ignore_keys_at_rope_validation): not reported as unrecognized.
+    std::string_view extra_rope_keys = "";
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -110,11 +128,22 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen2_5_vl_text", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen3_vl_text", Pairing::half_split, "qwen3_vl/modeling_qwen3_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen3_vl_moe_text", Pairing::half_split, "qwen3_vl_moe/modeling_qwen3_vl_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
+    // Qwen2.5-Omni's language models (the wrapper qwen2_5_omni holds both and is refused below):
+    // the thinker's text model and the talker, M-RoPE sections with rotate_half. The thinker's
+    // configuration class fills a missing dict with sections [16, 24, 24]; the talker has no
+    // default (its attention needs mrope_section) and declares head_dim 128 (its hidden_size /
+    // heads is not the head width).
+    {"qwen2_5_omni_text", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 0, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis, "",
+     R"({"rope_type": "default", "mrope_section": [16, 24, 24]})"},
+    {"qwen2_5_omni_talker", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 128, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis | trait::mrope_required},
     // half_split, rotating only the first rotary_dim = int(head_dim * partial_rotary_factor) dims
     {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", {}, 0.25, 0, 4096, "stablelm/configuration_stablelm.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
     {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 25000.0, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
     {"nemotron", Pairing::half_split, "nemotron/modeling_nemotron.py", {}, 0.5, 0, 4096, "nemotron/configuration_nemotron.py", LayerRule::uniform, 0, 0},
     {"glm4_moe", Pairing::half_split, "glm4_moe/modeling_glm4_moe.py", {}, 0.5, 0, 131072, "glm4_moe/configuration_glm4_moe.py", LayerRule::uniform, 0, 0},
+    // GLM-4.5V's text model: GPT-NeoX's apply_rotary_pos_emb (rotate_half on the rotary part), M-RoPE
+    // sections over the pairs (unlike GLM-4.1V's interleaved pairs)
+    {"glm4v_moe_text", Pairing::half_split, "glm4v_moe/modular_glm4v_moe.py", {}, 0.5, 0, 65536, "glm4v_moe/configuration_glm4v_moe.py", LayerRule::uniform, 0, trait::multi_axis},
     // half_split over the whole head, class defaults that differ from the generic ones
     {"starcoder2", Pairing::half_split, "starcoder2/modeling_starcoder2.py", {}, {}, 0, 4096, "starcoder2/configuration_starcoder2.py", LayerRule::uniform, 0, 0},
     {"granite", Pairing::half_split, "granite/modeling_granite.py", {}, {}, 0, 2048, "granite/configuration_granite.py", LayerRule::uniform, 0, 0},
@@ -132,9 +161,17 @@ inline constexpr FamilyRules known_families[] = {
     {"vaultgemma", Pairing::half_split, "vaultgemma/modeling_vaultgemma.py", {}, {}, 256, 8192, "vaultgemma/configuration_vaultgemma.py", LayerRule::uniform, 0, 0},
     {"falcon_h1", Pairing::half_split, "falcon_h1/modeling_falcon_h1.py", {}, {}, 0, 8192, "falcon_h1/configuration_falcon_h1.py", LayerRule::uniform, 0, 0},
     {"lfm2", Pairing::half_split, "lfm2/modeling_lfm2.py", 1000000.0, {}, 0, 128000, "lfm2/configuration_lfm2.py", LayerRule::conv_nope, 0, 0, "", "", "theta"},
+    // LFM2-MoE: LFM2's attention and conv layers, but layer_types only (no full_attn_idxs, no theta alias)
+    {"lfm2_moe", Pairing::half_split, "lfm2_moe/modular_lfm2_moe.py", 1000000.0, {}, 0, 128000, "lfm2_moe/configuration_lfm2_moe.py", LayerRule::conv_nope, 0, trait::layer_types_required},
     {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::mamba_nope, 0, trait::forced_partial_rotary_factor},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", 12000000.0, {}, 0, 65536, "apertus/configuration_apertus.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
+    {"flex_olmo", Pairing::half_split, "flex_olmo/modular_flex_olmo.py", 500000.0, {}, 0, 4096, "flex_olmo/configuration_flex_olmo.py", LayerRule::uniform, 0, 0},
+    // Ministral 3: Mistral's rotate_half; no RoPE dict = YaRN x16 with Llama 4's query scale
+    // (llama_4_scaling_beta, refused below unless 0)
+    {"ministral3", Pairing::half_split, "ministral3/modular_ministral3.py", {}, {}, 128, 262144, "ministral3/configuration_ministral3.py", LayerRule::uniform, 0, 0, "",
+     R"({"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
+     "", "llama_4_scaling_beta max_position_embeddings"},
     // ---- interleaved pairs (2i, 2i + 1)
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
@@ -146,6 +183,10 @@ inline constexpr FamilyRules known_families[] = {
     {"deepseek_v2", Pairing::interleaved, "deepseek_v2/modeling_deepseek_v2.py", {}, {}, 0, 2048, "deepseek_v2/configuration_deepseek_v2.py", LayerRule::uniform, 0, trait::mla},
     {"deepseek_v3", Pairing::interleaved, "deepseek_v3/modeling_deepseek_v3.py", {}, {}, 0, 4096, "deepseek_v3/configuration_deepseek_v3.py", LayerRule::uniform, 0, trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale},
     {"deepseek_v32", Pairing::interleaved, "deepseek_v32/modeling_deepseek_v32.py", {}, {}, 0, 163840, "deepseek_v32/configuration_deepseek_v32.py", LayerRule::uniform, 0, trait::mla | trait::mla_softmax_mscale},
+    // LongCat Flash: DeepSeek-V3's MLA with apply_rotary_pos_emb_interleave always (rope_interleave not
+    // read); the table is head_dim wide (class default 64), which must equal qk_rope_head_dim; two
+    // attention sublayers per decoder layer
+    {"longcat_flash", Pairing::interleaved, "longcat_flash/modeling_longcat_flash.py", 10000000.0, {}, 64, 131072, "longcat_flash/configuration_longcat_flash.py", LayerRule::paired_sublayers, 28, trait::mla | trait::mla_softmax_mscale | trait::mla_table_width_head_dim},
     {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", 500000.0, {}, 128, 0, "ernie4_5/configuration_ernie4_5.py", LayerRule::uniform, 0, 0},
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, 0},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
@@ -158,6 +199,9 @@ enum class RefuseWhen {
     always,    ///< every config of the family
     scaled,    ///< a single (not per-layer-type) RoPE dict with a rope_type other than "default"
     longrope,  ///< a RoPE dict with rope_type "longrope" (or legacy "su")
+    /// unless the RoPE dict (the config's, else the family's class default) sets `key` to 0: the
+    /// code reads `key` on every forward pass (absent from a config's dict, it fails there)
+    unless_zero,
 };
 
 /// A family whose RoPE posenc cannot represent (always, or for some configs): the reader refuses
@@ -201,6 +245,25 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: MiniMax rotates only its full-attention layers (lightning attention layers have none), and its "
      "rotary width is not settled by the config",
      "minimax/modular_minimax.py"},
+    {"minimax_m2", RefuseWhen::always, "rotary_dim",
+     "is not read: MiniMax-M2 rotates part of each head with GLM-4-MoE's rotary embedding (width head_dim * "
+     "partial_rotary_factor), its configuration class declares neither rotary_dim nor partial_rotary_factor, and how a "
+     "config's rotary_dim reaches that width could not be settled from transformers' code",
+     "minimax_m2/modular_minimax_m2.py"},
+    {"ministral3", RefuseWhen::unless_zero, "llama_4_scaling_beta",
+     "is not representable: Ministral 3 multiplies every query, after RoPE, by 1 + llama_4_scaling_beta * ln(1 + "
+     "floor(position / original_max_position_embeddings)) (class default 0.1), a factor that changes with the position, "
+     "which a posenc group (one table, one attention factor) cannot hold; a dict with llama_4_scaling_beta 0 is read",
+     "ministral3/modular_ministral3.py"},
+    {"qwen2_5_omni", RefuseWhen::always, "thinker_config",
+     "is not representable as one model: Qwen2.5-Omni holds two language models with their own layers and M-RoPE, the "
+     "thinker (thinker_config.text_config, model_type qwen2_5_omni_text) and the talker (talker_config, model_type "
+     "qwen2_5_omni_talker); read one of them on its own (the thinker_config or talker_config object)",
+     "qwen2_5_omni/configuration_qwen2_5_omni.py"},
+    {"qwen3_omni_moe", RefuseWhen::always, "thinker_config",
+     "is not representable as one model: Qwen3-Omni holds several transformers with their own layers and RoPE (the "
+     "thinker in thinker_config, the talker and its code predictor in talker_config, the code2wav decoder)",
+     "qwen3_omni_moe/configuration_qwen3_omni_moe.py"},
 };
 
 /// The refusal of `model_type`, or nullptr.
@@ -229,6 +292,8 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "qwen3_vl") return "qwen3_vl_text";
     if (outer == "qwen3_vl_moe") return "qwen3_vl_moe_text";
     if (outer == "glm4v") return "glm4v_text";
+    if (outer == "glm4v_moe") return "glm4v_moe_text";
+    if (outer == "qwen2_5_omni_thinker") return "qwen2_5_omni_text";
     if (outer == "gemma3n") return "gemma3n_text";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;

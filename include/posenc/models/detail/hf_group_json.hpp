@@ -200,6 +200,18 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
             out.notes.push_back("qk_nope_head_dim absent: " + out.model_type + "'s class default 128");
         }
         out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
+        if (family && family->has(trait::mla_table_width_head_dim)) {
+            // LongCat Flash: the rotary table is head_dim wide (class default family->head_dim) and
+            // rotates the qk_rope_head_dim slice; transformers cannot apply a table of another width.
+            int width = family->head_dim;
+            std::string width_shown = "nothing (class default " + std::to_string(family->head_dim) + ")";
+            if (const json* v = member(config, "head_dim")) width = positive_int(*v, "head_dim"), width_shown = shown(*v);
+            if (width != out.head_dim)
+                fail("head_dim", "expected qk_rope_head_dim's value " + std::to_string(out.head_dim) + " (" + out.model_type +
+                                     "'s rotary table is head_dim wide and rotates the qk_rope_head_dim slice of each head; "
+                                     "with other widths transformers cannot apply it)",
+                     width_shown);
+        }
     } else if (family && !family->head_dim_key.empty()) {
         // JetMoE: head_dim is an alias of kv_channels (attribute_map), class default family->head_dim.
         const std::string key(family->head_dim_key);
@@ -387,7 +399,12 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
 
     // ---- unknown keys: warnings ----
-    const std::set<std::string> known = known_scaling_keys(out.rope_type);
+    std::set<std::string> known = known_scaling_keys(out.rope_type);
+    if (family) {
+        // The family's own keys of the dict (Ministral 3: llama_4_scaling_beta, read by the model-level reader).
+        std::istringstream extra{std::string(family->extra_rope_keys)};
+        for (std::string k; extra >> k;) known.insert(k);
+    }
     for (auto it = scaling->begin(); it != scaling->end(); ++it)
         if (known.count(it.key()) == 0)
             out.warnings.push_back({skey(it.key().c_str()), "unrecognized key for rope_type \"" + out.rope_type + "\""});
