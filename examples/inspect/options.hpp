@@ -148,7 +148,8 @@ Output:
   --bound-pairs P          pair count of the RoFormer chart (default: the
                            model's; 32 draws the lesson's own curve)
 
-Numbers are decimal (4, 0.25, 1e6); lengths are whole numbers (131072, 1.31072e5).
+Numbers are decimal (4, 0.25, 1e6); lengths are whole numbers (131072,
+1.31072e5).
 Exit status: 0 success; 2 usage errors, unreadable files, rejected configs;
 3 output that cannot be written; 1 anything unexpected. Details: docs/cli.md.
 )";

@@ -61,7 +61,9 @@ function(expect_refusal label)
 endfunction()
 
 function(expect_max_width label text width)
-  string(REPLACE "\n" ";" _lines "${text}")
+  # a ';' in the text would split a line in two as a CMake list: measure it as another character
+  string(REPLACE ";" ":" _text "${text}")
+  string(REPLACE "\n" ";" _lines "${_text}")
   foreach(_line IN LISTS _lines)
     string(LENGTH "${_line}" _n)
     if(_n GREATER width)
