@@ -158,6 +158,10 @@ void check_cache_call(const RopeSpec& spec, const Angles& angles, const Position
         check_positions(positions, tokens, range, angles.position_range(), angles.name());
     }
     check_cache(f.key_cache, "key_cache", f.k_in.heads, spec);
+    // the memory of every view, once (each is valid here; V's after its check below)
+    const ByteRange k_bytes = bytes_of(f.k_in), q_in_bytes = bytes_of(f.q_in), q_out_bytes = bytes_of(f.q_out);
+    const ByteRange key = bytes_of(f.key_cache);
+    ByteRange v_bytes {0, 0}, value {0, 0};  // no V: empty ranges, apart from everything
     std::ptrdiff_t slots = f.key_cache.slots();
     const char* smallest = "key_cache";
     if (f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0) {
@@ -168,28 +172,29 @@ void check_cache_call(const RopeSpec& spec, const Angles& angles, const Position
             slots = f.value_cache.slots();
             smallest = "value_cache";
         }
-        const ByteRange value = bytes_of(f.value_cache);
-        require_apart(value, "value_cache", bytes_of(f.key_cache), "key_cache");
-        require_apart(value, "value_cache", bytes_of(f.k_in), "k");
-        require_apart(value, "value_cache", bytes_of(f.v_in), "v");
-        require_apart(value, "value_cache", bytes_of(f.q_in), "q_in");
-        require_apart(value, "value_cache", bytes_of(f.q_out), "q_out");
+        v_bytes = bytes_of(f.v_in);
+        value = bytes_of(f.value_cache);
+        require_apart(value, "value_cache", key, "key_cache");
+        require_apart(value, "value_cache", k_bytes, "k");
+        require_apart(value, "value_cache", v_bytes, "v");
+        require_apart(value, "value_cache", q_in_bytes, "q_in");
+        require_apart(value, "value_cache", q_out_bytes, "q_out");
         if (f.q_out.present()) require_disjoint(f.q_out, "q_out", f.v_in, "v");
     } else if (f.value_cache.present()) {
         throw posenc::error("v.data", "null", "must point to the V to copy into value_cache (or leave value_cache empty)");
     }
-    const ByteRange key = bytes_of(f.key_cache);
-    require_apart(key, "key_cache", bytes_of(f.k_in), "k");
-    require_apart(key, "key_cache", bytes_of(f.v_in), "v");
-    require_apart(key, "key_cache", bytes_of(f.q_in), "q_in");
-    require_apart(key, "key_cache", bytes_of(f.q_out), "q_out");
+    require_apart(key, "key_cache", k_bytes, "k");
+    require_apart(key, "key_cache", v_bytes, "v");
+    require_apart(key, "key_cache", q_in_bytes, "q_in");
+    require_apart(key, "key_cache", q_out_bytes, "q_out");
     if (f.norm) {
-        for (const ByteRange& cache : {key, f.v_in.present() ? bytes_of(f.value_cache) : ByteRange {0, 0}}) {
-            require_apart(cache, "the cache", bytes_of(f.q_weight, spec.head_dim()), "norm.q_weight");
-            require_apart(cache, "the cache", bytes_of(f.k_weight, spec.head_dim()), "norm.k_weight");
+        const ByteRange q_weight = bytes_of(f.q_weight, spec.head_dim()), k_weight = bytes_of(f.k_weight, spec.head_dim());
+        for (const ByteRange& cache : {key, value}) {
+            require_apart(cache, "the cache", q_weight, "norm.q_weight");
+            require_apart(cache, "the cache", k_weight, "norm.k_weight");
         }
-        require_apart(bytes_of(f.q_out), "q_out", bytes_of(f.q_weight, spec.head_dim()), "norm.q_weight");
-        require_apart(bytes_of(f.q_out), "q_out", bytes_of(f.k_weight, spec.head_dim()), "norm.k_weight");
+        require_apart(q_out_bytes, "q_out", q_weight, "norm.q_weight");
+        require_apart(q_out_bytes, "q_out", k_weight, "norm.k_weight");
     }
     check_slots(f.slots, tokens, range, slots, smallest);
 }
