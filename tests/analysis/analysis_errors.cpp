@@ -11,6 +11,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace analysis_analysis_errors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::message_of;
 
 TEST_CASE("[errors] RoFormer bound: non-finite or huge distances, bad curve arguments")
@@ -55,3 +57,5 @@ TEST_CASE("[errors] base bound: search limits, grids, rotary_dim")
     CHECK(message_of([] { return posenc::smallest_base_for_context(127, 4096, {10.0, 100.0, 1.1}); }) ==
           "rotary_dim 127 must be even");
 }
+
+}  // namespace analysis_analysis_errors_tests

@@ -17,6 +17,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace analysis_base_bound_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 posenc::FrequencyTable table_128(double base) { return posenc::FrequencyTable::from_spec(posenc::RopeSpec::full(128, base)); }
 }  // namespace
@@ -68,3 +70,5 @@ TEST_CASE("[Men et al. / Su / P4] smallest base on a 1e-5 grid: 1K -> 4,293.45, 
     // A grid that misses the window returns nothing.
     CHECK(!posenc::smallest_base_for_context(128, 4096, {26000.0, 26900.0, 1.0001}));
 }
+
+}  // namespace analysis_base_bound_tests

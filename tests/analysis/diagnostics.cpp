@@ -12,6 +12,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace analysis_diagnostics_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::message_of;
 
 TEST_CASE("[diagnostics] fields follow their formulas: period 2pi/theta, turns L theta / 2pi, compression theta'/theta")
@@ -92,3 +94,5 @@ TEST_CASE("[diagnostics] any two tables; mismatched pair counts and non-positive
               posenc::extension_diagnostics(posenc::RopeSpec(8, 8, 1e4), posenc::NoScaling{}, 100, -1);
           }) == "target_length -1 must be > 0");
 }
+
+}  // namespace analysis_diagnostics_tests

@@ -16,6 +16,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace analysis_pi_bound_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 
 TEST_CASE("[PI Theorem 2.1] grid coefficients, d 128, c 1e4: paper d/(32 ln c) = 0.434294, corrected 0.499789 (x1.151)")
@@ -84,3 +86,5 @@ TEST_CASE("[lesson C2-5 #20 / PI abstract] the interpolation bound is about 600x
     CHECK(relative_error(posenc::pi_bound_ratio(posenc::RopeSpec::full(64, 1e4), 0, 4096, posenc::PiCoefficient::paper),
                          370.3500898) <= 1e-9);
 }
+
+}  // namespace analysis_pi_bound_tests

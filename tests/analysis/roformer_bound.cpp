@@ -16,6 +16,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace analysis_roformer_bound_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 
 TEST_CASE("[RoFormer 3.4.3 eq. 37] U(r) for 32 pairs at bases 1e4, 1e6, 1e7 (docs/formulas.md P1 table)")
@@ -92,3 +94,5 @@ TEST_CASE("[RoFormer] the sampled curve: count points from first to last inclusi
     CHECK(curve.back().distance == 100.0);
     CHECK(relative_error(curve.back().bound, 7.46527659994) <= 1e-11);
 }
+
+}  // namespace analysis_roformer_bound_tests

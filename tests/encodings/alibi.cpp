@@ -13,6 +13,8 @@
 #include <limits>
 #include <vector>
 
+namespace encodings_alibi_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 namespace enc = posenc::encodings;
@@ -102,3 +104,5 @@ TEST_CASE("[Press 2021 section 3] on identical tokens ALiBi weights decay by exp
         for (int j = i + 1; j < length; ++j) CHECK(a(i, j) == 0.0);
     }
 }
+
+}  // namespace encodings_alibi_tests

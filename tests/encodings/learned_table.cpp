@@ -13,6 +13,8 @@
 #include <initializer_list>
 #include <string>
 
+namespace encodings_learned_table_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 namespace enc = posenc::encodings;
 
@@ -71,3 +73,5 @@ TEST_CASE("[presets] the GPT-2 table agrees with models::gpt2 (n_positions 1,024
         enc::LearnedPositionTable::from_preset(posenc::models::gpt2, enc::OutOfRange::clamp_to_last_row);
     CHECK(clamped.row_for(5000) == 1023);
 }
+
+}  // namespace encodings_learned_table_tests

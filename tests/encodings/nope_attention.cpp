@@ -14,6 +14,8 @@
 #include <cmath>
 #include <vector>
 
+namespace encodings_nope_attention_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 namespace enc = posenc::encodings;
@@ -158,3 +160,5 @@ TEST_CASE("[NoPE, causal mask] the count of visible tokens is a position signal:
         if (t > 1) CHECK((out.row(t) - out.row(t - 1)).cwiseAbs().maxCoeff() > 1e-6);
     }
 }
+
+}  // namespace encodings_nope_attention_tests

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <limits>
 
+namespace encodings_shaw_relative_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 namespace enc = posenc::encodings;
@@ -110,3 +112,5 @@ TEST_CASE("[Shaw 2018 eq. 4, eq. 3] logits q_i.(k_j + a^K_ij)/sqrt(d) and output
         CHECK((z.row(i) - expected).cwiseAbs().maxCoeff() < 1e-14);
     }
 }
+
+}  // namespace encodings_shaw_relative_tests

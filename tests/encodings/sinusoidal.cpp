@@ -17,6 +17,8 @@
 #include <cmath>
 #include <cstdint>
 
+namespace encodings_sinusoidal_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 namespace enc = posenc::encodings;
@@ -208,3 +210,5 @@ TEST_CASE("[Vaswani 3.5] the frequencies are RoPE's theta_i for rotary_dim = d_m
     CHECK(wide.base() == 1e6);
     CHECK(wide.inv_freq(3) == doctest::Approx(std::pow(1e6, -6.0 / 8.0)).epsilon(1e-15));
 }
+
+}  // namespace encodings_sinusoidal_tests

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+namespace encodings_t5_buckets_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 namespace enc = posenc::encodings;
 }  // namespace
@@ -108,3 +110,5 @@ TEST_CASE("[T5] buckets depend only on key - query: matrix, bias, and extreme po
     CHECK(t5.bucket(hi, lo) == 15);
     CHECK(t5.bucket(lo, hi) == 31);
 }
+
+}  // namespace encodings_t5_buckets_tests

@@ -32,6 +32,8 @@
 #include "inspect/report.hpp"
 #include "kernels/kernel_test_support.hpp"
 
+namespace errors_catalogue_gaps_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using test_support::message_of;
@@ -512,3 +514,5 @@ TEST_CASE("[errors catalogue] posenc-inspect gaps: unknown preset, config withou
     CHECK(report({"--preset", "qwen3-8b", "--scaling", "ntk_aware", "--factor", "1e39"}) ==
           "--factor: must be >= 1 and finite in float32, got \"1e39\"");
 }
+
+}  // namespace errors_catalogue_gaps_tests

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace errors_encodings_errors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 namespace enc = posenc::encodings;
@@ -217,3 +219,5 @@ TEST_CASE("[errors] ALiBi: head count, slope, length")
     CHECK(message_of([] { (void)enc::alibi_causal_bias(-0.5, 4); }) == "slope -0.5 must be finite and > 0");
     CHECK(message_of([] { (void)enc::alibi_causal_bias(0.5, 0); }) == "length 0 must be > 0");
 }
+
+}  // namespace errors_encodings_errors_tests

@@ -14,6 +14,8 @@
 #include <limits>
 #include <string>
 
+namespace errors_spec_errors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 using test_support::message_of;
 using test_support::infinity;
@@ -94,3 +96,5 @@ TEST_CASE("[lesson C2-2 #8] GPT-2's learned position table has 1,024 x 768 = 786
     CHECK(posenc::models::gpt2.learned_table_parameters() == 786'432);
     CHECK(posenc::models::qwen3_8b.learned_table_parameters() == 0);
 }
+
+}  // namespace errors_spec_errors_tests

@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+namespace identities_rotation_identities_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 const posenc::Pairing both_pairings[] = {posenc::Pairing::half_split, posenc::Pairing::interleaved};
@@ -137,3 +139,5 @@ TEST_CASE("[identity] the two pairings differ by a permutation: R_half = P R_int
         for (int col = 0; col < 96; ++col)
             if (row / 2 != col / 2) CHECK(r(row, col) == 0.0);
 }
+
+}  // namespace identities_rotation_identities_tests

@@ -15,6 +15,8 @@
 #error "POSENC_TEST_DATA_DIR must point at tests/data"
 #endif
 
+namespace inspect_lesson_c2_5_report_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 
 namespace {
@@ -207,3 +209,5 @@ TEST_CASE("[cli] refusals: learned tables, bad override values, impossible lengt
     CHECK(usage_error({"--preset", "phi-3-mini-128k", "--original-length", "1"}) ==
           "--original-length: must be > 1 (the attention factor divides by ln L0), got \"1\"");
 }
+
+}  // namespace inspect_lesson_c2_5_report_tests_tests

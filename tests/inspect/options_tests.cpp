@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace inspect_options_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 std::string usage_error(const std::vector<std::string>& args)
@@ -198,3 +200,5 @@ TEST_CASE("[cli grammar] lengths are whole numbers, exponents allowed when exact
     CHECK(usage_error({"--preset", "a", "--length", "1e-3"}) ==
           "--length: expected a length from 1 to 2^50, got \"1e-3\", not a whole number");
 }
+
+}  // namespace inspect_options_tests_tests

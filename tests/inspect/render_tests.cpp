@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+namespace inspect_render_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 inspect::Report run(const std::vector<std::string>& args)
@@ -392,3 +394,5 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     CHECK(refusal({"--preset", "x", "--layer", "12"}) == "--layer 12: layer 12 uses no RoPE (a NoPE layer)");
     CHECK(refusal({"--preset", "x", "--layer", "13"}) == "--layer 13: the model has 13 layers (0 to 12)");
 }
+
+}  // namespace inspect_render_tests_tests

@@ -23,6 +23,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_angle_accuracy_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -215,3 +217,5 @@ TEST_CASE("[mpmath] applied outputs at large positions: float within 4 ulp of |x
             }
     MESSAGE("largest float error at the tested positions: " << worst_float_ulps << " ulp of |x| (bound 4)");
 }
+
+}  // namespace kernels_angle_accuracy_tests

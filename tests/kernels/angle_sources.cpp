@@ -15,6 +15,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_angle_sources_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -100,3 +102,5 @@ TEST_CASE("[angles.hpp] CosSinCache rows are float(cos_sin) with the attention f
             CHECK(window.sin_row(m)[i] == static_cast<float>(posenc::cos_sin(table, m, i).sin));
         }
 }
+
+}  // namespace kernels_angle_sources_tests

@@ -25,6 +25,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_apply_vs_reference_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -286,3 +288,5 @@ TEST_CASE("[reference] rotary_dim 576 (more pairs than one angle row) matches ap
             CHECK(worst < 4 * kernel_test::float_ulp(1.5));
         }
 }
+
+}  // namespace kernels_apply_vs_reference_tests

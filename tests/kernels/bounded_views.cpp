@@ -16,6 +16,8 @@
 #include "kernel_test_support.hpp"
 #include "support/error_messages.hpp"
 
+namespace kernels_bounded_views_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -196,3 +198,5 @@ TEST_CASE("[overflow audit] suggested_parts and CosSinCache's range checks canno
     CHECK(message_of([&] { CosSinCache(table, INT64_MAX, 1); }) ==
           "num_positions 9223372036854775807 must be <= 2147483647 so that the last position stays <= 2^31 - 1");
 }
+
+}  // namespace kernels_bounded_views_tests

@@ -18,6 +18,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_dispatch_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -89,3 +91,5 @@ TEST_CASE("[dispatch] dispatch::apply_rope runs the best ISA's kernel, bit for b
     check_type(posenc::float16 {});
     check_type(0.0);
 }
+
+}  // namespace kernels_dispatch_tests

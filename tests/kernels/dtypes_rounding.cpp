@@ -22,6 +22,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_dtypes_rounding_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -243,3 +245,5 @@ TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN
             check_type(posenc::float16 {}, path, pairing);
         }
 }
+
+}  // namespace kernels_dtypes_rounding_tests

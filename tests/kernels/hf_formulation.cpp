@@ -22,6 +22,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_hf_formulation_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -98,3 +100,5 @@ TEST_CASE("[Hugging Face] q*cos + rotate_half(q)*sin and GPT-J rotate_every_two,
                 }
             }
 }
+
+}  // namespace kernels_hf_formulation_tests

@@ -13,6 +13,8 @@
 #include "kernel_test_support.hpp"
 #include "support/error_messages.hpp"
 
+namespace kernels_kernel_errors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -139,3 +141,5 @@ TEST_CASE("[errors] split_tokens rejects negative token counts and zero parts")
     CHECK(message_of([] { split_tokens(-1, 2); }) == "tokens -1 must be >= 0");
     CHECK(message_of([] { split_tokens(10, 0); }) == "parts 0 must be >= 1");
 }
+
+}  // namespace kernels_kernel_errors_tests

@@ -17,6 +17,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_kernel_identities_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -165,3 +167,5 @@ TEST_CASE("[identity] packed QKV in place: Q and K rotate, V and the pass-throug
             }
         }
 }
+
+}  // namespace kernels_kernel_identities_tests

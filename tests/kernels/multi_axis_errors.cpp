@@ -12,6 +12,8 @@
 #include "kernel_test_support.hpp"
 #include "support/error_messages.hpp"
 
+namespace kernels_multi_axis_errors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -86,3 +88,5 @@ TEST_CASE("[errors] multi-axis calls name the field, the value and the rule")
           "positions[3][2] -1001 must be in [0, 99], the positions the CosSinCache serves");
     CHECK(q == untouched);  // nothing was written by a refused call
 }
+
+}  // namespace kernels_multi_axis_errors_tests

@@ -27,6 +27,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_multi_axis_kernels_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -406,3 +408,5 @@ TEST_CASE_TEMPLATE("[reference] multi-axis kernel matches apply_multi_axis_rope_
         CHECK(failure.count == 0);
     }
 }
+
+}  // namespace kernels_multi_axis_kernels_tests

@@ -24,6 +24,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_qk_norm_rope_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -261,3 +263,5 @@ TEST_CASE("qk_norm_rope refuses what it cannot compute, naming the field")
     CHECK(m.find("spec.head_dim") != std::string::npos);
     CHECK(m.find("520") != std::string::npos);
 }
+
+}  // namespace kernels_qk_norm_rope_tests

@@ -16,6 +16,8 @@
 
 #include <posenc/kernels/quantize.hpp>
 
+namespace kernels_quantize_conversions_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 /// The value of an e4m3 code from the definition; NaN for S.1111.111.
@@ -136,3 +138,5 @@ TEST_CASE("int8: ties to even, saturation to [-127, 127] and NaN -> 0 match the 
     CHECK(posenc::quantize_int8(-3.5f) == -4);
     CHECK(posenc::quantize_int8(-1000.0f) == -127);
 }
+
+}  // namespace kernels_quantize_conversions_tests

@@ -26,6 +26,8 @@
 
 #include "kernel_test_support.hpp"
 
+namespace kernels_rope_cache_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -424,3 +426,5 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     bad.slot_mapping = SlotMapping(short_slots);
     CHECK(message(bad).find("slot_mapping.count") != std::string::npos);
 }
+
+}  // namespace kernels_rope_cache_tests

@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+namespace kernels_threads_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using namespace posenc::kernels;
@@ -76,3 +78,5 @@ TEST_CASE("[partition] threads on split token ranges, sharing one const angle so
         CHECK(k1 == k2);
     }
 }
+
+}  // namespace kernels_threads_tests

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace lessons_c2_2_index_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 TEST_CASE("[lesson C2-2 #10] Qwen3: 24 of 64 pairs never complete a turn within 32,768 (pairs 40..63)")
 {
     const posenc::RopeSpec spec = posenc::models::qwen3_8b.rope_spec();
@@ -183,3 +185,5 @@ TEST_CASE("[lesson C2-2 #9] no row for position 1,024 (GPT-2) or 128 (course mod
     const Eigen::MatrixXd x = forced.add_to(Eigen::MatrixXd::Zero(512, 256));
     for (int t = 128; t < 512; ++t) CHECK(x.row(t) == weights.row(127));
 }
+
+}  // namespace lessons_c2_2_index_tests

@@ -15,6 +15,8 @@
 #include <cmath>
 #include <vector>
 
+namespace lessons_c2_5_long_context_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 constexpr double pi = 3.14159265358979323846;
 }
@@ -246,3 +248,5 @@ TEST_CASE("[lesson C2-5 #26] RoFormer's decay bound for 64 rotary dims: 16.5 at 
         previous = *half;
     }
 }
+
+}  // namespace lessons_c2_5_long_context_tests

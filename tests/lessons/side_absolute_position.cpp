@@ -14,6 +14,8 @@
 #include <Eigen/Core>
 #include <cmath>
 
+namespace lessons_side_absolute_position_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
@@ -99,3 +101,5 @@ TEST_CASE("[lesson side #32] (R(m t) q).(R(n t) k) = q^T R((n - m) t) k, also fo
         CHECK(shifted == doctest::Approx(lhs).epsilon(1e-13));
     }
 }
+
+}  // namespace lessons_side_absolute_position_tests

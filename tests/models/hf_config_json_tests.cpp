@@ -12,6 +12,8 @@
 #error "POSENC_TEST_DATA_DIR must point at tests/data"
 #endif
 
+namespace models_hf_config_json_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 posenc::hf::HfRopeConfig load(const char* file)
@@ -275,3 +277,5 @@ TEST_CASE("[errors] read_config stops at 16 MiB: a device like /dev/zero is refu
         CHECK(std::string(e.what()) == "/dev/zero: is larger than 16 MiB, not a config file");
     }
 }
+
+}  // namespace models_hf_config_json_tests_tests

@@ -24,6 +24,8 @@
 #error "POSENC_TEST_DATA_DIR must point at tests/data"
 #endif
 
+namespace models_hf_config_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 
@@ -405,3 +407,5 @@ TEST_CASE("[errors] hostile configs through both stages: huge lists, huge heads,
     CHECK(error_of(R"({"head_dim": 64, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "beta_fast": [32]}})") ==
           "rope_scaling.beta_fast: expected a finite number, got [32]");
 }
+
+}  // namespace models_hf_config_tests_tests

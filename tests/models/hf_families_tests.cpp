@@ -21,6 +21,8 @@
 #include <variant>
 #include <vector>
 
+namespace models_hf_families_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 std::string error_of(const std::string& text)
@@ -770,3 +772,5 @@ TEST_CASE("[granitemoehybrid, zamba2, dbrx, minimax modeling files] refused, nam
     const std::string minimax = error_of(R"({"model_type": "minimax", "hidden_size": 6144, "num_attention_heads": 64})");
     CHECK(minimax.find("(minimax/modular_minimax.py)") != std::string::npos);
 }
+
+}  // namespace models_hf_families_tests_tests

@@ -29,6 +29,8 @@
 #error "POSENC_TEST_DATA_DIR must point at tests/data"
 #endif
 
+namespace models_model_rope_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 struct ExpectedGroup {
@@ -407,3 +409,5 @@ TEST_CASE("[docs/models.md engine example] NoPE layers pass unrotated; Gemma 3's
     posenc::apply_rope_reference(*qwen_layers[0].spec, *qwen_layers[0].table, plain.data(), 777);
     CHECK(m == plain);
 }
+
+}  // namespace models_model_rope_tests_tests

@@ -18,6 +18,8 @@
 
 #include "support/error_messages.hpp"
 
+namespace multi_axis_layouts_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 
 using posenc::MultiAxisKind;
@@ -238,3 +240,5 @@ TEST_CASE("[layout] equality compares the axes, not the rule that built them")
     CHECK(MultiAxisLayout::sections({2, 2, 2}, 6) != MultiAxisLayout::interleaved({2, 2, 2}, 6));
     CHECK(MultiAxisLayout::from_pair_axes({0, 0}, 1) != MultiAxisLayout::from_pair_axes({0, 0}, 2));
 }
+
+}  // namespace multi_axis_layouts_tests

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdint>
 
+namespace reference_angles_reference_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 namespace {
 struct AngleVector {
     std::int64_t position;
@@ -69,3 +71,5 @@ TEST_CASE("[mpmath] reduced_angle stays in [-pi, pi] and is odd in the position"
             CHECK(posenc::reduced_angle(-m, theta) == -r);
         }
 }
+
+}  // namespace reference_angles_reference_tests

@@ -13,6 +13,8 @@
 
 #include <cmath>
 
+namespace reference_hf_default_inv_freq_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 TEST_CASE("[HF default] b = 1e4, R = 128: double theta_i rounds to Hugging Face's float32 values within 1 ulp")
 {
     const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(posenc::RopeSpec(128, 128, 1e4));
@@ -38,3 +40,5 @@ TEST_CASE("[closed form] theta_i = base^(-2i/R): theta_{R/4} = base^(-1/2), thet
                   doctest::Approx(std::pow(base, 2.0 / rotary_dim)).epsilon(1e-14));
         }
 }
+
+}  // namespace reference_hf_default_inv_freq_tests

@@ -15,6 +15,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_hf_dynamic_ntk_vectors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 
@@ -78,3 +80,5 @@ TEST_CASE("[YaRN paper / P3] dynamic NTK, HF schedule: d 32, b 1e4, L 128, facto
     CHECK(base == doctest::Approx(55663.2).epsilon(1e-6));
     CHECK(base == doctest::Approx(1e4 * std::pow(5.0, 32.0 / 30.0)).epsilon(1e-14));  // closed form
 }
+
+}  // namespace scaling_hf_dynamic_ntk_vectors_tests

@@ -15,6 +15,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_hf_llama3_vectors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 
@@ -109,3 +111,5 @@ TEST_CASE("[HF llama3] Llama-3.2-1B (R 64, s 32): pairs 0-14 kept, 15-17 smoothe
         CHECK(relative_error(exact.inv_freq(v.pair), v.exact) <= 1e-12);
     }
 }
+
+}  // namespace scaling_hf_llama3_vectors_tests

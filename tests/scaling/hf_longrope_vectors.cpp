@@ -17,6 +17,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_hf_longrope_vectors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 
@@ -93,3 +95,5 @@ TEST_CASE("[HF longrope] Phi-3-mini-128k inv_freq, short and long: float32 withi
         CHECK(relative_error(long_exact.inv_freq(v.pair), v.long_exact) <= 1e-12);
     }
 }
+
+}  // namespace scaling_hf_longrope_vectors_tests

@@ -19,6 +19,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_hf_yarn_vectors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 
@@ -197,3 +199,5 @@ TEST_CASE("[HF yarn] YaRN is static: the same table at every sequence length")
     CHECK(posenc::frequency_table(spec, yarn, 1).inv_freq() == init);
     CHECK(posenc::frequency_table(spec, yarn, 1'000'000).inv_freq() == init);
 }
+
+}  // namespace scaling_hf_yarn_vectors_tests

@@ -15,6 +15,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_linear_ntk_aware_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 
@@ -69,3 +71,5 @@ TEST_CASE("[PI Chen 2023 eq. 4] linear scaling: theta'_i = theta_i / s for every
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(40)), 4.4456985051510856e-05f) <= 2);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(62)), 3.8498163235090033e-07f) <= 2);
 }
+
+}  // namespace scaling_linear_ntk_aware_tests

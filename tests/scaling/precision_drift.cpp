@@ -18,6 +18,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_precision_drift_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 using posenc_test::wrap_angle;
@@ -171,3 +173,5 @@ TEST_CASE("[HF float32] beyond 2^24 float32 positions collide: token 2^24 + 1 ge
                      posenc::rotation_angle(exact, p, 0, posenc::Precision::exact)) ==
           doctest::Approx(1.0).epsilon(1e-14));
 }
+
+}  // namespace scaling_precision_drift_tests

@@ -13,6 +13,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_precision_refusals_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::message_of;
 
 namespace {
@@ -118,3 +120,5 @@ TEST_CASE("[IEEE 754 double] a scaled inv_freq that underflows is refused under 
     CHECK(starts_with(none, "base 3e+38 makes inv_freq[127] "));
     CHECK(none.find("not a normal float32 number") != std::string::npos);
 }
+
+}  // namespace scaling_precision_refusals_tests

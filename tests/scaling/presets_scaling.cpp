@@ -14,6 +14,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_presets_scaling_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 TEST_CASE("[presets] the names posenc-inspect needs all resolve, and every RoPE preset builds a spec and a scaling")
 {
     for (const char* name : {"qwen3-8b", "qwen3.8-27b", "deepseek-v4.1-flash", "course-small", "gpt2", "llama-3.1-8b",
@@ -93,3 +95,5 @@ TEST_CASE("[H12] real-model dims, bases and scalings")
     CHECK(phi_2.rope_spec() == posenc::RopeSpec::from_partial_rotary_factor(80, 0.4, 1e4));
     CHECK(phi_2.rope_spec().rotary_dim() == 32);
 }
+
+}  // namespace scaling_presets_scaling_tests

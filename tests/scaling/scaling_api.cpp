@@ -16,6 +16,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_scaling_api_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::ulp_distance;
 
 TEST_CASE("[api] scaling_type_name: none, linear, ntk_aware, dynamic, yarn, llama3, longrope")
@@ -95,3 +97,5 @@ TEST_CASE("[api] precision names and the float32 cos/sin multiply by fl(attentio
     // Exact mode at position 0: the double factor itself.
     CHECK(posenc::cos_sin(f32, 0, 5, posenc::Precision::exact).cos == 1.138629436111989);
 }
+
+}  // namespace scaling_scaling_api_tests

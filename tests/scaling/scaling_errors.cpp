@@ -13,6 +13,8 @@
 
 #include "scaling/checks.hpp"
 
+namespace scaling_scaling_errors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
 using posenc_test::message_of;
 
 namespace {
@@ -146,3 +148,5 @@ TEST_CASE("[errors] what only the spec reveals: rotary_dim 2 for NTK bases, over
     CHECK(message_of([] { return posenc::deepseek_softmax_scale(0, posenc::YarnScaling(40.0, 4096)); }) ==
           "qk_head_dim 0 must be > 0");
 }
+
+}  // namespace scaling_scaling_errors_tests
