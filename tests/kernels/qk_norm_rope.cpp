@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -113,18 +114,22 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     const QKViews<T> views = in_place ? QKViews<T>::in_place(q_in, k_in)
                                       : QKViews<T>::out_of_place(q_in, q_out, k_in, k_heads ? k_out : HeadsView<T> {});
     const bool cache = coin(rng) != 0;
-    const CosSinCache cos_sin(table, 4096);
-    const OnTheFlyAngles otf(table, 4096);
-    if constexpr (std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<T, double>)
         if (path.dispatched) return;
-        if (cache) qk_norm_rope(spec, norm, cos_sin, positions, views);
-        else qk_norm_rope(spec, norm, otf, positions, views);
+    // only the angle source this case uses is built (a 4096-position cache costs more than the case)
+    std::optional<CosSinCache> cos_sin;
+    std::optional<OnTheFlyAngles> otf;
+    if (cache) cos_sin.emplace(table, 4096);
+    else otf.emplace(table, 4096);
+    if constexpr (std::is_same_v<T, double>) {
+        if (cache) qk_norm_rope(spec, norm, *cos_sin, positions, views);
+        else qk_norm_rope(spec, norm, *otf, positions, views);
     } else if (path.dispatched) {
-        if (cache) dispatch::qk_norm_rope_with(path.isa, spec, norm, cos_sin, positions, views);
-        else dispatch::qk_norm_rope_with(path.isa, spec, norm, otf, positions, views);
+        if (cache) dispatch::qk_norm_rope_with(path.isa, spec, norm, *cos_sin, positions, views);
+        else dispatch::qk_norm_rope_with(path.isa, spec, norm, *otf, positions, views);
     } else {
-        if (cache) qk_norm_rope(spec, norm, cos_sin, positions, views);
-        else qk_norm_rope(spec, norm, otf, positions, views);
+        if (cache) qk_norm_rope(spec, norm, *cos_sin, positions, views);
+        else qk_norm_rope(spec, norm, *otf, positions, views);
     }
     any_checked = true;
 
