@@ -48,7 +48,8 @@ function(posenc_add_dispatch target)
 POSENC_DISPATCH_DEFINE_TARGET(${_isa}, ${_arch_${_isa}})
 " @ONLY)
     target_sources(${target} PRIVATE "${_source}")
-    set_source_files_properties("${_source}" PROPERTIES COMPILE_OPTIONS "${_flags_${_isa}}")
+    set_source_files_properties("${_source}" PROPERTIES COMPILE_OPTIONS "${_flags_${_isa}}"
+      SKIP_UNITY_BUILD_INCLUSION ON)  # its own flags: never merged into a unity build unit
     string(TOUPPER "${_isa}" _upper)
     target_compile_definitions(${target} PRIVATE POSENC_DISPATCH_${_upper}=1)
   endforeach()
