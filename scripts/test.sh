@@ -41,7 +41,7 @@ fi
 
 scripts/install-deps.sh
 jobs="$(nproc)"
-common=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" -DPOSENC_WERROR=ON
+common=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" -DPOSENC_WERROR=ON -DPOSENC_TEST_UNITY_BUILD=ON
         "-DPOSENC_OPTIMIZED_TEST_FOLDERS=kernels;multi_axis" -DPOSENC_OPTIMIZED_TEST_FLAGS=-O2)
 # A build folder left by an older run with another generator cannot switch to Ninja: start it over.
 fresh_if_not_ninja() {
