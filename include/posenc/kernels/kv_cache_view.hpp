@@ -171,8 +171,8 @@ enum class CacheStores { automatic, cached, streaming };
 /// The write size from which CacheStores::automatic streams: 4 MiB, twice the 2 MiB L2 of one
 /// core on current server parts (a prefill of 512 tokens of 8 float K and V heads of 128 writes
 /// 4 MiB). Measured on a 2-core AVX-512 machine, 4,096 tokens x 8 K + 8 V heads of 128 (32 MiB
-/// of cache rows) into a paged cache: streaming stores take 0.57 times the time of ordinary ones
-/// (docs/kernels.md).
+/// of cache rows) into a paged cache: rope_into_cache takes 0.74 times as long with streaming
+/// stores as with ordinary ones (docs/benchmarks.md, cache_f32).
 inline constexpr std::size_t streaming_stores_from = std::size_t {1} << 22;
 
 /// The cache slot of every token: int32 or int64 ids, -1 = skip; see the file comment.
