@@ -17,7 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -82,6 +84,34 @@ template <class Integer, std::enable_if_t<std::is_integral_v<Integer>, int> = 0>
 std::string format_value(Integer i)
 {
     return std::to_string(i);
+}
+
+/// One piece of a message for cat(): text as it is, or an integer in decimal.
+struct TextPiece {
+    std::string_view text;
+    long long number = 0;
+    bool is_number = false;
+
+    TextPiece(const char* s) : text(s) {}
+    TextPiece(const std::string& s) : text(s) {}
+    template <class Integer, std::enable_if_t<std::is_integral_v<Integer> && !std::is_same_v<Integer, bool> &&
+                                                  !std::is_same_v<Integer, char>, int> = 0>
+    TextPiece(Integer i) : number(static_cast<long long>(i)), is_number(true)
+    {
+    }
+};
+
+/// The pieces one after the other: cat({"must equal tokens ", tokens}). One compiled copy serves
+/// every message, so a check's failure path costs its caller one call rather than a chain of
+/// inlined string concatenations (what a header-only user compiles in every translation unit).
+inline std::string cat(std::initializer_list<TextPiece> pieces)
+{
+    std::string out;
+    for (const TextPiece& p : pieces) {
+        if (p.is_number) out += std::to_string(p.number);
+        else out.append(p.text.data(), p.text.size());
+    }
+    return out;
 }
 
 /// Throws posenc::error("<field> <value> <rule>").

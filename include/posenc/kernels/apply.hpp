@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/apply.hpp: the SIMD RoPE kernel (one generic xsimd kernel, templated on the
-// architecture, the pairing and the direction) and its checked and unchecked entry points.
+// architecture and the pairing) and its checked and unchecked entry points.
 //
 // Per pair (a, b) of a head at position m, with (c, s) = attention_factor * (cos, sin)(m theta_i)
 // from the angle source (RoFormer eq. 34; Hugging Face x*cos + rotate_half(x)*sin):
@@ -8,12 +8,15 @@
 //     forward   a' = a c - b s      b' = b c + a s
 //     inverse   a' = a c + b s      b' = b c - a s        (R(-m theta) = R(m theta)^T)
 //
+// The inverse runs the forward loops on the row's sin negated (once per token and row: exact,
+// so it rounds exactly as the formula above), which keeps one compiled loop per pairing.
+//
 // half_split (pairs (i, i + R/2)): a and b are two contiguous runs, so one register of W pairs is
 //   two loads, c and s are loaded as they are stored, and
 //       a' = fms(a, c, b*s),  b' = fma(b, c, a*s).
 // interleaved (pairs (2i, 2i + 1)): one register holds W/2 pairs (a0 b0 a1 b1 ...). Once per
 //   token the row is expanded to duplicated cos (c0 c0 c1 c1 ...) and sign-folded sin
-//   (-s0 s0 -s1 s1 ...; the signs flip for inverse); then per register
+//   (-s0 s0 -s1 s1 ...); then per register
 //       x' = fma(swap_pairs(x), s_folded, x * c_dup)
 //   which is one in-register permute and two multiplies: no scalar loop, no strided access.
 //
@@ -74,16 +77,10 @@ void apply_rope_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, c
     if constexpr (std::is_same_v<T, double>) {
         detail::rope_tokens_double(spec, angles, positions, views, direction, range);
     } else {
-        const bool half = spec.pairing() == Pairing::half_split;
-        const bool forward = direction == Direction::forward;
-        if (half && forward)
-            detail::rope_tokens<Arch, Pairing::half_split, Direction::forward>(spec, angles, positions, views, range);
-        else if (half)
-            detail::rope_tokens<Arch, Pairing::half_split, Direction::inverse>(spec, angles, positions, views, range);
-        else if (forward)
-            detail::rope_tokens<Arch, Pairing::interleaved, Direction::forward>(spec, angles, positions, views, range);
+        if (spec.pairing() == Pairing::half_split)
+            detail::rope_tokens<Arch, Pairing::half_split>(spec, angles, positions, views, direction, range);
         else
-            detail::rope_tokens<Arch, Pairing::interleaved, Direction::inverse>(spec, angles, positions, views, range);
+            detail::rope_tokens<Arch, Pairing::interleaved>(spec, angles, positions, views, direction, range);
     }
 }
 

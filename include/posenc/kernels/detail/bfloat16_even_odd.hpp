@@ -97,22 +97,16 @@ POSENC_ALWAYS_INLINE void store(bfloat16* p, __m512 even, __m512 odd, __mmask32 
     else _mm512_mask_storeu_epi16(p, words, in_order);
 }
 
-/// (a, b) -> (a c - b s, b c + a s) forward, (a c + b s, b c - a s) inverse.
-template <Direction D>
+/// (a, b) -> (a c - b s, b c + a s); the inverse comes with s negated (rope_loops.hpp).
 POSENC_ALWAYS_INLINE void rotate(__m512 a, __m512 b, __m512 c, __m512 s, __m512& a_out, __m512& b_out) noexcept
 {
-    if constexpr (D == Direction::forward) {
-        a_out = _mm512_fmsub_ps(a, c, _mm512_mul_ps(b, s));
-        b_out = _mm512_fmadd_ps(b, c, _mm512_mul_ps(a, s));
-    } else {
-        a_out = _mm512_fmadd_ps(a, c, _mm512_mul_ps(b, s));
-        b_out = _mm512_fmsub_ps(b, c, _mm512_mul_ps(a, s));
-    }
+    a_out = _mm512_fmsub_ps(a, c, _mm512_mul_ps(b, s));
+    b_out = _mm512_fmadd_ps(b, c, _mm512_mul_ps(a, s));
 }
 
 /// Interleaved: chunk k of 16 pairs at element 32 k of every head, cos/sin of its pairs at 16 k.
 /// `pairs` < 16 only for a single trailing chunk (masked).
-template <class A, Direction D, std::size_t... K>
+template <class A, std::size_t... K>
 POSENC_ALWAYS_INLINE void interleaved_chunks(const bfloat16* in, bfloat16* out, std::ptrdiff_t in_head_stride,
                                              std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
                                              const float* sin, int pairs, bool prefetch, std::index_sequence<K...>) noexcept
@@ -125,14 +119,14 @@ POSENC_ALWAYS_INLINE void interleaved_chunks(const bfloat16* in, bfloat16* out, 
         if (prefetch) (simd::prefetch(in, simd::prefetch_heads_ahead * in_head_stride + 32 * K), ...);
         const Lanes x[] = {load<A>(in + 32 * K, words)...};
         __m512 a[sizeof...(K)], b[sizeof...(K)];
-        (rotate<D>(x[K].even, x[K].odd, c[K], s[K], a[K], b[K]), ...);
+        (rotate(x[K].even, x[K].odd, c[K], s[K], a[K], b[K]), ...);
         (store<A>(out + 32 * K, a[K], b[K], words), ...);
     }
 }
 
 /// half_split: block k of 32 pairs at pair 32 k of a (in_a) and b (in_b) of every head.
 /// `pairs` < 32 only for a single trailing block (masked).
-template <class A, Direction D, std::size_t... K>
+template <class A, std::size_t... K>
 POSENC_ALWAYS_INLINE void half_split_blocks(const bfloat16* in_a, const bfloat16* in_b, bfloat16* out_a, bfloat16* out_b,
                                             std::ptrdiff_t in_head_stride, std::ptrdiff_t out_head_stride,
                                             std::ptrdiff_t heads, const float* cos, const float* sin, int pairs,
@@ -160,8 +154,8 @@ POSENC_ALWAYS_INLINE void half_split_blocks(const bfloat16* in_a, const bfloat16
         const Lanes a[] = {load<A>(in_a + 32 * K, words)...};
         const Lanes b[] = {load<A>(in_b + 32 * K, words)...};
         __m512 a_even[sizeof...(K)], b_even[sizeof...(K)], a_odd[sizeof...(K)], b_odd[sizeof...(K)];
-        (rotate<D>(a[K].even, b[K].even, c_even[K], s_even[K], a_even[K], b_even[K]), ...);
-        (rotate<D>(a[K].odd, b[K].odd, c_odd[K], s_odd[K], a_odd[K], b_odd[K]), ...);
+        (rotate(a[K].even, b[K].even, c_even[K], s_even[K], a_even[K], b_even[K]), ...);
+        (rotate(a[K].odd, b[K].odd, c_odd[K], s_odd[K], a_odd[K], b_odd[K]), ...);
         (store<A>(out_a + 32 * K, a_even[K], a_odd[K], words), ...);
         (store<A>(out_b + 32 * K, b_even[K], b_odd[K], words), ...);
     }
@@ -170,7 +164,7 @@ POSENC_ALWAYS_INLINE void half_split_blocks(const bfloat16* in_a, const bfloat16
 /// apply.hpp's rotate_heads for bfloat16 on avx512_bf16: pairs [pair0, pair0 + n) of every head
 /// of one tensor and token, with the row's cos/sin (not expanded for interleaved pairs);
 /// `prefetch`: hint the lines simd::prefetch_heads_ahead heads ahead.
-template <class A, Pairing P, Direction D>
+template <class A, Pairing P>
 POSENC_ALWAYS_INLINE void rotate_heads(const bfloat16* in, std::ptrdiff_t in_head_stride, bfloat16* out,
                                        std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, int num_pairs, int pair0,
                                        int n, const float* cos, const float* sin, bool prefetch) noexcept
@@ -182,20 +176,20 @@ POSENC_ALWAYS_INLINE void rotate_heads(const bfloat16* in, std::ptrdiff_t in_hea
         bfloat16* out_b = out + num_pairs + pair0;
         int j = 0;
         for (; j + 64 <= n; j += 64)
-            half_split_blocks<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
+            half_split_blocks<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
                                     cos + j, sin + j, 32, prefetch, std::make_index_sequence<2>());
         for (; j < n; j += 32)
-            half_split_blocks<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
+            half_split_blocks<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
                                     cos + j, sin + j, n - j < 32 ? n - j : 32, prefetch, std::make_index_sequence<1>());
     } else {
         const bfloat16* in_x = in + 2 * pair0;
         bfloat16* out_x = out + 2 * pair0;
         int j = 0;  // pairs
         for (; j + 64 <= n; j += 64)
-            interleaved_chunks<A, D>(in_x + 2 * j, out_x + 2 * j, in_head_stride, out_head_stride, heads, cos + j,
+            interleaved_chunks<A>(in_x + 2 * j, out_x + 2 * j, in_head_stride, out_head_stride, heads, cos + j,
                                      sin + j, 16, prefetch, std::make_index_sequence<4>());
         for (; j < n; j += 16)
-            interleaved_chunks<A, D>(in_x + 2 * j, out_x + 2 * j, in_head_stride, out_head_stride, heads, cos + j,
+            interleaved_chunks<A>(in_x + 2 * j, out_x + 2 * j, in_head_stride, out_head_stride, heads, cos + j,
                                      sin + j, n - j < 16 ? n - j : 16, prefetch, std::make_index_sequence<1>());
     }
 }

@@ -38,25 +38,39 @@
 
 namespace posenc::kernels::detail {
 
+/// What the checks read of a HeadsView, without its element type: one compiled copy of each
+/// check below serves every storage type and const-ness (a header-only user pays for it once).
+struct ViewGeometry {
+    std::uintptr_t address;  ///< data as an integer
+    std::ptrdiff_t size, tokens, heads, head_dim, token_stride, head_stride;
+    std::ptrdiff_t element_size;  ///< sizeof of the element type
+    std::ptrdiff_t element_align;  ///< alignof of the element type
+};
+
+template <class U>
+ViewGeometry geometry(const HeadsView<U>& v) noexcept
+{
+    return {reinterpret_cast<std::uintptr_t>(v.data), v.size, v.tokens, v.heads, v.head_dim, v.token_stride,
+            v.head_stride, static_cast<std::ptrdiff_t>(sizeof(U)), static_cast<std::ptrdiff_t>(alignof(U))};
+}
+
 inline std::string member(const char* view, const char* name) { return std::string(view) + "." + name; }
 
 inline std::string shape_text(std::ptrdiff_t tokens, std::ptrdiff_t heads, std::ptrdiff_t head_dim)
 {
-    return std::to_string(tokens) + "x" + std::to_string(heads) + "x" + std::to_string(head_dim);
+    return posenc::detail::cat({tokens, "x", heads, "x", head_dim});
 }
 
 /// The largest buffer a view may describe, in elements: PTRDIFF_MAX / sizeof(U) / 16. No
 /// machine has that much memory; the margin keeps every offset the kernels form (a prefetch
 /// 8 heads ahead included) inside ptrdiff_t.
-template <class U>
-constexpr std::ptrdiff_t max_view_size = PTRDIFF_MAX / static_cast<std::ptrdiff_t>(sizeof(U)) / 16;
+inline std::ptrdiff_t max_view_size(std::ptrdiff_t element_size) noexcept { return PTRDIFF_MAX / element_size / 16; }
 
 /// Index of the last element a valid view addresses, (tokens - 1) token_stride + (heads - 1)
 /// head_stride + head_dim - 1, if it is < size; -1 otherwise. Computed without overflow: every
 /// partial sum is compared with what remains of the buffer before it is formed. Requires
 /// tokens >= 1, heads >= 1, head_dim >= 1 and the strides of axes longer than 1 >= head_dim.
-template <class U>
-std::ptrdiff_t last_index_within(const HeadsView<U>& v) noexcept
+inline std::ptrdiff_t last_index_within(const ViewGeometry& v) noexcept
 {
     std::ptrdiff_t room = v.size - v.head_dim;  // room left for the outer offsets
     if (room < 0) return -1;
@@ -73,8 +87,7 @@ std::ptrdiff_t last_index_within(const HeadsView<U>& v) noexcept
 
 /// The index of a view's last element as text, exact whenever it fits in 64 unsigned bits
 /// (counts and strides are non-negative here), else in floating point.
-template <class U>
-std::string last_index_text(const HeadsView<U>& v)
+inline std::string last_index_text(const ViewGeometry& v)
 {
     using u64 = unsigned long long;
     const u64 max = ~u64 {0};
@@ -90,23 +103,23 @@ std::string last_index_text(const HeadsView<U>& v)
 
 /// One view on its own: presence, alignment, extents, strides, bounds; builds the message. Out
 /// of line and only called once view_is_valid has failed (this runs on every checked call).
-template <class U>
-[[noreturn]] void raise_view_error(const HeadsView<U>& v, const char* name, const RopeSpec& spec)
+[[noreturn]] inline void raise_view_error(const ViewGeometry& v, const char* name, int spec_head_dim)
 {
-    if (v.data == nullptr) throw posenc::error(member(name, "data"), "null", "must point to the tensor");
-    if (reinterpret_cast<std::uintptr_t>(v.data) % alignof(U) != 0)
-        posenc::detail::raise(member(name, "data"), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(v.data)),
-                              "must be a multiple of " + std::to_string(alignof(U)) + " (the alignment of its " +
-                                  std::to_string(sizeof(U)) + "-byte element type)");
-    if (v.size < 0 || v.size > max_view_size<U>)
-        posenc::detail::raise(member(name, "size"), v.size,
-                              "must be in [0, " + std::to_string(max_view_size<U>) + "] (elements the view may address)");
-    if (v.tokens < 0) posenc::detail::raise(member(name, "tokens"), v.tokens, "must be >= 0");
-    if (v.heads < 1) posenc::detail::raise(member(name, "heads"), v.heads, "must be >= 1");
-    if (v.head_dim != spec.head_dim())
-        posenc::detail::raise(member(name, "head_dim"), v.head_dim,
-                              "must equal spec.head_dim " + std::to_string(spec.head_dim()) +
-                                  " (the buffer's heads are that long)");
+    using posenc::detail::cat;
+    using posenc::detail::raise;
+    if (v.address == 0) throw posenc::error(member(name, "data"), "null", "must point to the tensor");
+    if (v.address % static_cast<std::uintptr_t>(v.element_align) != 0)
+        raise(member(name, "data"), static_cast<unsigned long long>(v.address),
+              cat({"must be a multiple of ", v.element_align, " (the alignment of its ", v.element_size,
+                   "-byte element type)"}));
+    const std::ptrdiff_t max_size = max_view_size(v.element_size);
+    if (v.size < 0 || v.size > max_size)
+        raise(member(name, "size"), v.size, cat({"must be in [0, ", max_size, "] (elements the view may address)"}));
+    if (v.tokens < 0) raise(member(name, "tokens"), v.tokens, "must be >= 0");
+    if (v.heads < 1) raise(member(name, "heads"), v.heads, "must be >= 1");
+    if (v.head_dim != spec_head_dim)
+        raise(member(name, "head_dim"), v.head_dim,
+              cat({"must equal spec.head_dim ", spec_head_dim, " (the buffer's heads are that long)"}));
 
     struct Axis {
         const char* stride_name;
@@ -119,13 +132,12 @@ template <class U>
     const std::ptrdiff_t d = v.head_dim;
     for (const Axis* a : {&token, &head}) {
         if (a->count > 1 && a->stride < 0)
-            posenc::detail::raise(member(name, a->stride_name), a->stride,
-                                  std::string("must be >= head_dim ") + std::to_string(d) + " when " + a->count_name +
-                                      " > 1 (element 1 of that axis would lie before " + name + ".data)");
+            raise(member(name, a->stride_name), a->stride,
+                  cat({"must be >= head_dim ", d, " when ", a->count_name, " > 1 (element 1 of that axis would lie before ",
+                       name, ".data)"}));
         if (a->count > 1 && a->stride < d)
-            posenc::detail::raise(member(name, a->stride_name), a->stride,
-                                  std::string("must be >= head_dim ") + std::to_string(d) + " when " + a->count_name +
-                                      " > 1 (rows would overlap)");
+            raise(member(name, a->stride_name), a->stride,
+                  cat({"must be >= head_dim ", d, " when ", a->count_name, " > 1 (rows would overlap)"}));
     }
     if (token.count > 1 && head.count > 1) {
         const Axis& small = token.stride <= head.stride ? token : head;
@@ -133,31 +145,29 @@ template <class U>
         if (large.stride == small.stride || (large.stride - d) / small.stride < small.count - 1) {
             const double needed =
                 static_cast<double>(small.stride) * static_cast<double>(small.count - 1) + static_cast<double>(d);
-            posenc::detail::raise(member(name, large.stride_name), large.stride,
-                                  "must be >= " + std::string(small.stride_name) + " * (" + small.count_name +
-                                      " - 1) + head_dim = " + posenc::detail::format_value(needed) + " (rows would overlap)");
+            raise(member(name, large.stride_name), large.stride,
+                  cat({"must be >= ", small.stride_name, " * (", small.count_name, " - 1) + head_dim = ",
+                       posenc::detail::format_value(needed), " (rows would overlap)"}));
         }
     }
     // the bound: the last element must lie inside [0, size) (the first is data[0])
-    posenc::detail::raise(member(name, "size"), v.size,
-                          "must be > " + last_index_text(v) + ", the index of " + name +
-                              "'s last element (token " + std::to_string(v.tokens - 1) + ", head " +
-                              std::to_string(v.heads - 1) + ", dim " + std::to_string(d - 1) +
-                              "): the view would address memory past its buffer");
+    raise(member(name, "size"), v.size,
+          cat({"must be > ", last_index_text(v), ", the index of ", name, "'s last element (token ", v.tokens - 1,
+               ", head ", v.heads - 1, ", dim ", d - 1, "): the view would address memory past its buffer"}));
 }
 
 /// The rules of raise_view_error in integer arithmetic, without overflow: data non-null and
-/// aligned for U; 0 <= size <= max_view_size; tokens >= 0, heads >= 1, head_dim = spec's; rows
-/// of head_dim elements on the [tokens, heads] grid must not overlap (sorting the two axes by
-/// stride: small stride >= head_dim, large stride >= small stride * (small count - 1) +
-/// head_dim; the stride of an axis of extent 1 is ignored); and the last element
+/// aligned for its element type; 0 <= size <= max_view_size; tokens >= 0, heads >= 1, head_dim =
+/// spec's; rows of head_dim elements on the [tokens, heads] grid must not overlap (sorting the
+/// two axes by stride: small stride >= head_dim, large stride >= small stride * (small count -
+/// 1) + head_dim; the stride of an axis of extent 1 is ignored); and the last element
 /// (last_index_within) lies inside the buffer.
-template <class U>
-bool view_is_valid(const HeadsView<U>& v, const RopeSpec& spec) noexcept
+inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
 {
     const std::ptrdiff_t d = v.head_dim;
-    if (v.data == nullptr || reinterpret_cast<std::uintptr_t>(v.data) % alignof(U) != 0) return false;
-    if (v.size < 0 || v.size > max_view_size<U> || v.tokens < 0 || v.heads < 1 || d != spec.head_dim()) return false;
+    if (v.address == 0 || v.address % static_cast<std::uintptr_t>(v.element_align) != 0) return false;
+    if (v.size < 0 || v.size > max_view_size(v.element_size) || v.tokens < 0 || v.heads < 1 || d != spec_head_dim)
+        return false;
     if (v.tokens == 0) return true;
     const bool many_tokens = v.tokens > 1, many_heads = v.heads > 1;
     if ((many_tokens && v.token_stride < d) || (many_heads && v.head_stride < d)) return false;
@@ -176,15 +186,21 @@ bool view_is_valid(const HeadsView<U>& v, const RopeSpec& spec) noexcept
 template <class U>
 void check_view(const HeadsView<U>& v, const char* name, const RopeSpec& spec)
 {
-    if (!view_is_valid(v, spec)) raise_view_error(v, name, spec);
+    const ViewGeometry g = geometry(v);
+    if (!view_is_valid(g, spec.head_dim())) raise_view_error(g, name, spec.head_dim());
 }
 
 /// Elements from a view's first element to one past its last (a valid view with tokens >= 1).
+inline std::ptrdiff_t extent_of(const ViewGeometry& v) noexcept
+{
+    return (v.tokens > 1 ? (v.tokens - 1) * v.token_stride : 0) + (v.heads > 1 ? (v.heads - 1) * v.head_stride : 0) +
+           v.head_dim;
+}
+
 template <class U>
 std::ptrdiff_t extent_of(const HeadsView<U>& v) noexcept
 {
-    const HeadsView<U> n = v.normalized();
-    return (n.tokens - 1) * n.token_stride + (n.heads - 1) * n.head_stride + n.head_dim;
+    return extent_of(geometry(v));
 }
 
 /// round(x / y) for y > 0, in double (the caller checks neighbours, so it need not be exact).
@@ -194,17 +210,14 @@ inline std::ptrdiff_t nearest_multiple(double x, double y) noexcept
 }
 
 /// True if some row of `a` shares an element with some row of `b` (both valid per check_view,
-/// same element type and head_dim). Exact when the strides that matter are equal; otherwise
+/// same element size and head_dim). Exact when the strides that matter are equal; otherwise
 /// true as soon as the address ranges intersect.
-template <class UA, class UB>
-bool views_overlap(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
+inline bool views_overlap(const ViewGeometry& a, const ViewGeometry& b) noexcept
 {
-    static_assert(sizeof(UA) == sizeof(UB), "views_overlap compares views of one element type.");
     if (a.tokens == 0 || b.tokens == 0) return false;
-    const auto a_begin = reinterpret_cast<std::uintptr_t>(a.data);
-    const auto b_begin = reinterpret_cast<std::uintptr_t>(b.data);
-    const std::uintptr_t a_end = a_begin + static_cast<std::uintptr_t>(extent_of(a)) * sizeof(UA);
-    const std::uintptr_t b_end = b_begin + static_cast<std::uintptr_t>(extent_of(b)) * sizeof(UB);
+    const std::uintptr_t a_begin = a.address, b_begin = b.address;
+    const std::uintptr_t a_end = a_begin + static_cast<std::uintptr_t>(extent_of(a) * a.element_size);
+    const std::uintptr_t b_end = b_begin + static_cast<std::uintptr_t>(extent_of(b) * b.element_size);
     if (a_end <= b_begin || b_end <= a_begin) return false;
 
     // Offset differences between a row of b and a row of a:  d + dt * token_stride + dh * head_stride,
@@ -235,8 +248,8 @@ bool views_overlap(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
         axes[n++] = {stride, -(a.heads - 1), b.heads - 1};
     }
     const std::ptrdiff_t byte_distance = static_cast<std::ptrdiff_t>(b_begin - a_begin);
-    if (byte_distance % static_cast<std::ptrdiff_t>(sizeof(UA)) != 0) return true;
-    const std::ptrdiff_t d = byte_distance / static_cast<std::ptrdiff_t>(sizeof(UA));
+    if (byte_distance % a.element_size != 0) return true;
+    const std::ptrdiff_t d = byte_distance / a.element_size;
     const std::ptrdiff_t h = a.head_dim;
     if (n == 2 && axes[0].stride < axes[1].stride) std::swap(axes[0], axes[1]);  // large stride first
     auto clamp = [](std::ptrdiff_t x, const Axis& ax) { return x < ax.lowest ? ax.lowest : (x > ax.highest ? ax.highest : x); };
@@ -262,23 +275,34 @@ bool views_overlap(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
     return false;
 }
 
+inline bool same_view(const ViewGeometry& a, const ViewGeometry& b) noexcept
+{
+    // strides of axes of extent 1 are never used: they need not agree
+    return a.address == b.address && a.tokens == b.tokens && a.heads == b.heads && a.head_dim == b.head_dim &&
+           (a.tokens <= 1 || a.token_stride == b.token_stride) && (a.heads <= 1 || a.head_stride == b.head_stride);
+}
+
 template <class UA, class UB>
 bool same_view(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
 {
-    // strides of axes of extent 1 are never used: they need not agree
-    return static_cast<const void*>(a.data) == static_cast<const void*>(b.data) && a.tokens == b.tokens &&
-           a.heads == b.heads && a.head_dim == b.head_dim && (a.tokens <= 1 || a.token_stride == b.token_stride) &&
-           (a.heads <= 1 || a.head_stride == b.head_stride);
+    return same_view(geometry(a), geometry(b));
+}
+
+inline void require_disjoint(const ViewGeometry& written, const char* written_name, const ViewGeometry& other,
+                             const char* other_name)
+{
+    if (views_overlap(written, other))
+        throw posenc::error(written_name, shape_text(written.tokens, written.heads, written.head_dim),
+                            posenc::detail::cat({"must not overlap ", other_name,
+                                                 " (views sharing memory need equal strides and disjoint rows)"}));
 }
 
 template <class UA, class UB>
 void require_disjoint(const HeadsView<UA>& written, const char* written_name, const HeadsView<UB>& other,
                       const char* other_name)
 {
-    if (views_overlap(written, other))
-        throw posenc::error(written_name, shape_text(written.tokens, written.heads, written.head_dim),
-                            std::string("must not overlap ") + other_name +
-                                " (views sharing memory need equal strides and disjoint rows)");
+    static_assert(sizeof(UA) == sizeof(UB), "views_overlap compares views of one element type.");
+    require_disjoint(geometry(written), written_name, geometry(other), other_name);
 }
 
 /// Positions of tokens [range.begin, range.end) against the angle source's range.
@@ -286,10 +310,10 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
                             PositionRange allowed, const char* source_name)
 {
     // the message is built only on failure: this runs on every checked call
-    auto fail = [&](const std::string& field, std::int64_t value) {
-        posenc::detail::raise(field, value,
-                              "must be in [" + std::to_string(allowed.first) + ", " + std::to_string(allowed.last) +
-                                  "], the positions the " + source_name + " serves");
+    auto fail = [&](std::string field, std::int64_t value) {
+        posenc::detail::raise(std::move(field), value,
+                              posenc::detail::cat({"must be in [", allowed.first, ", ", allowed.last, "], the positions the ",
+                                                   source_name, " serves"}));
     };
     if (positions.is_contiguous()) {
         if (range.size() == 0) return;
@@ -297,39 +321,78 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
         const std::int64_t reach = std::int64_t {1} << 62;
         if (start < -reach || start > reach) fail("positions.start", start);
         for (std::ptrdiff_t t : {range.begin, range.end - 1})
-            if (!allowed.contains(positions[t])) fail("positions[" + std::to_string(t) + "]", positions[t]);
+            if (!allowed.contains(positions[t])) fail(posenc::detail::cat({"positions[", t, "]"}), positions[t]);
         return;
     }
     if (positions.count() != tokens)
-        posenc::detail::raise("positions.count", positions.count(), "must equal tokens " + std::to_string(tokens));
+        posenc::detail::raise("positions.count", positions.count(), posenc::detail::cat({"must equal tokens ", tokens}));
     if (tokens > 0 && positions.ids_data() == nullptr)
         throw posenc::error("positions.ids", "null", "must point to one id per token");
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
-        if (!allowed.contains(positions[t])) fail("positions[" + std::to_string(t) + "]", positions[t]);
+        if (!allowed.contains(positions[t])) fail(posenc::detail::cat({"positions[", t, "]"}), positions[t]);
 }
 
 /// The output view `out` of input `in`: in place (the same view) it needs no checks of its own;
 /// otherwise check_view, and the input's tokens and heads. Returns whether it is in place.
-template <class T>
-bool check_output_view(const HeadsView<T>& out, const char* out_name, const HeadsView<const T>& in, const char* in_name,
-                       const RopeSpec& spec)
+inline bool check_output_view(const ViewGeometry& out, const char* out_name, const ViewGeometry& in, const char* in_name,
+                              int spec_head_dim)
 {
     if (same_view(out, in)) return true;
-    check_view(out, out_name, spec);
+    if (!view_is_valid(out, spec_head_dim)) raise_view_error(out, out_name, spec_head_dim);
     if (out.tokens != in.tokens || out.heads != in.heads)
         throw posenc::error(out_name, shape_text(out.tokens, out.heads, out.head_dim),
-                            std::string("must have the shape of ") + in_name + " " + shape_text(in.tokens, in.heads, in.head_dim));
+                            posenc::detail::cat({"must have the shape of ", in_name, " ",
+                                                 shape_text(in.tokens, in.heads, in.head_dim)}));
     return false;
 }
 
 /// "No K" is an empty view; a null pointer with extents is a mistake, not an absent K.
-template <class U>
-void check_absent_means_empty(const HeadsView<U>& k, const char* name)
+inline void check_absent_means_empty(const ViewGeometry& k, const char* name)
 {
-    if (!k.present() && (k.tokens != 0 || k.heads != 0 || k.head_dim != 0))
-        throw posenc::error(std::string(name) + ".data", "null",
-                            "must point to the elements of " + shape_text(k.tokens, k.heads, k.head_dim) +
-                                " (leave the whole view empty for no K)");
+    if (k.address == 0 && (k.tokens != 0 || k.heads != 0 || k.head_dim != 0))
+        throw posenc::error(member(name, "data"), "null",
+                            posenc::detail::cat({"must point to the elements of ", shape_text(k.tokens, k.heads, k.head_dim),
+                                                 " (leave the whole view empty for no K)"}));
+}
+
+/// check_rope_call's rules for the views (element type erased): see the file comment.
+inline void check_rope_views(const ViewGeometry& q_in, const ViewGeometry& q_out, const ViewGeometry& k_in,
+                             const ViewGeometry& k_out, int spec_head_dim)
+{
+    if (!view_is_valid(q_in, spec_head_dim)) raise_view_error(q_in, "q_in", spec_head_dim);
+    const bool q_in_place = check_output_view(q_out, "q_out", q_in, "q_in", spec_head_dim);
+    check_absent_means_empty(k_in, "k_in");
+    check_absent_means_empty(k_out, "k_out");
+    const bool k_in_present = k_in.address != 0, k_out_present = k_out.address != 0;
+    if (k_in_present != k_out_present)
+        throw posenc::error(k_in_present ? "k_out" : "k_in", "absent",
+                            std::string("must be given together with ") + (k_in_present ? "k_in" : "k_out"));
+    const bool has_k = k_in_present;
+    if (has_k) {
+        if (!view_is_valid(k_in, spec_head_dim)) raise_view_error(k_in, "k_in", spec_head_dim);
+        check_output_view(k_out, "k_out", k_in, "k_in", spec_head_dim);
+        if (k_in.tokens != q_in.tokens)
+            posenc::detail::raise("k_in.tokens", k_in.tokens, posenc::detail::cat({"must equal q_in.tokens ", q_in.tokens}));
+    }
+    if (!q_in_place) require_disjoint(q_out, "q_out", q_in, "q_in");
+    if (has_k) {
+        if (!same_view(k_out, k_in)) require_disjoint(k_out, "k_out", k_in, "k_in");
+        require_disjoint(q_out, "q_out", k_out, "k_out");
+        require_disjoint(q_out, "q_out", k_in, "k_in");
+        require_disjoint(k_out, "k_out", q_in, "q_in");
+    }
+}
+
+/// check_rope_call's rules past the views: the angle source's pairs and the token range.
+inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange range, std::ptrdiff_t tokens)
+{
+    if (angle_pairs != spec_pairs)
+        posenc::detail::raise("angles.num_pairs", angle_pairs,
+                              posenc::detail::cat({"must equal spec.num_pairs ", spec_pairs,
+                                                   " (rotary_dim / 2): the angle source was built for another rotary_dim"}));
+    if (!(0 <= range.begin && range.begin <= range.end && range.end <= tokens))
+        throw posenc::error("range", posenc::detail::cat({"[", range.begin, ", ", range.end, ")"}),
+                            posenc::detail::cat({"must satisfy 0 <= begin <= end <= tokens ", tokens}));
 }
 
 /// Everything above, in order; see the file comment.
@@ -337,36 +400,11 @@ template <class T, class Angles>
 void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      TokenRange range)
 {
-    check_view(views.q_in, "q_in", spec);
-    const bool q_in_place = check_output_view(views.q_out, "q_out", views.q_in, "q_in", spec);
-    check_absent_means_empty(views.k_in, "k_in");
-    check_absent_means_empty(views.k_out, "k_out");
-    if (views.k_in.present() != views.k_out.present())
-        throw posenc::error(views.k_in.present() ? "k_out" : "k_in", "absent",
-                            std::string("must be given together with ") + (views.k_in.present() ? "k_in" : "k_out"));
-    if (views.has_k()) {
-        check_view(views.k_in, "k_in", spec);
-        check_output_view(views.k_out, "k_out", views.k_in, "k_in", spec);
-        if (views.k_in.tokens != views.q_in.tokens)
-            posenc::detail::raise("k_in.tokens", views.k_in.tokens, "must equal q_in.tokens " + std::to_string(views.q_in.tokens));
-    }
-    if (!q_in_place) require_disjoint(views.q_out, "q_out", views.q_in, "q_in");
-    if (views.has_k()) {
-        if (!same_view(views.k_out, views.k_in)) require_disjoint(views.k_out, "k_out", views.k_in, "k_in");
-        require_disjoint(views.q_out, "q_out", views.k_out, "k_out");
-        require_disjoint(views.q_out, "q_out", views.k_in, "k_in");
-        require_disjoint(views.k_out, "k_out", views.q_in, "q_in");
-    }
+    check_rope_views(geometry(views.q_in), geometry(views.q_out), geometry(views.k_in), geometry(views.k_out),
+                     spec.head_dim());
     // after the views, so that a spec whose head_dim disagrees with the buffer is named as such
-    if (angles.num_pairs() != spec.num_pairs())
-        posenc::detail::raise("angles.num_pairs", angles.num_pairs(),
-                              "must equal spec.num_pairs " + std::to_string(spec.num_pairs()) +
-                                  " (rotary_dim / 2): the angle source was built for another rotary_dim");
-    const std::ptrdiff_t tokens = views.q_in.tokens;
-    if (!(0 <= range.begin && range.begin <= range.end && range.end <= tokens))
-        throw posenc::error("range", "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")",
-                            "must satisfy 0 <= begin <= end <= tokens " + std::to_string(tokens));
-    check_positions(positions, tokens, range, angles.position_range(), angles.name());
+    check_pairs_and_range(angles.num_pairs(), spec.num_pairs(), range, views.q_in.tokens);
+    check_positions(positions, views.q_in.tokens, range, angles.position_range(), angles.name());
 }
 
 /// check_rope_call as a predicate, for the debug assertions of the unchecked entry points.

@@ -183,7 +183,7 @@ POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::p
             ((b[K] = b[K] * (r * w_b[K])), ...);
         }
         vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-        (rotate_pair_registers<A, Direction::forward>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+        (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
         simd::store_rounded_group<A>(ya, a_out);
         simd::store_rounded_group<A>(yb, b_out);
     }
@@ -252,7 +252,7 @@ POSENC_ALWAYS_INLINE void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, 
                     b = b * (r * simd::load_first<A>(w + half + j, n));
                 }
                 vec a_out, b_out;
-                rotate_pair_registers<A, Direction::forward>(a, b, simd::load_first<A>(cos + j, n),
+                rotate_pair_registers<A>(a, b, simd::load_first<A>(cos + j, n),
                                                              simd::load_first<A>(sin + j, n), a_out, b_out);
                 simd::store_first<A>(y + j, a_out, n);
                 simd::store_first<A>(y + half + j, b_out, n);
@@ -433,7 +433,7 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
             cos = row.cos;
             sin = row.sin;
             if constexpr (P == Pairing::interleaved) {
-                expand_interleaved_row<A, Direction::forward>(row, num_pairs, cos_dup, sin_folded);
+                expand_interleaved_row<A>(row, num_pairs, cos_dup, sin_folded);
                 cos = cos_dup;
                 sin = sin_folded;
             }

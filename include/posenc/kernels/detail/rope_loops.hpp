@@ -27,29 +27,25 @@ namespace posenc::kernels {
 
 namespace detail {
 
-/// One register of half_split pairs: (a, b) -> (a c - b s, b c + a s), or the inverse.
-template <class A, Direction D>
+/// One register of half_split pairs: (a, b) -> (a c - b s, b c + a s). The inverse rotation
+/// R(-m theta) is the same formula with s negated (rope_tokens negates the row once per token).
+template <class A>
 POSENC_ALWAYS_INLINE void rotate_pair_registers(const simd::floats<A>& a, const simd::floats<A>& b,
                                                 const simd::floats<A>& c, const simd::floats<A>& s,
                                                 simd::floats<A>& a_out, simd::floats<A>& b_out) noexcept
 {
-    if constexpr (D == Direction::forward) {
-        a_out = simd::mul_sub<A>(a, c, b * s);
-        b_out = simd::mul_add<A>(b, c, a * s);
-    } else {
-        a_out = simd::mul_add<A>(a, c, b * s);
-        b_out = simd::mul_sub<A>(b, c, a * s);
-    }
+    a_out = simd::mul_sub<A>(a, c, b * s);
+    b_out = simd::mul_add<A>(b, c, a * s);
 }
 
 /// The last `rest` (< one register) pairs of a half_split block, through register-sized buffers.
 /// Out of line: most heads have none (rotary_dim / 2 a multiple of the register width).
-template <class A, Direction D, class T>
+template <class A, class T>
 void rotate_half_split_tail(const T* in_a, const T* in_b, T* out_a, T* out_b, int rest, const float* cos,
                             const float* sin) noexcept
 {
     simd::floats<A> a_out, b_out;
-    rotate_pair_registers<A, D>(simd::load_first<A>(in_a, rest), simd::load_first<A>(in_b, rest),
+    rotate_pair_registers<A>(simd::load_first<A>(in_a, rest), simd::load_first<A>(in_b, rest),
                                 simd::load_first<A>(cos, rest), simd::load_first<A>(sin, rest), a_out, b_out);
     simd::store_first<A>(out_a, a_out, rest);
     simd::store_first<A>(out_b, b_out, rest);
@@ -65,15 +61,14 @@ void rotate_interleaved_tail(const T* in, T* out, int rest, const float* cos_dup
     simd::store_first<A>(out, simd::mul_add<A>(simd::swap_pairs<A>(x), s, x * c), rest);
 }
 
-/// cos (c0..c_{n-1}) -> (c0 c0 c1 c1 ...); sin -> (-g s0, g s0, -g s1, g s1, ...), g = +1 forward, -1 inverse.
-template <class A, Direction D>
+/// cos (c0..c_{n-1}) -> (c0 c0 c1 c1 ...); sin -> (-s0, s0, -s1, s1, ...).
+template <class A>
 void expand_interleaved_row(const AngleRow& row, int n, float* cos_dup, float* sin_folded) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
-    constexpr float even_sign = D == Direction::forward ? -1.0f : 1.0f;
     alignas(64) float signs[lanes];
-    for (int l = 0; l < lanes; ++l) signs[l] = (l % 2 == 0) ? even_sign : -even_sign;
+    for (int l = 0; l < lanes; ++l) signs[l] = (l % 2 == 0) ? -1.0f : 1.0f;
     const vec sign = vec::load_aligned(signs);
     int j = 0;
     for (; j + lanes <= n; j += lanes) {
@@ -86,9 +81,22 @@ void expand_interleaved_row(const AngleRow& row, int n, float* cos_dup, float* s
     }
     for (; j < n; ++j) {
         cos_dup[2 * j] = cos_dup[2 * j + 1] = row.cos[j];
-        sin_folded[2 * j] = even_sign * row.sin[j];
-        sin_folded[2 * j + 1] = -even_sign * row.sin[j];
+        sin_folded[2 * j] = -row.sin[j];
+        sin_folded[2 * j + 1] = row.sin[j];
     }
+}
+
+/// -sin of a row into `out` (exact): the inverse rotation's row. Once per token and row, so the
+/// rotation loops are compiled once for both directions.
+template <class A>
+const float* negated_row(const float* sin, int n, float* out) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr int lanes = simd::float_lanes<A>;
+    int j = 0;
+    for (; j + lanes <= n; j += lanes) (-vec::load_unaligned(sin + j)).store_aligned(out + j);
+    for (; j < n; ++j) out[j] = -sin[j];
+    return out;
 }
 
 /// Copies the pass-through dims [rotary_dim, head_dim) of every head of one token (out of place
@@ -117,7 +125,7 @@ inline constexpr int chunks_per_group = (P == Pairing::interleaved && simd::floa
 
 /// sizeof...(K) consecutive registers of half_split pairs (chunk k at k * lanes), for every head:
 /// cos/sin loaded once into registers, then each head's chunks in address order.
-template <class A, Direction D, class T, std::size_t... K>
+template <class A, class T, std::size_t... K>
 POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_a, T* out_b, std::ptrdiff_t in_head_stride,
                                            std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
                                            const float* sin, bool prefetch, std::index_sequence<K...>) noexcept
@@ -136,7 +144,7 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
         const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
         const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
         vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-        (rotate_pair_registers<A, D>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+        (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
         simd::store_rounded_group<A>(out_a, a_out);
         simd::store_rounded_group<A>(out_b, b_out);
     }
@@ -167,7 +175,7 @@ POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t 
 /// "4K aliasing" between a table row and a head at the same page offset), and a head of up to
 /// 4 registers of pairs (rotary_dim 128 on AVX-512) is one sequential sweep. All arguments are
 /// values, so the loops keep them in registers.
-template <class A, Pairing P, Direction D, class T>
+template <class A, Pairing P, class T>
 POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride,
                                        std::ptrdiff_t heads, int num_pairs, int pair0, int n, const float* cos,
                                        const float* sin, bool prefetch) noexcept
@@ -179,7 +187,7 @@ POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_strid
     // bfloat16 on avx512_bf16 takes this path only: the element-order code below is not even
     // instantiated for it.
     if constexpr (even_odd::used_for<A, T>) {
-        even_odd::rotate_heads<A, P, D>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin,
+        even_odd::rotate_heads<A, P>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin,
                                         prefetch);
     } else
 #endif
@@ -190,15 +198,15 @@ POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_strid
         T* out_b = out + num_pairs + pair0;
         int j = 0;
         for (; j + group <= n; j += group)
-            half_split_group<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
+            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
                                    sin + j, prefetch, std::make_index_sequence<chunks>());
         for (; j + lanes <= n; j += lanes)
-            half_split_group<A, D>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
+            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
                                    sin + j, prefetch, std::make_index_sequence<1>());
         if (j < n) {
             std::ptrdiff_t i = j, o = j;
             for (std::ptrdiff_t h = 0; h < heads; ++h, i += in_head_stride, o += out_head_stride)
-                rotate_half_split_tail<A, D>(in_a + i, in_b + i, out_a + o, out_b + o, n - j, cos + j, sin + j);
+                rotate_half_split_tail<A>(in_a + i, in_b + i, out_a + o, out_b + o, n - j, cos + j, sin + j);
         }
     } else {
         const int count = 2 * n;  // elements of the block: whole pairs
@@ -229,10 +237,11 @@ HeadsView<U> unit_strides_zeroed(HeadsView<U> v) noexcept
     return v;
 }
 
-/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P, direction D.
-template <class A, Pairing P, Direction D, class T, class Angles>
+/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P. The inverse
+/// direction rotates by the negated sin row (exact, so both directions round alike).
+template <class A, Pairing P, class T, class Angles>
 void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                 TokenRange range) noexcept
+                 Direction direction, TokenRange range) noexcept
 {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
                   "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
@@ -251,6 +260,8 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
     const bool prefetch = range.end - range.begin > 1;
     alignas(64) float scratch_cos[max_pairs_per_row];
     alignas(64) float scratch_sin[max_pairs_per_row];
+    alignas(64) float minus_sin[max_pairs_per_row];
+    const bool inverse = direction == Direction::inverse;
     alignas(64) float cos_dup[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
     alignas(64) float sin_folded[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
 
@@ -260,16 +271,16 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
             const int n = std::min(max_pairs_per_row, num_pairs - pair0);
             const AngleRow row = angles.row(A {}, position, pair0, n, scratch_cos, scratch_sin);
             const float* cos = row.cos;
-            const float* sin = row.sin;
+            const float* sin = inverse ? negated_row<A>(row.sin, n, minus_sin) : row.sin;
             if constexpr (P == Pairing::interleaved && !rotates_row_as_stored<A, T>) {
-                expand_interleaved_row<A, D>(row, n, cos_dup, sin_folded);
+                expand_interleaved_row<A>(AngleRow {cos, sin}, n, cos_dup, sin_folded);
                 cos = cos_dup;
                 sin = sin_folded;
             }
-            rotate_heads<A, P, D>(q_in.head(t, 0), q_in.head_stride, q_out.head(t, 0), q_out.head_stride, q_in.heads,
+            rotate_heads<A, P>(q_in.head(t, 0), q_in.head_stride, q_out.head(t, 0), q_out.head_stride, q_in.heads,
                                   num_pairs, pair0, n, cos, sin, prefetch);
             if (has_k)
-                rotate_heads<A, P, D>(k_in.head(t, 0), k_in.head_stride, k_out.head(t, 0), k_out.head_stride, k_in.heads,
+                rotate_heads<A, P>(k_in.head(t, 0), k_in.head_stride, k_out.head(t, 0), k_out.head_stride, k_in.heads,
                                       num_pairs, pair0, n, cos, sin, prefetch);
         }
         if (copy_q) copy_pass_through<A>(q_in, q_out, t, rotary_dim);
