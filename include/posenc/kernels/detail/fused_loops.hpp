@@ -219,9 +219,12 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 /// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
 /// bfloat16 or float16 (rounded to nearest even). `copy_rest`: store the dims past rotary_dim
 /// (false only without the norm, in place). Whole registers of pairs go through the groups
-/// above; the last partial register and the pass-through dims head by head.
+/// above; the last partial register and the pass-through dims head by head. Not forced inline:
+/// its callers (a block of heads, or one head into a staging buffer) share one compiled copy
+/// per type combination, which halves the per-ISA units' compile time; a call per block of up
+/// to norm_block heads costs nothing measurable.
 template <class A, Pairing P, bool Norm, class T, class Out>
-POSENC_ALWAYS_INLINE void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count,
+void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count,
                                           int head_dim, int rotary_dim, const float* cos, const float* sin, const float* w,
                                           const float* inv_rms, bool copy_rest) noexcept
 {

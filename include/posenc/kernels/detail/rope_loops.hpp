@@ -174,9 +174,10 @@ POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t 
 /// and group (not once per head), no load of it can wait on a store to the data (store-to-load
 /// "4K aliasing" between a table row and a head at the same page offset), and a head of up to
 /// 4 registers of pairs (rotary_dim 128 on AVX-512) is one sequential sweep. All arguments are
-/// values, so the loops keep them in registers.
+/// values, so the loops keep them in registers. Not forced inline: Q and K share one compiled
+/// copy (a call per tensor and token is negligible next to its heads).
 template <class A, Pairing P, class T>
-POSENC_ALWAYS_INLINE void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride,
+void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride,
                                        std::ptrdiff_t heads, int num_pairs, int pair0, int n, const float* cos,
                                        const float* sin, bool prefetch) noexcept
 {
