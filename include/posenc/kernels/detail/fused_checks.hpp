@@ -35,7 +35,7 @@ inline void check_fused_head_dim(const RopeSpec& spec)
 {
     if (spec.head_dim() > max_fused_head_dim)
         posenc::detail::raise("spec.head_dim", spec.head_dim(),
-                              "must be <= " + std::to_string(max_fused_head_dim) + " for the fused steps");
+                              posenc::detail::cat({"must be <= ", max_fused_head_dim, " for the fused steps"}));
 }
 
 /// eps finite and >= 0; offset 0 or 1 (the weighting); weights present where a tensor is normalised.
@@ -82,38 +82,38 @@ inline void require_apart(const ByteRange& written, const char* written_name, co
         throw posenc::error(written_name, "overlapping", std::string("must not share memory with ") + other_name);
 }
 
-/// One cache: geometry, storage and scale; `heads` the K (V) head count.
+/// One cache: geometry, storage and scale; `heads` the K (V) head count. Field names are built
+/// only on failure (this runs on every checked call).
 inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t heads, const RopeSpec& spec)
 {
-    const std::string n(name);
-    if (c.data == nullptr) throw posenc::error(n + ".data", "null", "must point to the cache");
-    if (c.blocks < 1) posenc::detail::raise(n + ".blocks", c.blocks, "must be >= 1");
-    if (c.block_size < 1) posenc::detail::raise(n + ".block_size", c.block_size, "must be >= 1");
-    if (c.heads != heads) posenc::detail::raise(n + ".heads", c.heads, "must equal the source's heads " + std::to_string(heads));
-    if (c.head_dim != spec.head_dim())
-        posenc::detail::raise(n + ".head_dim", c.head_dim, "must equal spec.head_dim " + std::to_string(spec.head_dim()));
+    using posenc::detail::cat;
+    using posenc::detail::raise;
+    auto field = [name](const char* member) { return cat({name, ".", member}); };
+    if (c.data == nullptr) throw posenc::error(field("data"), "null", "must point to the cache");
+    if (c.blocks < 1) raise(field("blocks"), c.blocks, "must be >= 1");
+    if (c.block_size < 1) raise(field("block_size"), c.block_size, "must be >= 1");
+    if (c.heads != heads) raise(field("heads"), c.heads, cat({"must equal the source's heads ", heads}));
+    if (c.head_dim != spec.head_dim()) raise(field("head_dim"), c.head_dim, cat({"must equal spec.head_dim ", spec.head_dim()}));
     const std::ptrdiff_t limit = PTRDIFF_MAX / 8;
     if (c.block_size > limit / c.blocks || c.heads * c.head_dim > limit / (c.blocks * c.block_size))
-        posenc::detail::raise(n + ".blocks", c.blocks, "times block_size, heads and head_dim must stay below 2^60 elements");
+        raise(field("blocks"), c.blocks, "times block_size, heads and head_dim must stay below 2^60 elements");
     if (c.size < c.elements())
-        posenc::detail::raise(n + ".size", c.size,
-                              "must be >= blocks x block_size x heads x head_dim = " + std::to_string(c.elements()) +
-                                  " (the elements the buffer holds)");
+        raise(field("size"), c.size,
+              cat({"must be >= blocks x block_size x heads x head_dim = ", c.elements(), " (the elements the buffer holds)"}));
     const bool quantized = is_quantized(c.storage);
     using Kind = CacheScale::Kind;
     if (quantized && c.scale.kind == Kind::none)
-        throw posenc::error(n + ".scale", "none", std::string("must be given (per tensor or per head) for a ") +
-                                                      to_string(c.storage) + " cache");
+        throw posenc::error(field("scale"), "none", cat({"must be given (per tensor or per head) for a ", to_string(c.storage), " cache"}));
     if (!quantized && c.scale.kind != Kind::none)
-        throw posenc::error(n + ".scale", c.scale.kind == Kind::per_tensor ? "per_tensor" : "per_head",
-                            std::string("must be none for a ") + to_string(c.storage) + " cache (scales are for fp8 and int8)");
-    auto check_scale = [&](const std::string& field, float s) {
-        if (!std::isfinite(s) || !(s > 0.0f)) posenc::detail::raise(field, s, "must be finite and > 0");
-    };
-    if (c.scale.kind == Kind::per_tensor) check_scale(n + ".scale", c.scale.value);
+        throw posenc::error(field("scale"), c.scale.kind == Kind::per_tensor ? "per_tensor" : "per_head",
+                            cat({"must be none for a ", to_string(c.storage), " cache (scales are for fp8 and int8)"}));
+    auto scale_is_valid = [](float s) { return std::isfinite(s) && s > 0.0f; };
+    if (c.scale.kind == Kind::per_tensor && !scale_is_valid(c.scale.value)) raise(field("scale"), c.scale.value, "must be finite and > 0");
     if (c.scale.kind == Kind::per_head) {
-        if (c.scale.per_head == nullptr) throw posenc::error(n + ".scale.per_head", "null", "must point to one scale per head");
-        for (std::ptrdiff_t h = 0; h < c.heads; ++h) check_scale(n + ".scale[" + std::to_string(h) + "]", c.scale.per_head[h]);
+        if (c.scale.per_head == nullptr) throw posenc::error(field("scale.per_head"), "null", "must point to one scale per head");
+        for (std::ptrdiff_t h = 0; h < c.heads; ++h)
+            if (!scale_is_valid(c.scale.per_head[h]))
+                raise(cat({name, ".scale[", h, "]"}), c.scale.per_head[h], "must be finite and > 0");
     }
 }
 
@@ -121,15 +121,14 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
 inline void check_slots(const SlotMapping& slots, std::ptrdiff_t tokens, TokenRange range, std::ptrdiff_t cache_slots,
                         const char* cache_name)
 {
+    using posenc::detail::cat;
     if (!slots.present()) throw posenc::error("slot_mapping", "null", "must point to one slot per token");
-    if (slots.count() != tokens)
-        posenc::detail::raise("slot_mapping.count", slots.count(), "must equal tokens " + std::to_string(tokens));
+    if (slots.count() != tokens) posenc::detail::raise("slot_mapping.count", slots.count(), cat({"must equal tokens ", tokens}));
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t s = slots[t];
         if (s < -1 || s >= cache_slots)
-            posenc::detail::raise("slot_mapping[" + std::to_string(t) + "]", s,
-                                  "must be -1 (skip) or in [0, " + std::to_string(cache_slots) + "), the slots of " +
-                                      cache_name);
+            posenc::detail::raise(cat({"slot_mapping[", t, "]"}), s,
+                                  cat({"must be -1 (skip) or in [0, ", cache_slots, "), the slots of ", cache_name}));
     }
 }
 
@@ -146,15 +145,10 @@ void check_cache_call(const RopeSpec& spec, const Angles& angles, const Position
     if (f.q_in.present() || f.q_out.present()) {
         // Q with K's positions, through apply's own rules.
         check_rope_call(spec, angles, positions, QKViews<T> {f.q_in, f.q_out, {}, {}}, range);
-        if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, "must equal k.tokens " + std::to_string(tokens));
+        if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, posenc::detail::cat({"must equal k.tokens ", tokens}));
         require_disjoint(f.q_out, "q_out", f.k_in, "k");
     } else {
-        if (angles.num_pairs() != spec.num_pairs())
-            posenc::detail::raise("angles.num_pairs", angles.num_pairs(),
-                                  "must equal spec.num_pairs " + std::to_string(spec.num_pairs()) + " (rotary_dim / 2)");
-        if (!(0 <= range.begin && range.begin <= range.end && range.end <= tokens))
-            throw posenc::error("range", "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")",
-                                "must satisfy 0 <= begin <= end <= tokens " + std::to_string(tokens));
+        check_pairs_and_range(angles.num_pairs(), spec.num_pairs(), range, tokens);
         check_positions(positions, tokens, range, angles.position_range(), angles.name());
     }
     check_cache(f.key_cache, "key_cache", f.k_in.heads, spec);
@@ -166,7 +160,7 @@ void check_cache_call(const RopeSpec& spec, const Angles& angles, const Position
     const char* smallest = "key_cache";
     if (f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0) {
         check_view(f.v_in, "v", spec);
-        if (f.v_in.tokens != tokens) posenc::detail::raise("v.tokens", f.v_in.tokens, "must equal k.tokens " + std::to_string(tokens));
+        if (f.v_in.tokens != tokens) posenc::detail::raise("v.tokens", f.v_in.tokens, posenc::detail::cat({"must equal k.tokens ", tokens}));
         check_cache(f.value_cache, "value_cache", f.v_in.heads, spec);
         if (f.value_cache.slots() < slots) {
             slots = f.value_cache.slots();
