@@ -13,16 +13,23 @@
 // qk_rms_norm is the norm alone (the first pass of an unfused engine).
 //
 // Arithmetic: tensors of float, bfloat16 or float16 are read as float; the sum of squares is
-// accumulated in float (fma), then mean = sum / n, r = 1 / sqrt(mean + eps), each one float
-// rounding; the scale of dim d is r * (w_d + offset) (offset 1 for Gemma, 0 otherwise; w + 1 is
-// rounded to float as Hugging Face's float32 weight does); then apply's rotation in float; one
-// rounding into the storage type. double tensors take a scalar reference path in double.
+// accumulated in float (fma, four partial sums), then mean = sum / n, r = 1 / sqrt(mean + eps),
+// each one float rounding; the weight of dim d is w'_d = w_d + offset (offset 1 for Gemma, 0
+// otherwise; w + 1 is rounded to float as Hugging Face's float32 weight does). A rotated pair
+// (a, b) with weights (w'_a, w'_b) and the angle source's (c, s) is computed as
+//     a' = r (a (c w'_a) - b (s w'_b)),   b' = r (b (c w'_b) + a (s w'_a))
+// which is RoPE(x r w') reassociated: the products c w' and s w' are formed once per token and
+// block of heads, so a head costs the rotation plus one multiply by r per register. A
+// pass-through dim is x_d (r w'_d). Then one rounding into the storage type. double tensors
+// take a scalar reference path in double.
 //
 // Error bound (float storage), u = 2^-24, n = head_dim, A = attention factor, against the exact
-// real result (an exact RMSNorm followed by the exact rotation):
+// real result (an exact RMSNorm followed by the exact rotation), y = the exact normalised pair:
 //   the sum of n squares carries at most (n - 1) u relative error, so r carries at most
-//   (n/2 + 2.5) u and every normalised value (n/2 + 5.5) u. The rotation of such a pair adds
-//   apply.hpp's 3.41 u A |y| (y = the exact normalised pair). Per coordinate of a rotated pair:
+//   (n/2 + 2.5) u. In a' the cos/sin errors (<= u A each) add sqrt(2) u A |y|; the roundings of
+//   c w'_a, s w'_b and b (s w'_b) add 2 u (|a w'_a c| + |b w'_b s|) r <= 2 u A |y| (Cauchy-
+//   Schwarz); the subtraction (fused, or one more rounding without FMA), the multiply by r and
+//   r's own error add (n/2 + 5.5) u A |y| at most. Per coordinate of a rotated pair:
 //       |error| <= (n/2 + 9) u A |y|                   (n = 128: 73 u = 4.4e-6 of A |y|)
 //   and per pass-through dim (n/2 + 6) u |y_d|. 16-bit storage adds half an ulp of the format.
 //   The bound grows with n because float summation may; the measured error is a few u

@@ -38,20 +38,27 @@
 
 namespace posenc::kernels::detail {
 
+/// The largest buffer a view may describe, in elements: PTRDIFF_MAX / sizeof(U) / 16. No
+/// machine has that much memory; the margin keeps every offset the kernels form (a prefetch
+/// 8 heads ahead included) inside ptrdiff_t.
+constexpr std::ptrdiff_t max_view_size(std::ptrdiff_t element_size) noexcept { return PTRDIFF_MAX / element_size / 16; }
+
 /// What the checks read of a HeadsView, without its element type: one compiled copy of each
 /// check below serves every storage type and const-ness (a header-only user pays for it once).
 struct ViewGeometry {
     std::uintptr_t address;  ///< data as an integer
     std::ptrdiff_t size, tokens, heads, head_dim, token_stride, head_stride;
     std::ptrdiff_t element_size;  ///< sizeof of the element type
-    std::ptrdiff_t element_align;  ///< alignof of the element type
+    std::ptrdiff_t element_align;  ///< alignof of the element type (a power of two)
+    std::ptrdiff_t max_size;       ///< max_view_size(element_size), folded at compile time
 };
 
 template <class U>
 ViewGeometry geometry(const HeadsView<U>& v) noexcept
 {
     return {reinterpret_cast<std::uintptr_t>(v.data), v.size, v.tokens, v.heads, v.head_dim, v.token_stride,
-            v.head_stride, static_cast<std::ptrdiff_t>(sizeof(U)), static_cast<std::ptrdiff_t>(alignof(U))};
+            v.head_stride, static_cast<std::ptrdiff_t>(sizeof(U)), static_cast<std::ptrdiff_t>(alignof(U)),
+            max_view_size(static_cast<std::ptrdiff_t>(sizeof(U)))};
 }
 
 inline std::string member(const char* view, const char* name) { return std::string(view) + "." + name; }
@@ -61,10 +68,15 @@ inline std::string shape_text(std::ptrdiff_t tokens, std::ptrdiff_t heads, std::
     return posenc::detail::cat({tokens, "x", heads, "x", head_dim});
 }
 
-/// The largest buffer a view may describe, in elements: PTRDIFF_MAX / sizeof(U) / 16. No
-/// machine has that much memory; the margin keeps every offset the kernels form (a prefetch
-/// 8 heads ahead included) inside ptrdiff_t.
-inline std::ptrdiff_t max_view_size(std::ptrdiff_t element_size) noexcept { return PTRDIFF_MAX / element_size / 16; }
+/// Whether count * stride <= room, for count >= 1, stride >= 0, room >= 0, without overflow: a
+/// multiplication when both factors are below 2^31 (the product then fits in 62 bits), a
+/// division otherwise (this runs on every checked call; a 64-bit division costs tens of cycles).
+inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptrdiff_t room) noexcept
+{
+    constexpr std::ptrdiff_t small = std::ptrdiff_t {1} << 31;
+    if (count < small && stride < small) return count * stride <= room;
+    return stride <= room / count;
+}
 
 /// Index of the last element a valid view addresses, (tokens - 1) token_stride + (heads - 1)
 /// head_stride + head_dim - 1, if it is < size; -1 otherwise. Computed without overflow: every
@@ -75,11 +87,11 @@ inline std::ptrdiff_t last_index_within(const ViewGeometry& v) noexcept
     std::ptrdiff_t room = v.size - v.head_dim;  // room left for the outer offsets
     if (room < 0) return -1;
     if (v.tokens > 1) {
-        if (v.token_stride > room / (v.tokens - 1)) return -1;
+        if (!product_within(v.tokens - 1, v.token_stride, room)) return -1;
         room -= (v.tokens - 1) * v.token_stride;
     }
     if (v.heads > 1) {
-        if (v.head_stride > room / (v.heads - 1)) return -1;
+        if (!product_within(v.heads - 1, v.head_stride, room)) return -1;
         room -= (v.heads - 1) * v.head_stride;
     }
     return v.size - 1 - room;
@@ -108,11 +120,11 @@ inline std::string last_index_text(const ViewGeometry& v)
     using posenc::detail::cat;
     using posenc::detail::raise;
     if (v.address == 0) throw posenc::error(member(name, "data"), "null", "must point to the tensor");
-    if (v.address % static_cast<std::uintptr_t>(v.element_align) != 0)
+    if ((v.address & static_cast<std::uintptr_t>(v.element_align - 1)) != 0)
         raise(member(name, "data"), static_cast<unsigned long long>(v.address),
               cat({"must be a multiple of ", v.element_align, " (the alignment of its ", v.element_size,
                    "-byte element type)"}));
-    const std::ptrdiff_t max_size = max_view_size(v.element_size);
+    const std::ptrdiff_t max_size = v.max_size;
     if (v.size < 0 || v.size > max_size)
         raise(member(name, "size"), v.size, cat({"must be in [0, ", max_size, "] (elements the view may address)"}));
     if (v.tokens < 0) raise(member(name, "tokens"), v.tokens, "must be >= 0");
@@ -165,8 +177,8 @@ inline std::string last_index_text(const ViewGeometry& v)
 inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
 {
     const std::ptrdiff_t d = v.head_dim;
-    if (v.address == 0 || v.address % static_cast<std::uintptr_t>(v.element_align) != 0) return false;
-    if (v.size < 0 || v.size > max_view_size(v.element_size) || v.tokens < 0 || v.heads < 1 || d != spec_head_dim)
+    if (v.address == 0 || (v.address & static_cast<std::uintptr_t>(v.element_align - 1)) != 0) return false;
+    if (v.size < 0 || v.size > v.max_size || v.tokens < 0 || v.heads < 1 || d != spec_head_dim)
         return false;
     if (v.tokens == 0) return true;
     const bool many_tokens = v.tokens > 1, many_heads = v.heads > 1;
@@ -177,7 +189,8 @@ inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
         const std::ptrdiff_t small = token_small ? v.token_stride : v.head_stride;
         const std::ptrdiff_t small_count = token_small ? v.tokens : v.heads;
         const std::ptrdiff_t large = token_small ? v.head_stride : v.token_stride;
-        if (large == small || (large - d) / small < small_count - 1) return false;  // large >= small >= d >= 1
+        // large >= small >= d >= 1: the small axis's rows must end within one large stride
+        if (large == small || !product_within(small_count - 1, small, large - d)) return false;
     }
     return true;
 }

@@ -95,7 +95,7 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
     if (c.heads != heads) raise(field("heads"), c.heads, cat({"must equal the source's heads ", heads}));
     if (c.head_dim != spec.head_dim()) raise(field("head_dim"), c.head_dim, cat({"must equal spec.head_dim ", spec.head_dim()}));
     const std::ptrdiff_t limit = PTRDIFF_MAX / 8;
-    if (c.block_size > limit / c.blocks || c.heads * c.head_dim > limit / (c.blocks * c.block_size))
+    if (!product_within(c.blocks, c.block_size, limit) || !product_within(c.blocks * c.block_size, c.heads * c.head_dim, limit))
         raise(field("blocks"), c.blocks, "times block_size, heads and head_dim must stay below 2^60 elements");
     if (c.size < c.elements())
         raise(field("size"), c.size,

@@ -4,15 +4,17 @@
 //
 // Per token: the angle row once (as apply does), then the heads of Q, K (and V) in blocks of
 // norm_block heads. Per block, with the norm: one pass summing x^2 of each head in float
-// registers (the heads are then in L1), the block's 1 / rms in a few vector instructions
-// (lane_sums, sqrt, divide); then one pass that scales by inv_rms * (w + offset) (w + offset
-// formed once per call), rotates the rotary pairs and stores each head (rotary dims rotated, the
-// rest scaled or copied) into its destination: the output view, or the cache slot (float /
-// bfloat16 / float16 stored directly from registers; fp8 and int8 through a float buffer of one
-// head and the scalar converters of quantize.hpp; streamed rows through a staging buffer). The
-// rotation pass holds a group of cos, sin and weight registers while every head of the block
-// goes through them, as apply's loops do. Generic over the angle source (angle_source.hpp):
-// only row() is used.
+// registers (four partial sums per head; the heads are then in L1), the block's 1 / rms in a few
+// vector instructions (lane_sums, sqrt, divide); then one pass that rotates and stores each head
+// (rotary dims rotated, the rest scaled or copied) into its destination: the output view, or the
+// cache slot (float / bfloat16 / float16 stored directly from registers; fp8 and int8 through a
+// float buffer of one head and the scalar converters of quantize.hpp; streamed rows through a
+// staging buffer). The rotation pass holds a group of registers while every head of the block
+// goes through them, as apply's loops do: cos and sin, or with the norm the products of cos and
+// sin with the weights (w + offset), so that a head costs the rotation and one multiply by its
+// 1 / rms per register (qk_norm_rope.hpp states the arithmetic and its bound). V (copied, not
+// rotated) into a cache of its own element type is a plain copy of its rows. Generic over the
+// angle source (angle_source.hpp): only row() is used.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -78,30 +80,35 @@ bool streams_cache(const FusedArgs<T>& f, TokenRange range) noexcept
     return row > 0 && tokens >= (streaming_stores_from + row - 1) / row;  // tokens * row >= threshold, without overflow
 }
 
-/// Sum of x^2 over one head, accumulated in float (fma) in two registers and returned per lane
-/// (acc0 + acc1): the lanes are added across heads at once by block_inv_rms.
+/// Sum of x^2 over one head, accumulated in float (fma) in four registers (four independent
+/// chains, so the adds of one head overlap) and returned per lane: the lanes are added across
+/// heads at once by block_inv_rms.
 template <class A, class T>
 POSENC_ALWAYS_INLINE simd::floats<A> head_sum_squares(const T* x, int head_dim) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
-    vec acc0(0.0f), acc1(0.0f);
+    vec acc0(0.0f), acc1(0.0f), acc2(0.0f), acc3(0.0f);
+    auto add = [x](vec& acc, int j) {
+        const vec a = simd::load_as_floats<A>(x + j);
+        acc = simd::mul_add<A>(a, a, acc);
+    };
     int j = 0;
-    for (; j + 2 * lanes <= head_dim; j += 2 * lanes) {
-        const vec a = simd::load_as_floats<A>(x + j);
-        const vec b = simd::load_as_floats<A>(x + j + lanes);
-        acc0 = simd::mul_add<A>(a, a, acc0);
-        acc1 = simd::mul_add<A>(b, b, acc1);
+    for (; j + 4 * lanes <= head_dim; j += 4 * lanes) {
+        add(acc0, j);
+        add(acc1, j + lanes);
+        add(acc2, j + 2 * lanes);
+        add(acc3, j + 3 * lanes);
     }
-    for (; j + lanes <= head_dim; j += lanes) {
-        const vec a = simd::load_as_floats<A>(x + j);
-        acc0 = simd::mul_add<A>(a, a, acc0);
-    }
+    // at most three whole registers and a partial one remain
+    if (j + lanes <= head_dim) add(acc0, j), j += lanes;
+    if (j + lanes <= head_dim) add(acc1, j), j += lanes;
+    if (j + lanes <= head_dim) add(acc2, j), j += lanes;
     if (j < head_dim) {
         const vec a = simd::load_first<A>(x + j, head_dim - j);
-        acc1 = simd::mul_add<A>(a, a, acc1);
+        acc3 = simd::mul_add<A>(a, a, acc3);
     }
-    return acc0 + acc1;
+    return (acc0 + acc1) + (acc2 + acc3);
 }
 
 /// Heads handled per block: their sums of squares, then their 1 / sqrt(sum / n + eps), are
@@ -120,14 +127,14 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
     constexpr int lanes = simd::float_lanes<A>;
     static_assert(norm_block % lanes == 0, "a block of heads is whole registers");
     vec sums[norm_block];  // per head, the sum of squares still spread over the lanes
-    for (int i = 0; i < count; ++i) {
-        const T* x = in.head(t, h0 + i);
-        if (prefetch) {  // the head prefetch_heads_ahead heads on (apply's distance): this pass meets memory first
-            const std::ptrdiff_t ahead = simd::prefetch_heads_ahead * in.head_stride;
+    if (prefetch) {  // the heads prefetch_heads_ahead heads on (apply's distance): this pass meets memory first
+        const std::ptrdiff_t ahead = simd::prefetch_heads_ahead * in.head_stride;
+        for (int i = 0; i < count; ++i) {
+            const T* x = in.head(t, h0 + i);
             for (std::ptrdiff_t e = 0; e < head_dim; e += 64 / static_cast<std::ptrdiff_t>(sizeof(T))) simd::prefetch(x, ahead + e);
         }
-        sums[i] = head_sum_squares<A>(x, head_dim);
     }
+    for (int i = 0; i < count; ++i) sums[i] = head_sum_squares<A>(in.head(t, h0 + i), head_dim);
     const int whole = (count + lanes - 1) / lanes * lanes;
     for (int i = count; i < whole; ++i) sums[i] = vec(1.0f);  // heads past the block: any finite value
     const vec n(static_cast<float>(head_dim)), e(eps), one(1.0f);
@@ -136,19 +143,24 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
     for (int i = 0; i < whole; i += lanes) (one / simd::sqrt<A>(simd::lane_sums<A>(sums + i) / n + e)).store_aligned(r + i);
 }
 
-/// w[j] + offset for j < head_dim (the norm's effective weight, one float rounding, as the
-/// formula has it), computed once per call instead of once per head. (A template on the arch, as
-/// every function a per-ISA unit compiles: scripts/check-isa-symbols.sh.)
-template <class A>
-void effective_weight(const float* w, float offset, int head_dim, float* out) noexcept
-{
-    using vec = simd::floats<A>;
-    constexpr int lanes = simd::float_lanes<A>;
-    const vec off(offset);
-    int j = 0;
-    for (; j + lanes <= head_dim; j += lanes) (vec::load_unaligned(w + j) + off).store_unaligned(out + j);
-    if (j < head_dim) simd::store_first<A>(out + j, simd::load_first<A>(w + j, head_dim - j) + off, head_dim - j);
-}
+/// A tensor's norm weights as the formula scales by them: w[j] + offset (offset 0: x / rms * w;
+/// 1: x / rms * (1 + w)), each formed in one float rounding where a register of weights is
+/// loaded (once per group of pairs and block of heads, never once per head), so no per-call copy
+/// of the weights exists.
+struct NormWeights {
+    const float* w = nullptr;
+    float offset = 0.0f;
+    template <class A>
+    POSENC_ALWAYS_INLINE simd::floats<A> load(int j) const noexcept
+    {
+        return simd::floats<A>::load_unaligned(w + j) + simd::floats<A>(offset);
+    }
+    template <class A>
+    POSENC_ALWAYS_INLINE simd::floats<A> load_first(int j, int n) const noexcept
+    {
+        return simd::load_first<A>(w + j, n) + simd::floats<A>(offset);
+    }
+};
 
 /// Registers of pairs per group in norm_rope_heads: the group's cos, sin and weights stay in
 /// registers (4 per register of pairs) while every head of the block passes through, so no load
@@ -157,35 +169,52 @@ void effective_weight(const float* w, float offset, int head_dim, float* out) no
 template <class A>
 inline constexpr int norm_chunks = simd::float_lanes<A> >= 16 ? 4 : 2;
 
+/// One register of half_split pairs with the norm: (a, b) -> r (a cw_a - b sw_b, b cw_b + a sw_a),
+/// where cw_a = c w_a, sw_b = s w_b, cw_b = c w_b, sw_a = s w_a were formed once per group and
+/// token (norm_half_split_group), stored at once.
+template <class A, class Out>
+POSENC_ALWAYS_INLINE void norm_rotate_and_store(const simd::floats<A>& a, const simd::floats<A>& b,
+                                                const simd::floats<A>& r, const simd::floats<A>& cw_a,
+                                                const simd::floats<A>& sw_b, const simd::floats<A>& cw_b,
+                                                const simd::floats<A>& sw_a, Out* out_a, Out* out_b) noexcept
+{
+    simd::store_rounded<A>(out_a, r * simd::mul_sub<A>(a, cw_a, b * sw_b));
+    simd::store_rounded<A>(out_b, r * simd::mul_add<A>(b, cw_b, a * sw_a));
+}
+
 /// One group of half_split pairs (chunk k at k * lanes of each half) for `count` heads at
-/// constant strides: a, b scaled by inv_rms[h] * w (Norm), rotated, stored.
+/// constant strides, rotated and stored. Norm: the weights are folded into cos and sin once for
+/// the group (4 registers a chunk: c w_a, s w_b, c w_b, s w_a), so a head costs one multiply by
+/// its inv_rms per output register on top of the rotation: inv_rms[h] RoPE(x w) = RoPE(x r w).
 template <class A, bool Norm, class T, class Out, std::size_t... K>
 POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::ptrdiff_t x_stride, Out* ya, Out* yb,
                                                 std::ptrdiff_t y_stride, int count, const float* cos, const float* sin,
-                                                const float* wa, const float* wb, const float* inv_rms,
+                                                NormWeights w, int ja, int jb, const float* inv_rms,
                                                 std::index_sequence<K...>) noexcept
 {
     using vec = simd::floats<A>;
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
     const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
     const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
-    vec w_a[sizeof...(K)], w_b[sizeof...(K)];
     if constexpr (Norm) {
-        ((w_a[K] = vec::load_unaligned(wa + K * lanes)), ...);
-        ((w_b[K] = vec::load_unaligned(wb + K * lanes)), ...);
-    }
-    for (int h = 0; h < count; ++h, xa += x_stride, xb += x_stride, ya += y_stride, yb += y_stride) {
-        vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
-        vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
-        if constexpr (Norm) {
+        const vec w_a[] = {w.load<A>(ja + static_cast<int>(K * lanes))...};
+        const vec w_b[] = {w.load<A>(jb + static_cast<int>(K * lanes))...};
+        const vec cw_a[] = {c[K] * w_a[K]...};
+        const vec sw_b[] = {s[K] * w_b[K]...};
+        const vec cw_b[] = {c[K] * w_b[K]...};
+        const vec sw_a[] = {s[K] * w_a[K]...};
+        for (int h = 0; h < count; ++h, xa += x_stride, xb += x_stride, ya += y_stride, yb += y_stride) {
+            const vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
+            const vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
             const vec r(inv_rms[h]);
-            ((a[K] = a[K] * (r * w_a[K])), ...);
-            ((b[K] = b[K] * (r * w_b[K])), ...);
+            (norm_rotate_and_store<A>(a[K], b[K], r, cw_a[K], sw_b[K], cw_b[K], sw_a[K], ya + K * lanes, yb + K * lanes), ...);
         }
-        vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-        (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
-        simd::store_rounded_group<A>(ya, a_out);
-        simd::store_rounded_group<A>(yb, b_out);
+    } else {
+        for (int h = 0; h < count; ++h, xa += x_stride, xb += x_stride, ya += y_stride, yb += y_stride) {
+            const vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
+            const vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
+            (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], ya + K * lanes, yb + K * lanes), ...);
+        }
     }
 }
 
@@ -193,29 +222,37 @@ POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::p
 /// duplicated cos and sign-folded sin of rope_loops.hpp.
 template <class A, bool Norm, class T, class Out, std::size_t... K>
 POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_stride, Out* y, std::ptrdiff_t y_stride,
-                                                 int count, const float* cos_dup, const float* sin_folded, const float* w,
-                                                 const float* inv_rms, std::index_sequence<K...>) noexcept
+                                                 int count, const float* cos_dup, const float* sin_folded, NormWeights w,
+                                                 int j, const float* inv_rms, std::index_sequence<K...>) noexcept
 {
     using vec = simd::floats<A>;
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
     const vec c[] = {vec::load_unaligned(cos_dup + K * lanes)...};
     const vec s[] = {vec::load_unaligned(sin_folded + K * lanes)...};
-    vec wv[sizeof...(K)];
-    if constexpr (Norm) ((wv[K] = vec::load_unaligned(w + K * lanes)), ...);
-    for (int h = 0; h < count; ++h, x += x_stride, y += y_stride) {
-        vec v[] = {simd::load_as_floats<A>(x + K * lanes)...};
-        if constexpr (Norm) {
+    if constexpr (Norm) {
+        // weights folded in once for the group: swap(x w) = swap(x) swap(w)
+        const vec wv[] = {w.load<A>(j + static_cast<int>(K * lanes))...};
+        const vec cw[] = {c[K] * wv[K]...};
+        const vec sw[] = {s[K] * simd::swap_pairs<A>(wv[K])...};
+        for (int h = 0; h < count; ++h, x += x_stride, y += y_stride) {
+            const vec v[] = {simd::load_as_floats<A>(x + K * lanes)...};
             const vec r(inv_rms[h]);
-            ((v[K] = v[K] * (r * wv[K])), ...);
+            const vec out[] = {r * simd::mul_add<A>(simd::swap_pairs<A>(v[K]), sw[K], v[K] * cw[K])...};
+            simd::store_rounded_group<A>(y, out);
         }
-        const vec out[] = {simd::mul_add<A>(simd::swap_pairs<A>(v[K]), s[K], v[K] * c[K])...};
-        simd::store_rounded_group<A>(y, out);
+    } else {
+        for (int h = 0; h < count; ++h, x += x_stride, y += y_stride) {
+            const vec v[] = {simd::load_as_floats<A>(x + K * lanes)...};
+            const vec out[] = {simd::mul_add<A>(simd::swap_pairs<A>(v[K]), s[K], v[K] * c[K])...};
+            simd::store_rounded_group<A>(y, out);
+        }
     }
 }
 
 /// `count` heads at constant strides (x + h * x_stride -> y + h * y_stride): y = RoPE(x * s)
-/// over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with s = inv_rms[h] * w when
-/// Norm (w: effective_weight's w + offset), s = 1 otherwise. cos/sin: the row as stored
+/// over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with s = inv_rms[h] * (w + offset)
+/// when Norm, s = 1 otherwise; the rotated dims are computed as inv_rms[h] RoPE(x (w + offset)),
+/// the weights folded into cos and sin (norm_half_split_group). cos/sin: the row as stored
 /// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
 /// bfloat16 or float16 (rounded to nearest even). `copy_rest`: store the dims past rotary_dim
 /// (false only without the norm, in place). Whole registers of pairs go through the groups
@@ -224,39 +261,40 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 /// per type combination, which halves the per-ISA units' compile time; a call per block of up
 /// to norm_block heads costs nothing measurable.
 template <class A, Pairing P, bool Norm, class T, class Out>
-void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count,
-                                          int head_dim, int rotary_dim, const float* cos, const float* sin, const float* w,
-                                          const float* inv_rms, bool copy_rest) noexcept
+void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count, int head_dim,
+                     int rotary_dim, const float* cos, const float* sin, NormWeights w, const float* inv_rms,
+                     bool copy_rest) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
     constexpr int group = norm_chunks<A> * lanes;
     if constexpr (P == Pairing::half_split) {
         const int half = rotary_dim / 2;
-        const float* w_b = Norm ? w + half : nullptr;
         int j = 0;
         for (; j + group <= half; j += group)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
-                                           sin + j, Norm ? w + j : nullptr, Norm ? w_b + j : nullptr, inv_rms,
-                                           std::make_index_sequence<norm_chunks<A>>());
+                                           sin + j, w, j, half + j, inv_rms, std::make_index_sequence<norm_chunks<A>>());
         for (; j + lanes <= half; j += lanes)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
-                                           sin + j, Norm ? w + j : nullptr, Norm ? w_b + j : nullptr, inv_rms,
-                                           std::make_index_sequence<1>());
-        if (j < half) {
+                                           sin + j, w, j, half + j, inv_rms, std::make_index_sequence<1>());
+        if (j < half) {  // the last n < lanes pairs, through register-sized buffers, as the groups compute them
             const int n = half - j;
+            const vec c = simd::load_first<A>(cos + j, n), s = simd::load_first<A>(sin + j, n);
+            vec cw_a = c, sw_b = s, cw_b = c, sw_a = s;
+            if constexpr (Norm) {
+                const vec w_a = w.load_first<A>(j, n), w_b = w.load_first<A>(half + j, n);
+                cw_a = c * w_a, sw_b = s * w_b, cw_b = c * w_b, sw_a = s * w_a;
+            }
             for (int h = 0; h < count; ++h) {
                 const T* x = x0 + h * x_stride;
                 Out* y = y0 + h * y_stride;
-                vec a = simd::load_first<A>(x + j, n), b = simd::load_first<A>(x + half + j, n);
+                const vec a = simd::load_first<A>(x + j, n), b = simd::load_first<A>(x + half + j, n);
+                vec a_out = simd::mul_sub<A>(a, cw_a, b * sw_b), b_out = simd::mul_add<A>(b, cw_b, a * sw_a);
                 if constexpr (Norm) {
                     const vec r(inv_rms[h]);
-                    a = a * (r * simd::load_first<A>(w + j, n));
-                    b = b * (r * simd::load_first<A>(w + half + j, n));
+                    a_out = r * a_out;
+                    b_out = r * b_out;
                 }
-                vec a_out, b_out;
-                rotate_pair_registers<A>(a, b, simd::load_first<A>(cos + j, n),
-                                                             simd::load_first<A>(sin + j, n), a_out, b_out);
                 simd::store_first<A>(y + j, a_out, n);
                 simd::store_first<A>(y + half + j, b_out, n);
             }
@@ -264,18 +302,24 @@ void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff
     } else {
         int j = 0;
         for (; j + group <= rotary_dim; j += group)
-            norm_interleaved_group<A, Norm>(x0 + j, x_stride, y0 + j, y_stride, count, cos + j, sin + j, Norm ? w + j : nullptr,
-                                            inv_rms, std::make_index_sequence<norm_chunks<A>>());
+            norm_interleaved_group<A, Norm>(x0 + j, x_stride, y0 + j, y_stride, count, cos + j, sin + j, w, j, inv_rms,
+                                            std::make_index_sequence<norm_chunks<A>>());
         for (; j + lanes <= rotary_dim; j += lanes)
-            norm_interleaved_group<A, Norm>(x0 + j, x_stride, y0 + j, y_stride, count, cos + j, sin + j, Norm ? w + j : nullptr,
-                                            inv_rms, std::make_index_sequence<1>());
+            norm_interleaved_group<A, Norm>(x0 + j, x_stride, y0 + j, y_stride, count, cos + j, sin + j, w, j, inv_rms,
+                                            std::make_index_sequence<1>());
         if (j < rotary_dim) {
             const int n = rotary_dim - j;
+            vec c = simd::load_first<A>(cos + j, n), s = simd::load_first<A>(sin + j, n);
+            if constexpr (Norm) {
+                const vec wv = w.load_first<A>(j, n);
+                c = c * wv;
+                s = s * simd::swap_pairs<A>(wv);
+            }
             for (int h = 0; h < count; ++h) {
-                vec v = simd::load_first<A>(x0 + h * x_stride + j, n);
-                if constexpr (Norm) v = v * (vec(inv_rms[h]) * simd::load_first<A>(w + j, n));
-                simd::store_first<A>(y0 + h * y_stride + j, simd::mul_add<A>(simd::swap_pairs<A>(v), simd::load_first<A>(sin + j, n),
-                                                                             v * simd::load_first<A>(cos + j, n)), n);
+                const vec v = simd::load_first<A>(x0 + h * x_stride + j, n);
+                vec out = simd::mul_add<A>(simd::swap_pairs<A>(v), s, v * c);
+                if constexpr (Norm) out = vec(inv_rms[h]) * out;
+                simd::store_first<A>(y0 + h * y_stride + j, out, n);
             }
         }
     }
@@ -287,13 +331,13 @@ void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff
         int j = rotary_dim;
         for (; j + lanes <= head_dim; j += lanes) {
             vec v = simd::load_as_floats<A>(x + j);
-            if constexpr (Norm) v = v * (r * vec::load_unaligned(w + j));
+            if constexpr (Norm) v = v * (r * w.load<A>(j));
             simd::store_rounded<A>(y + j, v);
         }
         if (j < head_dim) {
             const int n = head_dim - j;
             vec v = simd::load_first<A>(x + j, n);
-            if constexpr (Norm) v = v * (r * simd::load_first<A>(w + j, n));
+            if constexpr (Norm) v = v * (r * w.load_first<A>(j, n));
             simd::store_first<A>(y + j, v, n);
         }
     }
@@ -315,7 +359,7 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 template <class A, Pairing P, bool Norm, class T>
 POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
                                         int head_dim, int rotary_dim, const float* cos, const float* sin,
-                                        const float* w, float eps, bool prefetch) noexcept
+                                        NormWeights w, float eps, bool prefetch) noexcept
 {
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
     alignas(64) float inv_rms[norm_block + 16];
@@ -327,12 +371,33 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
     }
 }
 
+/// The cache storage that holds elements of type T unchanged (float, bfloat16, float16).
+template <class T>
+inline constexpr CacheStorage storage_of = std::is_same_v<T, float>      ? CacheStorage::float32
+                                           : std::is_same_v<T, bfloat16> ? CacheStorage::bfloat16
+                                                                         : CacheStorage::float16;
+
+/// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit.
+/// One memcpy when both sides are contiguous (a slot of a token-major or paged cache, V inside
+/// packed QKV), a memcpy per row otherwise. A template on the arch only to keep per-ISA units'
+/// copies apart (dispatch.hpp).
+template <class A, class T>
+void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads, int n) noexcept
+{
+    const std::size_t row = static_cast<std::size_t>(n) * sizeof(T);
+    if (heads == 1 || (x_stride == n && y_stride == n)) {
+        std::memcpy(y, x, row * static_cast<std::size_t>(heads));
+        return;
+    }
+    for (std::ptrdiff_t h = 0; h < heads; ++h) std::memcpy(y + h * y_stride, x + h * x_stride, row);
+}
+
 /// Every head of one tensor of token t into its cache row at `slot`. `stream`: the row is formed
 /// in a staging buffer, then written with non-temporal stores (simd::stream_copy) where its
 /// address and length allow.
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
-                    int head_dim, int rotary_dim, const float* cos, const float* sin, const float* w, float eps,
+                    int head_dim, int rotary_dim, const float* cos, const float* sin, NormWeights w, float eps,
                     bool prefetch, bool stream) noexcept
 {
     alignas(64) float buffer[max_fused_head_dim];
@@ -341,6 +406,12 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
     // elements from one head of the slot to the next: head_dim (token_major) or block_size * head_dim
     const std::ptrdiff_t head_step = in.heads > 1 ? cache.offset(s, 1) - cache.offset(s, 0) : 0;
+    if constexpr (!Norm) {
+        if (rotary_dim == 0 && !stream && cache.storage == storage_of<T>) {  // V into a cache of its own type: a copy
+            copy_heads<A>(in.head(t, 0), in.head_stride, reinterpret_cast<T*>(cache.head(s, 0)), head_step, in.heads, head_dim);
+            return;
+        }
+    }
     alignas(64) float inv_rms[norm_block + 16];
     for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += norm_block) {
         const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
@@ -414,20 +485,7 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const float* sin = scratch_sin;
     const bool prefetch = range.end - range.begin > 1;  // as apply: not for one-token decode
     const bool stream = streams_cache(f, range);
-    alignas(64) float q_weight_buffer[Norm ? max_fused_head_dim : 1];
-    alignas(64) float k_weight_buffer[Norm ? max_fused_head_dim : 1];
-    const float* q_weight = nullptr;
-    const float* k_weight = nullptr;
-    if constexpr (Norm) {
-        if (has_q) {
-            effective_weight<A>(f.q_weight, f.weight_offset, f.head_dim, q_weight_buffer);
-            q_weight = q_weight_buffer;
-        }
-        if (f.k_in.present()) {
-            effective_weight<A>(f.k_weight, f.weight_offset, f.head_dim, k_weight_buffer);
-            k_weight = k_weight_buffer;
-        }
-    }
+    const NormWeights q_weight {f.q_weight, f.weight_offset}, k_weight {f.k_weight, f.weight_offset};
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t slot = to_cache ? f.slots[t] : -1;
         if (!has_q && !k_to_view && slot < 0) continue;
@@ -451,8 +509,8 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
             heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, f.head_dim, f.rotary_dim, cos, sin, k_weight,
                                        f.eps, prefetch, stream);
             if (f.v_in.present())  // V: no norm, no rotation
-                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, nullptr, 0.0f,
-                                            prefetch, stream);
+                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, NormWeights {},
+                                            0.0f, prefetch, stream);
         }
     }
     if (stream) simd::store_fence<A>();

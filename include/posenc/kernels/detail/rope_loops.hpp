@@ -38,6 +38,17 @@ POSENC_ALWAYS_INLINE void rotate_pair_registers(const simd::floats<A>& a, const 
     b_out = simd::mul_add<A>(b, c, a * s);
 }
 
+/// One register of half_split pairs rotated and stored at once (out_a, out_b): the a and b results
+/// of a register go to memory together, so the stores of a head interleave with its arithmetic.
+template <class A, class T>
+POSENC_ALWAYS_INLINE void rotate_and_store_pair(const simd::floats<A>& a, const simd::floats<A>& b,
+                                                const simd::floats<A>& c, const simd::floats<A>& s, T* out_a,
+                                                T* out_b) noexcept
+{
+    simd::store_rounded<A>(out_a, simd::mul_sub<A>(a, c, b * s));
+    simd::store_rounded<A>(out_b, simd::mul_add<A>(b, c, a * s));
+}
+
 /// The last `rest` (< one register) pairs of a half_split block, through register-sized buffers.
 /// Out of line: most heads have none (rotary_dim / 2 a multiple of the register width).
 template <class A, class T>
@@ -143,10 +154,7 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
         }
         const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
         const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
-        vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-        (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
-        simd::store_rounded_group<A>(out_a, a_out);
-        simd::store_rounded_group<A>(out_b, b_out);
+        (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], out_a + K * lanes, out_b + K * lanes), ...);
     }
 }
 
