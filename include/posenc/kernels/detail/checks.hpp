@@ -315,6 +315,13 @@ void require_disjoint(const HeadsView<UA>& written, const char* written_name, co
                       const char* other_name)
 {
     static_assert(sizeof(UA) == sizeof(UB), "views_overlap compares views of one element type.");
+    // disjoint address ranges (the common case: Q, K and V slices of one token, separate tensors)
+    // are decided here, without building the views' geometry in memory
+    if (written.tokens == 0 || other.tokens == 0) return;
+    const auto a = reinterpret_cast<std::uintptr_t>(written.data), b = reinterpret_cast<std::uintptr_t>(other.data);
+    if (a + static_cast<std::uintptr_t>(extent_of(written)) * sizeof(UA) <= b ||
+        b + static_cast<std::uintptr_t>(extent_of(other)) * sizeof(UB) <= a)
+        return;
     require_disjoint(geometry(written), written_name, geometry(other), other_name);
 }
 
@@ -408,13 +415,40 @@ inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange ra
                             posenc::detail::cat({"must satisfy 0 <= begin <= end <= tokens ", tokens}));
 }
 
+/// A view that is wholly empty: no data, no extents (an absent K).
+template <class U>
+bool is_absent(const HeadsView<U>& v) noexcept
+{
+    return v.data == nullptr && v.tokens == 0 && v.heads == 0 && v.head_dim == 0;
+}
+
+/// The common case of check_rope_views, decided in the caller without building its arguments in
+/// memory (this runs on every checked call; a one-token decode call is a few hundred cycles):
+/// Q in place and valid, K absent, or in place, valid, with Q's token count and no byte shared
+/// with Q. Every view set it accepts passes check_rope_views (the same rules, specialised); the
+/// others go through check_rope_views, which decides and names the first broken rule.
+template <class T>
+bool in_place_views_are_valid(const QKViews<T>& v, int spec_head_dim) noexcept
+{
+    if (!same_view(v.q_out, v.q_in) || !view_is_valid(geometry(v.q_in), spec_head_dim)) return false;
+    if (is_absent(v.k_in) && is_absent(v.k_out)) return true;
+    if (!same_view(v.k_out, v.k_in) || !view_is_valid(geometry(v.k_in), spec_head_dim) || v.k_in.tokens != v.q_in.tokens)
+        return false;
+    if (v.q_in.tokens == 0) return true;
+    const auto q = reinterpret_cast<std::uintptr_t>(v.q_in.data), k = reinterpret_cast<std::uintptr_t>(v.k_in.data);
+    const std::uintptr_t q_end = q + static_cast<std::uintptr_t>(extent_of(v.q_in)) * sizeof(T);
+    const std::uintptr_t k_end = k + static_cast<std::uintptr_t>(extent_of(v.k_in)) * sizeof(T);
+    return q_end <= k || k_end <= q;
+}
+
 /// Everything above, in order; see the file comment.
 template <class T, class Angles>
 void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      TokenRange range)
 {
-    check_rope_views(geometry(views.q_in), geometry(views.q_out), geometry(views.k_in), geometry(views.k_out),
-                     spec.head_dim());
+    if (!in_place_views_are_valid(views, spec.head_dim()))
+        check_rope_views(geometry(views.q_in), geometry(views.q_out), geometry(views.k_in), geometry(views.k_out),
+                         spec.head_dim());
     // after the views, so that a spec whose head_dim disagrees with the buffer is named as such
     check_pairs_and_range(angles.num_pairs(), spec.num_pairs(), range, views.q_in.tokens);
     check_positions(positions, views.q_in.tokens, range, angles.position_range(), angles.name());
