@@ -45,6 +45,13 @@
 //             rope_then_copy  apply_rope on K in place, then copy_kv
 //             qwen3_8b    qk_norm_rope_into_cache: norm + RoPE of Q in place, K normalised, rotated
 //                         and V copied into a paged cache of 4,096 slots
+//             hand_avx512_floor  the same step hand-written in AVX-512 intrinsics for exactly this
+//                         shape (head_dim 128, half_split, one token, weights w), no checks, no
+//                         dispatch: per head 8 loads, the sum of squares, one horizontal add,
+//                         1 / sqrt, and the rotation with the weights folded into cos and sin.
+//                         A floor for the step on this machine, not a general kernel (registered
+//                         only when compiled for AVX-512; its output is compared with posenc's
+//                         before timing)
 // Every variant reports bytes/s of (read + written) tensor bytes. Tensors are 64-byte aligned
 // (CacheLineAllocator) unless a name says otherwise. Positions as stated; inputs
 // uniform in [-1, 1); all in place except memcpy and hf_*. Compiled with -march=native so that
@@ -57,7 +64,12 @@
 
 #include <benchmark/benchmark.h>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -555,6 +567,102 @@ void bench_decode_step(benchmark::State& state, const Model& model)
     set_bytes(state, (2 * heads + 4 * kv_heads) * head_dim * sizeof(float));
 }
 
+#if defined(__AVX512F__)
+namespace hand_avx512 {
+
+/// One decode step of the bench_decode_step shape, written out for AVX-512: Q (32 heads) normalised
+/// and rotated in place, K (8 heads) normalised and rotated into its cache slot, V copied.
+__attribute__((noinline)) void decode_step(float* qkv, float* key_slot, float* value_slot, const float* cos,
+                                           const float* sin, const float* q_weight, const float* k_weight, float eps)
+{
+    auto tensor = [&](const float* x, float* y, int n_heads, const float* w) {
+        __m512 cw_a[4], sw_b[4], cw_b[4], sw_a[4];
+        for (int k = 0; k < 4; ++k) {
+            const __m512 c = _mm512_loadu_ps(cos + 16 * k), s = _mm512_loadu_ps(sin + 16 * k);
+            const __m512 w_a = _mm512_loadu_ps(w + 16 * k), w_b = _mm512_loadu_ps(w + 64 + 16 * k);
+            cw_a[k] = _mm512_mul_ps(c, w_a);
+            sw_b[k] = _mm512_mul_ps(s, w_b);
+            cw_b[k] = _mm512_mul_ps(c, w_b);
+            sw_a[k] = _mm512_mul_ps(s, w_a);
+        }
+        for (int h = 0; h < n_heads; ++h, x += head_dim, y += head_dim) {
+            __m512 v[8];
+            for (int k = 0; k < 8; ++k) v[k] = _mm512_load_ps(x + 16 * k);
+            __m512 acc[4];
+            for (int k = 0; k < 4; ++k) acc[k] = _mm512_fmadd_ps(v[k + 4], v[k + 4], _mm512_mul_ps(v[k], v[k]));
+            const __m512 t = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
+            // 16 lanes to one: halves added (zero-masking extracts: GCC 12 warns on the plain ones and the cast, bug 105593)
+            const __m256 t8 = _mm256_add_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(t), 0)),
+                                            _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(t), 1)));
+            const __m128 t4 = _mm_add_ps(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+            const __m128 t2 = _mm_add_ps(t4, _mm_movehl_ps(t4, t4));
+            const float sum = _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
+            const __m512 r = _mm512_set1_ps(1.0f / std::sqrt(sum / static_cast<float>(head_dim) + eps));
+            for (int k = 0; k < 4; ++k) {
+                const __m512 a = v[k], b = v[k + 4];
+                _mm512_store_ps(y + 16 * k, _mm512_mul_ps(r, _mm512_fmsub_ps(a, cw_a[k], _mm512_mul_ps(b, sw_b[k]))));
+                _mm512_store_ps(y + 64 + 16 * k, _mm512_mul_ps(r, _mm512_fmadd_ps(b, cw_b[k], _mm512_mul_ps(a, sw_a[k]))));
+            }
+        }
+    };
+    tensor(qkv, qkv, heads, q_weight);
+    tensor(qkv + heads * head_dim, key_slot, kv_heads, k_weight);
+    const float* v = qkv + (heads + kv_heads) * head_dim;
+    for (int i = 0; i < kv_heads * head_dim; i += 16) _mm512_store_ps(value_slot + i, _mm512_load_ps(v + i));
+}
+
+}  // namespace hand_avx512
+
+/// The hand-written step on the buffers of bench_decode_step; checked once against posenc's
+/// result (relative 1e-5 of each head's norm) before timing.
+void bench_decode_step_floor(benchmark::State& state, const Model& model)
+{
+    const Angles& angles = angles_for(model.table);
+    const std::size_t qkv_size = (heads + 2 * kv_heads) * head_dim, cache_size = prefill_tokens * kv_heads * head_dim;
+    const Tensor<float> qkv0 = random_tensor<float>(qkv_size);
+    Tensor<float> qkv = qkv0, key_cache(cache_size), value_cache(cache_size);
+    const std::vector<float> weight(head_dim, 1.0f);
+    const std::int64_t position = prefill_tokens - 1, slot = position;  // slot 4095: the last of block 255
+    const std::size_t slot_offset = static_cast<std::size_t>(slot) * kv_heads * head_dim;
+    const float* cos = angles.short_cache.cos_row(position);
+    const float* sin = angles.short_cache.sin_row(position);
+    {  // the floor must compute the step: compare one call with posenc's
+        Tensor<float> ref = qkv0, ref_keys(cache_size), ref_values(cache_size);
+        const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+        const k::PackedQkv<float> p =
+            k::slice_packed_qkv(ref.data(), static_cast<std::ptrdiff_t>(ref.size()), k::PackedQkvShape {1, heads, kv_heads, head_dim});
+        k::CacheWrite<float> write;
+        write.q_in = p.q;
+        write.q_out = p.q;
+        write.k = p.k;
+        write.v = p.v;
+        write.key_cache = k::KvCacheView::paged(ref_keys.data(), static_cast<std::ptrdiff_t>(cache_size), prefill_tokens / 16, 16, kv_heads, head_dim);
+        write.value_cache = k::KvCacheView::paged(ref_values.data(), static_cast<std::ptrdiff_t>(cache_size), prefill_tokens / 16, 16, kv_heads, head_dim);
+        write.slot_mapping = k::SlotMapping(&slot, 1);
+        k::qk_norm_rope_into_cache(model.spec, norm, angles.short_cache, k::PositionIds::contiguous(position), write);
+        Tensor<float> got = qkv0;
+        hand_avx512::decode_step(got.data(), key_cache.data() + slot_offset, value_cache.data() + slot_offset, cos, sin,
+                                 weight.data(), weight.data(), 1e-6f);
+        double worst = 0.0;
+        for (std::size_t i = 0; i < heads * head_dim; ++i) worst = std::max(worst, std::fabs(double(got[i]) - ref[i]));
+        for (std::size_t i = 0; i < kv_heads * head_dim; ++i) {
+            worst = std::max(worst, std::fabs(double(key_cache[slot_offset + i]) - ref_keys[slot_offset + i]));
+            worst = std::max(worst, std::fabs(double(value_cache[slot_offset + i]) - ref_values[slot_offset + i]));
+        }
+        if (worst > 1e-5 * std::sqrt(double(head_dim))) {  // normalised heads: |y| = sqrt(head_dim)
+            state.SkipWithError("hand_avx512_floor differs from qk_norm_rope_into_cache");
+            return;
+        }
+    }
+    for (auto _ : state) {
+        hand_avx512::decode_step(qkv.data(), key_cache.data() + slot_offset, value_cache.data() + slot_offset, cos, sin,
+                                 weight.data(), weight.data(), 1e-6f);
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, (2 * heads + 4 * kv_heads) * head_dim * sizeof(float));
+}
+#endif
+
 void add(const std::string& name, std::function<void(benchmark::State&)> body)
 {
     benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& state) { body(state); })->UseRealTime();
@@ -660,6 +768,9 @@ void register_all()
     add(c + "/rope_then_copy" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_then_copy); });
 
     add("decode_step_f32/qwen3_8b/1x(32+8+8)x128", [](benchmark::State& s) { bench_decode_step(s, half); });
+#if defined(__AVX512F__)
+    add("decode_step_f32/hand_avx512_floor/1x(32+8+8)x128", [](benchmark::State& s) { bench_decode_step_floor(s, half); });
+#endif
 }
 
 }  // namespace

@@ -189,7 +189,7 @@ POSENC_ALWAYS_INLINE void norm_rotate_and_store(const simd::floats<A>& a, const 
 template <class A, bool Norm, class T, class Out, std::size_t... K>
 POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::ptrdiff_t x_stride, Out* ya, Out* yb,
                                                 std::ptrdiff_t y_stride, int count, const float* cos, const float* sin,
-                                                NormWeights w, int ja, int jb, const float* inv_rms,
+                                                NormWeights w, int ja, int jb, const float* inv_rms, bool grouped_stores,
                                                 std::index_sequence<K...>) noexcept
 {
     using vec = simd::floats<A>;
@@ -207,13 +207,28 @@ POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::p
             const vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
             const vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
             const vec r(inv_rms[h]);
-            (norm_rotate_and_store<A>(a[K], b[K], r, cw_a[K], sw_b[K], cw_b[K], sw_a[K], ya + K * lanes, yb + K * lanes), ...);
+            if (grouped_stores) {  // see rope_loops.hpp's half_split_group for the two store orders
+                const vec a_out[] = {r * simd::mul_sub<A>(a[K], cw_a[K], b[K] * sw_b[K])...};
+                const vec b_out[] = {r * simd::mul_add<A>(b[K], cw_b[K], a[K] * sw_a[K])...};
+                simd::store_rounded_group<A>(ya, a_out);
+                simd::store_rounded_group<A>(yb, b_out);
+            } else {
+                (norm_rotate_and_store<A>(a[K], b[K], r, cw_a[K], sw_b[K], cw_b[K], sw_a[K], ya + K * lanes, yb + K * lanes),
+                 ...);
+            }
         }
     } else {
         for (int h = 0; h < count; ++h, xa += x_stride, xb += x_stride, ya += y_stride, yb += y_stride) {
             const vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
             const vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
-            (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], ya + K * lanes, yb + K * lanes), ...);
+            if (grouped_stores) {
+                vec a_out[sizeof...(K)], b_out[sizeof...(K)];
+                (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+                simd::store_rounded_group<A>(ya, a_out);
+                simd::store_rounded_group<A>(yb, b_out);
+            } else {
+                (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], ya + K * lanes, yb + K * lanes), ...);
+            }
         }
     }
 }
@@ -255,7 +270,8 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 /// the weights folded into cos and sin (norm_half_split_group). cos/sin: the row as stored
 /// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
 /// bfloat16 or float16 (rounded to nearest even). `copy_rest`: store the dims past rotary_dim
-/// (false only without the norm, in place). Whole registers of pairs go through the groups
+/// (false only without the norm, in place). `grouped_stores`: the store order of rope_loops.hpp's
+/// half_split_group (true where the call issues prefetch hints). Whole registers of pairs go through the groups
 /// above; the last partial register and the pass-through dims head by head. Not forced inline:
 /// its callers (a block of heads, or one head into a staging buffer) share one compiled copy
 /// per type combination, which halves the per-ISA units' compile time; a call per block of up
@@ -263,7 +279,7 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 template <class A, Pairing P, bool Norm, class T, class Out>
 void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count, int head_dim,
                      int rotary_dim, const float* cos, const float* sin, NormWeights w, const float* inv_rms,
-                     bool copy_rest) noexcept
+                     bool copy_rest, bool grouped_stores) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
@@ -273,10 +289,11 @@ void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff
         int j = 0;
         for (; j + group <= half; j += group)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
-                                           sin + j, w, j, half + j, inv_rms, std::make_index_sequence<norm_chunks<A>>());
+                                           sin + j, w, j, half + j, inv_rms, grouped_stores,
+                                           std::make_index_sequence<norm_chunks<A>>());
         for (; j + lanes <= half; j += lanes)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
-                                           sin + j, w, j, half + j, inv_rms, std::make_index_sequence<1>());
+                                           sin + j, w, j, half + j, inv_rms, grouped_stores, std::make_index_sequence<1>());
         if (j < half) {  // the last n < lanes pairs, through register-sized buffers, as the groups compute them
             const int n = half - j;
             const vec c = simd::load_first<A>(cos + j, n), s = simd::load_first<A>(sin + j, n);
@@ -359,7 +376,7 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 template <class A, Pairing P, bool Norm, class T>
 POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
                                         int head_dim, int rotary_dim, const float* cos, const float* sin,
-                                        NormWeights w, float eps, bool prefetch) noexcept
+                                        NormWeights w, float eps, bool prefetch, bool several_tokens) noexcept
 {
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
     alignas(64) float inv_rms[norm_block + 16];
@@ -367,7 +384,7 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
         const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
         if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
         norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, head_dim,
-                                    rotary_dim, cos, sin, w, inv_rms, copy_rest);
+                                    rotary_dim, cos, sin, w, inv_rms, copy_rest, several_tokens);
     }
 }
 
@@ -398,7 +415,7 @@ void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stri
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
                     int head_dim, int rotary_dim, const float* cos, const float* sin, NormWeights w, float eps,
-                    bool prefetch, bool stream) noexcept
+                    bool prefetch, bool several_tokens, bool stream) noexcept
 {
     alignas(64) float buffer[max_fused_head_dim];
     alignas(64) std::byte staging[max_fused_head_dim * sizeof(float)];
@@ -422,15 +439,15 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             switch (cache.storage) {
             case CacheStorage::float32:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, true);
+                                            rotary_dim, cos, sin, w, inv_rms, true, several_tokens);
                 continue;
             case CacheStorage::bfloat16:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<bfloat16*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, true);
+                                            rotary_dim, cos, sin, w, inv_rms, true, several_tokens);
                 continue;
             case CacheStorage::float16:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float16*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, true);
+                                            rotary_dim, cos, sin, w, inv_rms, true, several_tokens);
                 continue;
             default:
                 break;
@@ -446,18 +463,18 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             switch (cache.storage) {
             case CacheStorage::float32:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms + i, true);
+                                            inv_rms + i, true, several_tokens);
                 break;
             case CacheStorage::bfloat16:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<bfloat16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms + i, true);
+                                            inv_rms + i, true, several_tokens);
                 break;
             case CacheStorage::float16:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms + i, true);
+                                            inv_rms + i, true, several_tokens);
                 break;
             default:
-                norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w, inv_rms + i, true);
+                norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w, inv_rms + i, true, several_tokens);
                 store_quantized<A>(buffer, dst, head_dim, cache.storage,
                                   cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
                 break;
@@ -483,7 +500,8 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const bool to_cache = f.key_cache.present();
     const float* cos = scratch_cos;
     const float* sin = scratch_sin;
-    const bool prefetch = range.end - range.begin > 1;  // as apply: not for one-token decode
+    const bool several_tokens = range.end - range.begin > 1;
+    const bool prefetch = several_tokens && simd::software_prefetch_pays<A>();  // as apply
     const bool stream = streams_cache(f, range);
     const NormWeights q_weight {f.q_weight, f.weight_offset}, k_weight {f.k_weight, f.weight_offset};
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
@@ -501,16 +519,16 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
         }
         if (has_q)
             heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, f.head_dim, f.rotary_dim, cos, sin, q_weight, f.eps,
-                                      prefetch);
+                                      prefetch, several_tokens);
         if (k_to_view)
             heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, f.head_dim, f.rotary_dim, cos, sin, k_weight, f.eps,
-                                      prefetch);
+                                      prefetch, several_tokens);
         if (slot >= 0) {
             heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, f.head_dim, f.rotary_dim, cos, sin, k_weight,
-                                       f.eps, prefetch, stream);
+                                       f.eps, prefetch, several_tokens, stream);
             if (f.v_in.present())  // V: no norm, no rotation
                 heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, NormWeights {},
-                                            0.0f, prefetch, stream);
+                                            0.0f, prefetch, several_tokens, stream);
         }
     }
     if (stream) simd::store_fence<A>();
