@@ -415,6 +415,23 @@ inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange ra
                             posenc::detail::cat({"must satisfy 0 <= begin <= end <= tokens ", tokens}));
 }
 
+/// check_pairs_and_range, then check_positions; the usual case (the pairs agree, the range lies
+/// in the tokens, contiguous positions whose first and last lie in the angle source's range) is
+/// decided here, the rest (and every message) by those two.
+template <class Angles>
+void check_pairs_and_positions(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                               TokenRange range, std::ptrdiff_t tokens)
+{
+    const PositionRange allowed = angles.position_range();
+    constexpr std::int64_t reach = std::int64_t {1} << 62;
+    if (angles.num_pairs() == spec.num_pairs() && 0 <= range.begin && range.begin < range.end && range.end <= tokens &&
+        positions.is_contiguous() && -reach <= positions.start() && positions.start() <= reach &&
+        allowed.contains(positions[range.begin]) && allowed.contains(positions[range.end - 1]))
+        return;
+    check_pairs_and_range(angles.num_pairs(), spec.num_pairs(), range, tokens);
+    check_positions(positions, tokens, range, allowed, angles.name());
+}
+
 /// A view that is wholly empty: no data, no extents (an absent K).
 template <class U>
 bool is_absent(const HeadsView<U>& v) noexcept
@@ -450,8 +467,7 @@ void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionI
         check_rope_views(geometry(views.q_in), geometry(views.q_out), geometry(views.k_in), geometry(views.k_out),
                          spec.head_dim());
     // after the views, so that a spec whose head_dim disagrees with the buffer is named as such
-    check_pairs_and_range(angles.num_pairs(), spec.num_pairs(), range, views.q_in.tokens);
-    check_positions(positions, views.q_in.tokens, range, angles.position_range(), angles.name());
+    check_pairs_and_positions(spec, angles, positions, range, views.q_in.tokens);
 }
 
 /// check_rope_call as a predicate, for the debug assertions of the unchecked entry points.

@@ -76,10 +76,15 @@ inline ByteRange bytes_of(const float* w, int n) noexcept
     return {b, w == nullptr ? b : b + static_cast<std::uintptr_t>(n) * sizeof(float)};
 }
 
-inline void require_apart(const ByteRange& written, const char* written_name, const ByteRange& other, const char* other_name)
+[[noreturn]] inline void raise_overlap(const char* written_name, const char* other_name)
 {
-    if (written.intersects(other))
-        throw posenc::error(written_name, "overlapping", std::string("must not share memory with ") + other_name);
+    throw posenc::error(written_name, "overlapping", std::string("must not share memory with ") + other_name);
+}
+
+/// The test inline, the message out of line (a cache call makes about fifteen of these tests).
+inline void require_apart(ByteRange written, const char* written_name, ByteRange other, const char* other_name)
+{
+    if (written.intersects(other)) raise_overlap(written_name, other_name);
 }
 
 /// One cache: geometry, storage and scale; `heads` the K (V) head count. Field names are built
@@ -148,8 +153,7 @@ void check_cache_call(const RopeSpec& spec, const Angles& angles, const Position
         if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, posenc::detail::cat({"must equal k.tokens ", tokens}));
         require_disjoint(f.q_out, "q_out", f.k_in, "k");
     } else {
-        check_pairs_and_range(angles.num_pairs(), spec.num_pairs(), range, tokens);
-        check_positions(positions, tokens, range, angles.position_range(), angles.name());
+        check_pairs_and_positions(spec, angles, positions, range, tokens);
     }
     check_cache(f.key_cache, "key_cache", f.k_in.heads, spec);
     // the memory of every view, once (each is valid here; V's after its check below)
