@@ -185,6 +185,34 @@ TEST_CASE("[errors] a spec whose head_dim disagrees with the buffer is named as 
           }) == "q_in.head_dim 128 must equal spec.head_dim 64 (the buffer's heads are that long)");
 }
 
+TEST_CASE("[overflow audit] the view bound and the row rule are exact on both sides of 2^31-sized factors")
+{
+    // The checks multiply count x stride when both are below 2^31 and divide otherwise; the
+    // verdicts must not depend on which. Only the numbers are checked (view_is_valid reads the
+    // geometry, never the buffer), so the data pointer may point at one float.
+    float one = 0.0f;
+    auto valid = [&](std::ptrdiff_t size, HeadsShape shape, HeadsStrides strides) {
+        return detail::view_is_valid(detail::geometry(HeadsView<float>(&one, size, shape, strides)), 64);
+    };
+    const std::ptrdiff_t two31 = std::ptrdiff_t {1} << 31, two37 = std::ptrdiff_t {1} << 37;
+    // tokens 2^31: last index (2^31 - 1) 64 + 63 = 2^37 - 1 (factors below 2^31: multiplied)
+    CHECK(valid(two37, {two31, 1, 64}, {64, 64}));
+    CHECK_FALSE(valid(two37 - 1, {two31, 1, 64}, {64, 64}));
+    // tokens 2^31 + 1: last index 2^31 x 64 + 63 = 2^37 + 63 (a factor of 2^31: divided)
+    CHECK(valid(two37 + 64, {two31 + 1, 1, 64}, {64, 64}));
+    CHECK_FALSE(valid(two37 + 63, {two31 + 1, 1, 64}, {64, 64}));
+    // a stride of 2^31 over 3 tokens: last index 2 x 2^31 + 63
+    CHECK(valid(2 * two31 + 64, {3, 1, 64}, {two31, 64}));
+    CHECK_FALSE(valid(2 * two31 + 63, {3, 1, 64}, {two31, 64}));
+    // 2^31 + 1 heads of stride 64 inside each token: token_stride must be >= 64 x 2^31 + 64
+    const std::ptrdiff_t rows = two31 * 64 + 64, size = 2 * rows + two31 * 64 + 64;
+    CHECK(valid(size, {3, two31 + 1, 64}, {rows, 64}));
+    CHECK_FALSE(valid(size, {3, two31 + 1, 64}, {rows - 1, 64}));
+    // 2^31 heads: token_stride >= 64 x (2^31 - 1) + 64 = 2^37
+    CHECK(valid(3 * two37, {3, two31, 64}, {two37, 64}));
+    CHECK_FALSE(valid(3 * two37, {3, two31, 64}, {two37 - 1, 64}));
+}
+
 TEST_CASE("[overflow audit] suggested_parts and CosSinCache's range checks cannot overflow")
 {
     // 2^62 tokens x 4 elements: the product 2^64 does not fit; the answer is still max_threads.
