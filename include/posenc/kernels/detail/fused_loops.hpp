@@ -207,7 +207,7 @@ POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::p
             const vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
             const vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
             const vec r(inv_rms[h]);
-            if (grouped_stores) {  // see rope_loops.hpp's half_split_group for the two store orders
+            if (grouped_stores) {  // the two store orders: rope_loops.hpp's half_split_group
                 const vec a_out[] = {r * simd::mul_sub<A>(a[K], cw_a[K], b[K] * sw_b[K])...};
                 const vec b_out[] = {r * simd::mul_add<A>(b[K], cw_b[K], a[K] * sw_a[K])...};
                 simd::store_rounded_group<A>(ya, a_out);
@@ -271,8 +271,8 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 /// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
 /// bfloat16 or float16 (rounded to nearest even). `copy_rest`: store the dims past rotary_dim
 /// (false only without the norm, in place). `grouped_stores`: the store order of rope_loops.hpp's
-/// half_split_group (true where the call issues prefetch hints). Whole registers of pairs go through the groups
-/// above; the last partial register and the pass-through dims head by head. Not forced inline:
+/// half_split_group (true when the call has several tokens). Whole registers of pairs go through
+/// the groups above; the last partial register and the pass-through dims head by head. Not forced inline:
 /// its callers (a block of heads, or one head into a staging buffer) share one compiled copy
 /// per type combination, which halves the per-ISA units' compile time; a call per block of up
 /// to norm_block heads costs nothing measurable.
@@ -474,7 +474,8 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
                                             inv_rms + i, true, several_tokens);
                 break;
             default:
-                norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w, inv_rms + i, true, several_tokens);
+                norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w, inv_rms + i, true,
+                                            several_tokens);
                 store_quantized<A>(buffer, dst, head_dim, cache.storage,
                                   cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
                 break;
