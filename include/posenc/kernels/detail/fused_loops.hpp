@@ -394,19 +394,28 @@ inline constexpr CacheStorage storage_of = std::is_same_v<T, float>      ? Cache
                                            : std::is_same_v<T, bfloat16> ? CacheStorage::bfloat16
                                                                          : CacheStorage::float16;
 
-/// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit.
-/// One memcpy when both sides are contiguous (a slot of a token-major or paged cache, V inside
-/// packed QKV), a memcpy per row otherwise. A template on the arch only to keep per-ISA units'
-/// copies apart (dispatch.hpp).
+/// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit, in
+/// register-sized byte moves (the last partial register through memcpy): one run when both
+/// sides are contiguous (a slot of a token-major or paged cache, V inside packed QKV), a run per
+/// row otherwise. Register moves rather than memcpy: a decode step's 4 KiB of V took about 0.02 us
+/// less on AMD Zen 4 (memcpy starts with a `rep movsb` there).
 template <class A, class T>
 void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads, int n) noexcept
 {
     const std::size_t row = static_cast<std::size_t>(n) * sizeof(T);
+    auto copy = [](void* dst, const void* src, std::size_t bytes) {
+        using batch = xsimd::batch<std::uint8_t, A>;
+        auto* d = static_cast<std::uint8_t*>(dst);
+        const auto* s = static_cast<const std::uint8_t*>(src);
+        std::size_t i = 0;
+        for (; i + batch::size <= bytes; i += batch::size) batch::load_unaligned(s + i).store_unaligned(d + i);
+        std::memcpy(d + i, s + i, bytes - i);
+    };
     if (heads == 1 || (x_stride == n && y_stride == n)) {
-        std::memcpy(y, x, row * static_cast<std::size_t>(heads));
+        copy(y, x, row * static_cast<std::size_t>(heads));
         return;
     }
-    for (std::ptrdiff_t h = 0; h < heads; ++h) std::memcpy(y + h * y_stride, x + h * x_stride, row);
+    for (std::ptrdiff_t h = 0; h < heads; ++h) copy(y + h * y_stride, x + h * x_stride, row);
 }
 
 /// Every head of one tensor of token t into its cache row at `slot`. `stream`: the row is formed
