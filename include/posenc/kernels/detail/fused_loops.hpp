@@ -169,6 +169,23 @@ struct NormWeights {
 template <class A>
 inline constexpr int norm_chunks = simd::float_lanes<A> >= 16 ? 4 : 2;
 
+/// 1 / sqrt(sum / n + eps) of a head held whole in registers (a: its first half, b: its second):
+/// the squares summed in four partial sums (chunk k with chunk k + N, the order of
+/// head_sum_squares), then across lanes; each step one float rounding, as block_inv_rms.
+template <class A, std::size_t N>
+POSENC_ALWAYS_INLINE simd::floats<A> head_inv_rms(const simd::floats<A> (&a)[N], const simd::floats<A> (&b)[N],
+                                                  float eps, int n) noexcept
+{
+    using vec = simd::floats<A>;
+    vec acc[N];
+    for (std::size_t k = 0; k < N; ++k) acc[k] = simd::mul_add<A>(b[k], b[k], a[k] * a[k]);
+    for (std::size_t width = N; width > 1; width /= 2)  // N is 1, 2 or 4: (acc0 + acc1) + (acc2 + acc3)
+        for (std::size_t k = 0; k < width / 2; ++k) acc[k] = acc[2 * k] + acc[2 * k + 1];
+    // the square root of a register (std::sqrt(float) is an inline function a per-ISA unit must
+    // not emit: scripts/check-isa-symbols.sh); every lane holds the same correctly rounded value
+    return vec(1.0f) / simd::sqrt<A>(vec(simd::horizontal_sum<A>(acc[0]) / static_cast<float>(n) + eps));
+}
+
 /// One register of half_split pairs with the norm: (a, b) -> r (a cw_a - b sw_b, b cw_b + a sw_a),
 /// where cw_a = c w_a, sw_b = s w_b, cw_b = c w_b, sw_a = s w_a were formed once per group and
 /// token (norm_half_split_group), stored at once.
@@ -189,8 +206,8 @@ POSENC_ALWAYS_INLINE void norm_rotate_and_store(const simd::floats<A>& a, const 
 template <class A, bool Norm, class T, class Out, std::size_t... K>
 POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::ptrdiff_t x_stride, Out* ya, Out* yb,
                                                 std::ptrdiff_t y_stride, int count, const float* cos, const float* sin,
-                                                NormWeights w, int ja, int jb, const float* inv_rms, bool grouped_stores,
-                                                std::index_sequence<K...>) noexcept
+                                                NormWeights w, int ja, int jb, const float* inv_rms, float eps, int n,
+                                                bool grouped_stores, std::index_sequence<K...>) noexcept
 {
     using vec = simd::floats<A>;
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
@@ -206,7 +223,7 @@ POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::p
         for (int h = 0; h < count; ++h, xa += x_stride, xb += x_stride, ya += y_stride, yb += y_stride) {
             const vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
             const vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
-            const vec r(inv_rms[h]);
+            const vec r = inv_rms != nullptr ? vec(inv_rms[h]) : head_inv_rms<A>(a, b, eps, n);
             if (grouped_stores) {  // the two store orders: rope_loops.hpp's half_split_group
                 const vec a_out[] = {r * simd::mul_sub<A>(a[K], cw_a[K], b[K] * sw_b[K])...};
                 const vec b_out[] = {r * simd::mul_add<A>(b[K], cw_b[K], a[K] * sw_a[K])...};
@@ -279,7 +296,7 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 template <class A, Pairing P, bool Norm, class T, class Out>
 void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count, int head_dim,
                      int rotary_dim, const float* cos, const float* sin, NormWeights w, const float* inv_rms,
-                     bool copy_rest, bool grouped_stores) noexcept
+                     float eps, bool copy_rest, bool grouped_stores) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
@@ -289,11 +306,12 @@ void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff
         int j = 0;
         for (; j + group <= half; j += group)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
-                                           sin + j, w, j, half + j, inv_rms, grouped_stores,
+                                           sin + j, w, j, half + j, inv_rms, eps, head_dim, grouped_stores,
                                            std::make_index_sequence<norm_chunks<A>>());
         for (; j + lanes <= half; j += lanes)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
-                                           sin + j, w, j, half + j, inv_rms, grouped_stores, std::make_index_sequence<1>());
+                                           sin + j, w, j, half + j, inv_rms, eps, head_dim, grouped_stores,
+                                           std::make_index_sequence<1>());
         if (j < half) {  // the last n < lanes pairs, through register-sized buffers, as the groups compute them
             const int n = half - j;
             const vec c = simd::load_first<A>(cos + j, n), s = simd::load_first<A>(sin + j, n);
@@ -371,6 +389,22 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
     }
 }
 
+/// Whether norm_rope_heads can form each head's 1 / rms from the registers it rotates (inv_rms
+/// null, head_inv_rms): half_split, every dim rotated, and each half exactly one group of
+/// norm_chunks registers (head_dim 128 on AVX-512, 32 on AVX2). Then a block is the whole tensor:
+/// no pass over the heads before the rotation, so the loads from memory of one head overlap the
+/// arithmetic of the previous ones. The callers use it for several tokens without prefetch
+/// hints: on AMD Zen 4 the fused 4,096-token prefill of 32 + 8 heads of 128 went from about 1.3
+/// to 1.0 times a streaming loop over the same bytes; a one-token call was faster in blocks of
+/// 16 (block_inv_rms first: 16 independent sums, then one vector sqrt), and the Intel machine's
+/// prefill was measured with blocks and hints.
+template <class A, Pairing P>
+bool head_in_one_group(int head_dim, int rotary_dim) noexcept
+{
+    constexpr int group = norm_chunks<A> * simd::float_lanes<A>;
+    return P == Pairing::half_split && rotary_dim == head_dim && head_dim == 2 * group;
+}
+
 /// Every head of one tensor of token t to its destination: an output view (out != null) or the
 /// cache at `slot`. `rotary_dim` 0 skips the rotation.
 template <class A, Pairing P, bool Norm, class T>
@@ -379,12 +413,15 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
                                         NormWeights w, float eps, bool prefetch, bool several_tokens) noexcept
 {
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
+    const bool per_head = Norm && several_tokens && !prefetch && head_in_one_group<A, P>(head_dim, rotary_dim);
+    const std::ptrdiff_t block = per_head ? in.heads : norm_block;
     alignas(64) float inv_rms[norm_block + 16];
-    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += norm_block) {
-        const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
-        if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
+    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
+        const int count = static_cast<int>(std::min<std::ptrdiff_t>(block, in.heads - h0));
+        if constexpr (Norm)
+            if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
         norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, head_dim,
-                                    rotary_dim, cos, sin, w, inv_rms, copy_rest, several_tokens);
+                                    rotary_dim, cos, sin, w, per_head ? nullptr : inv_rms, eps, copy_rest, several_tokens);
     }
 }
 
@@ -438,25 +475,29 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             return;
         }
     }
-    alignas(64) float inv_rms[norm_block + 16];
-    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += norm_block) {
-        const int count = static_cast<int>(std::min<std::ptrdiff_t>(norm_block, in.heads - h0));
-        if constexpr (Norm) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
+    const bool per_head = Norm && several_tokens && !prefetch && head_in_one_group<A, P>(head_dim, rotary_dim);
+    const std::ptrdiff_t block = per_head ? in.heads : norm_block;
+    alignas(64) float inv_rms_block[norm_block + 16];
+    const float* const inv_rms = per_head ? nullptr : inv_rms_block;
+    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
+        const int count = static_cast<int>(std::min<std::ptrdiff_t>(block, in.heads - h0));
+        if constexpr (Norm)
+            if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms_block, prefetch);
         const T* x0 = in.head(t, h0);
         std::byte* const row0 = cache.head(s, h0);
         if (!stream) {  // float and 16-bit caches: straight from registers, a block of heads at a time
             switch (cache.storage) {
             case CacheStorage::float32:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, true, several_tokens);
+                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens);
                 continue;
             case CacheStorage::bfloat16:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<bfloat16*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, true, several_tokens);
+                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens);
                 continue;
             case CacheStorage::float16:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float16*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, true, several_tokens);
+                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens);
                 continue;
             default:
                 break;
@@ -472,19 +513,19 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             switch (cache.storage) {
             case CacheStorage::float32:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms + i, true, several_tokens);
+                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens);
                 break;
             case CacheStorage::bfloat16:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<bfloat16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms + i, true, several_tokens);
+                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens);
                 break;
             case CacheStorage::float16:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms + i, true, several_tokens);
+                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens);
                 break;
             default:
-                norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w, inv_rms + i, true,
-                                            several_tokens);
+                norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w,
+                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens);
                 store_quantized<A>(buffer, dst, head_dim, cache.storage,
                                   cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
                 break;

@@ -179,6 +179,27 @@ floats<A> sqrt(const floats<A>& v, requires_arch<xsimd::avx512f>) noexcept
 }
 #endif
 
+// ---- the sum of one register's lanes ----------------------------------------------------------------
+template <class A>
+float horizontal_sum(const floats<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    return xsimd::hadd(v);
+}
+#if XSIMD_WITH_AVX512F
+// Halves added down to one lane, in the zero-masking extract (xsimd's hadd uses the plain 256-bit
+// extract: GCC bug 105593, as above).
+template <class A>
+float horizontal_sum(const floats<A>& v, requires_arch<xsimd::avx512f>) noexcept
+{
+    const __m512d d = _mm512_castps_pd(v);
+    const __m256 s8 = _mm256_add_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, d, 0)),
+                                    _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, d, 1)));
+    const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+    const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+    return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+#endif
+
 // ---- lane sums of float_lanes<A> registers at once: result lane k = sum of the lanes of rows[k] ----
 template <class A>
 floats<A> lane_sums(const floats<A>* rows, requires_arch<xsimd::generic>) noexcept
@@ -664,6 +685,13 @@ template <class A>
 floats<A> lane_sums(const floats<A>* rows) noexcept
 {
     return impl::lane_sums<A>(rows, A {});
+}
+
+/// The sum of v's lanes (an add tree: halves, then halves of those).
+template <class A>
+float horizontal_sum(const floats<A>& v) noexcept
+{
+    return impl::horizontal_sum<A>(v, A {});
 }
 
 /// a * b - c, one rounding where the arch has FMA, two otherwise.
