@@ -6,7 +6,9 @@
 // norm_block heads. Per block, with the norm: one pass summing x^2 of each head in float
 // registers (four partial sums per head; the heads are then in L1), the block's 1 / rms in a few
 // vector instructions (lane_sums, sqrt, divide); then one pass that rotates and stores each head
-// (rotary dims rotated, the rest scaled or copied) into its destination: the output view, or the
+// (several tokens with a head whose halves are one register group each, head_in_one_group: no
+// first pass, each head's 1 / rms formed from the registers the rotation loads, head_inv_rms),
+// rotary dims rotated, the rest scaled or copied, into its destination: the output view, or the
 // cache slot (float / bfloat16 / float16 stored directly from registers; fp8 and int8 through a
 // float buffer of one head and the scalar converters of quantize.hpp; streamed rows through a
 // staging buffer). The rotation pass holds a group of registers while every head of the block
