@@ -139,7 +139,7 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     const posenc::Pairing pairing = coin(rng) ? posenc::Pairing::half_split : posenc::Pairing::interleaved;
     // one case in three has a head of 32, 64 or 128 dims: whole registers on every arch, and at
     // 128 (AVX-512) or 32 (AVX2) each half one group, where several-token calls form each head's
-    // norm from the registers they rotate (fused_loops.hpp, head_in_one_group)
+    // norm from the registers they rotate (fused_loops.hpp, rms_per_head)
     const int head_dim = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? 32 << std::uniform_int_distribution<int>(0, 2)(rng)
                                                                           : 2 * std::uniform_int_distribution<int>(1, 80)(rng);
     const int rotary_dim = coin(rng) ? head_dim : 2 * std::uniform_int_distribution<int>(1, head_dim / 2)(rng);

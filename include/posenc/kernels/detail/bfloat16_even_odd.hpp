@@ -31,6 +31,7 @@
 
 #include "posenc/config.hpp"
 #include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/detail/prefetch.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/views.hpp"
 #include "posenc/spec.hpp"

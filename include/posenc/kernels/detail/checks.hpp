@@ -222,6 +222,23 @@ inline std::ptrdiff_t nearest_multiple(double x, double y) noexcept
     return static_cast<std::ptrdiff_t>(std::floor(x / y + 0.5));
 }
 
+/// [begin, end) bytes of a memory range, for disjointness tests.
+struct ByteRange {
+    std::uintptr_t begin;
+    std::uintptr_t end;
+    bool intersects(const ByteRange& o) const noexcept { return begin < o.end && o.begin < end; }
+};
+
+/// The bytes from a view's first element to one past its last; empty ({data, data}) for an
+/// absent view or one without tokens.
+template <class U>
+ByteRange bytes_of(const HeadsView<U>& v) noexcept
+{
+    const auto b = reinterpret_cast<std::uintptr_t>(v.data);
+    if (!v.present() || v.tokens == 0) return {b, b};
+    return {b, b + static_cast<std::uintptr_t>(extent_of(v)) * sizeof(U)};
+}
+
 /// True if some row of `a` shares an element with some row of `b` (both valid per check_view,
 /// same element size and head_dim). Exact when the strides that matter are equal; otherwise
 /// true as soon as the address ranges intersect.
@@ -317,11 +334,7 @@ void require_disjoint(const HeadsView<UA>& written, const char* written_name, co
     static_assert(sizeof(UA) == sizeof(UB), "views_overlap compares views of one element type.");
     // disjoint address ranges (the common case: Q, K and V slices of one token, separate tensors)
     // are decided here, without building the views' geometry in memory
-    if (written.tokens == 0 || other.tokens == 0) return;
-    const auto a = reinterpret_cast<std::uintptr_t>(written.data), b = reinterpret_cast<std::uintptr_t>(other.data);
-    if (a + static_cast<std::uintptr_t>(extent_of(written)) * sizeof(UA) <= b ||
-        b + static_cast<std::uintptr_t>(extent_of(other)) * sizeof(UB) <= a)
-        return;
+    if (written.tokens == 0 || other.tokens == 0 || !bytes_of(written).intersects(bytes_of(other))) return;
     require_disjoint(geometry(written), written_name, geometry(other), other_name);
 }
 
@@ -451,11 +464,7 @@ bool in_place_views_are_valid(const QKViews<T>& v, int spec_head_dim) noexcept
     if (is_absent(v.k_in) && is_absent(v.k_out)) return true;
     if (!same_view(v.k_out, v.k_in) || !view_is_valid(geometry(v.k_in), spec_head_dim) || v.k_in.tokens != v.q_in.tokens)
         return false;
-    if (v.q_in.tokens == 0) return true;
-    const auto q = reinterpret_cast<std::uintptr_t>(v.q_in.data), k = reinterpret_cast<std::uintptr_t>(v.k_in.data);
-    const std::uintptr_t q_end = q + static_cast<std::uintptr_t>(extent_of(v.q_in)) * sizeof(T);
-    const std::uintptr_t k_end = k + static_cast<std::uintptr_t>(extent_of(v.k_in)) * sizeof(T);
-    return q_end <= k || k_end <= q;
+    return v.q_in.tokens == 0 || !bytes_of(v.q_in).intersects(bytes_of(v.k_in));
 }
 
 /// Everything above, in order; see the file comment.

@@ -49,21 +49,6 @@ inline void check_norm_parameters(float eps, int weighting, bool has_q, const fl
     if (has_k && k_weight == nullptr) throw posenc::error("norm.k_weight", "null", "must point to head_dim weights of K");
 }
 
-/// [begin, end) bytes of a memory range, for disjointness tests.
-struct ByteRange {
-    std::uintptr_t begin;
-    std::uintptr_t end;
-    bool intersects(const ByteRange& o) const noexcept { return begin < o.end && o.begin < end; }
-};
-
-template <class U>
-ByteRange bytes_of(const HeadsView<U>& v) noexcept
-{
-    const auto b = reinterpret_cast<std::uintptr_t>(v.data);
-    if (!v.present() || v.tokens == 0) return {b, b};
-    return {b, b + static_cast<std::uintptr_t>(extent_of(v)) * sizeof(U)};
-}
-
 inline ByteRange bytes_of(const KvCacheView& c) noexcept
 {
     const auto b = reinterpret_cast<std::uintptr_t>(c.data);

@@ -6,7 +6,7 @@
 // norm_block heads. Per block, with the norm: one pass summing x^2 of each head in float
 // registers (four partial sums per head; the heads are then in L1), the block's 1 / rms in a few
 // vector instructions (lane_sums, sqrt, divide); then one pass that rotates and stores each head
-// (several tokens with a head whose halves are one register group each, head_in_one_group: no
+// (several tokens with a head whose halves are one register group each, rms_per_head: no
 // first pass, each head's 1 / rms formed from the registers the rotation loads, head_inv_rms),
 // rotary dims rotated, the rest scaled or copied, into its destination: the output view, or the
 // cache slot (float / bfloat16 / float16 stored directly from registers; fp8 and int8 through a
@@ -32,6 +32,7 @@
 #include "posenc/config.hpp"
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/rope_loops.hpp"
+#include "posenc/kernels/detail/prefetch.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/kv_cache_view.hpp"
@@ -391,20 +392,20 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
     }
 }
 
-/// Whether norm_rope_heads can form each head's 1 / rms from the registers it rotates (inv_rms
-/// null, head_inv_rms): half_split, every dim rotated, and each half exactly one group of
-/// norm_chunks registers (head_dim 128 on AVX-512, 32 on AVX2). Then a block is the whole tensor:
-/// no pass over the heads before the rotation, so the loads from memory of one head overlap the
-/// arithmetic of the previous ones. The callers use it for several tokens without prefetch
-/// hints: on AMD Zen 4 the fused 4,096-token prefill of 32 + 8 heads of 128 went from about 1.3
-/// to 1.0 times a streaming loop over the same bytes; a one-token call was faster in blocks of
-/// 16 (block_inv_rms first: 16 independent sums, then one vector sqrt), and the Intel machine's
-/// prefill was measured with blocks and hints.
+/// Whether a normalising call forms each head's 1 / rms from the registers norm_rope_heads
+/// rotates (inv_rms null, head_inv_rms) rather than in blocks first (block_inv_rms). Possible
+/// when half_split, every dim rotated and each half exactly one group of norm_chunks registers
+/// (head_dim 128 on AVX-512, 32 on AVX2); then a block is the whole tensor: no pass over the
+/// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
+/// previous ones. Chosen for several tokens without prefetch hints: on AMD Zen 4 the fused
+/// 4,096-token prefill of 32 + 8 heads of 128 went from about 1.3 to 1.0 times a streaming loop
+/// over the same bytes; a one-token call was faster in blocks of 16 (16 independent sums, then
+/// one vector sqrt), and the Intel machine's prefill was measured with blocks and hints.
 template <class A, Pairing P>
-bool head_in_one_group(int head_dim, int rotary_dim) noexcept
+bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens, bool prefetch) noexcept
 {
     constexpr int group = norm_chunks<A> * simd::float_lanes<A>;
-    return P == Pairing::half_split && rotary_dim == head_dim && head_dim == 2 * group;
+    return several_tokens && !prefetch && P == Pairing::half_split && rotary_dim == head_dim && head_dim == 2 * group;
 }
 
 /// Every head of one tensor of token t to its destination: an output view (out != null) or the
@@ -415,7 +416,7 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
                                         NormWeights w, float eps, bool prefetch, bool several_tokens) noexcept
 {
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
-    const bool per_head = Norm && several_tokens && !prefetch && head_in_one_group<A, P>(head_dim, rotary_dim);
+    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens, prefetch);
     const std::ptrdiff_t block = per_head ? in.heads : norm_block;
     alignas(64) float inv_rms[norm_block + 16];
     for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
@@ -477,7 +478,7 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             return;
         }
     }
-    const bool per_head = Norm && several_tokens && !prefetch && head_in_one_group<A, P>(head_dim, rotary_dim);
+    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens, prefetch);
     const std::ptrdiff_t block = per_head ? in.heads : norm_block;
     alignas(64) float inv_rms_block[norm_block + 16];
     const float* const inv_rms = per_head ? nullptr : inv_rms_block;

@@ -18,6 +18,7 @@
 #include "posenc/frequencies.hpp"
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/bfloat16_even_odd.hpp"
+#include "posenc/kernels/detail/prefetch.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/views.hpp"

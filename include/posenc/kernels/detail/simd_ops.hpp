@@ -12,6 +12,7 @@
 //   load/store bfloat16                scalar                 punpcklwd/packs  (generic)      vpmovzxwd/packus   vpmovzxwd/vpmovdw
 //                                      (on avx512_bf16 the kernel rotates bfloat16 by bfloat16_even_odd.hpp instead)
 //   load/store float16                 scalar                 integer RNE      (generic)      F16C vcvtph2ps     vcvtph2ps zmm
+//   horizontal_sum, lane_sums          xsimd::hadd / haddp    (same)           (same)         (same)             zero-masking extracts / shuffles
 //
 // Families follow xsimd's tag hierarchy: sse2 <- sse3 <- ssse3 <- sse4_1 <- sse4_2 (<- fma3<sse4_2>,
 // fma4); avx (<- fma3<avx>); avx2 (<- fma3<avx2>); avx512f <- avx512cd <- avx512dq <- avx512bw
@@ -24,12 +25,6 @@
 #pragma once
 
 #include <xsimd/xsimd.hpp>
-
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-#include <intrin.h>
-#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -580,63 +575,6 @@ void store_fence(requires_arch<xsimd::avx512f>) noexcept
 #endif
 
 }  // namespace impl
-
-/// Heads ahead of the current one whose cache lines the kernel prefetches when it streams
-/// several tokens and software_prefetch_pays. A head loop walks many short runs (a and b halves,
-/// Q and K), which some hardware prefetchers follow late; the hints keep enough lines in flight.
-/// Measured on a 2-core Intel Xeon (AVX-512), 4,096 x 32 x 128 in place: float from 1.00 to
-/// 0.90 times a plain streaming loop over the same bytes, bfloat16 half_split from 1.11 to 1.02
-/// times its own (distances of 8 to 32 heads equal, 2 heads less).
-inline constexpr std::ptrdiff_t prefetch_heads_ahead = 8;
-
-namespace impl {
-/// "GenuineIntel" in CPUID leaf 0 (false where CPUID is not available).
-template <class A>
-bool cpu_is_intel() noexcept
-{
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
-    return ebx == 0x756e6547u && edx == 0x49656e69u && ecx == 0x6c65746eu;  // "Genu" "ineI" "ntel"
-#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-    int r[4] = {};
-    __cpuid(r, 0);
-    return r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e;
-#else
-    return false;
-#endif
-}
-}  // namespace impl
-
-/// Whether the kernels issue software prefetches (prefetch_heads_ahead) when a call streams
-/// several tokens: on Intel CPUs only, where they were measured to pay (above). On a 2-core AMD
-/// EPYC (Zen 4, AVX-512) the same float prefill ran at 0.97 to 1.03 times the streaming loop
-/// without them and 1.25 to 1.40 times with them, at every distance from 2 to 128 heads (its
-/// hardware prefetcher keeps up; the hints only cost), and the fused QK-norm + RoPE prefill
-/// about 25 % slower with them. CPUID is read once per arch (a template on the arch, as every
-/// function a per-ISA unit compiles).
-template <class A>
-bool software_prefetch_pays() noexcept
-{
-    static const bool pays = impl::cpu_is_intel<A>();
-    return pays;
-}
-
-/// Hints that the cache line holding p + offset elements will be read soon. The address is
-/// formed in integer arithmetic (it may lie past the tensor, where a pointer may not point) and
-/// a prefetch never faults. No effect with compilers other than GCC and Clang.
-template <class T>
-POSENC_ALWAYS_INLINE void prefetch(const T* p, std::ptrdiff_t offset) noexcept
-{
-#if defined(__GNUC__) || defined(__clang__)
-    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(p) +
-                                   static_cast<std::uintptr_t>(offset) * sizeof(T);
-    __builtin_prefetch(reinterpret_cast<const void*>(address), 0, 3);
-#else
-    (void)p;
-    (void)offset;
-#endif
-}
 
 /// a * b + c, one rounding where the arch has FMA (fma3, AVX-512), two otherwise.
 template <class A, class T>
