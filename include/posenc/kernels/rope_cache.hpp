@@ -25,8 +25,9 @@
 // float cache would hold (bit for bit: the same registers go to either store).
 //
 // Checked entry points throw posenc::error for: a K view that is absent or invalid, V / Q views
-// invalid or with other token counts, a cache absent, with other heads or head_dim than its
-// source, blocks or block_size < 1, a quantised cache without a finite positive scale (per
+// invalid or with other token counts, a cache absent, with a storage, layout or scale kind that
+// is not one of its enumerators, with data off its element alignment, with other heads or
+// head_dim than its source, blocks or block_size < 1, a quantised cache without a finite positive scale (per
 // tensor or per head) or a float cache with one, a cache overlapping a view or the other cache,
 // slot_mapping absent or of another length, a slot of a token in the range that is neither -1
 // nor in [0, slots) of both caches (the message names the token index and the slot), positions

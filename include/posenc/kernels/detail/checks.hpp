@@ -428,21 +428,28 @@ inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange ra
                             posenc::detail::cat({"must satisfy 0 <= begin <= end <= tokens ", tokens}));
 }
 
-/// check_pairs_and_range, then check_positions; the usual case (the pairs agree, the range lies
-/// in the tokens, contiguous positions whose first and last lie in the angle source's range) is
-/// decided here, the rest (and every message) by those two.
+/// check_pairs_and_range, then check_positions. pairs_and_positions_are_usual is the usual case
+/// (the pairs agree, the range lies in the tokens, contiguous positions whose first and last lie
+/// in the angle source's range), decided without a message; the rest (and every message) goes
+/// through those two.
+template <class Angles>
+bool pairs_and_positions_are_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                   TokenRange range, std::ptrdiff_t tokens) noexcept
+{
+    const PositionRange allowed = angles.position_range();
+    constexpr std::int64_t reach = std::int64_t {1} << 62;
+    return angles.num_pairs() == spec.num_pairs() && 0 <= range.begin && range.begin < range.end && range.end <= tokens &&
+           positions.is_contiguous() && -reach <= positions.start() && positions.start() <= reach &&
+           allowed.contains(positions[range.begin]) && allowed.contains(positions[range.end - 1]);
+}
+
 template <class Angles>
 void check_pairs_and_positions(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                TokenRange range, std::ptrdiff_t tokens)
 {
-    const PositionRange allowed = angles.position_range();
-    constexpr std::int64_t reach = std::int64_t {1} << 62;
-    if (angles.num_pairs() == spec.num_pairs() && 0 <= range.begin && range.begin < range.end && range.end <= tokens &&
-        positions.is_contiguous() && -reach <= positions.start() && positions.start() <= reach &&
-        allowed.contains(positions[range.begin]) && allowed.contains(positions[range.end - 1]))
-        return;
+    if (pairs_and_positions_are_usual(spec, angles, positions, range, tokens)) return;
     check_pairs_and_range(angles.num_pairs(), spec.num_pairs(), range, tokens);
-    check_positions(positions, tokens, range, allowed, angles.name());
+    check_positions(positions, tokens, range, angles.position_range(), angles.name());
 }
 
 /// A view that is wholly empty: no data, no extents (an absent K).
