@@ -12,7 +12,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -209,43 +208,6 @@ TEST_CASE("[checks] the inline test of a usual cache call accepts only calls the
     CHECK(usual >= 2500);
     CHECK(refused >= 10000);
     CHECK(accepted_by_rules >= usual);
-}
-
-TEST_CASE("[errors] a cache with an unknown storage, layout or scale kind, or data off its element alignment, is refused by name")
-{
-    const posenc::RopeSpec spec(dim, dim, 1e4);
-    const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
-    Arena a;
-    std::vector<std::int64_t> slots {1};
-    CacheWrite<float> w;
-    w.k = HeadsView<float>(a.qkv_at(), kv_heads * dim, {1, kv_heads, dim});
-    w.key_cache = cache_view(a.key_at(), CacheStorage::float32, CacheLayout::token_major, {});
-    w.slot_mapping = SlotMapping(slots.data(), 1);
-    auto message = [&](const CacheWrite<float>& write) {
-        try {
-            rope_into_cache(spec, angles, PositionIds::contiguous(0), write);
-        } catch (const posenc::error& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
-    REQUIRE(message(w) == "no error");
-    CacheWrite<float> bad = w;
-    bad.key_cache.storage = static_cast<CacheStorage>(7);
-    CHECK(message(bad) == "key_cache.storage 7 must be one of float32, bfloat16, float16, float8_e4m3, int8");
-    bad = w;
-    bad.key_cache.layout = static_cast<CacheLayout>(2);
-    CHECK(message(bad) == "key_cache.layout 2 must be token_major or heads_major");
-    bad = w;
-    bad.key_cache.storage = CacheStorage::int8;
-    bad.key_cache.scale.kind = static_cast<CacheScale::Kind>(3);
-    CHECK(message(bad) == "key_cache.scale.kind 3 must be none, per_tensor or per_head");
-    bad = w;
-    bad.key_cache.data = reinterpret_cast<char*>(a.key_at()) + 2;
-    CHECK(message(bad).find("key_cache.data ") == 0);
-    CHECK(message(bad).find("must be a multiple of 4 (the alignment of a float32 element)") != std::string::npos);
-    bad.key_cache.storage = CacheStorage::bfloat16;  // 2-byte elements: that address is aligned
-    CHECK(message(bad) == "no error");
 }
 
 }  // namespace kernels_cache_call_checks_tests

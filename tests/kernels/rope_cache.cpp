@@ -387,6 +387,17 @@ TEST_CASE("CacheStores: streaming, cached and automatic stores write the same by
     }
 }
 
+/// The message of a refused rope_into_cache call at position 0, or "no error".
+std::string refusal(const posenc::RopeSpec& spec, const CosSinCache& angles, const CacheWrite<float>& write)
+{
+    try {
+        rope_into_cache(spec, angles, PositionIds::contiguous(0), write);
+    } catch (const posenc::error& e) {
+        return std::string(e.what());
+    }
+    return std::string("no error");
+}
+
 TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and the slot")
 {
     const posenc::RopeSpec spec(64, 64, 1e4);
@@ -400,14 +411,7 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     w.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 2, 4, 2, 64);
     w.value_cache = KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 2, 4, 2, 64);
     w.slot_mapping = SlotMapping(slots);
-    auto message = [&](const CacheWrite<float>& write) {
-        try {
-            rope_into_cache(spec, angles, PositionIds::contiguous(0), write);
-        } catch (const posenc::error& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    auto message = [&](const CacheWrite<float>& write) { return refusal(spec, angles, write); };
     std::string m = message(w);
     CHECK(m.find("slot_mapping[2]") != std::string::npos);
     CHECK(m.find("8") != std::string::npos);
@@ -442,6 +446,36 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     bad = w;
     bad.slot_mapping = SlotMapping(short_slots);
     CHECK(message(bad).find("slot_mapping.count") != std::string::npos);
+}
+
+TEST_CASE("[errors] a cache with an unknown storage, layout or scale kind, or data off its element alignment, is refused by name")
+{
+    const posenc::RopeSpec spec(64, 64, 1e4);
+    const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
+    std::vector<float> k(2 * 64), kc(8 * 2 * 64);
+    const std::int64_t slot = 1;
+    CacheWrite<float> w;
+    w.k = HeadsView<float>(k, {1, 2, 64});
+    w.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 2, 4, 2, 64);
+    w.slot_mapping = SlotMapping(&slot, 1);
+    REQUIRE(refusal(spec, angles, w) == "no error");
+    CacheWrite<float> bad = w;
+    bad.key_cache.storage = static_cast<CacheStorage>(7);
+    CHECK(refusal(spec, angles, bad) == "key_cache.storage 7 must be one of float32, bfloat16, float16, float8_e4m3, int8");
+    bad = w;
+    bad.key_cache.layout = static_cast<CacheLayout>(2);
+    CHECK(refusal(spec, angles, bad) == "key_cache.layout 2 must be token_major or heads_major");
+    bad = w;
+    bad.key_cache.storage = CacheStorage::int8;
+    bad.key_cache.scale.kind = static_cast<CacheScale::Kind>(3);
+    CHECK(refusal(spec, angles, bad) == "key_cache.scale.kind 3 must be none, per_tensor or per_head");
+    bad = w;
+    bad.key_cache.data = reinterpret_cast<char*>(kc.data()) + 2;
+    const std::string m = refusal(spec, angles, bad);
+    CHECK(m.rfind("key_cache.data ", 0) == 0);
+    CHECK(m.find("must be a multiple of 4 (the alignment of a float32 element)") != std::string::npos);
+    bad.key_cache.storage = CacheStorage::bfloat16;  // 2-byte elements: that address is aligned
+    CHECK(refusal(spec, angles, bad) == "no error");
 }
 
 }  // namespace kernels_rope_cache_tests
