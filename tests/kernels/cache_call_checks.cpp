@@ -34,12 +34,13 @@ struct Arena {
     static constexpr std::ptrdiff_t row = (q_heads + 2 * kv_heads) * dim;
     static constexpr std::ptrdiff_t qkv = max_tokens * row;
     static constexpr std::ptrdiff_t cache = blocks * slots_per_block * kv_heads * dim;
-    std::vector<float> data = std::vector<float>(static_cast<std::size_t>(qkv + 2 * cache + 2 * dim + 2 * kv_heads + 64), 0.5f);
-    float* qkv_at() { return data.data(); }
-    float* key_at() { return data.data() + qkv; }
-    float* value_at() { return data.data() + qkv + cache; }
-    float* weights_at() { return data.data() + qkv + 2 * cache; }
-    float* scales_at() { return data.data() + qkv + 2 * cache + 2 * dim; }
+    static constexpr std::ptrdiff_t margin = 2 * dim;  // a view moved by +-dim stays inside the arena
+    std::vector<float> data = std::vector<float>(static_cast<std::size_t>(margin + qkv + 2 * cache + 2 * dim + 2 * kv_heads + margin), 0.5f);
+    float* qkv_at() { return data.data() + margin; }
+    float* key_at() { return qkv_at() + qkv; }
+    float* value_at() { return key_at() + cache; }
+    float* weights_at() { return value_at() + cache; }
+    float* scales_at() { return weights_at() + 2 * dim; }
 };
 
 struct Case {
@@ -110,7 +111,7 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, std::vector<std::int64_t>& slo
         else x += deltas[pick(5)];
     };
     auto elsewhere = [&]() -> float* {  // somewhere in the arena, sometimes off float alignment
-        float* p = a.data.data() + pick(static_cast<int>(a.data.size() - 8));
+        float* p = a.data.data() + Arena::margin + pick(static_cast<int>(a.data.size()) - 2 * static_cast<int>(Arena::margin));
         return pick(4) == 0 ? reinterpret_cast<float*>(reinterpret_cast<char*>(p) + 1 + pick(3)) : p;
     };
     detail::FusedArgs<float>& f = c.f;
