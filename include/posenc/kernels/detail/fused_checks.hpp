@@ -86,6 +86,13 @@ inline bool scale_kind_is_known(CacheScale::Kind k) noexcept
 {
     return k == CacheScale::Kind::none || k == CacheScale::Kind::per_tensor || k == CacheScale::Kind::per_head;
 }
+/// blocks x block_size x heads x head_dim below 2^60 elements (blocks, block_size >= 1).
+inline bool cache_elements_fit(const KvCacheView& c) noexcept
+{
+    const std::ptrdiff_t limit = PTRDIFF_MAX / 8;
+    return product_within(c.blocks, c.block_size, limit) && product_within(c.blocks * c.block_size, c.heads * c.head_dim, limit);
+}
+inline bool scale_is_valid(float s) noexcept { return std::isfinite(s) && s > 0.0f; }
 /// data aligned to its element size (a power of two: 4, 2 or 1 bytes).
 inline bool is_aligned(const KvCacheView& c) noexcept
 {
@@ -111,8 +118,7 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
     if (c.block_size < 1) raise(field("block_size"), c.block_size, "must be >= 1");
     if (c.heads != heads) raise(field("heads"), c.heads, cat({"must equal the source's heads ", heads}));
     if (c.head_dim != spec.head_dim()) raise(field("head_dim"), c.head_dim, cat({"must equal spec.head_dim ", spec.head_dim()}));
-    const std::ptrdiff_t limit = PTRDIFF_MAX / 8;
-    if (!product_within(c.blocks, c.block_size, limit) || !product_within(c.blocks * c.block_size, c.heads * c.head_dim, limit))
+    if (!cache_elements_fit(c))
         raise(field("blocks"), c.blocks, "times block_size, heads and head_dim must stay below 2^60 elements");
     if (c.size < c.elements())
         raise(field("size"), c.size,
@@ -126,7 +132,6 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
     if (!quantized && c.scale.kind != Kind::none)
         throw posenc::error(field("scale"), c.scale.kind == Kind::per_tensor ? "per_tensor" : "per_head",
                             cat({"must be none for a ", to_string(c.storage), " cache (scales are for fp8 and int8)"}));
-    auto scale_is_valid = [](float s) { return std::isfinite(s) && s > 0.0f; };
     if (c.scale.kind == Kind::per_tensor && !scale_is_valid(c.scale.value)) raise(field("scale"), c.scale.value, "must be finite and > 0");
     if (c.scale.kind == Kind::per_head) {
         if (c.scale.per_head == nullptr) throw posenc::error(field("scale.per_head"), "null", "must point to one scale per head");
@@ -154,14 +159,11 @@ inline void check_slots(const SlotMapping& slots, std::ptrdiff_t tokens, TokenRa
 /// check_cache's rules as a predicate, without building a field name (cache_call_is_usual).
 inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, int head_dim) noexcept
 {
-    const std::ptrdiff_t limit = PTRDIFF_MAX / 8;
     if (c.data == nullptr || !storage_is_known(c.storage) || !layout_is_known(c.layout) || !is_aligned(c) ||
-        c.blocks < 1 || c.block_size < 1 || c.heads != heads || c.head_dim != head_dim ||
-        !product_within(c.blocks, c.block_size, limit) || !product_within(c.blocks * c.block_size, c.heads * c.head_dim, limit) ||
+        c.blocks < 1 || c.block_size < 1 || c.heads != heads || c.head_dim != head_dim || !cache_elements_fit(c) ||
         c.size < c.elements())
         return false;
     using Kind = CacheScale::Kind;
-    auto scale_is_valid = [](float s) { return std::isfinite(s) && s > 0.0f; };
     if (!is_quantized(c.storage)) return c.scale.kind == Kind::none;
     if (c.scale.kind == Kind::per_tensor) return scale_is_valid(c.scale.value);
     if (c.scale.kind != Kind::per_head || c.scale.per_head == nullptr) return false;

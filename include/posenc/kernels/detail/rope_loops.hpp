@@ -154,33 +154,29 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
     const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
     const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
-    if (!prefetch && !grouped_stores) {  // one token: a loop of its own, without the two tests per head
+    // one_token (std::true_type): the loop compiled without the prefetch and store-order tests
+    auto heads_loop = [&](auto one_token) {
         for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride,
                             out_a += out_head_stride, out_b += out_head_stride) {
+            if (!one_token && prefetch) {
+                constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
+                (simd::prefetch(in_a, ahead * in_head_stride + K * lanes), ...);
+                (simd::prefetch(in_b, ahead * in_head_stride + K * lanes), ...);
+            }
             const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
             const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
-            (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], out_a + K * lanes, out_b + K * lanes), ...);
+            if (!one_token && grouped_stores) {  // several tokens: each half's registers stored together
+                vec a_out[sizeof...(K)], b_out[sizeof...(K)];
+                (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+                simd::store_rounded_group<A>(out_a, a_out);
+                simd::store_rounded_group<A>(out_b, b_out);
+            } else {  // each register's pair stored as soon as it is formed
+                (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], out_a + K * lanes, out_b + K * lanes), ...);
+            }
         }
-        return;
-    }
-    for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride, out_a += out_head_stride,
-                        out_b += out_head_stride) {
-        if (prefetch) {
-            constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
-            (simd::prefetch(in_a, ahead * in_head_stride + K * lanes), ...);
-            (simd::prefetch(in_b, ahead * in_head_stride + K * lanes), ...);
-        }
-        const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
-        const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
-        if (grouped_stores) {  // several tokens: each half's registers stored together
-            vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
-            simd::store_rounded_group<A>(out_a, a_out);
-            simd::store_rounded_group<A>(out_b, b_out);
-        } else {  // each register's pair stored as soon as it is formed
-            (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], out_a + K * lanes, out_b + K * lanes), ...);
-        }
-    }
+    };
+    if (!prefetch && !grouped_stores) heads_loop(std::true_type {});
+    else heads_loop(std::false_type {});
 }
 
 /// sizeof...(K) consecutive registers of interleaved pairs, for every head (as above).
