@@ -34,6 +34,27 @@
 #define POSENC_ASSERT(cond) assert(cond)
 #endif
 
+/// Forces inlining of small helpers on hot paths (the kernels' per-register and per-head code, the
+/// checked entry points' inline test of the usual call): a call per head or per check costs as
+/// much as the work itself at decode sizes.
+#if defined(__GNUC__) || defined(__clang__)
+#define POSENC_ALWAYS_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define POSENC_ALWAYS_INLINE __forceinline
+#else
+#define POSENC_ALWAYS_INLINE inline
+#endif
+
+/// Keeps a cold path (an error's message building) out of its callers, so that their usual path
+/// carries no stack frame for it.
+#if defined(__GNUC__) || defined(__clang__)
+#define POSENC_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define POSENC_NOINLINE __declspec(noinline)
+#else
+#define POSENC_NOINLINE
+#endif
+
 #define POSENC_DETAIL_STR_(x) #x
 #define POSENC_DETAIL_STR(x) POSENC_DETAIL_STR_(x)
 

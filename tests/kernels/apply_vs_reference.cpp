@@ -4,7 +4,7 @@
 // 1..40 Q heads, 0..8 K heads, both pairings, both directions, both angle sources, float /
 // bfloat16 / float16 / double, in place and out of place, int32 / int64 / contiguous positions,
 // and four memory layouts (contiguous; gaps between heads and tokens; heads-major; Q and K
-// slices of one packed QKV buffer). Every buffer carries guard elements before and after and
+// slices of one packed QKV buffer), in one call or in one call per token (one-token ranges). Every buffer carries guard elements before and after and
 // in every gap: after the call each element outside the rotary slices of the output views must
 // be bit-identical to what it was (or, for out-of-place pass-through dims, to the input).
 // Tolerances (apply.hpp's error analysis; A = attention factor, |x| = the input pair's norm):
@@ -185,8 +185,14 @@ void run_case(const ArchPath& path, std::mt19937& rng, Failure& failure, int cas
                                 : QKViews<T>::out_of_place(view_of(inputs[0]), view_of(outputs[0]),
                                                            k_heads ? HeadsView<const T>(view_of(inputs[1])) : HeadsView<const T> {},
                                                            k_heads ? view_of(outputs[1]) : HeadsView<T> {});
-    if (use_cache) kernel_test::apply_on(path, spec, src.cache, positions, views, direction);
-    else kernel_test::apply_on(path, spec, src.on_the_fly, positions, views, direction);
+    // the whole call, or one call per token (one-token ranges at any token of the views: the
+    // kernel's one-token path with token strides)
+    const bool by_token = coin(rng) != 0;
+    for (std::ptrdiff_t t = 0; t < (by_token ? tokens : 1); ++t) {
+        const TokenRange range = by_token ? TokenRange {t, t + 1} : TokenRange {0, tokens};
+        if (use_cache) kernel_test::apply_on(path, spec, src.cache, positions, views, direction, range);
+        else kernel_test::apply_on(path, spec, src.on_the_fly, positions, views, direction, range);
+    }
 
     // expected: every element bit-identical to before, except rotary slices of outputs (tolerance)
     // and out-of-place pass-through dims (the input's bits)
@@ -200,7 +206,7 @@ void run_case(const ArchPath& path, std::mt19937& rng, Failure& failure, int cas
                std::to_string(rotary_dim) + " head " + std::to_string(head_dim) + " token " + std::to_string(t) +
                " head " + std::to_string(h) + " dim " + std::to_string(d) + (in_place ? " in place" : " out of place") +
                (use_cache ? " cache" : " on-the-fly") + (direction == Direction::forward ? " forward" : " inverse") +
-               " style " + std::to_string(style);
+               " style " + std::to_string(style) + (by_token ? " token by token" : "");
     };
     for (std::size_t tensor = 0; tensor < inputs.size(); ++tensor) {
         const Placed& in = inputs[tensor];

@@ -51,16 +51,25 @@ inline std::vector<std::string> skipped_paths()
     return skipped;
 }
 
-/// The checked apply on one path.
+/// The checked apply on one path, of tokens [range.begin, range.end).
+template <class T, class Angles>
+void apply_on(const ArchPath& path, const posenc::RopeSpec& spec, const Angles& angles,
+              const posenc::kernels::PositionIds& positions, const posenc::kernels::QKViews<T>& views,
+              posenc::kernels::Direction direction, posenc::kernels::TokenRange range)
+{
+    if (path.dispatched)
+        posenc::kernels::dispatch::apply_rope_with(path.isa, spec, angles, positions, views, direction, range);
+    else
+        posenc::kernels::apply_rope(spec, angles, positions, views, direction, range);
+}
+
+/// The checked apply on one path, of every token.
 template <class T, class Angles>
 void apply_on(const ArchPath& path, const posenc::RopeSpec& spec, const Angles& angles,
               const posenc::kernels::PositionIds& positions, const posenc::kernels::QKViews<T>& views,
               posenc::kernels::Direction direction = posenc::kernels::Direction::forward)
 {
-    if (path.dispatched)
-        posenc::kernels::dispatch::apply_rope_with(path.isa, spec, angles, positions, views, direction);
-    else
-        posenc::kernels::apply_rope(spec, angles, positions, views, direction);
+    apply_on(path, spec, angles, positions, views, direction, posenc::kernels::TokenRange {0, views.tokens()});
 }
 
 template <class T>

@@ -27,10 +27,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "posenc/config.hpp"
 #include "posenc/error.hpp"
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/views.hpp"
@@ -71,7 +73,7 @@ inline std::string shape_text(std::ptrdiff_t tokens, std::ptrdiff_t heads, std::
 /// Whether count * stride <= room, for count >= 1, stride >= 0, room >= 0, without overflow: a
 /// multiplication when both factors are below 2^31 (the product then fits in 62 bits), a
 /// division otherwise (this runs on every checked call; a 64-bit division costs tens of cycles).
-inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptrdiff_t room) noexcept
+POSENC_ALWAYS_INLINE bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptrdiff_t room) noexcept
 {
     constexpr std::ptrdiff_t small = std::ptrdiff_t {1} << 31;
     if (count < small && stride < small) return count * stride <= room;
@@ -82,7 +84,7 @@ inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptr
 /// head_stride + head_dim - 1, if it is < size; -1 otherwise. Computed without overflow: every
 /// partial sum is compared with what remains of the buffer before it is formed. Requires
 /// tokens >= 1, heads >= 1, head_dim >= 1 and the strides of axes longer than 1 >= head_dim.
-inline std::ptrdiff_t last_index_within(const ViewGeometry& v) noexcept
+POSENC_ALWAYS_INLINE std::ptrdiff_t last_index_within(const ViewGeometry& v) noexcept
 {
     std::ptrdiff_t room = v.size - v.head_dim;  // room left for the outer offsets
     if (room < 0) return -1;
@@ -174,7 +176,7 @@ inline std::string last_index_text(const ViewGeometry& v)
 /// two axes by stride: small stride >= head_dim, large stride >= small stride * (small count -
 /// 1) + head_dim; the stride of an axis of extent 1 is ignored); and the last element
 /// (last_index_within) lies inside the buffer.
-inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
+POSENC_ALWAYS_INLINE bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
 {
     const std::ptrdiff_t d = v.head_dim;
     if (v.address == 0 || (v.address & static_cast<std::uintptr_t>(v.element_align - 1)) != 0) return false;
@@ -433,7 +435,7 @@ inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange ra
 /// in the angle source's range), decided without a message; the rest (and every message) goes
 /// through those two.
 template <class Angles>
-bool pairs_and_positions_are_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+POSENC_ALWAYS_INLINE bool pairs_and_positions_are_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                    TokenRange range, std::ptrdiff_t tokens) noexcept
 {
     const PositionRange allowed = angles.position_range();
@@ -454,36 +456,103 @@ void check_pairs_and_positions(const RopeSpec& spec, const Angles& angles, const
 
 /// A view that is wholly empty: no data, no extents (an absent K).
 template <class U>
-bool is_absent(const HeadsView<U>& v) noexcept
+POSENC_ALWAYS_INLINE bool is_absent(const HeadsView<U>& v) noexcept
 {
-    return v.data == nullptr && v.tokens == 0 && v.heads == 0 && v.head_dim == 0;
+    return (reinterpret_cast<std::uintptr_t>(v.data) | static_cast<std::uintptr_t>(v.tokens | v.heads | v.head_dim)) == 0;
+}
+
+/// Whether an output view is field for field its input view (in place), as one comparison of
+/// their bytes (a HeadsView is a pointer and six ptrdiff_t, without padding).
+template <class U>
+POSENC_ALWAYS_INLINE bool identical_views(const HeadsView<const U>& in, const HeadsView<U>& out) noexcept
+{
+    static_assert(sizeof(HeadsView<U>) == sizeof(U*) + 6 * sizeof(std::ptrdiff_t) &&
+                      sizeof(HeadsView<const U>) == sizeof(HeadsView<U>),
+                  "HeadsView must hold its seven fields without padding.");
+    return std::memcmp(&in, &out, sizeof(HeadsView<U>)) == 0;
+}
+
+/// view_is_valid for the usual view, whose tokens, heads and strides all lie in [0, 2^31) (one
+/// test of their bitwise or): then no product below can overflow, and the bound is one sum.
+/// Any other view gets false here, and the general rules decide it. Every view it accepts passes
+/// view_is_valid (the same rules on a narrower domain).
+template <class U>
+POSENC_ALWAYS_INLINE bool usual_view_is_valid(const HeadsView<U>& v, std::ptrdiff_t head_dim) noexcept
+{
+    const auto address = reinterpret_cast<std::uintptr_t>(v.data);
+    const std::ptrdiff_t extents = v.tokens | v.heads | v.token_stride | v.head_stride;  // >= 2^31 or < 0: not usual
+    if (address == 0 || address % alignof(U) != 0 || (extents >> 31) != 0 || v.heads == 0 || v.head_dim != head_dim)
+        return false;
+    constexpr std::ptrdiff_t max_size = max_view_size(static_cast<std::ptrdiff_t>(sizeof(U)));
+    if (v.tokens == 0) return 0 <= v.size && v.size <= max_size;
+    const bool many_tokens = v.tokens > 1, many_heads = v.heads > 1;
+    if ((many_tokens && v.token_stride < head_dim) || (many_heads && v.head_stride < head_dim)) return false;
+    const std::ptrdiff_t last = (many_tokens ? (v.tokens - 1) * v.token_stride : 0) +
+                                (many_heads ? (v.heads - 1) * v.head_stride : 0) + head_dim;  // < 2^63
+    if (v.size < last || v.size > max_size) return false;
+    if (many_tokens && many_heads) {  // the small axis's rows must end within one large stride
+        const bool token_small = v.token_stride <= v.head_stride;
+        const std::ptrdiff_t small = token_small ? v.token_stride : v.head_stride;
+        const std::ptrdiff_t large = token_small ? v.head_stride : v.token_stride;
+        const std::ptrdiff_t small_count = token_small ? v.tokens : v.heads;
+        if (large == small || (small_count - 1) * small > large - head_dim) return false;
+    }
+    return true;
 }
 
 /// The common case of check_rope_views, decided in the caller without building its arguments in
 /// memory (this runs on every checked call; a one-token decode call is a few hundred cycles):
-/// Q in place and valid, K absent, or in place, valid, with Q's token count and no byte shared
-/// with Q. Every view set it accepts passes check_rope_views (the same rules, specialised); the
-/// others go through check_rope_views, which decides and names the first broken rule.
+/// Q in place and valid, K absent, or in place, valid, with Q's token count and no row shared
+/// with Q, all usual views (usual_view_is_valid). Every view set it accepts passes
+/// check_rope_views (the same rules, specialised); the others go through check_rope_views, which
+/// decides and names the first broken rule.
 template <class T>
-bool in_place_views_are_valid(const QKViews<T>& v, int spec_head_dim) noexcept
+POSENC_ALWAYS_INLINE bool in_place_views_are_valid(const QKViews<T>& v, int spec_head_dim) noexcept
 {
-    if (!same_view(v.q_out, v.q_in) || !view_is_valid(geometry(v.q_in), spec_head_dim)) return false;
+    if (!identical_views(v.q_in, v.q_out) || !usual_view_is_valid(v.q_in, spec_head_dim)) return false;
     if (is_absent(v.k_in) && is_absent(v.k_out)) return true;
-    if (!same_view(v.k_out, v.k_in) || !view_is_valid(geometry(v.k_in), spec_head_dim) || v.k_in.tokens != v.q_in.tokens)
+    if (!identical_views(v.k_in, v.k_out) || !usual_view_is_valid(v.k_in, spec_head_dim) || v.k_in.tokens != v.q_in.tokens)
         return false;
-    return v.q_in.tokens == 0 || !bytes_of(v.q_in).intersects(bytes_of(v.k_in));
+    if (v.q_in.tokens == 0 || !bytes_of(v.q_in).intersects(bytes_of(v.k_in))) return true;
+    // the byte ranges meet (several tokens of packed QKV): the rules' exact row test, both ways
+    const ViewGeometry q = geometry(v.q_in), k = geometry(v.k_in);
+    return !views_overlap(q, k) && !views_overlap(k, q);
 }
 
-/// Everything above, in order; see the file comment.
+/// Every rule above, in order, naming the first one broken (see the file comment). Out of line
+/// and reached only when rope_call_is_usual has not accepted the call, so that the usual call's
+/// path holds no message building, and no stack frame for it.
+template <class T, class Angles>
+POSENC_NOINLINE void check_rope_call_rules(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                           const QKViews<T>& views, TokenRange range)
+{
+    check_rope_views(geometry(views.q_in), geometry(views.q_out), geometry(views.k_in), geometry(views.k_out),
+                     spec.head_dim());
+    // after the views, so that a spec whose head_dim disagrees with the buffer is named as such
+    check_pairs_and_range(angles.num_pairs(), spec.num_pairs(), range, views.q_in.tokens);
+    check_positions(positions, views.q_in.tokens, range, angles.position_range(), angles.name());
+}
+
+/// The usual call, decided inline without a message: views in place and valid
+/// (in_place_views_are_valid), the pairs agree and contiguous positions in range
+/// (pairs_and_positions_are_usual). Every call it accepts passes check_rope_call_rules (the
+/// same rules, specialised; tests/kernels/ checks this on mutated calls).
+template <class T, class Angles>
+POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                        TokenRange range) noexcept
+{
+    return in_place_views_are_valid(views, spec.head_dim()) &&
+           pairs_and_positions_are_usual(spec, angles, positions, range, views.q_in.tokens);
+}
+
+/// Everything above: the usual call accepted inline, any other decided by the rules, which throw
+/// posenc::error naming the first broken one.
 template <class T, class Angles>
 void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      TokenRange range)
 {
-    if (!in_place_views_are_valid(views, spec.head_dim()))
-        check_rope_views(geometry(views.q_in), geometry(views.q_out), geometry(views.k_in), geometry(views.k_out),
-                         spec.head_dim());
-    // after the views, so that a spec whose head_dim disagrees with the buffer is named as such
-    check_pairs_and_positions(spec, angles, positions, range, views.q_in.tokens);
+    if (!rope_call_is_usual(spec, angles, positions, views, range))
+        check_rope_call_rules(spec, angles, positions, views, range);
 }
 
 /// check_rope_call as a predicate, for the debug assertions of the unchecked entry points.

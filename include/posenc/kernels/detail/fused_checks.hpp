@@ -187,19 +187,19 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     const int d = spec.head_dim();
     const bool has_q = f.q_in.present() || f.q_out.present();
     const bool has_v = f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
-    if (d > max_fused_head_dim || !f.k_in.present() || !view_is_valid(geometry(f.k_in), d)) return false;
+    if (d > max_fused_head_dim || !usual_view_is_valid(f.k_in, d)) return false;
     if (f.norm && (!std::isfinite(f.eps) || f.eps < 0.0f || (weighting != 0 && weighting != 1) ||
                    (f.q_in.present() && f.q_weight == nullptr) || f.k_weight == nullptr))
         return false;
     const std::ptrdiff_t tokens = f.k_in.tokens;
-    if (has_q && (!same_view(f.q_out, f.q_in) || !view_is_valid(geometry(f.q_in), d) || f.q_in.tokens != tokens)) return false;
+    if (has_q && (!identical_views(f.q_in, f.q_out) || !usual_view_is_valid(f.q_in, d) || f.q_in.tokens != tokens)) return false;
     if (!pairs_and_positions_are_usual(spec, angles, positions, range, tokens)) return false;
     if (!cache_is_valid(f.key_cache, f.k_in.heads, d)) return false;
     std::ptrdiff_t slots = f.key_cache.slots();
     const ByteRange k = bytes_of(f.k_in), q = bytes_of(f.q_in), key = bytes_of(f.key_cache);
     ByteRange v {0, 0}, value {0, 0};
     if (has_v) {
-        if (!view_is_valid(geometry(f.v_in), d) || f.v_in.tokens != tokens || !cache_is_valid(f.value_cache, f.v_in.heads, d))
+        if (!usual_view_is_valid(f.v_in, d) || f.v_in.tokens != tokens || !cache_is_valid(f.value_cache, f.v_in.heads, d))
             return false;
         slots = std::min(slots, f.value_cache.slots());
         v = bytes_of(f.v_in);

@@ -137,46 +137,38 @@ inline constexpr int chunks_per_group = (P == Pairing::interleaved && simd::floa
 
 /// sizeof...(K) consecutive registers of half_split pairs (chunk k at k * lanes), for every head:
 /// cos/sin loaded once into registers, then each head's chunks in address order. Stores: with
-/// several tokens (`grouped_stores`, streaming through memory) all a registers, then all b
-/// registers, the order the prefill was measured with, prefetch hints or not; for one token (in
-/// cache) each register's (a, b) as soon as it is formed, so the stores interleave with the
-/// arithmetic (AMD Zen 4, one decode token of 32 x 128: about 20 % faster; a prefill without
-/// hints the same in either order, with hints slower in this one). The one-token case has a loop
-/// of its own: the compiler kept the prefetch and store-order tests inside the shared loop, and
-/// without them the decode call took 7 to 9 ns less (0.183 against 0.191 us, AMD Zen 4).
-template <class A, class T, std::size_t... K>
+/// several tokens (streaming through memory) all a registers, then all b registers, the order the
+/// prefill was measured with, prefetch hints or not; for one token (in cache) each register's
+/// (a, b) as soon as it is formed, so the stores interleave with the arithmetic (AMD Zen 4, one
+/// decode token of 32 x 128: about 20 % faster; a prefill without hints the same in either order,
+/// with hints slower in this one).
+template <class A, bool OneToken, class T, std::size_t... K>
 POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_a, T* out_b, std::ptrdiff_t in_head_stride,
                                            std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
-                                           const float* sin, bool prefetch, bool grouped_stores,
-                                           std::index_sequence<K...>) noexcept
+                                           const float* sin, bool prefetch, std::index_sequence<K...>) noexcept
 {
     using vec = simd::floats<A>;
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
     const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
     const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
-    // one_token (std::true_type): the loop compiled without the prefetch and store-order tests
-    auto heads_loop = [&](auto one_token) {
-        for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride,
-                            out_a += out_head_stride, out_b += out_head_stride) {
-            if (!one_token && prefetch) {
-                constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
-                (simd::prefetch(in_a, ahead * in_head_stride + K * lanes), ...);
-                (simd::prefetch(in_b, ahead * in_head_stride + K * lanes), ...);
-            }
-            const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
-            const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
-            if (!one_token && grouped_stores) {  // several tokens: each half's registers stored together
-                vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-                (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
-                simd::store_rounded_group<A>(out_a, a_out);
-                simd::store_rounded_group<A>(out_b, b_out);
-            } else {  // each register's pair stored as soon as it is formed
-                (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], out_a + K * lanes, out_b + K * lanes), ...);
-            }
+    for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride, out_a += out_head_stride,
+                        out_b += out_head_stride) {
+        if (!OneToken && prefetch) {
+            constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
+            (simd::prefetch(in_a, ahead * in_head_stride + K * lanes), ...);
+            (simd::prefetch(in_b, ahead * in_head_stride + K * lanes), ...);
         }
-    };
-    if (!prefetch && !grouped_stores) heads_loop(std::true_type {});
-    else heads_loop(std::false_type {});
+        const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
+        const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
+        if constexpr (OneToken) {  // each register's pair stored as soon as it is formed
+            (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], out_a + K * lanes, out_b + K * lanes), ...);
+        } else {  // each half's registers stored together
+            vec a_out[sizeof...(K)], b_out[sizeof...(K)];
+            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+            simd::store_rounded_group<A>(out_a, a_out);
+            simd::store_rounded_group<A>(out_b, b_out);
+        }
+    }
 }
 
 /// sizeof...(K) consecutive registers of interleaved pairs, for every head (as above).
@@ -205,11 +197,16 @@ POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t 
 /// 4 registers of pairs (rotary_dim 128 on AVX-512) is one sequential sweep. All arguments are
 /// values, so the loops keep them in registers. Not forced inline: Q and K share one compiled
 /// copy (a call per tensor and token is negligible next to its heads).
-template <class A, Pairing P, class T>
-void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride,
-                                       std::ptrdiff_t heads, int num_pairs, int pair0, int n, const float* cos,
-                                       const float* sin, bool prefetch, bool grouped_stores) noexcept
+/// OneToken: a call of one token (decode), compiled apart from the several-token loop, without
+/// prefetch hints and with each register's pair stored as formed (half_split_group). With the
+/// choice made at run time inside one function, the decode call took about 0.1 of the plain
+/// loop's time longer (AMD Zen 5: the shared function's prologue and spills); `prefetch` is
+/// read only when !OneToken.
+template <class A, Pairing P, bool OneToken, class T>
+void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride, std::ptrdiff_t heads,
+                  int num_pairs, int pair0, int n, const float* cos, const float* sin, bool prefetch) noexcept
 {
+    prefetch = prefetch && !OneToken;
     constexpr int lanes = simd::float_lanes<A>;
     constexpr int chunks = chunks_per_group<A, P>;
     constexpr int group = chunks * lanes;
@@ -228,11 +225,11 @@ void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdi
         T* out_b = out + num_pairs + pair0;
         int j = 0;
         for (; j + group <= n; j += group)
-            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
-                                   sin + j, prefetch, grouped_stores, std::make_index_sequence<chunks>());
+            half_split_group<A, OneToken>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
+                                          cos + j, sin + j, prefetch, std::make_index_sequence<chunks>());
         for (; j + lanes <= n; j += lanes)
-            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
-                                   sin + j, prefetch, grouped_stores, std::make_index_sequence<1>());
+            half_split_group<A, OneToken>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
+                                          cos + j, sin + j, prefetch, std::make_index_sequence<1>());
         if (j < n) {
             std::ptrdiff_t i = j, o = j;
             for (std::ptrdiff_t h = 0; h < heads; ++h, i += in_head_stride, o += out_head_stride)
@@ -257,48 +254,55 @@ void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdi
     }
 }
 
-/// HeadsView::normalized() as a template on the arch: per-ISA units must not emit the member
-/// (a struct copy that -O0 compiles with AVX moves) under a name baseline code shares.
-template <class A, class U>
-HeadsView<U> unit_strides_zeroed(HeadsView<U> v) noexcept
+/// The heads of one tensor at one token, as rotate_heads takes them: the first element of head 0
+/// in and out, the head strides (0 for a single head: the head loop steps past the last head,
+/// which must not form an overflowing pointer from a stride that is never used) and the count.
+template <class T>
+struct TokenHeads {
+    const T* in;
+    T* out;
+    std::ptrdiff_t in_head_stride, out_head_stride, heads;
+};
+
+/// A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+template <class A, class T>
+POSENC_ALWAYS_INLINE TokenHeads<T> token_heads(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t) noexcept
 {
-    if (v.tokens <= 1) v.token_stride = 0;
-    if (v.heads <= 1) v.head_stride = 0;
-    return v;
+    const bool many = in.heads > 1;
+    return {in.data + t * in.token_stride, out.data + t * out.token_stride, many ? in.head_stride : 0,
+            many ? out.head_stride : 0, in.heads};
 }
 
-/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P. The inverse
-/// direction rotates by the negated sin row (exact, so both directions round alike).
-template <class A, Pairing P, class T, class Angles>
-void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                 Direction direction, TokenRange range) noexcept
+/// rope_tokens for one token count: OneToken (a range of one token, a decode step) or several.
+/// Both are compiled: the one-token copy has no prefetch decision, no store-order choice and no
+/// token loop, which together took about 0.1 of a decode call's time when decided at run time
+/// (AMD Zen 5, 32 x 128 float).
+template <class A, Pairing P, bool OneToken, class T, class Angles>
+void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                     Direction direction, TokenRange range) noexcept
 {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
-                  "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
     const int num_pairs = spec.num_pairs();
-    const int rotary_dim = spec.rotary_dim();
-    // Strides of axes of extent 1 are set to 0: the head loops step past the last head, which
-    // must not form an overflowing pointer from an unused stride (any value is valid there).
-    const HeadsView<const T> q_in = unit_strides_zeroed<A>(views.q_in), k_in = unit_strides_zeroed<A>(views.k_in);
-    const HeadsView<T> q_out = unit_strides_zeroed<A>(views.q_out), k_out = unit_strides_zeroed<A>(views.k_out);
     const bool has_k = views.has_k();
-    const bool copy_q = static_cast<const void*>(q_out.data) != static_cast<const void*>(q_in.data) && rotary_dim < spec.head_dim();
-    const bool copy_k = has_k && static_cast<const void*>(k_out.data) != static_cast<const void*>(k_in.data) &&
-                        rotary_dim < spec.head_dim();
     // Several tokens stream through memory: prefetch heads ahead (simd::prefetch_heads_ahead)
     // where that pays (simd::software_prefetch_pays). One token (decode) is latency-bound and
     // usually in cache; the hints would only cost.
-    const bool several_tokens = range.end - range.begin > 1;
-    const bool prefetch = several_tokens && simd::software_prefetch_pays<A>();
+    const bool prefetch = !OneToken && simd::software_prefetch_pays<A>();
+    const bool inverse = direction == Direction::inverse;
+    // out of place with pass-through dims: those are copied (the rotation never reads them)
+    const bool partial = spec.rotary_dim() < spec.head_dim();
+    const bool copy_q = partial && static_cast<const void*>(views.q_out.data) != static_cast<const void*>(views.q_in.data);
+    const bool copy_k = partial && has_k && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
     alignas(64) float scratch_cos[max_pairs_per_row];
     alignas(64) float scratch_sin[max_pairs_per_row];
     alignas(64) float minus_sin[max_pairs_per_row];
-    const bool inverse = direction == Direction::inverse;
     alignas(64) float cos_dup[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
     alignas(64) float sin_folded[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
 
-    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+    const std::ptrdiff_t end = OneToken ? range.begin + 1 : range.end;
+    for (std::ptrdiff_t t = range.begin; t < end; ++t) {
         const std::int64_t position = positions[t];
+        const TokenHeads<T> q = token_heads<A>(views.q_in, views.q_out, t);
+        const TokenHeads<T> k = has_k ? token_heads<A>(views.k_in, views.k_out, t) : TokenHeads<T> {};
         for (int pair0 = 0; pair0 < num_pairs; pair0 += max_pairs_per_row) {
             const int n = std::min(max_pairs_per_row, num_pairs - pair0);
             const AngleRow row = angles.row(A {}, position, pair0, n, scratch_cos, scratch_sin);
@@ -309,15 +313,59 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
                 cos = cos_dup;
                 sin = sin_folded;
             }
-            rotate_heads<A, P>(q_in.head(t, 0), q_in.head_stride, q_out.head(t, 0), q_out.head_stride, q_in.heads,
-                                  num_pairs, pair0, n, cos, sin, prefetch, several_tokens);
+            rotate_heads<A, P, OneToken>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, num_pairs, pair0, n,
+                                         cos, sin, prefetch);
             if (has_k)
-                rotate_heads<A, P>(k_in.head(t, 0), k_in.head_stride, k_out.head(t, 0), k_out.head_stride, k_in.heads,
-                                      num_pairs, pair0, n, cos, sin, prefetch, several_tokens);
+                rotate_heads<A, P, OneToken>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, num_pairs, pair0,
+                                             n, cos, sin, prefetch);
         }
-        if (copy_q) copy_pass_through<A>(q_in, q_out, t, rotary_dim);
-        if (copy_k) copy_pass_through<A>(k_in, k_out, t, rotary_dim);
+        if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, spec.rotary_dim());
+        if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, spec.rotary_dim());
     }
+}
+
+/// One token t (a decode step) in the usual case: one row of pairs (num_pairs <= max_pairs_per_row),
+/// the forward direction, a row the loops take as stored (half_split, or bfloat16's even/odd
+/// interleaved path) and no pass-through dims to copy. The row is asked for once and each
+/// tensor's heads rotated; nothing else runs (a decode call is a few hundred cycles, and the
+/// general loop's bookkeeping took about 0.05 of it; AMD Zen 5, 32 x 128 float).
+template <class A, Pairing P, class T, class Angles>
+void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
+                        std::ptrdiff_t t) noexcept
+{
+    const int n = spec.num_pairs();
+    alignas(64) float scratch_cos[max_pairs_per_row];
+    alignas(64) float scratch_sin[max_pairs_per_row];
+    const AngleRow row = angles.row(A {}, position, 0, n, scratch_cos, scratch_sin);
+    const TokenHeads<T> q = token_heads<A>(views.q_in, views.q_out, t);
+    rotate_heads<A, P, true>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, n, 0, n, row.cos, row.sin, false);
+    if (views.has_k()) {
+        const TokenHeads<T> k = token_heads<A>(views.k_in, views.k_out, t);
+        rotate_heads<A, P, true>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, n, 0, n, row.cos, row.sin,
+                                 false);
+    }
+}
+
+/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P. The inverse
+/// direction rotates by the negated sin row (exact, so both directions round alike).
+template <class A, Pairing P, class T, class Angles>
+void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                 Direction direction, TokenRange range) noexcept
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
+                  "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
+    if (range.end - range.begin != 1) {
+        rope_token_loop<A, P, false>(spec, angles, positions, views, direction, range);
+        return;
+    }
+    constexpr bool row_as_stored = P == Pairing::half_split || rotates_row_as_stored<A, T>;
+    const bool pass_through = spec.rotary_dim() < spec.head_dim();
+    if (row_as_stored && direction == Direction::forward && spec.num_pairs() <= max_pairs_per_row &&
+        (!pass_through || (static_cast<const void*>(views.q_out.data) == static_cast<const void*>(views.q_in.data) &&
+                           static_cast<const void*>(views.k_out.data) == static_cast<const void*>(views.k_in.data))))
+        rope_one_row_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
+    else
+        rope_token_loop<A, P, true>(spec, angles, positions, views, direction, range);
 }
 
 /// One token of double storage: cos/sin in double from the exactly reduced angle of

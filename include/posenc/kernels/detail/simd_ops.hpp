@@ -31,17 +31,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "posenc/config.hpp"  // POSENC_ALWAYS_INLINE
 #include "posenc/kernels/dtypes.hpp"
-
-/// Forces inlining of the kernel's small per-register and per-head helpers (a call per head
-/// costs as much as the head's arithmetic at decode sizes).
-#if defined(__GNUC__) || defined(__clang__)
-#define POSENC_ALWAYS_INLINE inline __attribute__((always_inline))
-#elif defined(_MSC_VER)
-#define POSENC_ALWAYS_INLINE __forceinline
-#else
-#define POSENC_ALWAYS_INLINE inline
-#endif
 
 #if XSIMD_WITH_AVX512BW && defined(__AVX512BF16__)
 #define POSENC_WITH_AVX512BF16 1
