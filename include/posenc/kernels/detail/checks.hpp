@@ -500,6 +500,16 @@ POSENC_ALWAYS_INLINE bool usual_view_is_valid(const HeadsView<U>& v, std::ptrdif
     return true;
 }
 
+/// views_overlap(a, b) || views_overlap(b, a), as the rules test a pair of written views. Out of
+/// line: only views whose byte ranges meet (several tokens of packed QKV) get here, and inlined
+/// it would give every checked call its stack frame.
+template <class U>
+POSENC_NOINLINE bool rows_overlap_either_way(const HeadsView<U>& a, const HeadsView<U>& b) noexcept
+{
+    const ViewGeometry ga = geometry(a), gb = geometry(b);
+    return views_overlap(ga, gb) || views_overlap(gb, ga);
+}
+
 /// The common case of check_rope_views, decided in the caller without building its arguments in
 /// memory (this runs on every checked call; a one-token decode call is a few hundred cycles):
 /// Q in place and valid, K absent, or in place, valid, with Q's token count and no row shared
@@ -514,9 +524,8 @@ POSENC_ALWAYS_INLINE bool in_place_views_are_valid(const QKViews<T>& v, int spec
     if (!identical_views(v.k_in, v.k_out) || !usual_view_is_valid(v.k_in, spec_head_dim) || v.k_in.tokens != v.q_in.tokens)
         return false;
     if (v.q_in.tokens == 0 || !bytes_of(v.q_in).intersects(bytes_of(v.k_in))) return true;
-    // the byte ranges meet (several tokens of packed QKV): the rules' exact row test, both ways
-    const ViewGeometry q = geometry(v.q_in), k = geometry(v.k_in);
-    return !views_overlap(q, k) && !views_overlap(k, q);
+    // the byte ranges meet (several tokens of packed QKV): the rules' exact row test
+    return !rows_overlap_either_way(v.q_in, v.k_in);
 }
 
 /// Every rule above, in order, naming the first one broken (see the file comment). Out of line
