@@ -374,14 +374,16 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
         rope_token_loop<A, P, false>(spec, angles, positions, views, direction, range);
         return;
     }
-    constexpr bool row_as_stored = P == Pairing::half_split || rotates_row_as_stored<A, T>;
-    const bool pass_through = spec.rotary_dim() < spec.head_dim();
-    if (row_as_stored && direction == Direction::forward && spec.num_pairs() <= max_pairs_per_row &&
-        (!pass_through || (static_cast<const void*>(views.q_out.data) == static_cast<const void*>(views.q_in.data) &&
-                           static_cast<const void*>(views.k_out.data) == static_cast<const void*>(views.k_in.data))))
-        rope_one_row_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
-    else
-        rope_token_loop<A, P, true>(spec, angles, positions, views, direction, range);
+    if constexpr (P == Pairing::half_split || rotates_row_as_stored<A, T>) {  // the row as stored
+        const bool pass_through = spec.rotary_dim() < spec.head_dim();
+        if (direction == Direction::forward && spec.num_pairs() <= max_pairs_per_row &&
+            (!pass_through || (static_cast<const void*>(views.q_out.data) == static_cast<const void*>(views.q_in.data) &&
+                               static_cast<const void*>(views.k_out.data) == static_cast<const void*>(views.k_in.data)))) {
+            rope_one_row_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
+            return;
+        }
+    }
+    rope_token_loop<A, P, true>(spec, angles, positions, views, direction, range);
 }
 
 /// One token of double storage: cos/sin in double from the exactly reduced angle of
