@@ -25,8 +25,9 @@
 //   NoPE by layer type Cohere 2: full_attention layers never rotate; EXAONE 4: not when a
 //                      sliding window is set (sliding_window absent = the class default 4096);
 //                      Qwen3-Next: linear_attention layers have no RoPE.
-//   mrope_section      Qwen2-VL, Qwen2.5-VL (contiguous sections), Qwen3-VL (mrope_interleaved):
-//                      pairs per position axis [temporal, height, width].
+//   mrope_section      Qwen2-VL, Qwen2.5-VL (contiguous sections), Qwen3-VL (always interleaved,
+//                      whatever mrope_interleaved says; default [24, 20, 20]): pairs per position
+//                      axis [temporal, height, width].
 //   rope_interleave    DeepSeek-V3 only (false: half_split); ignored with a warning by other known
 //                      families, refused under an unknown model_type.
 //   class-default dict gpt_oss (YaRN x32), apertus (llama3 x8), ministral3 (YaRN x16) when the
@@ -93,6 +94,10 @@ struct HfModelConfig {
             for (const HfGroupConfig& g : groups)
                 if (g.name == "full_attention") return g;
         return groups.front();
+    }
+    HfGroupConfig& primary_group() noexcept
+    {
+        return const_cast<HfGroupConfig&>(static_cast<const HfModelConfig&>(*this).primary_group());
     }
 };
 
@@ -487,6 +492,7 @@ inline HfModelConfig resolve_model_values(const json& root, const ReadOptions& o
             GroupContext c = base;
             c.dict = dict;
             c.dict_key = "rope_parameters." + t;
+            c.per_layer_type = true;
             c.check_rope_scaling = t == "full_attention" || group_types.size() == 1;
             out.groups.push_back({t, resolve_group(c)});
         }
@@ -550,7 +556,32 @@ inline HfModelConfig resolve_model_values(const json& root, const ReadOptions& o
     }
 
     // ---- M-RoPE ----
-    const HfRopeConfig& primary = out.primary_group().config;
+    HfRopeConfig& primary = out.primary_group().config;
+    if (family && family->has(trait::always_interleaved_mrope)) {
+        // qwen3_vl/modeling_qwen3_vl.py: the text rotary embedding reads mrope_section with the default
+        // [24, 20, 20] and always applies apply_interleaved_mrope (mrope_interleaved is not read).
+        const std::string dict = primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key;
+        if (primary.mrope_section.empty()) {
+            primary.mrope_section = {24, 20, 20};
+            out.notes.push_back(dict + ".mrope_section absent: " + out.model_type + "'s default [24, 20, 20]");
+        }
+        if (!primary.mrope_interleaved) {
+            // The dict the group was read from (scaling_key: "rope_scaling", "rope_parameters" or
+            // "rope_parameters.<layer type>"); an explicit false there is not what the code does.
+            const json* d = text;
+            for (std::size_t start = 0; d && start <= primary.scaling_key.size() && !primary.scaling_key.empty();) {
+                const std::size_t dot = primary.scaling_key.find('.', start);
+                const std::string part = primary.scaling_key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+                d = d->is_object() ? member(*d, part.c_str()) : nullptr;
+                if (dot == std::string::npos) break;
+                start = dot + 1;
+            }
+            if (!primary.scaling_key.empty() && d && d->is_object() && member(*d, "mrope_interleaved"))
+                out.warnings.push_back({pre + dict + ".mrope_interleaved",
+                                        "model_type " + type_shown + "'s code always interleaves the M-RoPE axes; ignored"});
+            primary.mrope_interleaved = true;
+        }
+    }
     if (!primary.mrope_section.empty()) {
         if (family && !family->has(trait::multi_axis))
             out.warnings.push_back({pre + primary.scaling_key + ".mrope_section",

@@ -63,6 +63,15 @@ inline constexpr unsigned layer_types_required = 1u << 8;
 /// The attention reads the RoPE dict's mrope_section on every forward pass and the configuration
 /// class has no default (Qwen2.5-Omni's talker): a config without it is refused.
 inline constexpr unsigned mrope_required = 1u << 9;
+/// The attention rotates only the first rotary_dim = int(head_dim * partial_rotary_factor) dims of
+/// each head (it slices q and k, or its rotary embedding covers the part). Without this bit a known
+/// family's attention multiplies the whole head by cos / sin, and a partial_rotary_factor other than 1
+/// is refused: transformers 5's default table ignores it (the whole head rotates), its scaled types and
+/// transformers 4 build a narrower table that cannot be applied.
+inline constexpr unsigned partial_rotary = 1u << 10;
+/// M-RoPE always interleaved (apply_interleaved_mrope, whatever mrope_interleaved says), with the class
+/// default sections [24, 20, 20] when the RoPE dict has none (Qwen3-VL's text rotary embedding).
+inline constexpr unsigned always_interleaved_mrope = 1u << 11;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -91,6 +100,10 @@ struct FamilyRules {
     /// Keys of the RoPE dict the family's configuration class reads beyond the rope type's own
     /// (space-separated; its ignore_keys_at_rope_validation): not reported as unrecognized.
     std::string_view extra_rope_keys = "";
+    /// A class-default top-level original_max_position_embeddings (Phi-3: 4096; 0: none). transformers
+    /// copies the attribute over the RoPE dict's own value for yarn, llama3 and longrope, so a config
+    /// without the key still gets this length.
+    std::int64_t original_max_position_embeddings = 0;
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -105,10 +118,12 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen2_moe", Pairing::half_split, "qwen2_moe/modeling_qwen2_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"qwen3", Pairing::half_split, "qwen3/modeling_qwen3.py", {}, {}, 128, 0, "qwen3/configuration_qwen3.py", LayerRule::uniform, 0, 0},
     {"qwen3_moe", Pairing::half_split, "qwen3_moe/modeling_qwen3_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
-    {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::linear_attention_nope, 4, 0},
-    {"phi", Pairing::half_split, "phi/modeling_phi.py", {}, 0.5, 0, 2048, "phi/configuration_phi.py", LayerRule::uniform, 0, 0},
-    {"phi3", Pairing::half_split, "phi3/modeling_phi3.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
-    {"gpt_neox", Pairing::half_split, "gpt_neox/modeling_gpt_neox.py", {}, 0.25, 0, 2048, "gpt_neox/configuration_gpt_neox.py", LayerRule::uniform, 0, 0},
+    {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::linear_attention_nope, 4, trait::partial_rotary},
+    {"phi", Pairing::half_split, "phi/modeling_phi.py", {}, 0.5, 0, 2048, "phi/configuration_phi.py", LayerRule::uniform, 0, trait::partial_rotary},
+    // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
+    // class-default top-level original_max_position_embeddings 4096 wins over the dict's
+    {"phi3", Pairing::half_split, "phi3/modeling_phi3.py", {}, {}, 0, 4096, "phi3/configuration_phi3.py", LayerRule::uniform, 0, trait::partial_rotary, "", "", "", "", 4096},
+    {"gpt_neox", Pairing::half_split, "gpt_neox/modeling_gpt_neox.py", {}, 0.25, 0, 2048, "gpt_neox/configuration_gpt_neox.py", LayerRule::uniform, 0, trait::partial_rotary},
     {"falcon", Pairing::half_split, "falcon/modeling_falcon.py", {}, {}, 0, 2048, "falcon/configuration_falcon.py", LayerRule::uniform, 0, 0},
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
@@ -126,8 +141,8 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen2_vl_text", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen2_5_vl", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen2_5_vl_text", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
-    {"qwen3_vl_text", Pairing::half_split, "qwen3_vl/modeling_qwen3_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
-    {"qwen3_vl_moe_text", Pairing::half_split, "qwen3_vl_moe/modeling_qwen3_vl_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
+    {"qwen3_vl_text", Pairing::half_split, "qwen3_vl/modeling_qwen3_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis | trait::always_interleaved_mrope},
+    {"qwen3_vl_moe_text", Pairing::half_split, "qwen3_vl_moe/modeling_qwen3_vl_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis | trait::always_interleaved_mrope},
     // Qwen2.5-Omni's language models (the wrapper qwen2_5_omni holds both and is refused below):
     // the thinker's text model and the talker, M-RoPE sections with rotate_half. The thinker's
     // configuration class fills a missing dict with sections [16, 24, 24]; the talker has no
@@ -137,13 +152,13 @@ inline constexpr FamilyRules known_families[] = {
      R"({"rope_type": "default", "mrope_section": [16, 24, 24]})"},
     {"qwen2_5_omni_talker", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 128, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis | trait::mrope_required},
     // half_split, rotating only the first rotary_dim = int(head_dim * partial_rotary_factor) dims
-    {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", {}, 0.25, 0, 4096, "stablelm/configuration_stablelm.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
-    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 25000.0, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
-    {"nemotron", Pairing::half_split, "nemotron/modeling_nemotron.py", {}, 0.5, 0, 4096, "nemotron/configuration_nemotron.py", LayerRule::uniform, 0, 0},
-    {"glm4_moe", Pairing::half_split, "glm4_moe/modeling_glm4_moe.py", {}, 0.5, 0, 131072, "glm4_moe/configuration_glm4_moe.py", LayerRule::uniform, 0, 0},
+    {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", {}, 0.25, 0, 4096, "stablelm/configuration_stablelm.py", LayerRule::uniform, 0, trait::head_dim_from_hidden | trait::partial_rotary},
+    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 25000.0, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden | trait::partial_rotary},
+    {"nemotron", Pairing::half_split, "nemotron/modeling_nemotron.py", {}, 0.5, 0, 4096, "nemotron/configuration_nemotron.py", LayerRule::uniform, 0, trait::partial_rotary},
+    {"glm4_moe", Pairing::half_split, "glm4_moe/modeling_glm4_moe.py", {}, 0.5, 0, 131072, "glm4_moe/configuration_glm4_moe.py", LayerRule::uniform, 0, trait::partial_rotary},
     // GLM-4.5V's text model: GPT-NeoX's apply_rotary_pos_emb (rotate_half on the rotary part), M-RoPE
     // sections over the pairs (unlike GLM-4.1V's interleaved pairs)
-    {"glm4v_moe_text", Pairing::half_split, "glm4v_moe/modular_glm4v_moe.py", {}, 0.5, 0, 65536, "glm4v_moe/configuration_glm4v_moe.py", LayerRule::uniform, 0, trait::multi_axis},
+    {"glm4v_moe_text", Pairing::half_split, "glm4v_moe/modular_glm4v_moe.py", {}, 0.5, 0, 65536, "glm4v_moe/configuration_glm4v_moe.py", LayerRule::uniform, 0, trait::multi_axis | trait::partial_rotary},
     // half_split over the whole head, class defaults that differ from the generic ones
     {"starcoder2", Pairing::half_split, "starcoder2/modeling_starcoder2.py", {}, {}, 0, 4096, "starcoder2/configuration_starcoder2.py", LayerRule::uniform, 0, 0},
     {"granite", Pairing::half_split, "granite/modeling_granite.py", {}, {}, 0, 2048, "granite/configuration_granite.py", LayerRule::uniform, 0, 0},
@@ -163,7 +178,7 @@ inline constexpr FamilyRules known_families[] = {
     {"lfm2", Pairing::half_split, "lfm2/modeling_lfm2.py", 1000000.0, {}, 0, 128000, "lfm2/configuration_lfm2.py", LayerRule::conv_nope, 0, 0, "", "", "theta"},
     // LFM2-MoE: LFM2's attention and conv layers, but layer_types only (no full_attn_idxs, no theta alias)
     {"lfm2_moe", Pairing::half_split, "lfm2_moe/modular_lfm2_moe.py", 1000000.0, {}, 0, 128000, "lfm2_moe/configuration_lfm2_moe.py", LayerRule::conv_nope, 0, trait::layer_types_required},
-    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::mamba_nope, 0, trait::forced_partial_rotary_factor},
+    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::mamba_nope, 0, trait::forced_partial_rotary_factor | trait::partial_rotary},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", 12000000.0, {}, 0, 65536, "apertus/configuration_apertus.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     {"flex_olmo", Pairing::half_split, "flex_olmo/modular_flex_olmo.py", 500000.0, {}, 0, 4096, "flex_olmo/configuration_flex_olmo.py", LayerRule::uniform, 0, 0},
@@ -177,8 +192,8 @@ inline constexpr FamilyRules known_families[] = {
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, {}, 0, 0, "cohere2/configuration_cohere2.py", LayerRule::nope_when_full, 4, trait::head_dim_from_hidden},
-    {"glm", Pairing::interleaved, "glm/modeling_glm.py", {}, 0.5, 0, 0, "glm/configuration_glm.py", LayerRule::uniform, 0, 0},
-    {"glm4", Pairing::interleaved, "glm4/modeling_glm4.py", {}, 0.5, 0, 0, "glm4/configuration_glm4.py", LayerRule::uniform, 0, 0},
+    {"glm", Pairing::interleaved, "glm/modeling_glm.py", {}, 0.5, 0, 0, "glm/configuration_glm.py", LayerRule::uniform, 0, trait::partial_rotary},
+    {"glm4", Pairing::interleaved, "glm4/modeling_glm4.py", {}, 0.5, 0, 0, "glm4/configuration_glm4.py", LayerRule::uniform, 0, trait::partial_rotary},
     // DeepSeek MLA: RoPE on the qk_rope_head_dim slice; V2 rotates complex pairs, V3 reads rope_interleave, V3.2 always interleaves
     {"deepseek_v2", Pairing::interleaved, "deepseek_v2/modeling_deepseek_v2.py", {}, {}, 0, 2048, "deepseek_v2/configuration_deepseek_v2.py", LayerRule::uniform, 0, trait::mla},
     {"deepseek_v3", Pairing::interleaved, "deepseek_v3/modeling_deepseek_v3.py", {}, {}, 0, 4096, "deepseek_v3/configuration_deepseek_v3.py", LayerRule::uniform, 0, trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale},
@@ -190,7 +205,7 @@ inline constexpr FamilyRules known_families[] = {
     {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", 500000.0, {}, 128, 0, "ernie4_5/configuration_ernie4_5.py", LayerRule::uniform, 0, 0},
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, 0},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
-    {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden},
+    {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden | trait::partial_rotary},
     {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, 0},
 };
 
@@ -216,10 +231,11 @@ struct FamilyRefusal {
 
 /// The refusals. Paths are relative to src/transformers/models/ in the transformers repository.
 inline constexpr FamilyRefusal family_refusals[] = {
-    {"phimoe", RefuseWhen::longrope, "short_mscale",
+    {"phimoe", RefuseWhen::scaled, "short_mscale",
      "is not representable: PhiMoE multiplies cos and sin by short_mscale or long_mscale, chosen on every forward pass by the "
-     "sequence length, in place of LongRoPE's attention factor, and a posenc group has one attention factor",
-     "phimoe/modeling_phimoe.py"},
+     "sequence length, in place of the rope type's attention factor (its configuration class requires both for every rope "
+     "type but default), and a posenc group has one attention factor",
+     "phimoe/modeling_phimoe.py, phimoe/configuration_phimoe.py"},
     {"minicpm", RefuseWhen::longrope, "rope_type",
      "is not representable: MiniCPM's own LongRoPE (short_factor or long_factor chosen on every forward pass by "
      "max(position_ids) + 1) needs a table that changes with the sequence, which a posenc group (one table) cannot hold",

@@ -8,12 +8,19 @@
 // hf_families.hpp):
 //   head_dim     head_dim, else the family's class default, else hidden_size // num_attention_heads
 //                (DeepSeek MLA: qk_rope_head_dim)
-//   rotary_dim   int(head_dim * partial_rotary_factor) (rotary_pct for GPT-NeoX; the dict's v5
-//                partial_rotary_factor wins; GPT-J / CodeGen: rotary_dim)
+//   rotary_dim   int(head_dim * partial_rotary_factor) (rotary_pct for GPT-NeoX; a dict's v5
+//                partial_rotary_factor must agree with the top-level value or class default, which
+//                transformers copies over it; other than 1 only for families whose attention rotates
+//                a part of the head; GPT-J / CodeGen: rotary_dim, class default 64)
 //   base         the dict's rope_theta (v5), else rope_theta, else rotary_emb_base, else the
 //                family's class default, else 10000
 //   scaling      rope_parameters (v5) or rope_scaling (v4): rope_type, legacy "type", Phi-3's
-//                "su", Qwen2-VL's "mrope" (= default); the required keys of each type
+//                "su" / "yarn" (= longrope), the M-RoPE families' "mrope" (= default); types by exact
+//                name; the required keys of each type; an explicit null where transformers reads it
+//                as a value (rope_type, truncate, rope_theta, original_max_position_embeddings) refused
+//   L0           yarn / llama3 / longrope: a single dict takes the top-level
+//                original_max_position_embeddings (or Phi-3's class default 4096) over its own; a
+//                per-layer-type entry its own, else max_position_embeddings (standardize_rope_params)
 //
 // Errors: posenc::error with the key path, e.g.
 //     rope_scaling.factor: expected a number >= 1, got "four"
@@ -114,6 +121,10 @@ struct GroupContext {
     /// Compare a rope_scaling that sits beside rope_parameters with this group's dict (the
     /// full-attention group's; other layer types' dicts are not what rope_scaling describes).
     bool check_rope_scaling = true;
+    /// `dict` is one entry of a per-layer-type rope_parameters (transformers 5 standardizes those
+    /// apart from a single dict: no top-level original_max_position_embeddings, truncate read from the
+    /// top level of rope_parameters).
+    bool per_layer_type = false;
 };
 
 /// Whether two scaling dicts say the same: every key of rope_scaling (legacy "type" read as
@@ -293,12 +304,41 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
     // ---- partial rotary ----
     double prf = family && family->partial_rotary_factor ? *family->partial_rotary_factor : 1.0;
     std::string prf_key = family && family->partial_rotary_factor ? "partial_rotary_factor" : "";
-    if (const json* v = member(config, "rotary_pct")) prf = number(*v, "rotary_pct"), prf_key = "rotary_pct";
-    if (const json* v = member(config, "partial_rotary_factor")) prf = number(*v, "partial_rotary_factor"), prf_key = "partial_rotary_factor";
+    std::string prf_shown = family && family->partial_rotary_factor
+                                ? "the class default " + detail::format_value(*family->partial_rotary_factor)
+                                : "";
+    if (const json* v = member(config, "rotary_pct"))
+        prf = number(*v, "rotary_pct"), prf_key = "rotary_pct", prf_shown = "rotary_pct " + shown(*v);
+    if (const json* v = member(config, "partial_rotary_factor"))
+        prf = number(*v, "partial_rotary_factor"), prf_key = "partial_rotary_factor",
+        prf_shown = "partial_rotary_factor " + shown(*v);
     if (scaling)
-        if (const json* v = member(*scaling, "partial_rotary_factor"))
-            prf = number(*v, skey("partial_rotary_factor")), prf_key = skey("partial_rotary_factor");
+        if (const json* v = member(*scaling, "partial_rotary_factor")) {
+            const double x = number(*v, skey("partial_rotary_factor"));
+            // standardize_rope_params (modeling_rope_utils.py) copies the configuration's own
+            // partial_rotary_factor attribute (the top-level key, else the class default) over the
+            // dict's value; transformers 4 does not read the dict's at all.
+            if (!prf_shown.empty() && x != prf)
+                fail(skey("partial_rotary_factor"),
+                     "expected the value of " + prf_shown + " (transformers copies the configuration's partial_rotary_factor "
+                     "over the RoPE dict's; the two disagree)",
+                     shown(*v));
+            if (prf_shown.empty() && sk == "rope_scaling" && x != 1.0)
+                fail(skey("partial_rotary_factor"),
+                     "expected 1 or a top-level partial_rotary_factor (transformers 4 does not read it from rope_scaling "
+                     "and rotates with 1, transformers 5 reads the dict's)",
+                     shown(*v));
+            prf = x, prf_key = skey("partial_rotary_factor");
+        }
     if (!(prf > 0.0 && prf <= 1.0)) fail(prf_key, "expected a number in (0, 1]", detail::format_value(prf));
+    if (family && !family->has(trait::partial_rotary) && !gptj_like && prf != 1.0)
+        // Llama-style attention multiplies the whole head by cos / sin: transformers 5's default table
+        // ignores the factor (compute_default_rope_parameters uses head_dim), its scaled types and
+        // transformers 4 build a table narrower than the head, which the attention cannot apply.
+        fail(prf_key, "expected 1: model_type \"" + out.model_type + "\"'s attention rotates the whole head (" +
+                          std::string(family->pairing_source) + " does not split off a rotary part), so transformers either "
+                          "ignores a partial rotary factor or fails on it",
+             detail::format_value(prf));
     if (family && family->has(trait::forced_partial_rotary_factor) && prf != *family->partial_rotary_factor)
         // Bamba's configuration class overwrites the value; transformers versions differ on whether
         // a partial_rotary_factor inside rope_parameters would survive that.
@@ -310,6 +350,12 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
     if (gptj_like && member(config, "rotary_dim")) {
         out.rotary_dim = positive_int(*member(config, "rotary_dim"), "rotary_dim");
         out.rotary_dim_key = "rotary_dim";
+    } else if (gptj_like) {
+        // gptj/configuration_gptj.py, codegen/configuration_codegen.py: rotary_dim defaults to 64 (the
+        // first 64 dims of each head rotate), not to the whole head.
+        out.rotary_dim = 64;
+        out.rotary_dim_key = "rotary_dim";
+        out.notes.push_back("rotary_dim absent: " + out.model_type + "'s class default 64");
     } else {
         out.rotary_dim = static_cast<int>(static_cast<double>(out.head_dim) * prf);  // HF: int(H * prf)
         if (!prf_key.empty()) out.rotary_dim_key = prf_key;
@@ -321,6 +367,11 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
 
     // ---- base ----
     if (!gptj_like) {
+        if (const auto it = config.find("rope_theta");
+            it != config.end() && it->is_null() && !(scaling && member(*scaling, "rope_theta")))
+            fail("rope_theta", "expected a finite number > 1 or no key at all (transformers reads null as a value here, "
+                               "not as absent)",
+                 "null");
         if (const json* v = member(config, "rotary_emb_base"))
             out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
         if (const json* v = member(config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
@@ -337,8 +388,19 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
             out.rope_theta = x, out.rope_theta_key = alias;
         }
         if (scaling)
-            if (const json* v = member(*scaling, "rope_theta"))
-                out.rope_theta = number(*v, skey("rope_theta")), out.rope_theta_key = skey("rope_theta");
+            if (const json* v = member(*scaling, "rope_theta")) {
+                const double x = number(*v, skey("rope_theta"));
+                // transformers 5 reads the dict's value (setdefault), transformers 4 only the top-level
+                // attribute (a v4 rope_scaling dict's rope_theta is not read): a v4 dict that disagrees
+                // with rope_theta has no one answer.
+                if (sk == "rope_scaling")
+                    if (const json* top = member(config, "rope_theta"); top && number(*top, "rope_theta") != x)
+                        fail(skey("rope_theta"), "expected the value of rope_theta " + shown(*top) +
+                                                     " (transformers 4 reads only the top-level rope_theta, transformers 5 "
+                                                     "the dict's; the config carries both and they disagree)",
+                             shown(*v));
+                out.rope_theta = x, out.rope_theta_key = skey("rope_theta");
+            }
         const bool theta_given = member(config, "rope_theta") || member(config, "rotary_emb_base") || alias_value ||
                                  (scaling && member(*scaling, "rope_theta"));
         if (!theta_given && family && family->rope_theta) {
@@ -369,13 +431,39 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
                                   "false)");
 
     // ---- top-level original_max_position_embeddings (Phi-3) ----
+    // transformers 5 (standardize_rope_params) copies the configuration's attribute over a single
+    // dict's value (the key, else a class default such as Phi-3's 4096); a per-layer-type dict keeps
+    // its own value, else max_position_embeddings.
     std::optional<std::int64_t> top_level_l0;
-    if (const json* v = member(config, "original_max_position_embeddings"))
+    bool top_level_l0_written = false;
+    if (const json* v = member(config, "original_max_position_embeddings")) {
         top_level_l0 = positive_int(*v, "original_max_position_embeddings");
+        top_level_l0_written = true;
+    } else if (family && family->original_max_position_embeddings > 0) {
+        top_level_l0 = family->original_max_position_embeddings;
+    }
+    const bool top_level_l0_ignored = context.per_layer_type && top_level_l0_written;
+    if (context.per_layer_type) top_level_l0.reset();
 
     if (!scaling) return out;
 
     // ---- rope type ----
+    // An explicit null is not "absent" where transformers reads the key with dict.get / setdefault:
+    // rope_type null (or type null without rope_type) looks up the init function None and fails,
+    // truncate null means no truncation, rope_theta null and original_max_position_embeddings null
+    // (yarn, llama3, longrope) reach the arithmetic as None. posenc refuses them, naming the key.
+    auto explicit_null = [](const json& object, const char* key) {
+        const auto it = object.find(key);
+        return it != object.end() && it->is_null();
+    };
+    for (const char* key : {"rope_type", "truncate", "rope_theta"})
+        if (explicit_null(*scaling, key))
+            fail(skey(key), std::string("expected ") + (std::string(key) == "rope_type" ? "a string" :
+                                                        std::string(key) == "truncate" ? "true or false" : "a finite number > 1") +
+                                " or no key at all (transformers reads null as a value here, not as absent)",
+                 "null");
+    if (!scaling->contains("rope_type") && explicit_null(*scaling, "type"))
+        fail(skey("type"), "expected a string or no key at all (transformers reads null as a value here, not as absent)", "null");
     const json* type_value = member(*scaling, "rope_type");
     std::string type_key = skey("rope_type");
     if (!type_value) type_value = member(*scaling, "type"), type_key = skey("type");
@@ -387,16 +475,27 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
         out.notes.push_back("Phi-3: legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
         out.rope_type = "longrope";
     }
-    if (out.rope_type == "su") out.rope_type = "longrope";
-    if (out.rope_type == "mrope") {
+    if (out.rope_type == "su" && out.model_type.empty()) {
+        // No model_type names no model: the generic description keeps the old LongRoPE alias.
+        out.notes.push_back("legacy rope type \"su\" is read as \"longrope\"");
+        out.rope_type = "longrope";
+    }
+    if (out.rope_type == "mrope" && family && family->has(trait::multi_axis)) {
         // Qwen2-VL's legacy spelling: Hugging Face reads it as "default" plus mrope_section.
         out.notes.push_back(type_key + " \"mrope\" is read as \"default\" with " + sk + ".mrope_section");
         out.rope_type = "default";
     }
-    if (out.rope_type.find("dynamic") != std::string::npos) out.rope_type = "dynamic";  // HF: substring test
+    // The rotary embedding looks the type up by exact name (ROPE_INIT_FUNCTIONS, plus "default"):
+    // "su" and "mrope" are aliases only where a configuration class renames them (Phi-3; the M-RoPE
+    // families), and a name that merely contains "dynamic" is no dynamic type.
     const std::set<std::string> types{"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
     if (types.count(out.rope_type) == 0)
         fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
+    if (out.model_type == "phi3" && out.rope_type != "default" && out.rope_type != "longrope")
+        // phi3/configuration_phi3.py validate_rope raises ValueError for any other type.
+        fail_json(type_key, "expected default or longrope (legacy su / yarn) for model_type \"phi3\" (its configuration "
+                            "class refuses other rope types)",
+                  *type_value);
 
     // ---- unknown keys: warnings ----
     std::set<std::string> known = known_scaling_keys(out.rope_type);
@@ -432,6 +531,13 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
     if (const json* v = member(*scaling, "truncate")) {
         if (!v->is_boolean()) fail_json(skey("truncate"), "expected true or false", *v);
         out.truncate = v->get<bool>();
+        if (context.per_layer_type && !*out.truncate && out.rope_type == "yarn")
+            // _compute_yarn_parameters reads config.rope_parameters.get("truncate", True): the top level
+            // of a per-layer-type rope_parameters, which has no truncate, so the entry's false is not seen.
+            fail(skey("truncate"), "expected true or no value in a per-layer-type rope_parameters entry (transformers "
+                                   "reads truncate from the top level of rope_parameters, where it is absent, so it "
+                                   "truncates whatever the entry says)",
+                 "false");
     }
     if (const json* v = member(*scaling, "mrope_section")) {
         if (!v->is_array() || v->empty()) fail_json(skey("mrope_section"), "expected a list of positive integers", *v);
@@ -451,12 +557,33 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
 
     // L0: transformers v5 priority (top-level attribute, then the dict, then max_position_embeddings).
     std::optional<std::int64_t> dict_l0;
+    if ((out.rope_type == "yarn" || out.rope_type == "llama3" || out.rope_type == "longrope") && !top_level_l0 &&
+        explicit_null(*scaling, "original_max_position_embeddings"))
+        fail(skey("original_max_position_embeddings"),
+             "expected a positive integer or no key at all (transformers keeps the null, which its arithmetic cannot use)",
+             "null");
     if (const json* v = member(*scaling, "original_max_position_embeddings"))
         dict_l0 = positive_int(*v, skey("original_max_position_embeddings"));
     if (out.rope_type == "yarn" || out.rope_type == "llama3" || out.rope_type == "longrope") {
+        if (top_level_l0_ignored)
+            out.warnings.push_back({"original_max_position_embeddings",
+                                    "not read for the per-layer-type " + context.dict_key +
+                                        " (transformers fills only a single RoPE dict from it); ignored"});
         if (top_level_l0) {
             out.original_max_position_embeddings = top_level_l0;
             out.original_max_position_embeddings_key = "original_max_position_embeddings";
+            if (!top_level_l0_written) {
+                out.notes.push_back("original_max_position_embeddings absent: " + out.model_type + "'s class default " +
+                                    std::to_string(*top_level_l0) + ", which transformers copies over " +
+                                    skey("original_max_position_embeddings"));
+                out.original_max_position_embeddings_key =
+                    "original_max_position_embeddings (" + out.model_type + "'s class default)";
+            }
+            if (dict_l0 && *dict_l0 != *top_level_l0)
+                out.warnings.push_back({skey("original_max_position_embeddings"),
+                                        "replaced by the top-level original_max_position_embeddings " +
+                                            std::to_string(*top_level_l0) + (top_level_l0_written ? "" : " (class default)") +
+                                            ", as transformers does; ignored"});
         } else if (dict_l0) {
             out.original_max_position_embeddings = dict_l0;
             out.original_max_position_embeddings_key = skey("original_max_position_embeddings");
@@ -519,9 +646,10 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
                 out.factor = L / static_cast<double>(*top_level_l0);
                 out.factor_key = "max_position_embeddings / original_max_position_embeddings";
             }
-            out.warnings.push_back({"original_max_position_embeddings",
-                                    "top-level value used as longrope's original length; Hugging Face prefers "
-                                    "rope_scaling.factor"});
+            if (top_level_l0_written)
+                out.warnings.push_back({"original_max_position_embeddings",
+                                        "top-level value used as longrope's original length; Hugging Face prefers "
+                                        "rope_scaling.factor"});
         }
         if (!out.factor) {
             if (out.max_position_embeddings > 0) {
