@@ -447,6 +447,10 @@ inline Setup resolve_setup(const Group& group, const Options& o, bool apply_opti
     if (apply_options && o.length) {
         target = *o.length;
     } else if (apply_options && o.compare) {
+        // Every compared scaling runs at L x factor, which must be at least L (as for --scaling
+        // none --factor); a factor below 1 would otherwise surface as a refused length of 0.
+        if (!(*o.factor >= 1.0))
+            throw UsageError("--factor: must be >= 1, got " + detail::in_quotes(o.as_written("--factor")));
         const double t = std::round(static_cast<double>(original) * *o.factor);
         if (!(t <= static_cast<double>(max_length)))
             throw UsageError("the target length L x factor exceeds 2^50: give --length N");

@@ -275,9 +275,13 @@ inline std::int64_t parse_whole(const std::string& option, const std::string& te
     }
     long long exponent = 0;
     if (e != std::string::npos) {
-        const std::string ex = text.substr(e + 1);
-        if (ex.size() > 6) exponent = ex[0] == '-' ? -1000000 : 1000000;  // far outside any range
-        else exponent = std::stoll(ex);
+        // The exponent's sign and digits, without leading zeros (1e+0000005 is 1e5).
+        std::string ex = text.substr(e + 1);
+        const bool minus = !ex.empty() && ex[0] == '-';
+        if (!ex.empty() && (ex[0] == '+' || ex[0] == '-')) ex.erase(0, 1);
+        ex.erase(0, std::min(ex.find_first_not_of('0'), ex.size()));
+        if (ex.size() > 6) exponent = minus ? -1000000 : 1000000;  // far outside any range
+        else exponent = ex.empty() ? 0 : (minus ? -std::stoll(ex) : std::stoll(ex));
     }
     const std::size_t first = digits.find_first_not_of('0');
     if (first == std::string::npos) {  // zero

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -111,34 +112,18 @@ void write_stdout(const std::string& text)
 }
 
 /// The SVG set staged under temporary names in its folder; commit() renames them into place,
-/// the destructor removes whatever was not committed.
+/// the destructor removes whatever was not committed: the temporary files and every folder of
+/// the --svg path this run created (a constructor that fails cleans up the same way).
 class StagedFiles
 {
 public:
     StagedFiles(const std::string& dir, const std::vector<inspect::SvgFile>& files)
     {
-        namespace fs = std::filesystem;
-        const std::string shown = "--svg " + inspect::detail::in_quotes(dir);
-        std::error_code ec;
-        if (!fs::exists(fs::symlink_status(dir, ec))) created_ = dir;
-        fs::create_directories(dir, ec);
-        if (ec || !fs::is_directory(dir, ec))
-            throw OutputError(shown + ": cannot create the folder (" +
-                              (ec ? ec.message() : std::string("a file of that name exists")) + "); nothing written");
-        for (const inspect::SvgFile& f : files) {
-            const fs::path target = fs::path(dir) / f.name;
-            const fs::file_status st = fs::symlink_status(target, ec);
-            if (fs::exists(st) && !fs::is_regular_file(st))
-                throw OutputError(shown + ": " + f.name + " exists and is not a regular file; nothing written");
-        }
-        for (const inspect::SvgFile& f : files) {
-            const fs::path target = fs::path(dir) / f.name;
-            const fs::path temporary = fs::path(dir) / ("." + f.name + ".tmp-" + std::to_string(::getpid()));
-            staged_.push_back({temporary, target});
-            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-            out << f.content;
-            out.close();
-            if (!out) throw OutputError(shown + ": " + f.name + " cannot be written; nothing written");
+        try {
+            stage(dir, files);
+        } catch (...) {
+            clean_up();
+            throw;
         }
     }
 
@@ -160,19 +145,59 @@ public:
         created_.clear();
     }
 
-    ~StagedFiles()
+    ~StagedFiles() { clean_up(); }
+
+private:
+    void stage(const std::string& dir, const std::vector<inspect::SvgFile>& files)
+    {
+        namespace fs = std::filesystem;
+        const std::string shown = "--svg " + inspect::detail::in_quotes(dir);
+        std::error_code ec;
+        // The folders create_directories is about to make, deepest first (a/b/c: a/b/c, a/b, a).
+        for (fs::path p = dir; !p.empty() && !fs::exists(fs::symlink_status(p, ec)); p = p.parent_path()) {
+            created_.push_back(p);
+            if (p == p.parent_path()) break;
+        }
+        fs::create_directories(dir, ec);
+        if (ec || !fs::is_directory(dir, ec))
+            throw OutputError(shown + ": cannot create the folder (" +
+                              (ec ? ec.message() : std::string("a file of that name exists")) + "); nothing written");
+        for (const inspect::SvgFile& f : files) {
+            const fs::path target = fs::path(dir) / f.name;
+            const fs::file_status st = fs::symlink_status(target, ec);
+            if (fs::exists(st) && !fs::is_regular_file(st))
+                throw OutputError(shown + ": " + f.name + " exists and is not a regular file; nothing written");
+        }
+        for (const inspect::SvgFile& f : files) {
+            const fs::path target = fs::path(dir) / f.name;
+            const fs::path temporary = fs::path(dir) / ("." + f.name + ".tmp-" + std::to_string(::getpid()));
+            staged_.push_back({temporary, target});
+            errno = 0;
+            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+            out << f.content;
+            out.close();
+            if (!out)
+                throw OutputError(shown + ": " + f.name + " cannot be written (" +
+                                  (errno ? std::strerror(errno) : "write error") + "); nothing written");
+        }
+    }
+
+    void clean_up() noexcept
     {
         for (const auto& [temporary, target] : staged_) {
             std::error_code ec;
             if (!temporary.empty()) std::filesystem::remove(temporary, ec);
         }
-        std::error_code ec;
-        if (!created_.empty()) std::filesystem::remove(created_, ec);  // only if still empty
+        for (const std::filesystem::path& folder : created_) {
+            std::error_code ec;
+            std::filesystem::remove(folder, ec);  // only if still empty
+        }
+        staged_.clear();
+        created_.clear();
     }
 
-private:
     std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged_;
-    std::string created_;  ///< the folder, when this run created it (removed again on failure)
+    std::vector<std::filesystem::path> created_;  ///< folders this run created, deepest first (removed on failure)
 };
 
 int run(int argc, char** argv)

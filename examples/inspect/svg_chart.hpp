@@ -51,20 +51,30 @@ struct LineChart {
 
 namespace detail {
 
-/// Length of the valid UTF-8 sequence starting at s[i], or 0 if none starts there.
+/// Length of the UTF-8 sequence starting at s[i] when it encodes a character XML 1.0 allows
+/// (a valid, shortest-form sequence of a code point in U+0000-U+D7FF, U+E000-U+FFFD or
+/// U+10000-U+10FFFF), or 0 otherwise: a stray continuation byte, a truncated or overlong
+/// sequence, a surrogate, a value past U+10FFFF, or the noncharacters U+FFFE and U+FFFF (which
+/// a config's "\uFFFE" can carry, and which make a document ill-formed).
 inline std::size_t utf8_sequence(const std::string& s, std::size_t i)
 {
     const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
     const unsigned char b = byte(i);
     std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
     if (n == 0 || i + n > s.size()) return 0;
-    for (std::size_t k = 1; k < n; ++k)
+    unsigned long cp = n == 1 ? b : n == 2 ? (b & 0x1Fu) : n == 3 ? (b & 0x0Fu) : (b & 0x07u);
+    for (std::size_t k = 1; k < n; ++k) {
         if ((byte(i + k) & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (byte(i + k) & 0x3Fu);
+    }
+    static const unsigned long smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < smallest[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
     return n;
 }
 
 /// Text as XML character data: markup characters escaped; control characters XML 1.0 forbids
-/// and bytes that are not valid UTF-8 become '?', so any input yields a well-formed document.
+/// and bytes that are not valid UTF-8 or encode a character XML forbids (U+FFFE, U+FFFF) become
+/// '?', so any input yields a well-formed document.
 inline std::string escape(const std::string& s)
 {
     std::string out;

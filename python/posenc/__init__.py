@@ -13,6 +13,9 @@ SIMD kernels on NumPy arrays and PyTorch CPU tensors. Every refusal is a posenc.
     24
 """
 
+import math as _math
+import os as _os
+import stat as _stat
 import sys as _sys
 
 from . import _posenc
@@ -20,6 +23,169 @@ from ._posenc import *  # noqa: F401,F403  (the native API)
 from ._posenc import encodings, presets, Error
 
 __version__ = _posenc.version
+
+
+def _error(field, value, rule, message=None):
+    """A posenc.Error raised from Python, with the field, value and rule attributes the native ones
+    carry; the message is '<field> <value> <rule>' unless given (the config reader's layout)."""
+    e = Error(message if message is not None else "%s %s %s" % (field, value, rule))
+    e.field, e.value, e.rule = field, value, rule
+    return e
+
+
+def _cut(text, width=57):
+    return text if len(text) <= width else text[:width] + "..."
+
+
+# ---------------------------------------------------------------- the config reader's inputs
+#
+# The native reader takes text. A dict is turned into JSON here, and a path read here, so that
+# what JSON cannot carry or a file that is not a config is refused with the key path or the path,
+# as posenc.Error, before the reader sees it (never a TypeError, RecursionError or a read that
+# blocks).
+
+_MAX_CONFIG_DEPTH = 64               # as the native reader: deeper JSON is refused
+_MAX_CONFIG_BYTES = 16 << 20         # as the native reader: larger files are refused
+
+
+def _config_error(key, rule, got):
+    return _error(key, got, rule, "%s: %s, got %s" % (key, rule, got))
+
+
+def _json_ready(value, key, depth):
+    """`value` (a config dict's entry at `key`) as plain JSON data: dicts with str keys, lists,
+    str, int, finite float, bool, None. NumPy scalars and arrays become their Python values."""
+    if depth > _MAX_CONFIG_DEPTH:
+        raise _config_error("config", "expected JSON nested at most %d levels deep" % _MAX_CONFIG_DEPTH,
+                            "deeper nesting")
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _config_error(key, "expected a string of Unicode characters (no lone surrogates)",
+                                _cut(ascii(value))) from None
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if not _math.isfinite(value):
+            raise _config_error(key, "expected a finite number", repr(float(value)))
+        return float(value)
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise _config_error(key, "expected string keys", _cut(repr(k)))
+            out[k] = _json_ready(v, k if key == "config" else key + "." + k, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v, "%s[%d]" % (key, i), depth + 1) for i, v in enumerate(value)]
+    numpy = _sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, (numpy.generic, numpy.ndarray)):
+        if isinstance(value, numpy.ndarray) and value.ndim > _MAX_CONFIG_DEPTH:
+            raise _config_error("config", "expected JSON nested at most %d levels deep" % _MAX_CONFIG_DEPTH,
+                                "deeper nesting")
+        plain = value.tolist()
+        if isinstance(plain, type(value)):  # no Python equivalent (e.g. datetime64)
+            raise _config_error(key, "expected a JSON value (dict, list, str, int, float, bool or None)",
+                                _cut(repr(value)))
+        return _json_ready(plain, key, depth)
+    raise _config_error(key, "expected a JSON value (dict, list, str, int, float, bool or None)",
+                        "%s %s" % (type(value).__name__, _cut(repr(value), 40)))
+
+
+def _config_json(source):
+    import json
+
+    return json.dumps(_json_ready(source, "config", 0), allow_nan=False)
+
+
+def _read_config_file(source):
+    """The bytes of the config file at `source` (str, bytes or os.PathLike). Refused, naming the
+    path: a NUL byte in the path (the OS would read another file), anything that is not a regular
+    file (opened without blocking and checked before reading: a FIFO or a terminal would block),
+    files over 16 MiB, and text with a NUL byte (which JSON text cannot hold)."""
+    path = _os.fspath(source)
+    shown = _os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
+    quoted = '"%s"' % shown
+
+    def refuse(rule, message):
+        return _error("path", quoted, rule, message)
+
+    if (b"\0" if isinstance(path, bytes) else "\0") in path:
+        raise refuse("must not contain a NUL byte", "%s: must not contain a NUL byte (a path cannot hold one)"
+                     % shown.replace("\0", "\\x00"))
+    flags = _os.O_RDONLY | getattr(_os, "O_NONBLOCK", 0) | getattr(_os, "O_CLOEXEC", 0) | getattr(_os, "O_NOCTTY", 0)
+    try:
+        fd = _os.open(path, flags)
+    except OSError as e:
+        raise refuse("cannot be opened", "%s: cannot be opened (%s)" % (shown, e.strerror)) from None
+    try:
+        st = _os.fstat(fd)
+        if _stat.S_ISDIR(st.st_mode):
+            raise refuse("is a directory", "%s: is a directory, not a config file" % shown)
+        if not _stat.S_ISREG(st.st_mode):
+            kind = ("a FIFO (pipe), which could block" if _stat.S_ISFIFO(st.st_mode)
+                    else "a character device, which could block or never end" if _stat.S_ISCHR(st.st_mode)
+                    else "a socket" if _stat.S_ISSOCK(st.st_mode) else "not a regular file")
+            raise refuse("is not a regular file", "%s: is %s; expected a regular config.json file" % (shown, kind))
+        chunks, size = [], 0
+        while size <= _MAX_CONFIG_BYTES:
+            chunk = _os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as e:
+        raise refuse("cannot be read", "%s: cannot be read (%s)" % (shown, e.strerror)) from None
+    finally:
+        _os.close(fd)
+    if size > _MAX_CONFIG_BYTES:
+        raise refuse("is larger than 16 MiB", "%s: is larger than 16 MiB, not a config file" % shown)
+    data = b"".join(chunks)
+    _refuse_nul(data, shown)
+    return data
+
+
+def _refuse_nul(text, where):
+    nul = text.find(b"\0" if isinstance(text, bytes) else "\0")
+    if nul >= 0:
+        raise _error(where, "text", "holds a NUL byte at offset %d" % nul,
+                     "%s: holds a NUL byte at offset %d; a JSON config is text without NUL bytes" % (where, nul))
+
+
+def _config_text(source):
+    """JSON text (str or bytes) for the native reader, from a dict or a path."""
+    if isinstance(source, dict):
+        return _config_json(source)
+    return _read_config_file(source)
+
+
+def from_hf_config(source, *, assume_half_split=False):
+    return _posenc.parse_hf_config(_config_text(source), assume_half_split=assume_half_split)
+
+
+def model_from_hf_config(source, *, assume_half_split=False):
+    return _posenc.parse_hf_model(_config_text(source), assume_half_split=assume_half_split)
+
+
+def parse_hf_config(text, *, assume_half_split=False):
+    if isinstance(text, (str, bytes)):
+        _refuse_nul(text, "config")
+    return _posenc.parse_hf_config(text, assume_half_split=assume_half_split)
+
+
+def parse_hf_model(text, *, assume_half_split=False):
+    if isinstance(text, (str, bytes)):
+        _refuse_nul(text, "config")
+    return _posenc.parse_hf_model(text, assume_half_split=assume_half_split)
+
+
+for _name in ("from_hf_config", "model_from_hf_config", "parse_hf_config", "parse_hf_model"):
+    globals()[_name].__doc__ = getattr(_posenc, _name).__doc__
+del _name
 
 # `import posenc.presets` and `from posenc.encodings import ...` work like ordinary submodules.
 _sys.modules[__name__ + ".presets"] = presets
@@ -39,14 +205,22 @@ def _as_array(x, name):
     import torch
 
     if x.device.type != "cpu":
-        raise Error("%s.device %s must be cpu (posenc.apply_rope runs on CPU tensors)" % (name, x.device.type))
+        raise _error(name + ".device", x.device.type, "must be cpu (posenc.apply_rope runs on CPU tensors)")
+    if x.layout != torch.strided:
+        raise _error(name + ".layout", str(x.layout).replace("torch.", ""),
+                     "must be strided (a dense tensor; sparse and other layouts have no strides to share)")
     x = x.detach()
     if x.dtype == torch.bfloat16:
         # NumPy has no bfloat16: the same 2-byte elements as int16 bits (a view, no copy).
-        return x.view(torch.int16).numpy(), "bfloat16"
-    if x.dtype in (torch.float32, torch.float16, torch.float64):
-        return x.numpy(), None
-    raise Error("%s.dtype %s must be float32, float16, bfloat16 or float64" % (name, str(x.dtype).replace("torch.", "")))
+        x, kind = x.view(torch.int16), "bfloat16"
+    elif x.dtype in (torch.float32, torch.float16, torch.float64):
+        kind = None
+    else:
+        raise _error(name + ".dtype", str(x.dtype).replace("torch.", ""), "must be float32, float16, bfloat16 or float64")
+    try:
+        return x.numpy(), kind
+    except (RuntimeError, TypeError) as e:  # a conjugate or negative view, ...: no NumPy view of it
+        raise _error(name, "tensor", "must be a tensor NumPy can view without a copy (%s)" % str(e).split("\n")[0]) from None
 
 
 def apply_rope(spec, angles, q, k=None, positions=0, *, q_out=None, k_out=None, direction="forward", dtype=None,
@@ -95,11 +269,14 @@ def apply_rope(spec, angles, q, k=None, positions=0, *, q_out=None, k_out=None, 
         detected = detected or kind
     if detected is not None:
         if dtype is not None and dtype != detected:
-            raise Error("dtype '%s' does not match the tensors' %s" % (dtype, detected))
+            raise _error("dtype", repr(dtype), "does not match the tensors' %s" % detected)
         dtype = detected
     tensor_type = _torch_tensor_type()
     if tensor_type is not None and isinstance(positions, tensor_type):
-        positions = positions.detach().cpu().numpy()
+        if positions.layout != _sys.modules["torch"].strided:
+            raise _error("positions.layout", str(positions.layout).replace("torch.", ""), "must be strided (a dense tensor)")
+        positions = positions.detach().cpu()
+        positions = positions.item() if positions.dim() == 0 and not positions.is_floating_point() else positions.numpy()
     _posenc._apply_rope(spec, angles, arrays["q"], arrays["k"], positions, arrays["q_out"], arrays["k_out"],
                         direction, dtype, layout)
     if k is None:

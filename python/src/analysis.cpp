@@ -164,8 +164,15 @@ void bind_analysis(py::module_& m)
           "bound (the PI paper's ~600x). d = 128, c = 1e4, [0, 4096]: 657.79 (paper), 571.59 (corrected).");
 
     // ---- Men et al. 2024 ----------------------------------------------------------------------
-    m.def("similarity_margin", &similarity_margin, py::arg("table"), py::arg("distance"),
-          "B_{m,theta} = sum_i cos(m theta_i) (Men et al. 2024, arXiv 2405.14591, eq. 9). B_0 = P.");
+    m.def(
+        "similarity_margin",
+        [](const FrequencyTable& table, std::int64_t distance) {
+            require_angle_range("distance", distance, max_inv_freq(table));
+            return similarity_margin(table, distance);
+        },
+        py::arg("table"), py::arg("distance"),
+        "B_{m,theta} = sum_i cos(m theta_i) (Men et al. 2024, arXiv 2405.14591, eq. 9). B_0 = P.\n"
+        "Raises posenc.Error beyond the exact angle reduction's range (|m| <= 2^53, |m theta_i| <= 2^50).");
     m.def("max_context_length", &max_context_length, py::arg("table"), py::arg("search_limit"),
           py::call_guard<py::gil_scoped_release>(),
           "L_theta = sup{L : B_{m,theta} >= 0 for all m <= L} (eq. 10), capped at search_limit.\n"

@@ -10,6 +10,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -47,6 +49,46 @@ inline void require_index(const char* field, std::int64_t index, std::int64_t co
         posenc::detail::raise(field, index, "must be in [0, " + std::to_string(count) + ")");
 }
 
+/// Throws posenc::error unless `x` is finite (a NaN or an infinity would only come back as a
+/// NaN or an infinity: from Python that is an exception, never a silent non-finite result).
+inline void require_finite(const char* field, double x)
+{
+    if (!std::isfinite(x)) posenc::detail::raise(field, x, "must be finite");
+}
+
+/// Throws posenc::error unless `x` is finite and >= 0 (a frequency, a length in tokens).
+inline void require_finite_nonnegative(const char* field, double x)
+{
+    if (!(std::isfinite(x) && x >= 0)) posenc::detail::raise(field, x, "must be finite and >= 0");
+}
+
+/// The exact angle reduction (posenc/angles.hpp: reduced_angle, cos_sin, and everything built on
+/// them) is specified for |position| <= 2^53 and |position * inv_freq| <= 2^50; C++ leaves that a
+/// precondition of its noexcept helpers (beyond it they return wrong angles, not errors). From
+/// Python it is checked: posenc::error naming `field` unless `position` lies in that range for
+/// every frequency up to `max_inv_freq` (finite, >= 0).
+inline void require_angle_range(const std::string& field, std::int64_t position, double max_inv_freq)
+{
+    constexpr std::int64_t max_position = std::int64_t{1} << 53;
+    if (position < -max_position || position > max_position)
+        posenc::detail::raise(field, position, "must be in [-2^53, 2^53] (the exact angle reduction's range)");
+    const double angle = std::abs(static_cast<double>(position) * max_inv_freq);
+    if (!(angle <= std::ldexp(1.0, 50)))
+        posenc::detail::raise(field, position,
+                              "must keep |" + field + " * inv_freq| <= 2^50 (the exact angle reduction's range); "
+                              "inv_freq " + posenc::detail::format_value(max_inv_freq) + " gives " +
+                              posenc::detail::format_value(angle));
+}
+
+/// The largest frequency of a table (the one that decides require_angle_range).
+template <class Table>
+double max_inv_freq(const Table& table)
+{
+    double m = 0.0;
+    for (int i = 0; i < table.num_pairs(); ++i) m = std::max(m, table.inv_freq(i));
+    return m;
+}
+
 /// Binds a C++ enum with its values, and lets Python pass their names as strings too
 /// (Pairing("interleaved"), or pairing="interleaved" wherever a Pairing is expected).
 template <class E>
@@ -60,6 +102,18 @@ py::enum_<E> bind_enum(py::module_& m, const char* name, const char* doc,
         table.emplace_back(value_name, value);
     }
     const std::string enum_name = name;
+    // py::enum_ converts any integer into the enum, named or not (Direction(5) would behave as
+    // one of the named values in C++, silently). This overload, placed before pybind11's own,
+    // accepts only the integers of named values.
+    e.def(py::init([table, enum_name](long long value) {
+              std::string known;
+              for (const auto& [value_name, v] : table) {
+                  if (static_cast<long long>(v) == value) return v;
+                  known += (known.empty() ? "" : ", ") + value_name + " = " + std::to_string(static_cast<long long>(v));
+              }
+              posenc::detail::raise(enum_name, value, "is not one of " + known);
+          }),
+          py::arg("value"), py::prepend());
     e.def(py::init([table, enum_name](const std::string& text) {
               std::string known;
               for (const auto& [value_name, value] : table) {

@@ -39,6 +39,7 @@ py::array_t<T> reference_rotated(const RopeSpec& spec, const FrequencyTable& tab
     if (head.shape(0) != spec.head_dim())
         posenc::detail::raise("head.size", static_cast<long long>(head.shape(0)),
                               "must equal head_dim " + std::to_string(spec.head_dim()));
+    require_angle_range("position", position, max_inv_freq(table));
     py::array_t<T> out(head.shape(0));
     T* o = out.mutable_data();
     auto in = head.template unchecked<1>();
@@ -61,10 +62,17 @@ void bind_core(py::module_& m)
         try {
             if (p) std::rethrow_exception(p);
         } catch (const posenc::error& e) {
-            py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(py::str(e.what()));
-            instance.attr("field") = py::str(e.field());
-            instance.attr("value") = py::str(e.value());
-            instance.attr("rule") = py::str(e.rule());
+            // A message may quote bytes that are not UTF-8 (a config's value, a path): shown as
+            // \xNN, never a UnicodeDecodeError in place of the posenc.Error.
+            const auto text = [](const std::string& s) {
+                PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
+                if (!o) throw py::error_already_set();
+                return py::reinterpret_steal<py::str>(o);
+            };
+            py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(text(e.what()));
+            instance.attr("field") = text(e.field());
+            instance.attr("value") = text(e.value());
+            instance.attr("rule") = text(e.rule());
             PyErr_SetObject(error_type.ptr(), instance.ptr());
         }
     });
@@ -116,7 +124,17 @@ void bind_core(py::module_& m)
         .def(py::pickle(
             [](const RopeSpec& s) { return py::make_tuple(s.head_dim(), s.rotary_dim(), s.base(), s.pairing()); },
             [](const py::tuple& t) {
-                return RopeSpec(t[0].cast<int>(), t[1].cast<int>(), t[2].cast<double>(), t[3].cast<Pairing>());
+                const auto refuse = [&] {
+                    posenc::detail::raise("RopeSpec.__setstate__", std::string(py::repr(t)).substr(0, 80),
+                                          "must be a tuple (head_dim: int, rotary_dim: int, base: float, pairing: Pairing)");
+                };
+                if (t.size() != 4) refuse();
+                try {
+                    return RopeSpec(t[0].cast<int>(), t[1].cast<int>(), t[2].cast<double>(), t[3].cast<Pairing>());
+                } catch (const py::cast_error&) {
+                    refuse();
+                }
+                return RopeSpec::full(2, 2.0);  // not reached
             }));
 
     // ---- frequencies --------------------------------------------------------------------------
@@ -129,9 +147,25 @@ void bind_core(py::module_& m)
         py::arg("spec"), py::arg("pair"),
         "theta_i = base^(-2i/rotary_dim) in double (RoFormer eq. 15).\n"
         "Relative error < (1 + |ln base|) 2^-52.");
-    m.def("period_of", &posenc::period_of, py::arg("inv_freq"), "Tokens per full turn of a pair: 2 pi / theta.");
-    m.def("turns_of", &posenc::turns_of, py::arg("inv_freq"), py::arg("length"),
-          "Full turns of a pair within `length` tokens: length * theta / (2 pi).");
+    m.def(
+        "period_of",
+        [](double inv_freq) {
+            require_finite_nonnegative("inv_freq", inv_freq);
+            return posenc::period_of(inv_freq);
+        },
+        py::arg("inv_freq"),
+        "Tokens per full turn of a pair: 2 pi / theta (inf for theta = 0). Raises posenc.Error unless\n"
+        "theta is finite and >= 0.");
+    m.def(
+        "turns_of",
+        [](double inv_freq, double length) {
+            require_finite_nonnegative("inv_freq", inv_freq);
+            require_finite_nonnegative("length", length);
+            return posenc::turns_of(inv_freq, length);
+        },
+        py::arg("inv_freq"), py::arg("length"),
+        "Full turns of a pair within `length` tokens: length * theta / (2 pi). Raises posenc.Error unless\n"
+        "theta and length are finite and >= 0.");
 
     py::class_<FrequencyTable>(m, "FrequencyTable",
                                "Per-pair inverse frequencies theta_i (rad/token, double) and the attention factor\n"
@@ -159,6 +193,7 @@ void bind_core(py::module_& m)
             "turns",
             [](const FrequencyTable& t, int pair, double length) {
                 require_pair(t, pair);
+                require_finite_nonnegative("length", length);
                 return t.turns(pair, length);
             },
             py::arg("pair"), py::arg("length"), "length * theta_i / (2 pi).")
@@ -166,6 +201,7 @@ void bind_core(py::module_& m)
             "completes_turn",
             [](const FrequencyTable& t, int pair, double length) {
                 require_pair(t, pair);
+                require_finite_nonnegative("length", length);
                 return t.completes_turn(pair, length);
             },
             py::arg("pair"), py::arg("length"), "turns(pair, length) >= 1.")
@@ -180,15 +216,28 @@ void bind_core(py::module_& m)
         .def(
             "turns_within",
             [](const FrequencyTable& t, double length) {
+                require_finite_nonnegative("length", length);
                 std::vector<double> v;
                 for (int i = 0; i < t.num_pairs(); ++i) v.push_back(t.turns(i, length));
                 return to_array(v);
             },
             py::arg("length"), "length * theta_i / (2 pi) for every pair, as a float64 array.")
-        .def("pairs_without_full_turn", &FrequencyTable::pairs_without_full_turn, py::arg("length"),
+        .def(
+            "pairs_without_full_turn",
+            [](const FrequencyTable& t, double length) {
+                require_finite_nonnegative("length", length);
+                return t.pairs_without_full_turn(length);
+            },
+            py::arg("length"),
              "Indices of the pairs that never complete a turn within `length` tokens, ascending.\n"
              "Qwen3-8B at 32,768: pairs 40..63 (lesson C2-2).")
-        .def("count_without_full_turn", &FrequencyTable::count_without_full_turn, py::arg("length"),
+        .def(
+            "count_without_full_turn",
+            [](const FrequencyTable& t, double length) {
+                require_finite_nonnegative("length", length);
+                return t.count_without_full_turn(length);
+            },
+            py::arg("length"),
              "How many pairs never complete a turn within `length` tokens (Qwen3-8B at 32,768: 24).")
         .def("__repr__", [](const FrequencyTable& t) {
             return "FrequencyTable(num_pairs=" + std::to_string(t.num_pairs()) +
@@ -204,12 +253,24 @@ void bind_core(py::module_& m)
                          "              bit-compatibility checks (0.06 rad off at position 1e6). Never the default.",
                          {{"exact", Precision::exact}, {"hf_float32", Precision::hf_float32}});
 
-    m.def("reduced_angle", &posenc::reduced_angle, py::arg("position"), py::arg("inv_freq"),
-          "(m * theta) mod 2 pi in [-pi, pi], from the exact product m * theta (hi + lo by fma) and a\n"
-          "three-part 2 pi (Cody & Waite). Range |m| <= 2^53, |m theta| <= 2^50. Error < 4e-15 rad.");
+    m.def(
+        "reduced_angle",
+        [](std::int64_t position, double inv_freq) {
+            require_finite("inv_freq", inv_freq);
+            require_angle_range("position", position, std::abs(inv_freq));
+            return posenc::reduced_angle(position, inv_freq);
+        },
+        py::arg("position"), py::arg("inv_freq"),
+        "(m * theta) mod 2 pi in [-pi, pi], from the exact product m * theta (hi + lo by fma) and a\n"
+        "three-part 2 pi (Cody & Waite). Range |m| <= 2^53, |m theta| <= 2^50 (posenc.Error beyond it,\n"
+        "and for a theta that is not finite). Error < 4e-15 rad.");
     m.def(
         "cos_sin",
         [](std::int64_t position, double inv_freq, double attention_factor) {
+            require_finite("inv_freq", inv_freq);
+            require_angle_range("position", position, std::abs(inv_freq));
+            if (!(std::isfinite(attention_factor) && attention_factor > 0))
+                posenc::detail::raise("attention_factor", attention_factor, "must be finite and > 0");
             const CosSin cs = posenc::cos_sin(position, inv_freq, attention_factor);
             return py::make_tuple(cs.cos, cs.sin);
         },
@@ -220,6 +281,7 @@ void bind_core(py::module_& m)
         "table_cos_sin",
         [](const FrequencyTable& table, std::int64_t position, int pair, Precision precision) {
             require_pair(table, pair);
+            require_angle_range("position", position, table.inv_freq(pair));
             const CosSin cs = posenc::cos_sin(table, position, pair, precision);
             return py::make_tuple(cs.cos, cs.sin);
         },
@@ -232,6 +294,7 @@ void bind_core(py::module_& m)
         "rotation_angle",
         [](const FrequencyTable& table, std::int64_t position, int pair, Precision precision) {
             require_pair(table, pair);
+            require_angle_range("position", position, table.inv_freq(pair));
             return posenc::rotation_angle(table, position, pair, precision);
         },
         py::arg("table"), py::arg("position"), py::arg("pair"), py::arg("precision") = Precision::exact,
@@ -239,9 +302,21 @@ void bind_core(py::module_& m)
         "float32 product fl(fl(theta_i) * fl(m)).");
 
     // ---- rotations ----------------------------------------------------------------------------
-    m.def("rotation_2x2", &posenc::rotation_2x2<double>, py::arg("phi"),
+    m.def(
+        "rotation_2x2",
+        [](double phi) {
+            require_finite("phi", phi);
+            return posenc::rotation_2x2<double>(phi);
+        },
+        py::arg("phi"),
           "R(phi) = [[cos phi, -sin phi], [sin phi, cos phi]]: counter-clockwise by phi radians.");
-    m.def("rotation_matrix", &posenc::rotation_matrix, py::arg("spec"), py::arg("table"), py::arg("position"),
+    m.def(
+        "rotation_matrix",
+        [](const RopeSpec& spec, const FrequencyTable& table, std::int64_t position) {
+            require_angle_range("position", position, max_inv_freq(table));
+            return posenc::rotation_matrix(spec, table, position);
+        },
+        py::arg("spec"), py::arg("table"), py::arg("position"),
           "R_{Theta,m} of RoFormer eq. 15 as a head_dim x head_dim matrix: the 2x2 block R(m theta_i) times\n"
           "the attention factor on each pair's coordinates (placed by the pairing), identity on the\n"
           "pass-through dims. Raises posenc.Error if the table's pair count is not spec.num_pairs.");

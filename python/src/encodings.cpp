@@ -9,10 +9,41 @@
 #include <posenc/models/presets.hpp>
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace posenc::python {
+
+namespace {
+
+/// The library refuses non-finite inputs, but finite ones can still overflow double on the way
+/// (squares past 1.8e308, products of huge weights); from Python that is an error naming the
+/// input, never an inf or a NaN in the result.
+constexpr const char* squares_overflow = "must be finite: the squares of the entries overflow double";
+constexpr const char* attention_overflow =
+    "must keep the logits Q K^T / sqrt(d_key) finite in double (the products overflow, the softmax would give NaN)";
+
+double finite_value(const char* field, double x, const char* rule)
+{
+    if (!std::isfinite(x)) posenc::detail::raise(field, x, rule);
+    return x;
+}
+
+/// `method` (a const member function) whose matrix result must be finite.
+template <class Class, class... Args>
+auto finite_result(const char* field, const char* rule, Eigen::MatrixXd (Class::*method)(Args...) const)
+{
+    return [field, rule, method](const Class& self, Args... args) {
+        Eigen::MatrixXd out = (self.*method)(args...);
+        if (!out.allFinite())
+            throw posenc::error(field, std::to_string(out.rows()) + "x" + std::to_string(out.cols()) + " result", rule);
+        return out;
+    };
+}
+
+}  // namespace
 
 void bind_encodings(py::module_& parent)
 {
@@ -36,23 +67,35 @@ void bind_encodings(py::module_& parent)
         .def_property_readonly("d_model", &enc::SingleHeadAttention::d_model)
         .def_property_readonly("d_key", &enc::SingleHeadAttention::d_key)
         .def_property_readonly("d_value", &enc::SingleHeadAttention::d_value)
-        .def("queries", &enc::SingleHeadAttention::queries, py::arg("x"))
-        .def("keys", &enc::SingleHeadAttention::keys, py::arg("x"))
-        .def("values", &enc::SingleHeadAttention::values, py::arg("x"))
-        .def("logits", py::overload_cast<const Eigen::MatrixXd&>(&enc::SingleHeadAttention::logits, py::const_),
+        .def("queries", finite_result("x", "must keep X W_q finite in double", &enc::SingleHeadAttention::queries),
+             py::arg("x"))
+        .def("keys", finite_result("x", "must keep X W_k finite in double", &enc::SingleHeadAttention::keys), py::arg("x"))
+        .def("values", finite_result("x", "must keep X W_v finite in double", &enc::SingleHeadAttention::values),
              py::arg("x"))
         .def("logits",
-             py::overload_cast<const Eigen::MatrixXd&, const Eigen::MatrixXd&>(&enc::SingleHeadAttention::logits,
-                                                                                py::const_),
-             py::arg("x"), py::arg("bias"))
-        .def("weights", &enc::SingleHeadAttention::weights, py::arg("x"), py::arg("bias"))
+             finite_result("x", attention_overflow,
+                           py::overload_cast<const Eigen::MatrixXd&>(&enc::SingleHeadAttention::logits, py::const_)),
+             py::arg("x"))
+        .def(
+            "logits",
+            [](const enc::SingleHeadAttention& a, const Eigen::MatrixXd& x, const Eigen::MatrixXd& bias) {
+                // the bias may hold -inf (a masked key); the scores before it must be finite
+                finite_result("x", attention_overflow,
+                              py::overload_cast<const Eigen::MatrixXd&>(&enc::SingleHeadAttention::logits, py::const_))(a, x);
+                return a.logits(x, bias);
+            },
+            py::arg("x"), py::arg("bias"))
+        .def("weights", finite_result("x", attention_overflow, &enc::SingleHeadAttention::weights), py::arg("x"),
+             py::arg("bias"))
         .def("forward",
-             py::overload_cast<const Eigen::MatrixXd&, const Eigen::MatrixXd&>(&enc::SingleHeadAttention::forward,
-                                                                                py::const_),
+             finite_result("x", attention_overflow,
+                           py::overload_cast<const Eigen::MatrixXd&, const Eigen::MatrixXd&>(
+                               &enc::SingleHeadAttention::forward, py::const_)),
              py::arg("x"), py::arg("bias"))
         .def("forward",
-             py::overload_cast<const Eigen::MatrixXd&, enc::AttentionMask>(&enc::SingleHeadAttention::forward,
-                                                                           py::const_),
+             finite_result("x", attention_overflow,
+                           py::overload_cast<const Eigen::MatrixXd&, enc::AttentionMask>(
+                               &enc::SingleHeadAttention::forward, py::const_)),
              py::arg("x"), py::arg("mask") = enc::AttentionMask::none);
     m.def("reorder_tokens", &enc::reorder_tokens, py::arg("x"), py::arg("order"),
           "Row t of the result is row order[t] of x.");
@@ -63,14 +106,35 @@ void bind_encodings(py::module_& parent)
     // ---- naive schemes ---------------------------------------------------------------------------
     m.def("add_index_to_every_dim", &enc::add_index_to_every_dim, py::arg("content"), py::arg("position"),
           "x = e + p * 1 (lesson C2-2, naive scheme 1): the position signal has RMS p.");
-    m.def("root_mean_square", &enc::root_mean_square, py::arg("v"), "sqrt(mean(v_i^2)).");
+    m.def(
+        "root_mean_square",
+        [](const Eigen::VectorXd& v) { return finite_value("v.rms", enc::root_mean_square(v), squares_overflow); },
+        py::arg("v"), "sqrt(mean(v_i^2)).");
     m.def("content_to_position_ratio", py::overload_cast<double, std::int64_t>(&enc::content_to_position_ratio),
           py::arg("content_rms"), py::arg("position"), "RMS(e) / RMS(p * 1) = content_rms / p (1/37 = 2.7% at p = 37).");
     m.def("content_to_position_ratio",
-          py::overload_cast<const Eigen::VectorXd&, std::int64_t>(&enc::content_to_position_ratio), py::arg("content"),
-          py::arg("position"), "RMS(content) / p.");
-    m.def("cosine_similarity", &enc::cosine_similarity, py::arg("a"), py::arg("b"), "a.b / (|a| |b|).");
-    m.def("rms_norm", &enc::rms_norm, py::arg("x"), py::arg("epsilon") = 1e-6,
+          [](const Eigen::VectorXd& content, std::int64_t position) {
+              finite_value("content.rms", enc::root_mean_square(content), squares_overflow);
+              return enc::content_to_position_ratio(content, position);
+          },
+          py::arg("content"), py::arg("position"), "RMS(content) / p.");
+    m.def(
+        "cosine_similarity",
+        [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+            const double c = enc::cosine_similarity(a, b);
+            finite_value("a.norm", a.norm(), squares_overflow);
+            finite_value("b.norm", b.norm(), squares_overflow);
+            return c;
+        },
+        py::arg("a"), py::arg("b"), "a.b / (|a| |b|).");
+    m.def(
+        "rms_norm",
+        [](const Eigen::VectorXd& x, double epsilon) {
+            Eigen::VectorXd out = enc::rms_norm(x, epsilon);
+            finite_value("x.rms", std::sqrt(x.squaredNorm() / static_cast<double>(x.size())), squares_overflow);
+            return out;
+        },
+        py::arg("x"), py::arg("epsilon") = 1e-6,
           "x / sqrt(mean(x_i^2) + epsilon) (RMSNorm without gain): it never changes x's direction.");
     m.def("normalized_index", &enc::normalized_index, py::arg("position"), py::arg("length"),
           "u(t, T) = t / (T - 1) (lesson C2-2, naive scheme 2).");

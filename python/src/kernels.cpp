@@ -26,6 +26,14 @@ StorageType storage_of(const py::array& a, const char* name, const std::optional
 {
     const std::string actual = py::str(a.dtype()).cast<std::string>();
     const char kind = a.dtype().kind();
+    // The kernels read the elements in the machine's byte order; a byte-swapped dtype ('>f4' on a
+    // little-endian machine) would be rotated as garbage.
+    const char order = a.dtype().attr("byteorder").cast<std::string>().at(0);
+    const bool native = order == '=' || order == '|' ||
+                        (order == '<') == (py::module_::import("sys").attr("byteorder").cast<std::string>() == "little");
+    if (!native)
+        throw posenc::error(std::string(name) + ".dtype", a.dtype().attr("str").cast<std::string>(),
+                            "must be in the machine's byte order (convert with .astype(dtype.newbyteorder('=')))");
     const auto size = a.itemsize();
     if (dtype && *dtype != "float32" && *dtype != "float16" && *dtype != "bfloat16" && *dtype != "float64")
         posenc::detail::raise("dtype", *dtype, "must be 'float32', 'float16', 'bfloat16' or 'float64'");
@@ -61,7 +69,9 @@ Layout layout_of(const std::string& layout)
 
 /// One array's geometry: an optional batch axis, then tokens, heads and head_dim, in elements.
 struct Geometry {
-    char* data;
+    char* data = nullptr;
+    py::ssize_t itemsize = 1;
+    std::string shape_text;  ///< the array's shape as written: "2x4x8x64"
     std::ptrdiff_t extent = 0;  ///< elements the array addresses from data (its buffer, as far as it is known)
     std::ptrdiff_t batch = 1, batch_stride = 0;
     kn::HeadsShape shape{};
@@ -78,12 +88,15 @@ Geometry geometry_of(const py::array& a, const char* name, Layout layout, bool w
                             "with layout='htd') or 4 (a batch of those)");
     if (writable && !a.writeable())
         throw posenc::error(std::string(name) + ".writeable", "False", "must be True: the rotation is written into it");
-    for (py::ssize_t i = 0; i < ndim; ++i)
+    // NumPy gives an array without elements zero strides; it addresses no memory, so its strides
+    // say nothing (the kernels see tokens = 0, or a heads / head_dim of 0 and name that).
+    const bool empty = a.size() == 0;
+    for (py::ssize_t i = 0; i < ndim && !empty; ++i)
         if (a.strides(i) % itemsize != 0)
             posenc::detail::raise(std::string(name) + ".strides[" + std::to_string(i) + "]",
                                   static_cast<long long>(a.strides(i)),
                                   "must be a multiple of the itemsize " + std::to_string(itemsize));
-    if (a.shape(ndim - 1) > 1 && a.strides(ndim - 1) != itemsize)
+    if (!empty && a.shape(ndim - 1) > 1 && a.strides(ndim - 1) != itemsize)
         posenc::detail::raise(std::string(name) + ".strides[-1]", static_cast<long long>(a.strides(ndim - 1)),
                               "must equal the itemsize " + std::to_string(itemsize) +
                                   " (head_dim contiguous; copy the array or pass a view whose last axis is unit-stride)");
@@ -92,7 +105,10 @@ Geometry geometry_of(const py::array& a, const char* name, Layout layout, bool w
         posenc::detail::raise(std::string(name) + ".data", static_cast<long long>(address),
                               "must be aligned to the itemsize " + std::to_string(itemsize));
 
-    Geometry g{static_cast<char*>(const_cast<void*>(a.data()))};
+    Geometry g;
+    g.data = static_cast<char*>(const_cast<void*>(a.data()));
+    g.itemsize = itemsize;
+    for (py::ssize_t i = 0; i < ndim; ++i) g.shape_text += (i ? "x" : "") + std::to_string(a.shape(i));
     const auto elements = [&](py::ssize_t axis) { return static_cast<std::ptrdiff_t>(a.strides(axis) / itemsize); };
     // Elements from data to the array's last element; negative strides add nothing here (the
     // kernels' checks refuse them), a negative batch stride is refused below.
@@ -108,7 +124,13 @@ Geometry geometry_of(const py::array& a, const char* name, Layout layout, bool w
             posenc::detail::raise(std::string(name) + ".strides[0]", static_cast<long long>(a.strides(0)),
                                   "must be >= 0 (the batch axis is walked forward)");
     }
-    if (ndim == 2) {
+    if (empty) {  // no element: zero strides (NumPy's) are not a layout
+        g.batch_stride = 0;
+        if (ndim == 2) g.shape = {a.shape(0), 1, a.shape(1)};
+        else if (layout == Layout::thd) g.shape = {a.shape(axis), a.shape(axis + 1), a.shape(axis + 2)};
+        else g.shape = {a.shape(axis + 1), a.shape(axis), a.shape(axis + 2)};
+        g.strides = {g.shape.heads * g.shape.head_dim, g.shape.head_dim};
+    } else if (ndim == 2) {
         g.shape = {a.shape(0), 1, a.shape(1)};
         g.strides = {elements(0), a.shape(1)};
     } else if (layout == Layout::thd) {
@@ -142,10 +164,22 @@ struct Positions {
 Positions positions_of(const py::object& positions, std::ptrdiff_t batch, bool batched, std::ptrdiff_t tokens)
 {
     Positions p;
+    if (py::isinstance<py::bool_>(positions))
+        throw posenc::error("positions", std::string(py::repr(positions)),
+                            "must be an int (the first position) or an array of int32 / int64 ids, not a bool");
     if (py::isinstance<py::int_>(positions)) {
-        p.start = positions.cast<std::int64_t>();
-        const std::int64_t last = *p.start + std::max<std::int64_t>(0, tokens - 1);
-        p.max_abs = std::max(std::llabs(*p.start), std::llabs(last));
+        int overflow = 0;
+        const long long start = PyLong_AsLongLongAndOverflow(positions.ptr(), &overflow);
+        if (overflow != 0)
+            throw posenc::error("positions.start", std::string(py::str(positions)),
+                                "must fit in int64 (the angle sources serve |position| <= 2^31 - 1)");
+        if (start == -1 && PyErr_Occurred()) throw py::error_already_set();
+        p.start = start;
+        // |start| and |start + tokens - 1|, saturated at INT64_MAX (no signed overflow)
+        const auto magnitude = [](std::int64_t v) { return v == INT64_MIN ? INT64_MAX : std::llabs(v); };
+        const std::int64_t steps = std::max<std::int64_t>(0, tokens - 1);
+        const std::int64_t last = start > INT64_MAX - steps ? INT64_MAX : start + steps;
+        p.max_abs = std::max(magnitude(start), magnitude(last));
         return p;
     }
     py::array raw = py::array::ensure(positions);
@@ -179,6 +213,124 @@ Positions positions_of(const py::object& positions, std::ptrdiff_t batch, bool b
         p.max_abs = std::max<std::int64_t>(p.max_abs, v == INT64_MIN ? INT64_MAX : std::llabs(v));
     }
     return p;
+}
+
+__extension__ typedef __int128 wide_int;  // offsets and extents of strided views, without overflow
+
+/// One axis of the row lattice of a batched array: `count` rows `stride` elements apart.
+struct LatticeAxis {
+    std::ptrdiff_t count;
+    std::ptrdiff_t stride;
+    bool batch;
+};
+
+/// The batch, token and head axes of an array (extent-1 axes and empty arrays give none).
+std::vector<LatticeAxis> lattice_of(const Geometry& g)
+{
+    std::vector<LatticeAxis> axes;
+    if (g.batch > 1) axes.push_back({g.batch, g.batch_stride, true});
+    if (g.shape.tokens > 1) axes.push_back({g.shape.tokens, g.strides.token, false});
+    if (g.shape.heads > 1) axes.push_back({g.shape.heads, g.strides.head, false});
+    return axes;
+}
+
+/// True when the head_dim-long rows of these axes cannot overlap: sorted by stride, each stride
+/// is at least the extent of the smaller axes (the kernels' own rule for two axes, extended to
+/// three).
+bool rows_apart(std::vector<LatticeAxis> axes, std::ptrdiff_t head_dim)
+{
+    std::sort(axes.begin(), axes.end(), [](const LatticeAxis& a, const LatticeAxis& b) { return a.stride < b.stride; });
+    wide_int span = head_dim;
+    for (const LatticeAxis& a : axes) {
+        if (a.stride < 0 || static_cast<wide_int>(a.stride) < span) return false;
+        span += static_cast<wide_int>(a.count - 1) * a.stride;
+    }
+    return true;
+}
+
+/// A written batched array: the rows of different batch elements must not overlap (a batch stride
+/// of 0, or one that lands inside another element's rows, would rotate a row twice). The token
+/// and head axes alone are the kernels' to check, with their own message.
+void require_batch_rows_apart(const Geometry& g, const char* name, const py::array& a)
+{
+    if (g.batch <= 1 || g.shape.tokens == 0) return;
+    std::vector<LatticeAxis> axes = lattice_of(g);
+    std::vector<LatticeAxis> inner;
+    for (const LatticeAxis& x : axes)
+        if (!x.batch) inner.push_back(x);
+    if (!rows_apart(inner, g.shape.head_dim) || rows_apart(axes, g.shape.head_dim)) return;
+    posenc::detail::raise(std::string(name) + ".strides[0]", static_cast<long long>(a.strides(0)),
+                          "must keep the rows of different batch elements apart (sorting the batch, token and head "
+                          "axes by stride, each stride must be >= the extent of the smaller ones; it is written, so "
+                          "an overlap would rotate a row twice)");
+}
+
+/// True if a row of batch element b of `w` shares an element with a row of batch element c != b
+/// of `o` (same itemsize, head_dim, batch and strides: checked by the caller). Offsets between
+/// such rows are d + db * batch_stride + dt * token_stride + dh * head_stride; with the row
+/// lattice apart (require_batch_rows_apart), only multiples near the nearest one of each axis,
+/// largest stride first, and the ends of its range can bring the residual under head_dim.
+bool rows_meet_across_batch(const Geometry& w, const Geometry& o, wide_int d)
+{
+    struct Axis {
+        wide_int stride, lowest, highest;
+        bool batch;
+    };
+    std::vector<Axis> axes;
+    if (w.batch > 1) axes.push_back({w.batch_stride, -(w.batch - 1), w.batch - 1, true});
+    const auto add = [&](std::ptrdiff_t count_w, std::ptrdiff_t stride_w, std::ptrdiff_t count_o, std::ptrdiff_t stride_o) {
+        if (count_w > 1 || count_o > 1)
+            axes.push_back({count_w > 1 ? stride_w : stride_o, -(std::max<std::ptrdiff_t>(count_w, 1) - 1),
+                            std::max<std::ptrdiff_t>(count_o, 1) - 1, false});
+    };
+    add(w.shape.tokens, w.strides.token, o.shape.tokens, o.strides.token);
+    add(w.shape.heads, w.strides.head, o.shape.heads, o.strides.head);
+    std::sort(axes.begin(), axes.end(), [](const Axis& a, const Axis& b) { return a.stride > b.stride; });
+    const wide_int h = w.shape.head_dim;
+    const auto search = [&](const auto& self, std::size_t i, wide_int r) -> bool {
+        if (i == axes.size()) return -h < r && r < h;
+        const Axis& ax = axes[i];
+        std::vector<wide_int> candidates{ax.lowest, ax.highest, -1, 1};
+        if (ax.stride > 0) {
+            // floor(-r / stride + 1/2), the multiple nearest to -r
+            wide_int n = -r;
+            wide_int k0 = (n >= 0 ? (2 * n + ax.stride) / (2 * ax.stride) : -((-2 * n + ax.stride - 1) / (2 * ax.stride)));
+            for (wide_int k = k0 - 2; k <= k0 + 2; ++k) candidates.push_back(k);
+        } else {
+            candidates.push_back(0);
+        }
+        for (wide_int k : candidates) {
+            if (k < ax.lowest || k > ax.highest || (ax.batch && k == 0)) continue;
+            if (self(self, i + 1, r + k * ax.stride)) return true;
+        }
+        return false;
+    };
+    bool has_batch_axis = false;
+    for (const Axis& ax : axes) has_batch_axis |= ax.batch;
+    return has_batch_axis && search(search, 0, d);
+}
+
+/// Batched calls run the kernels once per batch element, and the kernels check the views of one
+/// element against each other; here a written array is checked against every other array across
+/// elements: arrays sharing memory must be the same view or have equal strides (batch, token and
+/// head), and then no row of element b of the written one may meet a row of element c != b.
+void require_apart_across_batch(const Geometry& w, const char* w_name, const Geometry& o, const char* o_name)
+{
+    if (w.batch <= 1 || w.shape.tokens == 0 || o.shape.tokens == 0 || w.extent == 0 || o.extent == 0) return;
+    const auto begin_w = reinterpret_cast<std::uintptr_t>(w.data), begin_o = reinterpret_cast<std::uintptr_t>(o.data);
+    const auto end_w = begin_w + static_cast<std::uintptr_t>(w.extent) * static_cast<std::uintptr_t>(w.itemsize);
+    const auto end_o = begin_o + static_cast<std::uintptr_t>(o.extent) * static_cast<std::uintptr_t>(o.itemsize);
+    if (end_w <= begin_o || end_o <= begin_w) return;  // separate memory: nothing shared
+    const bool same_shape = w.batch == o.batch && w.shape.tokens == o.shape.tokens && w.shape.heads == o.shape.heads;
+    const bool same_strides = w.batch_stride == o.batch_stride &&
+                              (w.shape.tokens <= 1 || o.shape.tokens <= 1 || w.strides.token == o.strides.token) &&
+                              (w.shape.heads <= 1 || o.shape.heads <= 1 || w.strides.head == o.strides.head);
+    if (w.data == o.data && same_shape && same_strides) return;  // the same view (in place)
+    const wide_int bytes = static_cast<wide_int>(begin_o) - static_cast<wide_int>(begin_w);
+    if (same_strides && bytes % w.itemsize == 0 && !rows_meet_across_batch(w, o, bytes / w.itemsize)) return;
+    throw posenc::error(w_name, w.shape_text,
+                        std::string("must not overlap ") + o_name +
+                            " in another batch element (views sharing memory need equal strides and disjoint rows)");
 }
 
 /// Batch element b of an array as a HeadsView that carries the number of elements it may address
@@ -283,6 +435,26 @@ py::object apply(const RopeSpec& spec, const py::object& angles, const py::objec
         }
     }
     c.positions = positions_of(positions, c.q.batch, q.ndim() == 4, c.q.shape.tokens);
+
+    // Across batch elements (the kernels see one element at a time): written arrays keep their
+    // elements' rows apart and meet no row of another element of any other array.
+    if (c.out_of_place) {
+        require_batch_rows_apart(c.q_out, "q_out", q_out);
+        if (c.has_k) require_batch_rows_apart(c.k_out, "k_out", k_out);
+        require_apart_across_batch(c.q_out, "q_out", c.q, "q");
+        if (c.has_k) {
+            require_apart_across_batch(c.q_out, "q_out", c.k, "k");
+            require_apart_across_batch(c.q_out, "q_out", c.k_out, "k_out");
+            require_apart_across_batch(c.k_out, "k_out", c.q, "q");
+            require_apart_across_batch(c.k_out, "k_out", c.k, "k");
+        }
+    } else {
+        require_batch_rows_apart(c.q, "q", q);
+        if (c.has_k) {
+            require_batch_rows_apart(c.k, "k", k);
+            require_apart_across_batch(c.q, "q", c.k, "k");
+        }
+    }
 
     if (py::isinstance<kn::CosSinCache>(angles)) {
         run_storage(storage, c, angles.cast<const kn::CosSinCache&>());

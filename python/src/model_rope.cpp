@@ -69,6 +69,8 @@ void bind_model_rope(py::module_& m)
             if (head.ndim() != 1 || head.shape(0) != spec.head_dim())
                 posenc::detail::raise("head.size", static_cast<long long>(head.size()),
                                       "must be a vector of head_dim " + std::to_string(spec.head_dim()));
+            for (std::size_t a = 0; a < positions.size(); ++a)
+                require_angle_range("positions[" + std::to_string(a) + "]", positions[a], max_inv_freq(table));
             std::vector<double> out(head.data(), head.data() + head.shape(0));
             apply_multi_axis_rope_reference(spec, table, layout, out.data(), positions);
             return to_array(out);

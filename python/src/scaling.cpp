@@ -227,13 +227,30 @@ void bind_scaling(py::module_& m)
           },
           py::arg("spec"), py::arg("scaling"), py::arg("sequence_length") = py::none(),
           py::arg("precision") = Precision::exact, "theta'_i = b'^(-2i/R) with dynamic_ntk_base's b'.");
-    m.def("yarn_mscale", &yarn_mscale, py::arg("scale"), py::arg("mscale") = 1.0,
+    m.def(
+        "yarn_mscale",
+        [](double scale, double mscale) {
+            if (!(std::isfinite(scale) && scale > 0)) posenc::detail::raise("scale", scale, "must be finite and > 0");
+            require_finite("mscale", mscale);
+            const double g = yarn_mscale(scale, mscale);
+            if (!std::isfinite(g))
+                posenc::detail::raise("mscale", mscale, "must keep 0.1 * mscale * ln(scale) + 1 finite");
+            return g;
+        },
+        py::arg("scale"), py::arg("mscale") = 1.0,
           "g(s, mscale) = 1 if s <= 1 else 0.1 mscale ln s + 1 (YaRN eq. 22). g(4) = 1.138629, g(16) = 1.277259.");
     m.def("yarn_attention_factor", &yarn_attention_factor, py::arg("yarn"),
           "The factor YaRN multiplies cos and sin by: explicit, or g(s, mscale) / g(s, mscale_all_dim) when\n"
           "both are set, else g(s, 1). Qwen3 x4: 1.138629436111989.");
-    m.def("yarn_correction_dim", &yarn_correction_dim, py::arg("spec"), py::arg("num_rotations"),
-          py::arg("original_length"),
+    m.def(
+        "yarn_correction_dim",
+        [](const RopeSpec& spec, double num_rotations, std::int64_t original_length) {
+            if (!(std::isfinite(num_rotations) && num_rotations > 0))
+                posenc::detail::raise("num_rotations", num_rotations, "must be finite and > 0");
+            if (original_length <= 0) posenc::detail::raise("original_length", original_length, "must be > 0");
+            return yarn_correction_dim(spec, num_rotations, original_length);
+        },
+        py::arg("spec"), py::arg("num_rotations"), py::arg("original_length"),
           "c(r) = R ln(L0 / (r 2 pi)) / (2 ln b): the fractional pair index whose period turns r times in L0.");
     py::class_<YarnCorrectionRange>(m, "YarnCorrectionRange",
                                     "raw_low = c(beta_fast), raw_high = c(beta_slow); low/high after rounding and the\n"

@@ -288,3 +288,46 @@ expect_success("Qwen2.5-VL M-RoPE" --config "${DATA_DIR}/configs/qwen2.5-vl-7b-i
 if(NOT out MATCHES "temporal pairs 0-15; height pairs 16-39;" OR NOT out MATCHES "width pairs 40-63")
   message(SEND_ERROR "qwen2.5-vl: the axis of each pair is not shown: ${out}")
 endif()
+
+# ---- hostile input: failed writes leave nothing behind, charts stay well-formed XML
+# A failed --svg write removes every folder of the path this run created, not only the last one.
+if(EXISTS /dev/full)
+  execute_process(COMMAND "${PROGRAM}" --preset qwen3-8b --svg "${WORK_DIR}/nested-new/a/b" OUTPUT_FILE /dev/full
+    RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 3 OR EXISTS "${WORK_DIR}/nested-new")
+    message(SEND_ERROR "--svg a/b/c with stdout on /dev/full: exit ${_rc} (3), and no folder of the path may be left: ${_err}")
+  endif()
+endif()
+# An SVG file that cannot be written (here: past the file-size limit, SIGXFSZ ignored so that the
+# write fails with EFBIG) is exit 3 with the reason, and leaves no temporary file and no folder.
+find_program(_bash bash)
+if(_bash)
+  foreach(_blocks 1 11)
+    set(_dir "${WORK_DIR}/fsize-${_blocks}/plots")
+    execute_process(COMMAND "${_bash}" -c "trap '' XFSZ; ulimit -f ${_blocks} && exec \"$0\" --preset qwen3-8b --svg \"$1\""
+      "${PROGRAM}" "${_dir}" RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+    if(_rc EQUAL 0)
+      if(_blocks EQUAL 1)
+        message(SEND_ERROR "--svg past a 1 KiB file-size limit: exit 0")
+      endif()
+    elseif(NOT _rc EQUAL 3 OR NOT _err MATCHES "^posenc-inspect: --svg \"[^\n]*\": [a-z_]+\\.svg cannot be written \\([^)]+\\); nothing written\n$"
+           OR NOT _out STREQUAL "" OR EXISTS "${WORK_DIR}/fsize-${_blocks}")
+      message(SEND_ERROR "--svg past a ${_blocks} KiB file-size limit: exit ${_rc} (3), stdout '${_out}', stderr: ${_err}; "
+                         "the folder must not be left behind")
+    endif()
+  endforeach()
+endif()
+# U+FFFE and U+FFFF are valid UTF-8 but not XML 1.0 characters: the charts show them as '?'.
+file(WRITE "${WORK_DIR}/nonchar.json"
+  "{\"_name_or_path\": \"a\\uFFFEb\\uFFFF<&>\", \"model_type\": \"llama\", \"head_dim\": 64, \"max_position_embeddings\": 4096}")
+expect_success("U+FFFE in _name_or_path" --config "${WORK_DIR}/nonchar.json" --svg "${WORK_DIR}/nonchar")
+foreach(_svg turns compression roformer_bound)
+  execute_process(COMMAND "${XMLLINT}" --noout "${WORK_DIR}/nonchar/${_svg}.svg" RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(SEND_ERROR "${_svg}.svg with U+FFFE in the name is not well-formed XML: ${_err}")
+  endif()
+endforeach()
+expect_refusal("--compare with a factor below 1" --preset qwen3-8b --compare none,linear --factor 1e-300)
+if(NOT err STREQUAL "posenc-inspect: --factor: must be >= 1, got \"1e-300\"\n")
+  message(SEND_ERROR "--compare none,linear --factor 1e-300: ${err}")
+endif()
