@@ -7,7 +7,8 @@
 // registers (four partial sums per head; the heads are then in L1), the block's 1 / rms in a few
 // vector instructions (lane_sums, sqrt, divide); then one pass that rotates and stores each head
 // (several tokens with a head whose halves are one register group each, rms_per_head: no
-// first pass, each head's 1 / rms formed from the registers the rotation loads, head_inv_rms),
+// first pass, each head's 1 / rms formed from the registers the rotation loads, head_inv_rms,
+// with the prefetch hints of apply's loops where they pay),
 // rotary dims rotated, the rest scaled or copied, into its destination: the output view, or the
 // cache slot (float / bfloat16 / float16 stored directly from registers; fp8 and int8 through a
 // float buffer of one head and the scalar converters of quantize.hpp; streamed rows through a
@@ -210,7 +211,7 @@ template <class A, bool Norm, class T, class Out, std::size_t... K>
 POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::ptrdiff_t x_stride, Out* ya, Out* yb,
                                                 std::ptrdiff_t y_stride, int count, const float* cos, const float* sin,
                                                 NormWeights w, int ja, int jb, const float* inv_rms, float eps, int n,
-                                                bool grouped_stores, std::index_sequence<K...>) noexcept
+                                                bool grouped_stores, bool prefetch, std::index_sequence<K...>) noexcept
 {
     using vec = simd::floats<A>;
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
@@ -224,6 +225,11 @@ POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::p
         const vec cw_b[] = {c[K] * w_b[K]...};
         const vec sw_a[] = {s[K] * w_a[K]...};
         for (int h = 0; h < count; ++h, xa += x_stride, xb += x_stride, ya += y_stride, yb += y_stride) {
+            if (prefetch) {
+                constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
+                (simd::prefetch(xa, ahead * x_stride + static_cast<std::ptrdiff_t>(K * lanes)), ...);
+                (simd::prefetch(xb, ahead * x_stride + static_cast<std::ptrdiff_t>(K * lanes)), ...);
+            }
             const vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
             const vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
             const vec r = inv_rms != nullptr ? vec(inv_rms[h]) : head_inv_rms<A>(a, b, eps, n);
@@ -299,7 +305,7 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 template <class A, Pairing P, bool Norm, class T, class Out>
 void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count, int head_dim,
                      int rotary_dim, const float* cos, const float* sin, NormWeights w, const float* inv_rms,
-                     float eps, bool copy_rest, bool grouped_stores) noexcept
+                     float eps, bool copy_rest, bool grouped_stores, bool prefetch) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
@@ -310,11 +316,11 @@ void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff
         for (; j + group <= half; j += group)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
                                            sin + j, w, j, half + j, inv_rms, eps, head_dim, grouped_stores,
-                                           std::make_index_sequence<norm_chunks<A>>());
+                                           prefetch && inv_rms == nullptr, std::make_index_sequence<norm_chunks<A>>());
         for (; j + lanes <= half; j += lanes)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
                                            sin + j, w, j, half + j, inv_rms, eps, head_dim, grouped_stores,
-                                           std::make_index_sequence<1>());
+                                           prefetch && inv_rms == nullptr, std::make_index_sequence<1>());
         if (j < half) {  // the last n < lanes pairs, through register-sized buffers, as the groups compute them
             const int n = half - j;
             const vec c = simd::load_first<A>(cos + j, n), s = simd::load_first<A>(sin + j, n);
@@ -397,15 +403,17 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 /// when half_split, every dim rotated and each half exactly one group of norm_chunks registers
 /// (head_dim 128 on AVX-512, 32 on AVX2); then a block is the whole tensor: no pass over the
 /// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
-/// previous ones. Chosen for several tokens without prefetch hints: on AMD Zen 4 the fused
-/// 4,096-token prefill of 32 + 8 heads of 128 went from about 1.3 to 1.0 times a streaming loop
-/// over the same bytes; a one-token call was faster in blocks of 16 (16 independent sums, then
-/// one vector sqrt), and the Intel machine's prefill was measured with blocks and hints.
+/// previous ones. Chosen for several tokens: the fused 4,096-token prefill of 32 + 8 heads of 128
+/// went from about 1.3 to 1.0 times a streaming loop over the same bytes on AMD Zen 4 (no
+/// prefetch hints there), and from 1.40-1.49 (blocks, hints) to 0.97-1.10 (per head, hints
+/// prefetch_heads_ahead heads ahead in the head loop) on AMD Zen 5; a one-token call was faster
+/// in blocks of 16 (16 independent sums, then one vector sqrt). (The Intel machine's prefill was
+/// measured with blocks and hints, 0.96 times the stream, before this choice.)
 template <class A, Pairing P>
-bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens, bool prefetch) noexcept
+bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
 {
     constexpr int group = norm_chunks<A> * simd::float_lanes<A>;
-    return several_tokens && !prefetch && P == Pairing::half_split && rotary_dim == head_dim && head_dim == 2 * group;
+    return several_tokens && P == Pairing::half_split && rotary_dim == head_dim && head_dim == 2 * group;
 }
 
 /// Every head of one tensor of token t to its destination: an output view (out != null) or the
@@ -416,7 +424,7 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
                                         NormWeights w, float eps, bool prefetch, bool several_tokens) noexcept
 {
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
-    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens, prefetch);
+    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens);
     const std::ptrdiff_t block = per_head ? in.heads : norm_block;
     alignas(64) float inv_rms[norm_block + 16];
     for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
@@ -424,7 +432,8 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
         if constexpr (Norm)
             if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
         norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, head_dim,
-                                    rotary_dim, cos, sin, w, per_head ? nullptr : inv_rms, eps, copy_rest, several_tokens);
+                                    rotary_dim, cos, sin, w, per_head ? nullptr : inv_rms, eps, copy_rest, several_tokens,
+                                    prefetch);
     }
 }
 
@@ -493,7 +502,7 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     const std::size_t row_bytes = static_cast<std::size_t>(head_dim) * element_bytes(cache.storage);
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
-    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens, prefetch);
+    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens);
     const std::ptrdiff_t block = per_head ? in.heads : norm_block;
     alignas(64) float inv_rms_block[norm_block + 16];
     const float* const inv_rms = per_head ? nullptr : inv_rms_block;
@@ -507,15 +516,15 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             switch (cache.storage) {
             case CacheStorage::float32:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens);
+                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens, prefetch);
                 continue;
             case CacheStorage::bfloat16:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<bfloat16*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens);
+                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens, prefetch);
                 continue;
             case CacheStorage::float16:
                 norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float16*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens);
+                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens, prefetch);
                 continue;
             default:
                 break;
@@ -531,19 +540,19 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             switch (cache.storage) {
             case CacheStorage::float32:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens);
+                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
                 break;
             case CacheStorage::bfloat16:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<bfloat16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens);
+                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
                 break;
             case CacheStorage::float16:
                 norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens);
+                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
                 break;
             default:
                 norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens);
+                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
                 store_quantized<A>(buffer, dst, head_dim, cache.storage,
                                   cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
                 break;

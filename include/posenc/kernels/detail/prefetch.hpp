@@ -26,35 +26,51 @@ namespace posenc::kernels::simd {
 inline constexpr std::ptrdiff_t prefetch_heads_ahead = 8;
 
 namespace impl {
-/// "GenuineIntel" in CPUID leaf 0 (false where CPUID is not available).
+/// Whether software prefetch was measured to pay on this CPU: Intel ("GenuineIntel" in CPUID leaf
+/// 0), or AMD ("AuthenticAMD") from family 1Ah (Zen 5) on; false where CPUID is not available.
 template <class A>
-bool cpu_is_intel() noexcept
+bool cpu_prefetch_pays() noexcept
 {
+    unsigned vendor_b = 0, vendor_c = 0, vendor_d = 0, signature = 0;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
-    return ebx == 0x756e6547u && edx == 0x49656e69u && ecx == 0x6c65746eu;  // "Genu" "ineI" "ntel"
+    vendor_b = ebx, vendor_c = ecx, vendor_d = edx;
+    if (eax >= 1 && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0) signature = eax;
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
     int r[4] = {};
     __cpuid(r, 0);
-    return r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e;
+    vendor_b = static_cast<unsigned>(r[1]), vendor_c = static_cast<unsigned>(r[2]), vendor_d = static_cast<unsigned>(r[3]);
+    if (r[0] >= 1) {
+        __cpuid(r, 1);
+        signature = static_cast<unsigned>(r[0]);
+    }
 #else
     return false;
 #endif
+    const bool intel = vendor_b == 0x756e6547u && vendor_d == 0x49656e69u && vendor_c == 0x6c65746eu;  // "Genu" "ineI" "ntel"
+    const bool amd = vendor_b == 0x68747541u && vendor_d == 0x69746e65u && vendor_c == 0x444d4163u;    // "Auth" "enti" "cAMD"
+    // family: the base family, plus the extended family when the base is 0Fh (CPUID leaf 1 EAX)
+    const unsigned base_family = (signature >> 8) & 0xfu;
+    const unsigned family = base_family == 0xfu ? base_family + ((signature >> 20) & 0xffu) : base_family;
+    return intel || (amd && family >= 0x1au);
 }
 }  // namespace impl
 
 /// Whether the kernels issue software prefetches (prefetch_heads_ahead) when a call streams
-/// several tokens: on Intel CPUs only, where they were measured to pay (above). On a 2-core AMD
-/// EPYC (Zen 4, AVX-512) the same float prefill ran at 0.97 to 1.03 times the streaming loop
-/// without them and 1.25 to 1.40 times with them, at every distance from 2 to 128 heads (its
-/// hardware prefetcher keeps up; the hints only cost), and the fused QK-norm + RoPE prefill
-/// about 25 % slower with them. CPUID is read once per arch (a template on the arch, as every
-/// function a per-ISA unit compiles).
+/// several tokens: where they were measured to pay. On a 2-core AMD EPYC Zen 4 (family 19h,
+/// AVX-512) the float prefill ran at 0.97 to 1.03 times the streaming loop without them and 1.25
+/// to 1.40 times with them, at every distance from 2 to 128 heads (its hardware prefetcher keeps
+/// up; the hints only cost), and the fused QK-norm + RoPE prefill about 25 % slower with them. On
+/// a 2-core AMD EPYC Zen 5 (family 1Ah) the reverse: the float prefill 0.86 to 0.98 times the
+/// streaming loop with them against 1.06 to 1.25 without, the on-the-fly prefill 1.08 to 1.26
+/// against 1.50 to 1.65, M-RoPE 0.81 to 0.93 against 1.08 to 1.26. So: Intel, and AMD from Zen 5
+/// on (impl::cpu_prefetch_pays); earlier AMD families and other vendors, none. CPUID is read once
+/// per arch (a template on the arch, as every function a per-ISA unit compiles).
 template <class A>
 bool software_prefetch_pays() noexcept
 {
-    static const bool pays = impl::cpu_is_intel<A>();
+    static const bool pays = impl::cpu_prefetch_pays<A>();
     return pays;
 }
 
