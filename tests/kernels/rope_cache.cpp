@@ -387,6 +387,48 @@ TEST_CASE("CacheStores: streaming, cached and automatic stores write the same by
     }
 }
 
+TEST_CASE("CacheStores: streamed rows of more heads than one staging buffer holds equal the cached rows, both layouts")
+{
+    // Streamed rows are formed up to 16 KiB at a time (cache_stage_bytes): 40 heads of 128 floats
+    // (the per-head norm path takes them in one block) and 12 heads of 512 floats (blocks of 16
+    // heads, 8 heads a stage) each need more than one stage per token.
+    static_assert(40 * 128 * sizeof(float) > detail::cache_stage_bytes && 12 * 512 * sizeof(float) > detail::cache_stage_bytes);
+    std::mt19937 rng(78);
+    for (const auto& [heads, dim] : {std::pair<std::ptrdiff_t, int> {40, 128}, std::pair<std::ptrdiff_t, int> {12, 512}}) {
+        const posenc::RopeSpec spec(dim, dim, 1e6);
+        const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
+        constexpr std::ptrdiff_t tokens = 3, slots = 8;
+        std::vector<float> k(static_cast<std::size_t>(tokens * heads * dim)), v(k.size()), weight(static_cast<std::size_t>(dim));
+        for (float& x : k) x = std::uniform_real_distribution<float>(-2, 2)(rng);
+        for (float& x : v) x = std::uniform_real_distribution<float>(-2, 2)(rng);
+        for (float& x : weight) x = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
+        const QkNorm norm {NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+        std::vector<std::int64_t> slot {5, 0, 3};
+        for (const ArchPath& path : kernel_test::arch_paths())
+            for (CacheLayout layout : {CacheLayout::token_major, CacheLayout::heads_major})
+                for (const QkNorm* n : {static_cast<const QkNorm*>(nullptr), &norm}) {
+                    std::vector<std::vector<unsigned char>> written;
+                    for (CacheStores stores : {CacheStores::cached, CacheStores::streaming}) {
+                        Cache kc = make_cache(CacheStorage::float32, true, layout, slots, heads, dim, {});
+                        Cache vc = make_cache(CacheStorage::float32, true, layout, slots, heads, dim, {});
+                        CacheWrite<float> w;
+                        w.k = HeadsView<float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, heads, dim});
+                        w.v = HeadsView<float>(v.data(), static_cast<std::ptrdiff_t>(v.size()), {tokens, heads, dim});
+                        w.key_cache = kc.view;
+                        w.value_cache = vc.view;
+                        w.slot_mapping = SlotMapping(slot);
+                        w.stores = stores;
+                        Call<float> {&path, &spec, n, &angles, PositionIds::contiguous(9)}(w);
+                        kc.bytes.insert(kc.bytes.end(), vc.bytes.begin(), vc.bytes.end());
+                        written.push_back(std::move(kc.bytes));
+                    }
+                    INFO(path.name << " heads " << heads << " dim " << dim << (layout == CacheLayout::heads_major ? " heads_major" : " token_major")
+                                   << (n ? " with norm" : ""));
+                    CHECK(written[0] == written[1]);
+                }
+    }
+}
+
 /// The message of a refused rope_into_cache call at position 0, or "no error".
 std::string refusal(const posenc::RopeSpec& spec, const CosSinCache& angles, const CacheWrite<float>& write)
 {

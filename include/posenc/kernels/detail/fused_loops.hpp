@@ -245,6 +245,11 @@ POSENC_ALWAYS_INLINE void norm_half_split_group(const T* xa, const T* xb, std::p
         }
     } else {
         for (int h = 0; h < count; ++h, xa += x_stride, xb += x_stride, ya += y_stride, yb += y_stride) {
+            if (prefetch) {
+                constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
+                (simd::prefetch(xa, ahead * x_stride + static_cast<std::ptrdiff_t>(K * lanes)), ...);
+                (simd::prefetch(xb, ahead * x_stride + static_cast<std::ptrdiff_t>(K * lanes)), ...);
+            }
             const vec a[] = {simd::load_as_floats<A>(xa + K * lanes)...};
             const vec b[] = {simd::load_as_floats<A>(xb + K * lanes)...};
             if (grouped_stores) {
@@ -316,11 +321,11 @@ void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff
         for (; j + group <= half; j += group)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
                                            sin + j, w, j, half + j, inv_rms, eps, head_dim, grouped_stores,
-                                           prefetch && inv_rms == nullptr, std::make_index_sequence<norm_chunks<A>>());
+                                           prefetch && (!Norm || inv_rms == nullptr), std::make_index_sequence<norm_chunks<A>>());
         for (; j + lanes <= half; j += lanes)
             norm_half_split_group<A, Norm>(x0 + j, x0 + half + j, x_stride, y0 + j, y0 + half + j, y_stride, count, cos + j,
                                            sin + j, w, j, half + j, inv_rms, eps, head_dim, grouped_stores,
-                                           prefetch && inv_rms == nullptr, std::make_index_sequence<1>());
+                                           prefetch && (!Norm || inv_rms == nullptr), std::make_index_sequence<1>());
         if (j < half) {  // the last n < lanes pairs, through register-sized buffers, as the groups compute them
             const int n = half - j;
             const vec c = simd::load_first<A>(cos + j, n), s = simd::load_first<A>(sin + j, n);
@@ -474,31 +479,58 @@ inline std::ptrdiff_t slot_head_step(const KvCacheView& cache, std::ptrdiff_t s,
     return heads > 1 ? cache.offset(s, 1) - cache.offset(s, 0) : 0;
 }
 
-/// V of token t into its cache row at `slot` when the cache holds V's own element type and the
-/// rows are not streamed: a copy (copy_heads), made here in the token loop rather than through
-/// heads_to_cache's frame (measured about 0.02-0.03 us less for a decode step on AMD Zen 4).
-/// Returns false, copying nothing, otherwise.
+/// V of token t into its cache row at `slot` when the cache holds V's own element type: a copy
+/// (copy_heads), made here in the token loop rather than through heads_to_cache's frame
+/// (measured about 0.02-0.03 us less for a decode step on AMD Zen 4); streamed rows straight
+/// from V with non-temporal stores (simd::stream_copy), without a staging buffer (AMD Zen 5, a
+/// 4,096-token K and V into a paged cache: the staged copy of V was the slowest part of the
+/// call), each row that stream_copy cannot write by a plain copy. Returns false, copying
+/// nothing, for a cache of another element type.
 template <class A, class T>
 POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const KvCacheView& cache, std::ptrdiff_t t,
                                               std::int64_t slot, int head_dim, bool stream) noexcept
 {
-    if (stream || cache.storage != storage_of<T>) return false;
+    if (cache.storage != storage_of<T>) return false;
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
-    copy_heads<A>(v.head(t, 0), v.head_stride, reinterpret_cast<T*>(cache.head(s, 0)), slot_head_step(cache, s, v.heads),
-                  v.heads, head_dim);
+    const T* x = v.head(t, 0);
+    T* y = reinterpret_cast<T*>(cache.head(s, 0));
+    const std::ptrdiff_t step = slot_head_step(cache, s, v.heads);
+    if (!stream) {
+        copy_heads<A>(x, v.head_stride, y, step, v.heads, head_dim);
+        return true;
+    }
+    const std::size_t row = static_cast<std::size_t>(head_dim) * sizeof(T);
+    const bool one_run = v.heads == 1 || (v.head_stride == head_dim && step == head_dim);
+    const std::ptrdiff_t runs = one_run ? 1 : v.heads;
+    const std::size_t bytes = one_run ? row * static_cast<std::size_t>(v.heads) : row;
+    for (std::ptrdiff_t h = 0; h < runs; ++h) {
+        auto* dst = reinterpret_cast<std::byte*>(y + h * step);
+        const auto* src = reinterpret_cast<const std::byte*>(x + h * v.head_stride);
+        if (simd::stream_copy_possible<A>(dst, bytes)) simd::stream_copy<A>(dst, src, bytes);
+        else std::memcpy(dst, src, bytes);
+    }
     return true;
 }
 
-/// Every head of one tensor of token t into its cache row at `slot`. `stream`: the row is formed
-/// in a staging buffer, then written with non-temporal stores (simd::stream_copy) where its
-/// address and length allow.
+/// Bytes of rows a streamed cache write forms before writing them with non-temporal stores:
+/// a whole token's K of 8 heads of 128 floats, or more heads of fewer bytes. One stage of heads
+/// rather than one head at a time: the staged head-by-head write of a 4,096-token K and V took
+/// 1.3 to 2.2 times a plain copy of the same rows on AMD Zen 5.
+inline constexpr std::size_t cache_stage_bytes = 16384;
+
+/// Every head of one tensor of token t into its cache row at `slot`. Float and 16-bit caches are
+/// written straight from registers, a block of heads at a time; `stream`: up to
+/// cache_stage_bytes of rows are formed in a staging buffer, then written with non-temporal
+/// stores (simd::stream_copy) where their address and length allow (in one run when the slot's
+/// heads are contiguous). 8-bit caches go head by head through a float buffer and the converters.
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
                     int head_dim, int rotary_dim, const float* cos, const float* sin, NormWeights w, float eps,
                     bool prefetch, bool several_tokens, bool stream) noexcept
 {
     alignas(64) float buffer[max_fused_head_dim];
-    alignas(64) std::byte staging[max_fused_head_dim * sizeof(float)];
+    alignas(64) std::byte staging[cache_stage_bytes];
+    static_assert(cache_stage_bytes >= max_fused_head_dim * sizeof(float), "the staging buffer holds a head");
     const std::size_t row_bytes = static_cast<std::size_t>(head_dim) * element_bytes(cache.storage);
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
@@ -506,57 +538,58 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     const std::ptrdiff_t block = per_head ? in.heads : norm_block;
     alignas(64) float inv_rms_block[norm_block + 16];
     const float* const inv_rms = per_head ? nullptr : inv_rms_block;
+    // `count` heads from x to rows `step` elements apart at dst, in the cache's element type;
+    // false for an 8-bit cache
+    auto to_rows = [&](const T* x, std::byte* dst, std::ptrdiff_t step, int count, const float* r) {
+        switch (cache.storage) {
+        case CacheStorage::float32:
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float*>(dst), step, count, head_dim, rotary_dim,
+                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            return true;
+        case CacheStorage::bfloat16:
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<bfloat16*>(dst), step, count, head_dim, rotary_dim,
+                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            return true;
+        case CacheStorage::float16:
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float16*>(dst), step, count, head_dim, rotary_dim,
+                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            return true;
+        default:
+            return false;
+        }
+    };
+    const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
     for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
         const int count = static_cast<int>(std::min<std::ptrdiff_t>(block, in.heads - h0));
         if constexpr (Norm)
             if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms_block, prefetch);
         const T* x0 = in.head(t, h0);
-        std::byte* const row0 = cache.head(s, h0);
-        if (!stream) {  // float and 16-bit caches: straight from registers, a block of heads at a time
-            switch (cache.storage) {
-            case CacheStorage::float32:
-                norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens, prefetch);
-                continue;
-            case CacheStorage::bfloat16:
-                norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<bfloat16*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens, prefetch);
-                continue;
-            case CacheStorage::float16:
-                norm_rope_heads<A, P, Norm>(x0, in.head_stride, reinterpret_cast<float16*>(row0), head_step, count, head_dim,
-                                            rotary_dim, cos, sin, w, inv_rms, eps, true, several_tokens, prefetch);
-                continue;
-            default:
-                break;
+        if (!stream) {
+            if (to_rows(x0, cache.head(s, h0), head_step, count, inv_rms)) continue;
+        } else if (cache.storage != CacheStorage::float8_e4m3 && cache.storage != CacheStorage::int8) {
+            for (int i0 = 0; i0 < count; i0 += stage_heads) {
+                const int n = std::min(stage_heads, count - i0);
+                to_rows(x0 + i0 * in.head_stride, staging, head_dim, n, inv_rms == nullptr ? nullptr : inv_rms + i0);
+                const bool one_run = n == 1 || head_step == head_dim;
+                const std::size_t bytes = one_run ? row_bytes * static_cast<std::size_t>(n) : row_bytes;
+                for (int i = 0; i < (one_run ? 1 : n); ++i) {
+                    std::byte* const dst = cache.head(s, h0 + i0 + i);
+                    const std::byte* const src = staging + static_cast<std::size_t>(i) * row_bytes;
+                    if (simd::stream_copy_possible<A>(dst, bytes)) simd::stream_copy<A>(dst, src, bytes);
+                    else std::memcpy(dst, src, bytes);
+                }
             }
+            continue;
         }
-        // 8-bit caches (through a float buffer) and streamed rows (through the staging buffer): head by head
+        // 8-bit caches: head by head through the float buffer, and the staging buffer when streamed
         for (int i = 0; i < count; ++i) {
             const std::ptrdiff_t h = h0 + i;
-            const T* x = in.head(t, h);
             std::byte* const row = cache.head(s, h);
             const bool staged = stream && simd::stream_copy_possible<A>(row, row_bytes);
-            std::byte* dst = staged ? staging : row;
-            switch (cache.storage) {
-            case CacheStorage::float32:
-                norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
-                break;
-            case CacheStorage::bfloat16:
-                norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<bfloat16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
-                break;
-            case CacheStorage::float16:
-                norm_rope_heads<A, P, Norm>(x, 0, reinterpret_cast<float16*>(dst), 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
-                break;
-            default:
-                norm_rope_heads<A, P, Norm>(x, 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w,
-                                            inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
-                store_quantized<A>(buffer, dst, head_dim, cache.storage,
-                                  cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
-                break;
-            }
+            norm_rope_heads<A, P, Norm>(in.head(t, h), 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w,
+                                        inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
+            store_quantized<A>(buffer, staged ? staging : row, head_dim, cache.storage,
+                               cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
             if (staged) simd::stream_copy<A>(row, staging, row_bytes);
         }
     }

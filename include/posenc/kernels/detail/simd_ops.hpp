@@ -518,7 +518,7 @@ template <class A>
 void stream_copy_16(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
 {
     for (std::size_t i = 0; i < bytes; i += 16)
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_load_si128(reinterpret_cast<const __m128i*>(src + i)));
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
 }
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::sse2>) noexcept
@@ -537,7 +537,7 @@ void stream_copy_32(std::byte* dst, const std::byte* src, std::size_t bytes) noe
 {
     if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 32 != 0) return stream_copy_16<A>(dst, src, bytes);
     for (std::size_t i = 0; i < bytes; i += 32)
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i)));
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
 }
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx>) noexcept
@@ -556,7 +556,7 @@ void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requir
 {
     if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 64 != 0) return stream_copy_32<A>(dst, src, bytes);
     for (std::size_t i = 0; i < bytes; i += 64)
-        _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_load_si512(reinterpret_cast<const void*>(src + i)));
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(reinterpret_cast<const void*>(src + i)));
 }
 template <class A>
 void store_fence(requires_arch<xsimd::avx512f>) noexcept
@@ -582,9 +582,10 @@ floats<A> sqrt(const floats<A>& v) noexcept
     return impl::sqrt<A>(v, A {});
 }
 
-/// Copies `bytes` from a 64-byte aligned staging buffer to dst with non-temporal stores (written
-/// to memory without reading the destination's cache lines first, and without keeping them in
-/// the caches); dst must be 16-byte aligned and bytes a multiple of 16 (stream_copy_possible).
+/// Copies `bytes` from src (any alignment: a staging buffer or a tensor's row) to dst with
+/// non-temporal stores (written to memory without reading the destination's cache lines first,
+/// and without keeping them in the caches); dst must be 16-byte aligned and bytes a multiple of
+/// 16 (stream_copy_possible).
 /// Where the arch has no such store it is a memcpy. Call store_fence<A>() once after the last one.
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
