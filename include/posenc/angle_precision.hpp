@@ -19,8 +19,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include "posenc/angles.hpp"
+#include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/scaling/float32_emulation.hpp"
 
@@ -29,20 +31,49 @@ namespace posenc {
 /// Which arithmetic builds an angle (and a scaled table); see the file comment.
 enum class Precision { exact, hf_float32 };
 
-/// "exact" or "hf_float32".
+/// "exact" or "hf_float32"; "(not a Precision)" for a value that names no enumerator
+/// (static_cast<Precision>(5)).
 inline const char* to_string(Precision precision) noexcept
 {
-    return precision == Precision::exact ? "exact" : "hf_float32";
+    switch (precision) {
+    case Precision::exact: return "exact";
+    case Precision::hf_float32: return "hf_float32";
+    }
+    return "(not a Precision)";
 }
+
+namespace detail {
+
+/// Throws posenc::error unless `precision` is one of the named enumerators: a value cast from
+/// another integer would otherwise act as hf_float32.
+inline void require_precision(Precision precision)
+{
+    if (precision != Precision::exact && precision != Precision::hf_float32)
+        raise("precision", static_cast<int>(precision), "must be Precision::exact or Precision::hf_float32");
+}
+
+/// The checks of rotation_angle and cos_sin with a Precision, in this order: the precision, the
+/// pair, the position's range for that pair's frequency.
+inline void require_angle_arguments(const FrequencyTable& table, std::int64_t position, int pair, Precision precision)
+{
+    require_precision(precision);
+    if (pair < 0 || pair >= table.num_pairs())
+        raise("pair", pair, "must be in [0, num_pairs " + std::to_string(table.num_pairs()) + ")");
+    require_exact_angle_range("position", position, table.inv_freq(pair));
+}
+
+}  // namespace detail
 
 /// The angle of pair `pair` at `position`, reduced into [-pi, pi].
 ///   exact:      reduced_angle(position, inv_freq)   (error < 4e-15 rad, angles.hpp)
 ///   hf_float32: the float32 angle fl(fl(inv_freq) (x) fl(position)) that Hugging Face computes,
 ///               then reduced exactly (the reduction adds no error for |angle| <= 2^50).
-/// Precondition: 0 <= pair < table.num_pairs(); |position| <= 2^50.
-inline double rotation_angle(const FrequencyTable& table, std::int64_t position, int pair,
-                             Precision precision) noexcept
+/// Throws posenc::error for a precision that names no enumerator, a pair outside
+/// [0, num_pairs), or a position outside the exact reduction's range for the pair
+/// (require_exact_angle_range: |position| <= 2^53, |position * inv_freq| <= 2^50).
+inline double rotation_angle(const FrequencyTable& table, std::int64_t position, int pair, Precision precision)
 {
+    detail::require_angle_arguments(table, position, pair, precision);
     if (precision == Precision::exact) return reduced_angle(position, table.inv_freq(pair));
     const float angle = hf32::mul(hf32::round(table.inv_freq(pair)), static_cast<float>(position));
     return reduced_angle(1, static_cast<double>(angle));
@@ -54,9 +85,10 @@ inline double rotation_angle(const FrequencyTable& table, std::int64_t position,
 ///               float32 angle above (values are float32 numbers held in double).
 /// Use a table built with Precision::hf_float32 for Hugging Face's values; with an exact table the
 /// float32 mode rounds the double inv_freq once instead of following HF's operation order.
-/// Precondition: 0 <= pair < table.num_pairs(); |position| <= 2^50.
-inline CosSin cos_sin(const FrequencyTable& table, std::int64_t position, int pair, Precision precision) noexcept
+/// Throws posenc::error as rotation_angle.
+inline CosSin cos_sin(const FrequencyTable& table, std::int64_t position, int pair, Precision precision)
 {
+    detail::require_angle_arguments(table, position, pair, precision);
     if (precision == Precision::exact) return cos_sin(table, position, pair);
     const double angle = rotation_angle(table, position, pair, Precision::hf_float32);
     const float factor = hf32::round(table.attention_factor());

@@ -65,9 +65,15 @@ struct RopeGroup {
     double softmax_scale_multiplier = 1.0;
 
     /// A group whose attention factor is the one its scaling gives (scaling_attention_factor).
+    /// Throws posenc::error for an empty name ("name \"\" must not be empty") or a negative
+    /// max_position_embeddings ("max_position_embeddings -1 must be >= 0 (0 when unknown)"),
+    /// which ModelRope would refuse only later.
     static RopeGroup make(std::string name, const RopeSpec& spec, Scaling scaling = NoScaling{},
                           std::int64_t max_position_embeddings = 0)
     {
+        if (name.empty()) detail::raise("name", name, "must not be empty");
+        detail::require(max_position_embeddings >= 0, "max_position_embeddings", max_position_embeddings,
+                        "must be >= 0 (0 when unknown)");
         const std::int64_t original = scaling_original_length(scaling).value_or(max_position_embeddings);
         const double attention = scaling_attention_factor(scaling);
         return RopeGroup{std::move(name), spec, std::move(scaling), max_position_embeddings, original, attention, 1.0};

@@ -54,6 +54,7 @@
 // positions to pairs. Positions are integers, as in every model above.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -299,7 +300,9 @@ inline void require_layout_matches(const RopeSpec& spec, const FrequencyTable& t
 /// (rotation.hpp): cos/sin of the exactly reduced angle times the attention factor, math in
 /// double, one rounding into T. With every position equal to m it performs the same operations
 /// as apply_rope_reference at m, so the results are identical. Error < 1e-14 |x| per pair in double.
-/// Throws posenc::error if the table's or the layout's pair count differs from the spec's.
+/// Throws posenc::error, before writing, if the table's or the layout's pair count differs from
+/// the spec's, or an axis's position lies outside the exact reduction's range for that axis's
+/// pairs (require_exact_angle_range, named positions[<axis>]).
 /// Precondition: positions points to layout.num_axes() values.
 template <class T>
 void apply_multi_axis_rope_reference(const RopeSpec& spec, const FrequencyTable& table, const MultiAxisLayout& layout,
@@ -307,6 +310,12 @@ void apply_multi_axis_rope_reference(const RopeSpec& spec, const FrequencyTable&
 {
     static_assert(std::is_floating_point_v<T>, "apply_multi_axis_rope_reference rotates float, double or long double data.");
     detail::require_layout_matches(spec, table, layout);
+    for (int a = 0; a < layout.num_axes(); ++a) {
+        double largest = 0.0;
+        for (int i = 0; i < spec.num_pairs(); ++i)
+            if (layout.axis_of_pair(i) == a) largest = std::max(largest, table.inv_freq(i));
+        require_exact_angle_range("positions[" + std::to_string(a) + "]", positions[a], largest);
+    }
     for (int i = 0; i < spec.num_pairs(); ++i) {
         const CosSin cs = cos_sin(table, positions[layout.axis_of_pair(i)], i);
         const PairCoordinates p = spec.pair_coordinates(i);

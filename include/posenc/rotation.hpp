@@ -50,10 +50,13 @@ inline void require_matching_pairs(const RopeSpec& spec, const FrequencyTable& t
 /// R_{Theta,m} of RoFormer eq. 15 as a head_dim x head_dim matrix, placed by spec.pairing();
 /// cos/sin include table.attention_factor() (so it is a rotation times that factor on the
 /// rotary slice) and the pass-through dims are the identity.
-/// Throws posenc::error if table.num_pairs() != spec.num_pairs(). Error as cos_sin (< 5e-15).
+/// Throws posenc::error if table.num_pairs() != spec.num_pairs() or the position lies outside
+/// the exact reduction's range (require_exact_angle_range: |position| <= 2^53,
+/// |position * inv_freq| <= 2^50). Error as cos_sin (< 5e-15).
 inline Eigen::MatrixXd rotation_matrix(const RopeSpec& spec, const FrequencyTable& table, std::int64_t position)
 {
     detail::require_matching_pairs(spec, table);
+    require_exact_angle_range("position", position, table);
     Eigen::MatrixXd r = Eigen::MatrixXd::Identity(spec.head_dim(), spec.head_dim());
     for (int i = 0; i < spec.num_pairs(); ++i) {
         const CosSin cs = cos_sin(table, position, i);
@@ -83,12 +86,14 @@ inline Eigen::PermutationMatrix<Eigen::Dynamic> pairing_permutation(const RopeSp
 ///   head[a] <- head[a] cos - head[b] sin,   head[b] <- head[b] cos + head[a] sin
 /// with cos/sin of the exactly reduced angle times the attention factor, computed in double
 /// and rounded once into T. A negative position applies the inverse rotation.
-/// Throws posenc::error if table.num_pairs() != spec.num_pairs().
+/// Throws posenc::error, before writing, if table.num_pairs() != spec.num_pairs() or the
+/// position lies outside the exact reduction's range (require_exact_angle_range).
 template <class T>
 void apply_rope_reference(const RopeSpec& spec, const FrequencyTable& table, T* head, std::int64_t position)
 {
     static_assert(std::is_floating_point_v<T>, "apply_rope_reference rotates float, double or long double data.");
     detail::require_matching_pairs(spec, table);
+    require_exact_angle_range("position", position, table);
     for (int i = 0; i < spec.num_pairs(); ++i) {
         const CosSin cs = cos_sin(table, position, i);
         const PairCoordinates p = spec.pair_coordinates(i);

@@ -18,18 +18,12 @@ namespace posenc::python {
 
 namespace {
 
-/// The library refuses non-finite inputs, but finite ones can still overflow double on the way
-/// (squares past 1.8e308, products of huge weights); from Python that is an error naming the
-/// input, never an inf or a NaN in the result.
-constexpr const char* squares_overflow = "must be finite: the squares of the entries overflow double";
+/// The library refuses non-finite inputs and scales vectors before squaring them (finite RMS,
+/// norms and cosines for any finite input); attention's products of huge weights can still
+/// overflow double on the way: from Python that is an error naming the input, never an inf or a
+/// NaN in the result.
 constexpr const char* attention_overflow =
     "must keep the logits Q K^T / sqrt(d_key) finite in double (the products overflow, the softmax would give NaN)";
-
-double finite_value(const char* field, double x, const char* rule)
-{
-    if (!std::isfinite(x)) posenc::detail::raise(field, x, rule);
-    return x;
-}
 
 /// `method` (a const member function) whose matrix result must be finite.
 template <class Class, class... Args>
@@ -106,35 +100,13 @@ void bind_encodings(py::module_& parent)
     // ---- naive schemes ---------------------------------------------------------------------------
     m.def("add_index_to_every_dim", &enc::add_index_to_every_dim, py::arg("content"), py::arg("position"),
           "x = e + p * 1 (lesson C2-2, naive scheme 1): the position signal has RMS p.");
-    m.def(
-        "root_mean_square",
-        [](const Eigen::VectorXd& v) { return finite_value("v.rms", enc::root_mean_square(v), squares_overflow); },
-        py::arg("v"), "sqrt(mean(v_i^2)).");
+    m.def("root_mean_square", &enc::root_mean_square, py::arg("v"), "sqrt(mean(v_i^2)).");
     m.def("content_to_position_ratio", py::overload_cast<double, std::int64_t>(&enc::content_to_position_ratio),
           py::arg("content_rms"), py::arg("position"), "RMS(e) / RMS(p * 1) = content_rms / p (1/37 = 2.7% at p = 37).");
-    m.def("content_to_position_ratio",
-          [](const Eigen::VectorXd& content, std::int64_t position) {
-              finite_value("content.rms", enc::root_mean_square(content), squares_overflow);
-              return enc::content_to_position_ratio(content, position);
-          },
+    m.def("content_to_position_ratio", py::overload_cast<const Eigen::VectorXd&, std::int64_t>(&enc::content_to_position_ratio),
           py::arg("content"), py::arg("position"), "RMS(content) / p.");
-    m.def(
-        "cosine_similarity",
-        [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-            const double c = enc::cosine_similarity(a, b);
-            finite_value("a.norm", a.norm(), squares_overflow);
-            finite_value("b.norm", b.norm(), squares_overflow);
-            return c;
-        },
-        py::arg("a"), py::arg("b"), "a.b / (|a| |b|).");
-    m.def(
-        "rms_norm",
-        [](const Eigen::VectorXd& x, double epsilon) {
-            Eigen::VectorXd out = enc::rms_norm(x, epsilon);
-            finite_value("x.rms", std::sqrt(x.squaredNorm() / static_cast<double>(x.size())), squares_overflow);
-            return out;
-        },
-        py::arg("x"), py::arg("epsilon") = 1e-6,
+    m.def("cosine_similarity", &enc::cosine_similarity, py::arg("a"), py::arg("b"), "a.b / (|a| |b|).");
+    m.def("rms_norm", &enc::rms_norm, py::arg("x"), py::arg("epsilon") = 1e-6,
           "x / sqrt(mean(x_i^2) + epsilon) (RMSNorm without gain): it never changes x's direction.");
     m.def("normalized_index", &enc::normalized_index, py::arg("position"), py::arg("length"),
           "u(t, T) = t / (T - 1) (lesson C2-2, naive scheme 2).");

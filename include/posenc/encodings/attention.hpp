@@ -125,20 +125,38 @@ public:
     int d_key() const noexcept { return static_cast<int>(w_query_.cols()); }
     int d_value() const noexcept { return static_cast<int>(w_value_.cols()); }
 
-    /// Q = X W_q, K = X W_k, V = X W_v. Throws posenc::error unless X is T x d_model, T > 0, finite.
-    Eigen::MatrixXd queries(const Eigen::MatrixXd& x) const { return detail::project_rows(checked(x), w_query_); }
-    Eigen::MatrixXd keys(const Eigen::MatrixXd& x) const { return detail::project_rows(checked(x), w_key_); }
-    Eigen::MatrixXd values(const Eigen::MatrixXd& x) const { return detail::project_rows(checked(x), w_value_); }
+    /// Q = X W_q, K = X W_k, V = X W_v. Throws posenc::error unless X is T x d_model, T > 0,
+    /// finite, and the product is finite in double (finite inputs can overflow:
+    /// "x 3x2 must keep X W_q finite in double (a product or a sum overflows)").
+    Eigen::MatrixXd queries(const Eigen::MatrixXd& x) const { return projected(x, w_query_, "X W_q"); }
+    Eigen::MatrixXd keys(const Eigen::MatrixXd& x) const { return projected(x, w_key_, "X W_k"); }
+    Eigen::MatrixXd values(const Eigen::MatrixXd& x) const { return projected(x, w_value_, "X W_v"); }
 
-    /// Q K^T / sqrt(d_key) (Vaswani eq. 1, before the softmax, without a bias).
-    Eigen::MatrixXd logits(const Eigen::MatrixXd& x) const { return scaled_scores(queries(x), keys(x)); }
+    /// Q K^T / sqrt(d_key) (Vaswani eq. 1, before the softmax, without a bias). Throws
+    /// posenc::error as queries, and when a logit overflows double (the softmax would give NaN):
+    /// "x 3x2 must keep the logits Q K^T / sqrt(d_key) finite in double (...)".
+    Eigen::MatrixXd logits(const Eigen::MatrixXd& x) const
+    {
+        Eigen::MatrixXd l = scaled_scores(queries(x), keys(x));
+        if (!l.allFinite())
+            throw posenc::error("x", shape_of(x),
+                                  "must keep the logits Q K^T / sqrt(d_key) finite in double (the products overflow, "
+                                  "the softmax would give NaN)");
+        return l;
+    }
 
-    /// logits(x) + bias. Throws posenc::error unless bias is T x T, free of NaN and +inf, and
-    /// every row has at least one entry > -inf.
+    /// logits(x) + bias. Throws posenc::error unless bias is T x T, free of NaN and +inf, every
+    /// row has at least one entry > -inf, and every finite entry keeps logit + bias finite.
     Eigen::MatrixXd logits(const Eigen::MatrixXd& x, const Eigen::MatrixXd& bias) const
     {
         Eigen::MatrixXd l = logits(x);
         require_bias(bias, l.rows());
+        for (Eigen::Index j = 0; j < l.cols(); ++j)
+            for (Eigen::Index i = 0; i < l.rows(); ++i)
+                if (std::isfinite(bias(i, j)) && !std::isfinite(l(i, j) + bias(i, j)))
+                    posenc::detail::raise(detail::index_text("bias", i, j), bias(i, j),
+                                          "must keep logit + bias finite in double (logit " +
+                                              posenc::detail::format_value(l(i, j)) + ")");
         for (Eigen::Index j = 0; j < l.cols(); ++j)
             for (Eigen::Index i = 0; i < l.rows(); ++i)
                 l(i, j) += bias(i, j);  // a -inf entry masks the key
@@ -169,6 +187,10 @@ public:
             for (std::size_t t = 0; t < row.keys.size(); ++t)
                 for (Eigen::Index c = 0; c < v.cols(); ++c) out(i, c) += row.weights[t] * v(row.keys[t], c);
         }
+        // A convex combination of finite values exceeds the largest only by rounding, which can
+        // still carry a value within T ulp of DBL_MAX past it.
+        if (!out.allFinite())
+            throw posenc::error("x", shape_of(x), "must keep the output A V finite in double (V is within rounding of overflow)");
         return out;
     }
 
@@ -188,6 +210,20 @@ private:
         std::vector<Eigen::Index> keys;  // unmasked keys in canonical order
         std::vector<double> weights;     // their softmax weights, same order
     };
+
+    static std::string shape_of(const Eigen::MatrixXd& x)
+    {
+        return std::to_string(x.rows()) + "x" + std::to_string(x.cols());
+    }
+
+    Eigen::MatrixXd projected(const Eigen::MatrixXd& x, const Eigen::MatrixXd& w, const char* product) const
+    {
+        Eigen::MatrixXd out = detail::project_rows(checked(x), w);
+        if (!out.allFinite())
+            throw posenc::error("x", shape_of(x),
+                                  "must keep " + std::string(product) + " finite in double (a product or a sum overflows)");
+        return out;
+    }
 
     const Eigen::MatrixXd& checked(const Eigen::MatrixXd& x) const
     {

@@ -49,17 +49,15 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "posenc/error.hpp"
+#include "posenc/models/detail/hf_config_text.hpp"
 #include "posenc/models/detail/hf_group_json.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 #include "posenc/model_rope.hpp"
@@ -117,6 +115,7 @@ namespace detail_json {
 template <class Resolve>
 auto with_parsed_text(std::string_view text, Resolve&& resolve) -> decltype(resolve(std::declval<const json&>()))
 {
+    require_no_nul(text, "config");
     const std::vector<LossyLiteral> lossy = scan_text(text);
     json j;
     try {
@@ -671,29 +670,6 @@ inline HfRopeConfig parse_config(std::string_view text, const ReadOptions& optio
 {
     return detail_json::with_parsed_text(text, [&](const nlohmann::json& j) { return resolve_config(j, options); });
 }
-
-namespace detail_json {
-
-/// The text of a config file (at most max_config_bytes); posenc::error naming the path otherwise.
-inline std::string read_config_text(const std::string& path)
-{
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw posenc::error("path", '"' + path + '"', "is a directory", path + ": is a directory, not a config file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw posenc::error("path", '"' + path + '"', "cannot be opened", path + ": cannot be opened");
-    // Read at most max_config_bytes + 1: a config is kilobytes, and a device such as /dev/zero
-    // must not be read forever.
-    std::string text(max_config_bytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_config_bytes)
-        throw posenc::error("path", '"' + path + '"', "is larger than 16 MiB",
-                            path + ": is larger than 16 MiB, not a config file");
-    return text;
-}
-
-}  // namespace detail_json
 
 /// Reads and parses a config.json file (parse_model_config); an unreadable file or a directory
 /// is a posenc::error naming the path.

@@ -94,6 +94,7 @@ inline std::vector<double> dynamic_ntk_inv_freq(const RopeSpec& spec, const Dyna
                                                 std::optional<std::int64_t> sequence_length = std::nullopt,
                                                 Precision precision = Precision::exact)
 {
+    detail::require_precision(precision);
     const double base = dynamic_ntk_base(spec, scaling, sequence_length);
     const double r = static_cast<double>(spec.rotary_dim());
     if (precision == Precision::exact) {

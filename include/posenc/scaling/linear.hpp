@@ -38,6 +38,7 @@ private:
 inline std::vector<double> linear_inv_freq(const RopeSpec& spec, const LinearScaling& scaling,
                                            Precision precision = Precision::exact)
 {
+    detail::require_precision(precision);
     if (precision == Precision::exact) {
         std::vector<double> inv = detail::default_inv_freq(spec);
         for (double& x : inv) x /= scaling.factor();

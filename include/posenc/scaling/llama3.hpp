@@ -130,6 +130,7 @@ inline Llama3Pair llama3_hf32(const Llama3Scaling& llama, float inv) noexcept
 
 inline std::vector<Llama3Pair> llama3_pairs(const RopeSpec& spec, const Llama3Scaling& llama, Precision precision)
 {
+    detail::require_precision(precision);
     std::vector<Llama3Pair> out;
     out.reserve(static_cast<std::size_t>(spec.num_pairs()));
     if (precision == Precision::exact) {

@@ -132,6 +132,7 @@ inline std::vector<double> longrope_inv_freq(const RopeSpec& spec, const LongRop
                                              std::optional<std::int64_t> sequence_length = std::nullopt,
                                              Precision precision = Precision::exact)
 {
+    detail::require_precision(precision);
     const std::size_t pairs = static_cast<std::size_t>(spec.num_pairs());
     const auto require_pairs = [pairs](const std::vector<double>& list, const char* name) {
         if (list.size() != pairs)

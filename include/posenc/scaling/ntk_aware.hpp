@@ -54,6 +54,7 @@ inline double ntk_aware_base(const RopeSpec& spec, const NtkAwareScaling& scalin
 inline std::vector<double> ntk_aware_inv_freq(const RopeSpec& spec, const NtkAwareScaling& scaling,
                                               Precision precision = Precision::exact)
 {
+    detail::require_precision(precision);
     const double base = ntk_aware_base(spec, scaling);
     if (precision == Precision::hf_float32) {
         detail::require_float32_base(base, "ntk_aware.scaled_base");

@@ -175,10 +175,12 @@ inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling)
 /// The per-pair frequencies of `spec` under `scaling` (exact or Hugging Face float32; each
 /// method's header gives the formula and error), for `sequence_length` where it matters.
 /// Throws posenc::error as the method's function does (e.g. wrong LongRoPE list lengths,
-/// rotary_dim 2 for the NTK methods, sequence_length <= 0).
+/// rotary_dim 2 for the NTK methods, sequence_length <= 0), and first for a precision that names
+/// no enumerator (static_cast<Precision>(5) is refused, not read as hf_float32).
 inline std::vector<double> scaled_inv_freq(const RopeSpec& spec, const Scaling& scaling,
                                            std::optional<std::int64_t> sequence_length, Precision precision)
 {
+    detail::require_precision(precision);
     if (sequence_length) detail::require_sequence_length(*sequence_length);
     std::vector<double> inv = detail::visit_scaling(
         [&](const auto& s) -> std::vector<double> {

@@ -23,7 +23,7 @@ namespace posenc {
 inline double yarn_softmax_scale_multiplier(const YarnScaling& yarn) noexcept
 {
     if (yarn.mscale_all_dim() == 0.0) return 1.0;
-    const double m = yarn_mscale(yarn.factor(), yarn.mscale_all_dim());
+    const double m = detail::yarn_mscale_unchecked(yarn.factor(), yarn.mscale_all_dim());
     return m * m;
 }
 
@@ -35,7 +35,7 @@ inline double deepseek_softmax_scale(int qk_head_dim, const YarnScaling& yarn)
     detail::require(qk_head_dim > 0, "qk_head_dim", qk_head_dim, "must be > 0");
     double scale = std::pow(static_cast<double>(qk_head_dim), -0.5);
     if (yarn.mscale_all_dim() != 0.0) {
-        const double m = yarn_mscale(yarn.factor(), yarn.mscale_all_dim());
+        const double m = detail::yarn_mscale_unchecked(yarn.factor(), yarn.mscale_all_dim());
         scale = scale * m * m;
     }
     return scale;

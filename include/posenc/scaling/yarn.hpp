@@ -179,13 +179,25 @@ private:
     YarnCorrectionRounding rounding_ = YarnCorrectionRounding::floor_ceil;
 };
 
-/// g(s, mscale) = 1 if s <= 1, else 0.1 * mscale * ln s + 1 (YaRN eq. 22's sqrt(1/t); HF
-/// `get_mscale`, DeepSeek `yarn_get_mscale`), in HF's order. g(4) = 1.138629, g(16) = 1.277259,
-/// g(40) = 1.3688879454. Error: < 2 ulp.
-inline double yarn_mscale(double scale, double mscale = 1.0) noexcept
+namespace detail {
+/// yarn_mscale without its checks, for arguments a YarnScaling has validated.
+inline double yarn_mscale_unchecked(double scale, double mscale) noexcept
 {
     if (scale <= 1.0) return 1.0;
     return 0.1 * mscale * std::log(scale) + 1.0;
+}
+}  // namespace detail
+
+/// g(s, mscale) = 1 if s <= 1, else 0.1 * mscale * ln s + 1 (YaRN eq. 22's sqrt(1/t); HF
+/// `get_mscale`, DeepSeek `yarn_get_mscale`), in HF's order. g(4) = 1.138629, g(16) = 1.277259,
+/// g(40) = 1.3688879454. Error: < 2 ulp.
+/// Throws posenc::error unless scale is finite and > 0 and mscale is finite (a NaN or infinite
+/// argument would come back as NaN or inf).
+inline double yarn_mscale(double scale, double mscale = 1.0)
+{
+    detail::require(std::isfinite(scale) && scale > 0.0, "scale", scale, "must be finite and > 0");
+    detail::require(std::isfinite(mscale), "mscale", mscale, "must be finite");
+    return detail::yarn_mscale_unchecked(scale, mscale);
 }
 
 /// The factor YaRN multiplies cos and sin by: the explicit attention factor if given; else
@@ -195,19 +207,33 @@ inline double yarn_attention_factor(const YarnScaling& yarn) noexcept
 {
     if (yarn.explicit_attention_factor()) return *yarn.explicit_attention_factor();
     if (yarn.mscale() != 0.0 && yarn.mscale_all_dim() != 0.0)
-        return yarn_mscale(yarn.factor(), yarn.mscale()) / yarn_mscale(yarn.factor(), yarn.mscale_all_dim());
-    return yarn_mscale(yarn.factor());
+        return detail::yarn_mscale_unchecked(yarn.factor(), yarn.mscale()) /
+               detail::yarn_mscale_unchecked(yarn.factor(), yarn.mscale_all_dim());
+    return detail::yarn_mscale_unchecked(yarn.factor(), 1.0);
 }
 
-/// c(r) = R ln(L0 / (r 2 pi)) / (2 ln b): the fractional pair index whose period completes
-/// `num_rotations` turns within L0 (HF `find_correction_dim`, same operation order).
-/// Precondition: num_rotations > 0 (YarnScaling guarantees it for its betas).
-inline double yarn_correction_dim(const RopeSpec& spec, double num_rotations, std::int64_t original_length) noexcept
+namespace detail {
+/// yarn_correction_dim without its checks, for a YarnScaling's validated betas and length.
+inline double yarn_correction_dim_unchecked(const RopeSpec& spec, double num_rotations,
+                                            std::int64_t original_length) noexcept
 {
     constexpr double pi = 3.141592653589793;
     return (static_cast<double>(spec.rotary_dim()) *
             std::log(static_cast<double>(original_length) / (num_rotations * 2.0 * pi))) /
            (2.0 * std::log(spec.base()));
+}
+}  // namespace detail
+
+/// c(r) = R ln(L0 / (r 2 pi)) / (2 ln b): the fractional pair index whose period completes
+/// `num_rotations` turns within L0 (HF `find_correction_dim`, same operation order).
+/// Throws posenc::error unless num_rotations is finite and > 0 and original_length > 0 (the
+/// logarithm would give -inf, inf or NaN).
+inline double yarn_correction_dim(const RopeSpec& spec, double num_rotations, std::int64_t original_length)
+{
+    detail::require(std::isfinite(num_rotations) && num_rotations > 0.0, "num_rotations", num_rotations,
+                    "must be finite and > 0");
+    detail::require(original_length > 0, "original_length", original_length, "must be > 0");
+    return detail::yarn_correction_dim_unchecked(spec, num_rotations, original_length);
 }
 
 /// The correction range: raw c(beta_fast), c(beta_slow), and [low, high] after rounding and the
@@ -226,8 +252,8 @@ struct YarnCorrectionRange {
 inline YarnCorrectionRange yarn_correction_range(const RopeSpec& spec, const YarnScaling& yarn) noexcept
 {
     YarnCorrectionRange range{};
-    range.raw_low = yarn_correction_dim(spec, yarn.beta_fast(), yarn.original_max_position_embeddings());
-    range.raw_high = yarn_correction_dim(spec, yarn.beta_slow(), yarn.original_max_position_embeddings());
+    range.raw_low = detail::yarn_correction_dim_unchecked(spec, yarn.beta_fast(), yarn.original_max_position_embeddings());
+    range.raw_high = detail::yarn_correction_dim_unchecked(spec, yarn.beta_slow(), yarn.original_max_position_embeddings());
     double low = range.raw_low;
     double high = range.raw_high;
     if (yarn.rounding() == YarnCorrectionRounding::floor_ceil) {
@@ -261,6 +287,7 @@ inline std::vector<double> yarn_ramp(const RopeSpec& spec, const YarnScaling& ya
 inline std::vector<double> yarn_inv_freq(const RopeSpec& spec, const YarnScaling& yarn,
                                          Precision precision = Precision::exact)
 {
+    detail::require_precision(precision);
     const YarnCorrectionRange range = yarn_correction_range(spec, yarn);
     const std::size_t pairs = static_cast<std::size_t>(spec.num_pairs());
     if (precision == Precision::exact) {
