@@ -394,7 +394,9 @@ TEST_CASE("CacheStores: streamed rows of more heads than one staging buffer hold
     // heads, 8 heads a stage) each need more than one stage per token.
     static_assert(40 * 128 * sizeof(float) > detail::cache_stage_bytes && 12 * 512 * sizeof(float) > detail::cache_stage_bytes);
     std::mt19937 rng(78);
-    for (const auto& [heads, dim] : {std::pair<std::ptrdiff_t, int> {40, 128}, std::pair<std::ptrdiff_t, int> {12, 512}}) {
+    for (const auto& shape : {std::pair<std::ptrdiff_t, int> {40, 128}, std::pair<std::ptrdiff_t, int> {12, 512}}) {
+        const std::ptrdiff_t heads = shape.first;  // (not a structured binding: clang 14 cannot capture one)
+        const int dim = shape.second;
         const posenc::RopeSpec spec(dim, dim, 1e6);
         const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
         constexpr std::ptrdiff_t tokens = 3, slots = 8;
