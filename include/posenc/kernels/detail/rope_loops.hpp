@@ -210,17 +210,14 @@ POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t 
 /// to every head, whose chunks are visited in address order. So the row is read once per token
 /// and group (not once per head), no load of it can wait on a store to the data (store-to-load
 /// "4K aliasing" between a table row and a head at the same page offset), and a head of up to
-/// 4 registers of pairs (rotary_dim 128 on AVX-512) is one sequential sweep. All arguments are
-/// values, so the loops keep them in registers. Not forced inline: Q and K share one compiled
-/// copy (a call per tensor and token is negligible next to its heads).
-/// OneToken: a call of one token (decode), compiled apart from the several-token loop, without
-/// prefetch hints and with each register's pair stored as formed (half_split_group). With the
-/// choice made at run time inside one function, the decode call took about 0.1 of the plain
-/// loop's time longer (AMD Zen 5: the shared function's prologue and spills); `prefetch` is
-/// read only when !OneToken.
+/// 4 registers of pairs (rotary_dim 128 on AVX-512) is one sequential sweep.
+/// OneToken: the one-token form (rope_one_row_token, a decode step), without prefetch hints and
+/// with each register's pair stored as formed (half_split_group); inlined into its caller, so
+/// its arguments stay in registers. Otherwise the general form (rotate_heads below).
 template <class A, Pairing P, bool OneToken, class T>
-void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride, std::ptrdiff_t heads,
-                  int num_pairs, int pair0, int n, const float* cos, const float* sin, bool prefetch) noexcept
+POSENC_ALWAYS_INLINE void rotate_heads_inline(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride,
+                                              std::ptrdiff_t heads, int num_pairs, int pair0, int n, const float* cos,
+                                              const float* sin, bool prefetch) noexcept
 {
     prefetch = prefetch && !OneToken;
     constexpr int lanes = simd::float_lanes<A>;
@@ -270,6 +267,18 @@ void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdi
     }
 }
 
+/// rotate_heads_inline's general form as one compiled function per type (not forced inline: Q
+/// and K and every token of rope_token_loop share it; a call per tensor and token is negligible
+/// next to its heads, and the per-ISA units compile it once). `prefetch`: hints
+/// simd::prefetch_heads_ahead heads ahead.
+template <class A, Pairing P, class T>
+void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride, std::ptrdiff_t heads,
+                  int num_pairs, int pair0, int n, const float* cos, const float* sin, bool prefetch) noexcept
+{
+    rotate_heads_inline<A, P, false>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin,
+                                     prefetch);
+}
+
 /// The heads of one tensor at one token, as rotate_heads takes them: the first element of head 0
 /// in and out, the head strides (0 for a single head: the head loop steps past the last head,
 /// which must not form an overflowing pointer from a stride that is never used) and the count.
@@ -289,11 +298,11 @@ POSENC_ALWAYS_INLINE TokenHeads<T> token_heads(const HeadsView<const T>& in, con
             many ? out.head_stride : 0, in.heads};
 }
 
-/// rope_tokens for one token count: OneToken (a range of one token, a decode step) or several.
-/// Both are compiled: the one-token copy has no prefetch decision, no store-order choice and no
-/// token loop, which together took about 0.1 of a decode call's time when decided at run time
-/// (AMD Zen 5, 32 x 128 float).
-template <class A, Pairing P, bool OneToken, class T, class Angles>
+/// The general loop of rope_tokens: every token of `range`, each block of up to
+/// max_pairs_per_row pairs (the row asked for once per token and block, negated for the inverse
+/// direction, expanded for interleaved pairs), every head of Q and K, then the pass-through dims
+/// of an out-of-place call. Prefetch hints only when the range has several tokens.
+template <class A, Pairing P, class T, class Angles>
 void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      Direction direction, TokenRange range) noexcept
 {
@@ -302,7 +311,7 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
     // Several tokens stream through memory: prefetch heads ahead (simd::prefetch_heads_ahead)
     // where that pays (simd::software_prefetch_pays). One token (decode) is latency-bound and
     // usually in cache; the hints would only cost.
-    const bool prefetch = !OneToken && simd::software_prefetch_pays<A>();
+    const bool prefetch = range.end - range.begin > 1 && simd::software_prefetch_pays<A>();
     const bool inverse = direction == Direction::inverse;
     // out of place with pass-through dims: those are copied (the rotation never reads them)
     const bool partial = spec.rotary_dim() < spec.head_dim();
@@ -314,8 +323,7 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
     alignas(64) float cos_dup[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
     alignas(64) float sin_folded[P == Pairing::interleaved ? 2 * max_pairs_per_row : 1];
 
-    const std::ptrdiff_t end = OneToken ? range.begin + 1 : range.end;
-    for (std::ptrdiff_t t = range.begin; t < end; ++t) {
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t position = positions[t];
         const TokenHeads<T> q = token_heads<A>(views.q_in, views.q_out, t);
         const TokenHeads<T> k = has_k ? token_heads<A>(views.k_in, views.k_out, t) : TokenHeads<T> {};
@@ -329,11 +337,11 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
                 cos = cos_dup;
                 sin = sin_folded;
             }
-            rotate_heads<A, P, OneToken>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, num_pairs, pair0, n,
-                                         cos, sin, prefetch);
+            rotate_heads<A, P>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, num_pairs, pair0, n, cos,
+                                      sin, prefetch);
             if (has_k)
-                rotate_heads<A, P, OneToken>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, num_pairs, pair0,
-                                             n, cos, sin, prefetch);
+                rotate_heads<A, P>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, num_pairs, pair0, n,
+                                          cos, sin, prefetch);
         }
         if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, spec.rotary_dim());
         if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, spec.rotary_dim());
@@ -343,8 +351,11 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
 /// One token t (a decode step) in the usual case: one row of pairs (num_pairs <= max_pairs_per_row),
 /// the forward direction, a row the loops take as stored (half_split, or bfloat16's even/odd
 /// interleaved path) and no pass-through dims to copy. The row is asked for once and each
-/// tensor's heads rotated; nothing else runs (a decode call is a few hundred cycles, and the
-/// general loop's bookkeeping took about 0.05 of it; AMD Zen 5, 32 x 128 float).
+/// tensor's heads rotated by the one-token form of the rotation, inline; nothing else runs. A
+/// decode call is a few hundred cycles: through the general loop (token and block loops, the
+/// shared rotate_heads with its arguments on the stack and its prefetch and store-order tests)
+/// the checked call of 32 x 128 floats took 1.26 to 1.36 times a plain table loop on AMD Zen 5,
+/// this way 1.06 to 1.09.
 template <class A, Pairing P, class T, class Angles>
 void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
                         std::ptrdiff_t t) noexcept
@@ -354,11 +365,12 @@ void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t
     alignas(64) float scratch_sin[max_pairs_per_row];
     const AngleRow row = angles.row(A {}, position, 0, n, scratch_cos, scratch_sin);
     const TokenHeads<T> q = token_heads<A>(views.q_in, views.q_out, t);
-    rotate_heads<A, P, true>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, n, 0, n, row.cos, row.sin, false);
+    rotate_heads_inline<A, P, true>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, n, 0, n, row.cos, row.sin,
+                                    false);
     if (views.has_k()) {
         const TokenHeads<T> k = token_heads<A>(views.k_in, views.k_out, t);
-        rotate_heads<A, P, true>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, n, 0, n, row.cos, row.sin,
-                                 false);
+        rotate_heads_inline<A, P, true>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, n, 0, n, row.cos,
+                                        row.sin, false);
     }
 }
 
@@ -371,7 +383,7 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
                   "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
     if (range.end - range.begin != 1) {
-        rope_token_loop<A, P, false>(spec, angles, positions, views, direction, range);
+        rope_token_loop<A, P>(spec, angles, positions, views, direction, range);
         return;
     }
     if constexpr (P == Pairing::half_split || rotates_row_as_stored<A, T>) {  // the row as stored
@@ -383,7 +395,7 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
             return;
         }
     }
-    rope_token_loop<A, P, true>(spec, angles, positions, views, direction, range);
+    rope_token_loop<A, P>(spec, angles, positions, views, direction, range);
 }
 
 /// One token of double storage: cos/sin in double from the exactly reduced angle of
