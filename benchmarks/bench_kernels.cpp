@@ -8,6 +8,9 @@
 //             prefill_f32_2t           the float prefill split over 2 threads (partition.hpp)
 //             decode_f32               1 token x 32 heads x 128
 //             decode_gqa_f32           1 token, 32 query + 8 key heads in one call
+//             decode_pair_f32          decode_f32's plain loop and posenc's three entry points
+//                                      timed in alternating blocks of 64 calls (bench_decode_paired):
+//                                      the counters *_vs_plain are medians of per-round ratios
 //             fused_f32                4096 tokens, 32 Q + 8 K heads of 128: QK-norm + RoPE
 //             cache_f32                4096 tokens, 8 K + 8 V heads of 128 into a paged cache
 //                                      (blocks of 16 slots, blocks in shuffled order)
@@ -69,6 +72,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -460,6 +464,59 @@ void bench_plain_table_loop(benchmark::State& state, const Model& model)
     set_bytes(state, 2 * q.size() * sizeof(float));
 }
 
+/// Decode, paired with the plain loop: each round times a block of calls of the plain loop and of
+/// each posenc entry point (checked, unchecked, dispatched) back to back, in an order that
+/// rotates from round to round, on the same tensor; the counters are the medians over the rounds
+/// of each entry's block time divided by the plain loop's block time of the same round. Blocks
+/// a few microseconds apart see the same machine state (clock, other tenants), so these ratios
+/// do not move with the slow phases of a shared machine the way a ratio of two separately
+/// measured medians does.
+void bench_decode_paired(benchmark::State& state, const Model& model)
+{
+    const Angles& angles = angles_for(model.table);
+    Tensor<float> q = random_tensor<float>(heads * head_dim);
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q, {1, heads, head_dim}));
+    const std::int64_t position = prefill_tokens - 1;
+    const k::PositionIds positions = k::PositionIds::contiguous(position);
+    const k::TokenRange all {0, 1};
+    const float* cos = angles.short_cache.cos_row(position);
+    const float* sin = angles.short_cache.sin_row(position);
+    constexpr int block = 64;
+    auto time_block = [&](int variant) {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < block; ++i) {
+            switch (variant) {
+            case 0: plain_table_loop(q.data(), cos, sin); break;
+            case 1: k::apply_rope(model.spec, angles.short_cache, positions, views); break;
+            case 2: k::apply_rope_unchecked(model.spec, angles.short_cache, positions, views, k::Direction::forward, all); break;
+            default: k::dispatch::apply_rope(model.spec, angles.short_cache, positions, views); break;
+            }
+            benchmark::ClobberMemory();
+        }
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    std::vector<double> ratios[3];
+    int round = 0;
+    for (auto _ : state) {
+        double seconds[4];
+        for (int i = 0; i < 4; ++i) {
+            const int variant = (i + round) % 4;
+            seconds[variant] = time_block(variant);
+        }
+        for (int v = 0; v < 3; ++v) ratios[v].push_back(seconds[v + 1] / seconds[0]);
+        ++round;
+    }
+    auto median = [](std::vector<double>& x) {
+        if (x.empty()) return 0.0;
+        std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2), x.end());
+        return x[x.size() / 2];
+    };
+    state.counters["checked_vs_plain"] = median(ratios[0]);
+    state.counters["unchecked_vs_plain"] = median(ratios[1]);
+    state.counters["dispatch_vs_plain"] = median(ratios[2]);
+    set_bytes(state, 4 * block * 2 * q.size() * sizeof(float));
+}
+
 /// QK-norm + RoPE over 4096 tokens, 32 Q + 8 K heads, in place; weights 1 (so repeated runs stay
 /// normalised) and eps 1e-6.
 void bench_fused(benchmark::State& state, const Model& model, bool fused)
@@ -738,6 +795,8 @@ void register_all()
     add(d + "/otf_half_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, false, DecodeEntry::checked); });
     add(d + "/cache_inter" + ds, [](benchmark::State& s) { bench_decode(s, inter, Source::cache, false, DecodeEntry::checked); });
     add(d + "/otf_inter_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, inter, Source::on_the_fly, false, DecodeEntry::checked); });
+
+    add("decode_pair_f32/plain_and_posenc/1x32x128", [](benchmark::State& s) { bench_decode_paired(s, half); });
 
     const std::string m = "mrope_f32", ms = "/4096x32x128";
     add(m + "/stream" + ms, [](benchmark::State& s) { bench_stream(s, prefill_bytes, 1); });

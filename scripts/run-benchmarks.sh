@@ -72,7 +72,8 @@ for b in data["benchmarks"]:
         continue
     name = b["run_name"].replace("/real_time", "")
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
-    rows[name] = {"seconds": b["real_time"] * unit, "bytes_per_second": b.get("bytes_per_second", 0.0)}
+    rows[name] = {"seconds": b["real_time"] * unit, "bytes_per_second": b.get("bytes_per_second", 0.0),
+                  "counters": {k: v for k, v in b.items() if k.endswith("_vs_plain")}}
     keyed.append(((b.get("family_index", len(keyed)), b.get("per_family_instance_index", 0)), name))
 order = [name for _, name in sorted(keyed)]  # registration order (repetitions ran interleaved)
 
@@ -156,6 +157,10 @@ check("RoPE into the paged cache: rope_cache / copy_kv", ratio(f"cache_f32/rope_
 check_at_least("unfused / fused: rope_then_copy / rope_cache", ratio(f"cache_f32/rope_then_copy/{C}", f"cache_f32/rope_cache/{C}"), 1.5, ">= 1.5")
 for v in ("cache_half", "cache_half_unchecked", "dispatch_cache_half"):
     check(f"decode 32 x 128 float: {v} / plain_table_loop", ratio(f"decode_f32/{v}/1x32x128", "decode_f32/plain_table_loop/1x32x128"), 1.1, "<= 1.1")
+paired = rows.get("decode_pair_f32/plain_and_posenc/1x32x128", {}).get("counters", {})
+for v in ("checked", "unchecked", "dispatch"):
+    check(f"decode 32 x 128 float, paired blocks: {v} / plain loop (median of per-round ratios)",
+          paired.get(f"{v}_vs_plain"), 1.1, "<= 1.1")
 d = t("decode_step_f32/qwen3_8b/1x(32+8+8)x128")
 check("decode step (norm + RoPE + paged cache write), Qwen3-8B layer: microseconds", d * 1e6 if d else None, 0.5, "<= 0.5")
 for src in ("cache", "otf"):

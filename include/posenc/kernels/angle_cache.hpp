@@ -98,6 +98,9 @@ public:
     /// num_pairs() sin values of `position`. Precondition: position_range().contains(position).
     const float* sin_row(std::int64_t position) const noexcept { return cos_row(position) + num_pairs_; }
 
+    /// Rows point into the cache: the scratch arrays of row() are never written.
+    static constexpr bool row_uses_scratch = false;
+
     /// The angle-source protocol (angle_source.hpp): pointers into the row, no scratch used.
     template <class Arch>
     AngleRow row(Arch, std::int64_t position, int pair_begin, int /*count*/, float* /*scratch_cos*/,

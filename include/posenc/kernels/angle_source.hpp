@@ -16,7 +16,13 @@
 //
 // row() returns pointers to `count` cos and `count` sin values for pairs [pair_begin,
 // pair_begin + count) of `position`; it may point into its own storage (CosSinCache) or fill
-// the caller's scratch arrays of at least `count` floats (OnTheFlyAngles). Preconditions
+// the caller's scratch arrays of at least `count` floats (OnTheFlyAngles). A source whose rows
+// never use the scratch arrays may say so with
+//
+//   static constexpr bool row_uses_scratch = false;
+//
+// (CosSinCache does): the one-token kernel then passes null scratch pointers and keeps no
+// scratch arrays on its stack. Preconditions
 // (checked by the checked entry points, not by row()): position within position_range(),
 // 0 <= pair_begin, pair_begin + count <= num_pairs(), count <= max_pairs_per_row.
 //
@@ -25,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace posenc::kernels {
 
@@ -40,6 +47,14 @@ struct PositionRange {
     std::int64_t last;
     bool contains(std::int64_t position) const noexcept { return first <= position && position <= last; }
 };
+
+/// Whether row() of an angle source may write the caller's scratch arrays: true unless the type
+/// declares `static constexpr bool row_uses_scratch = false` (see the file comment).
+template <class Angles, class = void>
+inline constexpr bool angle_row_uses_scratch = true;
+template <class Angles>
+inline constexpr bool angle_row_uses_scratch<Angles, std::void_t<decltype(Angles::row_uses_scratch)>> =
+    Angles::row_uses_scratch;
 
 /// `count` cos and `count` sin values (attention factor folded in) of consecutive pairs.
 struct AngleRow {

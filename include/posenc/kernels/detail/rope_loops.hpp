@@ -136,13 +136,10 @@ template <class A, Pairing P>
 inline constexpr int chunks_per_group = (P == Pairing::interleaved && simd::float_lanes<A> >= 16) ? 8 : 4;
 
 /// sizeof...(K) consecutive registers of half_split pairs (chunk k at k * lanes), for every head:
-/// cos/sin loaded once into registers, then each head's chunks in address order. Stores: with
-/// several tokens (streaming through memory) all a registers, then all b registers, the order the
-/// prefill was measured with, prefetch hints or not; for one token (in cache) each register's
-/// (a, b) as soon as it is formed, so the stores interleave with the arithmetic (AMD Zen 4, one
-/// decode token of 32 x 128: about 20 % faster; a prefill without hints the same in either order,
-/// with hints slower in this one).
-template <class A, bool OneToken, class T, std::size_t... K>
+/// cos/sin loaded once into registers, then each head's chunks in address order, all a
+/// registers stored, then all b registers (the order the prefill was measured with, prefetch
+/// hints or not).
+template <class A, class T, std::size_t... K>
 POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_a, T* out_b, std::ptrdiff_t in_head_stride,
                                            std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
                                            const float* sin, bool prefetch, std::index_sequence<K...>) noexcept
@@ -151,40 +148,59 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
     const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
     const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
-    if constexpr (OneToken) {
-        if (static_cast<const void*>(in_a) == static_cast<const void*>(out_a) && in_head_stride == out_head_stride) {
-            // In place: one pointer walks the heads, b at its fixed distance from a (in registers
-            // of the address), so a head costs its loads, arithmetic and stores and one add
-            // (AMD Zen 5: 8 instructions fewer per head than four pointers; a decode call is
-            // within a few percent of the plain loop's instruction count).
-            const std::ptrdiff_t half = in_b - in_a;
-            T* x = out_a;
-            for (std::ptrdiff_t h = heads; h > 0; --h, x += out_head_stride) {
-                const vec a[] = {simd::load_as_floats<A>(x + K * lanes)...};
-                const vec b[] = {simd::load_as_floats<A>(x + half + K * lanes)...};
-                (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], x + K * lanes, x + half + K * lanes), ...);
-            }
-            return;
-        }
-    }
     for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride, out_a += out_head_stride,
                         out_b += out_head_stride) {
-        if (!OneToken && prefetch) {
+        if (prefetch) {
             constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
             (simd::prefetch(in_a, ahead * in_head_stride + K * lanes), ...);
             (simd::prefetch(in_b, ahead * in_head_stride + K * lanes), ...);
         }
         const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
         const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
-        if constexpr (OneToken) {  // each register's pair stored as soon as it is formed
-            (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], out_a + K * lanes, out_b + K * lanes), ...);
-        } else {  // each half's registers stored together
-            vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
-            simd::store_rounded_group<A>(out_a, a_out);
-            simd::store_rounded_group<A>(out_b, b_out);
-        }
+        vec a_out[sizeof...(K)], b_out[sizeof...(K)];
+        (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+        simd::store_rounded_group<A>(out_a, a_out);
+        simd::store_rounded_group<A>(out_b, b_out);
     }
+}
+
+/// The one-token in-place form of half_split_group: one pointer walks the heads, each head's b
+/// half at `half` elements from its a half (in the address, not in a second pointer), and each
+/// register's (a, b) is stored as soon as it is formed, so the stores interleave with the
+/// arithmetic (AMD Zen 4, one decode token of 32 x 128: about 20 % faster than all a registers
+/// then all b registers).
+template <class A, class T, std::size_t... K>
+POSENC_ALWAYS_INLINE void half_split_group_in_place(T* x, std::ptrdiff_t half, std::ptrdiff_t head_stride, std::ptrdiff_t heads,
+                                                    const float* cos, const float* sin, std::index_sequence<K...>) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
+    const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
+    const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
+    for (std::ptrdiff_t h = heads; h > 0; --h, x += head_stride) {
+        const vec a[] = {simd::load_as_floats<A>(x + K * lanes)...};
+        const vec b[] = {simd::load_as_floats<A>(x + half + K * lanes)...};
+        (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], x + K * lanes, x + half + K * lanes), ...);
+    }
+}
+
+/// The heads of one tensor of one token rotated in place, half_split, by one row of n pairs
+/// (n = num_pairs, a multiple of the register width): the decode step's rotation, in a function
+/// of its own with six arguments in registers and nothing else to keep (the general
+/// rotate_heads has in and out pointers, tails, prefetch and store order to carry). Precondition:
+/// n % float_lanes<A> == 0; rotary dims [0, 2n) of each head.
+template <class A, class T>
+void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n, const float* cos,
+                           const float* sin) noexcept
+{
+    constexpr int lanes = simd::float_lanes<A>;
+    constexpr int group = chunks_per_group<A, Pairing::half_split> * lanes;
+    int j = 0;
+    for (; j + group <= n; j += group)
+        half_split_group_in_place<A>(x + j, n, head_stride, heads, cos + j, sin + j,
+                                     std::make_index_sequence<chunks_per_group<A, Pairing::half_split>>());
+    for (; j < n; j += lanes)
+        half_split_group_in_place<A>(x + j, n, head_stride, heads, cos + j, sin + j, std::make_index_sequence<1>());
 }
 
 /// sizeof...(K) consecutive registers of interleaved pairs, for every head (as above).
@@ -211,15 +227,13 @@ POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t 
 /// and group (not once per head), no load of it can wait on a store to the data (store-to-load
 /// "4K aliasing" between a table row and a head at the same page offset), and a head of up to
 /// 4 registers of pairs (rotary_dim 128 on AVX-512) is one sequential sweep.
-/// OneToken: the one-token form (rope_one_row_token, a decode step), without prefetch hints and
-/// with each register's pair stored as formed (half_split_group); inlined into its caller, so
-/// its arguments stay in registers. Otherwise the general form (rotate_heads below).
-template <class A, Pairing P, bool OneToken, class T>
-POSENC_ALWAYS_INLINE void rotate_heads_inline(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride,
-                                              std::ptrdiff_t heads, int num_pairs, int pair0, int n, const float* cos,
-                                              const float* sin, bool prefetch) noexcept
+/// Not forced inline: Q and K and every token of rope_token_loop share one compiled copy per type
+/// (a call per tensor and token is negligible next to its heads, and the per-ISA units compile
+/// it once). `prefetch`: hints simd::prefetch_heads_ahead heads ahead.
+template <class A, Pairing P, class T>
+void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride, std::ptrdiff_t heads,
+                  int num_pairs, int pair0, int n, const float* cos, const float* sin, bool prefetch) noexcept
 {
-    prefetch = prefetch && !OneToken;
     constexpr int lanes = simd::float_lanes<A>;
     constexpr int chunks = chunks_per_group<A, P>;
     constexpr int group = chunks * lanes;
@@ -238,10 +252,10 @@ POSENC_ALWAYS_INLINE void rotate_heads_inline(const T* in, std::ptrdiff_t in_hea
         T* out_b = out + num_pairs + pair0;
         int j = 0;
         for (; j + group <= n; j += group)
-            half_split_group<A, OneToken>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
+            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
                                           cos + j, sin + j, prefetch, std::make_index_sequence<chunks>());
         for (; j + lanes <= n; j += lanes)
-            half_split_group<A, OneToken>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
+            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
                                           cos + j, sin + j, prefetch, std::make_index_sequence<1>());
         if (j < n) {
             std::ptrdiff_t i = j, o = j;
@@ -265,18 +279,6 @@ POSENC_ALWAYS_INLINE void rotate_heads_inline(const T* in, std::ptrdiff_t in_hea
                 rotate_interleaved_tail<A>(in_x + i, out_x + o, count - j, cos + j, sin + j);
         }
     }
-}
-
-/// rotate_heads_inline's general form as one compiled function per type (not forced inline: Q
-/// and K and every token of rope_token_loop share it; a call per tensor and token is negligible
-/// next to its heads, and the per-ISA units compile it once). `prefetch`: hints
-/// simd::prefetch_heads_ahead heads ahead.
-template <class A, Pairing P, class T>
-void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride, std::ptrdiff_t heads,
-                  int num_pairs, int pair0, int n, const float* cos, const float* sin, bool prefetch) noexcept
-{
-    rotate_heads_inline<A, P, false>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin,
-                                     prefetch);
 }
 
 /// The heads of one tensor at one token, as rotate_heads takes them: the first element of head 0
@@ -348,29 +350,49 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
     }
 }
 
+/// One tensor's heads of one token rotated by one row: in place with every pair in whole
+/// registers (half_split, not bfloat16's even/odd path), rotate_heads_in_place; otherwise the
+/// general rotate_heads.
+template <class A, Pairing P, class T>
+POSENC_ALWAYS_INLINE void rotate_token_heads(const TokenHeads<T>& h, int n, const AngleRow& row) noexcept
+{
+    if constexpr (P == Pairing::half_split && !rotates_row_as_stored<A, T>) {
+        if (static_cast<const void*>(h.in) == static_cast<const void*>(h.out) && h.in_head_stride == h.out_head_stride &&
+            n % simd::float_lanes<A> == 0) {
+            rotate_heads_in_place<A>(h.out, h.out_head_stride, h.heads, n, row.cos, row.sin);
+            return;
+        }
+    }
+    rotate_heads<A, P>(h.in, h.in_head_stride, h.out, h.out_head_stride, h.heads, n, 0, n, row.cos, row.sin, false);
+}
+
+/// Every head of Q and K of token t rotated by one row (rotate_token_heads).
+template <class A, Pairing P, class T>
+POSENC_ALWAYS_INLINE void rotate_one_token(const QKViews<T>& views, std::ptrdiff_t t, int n, const AngleRow& row) noexcept
+{
+    rotate_token_heads<A, P>(token_heads<A>(views.q_in, views.q_out, t), n, row);
+    if (views.has_k()) rotate_token_heads<A, P>(token_heads<A>(views.k_in, views.k_out, t), n, row);
+}
+
 /// One token t (a decode step) in the usual case: one row of pairs (num_pairs <= max_pairs_per_row),
 /// the forward direction, a row the loops take as stored (half_split, or bfloat16's even/odd
-/// interleaved path) and no pass-through dims to copy. The row is asked for once and each
-/// tensor's heads rotated by the one-token form of the rotation, inline; nothing else runs. A
-/// decode call is a few hundred cycles: through the general loop (token and block loops, the
-/// shared rotate_heads with its arguments on the stack and its prefetch and store-order tests)
-/// the checked call of 32 x 128 floats took 1.26 to 1.36 times a plain table loop on AMD Zen 5,
-/// this way 1.06 to 1.09.
+/// interleaved path) and no pass-through dims to copy. The row is asked for once (without
+/// scratch arrays on the stack when the angle source needs none) and each tensor's heads
+/// rotated (rotate_token_heads); nothing else runs. A decode call is a few hundred cycles:
+/// through the general loop (token and block loops, the general rotation with its in and out
+/// pointers, tails, prefetch and store-order tests) the checked call of 32 x 128 floats took
+/// 1.26 to 1.36 times a plain table loop on AMD Zen 5.
 template <class A, Pairing P, class T, class Angles>
 void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
                         std::ptrdiff_t t) noexcept
 {
     const int n = spec.num_pairs();
-    alignas(64) float scratch_cos[max_pairs_per_row];
-    alignas(64) float scratch_sin[max_pairs_per_row];
-    const AngleRow row = angles.row(A {}, position, 0, n, scratch_cos, scratch_sin);
-    const TokenHeads<T> q = token_heads<A>(views.q_in, views.q_out, t);
-    rotate_heads_inline<A, P, true>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, n, 0, n, row.cos, row.sin,
-                                    false);
-    if (views.has_k()) {
-        const TokenHeads<T> k = token_heads<A>(views.k_in, views.k_out, t);
-        rotate_heads_inline<A, P, true>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, n, 0, n, row.cos,
-                                        row.sin, false);
+    if constexpr (angle_row_uses_scratch<Angles>) {
+        alignas(64) float scratch_cos[max_pairs_per_row];
+        alignas(64) float scratch_sin[max_pairs_per_row];
+        rotate_one_token<A, P>(views, t, n, angles.row(A {}, position, 0, n, scratch_cos, scratch_sin));
+    } else {  // rows of the source's own storage (CosSinCache): no scratch arrays on the stack
+        rotate_one_token<A, P>(views, t, n, angles.row(A {}, position, 0, n, nullptr, nullptr));
     }
 }
 
