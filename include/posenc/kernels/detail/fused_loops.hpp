@@ -410,7 +410,7 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 /// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
 /// previous ones. Chosen for several tokens: the fused 4,096-token prefill of 32 + 8 heads of 128
 /// went from about 1.3 to 1.0 times a streaming loop over the same bytes on AMD Zen 4 (no
-/// prefetch hints there), and from 1.40-1.49 (blocks, hints) to 0.97-1.10 (per head, hints
+/// prefetch hints there), and from 1.40-1.49 (blocks, hints) to 0.96-1.18 (per head, hints
 /// prefetch_heads_ahead heads ahead in the head loop) on AMD Zen 5; a one-token call was faster
 /// in blocks of 16 (16 independent sums, then one vector sqrt). (The Intel machine's prefill was
 /// measured with blocks and hints, 0.96 times the stream, before this choice.)
