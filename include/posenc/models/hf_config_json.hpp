@@ -565,17 +565,8 @@ inline HfModelConfig resolve_model_values(const json& root, const ReadOptions& o
             out.notes.push_back(dict + ".mrope_section absent: " + out.model_type + "'s default [24, 20, 20]");
         }
         if (!primary.mrope_interleaved) {
-            // The dict the group was read from (scaling_key: "rope_scaling", "rope_parameters" or
-            // "rope_parameters.<layer type>"); an explicit false there is not what the code does.
-            const json* d = text;
-            for (std::size_t start = 0; d && start <= primary.scaling_key.size() && !primary.scaling_key.empty();) {
-                const std::size_t dot = primary.scaling_key.find('.', start);
-                const std::string part = primary.scaling_key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-                d = d->is_object() ? member(*d, part.c_str()) : nullptr;
-                if (dot == std::string::npos) break;
-                start = dot + 1;
-            }
-            if (!primary.scaling_key.empty() && d && d->is_object() && member(*d, "mrope_interleaved"))
+            // an explicit false in the dict the group was read from is not what the code does
+            if (primary.mrope_interleaved_given)
                 out.warnings.push_back({pre + dict + ".mrope_interleaved",
                                         "model_type " + type_shown + "'s code always interleaves the M-RoPE axes; ignored"});
             primary.mrope_interleaved = true;

@@ -147,11 +147,7 @@ POSENC_ALWAYS_INLINE void half_split_blocks(const bfloat16* in_a, const bfloat16
     const __m512 s_even[] = {split(sin, K, even)...}, s_odd[] = {split(sin, K, odd)...};
     for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride,
                         out_a += out_head_stride, out_b += out_head_stride) {
-        if (prefetch) {
-            constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
-            (simd::prefetch(in_a, ahead * in_head_stride + 32 * K), ...);
-            (simd::prefetch(in_b, ahead * in_head_stride + 32 * K), ...);
-        }
+        if (prefetch) simd::prefetch_halves_ahead<32>(in_a, in_b, in_head_stride, std::index_sequence<K...> {});
         const Lanes a[] = {load<A>(in_a + 32 * K, words)...};
         const Lanes b[] = {load<A>(in_b + 32 * K, words)...};
         __m512 a_even[sizeof...(K)], b_even[sizeof...(K)], a_odd[sizeof...(K)], b_odd[sizeof...(K)];

@@ -73,7 +73,7 @@ inline std::string shape_text(std::ptrdiff_t tokens, std::ptrdiff_t heads, std::
 /// Whether count * stride <= room, for count >= 1, stride >= 0, room >= 0, without overflow: a
 /// multiplication when both factors are below 2^31 (the product then fits in 62 bits), a
 /// division otherwise (this runs on every checked call; a 64-bit division costs tens of cycles).
-POSENC_ALWAYS_INLINE bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptrdiff_t room) noexcept
+inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptrdiff_t room) noexcept
 {
     constexpr std::ptrdiff_t small = std::ptrdiff_t {1} << 31;
     if (count < small && stride < small) return count * stride <= room;
@@ -84,7 +84,7 @@ POSENC_ALWAYS_INLINE bool product_within(std::ptrdiff_t count, std::ptrdiff_t st
 /// head_stride + head_dim - 1, if it is < size; -1 otherwise. Computed without overflow: every
 /// partial sum is compared with what remains of the buffer before it is formed. Requires
 /// tokens >= 1, heads >= 1, head_dim >= 1 and the strides of axes longer than 1 >= head_dim.
-POSENC_ALWAYS_INLINE std::ptrdiff_t last_index_within(const ViewGeometry& v) noexcept
+inline std::ptrdiff_t last_index_within(const ViewGeometry& v) noexcept
 {
     std::ptrdiff_t room = v.size - v.head_dim;  // room left for the outer offsets
     if (room < 0) return -1;
@@ -176,7 +176,7 @@ inline std::string last_index_text(const ViewGeometry& v)
 /// two axes by stride: small stride >= head_dim, large stride >= small stride * (small count -
 /// 1) + head_dim; the stride of an axis of extent 1 is ignored); and the last element
 /// (last_index_within) lies inside the buffer.
-POSENC_ALWAYS_INLINE bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
+inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
 {
     const std::ptrdiff_t d = v.head_dim;
     if (v.address == 0 || (v.address & static_cast<std::uintptr_t>(v.element_align - 1)) != 0) return false;

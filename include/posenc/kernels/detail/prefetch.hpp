@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "posenc/kernels/detail/simd_ops.hpp"
 
@@ -88,6 +89,18 @@ POSENC_ALWAYS_INLINE void prefetch(const T* p, std::ptrdiff_t offset) noexcept
     (void)p;
     (void)offset;
 #endif
+}
+
+/// prefetch for one group of a half_split loop: the registers K... (`Step` elements apart) of
+/// both halves of the head prefetch_heads_ahead heads after the one at a and b (heads
+/// `head_stride` elements apart).
+template <std::ptrdiff_t Step, class T, std::size_t... K>
+POSENC_ALWAYS_INLINE void prefetch_halves_ahead(const T* a, const T* b, std::ptrdiff_t head_stride,
+                                                std::index_sequence<K...>) noexcept
+{
+    const std::ptrdiff_t ahead = prefetch_heads_ahead * head_stride;
+    (prefetch(a, ahead + static_cast<std::ptrdiff_t>(K) * Step), ...);
+    (prefetch(b, ahead + static_cast<std::ptrdiff_t>(K) * Step), ...);
 }
 
 }  // namespace posenc::kernels::simd

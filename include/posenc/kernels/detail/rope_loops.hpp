@@ -150,11 +150,7 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
     const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
     for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride, out_a += out_head_stride,
                         out_b += out_head_stride) {
-        if (prefetch) {
-            constexpr std::ptrdiff_t ahead = simd::prefetch_heads_ahead;
-            (simd::prefetch(in_a, ahead * in_head_stride + K * lanes), ...);
-            (simd::prefetch(in_b, ahead * in_head_stride + K * lanes), ...);
-        }
+        if (prefetch) simd::prefetch_halves_ahead<lanes>(in_a, in_b, in_head_stride, std::index_sequence<K...> {});
         const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
         const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
         vec a_out[sizeof...(K)], b_out[sizeof...(K)];
@@ -252,11 +248,11 @@ void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdi
         T* out_b = out + num_pairs + pair0;
         int j = 0;
         for (; j + group <= n; j += group)
-            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
-                                          cos + j, sin + j, prefetch, std::make_index_sequence<chunks>());
+            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
+                                sin + j, prefetch, std::make_index_sequence<chunks>());
         for (; j + lanes <= n; j += lanes)
-            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
-                                          cos + j, sin + j, prefetch, std::make_index_sequence<1>());
+            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
+                                sin + j, prefetch, std::make_index_sequence<1>());
         if (j < n) {
             std::ptrdiff_t i = j, o = j;
             for (std::ptrdiff_t h = 0; h < heads; ++h, i += in_head_stride, o += out_head_stride)
@@ -339,11 +335,11 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
                 cos = cos_dup;
                 sin = sin_folded;
             }
-            rotate_heads<A, P>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, num_pairs, pair0, n, cos,
-                                      sin, prefetch);
+            rotate_heads<A, P>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, num_pairs, pair0, n, cos, sin,
+                               prefetch);
             if (has_k)
-                rotate_heads<A, P>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, num_pairs, pair0, n,
-                                          cos, sin, prefetch);
+                rotate_heads<A, P>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, num_pairs, pair0, n, cos, sin,
+                                   prefetch);
         }
         if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, spec.rotary_dim());
         if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, spec.rotary_dim());

@@ -84,6 +84,7 @@ struct HfRopeConfig {
     /// M-RoPE: pairs per position axis (temporal, height, width), from the dict's mrope_section.
     std::vector<int> mrope_section;
     bool mrope_interleaved = false;  ///< the dict's mrope_interleaved (Qwen3-VL)
+    bool mrope_interleaved_given = false;  ///< whether the dict holds mrope_interleaved at all
     std::optional<double> alpha;     ///< HunYuan's dynamic-NTK alpha, from the dict
 
     /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
@@ -547,6 +548,7 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
     if (const json* v = member(*scaling, "mrope_interleaved")) {
         if (!v->is_boolean()) fail_json(skey("mrope_interleaved"), "expected true or false", *v);
         out.mrope_interleaved = v->get<bool>();
+        out.mrope_interleaved_given = true;
     }
     if (const json* v = member(*scaling, "alpha")) {
         out.alpha = number(*v, skey("alpha"), "expected a finite number > 0");
