@@ -81,8 +81,9 @@ public:
 
     int head_dim() const noexcept { return head_dim_; }
     int rotary_dim() const noexcept { return rotary_dim_; }
-    /// Number of rotating pairs, rotary_dim / 2.
-    int num_pairs() const noexcept { return rotary_dim_ / 2; }
+    /// Number of rotating pairs, rotary_dim / 2 (a shift: rotary_dim is positive and even; GCC
+    /// has emitted a division for the signed / 2 in the kernels' entry tests).
+    int num_pairs() const noexcept { return rotary_dim_ >> 1; }
     /// Dimensions that pass through unchanged, head_dim - rotary_dim.
     int pass_through_dim() const noexcept { return head_dim_ - rotary_dim_; }
     double base() const noexcept { return base_; }

@@ -267,6 +267,100 @@ TEST_CASE_TEMPLATE("[reference] every arch path matches apply_rope_reference on 
     }
 }
 
+/// The checked entries' decode step (one token, forward, Q alone in place: detail::is_decode_step,
+/// which jumps straight to rope_token_in_place, or to best_isa()'s through dispatch) against
+/// apply_rope_reference: rotary_dim of one register group on each arch (16, 32, 64 and 128 dims:
+/// SSE, AVX2, AVX-512 half_split) and others, partial rotary, one head (strides unused) or many
+/// with gaps, both pairings, both angle sources up to position 2^31 - 1, through both overloads
+/// of kernels::apply_rope and dispatch::apply_rope. Guard elements before, after and between
+/// the heads must keep their bits.
+template <class T>
+void check_decode_step(int rotary_dim, int head_dim, std::ptrdiff_t heads, std::ptrdiff_t gap, posenc::Pairing pairing,
+                       bool use_cache, std::int64_t position, int entry, std::mt19937& rng, Failure& failure)
+{
+    const posenc::RopeSpec spec(head_dim, rotary_dim, 1e4, pairing);  // the angles come from src (its base and factor)
+    const Sources& src = sources_for(rotary_dim);
+    const posenc::FrequencyTable& table = src.table;
+    const std::ptrdiff_t stride = head_dim + gap, guard = 7;
+    const std::ptrdiff_t extent = (heads - 1) * stride + head_dim;
+    std::vector<T> memory(static_cast<std::size_t>(extent + 2 * guard), guard_value<T>());
+    std::uniform_real_distribution<double> value(-2.0, 2.0);
+    for (std::ptrdiff_t h = 0; h < heads; ++h)
+        for (int d = 0; d < head_dim; ++d) memory[static_cast<std::size_t>(guard + h * stride + d)] = kernel_test::from_double<T>(value(rng));
+    const std::vector<T> before = memory;
+    // one head: the stride is never used, any value in [0, 2^31) goes
+    const HeadsView<T> q(memory.data() + guard, extent, {1, heads, head_dim}, {3, heads > 1 ? stride : 5});
+    const QKViews<T> views = QKViews<T>::in_place(q);
+    const PositionIds at = PositionIds::contiguous(position);
+    auto run = [&](const auto& angles) {
+        switch (entry) {
+        case 0: apply_rope(spec, angles, at, views); break;
+        case 1: apply_rope(spec, angles, at, views, Direction::forward, TokenRange {0, 1}); break;
+        case 2: dispatch::apply_rope(spec, angles, at, views); break;
+        default: dispatch::apply_rope(spec, angles, at, views, Direction::forward, TokenRange {0, 1}); break;
+        }
+    };
+    if (use_cache) run(src.cache);
+    else run(src.on_the_fly);
+    const char* entries[] = {"kernels::apply_rope", "kernels::apply_rope(range)", "dispatch::apply_rope", "dispatch::apply_rope(range)"};
+    auto describe = [&](std::ptrdiff_t index) {
+        return std::string(entries[entry]) + " " + kernel_test::type_name<T>() + " " + posenc::to_string(pairing) + " rotary " +
+               std::to_string(rotary_dim) + " head " + std::to_string(head_dim) + " heads " + std::to_string(heads) + " gap " +
+               std::to_string(gap) + (use_cache ? " cache" : " on-the-fly") + " position " + std::to_string(position) +
+               " element " + std::to_string(index);
+    };
+    std::vector<char> rotary(memory.size(), 0);
+    for (std::ptrdiff_t h = 0; h < heads; ++h) {
+        const std::size_t row = static_cast<std::size_t>(guard + h * stride);
+        std::vector<double> x(static_cast<std::size_t>(head_dim));
+        for (int d = 0; d < head_dim; ++d) x[static_cast<std::size_t>(d)] = kernel_test::to_double(before[row + static_cast<std::size_t>(d)]);
+        std::vector<double> ref = x;
+        posenc::apply_rope_reference(spec, table, ref.data(), position);
+        for (int i = 0; i < spec.num_pairs(); ++i) {
+            const posenc::PairCoordinates c = spec.pair_coordinates(i);
+            const double norm = std::hypot(x[static_cast<std::size_t>(c.first)], x[static_cast<std::size_t>(c.second)]);
+            for (int d : {c.first, c.second}) {
+                const std::size_t idx = row + static_cast<std::size_t>(d);
+                rotary[idx] = 1;
+                const double got = kernel_test::to_double(memory[idx]);
+                const double tolerance = 4 * kernel_test::float_ulp(table.attention_factor() * norm) +
+                                         (std::is_same_v<T, float> ? 0.0 : kernel_test::half_ulp<T>(std::fabs(got)));
+                if (!(std::fabs(got - ref[static_cast<std::size_t>(d)]) <= tolerance) && failure.count++ == 0)
+                    failure.first = describe(static_cast<std::ptrdiff_t>(idx)) + ": got " + std::to_string(got) + " want " +
+                                    std::to_string(ref[static_cast<std::size_t>(d)]);
+            }
+        }
+    }
+    for (std::size_t i = 0; i < memory.size(); ++i)
+        if (!rotary[i] && kernel_test::bits_of(memory[i]) != kernel_test::bits_of(before[i]) && failure.count++ == 0)
+            failure.first = describe(static_cast<std::ptrdiff_t>(i)) + " (guard, gap or pass-through) was changed";
+}
+
+TEST_CASE_TEMPLATE("[reference] the checked decode step (one token, Q alone in place) matches apply_rope_reference through kernels:: and dispatch::apply_rope",
+                   T, float, posenc::bfloat16, posenc::float16)
+{
+    MESSAGE("dispatch::apply_rope runs " << std::string(dispatch::to_string(dispatch::best_isa())));
+    std::mt19937 rng(77);
+    Failure failure;
+    int calls = 0;
+    for (int rotary_dim : {2, 6, 16, 32, 34, 64, 96, 128, 130, 256})
+        for (int pass_through : {0, 6})
+            for (std::ptrdiff_t heads : {1, 3, 32})
+                for (posenc::Pairing pairing : {posenc::Pairing::half_split, posenc::Pairing::interleaved})
+                    for (bool use_cache : {true, false})
+                        for (int entry = 0; entry < 4; ++entry) {
+                            const std::int64_t positions[] = {0, use_cache ? 4095 : (std::int64_t {1} << 24) + 3,
+                                                              use_cache ? 1000 : std::int64_t {2147483647}};
+                            const std::int64_t position = positions[std::uniform_int_distribution<int>(0, 2)(rng)];
+                            const std::ptrdiff_t gap = heads > 1 ? std::uniform_int_distribution<int>(0, 3)(rng) : 0;
+                            check_decode_step<T>(rotary_dim, rotary_dim + pass_through, heads, gap, pairing, use_cache, position,
+                                                 entry, rng, failure);
+                            ++calls;
+                        }
+    CHECK(calls == 960);
+    CHECK_MESSAGE(failure.count == 0, failure.first);
+}
+
 TEST_CASE("[reference] rotary_dim 576 (more pairs than one angle row) matches apply_rope_reference")
 {
     // 288 pairs > max_pairs_per_row (256): the kernel fetches two rows per token.

@@ -138,6 +138,33 @@ TEST_CASE("[bounds] in place with one token: the output's unused token stride ma
     CHECK(x == expected);
 }
 
+TEST_CASE("[bounds] in place, the output's own size must cover every element written through it")
+{
+    // q_in covers 2 heads of 64 (128 elements); q_out is the same view (same data, shape and
+    // strides) but its caller gave it 100 elements: head 1's last element, index 64 + 63 = 127,
+    // lies past it. The in-place kernel writes through q_out, so the call must be refused.
+    std::vector<float> x = ramp(128);
+    const std::vector<float> before = x;
+    const HeadsView<const float> in(x.data(), 128, {1, 2, 64});
+    const HeadsView<float> out(x.data(), 100, {1, 2, 64});
+    CHECK(error_of(QKViews<float> {in, out, {}, {}}) ==
+          "q_out.size 100 must be > 127, the index of q_out's last element (token 0, head 1, dim 63): the view would "
+          "address memory past its buffer");
+    CHECK(x == before);
+    // the same for K, and with the sizes the other way round (the input short) as well
+    std::vector<float> q = ramp(128), kx = ramp(128);
+    const HeadsView<float> q_view(q, {1, 2, 64});
+    const HeadsView<const float> k_in(kx.data(), 128, {1, 2, 64});
+    const HeadsView<float> k_out(kx.data(), 127, {1, 2, 64});
+    CHECK(error_of(QKViews<float> {q_view, q_view, k_in, k_out}) ==
+          "k_out.size 127 must be > 127, the index of k_out's last element (token 0, head 1, dim 63): the view would "
+          "address memory past its buffer");
+    const HeadsView<const float> short_in(x.data(), 127, {1, 2, 64});
+    const HeadsView<float> full_out(x.data(), 128, {1, 2, 64});
+    CHECK(ends_with(error_of(QKViews<float> {short_in, full_out, {}, {}}), "the view would address memory past its buffer"));
+    CHECK(x == before);
+}
+
 TEST_CASE("[bounds] one K head inside packed QKV may have head_stride 0 (unused)")
 {
     // tokens 2, Hq = 2, Hk = 1, D = 64: row 4 * 64 = 256 elements; K at 128, V at 192.

@@ -8,7 +8,9 @@
 // alignment, extents, strides and sizes off by one, zeroed, negative or past 2^31, an output
 // view that is not its input, half-absent K, positions and token ranges outside their ranges,
 // an angle source of another rotary_dim. Every unmutated call must take the short test.
-// A second test compares the short test's view rule (usual_view_is_valid) with the general one
+// The decode step's shorter test (detail::decode_call_is_usual: one token, Q alone in place) is
+// held to the same rule on mutated decode calls.
+// A further test compares the short test's view rule (usual_view_is_valid) with the general one
 // (view_is_valid) on random geometries: equal wherever tokens, heads and strides lie in
 // [0, 2^31), and never more permissive outside.
 // No kernel runs here: only the checks read the views, so sizes may describe more memory than
@@ -150,6 +152,27 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, const CosSinCache& other_angle
     }
 }
 
+/// A valid decode call drawn at random: one token, Q alone in place, range {0, 1}; Q contiguous,
+/// heads-major with gaps, a slice of packed QKV, or one head (its strides unused: any token
+/// stride, a head stride of 0 or 7).
+Case valid_decode_case(std::mt19937& rng, Arena& a, const CosSinCache& angles)
+{
+    auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    Case c;
+    c.angles = &angles;
+    HeadsView<float> q;
+    switch (pick(4)) {
+    case 0: q = slice_packed_qkv(a.at(), Arena::row * max_tokens, PackedQkvShape {1, q_heads, kv_heads, dim}).q; break;
+    case 1: q = HeadsView<float>(a.at(), q_heads * dim, {1, q_heads, dim}); break;
+    case 2: q = HeadsView<float>(a.at(), Arena::row * max_tokens, {1, q_heads, dim}, {dim + 2, max_tokens * (dim + 2) + 3}); break;
+    default: q = HeadsView<float>(a.at() + dim, dim, {1, 1, dim}, {pick(2) ? -5 : 0, pick(2) ? 7 : 0}); break;
+    }
+    c.views = QKViews<float>::in_place(q);
+    c.positions = PositionIds::contiguous(pick(3) == 0 ? 0 : pick(2) ? 60 : 63);
+    c.range = {0, 1};
+    return c;
+}
+
 /// A view geometry drawn for the view-rule comparison: extents and strides small or near 2^31,
 /// sizes that fit or miss by one.
 HeadsView<float> random_view(std::mt19937& rng, float* base)
@@ -217,6 +240,41 @@ TEST_CASE("[checks] the inline test of a usual apply call accepts only calls the
     CHECK(usual >= 4000);
     CHECK(refused >= 8000);
     CHECK(accepted_by_rules > usual);  // some valid calls lie outside the inline test's domain
+}
+
+TEST_CASE("[checks] the decode step's inline test accepts only calls the full rules accept, and every valid decode call drawn")
+{
+    // detail::decode_call_is_usual (checks.hpp) lets kernels::apply_rope and dispatch::apply_rope
+    // run a one-token call with no other check: it must never accept a call the rules refuse.
+    const posenc::RopeSpec spec(dim, dim, 1e4);
+    const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
+    const CosSinCache other_angles(posenc::FrequencyTable::from_spec(posenc::RopeSpec(dim, dim / 2, 1e4)), 64);
+    std::mt19937 rng(4242);
+    int usual = 0, refused = 0, disagreements = 0;
+    std::string first;
+    for (int i = 0; i < 20000; ++i) {
+        Arena a;
+        Case c = valid_decode_case(rng, a, angles);
+        const bool mutated = i % 8 != 0;
+        if (mutated) {
+            mutate(rng, c, a, other_angles);
+            if (i % 3 == 0) mutate(rng, c, a, other_angles);
+        }
+        const bool fast = detail::decode_call_is_usual(spec, *c.angles, c.positions, c.views, c.range);
+        const bool rules = passes([&] { detail::check_rope_call_rules(spec, *c.angles, c.positions, c.views, c.range); });
+        usual += fast;
+        refused += !rules;
+        if (!mutated && !fast && first.empty()) first = "an unmutated valid decode call missed the inline test, case " + std::to_string(i);
+        if (fast && !rules) {
+            ++disagreements;
+            if (first.empty()) first = "the decode test accepted a call the rules refuse, case " + std::to_string(i);
+        }
+    }
+    INFO(first);
+    CHECK(first.empty());
+    CHECK(disagreements == 0);
+    CHECK(usual >= 4000);
+    CHECK(refused >= 8000);
 }
 
 TEST_CASE("[checks] usual_view_is_valid equals view_is_valid for extents and strides below 2^31 and is never more permissive")

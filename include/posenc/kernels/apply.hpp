@@ -93,15 +93,71 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
     apply_rope_unchecked_on(kernels::default_arch {}, spec, angles, positions, views, direction, range);
 }
 
+namespace detail {
+
+/// The checked entry's path for every call but the usual decode step: check_rope_call, then the
+/// kernel. Out of line, so that the decode step's path (one inline test, then the kernel) holds
+/// no stack frame or saved registers for it; the overload without a range takes its five
+/// arguments in registers, so the entry reaches it by a jump.
+template <class T, class Angles>
+POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                          const QKViews<T>& views, Direction direction, TokenRange range)
+{
+    check_rope_call(spec, angles, positions, views, range);
+    apply_rope_unchecked(spec, angles, positions, views, direction, range);
+}
+
+template <class T, class Angles>
+POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                          const QKViews<T>& views, Direction direction)
+{
+    check_and_apply_rope(spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
+}
+
+/// Whether a checked call is a decode step that run_decode_step may take without further
+/// checks: forward, one row of pairs (num_pairs <= max_pairs_per_row), and decode_call_is_usual
+/// (one token, Q alone in place, valid, at a position the angle source serves). Not for double,
+/// which always takes the reference path.
+template <class T, class Angles>
+POSENC_ALWAYS_INLINE bool is_decode_step(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                         const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+{
+    static_assert(!std::is_same_v<T, double>, "double storage has no decode step: the reference path runs");
+    return direction == Direction::forward && spec.num_pairs() <= max_pairs_per_row &&
+           decode_call_is_usual(spec, angles, positions, views, range);
+}
+
+/// A decode step (is_decode_step) on arch A: Q's heads at `position`, by pairing, through
+/// rope_token_in_place (reached by a jump).
+template <class A, class T, class Angles>
+POSENC_ALWAYS_INLINE void run_decode_step(const RopeSpec& spec, const Angles& angles, std::int64_t position,
+                                          const HeadsView<T>& q) noexcept
+{
+    if (spec.pairing() == Pairing::half_split)
+        rope_token_in_place<A, Pairing::half_split>(angles, position, q.data, q.heads, q.head_stride, spec.num_pairs());
+    else
+        rope_token_in_place<A, Pairing::interleaved>(angles, position, q.data, q.heads, q.head_stride, spec.num_pairs());
+}
+
+}  // namespace detail
+
 /// Checked apply of tokens [range.begin, range.end): throws posenc::error for any violation
 /// listed in checks.hpp (shapes, strides, overlaps, position ranges), then runs the kernel.
-/// One call may process any sub-range, so threads can split a batch (partition.hpp).
+/// One call may process any sub-range, so threads can split a batch (partition.hpp). A decode
+/// step (one token, forward, Q in place, no K) is accepted by one inline test and jumps straight
+/// to its kernel (detail::is_decode_step, detail::run_decode_step); every other call goes
+/// through all the checks.
 template <class T, class Angles>
 void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                 Direction direction, TokenRange range)
 {
-    detail::check_rope_call(spec, angles, positions, views, range);
-    apply_rope_unchecked(spec, angles, positions, views, direction, range);
+    if constexpr (!std::is_same_v<T, double>) {  // (double: the reference path, never a decode step)
+        if (detail::is_decode_step(spec, angles, positions, views, direction, range)) {
+            detail::run_decode_step<kernels::default_arch>(spec, angles, positions.start(), views.q_out);
+            return;
+        }
+    }
+    detail::check_and_apply_rope(spec, angles, positions, views, direction, range);
 }
 
 /// Checked apply of every token of the views (see the overload above).
@@ -109,7 +165,13 @@ template <class T, class Angles>
 void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                 Direction direction = Direction::forward)
 {
-    apply_rope(spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
+    if constexpr (!std::is_same_v<T, double>) {  // (double: the reference path, never a decode step)
+        if (detail::is_decode_step(spec, angles, positions, views, direction, TokenRange {0, views.tokens()})) {
+            detail::run_decode_step<kernels::default_arch>(spec, angles, positions.start(), views.q_out);
+            return;
+        }
+    }
+    detail::check_and_apply_rope(spec, angles, positions, views, direction);
 }
 
 }  // namespace posenc::kernels

@@ -8,7 +8,8 @@
 //
 // which defines posenc::kernels::dispatch::detail::run_avx2, the type-erased entry that
 // dispatch.hpp calls: it recovers the element type and angle source and runs the generic
-// kernel (apply.hpp) instantiated for that arch. Doing the same by hand in your own build
+// kernel (apply.hpp) instantiated for that arch; and decode_steps_avx2, the table of that
+// arch's decode-step kernels (one token, Q alone in place) that the checked entry jumps to. Doing the same by hand in your own build
 // system works too: compile one such file per ISA with the flags listed in dispatch.hpp and
 // define POSENC_DISPATCH_<ISA>=1 for the code that calls dispatch::apply_rope.
 #pragma once
@@ -78,9 +79,35 @@ void run_fused_call(const FusedCall& call) noexcept
     }
 }
 
+/// The decode step of one (arch, pairing, storage, angle source): rope_token_in_place with its
+/// arguments' types restored.
+template <class Arch, Pairing P, class T, class Angles>
+void decode_step(const void* angles, std::int64_t position, void* x, std::ptrdiff_t heads, std::ptrdiff_t head_stride,
+                 int num_pairs) noexcept
+{
+    kernels::detail::rope_token_in_place<Arch, P>(*static_cast<const Angles*>(angles), position, static_cast<T*>(x), heads,
+                                                  head_stride, num_pairs);
+}
+
+/// The table of an arch's decode steps (dispatch.hpp's DecodeSteps order), a constant.
+template <class Arch>
+constexpr DecodeSteps decode_steps_of() noexcept
+{
+    constexpr Pairing h = Pairing::half_split, i = Pairing::interleaved;
+    using C = CosSinCache;
+    using O = OnTheFlyAngles;
+    return {{{{&decode_step<Arch, h, float, C>, &decode_step<Arch, h, float, O>},
+              {&decode_step<Arch, h, bfloat16, C>, &decode_step<Arch, h, bfloat16, O>},
+              {&decode_step<Arch, h, float16, C>, &decode_step<Arch, h, float16, O>}},
+             {{&decode_step<Arch, i, float, C>, &decode_step<Arch, i, float, O>},
+              {&decode_step<Arch, i, bfloat16, C>, &decode_step<Arch, i, bfloat16, O>},
+              {&decode_step<Arch, i, float16, C>, &decode_step<Arch, i, float16, O>}}}};
+}
+
 }  // namespace posenc::kernels::dispatch::detail
 
-/// Defines dispatch::detail::run_<isa> for `arch`; the unit's flags must enable that arch.
+/// Defines dispatch::detail::run_<isa>, run_fused_<isa> and decode_steps_<isa> for `arch`; the
+/// unit's flags must enable that arch.
 #define POSENC_DISPATCH_DEFINE_TARGET(isa, arch)                                                              \
     static_assert(arch::supported(), "posenc: this dispatch unit must be compiled with the flags of " #isa \
                                      " (see posenc/kernels/dispatch.hpp).");                                \
@@ -91,4 +118,6 @@ void run_fused_call(const FusedCall& call) noexcept
     void posenc::kernels::dispatch::detail::run_fused_##isa(const FusedCall& call) noexcept                  \
     {                                                                                                         \
         run_fused_call<arch>(call);                                                                           \
-    }
+    }                                                                                                         \
+    const posenc::kernels::dispatch::detail::DecodeSteps posenc::kernels::dispatch::detail::decode_steps_##isa = \
+        decode_steps_of<arch>(); /* a constant expression: initialised before any code runs */

@@ -180,14 +180,11 @@ POSENC_ALWAYS_INLINE void half_split_group_in_place(T* x, std::ptrdiff_t half, s
     }
 }
 
-/// The heads of one tensor of one token rotated in place, half_split, by one row of n pairs
-/// (n = num_pairs, a multiple of the register width): the decode step's rotation, in a function
-/// of its own with six arguments in registers and nothing else to keep (the general
-/// rotate_heads has in and out pointers, tails, prefetch and store order to carry). Precondition:
-/// n % float_lanes<A> == 0; rotary dims [0, 2n) of each head.
+/// rotate_heads_in_place for any n: blocks of a group of registers, then single registers.
+/// Out of line, so that the common head of one group keeps no frame for these loops.
 template <class A, class T>
-void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n, const float* cos,
-                           const float* sin) noexcept
+POSENC_NOINLINE void rotate_heads_in_place_blocks(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
+                                                  const float* cos, const float* sin) noexcept
 {
     constexpr int lanes = simd::float_lanes<A>;
     constexpr int group = chunks_per_group<A, Pairing::half_split> * lanes;
@@ -197,6 +194,26 @@ void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t head
                                      std::make_index_sequence<chunks_per_group<A, Pairing::half_split>>());
     for (; j < n; j += lanes)
         half_split_group_in_place<A>(x + j, n, head_stride, heads, cos + j, sin + j, std::make_index_sequence<1>());
+}
+
+/// The heads of one tensor of one token rotated in place, half_split, by one row of n pairs
+/// (n = num_pairs, a multiple of the register width): the decode step's rotation, in a function
+/// of its own with six arguments in registers and nothing else to keep (the general
+/// rotate_heads has in and out pointers, tails, prefetch and store order to carry). A row of
+/// one group of registers (rotary_dim 128 on AVX-512) is one loop over the heads with the b half
+/// at a constant offset, and needs no saved registers; other n go to
+/// rotate_heads_in_place_blocks. Precondition: n % float_lanes<A> == 0; rotary dims [0, 2n) of
+/// each head.
+template <class A, class T>
+void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n, const float* cos,
+                           const float* sin) noexcept
+{
+    constexpr int group = chunks_per_group<A, Pairing::half_split> * simd::float_lanes<A>;
+    if (n == group)
+        half_split_group_in_place<A>(x, group, head_stride, heads, cos, sin,
+                                     std::make_index_sequence<chunks_per_group<A, Pairing::half_split>>());
+    else
+        rotate_heads_in_place_blocks<A>(x, head_stride, heads, n, cos, sin);
 }
 
 /// sizeof...(K) consecutive registers of interleaved pairs, for every head (as above).
@@ -392,6 +409,34 @@ void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t
     }
 }
 
+/// One tensor of one token rotated in place, forward, by the row at `position`: the checked
+/// entry's decode step (Q alone, in place; apply.hpp). The row is asked for once (and expanded
+/// for interleaved pairs where the loops need that), then every head is rotated
+/// (rotate_token_heads). Six arguments, all in registers, so that the checked entry reaches it
+/// by a jump and keeps no frame of its own. Preconditions: 1 <= n = num_pairs <=
+/// max_pairs_per_row; the heads valid for x (head_stride is not used for one head).
+template <class A, Pairing P, class T, class Angles>
+POSENC_NOINLINE void rope_token_in_place(const Angles& angles, std::int64_t position, T* x, std::ptrdiff_t heads,
+                                         std::ptrdiff_t head_stride, int n) noexcept
+{
+    const std::ptrdiff_t stride = heads > 1 ? head_stride : 0;  // see TokenHeads
+    if constexpr (P == Pairing::interleaved && !rotates_row_as_stored<A, T>) {
+        alignas(64) float scratch_cos[max_pairs_per_row];
+        alignas(64) float scratch_sin[max_pairs_per_row];
+        alignas(64) float cos_dup[2 * max_pairs_per_row];
+        alignas(64) float sin_folded[2 * max_pairs_per_row];
+        expand_interleaved_row<A>(angles.row(A {}, position, 0, n, scratch_cos, scratch_sin), n, cos_dup, sin_folded);
+        rotate_heads<A, P>(x, stride, x, stride, heads, n, 0, n, cos_dup, sin_folded, false);
+    } else if constexpr (angle_row_uses_scratch<Angles>) {
+        alignas(64) float scratch_cos[max_pairs_per_row];
+        alignas(64) float scratch_sin[max_pairs_per_row];
+        rotate_token_heads<A, P>(TokenHeads<T> {x, x, stride, stride, heads}, n,
+                                 angles.row(A {}, position, 0, n, scratch_cos, scratch_sin));
+    } else {  // rows of the source's own storage (CosSinCache): no scratch arrays on the stack
+        rotate_token_heads<A, P>(TokenHeads<T> {x, x, stride, stride, heads}, n, angles.row(A {}, position, 0, n, nullptr, nullptr));
+    }
+}
+
 /// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P. The inverse
 /// direction rotates by the negated sin row (exact, so both directions round alike).
 template <class A, Pairing P, class T, class Angles>
@@ -404,13 +449,21 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
         rope_token_loop<A, P>(spec, angles, positions, views, direction, range);
         return;
     }
-    if constexpr (P == Pairing::half_split || rotates_row_as_stored<A, T>) {  // the row as stored
-        const bool pass_through = spec.rotary_dim() < spec.head_dim();
-        if (direction == Direction::forward && spec.num_pairs() <= max_pairs_per_row &&
-            (!pass_through || (static_cast<const void*>(views.q_out.data) == static_cast<const void*>(views.q_in.data) &&
-                               static_cast<const void*>(views.k_out.data) == static_cast<const void*>(views.k_in.data)))) {
-            rope_one_row_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
-            return;
+    if (direction == Direction::forward && spec.num_pairs() <= max_pairs_per_row) {
+        if (!views.has_k()) {  // Q alone in place: the checked decode step's kernel
+            const TokenHeads<T> q = token_heads<A>(views.q_in, views.q_out, range.begin);
+            if (q.in == q.out && q.in_head_stride == q.out_head_stride) {
+                rope_token_in_place<A, P>(angles, positions[range.begin], q.out, q.heads, q.out_head_stride, spec.num_pairs());
+                return;
+            }
+        }
+        if constexpr (P == Pairing::half_split || rotates_row_as_stored<A, T>) {  // the row as stored
+            if (spec.rotary_dim() == spec.head_dim() ||  // or no pass-through dims to copy
+                (static_cast<const void*>(views.q_out.data) == static_cast<const void*>(views.q_in.data) &&
+                 static_cast<const void*>(views.k_out.data) == static_cast<const void*>(views.k_in.data))) {
+                rope_one_row_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
+                return;
+            }
         }
     }
     rope_token_loop<A, P>(spec, angles, positions, views, direction, range);
