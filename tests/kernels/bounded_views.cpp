@@ -163,6 +163,13 @@ TEST_CASE("[bounds] in place, the output's own size must cover every element wri
     const HeadsView<float> full_out(x.data(), 128, {1, 2, 64});
     CHECK(ends_with(error_of(QKViews<float> {short_in, full_out, {}, {}}), "the view would address memory past its buffer"));
     CHECK(x == before);
+    // the fused QK-norm + RoPE checks Q through the same rules
+    const std::vector<float> weight(64, 1.0f);
+    const QkNorm norm {NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+    CHECK(message_of([&] { qk_norm_rope(spec, norm, cache, at_three, QKViews<float> {in, out, {}, {}}); }) ==
+          "q_out.size 100 must be > 127, the index of q_out's last element (token 0, head 1, dim 63): the view would "
+          "address memory past its buffer");
+    CHECK(x == before);
 }
 
 TEST_CASE("[bounds] one K head inside packed QKV may have head_stride 0 (unused)")
