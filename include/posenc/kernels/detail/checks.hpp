@@ -588,8 +588,8 @@ POSENC_ALWAYS_INLINE bool decode_call_is_usual(const RopeSpec& spec, const Angle
         return false;
     const PositionRange allowed = angles.position_range();
     const std::int64_t start = positions.start();
-    constexpr u64 reach = u64 {1} << 62;
-    return positions.is_contiguous() && static_cast<u64>(start) + reach <= 2 * reach && allowed.first <= start &&
+    // |start| <= 2^62 as the rules require, tested as start + 2^62 in [0, 2^63) (one constant)
+    return positions.is_contiguous() && ((static_cast<u64>(start) + (u64 {1} << 62)) >> 63) == 0 && allowed.first <= start &&
            start <= allowed.last && angles.num_pairs() == spec.num_pairs();
 }
 
