@@ -206,75 +206,70 @@ HeadsView<float> random_view(std::mt19937& rng, float* base)
 
 }  // namespace
 
-TEST_CASE("[checks] the inline test of a usual apply call accepts only calls the full rules accept, and every valid call drawn")
+namespace {
+
+/// What 20,000 draws of valid calls (draw), seven in eight mutated once or twice, showed of an
+/// inline test (is_usual) against the rules.
+struct Verdicts {
+    int usual = 0, accepted_by_rules = 0, refused = 0, disagreements = 0;
+    std::string first;  ///< the first call the inline test accepted and the rules refused, or an unmutated call it missed
+};
+
+template <class Draw, class IsUsual>
+Verdicts mutated_verdicts(unsigned seed, Draw draw, IsUsual is_usual)
 {
     const posenc::RopeSpec spec(dim, dim, 1e4);
     const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
     const CosSinCache other_angles(posenc::FrequencyTable::from_spec(posenc::RopeSpec(dim, dim / 2, 1e4)), 64);
-    std::mt19937 rng(20261202);
-    int usual = 0, accepted_by_rules = 0, refused = 0, disagreements = 0;
-    std::string first;
+    std::mt19937 rng(seed);
+    Verdicts v;
     for (int i = 0; i < 20000; ++i) {
         Arena a;
-        Case c = valid_case(rng, a, angles);
+        Case c = draw(rng, a, angles);
         const bool mutated = i % 8 != 0;
         if (mutated) {
             mutate(rng, c, a, other_angles);
             if (i % 3 == 0) mutate(rng, c, a, other_angles);
         }
-        const bool fast = detail::rope_call_is_usual(spec, *c.angles, c.positions, c.views, c.range);
+        const bool fast = is_usual(spec, *c.angles, c.positions, c.views, c.range);
         const bool rules = passes([&] { detail::check_rope_call_rules(spec, *c.angles, c.positions, c.views, c.range); });
-        usual += fast;
-        accepted_by_rules += rules;
-        refused += !rules;
-        if (!mutated && !fast && first.empty()) first = "an unmutated valid call missed the inline test, case " + std::to_string(i);
+        v.usual += fast;
+        v.accepted_by_rules += rules;
+        v.refused += !rules;
+        if (!mutated && !fast && v.first.empty()) v.first = "an unmutated valid call missed the inline test, case " + std::to_string(i);
         if (fast && !rules) {
-            ++disagreements;
-            if (first.empty()) first = "the inline test accepted a call the rules refuse, case " + std::to_string(i);
+            ++v.disagreements;
+            if (v.first.empty()) v.first = "the inline test accepted a call the rules refuse, case " + std::to_string(i);
         }
     }
-    INFO(first);
-    CHECK(first.empty());
-    CHECK(disagreements == 0);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("[checks] the inline test of a usual apply call accepts only calls the full rules accept, and every valid call drawn")
+{
+    const Verdicts v = mutated_verdicts(20261202, valid_case, [](const auto&... call) { return detail::rope_call_is_usual(call...); });
+    INFO(v.first);
+    CHECK(v.first.empty());
+    CHECK(v.disagreements == 0);
     // the draw exercises both sides: valid calls the inline test takes, and many refusals
-    CHECK(usual >= 4000);
-    CHECK(refused >= 8000);
-    CHECK(accepted_by_rules > usual);  // some valid calls lie outside the inline test's domain
+    CHECK(v.usual >= 4000);
+    CHECK(v.refused >= 8000);
+    CHECK(v.accepted_by_rules > v.usual);  // some valid calls lie outside the inline test's domain
 }
 
 TEST_CASE("[checks] the decode step's inline test accepts only calls the full rules accept, and every valid decode call drawn")
 {
     // detail::decode_call_is_usual (checks.hpp) lets kernels::apply_rope and dispatch::apply_rope
     // run a one-token call with no other check: it must never accept a call the rules refuse.
-    const posenc::RopeSpec spec(dim, dim, 1e4);
-    const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
-    const CosSinCache other_angles(posenc::FrequencyTable::from_spec(posenc::RopeSpec(dim, dim / 2, 1e4)), 64);
-    std::mt19937 rng(4242);
-    int usual = 0, refused = 0, disagreements = 0;
-    std::string first;
-    for (int i = 0; i < 20000; ++i) {
-        Arena a;
-        Case c = valid_decode_case(rng, a, angles);
-        const bool mutated = i % 8 != 0;
-        if (mutated) {
-            mutate(rng, c, a, other_angles);
-            if (i % 3 == 0) mutate(rng, c, a, other_angles);
-        }
-        const bool fast = detail::decode_call_is_usual(spec, *c.angles, c.positions, c.views, c.range);
-        const bool rules = passes([&] { detail::check_rope_call_rules(spec, *c.angles, c.positions, c.views, c.range); });
-        usual += fast;
-        refused += !rules;
-        if (!mutated && !fast && first.empty()) first = "an unmutated valid decode call missed the inline test, case " + std::to_string(i);
-        if (fast && !rules) {
-            ++disagreements;
-            if (first.empty()) first = "the decode test accepted a call the rules refuse, case " + std::to_string(i);
-        }
-    }
-    INFO(first);
-    CHECK(first.empty());
-    CHECK(disagreements == 0);
-    CHECK(usual >= 4000);
-    CHECK(refused >= 8000);
+    const Verdicts v =
+        mutated_verdicts(4242, valid_decode_case, [](const auto&... call) { return detail::decode_call_is_usual(call...); });
+    INFO(v.first);
+    CHECK(v.first.empty());
+    CHECK(v.disagreements == 0);
+    CHECK(v.usual >= 4000);
+    CHECK(v.refused >= 8000);
 }
 
 TEST_CASE("[checks] usual_view_is_valid equals view_is_valid for extents and strides below 2^31 and is never more permissive")
