@@ -143,3 +143,40 @@ TEST_CASE("[errors] split_tokens rejects negative token counts and zero parts")
 }
 
 }  // namespace kernels_kernel_errors_tests
+
+namespace kernels_kernel_errors_tests {
+
+TEST_CASE("[errors] a direction that is neither forward nor inverse is refused by every checked entry, one token or several")
+{
+    // Direction is an enum class; a value cast from another integer names no direction (the
+    // float loops would read it as forward and the double path as inverse): refused by name.
+    const CosSinCache cache(table, 16);
+    const Direction bad = static_cast<Direction>(7);
+    const std::string rule = "direction 7 must be forward (0) or inverse (1)";
+    for (std::ptrdiff_t tokens : {1, 3}) {
+        std::vector<float> q(static_cast<std::size_t>(tokens * 2 * 64), 0.5f);
+        const std::vector<float> untouched = q;
+        const auto views = QKViews<float>::in_place(HeadsView<float>(q, {tokens, 2, 64}));
+        const PositionIds at = PositionIds::contiguous(3);
+        CAPTURE(tokens);
+        CHECK(message_of([&] { apply_rope(spec, cache, at, views, bad); }) == rule);
+        CHECK(message_of([&] { apply_rope(spec, cache, at, views, bad, TokenRange {0, tokens}); }) == rule);
+        CHECK(message_of([&] { dispatch::apply_rope(spec, cache, at, views, bad); }) == rule);
+        CHECK(message_of([&] { dispatch::apply_rope(spec, cache, at, views, bad, TokenRange {0, tokens}); }) == rule);
+        CHECK(message_of([&] { dispatch::apply_rope_with(dispatch::Isa::baseline, spec, cache, at, views, bad); }) == rule);
+        std::vector<std::int32_t> ids(static_cast<std::size_t>(tokens * 3), 2);
+        const MultiAxisPositions axes(ids.data(), static_cast<std::ptrdiff_t>(ids.size()), tokens, 3);
+        const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::sections({4, 6, 6}, 16);
+        CHECK(message_of([&] { apply_multi_axis_rope(spec, layout, cache, axes, views, bad); }) == rule);
+        CHECK(message_of([&] { dispatch::apply_multi_axis_rope(spec, layout, cache, axes, views, bad); }) == rule);
+        CHECK(q == untouched);
+        std::vector<double> qd(static_cast<std::size_t>(tokens * 2 * 64), 0.5);
+        const auto double_views = QKViews<double>::in_place(HeadsView<double>(qd, {tokens, 2, 64}));
+        CHECK(message_of([&] { apply_rope(spec, cache, at, double_views, bad); }) == rule);
+        // the two directions themselves pass
+        CHECK(message_of([&] { apply_rope(spec, cache, at, views, Direction::inverse); }) == "(no error)");
+        CHECK(message_of([&] { dispatch::apply_rope(spec, cache, at, views, Direction::forward); }) == "(no error)");
+    }
+}
+
+}  // namespace kernels_kernel_errors_tests

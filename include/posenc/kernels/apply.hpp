@@ -104,6 +104,7 @@ POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& an
                                           const QKViews<T>& views, Direction direction, TokenRange range)
 {
     check_rope_call(spec, angles, positions, views, range);
+    check_direction(direction);
     apply_rope_unchecked(spec, angles, positions, views, direction, range);
 }
 

@@ -357,6 +357,7 @@ void apply_rope_with(Isa isa, const RopeSpec& spec, const Angles& angles, const 
                             isa_compiled(isa) ? "is not supported by this CPU"
                                               : "was not compiled into this binary (posenc_add_dispatch)");
     kernels::detail::check_rope_call(spec, angles, positions, views, range);
+    kernels::detail::check_direction(direction);
     dispatch::apply_rope_unchecked_with(isa, spec, angles, positions, views, direction, range);
 }
 
@@ -378,6 +379,7 @@ POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles&
                                              const QKViews<T>& views, Direction direction, TokenRange range)
 {
     kernels::detail::check_rope_call(spec, angles, positions, views, range);
+    kernels::detail::check_direction(direction);
     dispatch::apply_rope_unchecked_with(best_isa(), spec, angles, positions, views, direction, range);
 }
 
@@ -480,6 +482,7 @@ void apply_multi_axis_rope_with(Isa isa, const RopeSpec& spec, const MultiAxisLa
                             isa_compiled(isa) ? "is not supported by this CPU"
                                               : "was not compiled into this binary (posenc_add_dispatch)");
     kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
+    kernels::detail::check_direction(direction);
     dispatch::apply_multi_axis_rope_unchecked_with(isa, spec, layout, angles, positions, views, direction, range);
 }
 
@@ -499,6 +502,7 @@ void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, 
                            TokenRange range)
 {
     kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
+    kernels::detail::check_direction(direction);
     dispatch::apply_multi_axis_rope_unchecked_with(best_isa(), spec, layout, angles, positions, views, direction, range);
 }
 

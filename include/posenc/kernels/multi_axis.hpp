@@ -79,6 +79,7 @@ void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, 
                            TokenRange range)
 {
     detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
+    detail::check_direction(direction);
     apply_multi_axis_rope_unchecked(spec, layout, angles, positions, views, direction, range);
 }
 

@@ -421,6 +421,14 @@ inline void check_rope_views(const ViewGeometry& q_in, const ViewGeometry& q_out
     }
 }
 
+/// The direction as one of its two enumerators. A value cast from another integer is refused:
+/// the float loops would take it as forward and the double path as inverse.
+inline void check_direction(Direction direction)
+{
+    if (direction != Direction::forward && direction != Direction::inverse)
+        posenc::detail::raise("direction", static_cast<int>(direction), "must be forward (0) or inverse (1)");
+}
+
 /// check_rope_call's rules past the views: the angle source's pairs and the token range.
 inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange range, std::ptrdiff_t tokens)
 {
