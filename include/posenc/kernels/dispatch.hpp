@@ -267,10 +267,6 @@ extern const DecodeSteps decode_steps_avx2;
 extern const DecodeSteps decode_steps_avx512;
 extern const DecodeSteps decode_steps_avx512_bf16;
 
-/// The decode steps of best_isa(), found once; null for the baseline (the calling unit's own
-/// kernel then runs).
-const DecodeSteps* best_decode_steps() noexcept;
-
 template <class T>
 inline constexpr int storage_index = std::is_same_v<T, float> ? 0 : std::is_same_v<T, bfloat16> ? 1 : 2;
 
@@ -306,25 +302,32 @@ inline bool run_compiled([[maybe_unused]] Isa isa, [[maybe_unused]] const Kernel
     }
 }
 
-inline const DecodeSteps* best_decode_steps() noexcept
+/// The decode steps of an ISA compiled into this binary; null for the baseline and for an ISA
+/// not compiled in.
+inline const DecodeSteps* compiled_decode_steps(Isa isa) noexcept
 {
-    static const DecodeSteps* const steps = []() -> const DecodeSteps* {
-        switch (best_isa()) {
+    switch (isa) {
 #if POSENC_DISPATCH_SSE4_2
-        case Isa::sse4_2: return &decode_steps_sse4_2;
+    case Isa::sse4_2: return &decode_steps_sse4_2;
 #endif
 #if POSENC_DISPATCH_AVX2
-        case Isa::avx2: return &decode_steps_avx2;
+    case Isa::avx2: return &decode_steps_avx2;
 #endif
 #if POSENC_DISPATCH_AVX512
-        case Isa::avx512: return &decode_steps_avx512;
+    case Isa::avx512: return &decode_steps_avx512;
 #endif
 #if POSENC_DISPATCH_AVX512_BF16
-        case Isa::avx512_bf16: return &decode_steps_avx512_bf16;
+    case Isa::avx512_bf16: return &decode_steps_avx512_bf16;
 #endif
-        default: return nullptr;
-        }
-    }();
+    default: return nullptr;
+    }
+}
+
+/// The decode steps of best_isa(), found once (a guarded constant, inline in the caller: this
+/// runs on every decode step); null for the baseline (the calling unit's own kernel then runs).
+POSENC_ALWAYS_INLINE const DecodeSteps* best_decode_steps() noexcept
+{
+    static const DecodeSteps* const steps = compiled_decode_steps(best_isa());
     return steps;
 }
 
