@@ -326,6 +326,29 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     }
 }
 
+/// K and V of float heads written with `stores` into fresh float caches of `layout` (K rotated,
+/// normalised first when `norm` is given): the key cache's bytes, then the value cache's.
+std::vector<unsigned char> cache_bytes_after(const ArchPath& path, const posenc::RopeSpec& spec, const QkNorm* norm,
+                                             const CosSinCache& angles, std::int64_t first_position, const std::vector<float>& k,
+                                             const std::vector<float>& v, const std::vector<std::int64_t>& slot,
+                                             CacheLayout layout, std::ptrdiff_t slots, std::ptrdiff_t heads, CacheStores stores)
+{
+    const int dim = spec.head_dim();
+    const std::ptrdiff_t tokens = static_cast<std::ptrdiff_t>(slot.size());
+    Cache kc = make_cache(CacheStorage::float32, true, layout, slots, heads, dim, {});
+    Cache vc = make_cache(CacheStorage::float32, true, layout, slots, heads, dim, {});
+    CacheWrite<float> w;
+    w.k = HeadsView<const float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, heads, dim});
+    w.v = HeadsView<const float>(v.data(), static_cast<std::ptrdiff_t>(v.size()), {tokens, heads, dim});
+    w.key_cache = kc.view;
+    w.value_cache = vc.view;
+    w.slot_mapping = SlotMapping(slot);
+    w.stores = stores;
+    Call<float> {&path, &spec, norm, &angles, PositionIds::contiguous(first_position)}(w);
+    kc.bytes.insert(kc.bytes.end(), vc.bytes.begin(), vc.bytes.end());
+    return std::move(kc.bytes);
+}
+
 }  // namespace
 
 TEST_CASE("rope_into_cache and qk_norm_rope_into_cache equal the reference composition, every arch path and cache layout")
@@ -362,20 +385,8 @@ TEST_CASE("CacheStores: streaming, cached and automatic stores write the same by
     slot.back() = -1;
     for (const ArchPath& path : kernel_test::arch_paths()) {
         std::vector<std::vector<unsigned char>> written;
-        for (CacheStores stores : {CacheStores::cached, CacheStores::streaming, CacheStores::automatic}) {
-            Cache kc = make_cache(CacheStorage::float32, true, CacheLayout::token_major, slots, heads, dim, {});
-            Cache vc = make_cache(CacheStorage::float32, true, CacheLayout::token_major, slots, heads, dim, {});
-            CacheWrite<float> w;
-            w.k = HeadsView<float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, heads, dim});
-            w.v = HeadsView<float>(v.data(), static_cast<std::ptrdiff_t>(v.size()), {tokens, heads, dim});
-            w.key_cache = kc.view;
-            w.value_cache = vc.view;
-            w.slot_mapping = SlotMapping(slot);
-            w.stores = stores;
-            Call<float> {&path, &spec, nullptr, &angles, PositionIds::contiguous(7)}(w);
-            kc.bytes.insert(kc.bytes.end(), vc.bytes.begin(), vc.bytes.end());
-            written.push_back(std::move(kc.bytes));
-        }
+        for (CacheStores stores : {CacheStores::cached, CacheStores::streaming, CacheStores::automatic})
+            written.push_back(cache_bytes_after(path, spec, nullptr, angles, 7, k, v, slot, CacheLayout::token_major, slots, heads, stores));
         INFO(path.name);
         CHECK(written[0] == written[1]);
         CHECK(written[0] == written[2]);
@@ -410,20 +421,8 @@ TEST_CASE("CacheStores: streamed rows of more heads than one staging buffer hold
             for (CacheLayout layout : {CacheLayout::token_major, CacheLayout::heads_major})
                 for (const QkNorm* n : {static_cast<const QkNorm*>(nullptr), &norm}) {
                     std::vector<std::vector<unsigned char>> written;
-                    for (CacheStores stores : {CacheStores::cached, CacheStores::streaming}) {
-                        Cache kc = make_cache(CacheStorage::float32, true, layout, slots, heads, dim, {});
-                        Cache vc = make_cache(CacheStorage::float32, true, layout, slots, heads, dim, {});
-                        CacheWrite<float> w;
-                        w.k = HeadsView<float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, heads, dim});
-                        w.v = HeadsView<float>(v.data(), static_cast<std::ptrdiff_t>(v.size()), {tokens, heads, dim});
-                        w.key_cache = kc.view;
-                        w.value_cache = vc.view;
-                        w.slot_mapping = SlotMapping(slot);
-                        w.stores = stores;
-                        Call<float> {&path, &spec, n, &angles, PositionIds::contiguous(9)}(w);
-                        kc.bytes.insert(kc.bytes.end(), vc.bytes.begin(), vc.bytes.end());
-                        written.push_back(std::move(kc.bytes));
-                    }
+                    for (CacheStores stores : {CacheStores::cached, CacheStores::streaming})
+                        written.push_back(cache_bytes_after(path, spec, n, angles, 9, k, v, slot, layout, slots, heads, stores));
                     INFO(path.name << " heads " << heads << " dim " << dim << (layout == CacheLayout::heads_major ? " heads_major" : " token_major")
                                    << (n ? " with norm" : ""));
                     CHECK(written[0] == written[1]);

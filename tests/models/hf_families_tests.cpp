@@ -21,19 +21,13 @@
 #include <variant>
 #include <vector>
 
+#include "support/model_parse_errors.hpp"
+
 namespace models_hf_families_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 
 namespace {
 
-std::string error_of(const std::string& text)
-{
-    try {
-        posenc::hf::parse_model(text);
-    } catch (const posenc::error& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
+using test_support::models::error_of;
 
 double relative(double got, double want) { return std::abs(got - want) / std::abs(want); }
 

@@ -16,19 +16,13 @@
 #include <variant>
 #include <vector>
 
+#include "support/model_parse_errors.hpp"
+
 namespace models_hf_rope_standardize_tests_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 
 namespace {
 
-std::string error_of(const std::string& text)
-{
-    try {
-        posenc::hf::parse_model(text);
-    } catch (const posenc::error& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
+using test_support::models::error_of;
 
 bool near(double got, double expected, double rel = 1e-12)
 {

@@ -25,6 +25,8 @@
 #include <variant>
 #include <vector>
 
+#include "support/model_parse_errors.hpp"
+
 #ifndef POSENC_TEST_DATA_DIR
 #error "POSENC_TEST_DATA_DIR must point at tests/data"
 #endif
@@ -58,15 +60,7 @@ posenc::hf::HfModel load(const std::string& file)
     return posenc::hf::read_model(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file);
 }
 
-std::string error_of(const std::string& text)
-{
-    try {
-        posenc::hf::parse_model(text);
-    } catch (const posenc::error& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
+using test_support::models::error_of;
 
 double relative(double got, double want) { return want == 0.0 ? std::abs(got) : std::abs(got - want) / std::abs(want); }
 
