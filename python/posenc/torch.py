@@ -66,7 +66,7 @@ class RotaryEmbedding(_torch.nn.Module):
             raise _error("rope", type(rope).__name__, "must be a posenc.ModelRope (use RotaryEmbedding.from_config)")
         for g in rope.groups:
             if str(g.spec.pairing).split(".")[-1] != "half_split":
-                raise _error("pairing", "interleaved",
+                raise _error("pairing", "\"interleaved\"",
                              "is not served: transformers' rotary modules for interleaved-pair models return "
                              "model-specific layouts; use posenc.apply_rope (group \"%s\")" % g.name)
         layout = rope.multi_axis
