@@ -60,7 +60,7 @@ class RotaryEmbedding(_torch.nn.Module):
     one); LongRoPE uses the long factors when max(position_ids) + 1 exceeds the original length.
     """
 
-    def __init__(self, rope, config=None):
+    def __init__(self, rope, config=None, *, layer_type=None):
         super().__init__()
         if not isinstance(rope, _posenc.ModelRope):
             raise _error("rope", type(rope).__name__, "must be a posenc.ModelRope (use RotaryEmbedding.from_config)")
@@ -75,6 +75,9 @@ class RotaryEmbedding(_torch.nn.Module):
                          "must be M-RoPE sections or interleaved (the text models' layouts)")
         self.rope = rope
         self.config = config
+        self.layer_type = layer_type
+        if layer_type is not None:
+            rope.group(layer_type)  # posenc.Error listing the groups when there is no such group
         self._cached_length = {}  # dynamic NTK: group name -> the length its current table serves
         self._tables = {}
         primary = rope.primary_group()
@@ -82,11 +85,12 @@ class RotaryEmbedding(_torch.nn.Module):
         self.rope_type = _posenc.scaling_type_name(primary.scaling)
 
     @classmethod
-    def from_config(cls, config, *, assume_half_split=False):
+    def from_config(cls, config, *, layer_type=None, assume_half_split=False):
         """From a config dict (as config.json), a path, a transformers config (its to_dict()), any
         object with the same attributes, a posenc HfModel or ModelRope. Configs the reader refuses
-        raise its posenc.Error with its message."""
-        return cls(_model_rope(config, assume_half_split=assume_half_split), config)
+        raise its posenc.Error with its message. layer_type: the group forward uses when it is
+        called without one (transformers 4.x Gemma 3 keeps one module per layer type)."""
+        return cls(_model_rope(config, assume_half_split=assume_half_split), config, layer_type=layer_type)
 
     # ---- the table in effect
     def _table(self, group, seq_len):
@@ -128,7 +132,7 @@ class RotaryEmbedding(_torch.nn.Module):
     def forward(self, x, position_ids, layer_type=None):
         """(cos, sin) for position_ids, in x's dtype and on x's device (see the class doc)."""
         dtype = _dtype_of(x, "x")
-        group = _group_of(self.rope, layer_type)
+        group = _group_of(self.rope, layer_type if layer_type is not None else self.layer_type)
         ids, layout = self._positions(position_ids)
         if ids.size == 0:
             raise _error("position_ids.numel", 0, "must be > 0")

@@ -110,6 +110,9 @@ def test_gemma3_per_layer_type_forward(torch, pt):
         rotary(x, ids)
     with pytest.raises(posenc.Error, match="is not a RoPE group of this model"):
         rotary(x, ids, "local")
+    # transformers 4.x keeps one module per layer type: a module bound to one group.
+    local = pt.RotaryEmbedding.from_config(os.path.join(CONFIGS, "gemma-3-4b-it.json"), layer_type="sliding_attention")
+    assert torch.equal(local(x, ids)[0], rotary(x, ids, "sliding_attention")[0])
 
 
 def test_qwen2_vl_sections_return_one_table_per_axis(torch, pt):
