@@ -107,7 +107,10 @@ def round_once(values, dtype):
 
 
 def _as_tensor(array, name):
-    import torch
+    try:
+        import torch
+    except ImportError:
+        raise _error("tensor", "True", "needs PyTorch (Debian python3-torch), which is not installed") from None
 
     return torch.from_numpy(_np.ascontiguousarray(array)).to(getattr(torch, name))
 
