@@ -16,7 +16,8 @@ emulated in NumPy float32 with each engine's formula:
   transformers (LlamaRotaryEmbedding)   the vLLM formula's float32 values as (cos, sin), then
                                     .to(x.dtype)
 
-NumPy's float32 pow/cos stand in for torch's and CUDA's (within a few float32 ulps of them; the
+FlashInfer's GPU code uses CUDA's approximate __powf for freq_i, so this emulation understates its
+error. NumPy's float32 pow/cos stand in for torch's and CUDA's (within a few float32 ulps of them; the
 error that matters, fl(m) * fl(theta) against m * theta, is the same arithmetic).
 """
 import numpy as np
