@@ -282,3 +282,6 @@ def apply_rope(spec, angles, q, k=None, positions=0, *, q_out=None, k_out=None, 
     if k is None:
         return q if q_out is None else q_out
     return (q, k) if q_out is None else (q_out, k_out)
+
+# posenc.export (NumPy only) is always there; posenc.torch is imported on demand (it needs torch).
+from . import export  # noqa: E402,F401

@@ -12,4 +12,5 @@ PYBIND11_MODULE(_posenc, m)
     posenc::python::bind_models(m);
     posenc::python::bind_model_rope(m);
     posenc::python::bind_kernels(m);
+    posenc::python::bind_export(m);
 }
