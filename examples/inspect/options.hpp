@@ -136,10 +136,13 @@ Scaling (replaces the group's own; without --scaling the model's is used):
 Lengths:
   --original-length N      the training length L (and the scaling's original
                            length); default: the scaling's
-                           original_max_position_embeddings, else the model's
+                           original_max_position_embeddings, else (own linear)
+                           max_position_embeddings / factor, else the model's
                            original length, else max_position_embeddings
-  --length N               the target length L'; default: L x factor, LongRoPE:
-                           max_position_embeddings, no scaling: L
+  --length N               the target length L'; default: the config's
+                           max_position_embeddings for LongRoPE and the model's
+                           own llama3 or linear scaling, else L x factor, no
+                           scaling: L
 
 Output:
   --json                   print one JSON object instead of the table
@@ -431,7 +434,9 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--config") o.config_path = nonempty("the path of a config.json");
         else if (name == "--svg") o.svg_dir = nonempty("a directory");
         else if (name == "--layer")
-            o.layer = static_cast<int>(detail::parse_whole(name, value(), 0, 1000000, "a layer index"));
+            // A negative index is refused where the model is known, with the model's own range
+            // ("the model has 34 layers (0 to 33)"), as one past the last layer is.
+            o.layer = static_cast<int>(detail::parse_whole(name, value(), -1000000, 1000000, "a layer index"));
         else if (name == "--scaling") o.scaling = detail::parse_scaling(name, value());
         else if (name == "--compare") {
             std::vector<std::string> types;

@@ -111,6 +111,15 @@ TEST_CASE("[cli] scaling names in any letter case; presets, options and scaling 
           "--compare: expected 2 to 6 comma-separated scaling types, got \"yarn\"");
 }
 
+TEST_CASE("[cli, docs/cli.md] --help names every option the parser knows")
+{
+    const std::string help = inspect::usage_text();
+    for (const std::string& option : inspect::detail::option_names()) {
+        CAPTURE(option);
+        CHECK(help.find(option) != std::string::npos);
+    }
+}
+
 TEST_CASE("[cli] usage errors are one line naming the option")
 {
     CHECK(usage_error({}) == "give --preset NAME or --config PATH (see --help)");

@@ -77,10 +77,16 @@ TEST_CASE("[cli text] 64 pairs fit an 80-column terminal: one row per pair, coun
     CHECK(yarn.find("40 of 64 pairs are compressed (pairs 24-63).") != std::string::npos);
     CHECK(yarn.find("cos/sin x 1.138629436111989") != std::string::npos);
     // The longest header: Phi-3's two 48-entry lists are summarised, and still wrapped at 80.
-    for (const std::string& line : lines_of(inspect::render_text(run({"--preset", "phi-3-mini-128k"})))) {
+    const std::string phi3 = inspect::render_text(run({"--preset", "phi-3-mini-128k"}));
+    for (const std::string& line : lines_of(phi3)) {
         CAPTURE(line);
         CHECK(line.size() <= 80);
     }
+    // The summary rounds the config's first and last factors to 6 digits (Python: "%.6g" of
+    // 1.1, 3.049999999999997, 1.0700000524520874 and 64.76000213623047).
+    const std::string header = std::regex_replace(phi3, std::regex("\\s+"), " ");  // wrapped lines joined
+    CHECK(header.find("short_factor [48 values: 1.1 .. 3.05]") != std::string::npos);
+    CHECK(header.find("long_factor [48 values: 1.07 .. 64.76]") != std::string::npos);
 }
 
 TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the library's values at full precision")
@@ -306,9 +312,10 @@ TEST_CASE("[cli compare] several scalings of one model side by side: lesson C2-5
     for (const std::string& line : lines_of(text)) {
         CAPTURE(line);
         CHECK(line.size() <= 80);
+        CHECK((line.empty() || line.back() != ' '));   // no trailing space, '*' or not
     }
     // pair 40: 0.92741 turns; untouched and out of range, PI 1/4, NTK-aware 4^(-80/126), YaRN 1/4.
-    CHECK(text.find("   40     0.92741 1.000000* 0.250000  0.414705* 0.250000 \n") != std::string::npos);
+    CHECK(text.find("   40     0.92741 1.000000* 0.250000  0.414705* 0.250000\n") != std::string::npos);
     CHECK(text.find("ntk_aware x4: 23 of 64 out of range (pairs 40-62), 63 compressed") != std::string::npos);
     const auto j = nlohmann::ordered_json::parse(inspect::render_json(r));
     REQUIRE(j["compare"].size() == 4);
@@ -393,6 +400,9 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     };
     CHECK(refusal({"--preset", "x", "--layer", "12"}) == "--layer 12: layer 12 uses no RoPE (a NoPE layer)");
     CHECK(refusal({"--preset", "x", "--layer", "13"}) == "--layer 13: the model has 13 layers (0 to 12)");
+    // A negative index gets the same range as one past the last layer (0 to L-1), not the
+    // option grammar's.
+    CHECK(refusal({"--preset", "x", "--layer", "-1"}) == "--layer -1: the model has 13 layers (0 to 12)");
 }
 
 }  // namespace inspect_render_tests_tests
