@@ -114,12 +114,36 @@ inline Model model_from_rope(const std::string& name, const posenc::ModelRope& r
     return m;
 }
 
-/// A config.json (read by posenc/models/hf_config.hpp) as a Model; `path` names it when the
-/// config has no _name_or_path.
+namespace detail {
+
+/// The name a config file gives its model when it has no _name_or_path: the file name without
+/// its extension ("gemma-3-4b-it" for configs/gemma-3-4b-it.json), or, for a file called
+/// config.json, its folder's name (a model's own folder: Llama-3.1-8B/config.json).
+inline std::string config_file_model_name(const std::string& path)
+{
+    std::string p = path;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    const std::size_t slash = p.find_last_of('/');
+    std::string file = slash == std::string::npos ? p : p.substr(slash + 1);
+    const std::size_t dot = file.find_last_of('.');
+    if (dot != std::string::npos && dot > 0) file = file.substr(0, dot);
+    if (file == "config" && slash != std::string::npos && slash > 0) {
+        const std::string folder = p.substr(0, slash);
+        const std::size_t up = folder.find_last_of('/');
+        const std::string name = up == std::string::npos ? folder : folder.substr(up + 1);
+        if (!name.empty() && name != "." && name != "..") return name;
+    }
+    return file.empty() ? path : file;
+}
+
+}  // namespace detail
+
+/// A config.json (read by posenc/models/hf_config.hpp) as a Model, named by its _name_or_path,
+/// else by its file (detail::config_file_model_name).
 inline Model model_from_config(const posenc::hf::HfModel& hf, const std::string& path)
 {
-    Model m = model_from_rope(hf.name.empty() || hf.name == hf.model_type ? path : hf.name, hf.rope,
-                              hf.qk_head_dim > 0);
+    Model m = model_from_rope(hf.name.empty() || hf.name == hf.model_type ? detail::config_file_model_name(path) : hf.name,
+                              hf.rope, hf.qk_head_dim > 0);
     m.warnings = hf.warnings;
     m.notes = hf.notes;
     return m;

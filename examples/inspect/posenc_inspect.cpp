@@ -170,7 +170,7 @@ int run(int argc, char** argv)
                                     : inspect::render_text(report);
     std::vector<inspect::SvgFile> files;
     if (options.svg_dir) {
-        files = inspect::render_svgs(report);
+        files = inspect::render_svgs(report, options.title.value_or(""));
         if (!options.json && !options.csv) {
             std::vector<std::string> words{"plots", "written", "to", inspect::detail::printable(*options.svg_dir) + ":"};
             for (std::size_t i = 0; i < files.size(); ++i)

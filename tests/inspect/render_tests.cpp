@@ -268,7 +268,9 @@ TEST_CASE("[cli svg] one meaning per colour across the charts, one number format
     const std::string& bound = file(files, "roformer_bound.svg").content;
     const std::string& compare = file(files, "compare.svg").content;
     // red: out of range, and nothing else.
-    CHECK(count(turns, "#d62728") == count(turns, "out-of-range\"") + 1);  // + the legend swatch
+    // + the legend swatch, listed only when some bar is red (the model's own YaRN x4: none).
+    CHECK(count(turns, "out-of-range\"") == 0);
+    CHECK(count(turns, "#d62728") == 0);
     CHECK(count(compression, "#d62728") == 0);
     CHECK(count(bound, "#d62728") == 0);
     CHECK(count(compare, "#d62728") == count(compare, "class=\"mark out-of-range\"") + 1);
@@ -403,6 +405,59 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     // A negative index gets the same range as one past the last layer (0 to L-1), not the
     // option grammar's.
     CHECK(refusal({"--preset", "x", "--layer", "-1"}) == "--layer -1: the model has 13 layers (0 to 12)");
+}
+
+TEST_CASE("[cli svg] legends name only colours in use; the RoFormer curves' dash patterns are in their swatches, marks on top")
+{
+    const auto direct = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "4"}));
+    const std::string& red_turns = file(direct, "turns.svg").content;
+    CHECK(count(red_turns, "class=\"bar out-of-range\"") == 24);                     // lesson C2-5 #18
+    CHECK(count(red_turns, "#d62728") == 24 + 1);                                       // + its swatch
+    const auto yarn = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"}));
+    CHECK(count(file(yarn, "turns.svg").content, "#d62728") == 0);                      // no red bar, no red swatch
+    CHECK(count(file(yarn, "turns.svg").content, "out of range at L'") == 0);
+    const std::string& bound = file(yarn, "roformer_bound.svg").content;
+    // Three curves: solid black (the model's base), dashed and dotted grey; each swatch is a
+    // line drawn with its curve's colour and dash pattern.
+    CHECK(count(bound, "<line class=\"swatch\"") == 3);
+    CHECK(count(bound, "class=\"swatch\" x1=") == 3);
+    CHECK(count(bound, "stroke-dasharray=\"6 3\"") == 2);  // curve + swatch
+    CHECK(count(bound, "stroke-dasharray=\"2 3\"") == 2);
+    // Every mark after every curve and the reference line, so none is drawn over.
+    REQUIRE(bound.find("<circle") != std::string::npos);
+    CHECK(bound.rfind("<polyline") < bound.find("<circle"));
+    CHECK(bound.rfind("class=\"reference\"") < bound.find("<circle"));
+}
+
+TEST_CASE("[cli svg] log axes read 10^k; axis labels use the symbols theta_i and 2 pi")
+{
+    const auto files = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"}));
+    const std::string& turns = file(files, "turns.svg").content;
+    // Turns of Qwen3-8B within 32768: 5215 (pair 0) down to 0.0067 (pair 63): decades 1e-3 .. 1e4.
+    for (const char* tick : {">10⁻³<", ">10⁻²<", ">10⁻¹<", ">10⁰<", ">10¹<", ">10²<", ">10³<", ">10⁴<"}) {
+        CAPTURE(tick);
+        CHECK(count(turns, tick) == 1);
+    }
+    CHECK(count(turns, "10000.000") == 0);
+    CHECK(count(turns, "turns L·θᵢ / 2π (log)") == 1);
+    CHECK(count(file(files, "compression.svg").content, ">θ′ᵢ / θᵢ<") == 1);
+    CHECK(count(file(files, "roformer_bound.svg").content, ">10⁰<") == 1);  // r from 1
+}
+
+TEST_CASE("[cli svg] chart titles name the model: _name_or_path, else the config file's name; --title")
+{
+    CHECK(inspect::detail::config_file_model_name("tests/data/configs/gemma-3-4b-it.json") == "gemma-3-4b-it");
+    CHECK(inspect::detail::config_file_model_name("models/Llama-3.1-8B/config.json") == "Llama-3.1-8B");
+    CHECK(inspect::detail::config_file_model_name("config.json") == "config");
+    CHECK(inspect::detail::config_file_model_name("a.b/mistral") == "mistral");
+    const std::string path = std::string(POSENC_TEST_DATA_DIR) + "/configs/gemma-3-4b-it.json";
+    const auto named = inspect::render_svgs(run({"--config", path}));
+    CHECK(file(named, "turns.svg").content.find(">google/gemma-3-4b-it: turns of each pair") != std::string::npos);
+    const inspect::Options titled = inspect::parse_options({"--config", path, "--title", "Gemma 3 4B <it>", "--svg", "d"});
+    REQUIRE(titled.title);
+    const auto retitled = inspect::render_svgs(inspect::build_report(titled), *titled.title);
+    CHECK(file(retitled, "turns.svg").content.find(">Gemma 3 4B &lt;it&gt;: turns of each pair") != std::string::npos);
+    CHECK(file(retitled, "compression.svg").content.find(">Gemma 3 4B &lt;it&gt;: compression") != std::string::npos);
 }
 
 }  // namespace inspect_render_tests_tests
