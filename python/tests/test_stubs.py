@@ -67,7 +67,12 @@ def test_a_typed_use_type_checks_with_mypy(tmp_path):
         spec = posenc.RopeSpec(128, 128, 1e6, "diagonal")
         posenc.apply_rope(spec, posenc.FrequencyTable.from_spec(spec), np.zeros((4, 2, 128), np.float32), layout="tdh")
     """))
-    env = dict(os.environ, MYPYPATH=os.path.dirname(os.path.dirname(posenc.__file__)))
+    # A build tree is found through MYPYPATH; an installed package (site-packages, py.typed) by
+    # mypy itself, which refuses a site-packages folder in MYPYPATH.
+    package_parent = os.path.dirname(os.path.dirname(posenc.__file__))
+    env = dict(os.environ)
+    if os.path.basename(package_parent) not in ("site-packages", "dist-packages"):
+        env["MYPYPATH"] = package_parent
     good = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", str(program)], capture_output=True,
                           text=True, env=env)
     assert good.returncode == 0, good.stdout + good.stderr
