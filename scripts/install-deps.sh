@@ -12,7 +12,8 @@ set -euo pipefail
 packages=(cmake ninja-build ccache make g++ clang libclang-rt-dev pkg-config
           libeigen3-dev libxsimd-dev
           doctest-dev libbenchmark-dev nlohmann-json3-dev libxml2-utils
-          python3-dev pybind11-dev python3-numpy python3-pytest python3-mpmath)
+          python3-dev pybind11-dev python3-numpy python3-pytest python3-mpmath
+          python3-venv python3-build python3-setuptools librsvg2-bin)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,9 +3,15 @@
 # The Python package's tests (docs/python.md):
 #   1. configure and build the module (Ninja, ccache when present) with POSENC_BUILD_PYTHON=ON;
 #   2. run pytest on python/tests with that module; exit status 5 ("no tests collected") fails;
-#   3. the install route: clone this checkout's committed state into a temporary directory, build
-#      and `cmake --install` it into a temporary prefix, then import posenc from outside any source
-#      tree with the README's PYTHONPATH line and check the README's acceptance line prints 24.
+#   3. the Python code blocks of README.md and docs/*.md run with that module
+#      (scripts/check-doc-examples.py --lang python);
+#   4. the install routes, from a clone of this checkout's committed state in a temporary
+#      directory: `cmake --install --component python` into a temporary prefix, imported from
+#      outside any source tree; then `pip install --no-build-isolation` of the clone into a fresh
+#      venv (--system-site-packages: Debian's numpy and pytest), where the README's acceptance line
+#      must print 24 and the pytest suite runs against the installed package; then
+#      `python3 -m build --no-isolation --wheel` of the clone. Every build passes the same CMake
+#      arguments, so ccache turns the later builds into cache hits and links.
 # The interpreter is $POSENC_PYTHON, default /usr/bin/python3 (Debian's, with numpy and pytest;
 # torch tests skip with their reason when torch is absent). Extra arguments go to both configures
 # (e.g. -DCMAKE_CXX_COMPILER=clang++, with POSENC_PYTHON_BUILD_DIR=build/python-tests-clang).
@@ -45,6 +51,9 @@ elif [ "$status" -ne 0 ]; then
   exit "$status"
 fi
 
+echo "=== posenc Python module: the docs' Python blocks ==="
+"$python" scripts/check-doc-examples.py --lang python --python-path "$root/$build_dir/python"
+
 echo "=== posenc Python module: install from a fresh clone ==="
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -64,3 +73,29 @@ if [ "$result" != 24 ]; then
   exit 1
 fi
 echo "installed package at $site imports; acceptance line prints $result"
+
+echo "=== posenc Python module: pip install --no-build-isolation into a fresh venv ==="
+"$python" -m venv --system-site-packages "$tmp/venv"
+cmake_args="$(printf '%q ' "${configure_args[@]}")"
+POSENC_CMAKE_ARGS="$cmake_args" POSENC_BUILD_JOBS="$jobs" \
+  "$tmp/venv/bin/python" -m pip install -q --no-index --no-build-isolation "$tmp/src"
+venv_site="$("$tmp/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+cd "$tmp"
+result="$("$tmp/venv/bin/python" -c "import posenc; print(posenc.frequency_table(posenc.presets.qwen3_8b()).count_without_full_turn(32768))")"
+where="$("$tmp/venv/bin/python" -c "import posenc; print(posenc.__file__)")"
+case "$where" in
+  "$venv_site"/*) ;;
+  *) echo "test-python.sh: the venv imported posenc from $where, not from its site-packages $venv_site" >&2; exit 1 ;;
+esac
+[ "$result" = 24 ] || { echo "test-python.sh: after pip install the acceptance line printed '$result', expected 24" >&2; exit 1; }
+status=0
+POSENC_EXPECT_INSTALLED="$venv_site" "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests" || status=$?
+[ "$status" -eq 0 ] || { echo "test-python.sh: pytest against the pip-installed package failed ($status)" >&2; exit 1; }
+echo "pip-installed package at $venv_site imports; acceptance line prints $result; pytest passes against it"
+
+echo "=== posenc Python module: python3 -m build --no-isolation --wheel ==="
+(cd "$tmp/src" && POSENC_CMAKE_ARGS="$cmake_args" POSENC_BUILD_JOBS="$jobs" \
+  "$python" -m build --no-isolation --wheel --outdir "$tmp/dist" . >/dev/null)
+wheel="$(ls "$tmp"/dist/posenc-*.whl)"
+"$python" -m zipfile -l "$wheel" | grep -q 'posenc/_posenc.*\.so' || { echo "test-python.sh: $wheel holds no native module" >&2; exit 1; }
+echo "wheel $(basename "$wheel") holds the native module"

@@ -28,6 +28,14 @@ namespace detail {
 /// the same form posenc's error messages use.
 inline std::string number_text(double x) { return posenc::detail::format_value(x); }
 
+/// x at 6 significant digits (%.6g): a summary value, e.g. 3.049999999999997 as 3.05.
+inline std::string summary_number(double x)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", x);
+    return buffer;
+}
+
 /// x in %.4e, or %.3e where a three-digit exponent would make it wider than 10 characters.
 inline std::string scientific(double x)
 {

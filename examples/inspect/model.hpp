@@ -4,14 +4,18 @@
 // scaling in effect (the group's own, or the --scaling / --compare override), the original
 // length L and the target length L'.
 //
-// Length rules (docs/cli.md):
+// Length rules (docs/cli.md, "Lengths"), one rule for the list, the table, JSON, CSV and charts:
 //   L   = --original-length; else the original_max_position_embeddings of the scaling in effect
-//         (yarn, llama3, longrope; dynamic NTK: its reference length); else the group's original
-//         length: the lesson's native length for the lesson presets, the L0 of the group's own
-//         scaling, else max_position_embeddings.
-//   L'  = --length; else L x factor for the factor-based scalings (linear, ntk_aware, dynamic,
-//         yarn, llama3; and none with --factor: direct extrapolation to S times L);
-//         max_position_embeddings for longrope; else L.
+//         (yarn, llama3, longrope; dynamic NTK: its reference length); else, for the model's own
+//         linear scaling whose config names no original length, max_position_embeddings / factor
+//         (Position Interpolation: positions below L'/factor keep the trained angles); else the
+//         group's original length: the lesson's native length for the lesson presets, the L0 of
+//         the group's own scaling, else max_position_embeddings.
+//   L'  = --length; else, for the model's own llama3, longrope or linear scaling,
+//         max_position_embeddings when it exceeds L (those configs name the extended length
+//         there: Llama 3.1's 131072, Phi-3's 131072, Gemma 3's 131072; Llama 3's factor is not
+//         L'/L); else L x factor for the factor-based scalings (linear, ntk_aware, dynamic, yarn,
+//         llama3; and none with --factor: direct extrapolation to S times L); else L.
 // An override that names an original length (yarn, llama3, longrope, dynamic) is built with L.
 // Overrides and --original-length / --length apply to the group in focus only (--layer N's
 // group, else full_attention, else the only or first group); the other groups are shown with
@@ -110,12 +114,36 @@ inline Model model_from_rope(const std::string& name, const posenc::ModelRope& r
     return m;
 }
 
-/// A config.json (read by posenc/models/hf_config.hpp) as a Model; `path` names it when the
-/// config has no _name_or_path.
+namespace detail {
+
+/// The name a config file gives its model when it has no _name_or_path: the file name without
+/// its extension ("gemma-3-4b-it" for configs/gemma-3-4b-it.json), or, for a file called
+/// config.json, its folder's name (a model's own folder: Llama-3.1-8B/config.json).
+inline std::string config_file_model_name(const std::string& path)
+{
+    std::string p = path;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    const std::size_t slash = p.find_last_of('/');
+    std::string file = slash == std::string::npos ? p : p.substr(slash + 1);
+    const std::size_t dot = file.find_last_of('.');
+    if (dot != std::string::npos && dot > 0) file = file.substr(0, dot);
+    if (file == "config" && slash != std::string::npos && slash > 0) {
+        const std::string folder = p.substr(0, slash);
+        const std::size_t up = folder.find_last_of('/');
+        const std::string name = up == std::string::npos ? folder : folder.substr(up + 1);
+        if (!name.empty() && name != "." && name != "..") return name;
+    }
+    return file.empty() ? path : file;
+}
+
+}  // namespace detail
+
+/// A config.json (read by posenc/models/hf_config.hpp) as a Model, named by its _name_or_path,
+/// else by its file (detail::config_file_model_name).
 inline Model model_from_config(const posenc::hf::HfModel& hf, const std::string& path)
 {
-    Model m = model_from_rope(hf.name.empty() || hf.name == hf.model_type ? path : hf.name, hf.rope,
-                              hf.qk_head_dim > 0);
+    Model m = model_from_rope(hf.name.empty() || hf.name == hf.model_type ? detail::config_file_model_name(path) : hf.name,
+                              hf.rope, hf.qk_head_dim > 0);
     m.warnings = hf.warnings;
     m.notes = hf.notes;
     return m;
@@ -228,9 +256,10 @@ inline std::size_t focus_group(const Model& model, const Options& o)
     if (o.layer) {
         const int n = *o.layer;
         const std::string shown = "--layer " + o.as_written("--layer");
-        if (model.num_layers && n >= *model.num_layers)
+        if (model.num_layers && (n < 0 || n >= *model.num_layers))
             throw UsageError(shown + ": the model has " + std::to_string(*model.num_layers) + " layers (0 to " +
                              std::to_string(*model.num_layers - 1) + ")");
+        if (n < 0) throw UsageError(shown + ": a layer index is 0 or more");
         for (int nope : model.nope_layers)
             if (nope == n) throw UsageError(shown + ": layer " + std::to_string(n) + " uses no RoPE (a NoPE layer)");
         if (!model.num_layers) {
@@ -414,6 +443,14 @@ inline posenc::Scaling override_scaling(const Options& o, const std::string& typ
     return l;
 }
 
+/// Position Interpolation's original length: the config's extended length over the factor,
+/// rounded to the nearest whole position (at least 1).
+inline std::int64_t interpolated_original_length(std::int64_t extended, double factor)
+{
+    const double l = std::round(static_cast<double>(extended) / factor);
+    return l >= 1.0 ? static_cast<std::int64_t>(l) : 1;
+}
+
 }  // namespace detail
 
 /// The setup for `group`: with the overrides of `o` when `apply_options` (the group in focus),
@@ -435,10 +472,19 @@ inline Setup resolve_setup(const Group& group, const Options& o, bool apply_opti
         if (apply_options && o.original_length) return detail::with_original_length(group.scaling, *o.original_length);
         return group.scaling;
     });
-    const std::int64_t original = posenc::scaling_original_length(scaling).value_or(model_length);
+    const std::string scaling_type = posenc::scaling_type_name(scaling);
+    // The model's own scaling (perhaps rebuilt with --original-length): its config's
+    // max_position_embeddings is the extended length for llama3 and linear; for longrope always.
+    const bool own_scaling = !(apply_options && type);
+    const bool config_names_target =
+        group.max_position_embeddings > 0 &&
+        (scaling_type == "longrope" || (own_scaling && (scaling_type == "llama3" || scaling_type == "linear")));
+    std::int64_t original = posenc::scaling_original_length(scaling).value_or(model_length);
+    if (config_names_target && scaling_type == "linear" && !(apply_options && o.original_length) &&
+        group.original_length == group.max_position_embeddings)
+        original = detail::interpolated_original_length(group.max_position_embeddings, posenc::scaling_factor(scaling));
 
     std::int64_t target = original;
-    const std::string scaling_type = posenc::scaling_type_name(scaling);
     double factor = posenc::scaling_factor(scaling);
     if (apply_options && scaling_type == "none" && o.factor) {
         if (!(*o.factor >= 1.0)) throw UsageError("--factor: must be >= 1, got " + detail::in_quotes(o.as_written("--factor")));
@@ -455,7 +501,7 @@ inline Setup resolve_setup(const Group& group, const Options& o, bool apply_opti
         if (!(t <= static_cast<double>(max_length)))
             throw UsageError("the target length L x factor exceeds 2^50: give --length N");
         target = static_cast<std::int64_t>(t);
-    } else if (scaling_type == "longrope" && group.max_position_embeddings > 0) {
+    } else if (config_names_target && (scaling_type == "longrope" || group.max_position_embeddings > original)) {
         target = group.max_position_embeddings;
     } else {
         const double t = std::round(static_cast<double>(original) * factor);

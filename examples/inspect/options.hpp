@@ -3,7 +3,7 @@
 //
 //   posenc-inspect (--preset NAME | --config PATH [--assume-half-split]) [--layer N]
 //                  [--scaling TYPE | --compare TYPE,TYPE[,...]] [--factor S] [scaling parameters]
-//                  [--original-length N] [--length N] [--bound-pairs P]
+//                  [--original-length N] [--length N] [--bound-pairs P] [--title TEXT]
 //                  [--json | --csv] [--svg DIR]
 //   posenc-inspect --list-presets | --version | --help
 //
@@ -85,6 +85,7 @@ struct Options {
     bool json = false;
     bool csv = false;
     std::optional<std::string> svg_dir;
+    std::optional<std::string> title;  ///< --title TEXT: the model's name in the charts' titles
 
     /// Each option given, with its value as written ("" for a flag).
     std::map<std::string, std::string> written;
@@ -136,15 +137,21 @@ Scaling (replaces the group's own; without --scaling the model's is used):
 Lengths:
   --original-length N      the training length L (and the scaling's original
                            length); default: the scaling's
-                           original_max_position_embeddings, else the model's
+                           original_max_position_embeddings, else (own linear)
+                           max_position_embeddings / factor, else the model's
                            original length, else max_position_embeddings
-  --length N               the target length L'; default: L x factor, LongRoPE:
-                           max_position_embeddings, no scaling: L
+  --length N               the target length L'; default: the config's
+                           max_position_embeddings for LongRoPE and the model's
+                           own llama3 or linear scaling, else L x factor, no
+                           scaling: L
 
 Output:
   --json                   print one JSON object instead of the table
   --csv                    print the pair table as CSV instead
   --svg DIR                also write the charts into DIR (created if missing)
+  --title TEXT             the model's name in the charts' titles (default: the
+                           config's _name_or_path, else its file name without
+                           .json, or the preset's name)
   --bound-pairs P          pair count of the RoFormer chart (default: the
                            model's; 32 draws the lesson's own curve)
 
@@ -201,7 +208,7 @@ inline const std::vector<std::string>& option_names()
         "--compare",
         "--factor", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim", "--truncate",
         "--attention-factor", "--low-freq-factor", "--high-freq-factor", "--short-factor", "--long-factor",
-        "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg"};
+        "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg", "--title"};
     return names;
 }
 
@@ -430,8 +437,11 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--preset") o.preset = nonempty("a preset name (see --list-presets)");
         else if (name == "--config") o.config_path = nonempty("the path of a config.json");
         else if (name == "--svg") o.svg_dir = nonempty("a directory");
+        else if (name == "--title") o.title = nonempty("a title");
         else if (name == "--layer")
-            o.layer = static_cast<int>(detail::parse_whole(name, value(), 0, 1000000, "a layer index"));
+            // A negative index is refused where the model is known, with the model's own range
+            // ("the model has 34 layers (0 to 33)"), as one past the last layer is.
+            o.layer = static_cast<int>(detail::parse_whole(name, value(), -1000000, 1000000, "a layer index"));
         else if (name == "--scaling") o.scaling = detail::parse_scaling(name, value());
         else if (name == "--compare") {
             std::vector<std::string> types;

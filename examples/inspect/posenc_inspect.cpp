@@ -28,6 +28,7 @@
 #include <posenc/models/presets.hpp>
 
 #include "inspect/options.hpp"
+#include "inspect/preset_list.hpp"
 #include "inspect/render_json.hpp"
 #include "inspect/render_svg.hpp"
 #include "inspect/render_text.hpp"
@@ -47,58 +48,6 @@ int fail(int status, const std::string& message)
     const std::string line = "posenc-inspect: " + inspect::detail::printable(message) + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
     return status;
-}
-
-std::string preset_list()
-{
-    using inspect::detail::number_text;
-    std::string out;
-    char line[200];
-    std::snprintf(line, sizeof line, "%-20s %4s %4s  %-10s  %-14s  %s\n", "preset", "head", "rot", "base", "scaling",
-                  "L -> extended");
-    out += line;
-    for (const posenc::ModelPreset& p : posenc::models::all_presets) {
-        if (p.kind != posenc::PositionEncodingKind::rope) {
-            std::snprintf(line, sizeof line, "%-20s learned position table: %lld positions x %d\n",
-                          std::string(p.name).c_str(), static_cast<long long>(p.native_length), p.d_model);
-            out += line;
-            continue;
-        }
-        const posenc::Scaling s = p.scaling();
-        const std::string type = posenc::scaling_type_name(s);
-        const std::string scaling = type == "none" ? type : type + " x" + number_text(posenc::scaling_factor(s));
-        const std::string lengths = std::to_string(p.native_length) + " -> " + std::to_string(p.extended_length);
-        std::snprintf(line, sizeof line, "%-20s %4d %4d  %-10s  %-14s  %s\n", std::string(p.name).c_str(), p.head_dim,
-                      p.rotary_dim, number_text(p.base).c_str(), scaling.c_str(), lengths.c_str());
-        out += line;
-    }
-    for (const inspect::WholeModelPreset& p : inspect::whole_model_presets()) {
-        const posenc::ModelRope rope = p.rope();
-        std::string extra;
-        if (rope.num_layers()) extra += std::to_string(*rope.num_layers()) + " layers";
-        if (rope.num_groups() > 1) extra += ", " + std::to_string(rope.num_groups()) + " RoPE groups";
-        if (!rope.nope_layers().empty()) extra += ", " + std::to_string(rope.nope_layers().size()) + " without RoPE";
-        if (rope.multi_axis()) extra += ", M-RoPE";
-        const bool several = rope.num_groups() > 1;
-        if (several) {
-            std::snprintf(line, sizeof line, "%-20s %s:\n", p.name, extra.c_str());
-            out += line;
-        }
-        for (const posenc::RopeGroup& g : rope.groups()) {
-            const std::string type = posenc::scaling_type_name(g.scaling);
-            const std::string scaling = type == "none" ? type : type + " x" + number_text(posenc::scaling_factor(g.scaling));
-            const std::string lengths = std::to_string(g.original_length) + " -> " + std::to_string(g.max_position_embeddings);
-            const std::string name = several ? "  " + inspect::detail::cut(g.name, 18) : std::string(p.name);
-            std::snprintf(line, sizeof line, "%-20s %4d %4d  %-10s  %-14s  %s\n", name.c_str(), g.spec.head_dim(),
-                          g.spec.rotary_dim(), number_text(g.spec.base()).c_str(), scaling.c_str(), lengths.c_str());
-            out += line;
-        }
-        if (!several && !extra.empty()) {
-            std::snprintf(line, sizeof line, "%-20s %s\n", "", ("  " + extra).c_str());
-            out += line;
-        }
-    }
-    return out;
 }
 
 /// Writes `text` to stdout and flushes it. Throws OutputError when any byte cannot be written.
@@ -212,7 +161,7 @@ int run(int argc, char** argv)
         return 0;
     }
     if (options.mode == inspect::Options::Mode::list_presets) {
-        write_stdout(preset_list());
+        write_stdout(inspect::preset_list());
         return 0;
     }
     const inspect::Report report = inspect::build_report(options);
@@ -221,7 +170,7 @@ int run(int argc, char** argv)
                                     : inspect::render_text(report);
     std::vector<inspect::SvgFile> files;
     if (options.svg_dir) {
-        files = inspect::render_svgs(report);
+        files = inspect::render_svgs(report, options.title.value_or(""));
         if (!options.json && !options.csv) {
             std::vector<std::string> words{"plots", "written", "to", inspect::detail::printable(*options.svg_dir) + ":"};
             for (std::size_t i = 0; i < files.size(); ++i)

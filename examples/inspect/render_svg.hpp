@@ -65,7 +65,7 @@ inline SvgFile turns_chart(const Report& r)
                  std::to_string(d.summary.out_of_range_pairs) + " of " + std::to_string(d.summary.pairs) +
                  " pairs out of range (red)";
     c.x_label = "pair i";
-    c.y_label = "turns L theta_i / 2 pi (log)";
+    c.y_label = "turns L·θᵢ / 2π (log)";
     c.log_y = true;
     c.reference_line = 1.0;
     c.reference_label = "1 turn";
@@ -93,12 +93,12 @@ inline SvgFile compression_chart(const Report& r)
 {
     const posenc::ExtensionDiagnostics& d = r.diagnostics;
     BarChart c;
-    c.title = detail::short_name(r.name, 40) + ": compression theta'_i / theta_i per pair";
+    c.title = detail::short_name(r.name, 40) + ": compression θ′ᵢ / θᵢ per pair";
     c.subtitle = detail::scaling_label(r.scaling) + " at L' = " + std::to_string(d.target_length) + ": " +
                  std::to_string(d.summary.compressed_pairs) + " of " + std::to_string(d.summary.pairs) +
                  " pairs compressed";
     c.x_label = "pair i";
-    c.y_label = "theta'_i / theta_i";
+    c.y_label = "θ′ᵢ / θᵢ";
     c.reference_line = 1.0;
     c.reference_label = "1 = untouched";
     for (const posenc::PairDiagnostics& p : d.pairs) {
@@ -116,7 +116,7 @@ inline SvgFile roformer_chart(const Report& r)
     const BoundReport& b = r.bound;
     LineChart c;
     c.title = "RoFormer relative upper bound U(r), " + std::to_string(b.pairs) + " pairs";
-    c.subtitle = "(1/P) sum_j |S_j(r)|, Su et al. 2021 eq. 37; circles: first r with U(r) < U(0)/2";
+    c.subtitle = "(1/P) Σ |Sⱼ(r)| over the P pairs j, Su et al. 2021 eq. 37; circles: first r with U(r) < U(0)/2";
     c.x_label = "relative distance r (tokens, log)";
     c.y_label = "U(r)";
     c.log_x = true;
@@ -158,10 +158,10 @@ inline SvgFile compare_chart(const Report& r)
     LineChart c;
     const posenc::ExtensionDiagnostics& first = r.compared.front().diagnostics;
     c.title = detail::short_name(r.name, 40) + ": " + std::to_string(r.compared.size()) + " scalings compared";
-    c.subtitle = "theta'_i / theta_i per pair at L' = " + std::to_string(first.target_length) + " (L = " +
+    c.subtitle = "θ′ᵢ / θᵢ per pair at L' = " + std::to_string(first.target_length) + " (L = " +
                  std::to_string(first.training_length) + "); red circles: out of range at L'";
     c.x_label = "pair i";
-    c.y_label = "theta'_i / theta_i (log)";
+    c.y_label = "θ′ᵢ / θᵢ (log)";
     c.log_y = true;
     c.integer_x = true;
     for (std::size_t i = 0; i < r.compared.size(); ++i) {
@@ -182,10 +182,16 @@ inline SvgFile compare_chart(const Report& r)
     return {"compare.svg", render(c)};
 }
 
-/// The charts: turns, compression, RoFormer bound, and with --compare the combined chart.
-/// Precondition: r has RoPE diagnostics (not a learned table).
-inline std::vector<SvgFile> render_svgs(const Report& r)
+/// The charts: turns, compression, RoFormer bound, and with --compare the combined chart;
+/// `title`, when not empty, names the model in their titles instead of the report's name
+/// (--title). Precondition: r has RoPE diagnostics (not a learned table).
+inline std::vector<SvgFile> render_svgs(const Report& r, const std::string& title = "")
 {
+    if (!title.empty()) {
+        Report named = r;
+        named.name = title;
+        return render_svgs(named);
+    }
     std::vector<SvgFile> files{turns_chart(r), compression_chart(r), roformer_chart(r)};
     if (!r.compared.empty()) files.push_back(compare_chart(r));
     return files;

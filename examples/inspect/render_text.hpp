@@ -46,8 +46,10 @@ inline std::vector<std::string> parameter_words(const posenc::Scaling& scaling)
                 else if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(v);
                 else if constexpr (std::is_same_v<T, double>) return number_text(v);
                 else
-                    return "[" + std::to_string(v.size()) + " values: " + (v.empty() ? "" : number_text(v.front())) +
-                           " .. " + (v.empty() ? "" : number_text(v.back())) + "]";
+                    // A list's first and last values, at 6 significant digits (a summary: the
+                    // JSON and CSV carry every value at full precision).
+                    return "[" + std::to_string(v.size()) + " values: " + (v.empty() ? "" : summary_number(v.front())) +
+                           " .. " + (v.empty() ? "" : summary_number(v.back())) + "]";
             },
             params[i].value);
         words.push_back(params[i].name);
@@ -203,6 +205,7 @@ inline std::string bound_text(const BoundReport& b)
             std::snprintf(cell, sizeof cell, "  %14.6f", s.decade_values[k]);
             row += cell;
         }
+        while (!row.empty() && row.back() == ' ') row.pop_back();   // no trailing space ('*' absent)
         out += row + "\n";
     }
     std::string row = "  first below";
@@ -237,6 +240,7 @@ inline std::string compare_table(const Report& r)
             std::snprintf(cell, sizeof cell, " %8s%s", c.c_str(), p.out_of_range ? "*" : " ");
             row += cell;
         }
+        while (!row.empty() && row.back() == ' ') row.pop_back();   // no trailing space ('*' absent)
         out += row + "\n";
     }
     out += "\n";

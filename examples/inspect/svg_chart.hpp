@@ -113,12 +113,26 @@ inline std::string value_label(double v)
     return b;
 }
 
-/// The labels of one axis's ticks, all in one number format: plain decimals with as many
-/// fraction digits as the finest tick needs, or, when a tick is below 0.001 or at least 1e6,
-/// every tick as 1e<k> (log axes) or d.dde<k> (linear axes).
+/// 10^k with k in Unicode superscript digits ("10⁴", "10⁻³", "10⁰").
+inline std::string power_of_ten(int k)
+{
+    static const char* const digits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    std::string out = k < 0 ? "⁻" : "";
+    const std::string magnitude = std::to_string(k < 0 ? -static_cast<long>(k) : static_cast<long>(k));
+    for (char c : magnitude) out += digits[c - '0'];
+    return "10" + out;
+}
+
+/// The labels of one axis's ticks, all in one number format. A log axis (ticks at powers of
+/// ten) reads 10⁻³ ... 10⁴. A linear axis: plain decimals with as many fraction digits as the
+/// finest tick needs, or, when a tick is below 0.001 or at least 1e6, every tick as d.de<k>.
 inline std::vector<std::string> tick_labels(const std::vector<double>& ticks, bool log)
 {
     std::vector<std::string> out;
+    if (log) {
+        for (double v : ticks) out.push_back(power_of_ten(static_cast<int>(std::lround(std::log10(v)))));
+        return out;
+    }
     bool scientific = false;
     int decimals = 0;
     for (double v : ticks) {
@@ -134,8 +148,7 @@ inline std::vector<std::string> tick_labels(const std::vector<double>& ticks, bo
     }
     char b[32];
     for (double v : ticks) {
-        if (scientific && log) std::snprintf(b, sizeof b, "1e%d", static_cast<int>(std::lround(std::log10(v))));
-        else if (scientific) std::snprintf(b, sizeof b, "%.1e", v);
+        if (scientific) std::snprintf(b, sizeof b, "%.1e", v);
         else std::snprintf(b, sizeof b, "%.*f", decimals, v);
         out.push_back(b);
     }
@@ -173,28 +186,49 @@ inline std::string axes(const std::string& x_label, const std::string& y_label)
     return s;
 }
 
+/// One legend entry: a filled square (bars, marks) or a line drawn as its series is, with the
+/// same colour and dash pattern (line charts), so that curves of one colour stay apart.
+struct LegendEntry {
+    std::string color, label;
+    bool line = false;
+    std::string dash;  ///< the series' stroke-dasharray ("" = solid)
+};
+
+/// Display width of a label in characters (UTF-8 continuation bytes do not count).
+inline double label_chars(const std::string& label)
+{
+    double n = 0;
+    for (char c : label) n += (static_cast<unsigned char>(c) & 0xC0) == 0x80 ? 0 : 1;
+    return n;
+}
+
 /// Legend entries between the subtitle and the plot area, left to right, in one row or, when
 /// they do not fit the canvas width, two.
-inline std::string legend(const std::vector<std::pair<std::string, std::string>>& entries)
+inline std::string legend(const std::vector<LegendEntry>& entries)
 {
-    const auto entry_width = [](const std::string& label) {
-        return 16 + 7.0 * static_cast<double>(label.size()) + 18;  // about 7 px per character at 12 px
+    const auto entry_width = [](const LegendEntry& e) {
+        return (e.line ? 28 : 16) + 7.0 * label_chars(e.label) + 18;  // about 7 px per character at 12 px
     };
     double total = 0;
-    for (const auto& e : entries) total += entry_width(e.second);
+    for (const auto& e : entries) total += entry_width(e);
     const bool two_rows = left + total > width - right;
     std::string s;
     double x = left;
     double y = two_rows ? top - 26 : top - 12;
-    for (const auto& [color, label] : entries) {
-        if (two_rows && x > left && x + entry_width(label) > width - right && y < top - 12) {
+    for (const LegendEntry& e : entries) {
+        if (two_rows && x > left && x + entry_width(e) > width - right && y < top - 12) {
             x = left;
             y = top - 12;
         }
-        s += "<rect x=\"" + num(x) + "\" y=\"" + num(y - 10) + "\" width=\"12\" height=\"12\" fill=\"" + color +
-             "\"/>\n";
-        s += "<text x=\"" + num(x + 16) + "\" y=\"" + num(y) + "\">" + escape(label) + "</text>\n";
-        x += entry_width(label);
+        if (e.line)
+            s += "<line class=\"swatch\" x1=\"" + num(x) + "\" y1=\"" + num(y - 4) + "\" x2=\"" + num(x + 24) +
+                 "\" y2=\"" + num(y - 4) + "\" stroke=\"" + e.color + "\" stroke-width=\"2\"" +
+                 (e.dash.empty() ? std::string() : " stroke-dasharray=\"" + e.dash + "\"") + "/>\n";
+        else
+            s += "<rect x=\"" + num(x) + "\" y=\"" + num(y - 10) + "\" width=\"12\" height=\"12\" fill=\"" + e.color +
+                 "\"/>\n";
+        s += "<text x=\"" + num(x + (e.line ? 28 : 16)) + "\" y=\"" + num(y) + "\">" + escape(e.label) + "</text>\n";
+        x += entry_width(e);
     }
     return s;
 }
@@ -302,7 +336,11 @@ inline std::string render(const BarChart& c)
              "\" text-anchor=\"end\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">" +
              escape(c.reference_label) + "</text>\n";
     }
-    return s + legend(c.legend) + "</svg>\n";
+    // The legend names only the colours some bar has.
+    std::vector<LegendEntry> entries;
+    for (const auto& [color, label] : c.legend)
+        if (std::find(c.colors.begin(), c.colors.end(), color) != c.colors.end()) entries.push_back({color, label, false, ""});
+    return s + legend(entries) + "</svg>\n";
 }
 
 /// Renders a line chart (linear or log10 axes).
@@ -343,7 +381,7 @@ inline std::string render(const LineChart& c)
         out += "<text x=\"" + num(x) + "\" y=\"" + num(top + plot_h + 16) + "\" text-anchor=\"middle\">" +
                x_labels[k] + "</text>\n";
     }
-    std::vector<std::pair<std::string, std::string>> entries;
+    std::vector<LegendEntry> entries;
     for (const Series& s : c.series) {
         std::string points;
         for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
@@ -352,14 +390,18 @@ inline std::string render(const LineChart& c)
         out += "<polyline class=\"series\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1.5\"" +
                (s.dash.empty() ? std::string() : " stroke-dasharray=\"" + s.dash + "\"") + " points=\"" + points +
                "\"/>\n";
+        entries.push_back({s.color, s.label, true, s.dash});
+    }
+    // The marks after every curve and the reference line, ringed in white, so that no line is
+    // drawn over one.
+    std::string marks;
+    for (const Series& s : c.series)
         for (double mx : s.marks_x)
             for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
                 if (s.x[i] == mx && plottable(s.x[i], c.log_x) && plottable(s.y[i], c.log_y))
-                    out += "<circle class=\"" + escape(s.mark_class) + "\" cx=\"" + num(left + xs(s.x[i], plot_w)) +
-                           "\" cy=\"" + num(top + plot_h - ys(s.y[i], plot_h)) + "\" r=\"3\" fill=\"" +
-                           s.mark_color + "\"/>\n";
-        entries.emplace_back(s.color, s.label);
-    }
+                    marks += "<circle class=\"" + escape(s.mark_class) + "\" cx=\"" + num(left + xs(s.x[i], plot_w)) +
+                           "\" cy=\"" + num(top + plot_h - ys(s.y[i], plot_h)) + "\" r=\"4\" fill=\"" +
+                           s.mark_color + "\" stroke=\"white\" stroke-width=\"1\"/>\n";
     if (!std::isnan(c.reference_line)) {
         const double y = top + plot_h - ys(c.reference_line, plot_h);
         out += "<line class=\"reference\" x1=\"" + num(left) + "\" y1=\"" + num(y) + "\" x2=\"" + num(left + plot_w) +
@@ -368,7 +410,8 @@ inline std::string render(const LineChart& c)
                "\" text-anchor=\"end\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">" +
                escape(c.reference_label) + "</text>\n";
     }
-    for (const auto& e : c.extra_legend) entries.push_back(e);
+    out += marks;
+    for (const auto& [color, label] : c.extra_legend) entries.push_back({color, label, false, ""});
     return out + legend(entries) + "</svg>\n";
 }
 

@@ -3,7 +3,7 @@
 # Formulas and sources: the docstrings (help(posenc.yarn_inv_freq)) and docs/python.md.
 import enum
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -39,8 +39,12 @@ class Direction(enum.Enum):
     inverse = 1
     def __init__(self, name: Union[str, int]) -> None: ...
 
-PairingLike = Union[Pairing, str]
-PrecisionLike = Union[Precision, str]
+PairingName = Literal["half_split", "interleaved"]
+PrecisionName = Literal["exact", "hf_float32"]
+DirectionName = Literal["forward", "inverse"]
+PairingLike = Union[Pairing, PairingName]
+PrecisionLike = Union[Precision, PrecisionName]
+DirectionLike = Union[Direction, DirectionName]
 FloatArray = npt.NDArray[np.float64]
 
 class RopeSpec:
@@ -424,10 +428,36 @@ class OnTheFlyAngles:
     def cos_sin(self, position: int, pair: int) -> Tuple[float, float]: ...
 
 Angles = Union[CosSinCache, OnTheFlyAngles, FrequencyTable]
-Tensor = Any  # a NumPy array or a CPU torch.Tensor
+Layout = Literal["thd", "htd"]
+# The arrays apply_rope takes, by dtype: float32, float16, float64 (the double reference path),
+# and bfloat16 as its bit patterns in uint16 or int16 (with dtype="bfloat16").
+KernelArray = TypeVar("KernelArray", npt.NDArray[np.float32], npt.NDArray[np.float16], npt.NDArray[np.float64],
+                      npt.NDArray[np.uint16], npt.NDArray[np.int16])
+Positions = Union[int, npt.NDArray[np.int32], npt.NDArray[np.int64]]
+Tensor = Any  # a CPU torch.Tensor (float32, float16, bfloat16, float64); torch is optional
+TensorPositions = Union[int, npt.NDArray[np.int32], npt.NDArray[np.int64], Tensor]
 
+# NumPy arrays: the result is the array passed in (q, or q_out out of place), or the pair.
+@overload
+def apply_rope(spec: RopeSpec, angles: Angles, q: KernelArray, k: None = None, positions: Positions = 0, *,
+               q_out: None = None, k_out: None = None, direction: DirectionLike = "forward",
+               dtype: Optional[Literal["bfloat16"]] = None, layout: Layout = "thd") -> KernelArray: ...
+@overload
+def apply_rope(spec: RopeSpec, angles: Angles, q: KernelArray, k: KernelArray, positions: Positions = 0, *,
+               q_out: None = None, k_out: None = None, direction: DirectionLike = "forward",
+               dtype: Optional[Literal["bfloat16"]] = None, layout: Layout = "thd") -> Tuple[KernelArray, KernelArray]: ...
+@overload
+def apply_rope(spec: RopeSpec, angles: Angles, q: KernelArray, k: None = None, positions: Positions = 0, *,
+               q_out: KernelArray, k_out: None = None, direction: DirectionLike = "forward",
+               dtype: Optional[Literal["bfloat16"]] = None, layout: Layout = "thd") -> KernelArray: ...
+@overload
+def apply_rope(spec: RopeSpec, angles: Angles, q: KernelArray, k: KernelArray, positions: Positions = 0, *,
+               q_out: KernelArray, k_out: KernelArray, direction: DirectionLike = "forward",
+               dtype: Optional[Literal["bfloat16"]] = None, layout: Layout = "thd") -> Tuple[KernelArray, KernelArray]: ...
+# PyTorch CPU tensors (the same memory, written in place or into q_out / k_out).
+@overload
 def apply_rope(spec: RopeSpec, angles: Angles, q: Tensor, k: Optional[Tensor] = None,
-               positions: Union[int, npt.ArrayLike] = 0, *, q_out: Optional[Tensor] = None,
-               k_out: Optional[Tensor] = None, direction: Union[Direction, str] = "forward",
-               dtype: Optional[str] = None, layout: str = "thd") -> Any: ...
+               positions: TensorPositions = 0, *, q_out: Optional[Tensor] = None, k_out: Optional[Tensor] = None,
+               direction: DirectionLike = "forward", dtype: Optional[Literal["bfloat16"]] = None,
+               layout: Layout = "thd") -> Any: ...
 def isa() -> str: ...

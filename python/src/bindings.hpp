@@ -11,14 +11,46 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <posenc/error.hpp>
+
+// Enumerations bound with posenc::python::bind_enum take their names as strings wherever they
+// are expected (pairing="interleaved"). A str is passed to the enumeration's constructor, so a
+// name that is not one of its values raises that constructor's posenc.Error, with the names and
+// a did-you-mean, rather than pybind11's generic "incompatible function arguments" TypeError.
+// Enumerations bound otherwise are cast as pybind11 always does. Every binding unit includes
+// this header first, so each sees this caster for every enumeration it binds or takes.
+namespace pybind11::detail {
+
+template <class E>
+class type_caster<E, std::enable_if_t<std::is_enum_v<E>>> : public type_caster_base<E>
+{
+public:
+    bool load(handle src, bool convert)
+    {
+        if (type_caster_base<E>::load(src, convert)) return true;
+        if (!convert || !PyUnicode_Check(src.ptr())) return false;
+        const type_info* info = get_type_info(typeid(E));
+        if (info == nullptr) return false;
+        const handle type(reinterpret_cast<PyObject*>(info->type));
+        if (!hasattr(type, "_posenc_accepts_names")) return false;
+        converted_ = type(src);  // an unknown name raises posenc.Error here
+        return type_caster_base<E>::load(converted_, false);
+    }
+
+private:
+    object converted_;  // the enumeration value the loaded pointer refers to, alive with the caster
+};
+
+}  // namespace pybind11::detail
 
 namespace posenc::python {
 
@@ -90,6 +122,43 @@ double max_inv_freq(const Table& table)
     return m;
 }
 
+/// Levenshtein distance of a and b, with letter case and '_' / '-' differences free (as
+/// posenc-inspect's suggestions).
+inline std::size_t edit_distance(const std::string& a, const std::string& b)
+{
+    const auto norm = [](std::string s) {
+        for (char& c : s) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    const std::string x = norm(a), y = norm(b);
+    std::vector<std::size_t> row(y.size() + 1);
+    for (std::size_t j = 0; j <= y.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= x.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= y.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[y.size()];
+}
+
+/// " (did you mean X?)" for the nearest name within max(1, size / 5) edits, else "" (the rule of
+/// posenc-inspect's suggestions).
+inline std::string did_you_mean(const std::string& word, const std::vector<std::string>& names)
+{
+    if (word.size() > 64) return "";
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(1, word.size() / 5) + 1;
+    for (const std::string& name : names) {
+        const std::size_t d = edit_distance(word, name);
+        if (d < best_distance) best = name, best_distance = d;
+    }
+    return best.empty() ? "" : " (did you mean " + best + "?)";
+}
+
 /// Binds a C++ enum with its values, and lets Python pass their names as strings too
 /// (Pairing("interleaved"), or pairing="interleaved" wherever a Pairing is expected).
 template <class E>
@@ -117,14 +186,18 @@ py::enum_<E> bind_enum(py::module_& m, const char* name, const char* doc,
           py::arg("value"), py::prepend());
     e.def(py::init([table, enum_name](const std::string& text) {
               std::string known;
+              std::vector<std::string> names;
               for (const auto& [value_name, value] : table) {
                   if (value_name == text) return value;
                   known += (known.empty() ? "" : ", ") + value_name;
+                  names.push_back(value_name);
               }
-              posenc::detail::raise(enum_name, text, "is not one of " + known);
+              posenc::detail::raise(enum_name, text, "is not one of " + known + did_you_mean(text, names));
           }),
           py::arg("name"));
-    py::implicitly_convertible<py::str, E>();
+    // Strings where the enumeration is expected go through this constructor (the type caster
+    // below), so a misspelt name gets the message above instead of "incompatible arguments".
+    e.attr("_posenc_accepts_names") = true;
     return e;
 }
 

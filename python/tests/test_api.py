@@ -27,8 +27,15 @@ def test_library_errors_are_posenc_error_with_the_same_message_and_its_parts():
         posenc.FrequencyTable.from_spec(posenc.RopeSpec.full(128, 1e4)).period(64)
     with pytest.raises(posenc.Error, match="Pairing \"diagonal\" is not one of half_split, interleaved"):
         posenc.Pairing("diagonal")
-    with pytest.raises(TypeError):  # an unknown name where a Pairing is expected: no overload matches
+    # An unknown name where an enumeration is expected: the names and the nearest one, as
+    # posenc-inspect suggests (within max(1, len / 5) edits; case and '-' / '_' free).
+    with pytest.raises(posenc.Error, match=r"^Pairing \"diagonal\" is not one of half_split, interleaved$"):
         posenc.RopeSpec(8, 8, 1e4, "diagonal")
+    with pytest.raises(posenc.Error, match=r"is not one of half_split, interleaved \(did you mean interleaved\?\)$"):
+        posenc.RopeSpec(8, 8, 1e4, "interleavd")
+    with pytest.raises(posenc.Error, match=r"\(did you mean hf_float32\?\)$"):
+        posenc.frequency_table(posenc.RopeSpec(8, 8, 1e4), precision="HF-float32x")
+    assert posenc.RopeSpec(8, 8, 1e4, "interleaved").pairing == posenc.Pairing.interleaved
 
 
 # ---------------------------------------------------------------- specs and tables

@@ -125,7 +125,7 @@ TEST_CASE("[lesson C2-5 #11-#12, #25] Qwen3.8-27B and DeepSeek-V4.1-Flash at the
     CHECK(run({"--preset", "deepseek-v4.1-flash"}).diagnostics.training_length == 65536);
 }
 
-TEST_CASE("[cli length rules] presets: L = the scaling's original length, else the model's; L' = L x factor, LongRoPE max_position_embeddings, else L")
+TEST_CASE("[cli length rules] presets: L = the scaling's original length, else the model's; L' = the config's extended length for llama3 and LongRoPE, else L x factor, else L")
 {
     struct Case {
         const char* preset;
@@ -134,7 +134,7 @@ TEST_CASE("[cli length rules] presets: L = the scaling's original length, else t
     // Lengths from the models' published configs and the lesson's model table.
     for (const Case c : {Case{"qwen3-8b", 32768, 131072}, Case{"qwen3.8-27b", 262144, 1048576},
                          Case{"deepseek-v4.1-flash", 65536, 1048576}, Case{"course-small", 128, 128},
-                         Case{"llama-3.1-8b", 8192, 65536}, Case{"deepseek-v3", 4096, 163840},
+                         Case{"llama-3.1-8b", 8192, 131072}, Case{"deepseek-v3", 4096, 163840},
                          Case{"phi-3-mini-128k", 4096, 131072}, Case{"gpt-oss-20b", 4096, 131072},
                          Case{"mistral-7b", 32768, 32768}}) {
         CAPTURE(std::string(c.preset));
@@ -157,7 +157,7 @@ TEST_CASE("[cli configs] configs read like the presets: Llama-3.1, DeepSeek-V3 (
 {
     const auto llama = run({"--config", config("llama-3.1-8b.json")}).diagnostics;
     CHECK(llama.training_length == 8192);
-    CHECK(llama.target_length == 65536);
+    CHECK(llama.target_length == 131072);  // max_position_embeddings: llama3's factor 8 is not L'/L
     CHECK(llama.scaling_type == "llama3");
 
     const auto deepseek = run({"--config", config("deepseek-v3.json"), "--json"});

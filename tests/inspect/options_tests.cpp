@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,19 @@ TEST_CASE("[cli] scaling names in any letter case; presets, options and scaling 
     CHECK(usage_error({"--preset", "a", "--compare", "yarn,yarn", "--factor", "4"}) == "--compare: yarn listed twice");
     CHECK(usage_error({"--preset", "a", "--compare", "yarn", "--factor", "4"}) ==
           "--compare: expected 2 to 6 comma-separated scaling types, got \"yarn\"");
+}
+
+TEST_CASE("[cli, docs/cli.md] --help and docs/cli.md (the reference) name every option the parser knows")
+{
+    const std::string help = inspect::usage_text();
+    std::ifstream file(std::string(POSENC_TEST_DATA_DIR) + "/../../docs/cli.md");
+    REQUIRE(file.good());
+    const std::string reference((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    for (const std::string& option : inspect::detail::option_names()) {
+        CAPTURE(option);
+        CHECK(help.find(option) != std::string::npos);
+        CHECK(reference.find("`" + option) != std::string::npos);  // its row in the option table
+    }
 }
 
 TEST_CASE("[cli] usage errors are one line naming the option")

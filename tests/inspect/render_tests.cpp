@@ -77,10 +77,16 @@ TEST_CASE("[cli text] 64 pairs fit an 80-column terminal: one row per pair, coun
     CHECK(yarn.find("40 of 64 pairs are compressed (pairs 24-63).") != std::string::npos);
     CHECK(yarn.find("cos/sin x 1.138629436111989") != std::string::npos);
     // The longest header: Phi-3's two 48-entry lists are summarised, and still wrapped at 80.
-    for (const std::string& line : lines_of(inspect::render_text(run({"--preset", "phi-3-mini-128k"})))) {
+    const std::string phi3 = inspect::render_text(run({"--preset", "phi-3-mini-128k"}));
+    for (const std::string& line : lines_of(phi3)) {
         CAPTURE(line);
         CHECK(line.size() <= 80);
     }
+    // The summary rounds the config's first and last factors to 6 digits (Python: "%.6g" of
+    // 1.1, 3.049999999999997, 1.0700000524520874 and 64.76000213623047).
+    const std::string header = std::regex_replace(phi3, std::regex("\\s+"), " ");  // wrapped lines joined
+    CHECK(header.find("short_factor [48 values: 1.1 .. 3.05]") != std::string::npos);
+    CHECK(header.find("long_factor [48 values: 1.07 .. 64.76]") != std::string::npos);
 }
 
 TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the library's values at full precision")
@@ -262,7 +268,9 @@ TEST_CASE("[cli svg] one meaning per colour across the charts, one number format
     const std::string& bound = file(files, "roformer_bound.svg").content;
     const std::string& compare = file(files, "compare.svg").content;
     // red: out of range, and nothing else.
-    CHECK(count(turns, "#d62728") == count(turns, "out-of-range\"") + 1);  // + the legend swatch
+    // + the legend swatch, listed only when some bar is red (the model's own YaRN x4: none).
+    CHECK(count(turns, "out-of-range\"") == 0);
+    CHECK(count(turns, "#d62728") == 0);
     CHECK(count(compression, "#d62728") == 0);
     CHECK(count(bound, "#d62728") == 0);
     CHECK(count(compare, "#d62728") == count(compare, "class=\"mark out-of-range\"") + 1);
@@ -306,9 +314,10 @@ TEST_CASE("[cli compare] several scalings of one model side by side: lesson C2-5
     for (const std::string& line : lines_of(text)) {
         CAPTURE(line);
         CHECK(line.size() <= 80);
+        CHECK((line.empty() || line.back() != ' '));   // no trailing space, '*' or not
     }
     // pair 40: 0.92741 turns; untouched and out of range, PI 1/4, NTK-aware 4^(-80/126), YaRN 1/4.
-    CHECK(text.find("   40     0.92741 1.000000* 0.250000  0.414705* 0.250000 \n") != std::string::npos);
+    CHECK(text.find("   40     0.92741 1.000000* 0.250000  0.414705* 0.250000\n") != std::string::npos);
     CHECK(text.find("ntk_aware x4: 23 of 64 out of range (pairs 40-62), 63 compressed") != std::string::npos);
     const auto j = nlohmann::ordered_json::parse(inspect::render_json(r));
     REQUIRE(j["compare"].size() == 4);
@@ -393,6 +402,62 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     };
     CHECK(refusal({"--preset", "x", "--layer", "12"}) == "--layer 12: layer 12 uses no RoPE (a NoPE layer)");
     CHECK(refusal({"--preset", "x", "--layer", "13"}) == "--layer 13: the model has 13 layers (0 to 12)");
+    // A negative index gets the same range as one past the last layer (0 to L-1), not the
+    // option grammar's.
+    CHECK(refusal({"--preset", "x", "--layer", "-1"}) == "--layer -1: the model has 13 layers (0 to 12)");
+}
+
+TEST_CASE("[cli svg] legends name only colours in use; the RoFormer curves' dash patterns are in their swatches, marks on top")
+{
+    const auto direct = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "4"}));
+    const std::string& red_turns = file(direct, "turns.svg").content;
+    CHECK(count(red_turns, "class=\"bar out-of-range\"") == 24);                     // lesson C2-5 #18
+    CHECK(count(red_turns, "#d62728") == 24 + 1);                                       // + its swatch
+    const auto yarn = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"}));
+    CHECK(count(file(yarn, "turns.svg").content, "#d62728") == 0);                      // no red bar, no red swatch
+    CHECK(count(file(yarn, "turns.svg").content, "out of range at L'") == 0);
+    const std::string& bound = file(yarn, "roformer_bound.svg").content;
+    // Three curves: solid black (the model's base), dashed and dotted grey; each swatch is a
+    // line drawn with its curve's colour and dash pattern.
+    CHECK(count(bound, "<line class=\"swatch\"") == 3);
+    CHECK(count(bound, "class=\"swatch\" x1=") == 3);
+    CHECK(count(bound, "stroke-dasharray=\"6 3\"") == 2);  // curve + swatch
+    CHECK(count(bound, "stroke-dasharray=\"2 3\"") == 2);
+    // Every mark after every curve and the reference line, so none is drawn over.
+    REQUIRE(bound.find("<circle") != std::string::npos);
+    CHECK(bound.rfind("<polyline") < bound.find("<circle"));
+    CHECK(bound.rfind("class=\"reference\"") < bound.find("<circle"));
+}
+
+TEST_CASE("[cli svg] log axes read 10^k; axis labels use the symbols theta_i and 2 pi")
+{
+    const auto files = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"}));
+    const std::string& turns = file(files, "turns.svg").content;
+    // Turns of Qwen3-8B within 32768: 5215 (pair 0) down to 0.0067 (pair 63): decades 1e-3 .. 1e4.
+    for (const char* tick : {">10⁻³<", ">10⁻²<", ">10⁻¹<", ">10⁰<", ">10¹<", ">10²<", ">10³<", ">10⁴<"}) {
+        CAPTURE(tick);
+        CHECK(count(turns, tick) == 1);
+    }
+    CHECK(count(turns, "10000.000") == 0);
+    CHECK(count(turns, "turns L·θᵢ / 2π (log)") == 1);
+    CHECK(count(file(files, "compression.svg").content, ">θ′ᵢ / θᵢ<") == 1);
+    CHECK(count(file(files, "roformer_bound.svg").content, ">10⁰<") == 1);  // r from 1
+}
+
+TEST_CASE("[cli svg] chart titles name the model: _name_or_path, else the config file's name; --title")
+{
+    CHECK(inspect::detail::config_file_model_name("tests/data/configs/gemma-3-4b-it.json") == "gemma-3-4b-it");
+    CHECK(inspect::detail::config_file_model_name("models/Llama-3.1-8B/config.json") == "Llama-3.1-8B");
+    CHECK(inspect::detail::config_file_model_name("config.json") == "config");
+    CHECK(inspect::detail::config_file_model_name("a.b/mistral") == "mistral");
+    const std::string path = std::string(POSENC_TEST_DATA_DIR) + "/configs/gemma-3-4b-it.json";
+    const auto named = inspect::render_svgs(run({"--config", path}));
+    CHECK(file(named, "turns.svg").content.find(">google/gemma-3-4b-it: turns of each pair") != std::string::npos);
+    const inspect::Options titled = inspect::parse_options({"--config", path, "--title", "Gemma 3 4B <it>", "--svg", "d"});
+    REQUIRE(titled.title);
+    const auto retitled = inspect::render_svgs(inspect::build_report(titled), *titled.title);
+    CHECK(file(retitled, "turns.svg").content.find(">Gemma 3 4B &lt;it&gt;: turns of each pair") != std::string::npos);
+    CHECK(file(retitled, "compression.svg").content.find(">Gemma 3 4B &lt;it&gt;: compression") != std::string::npos);
 }
 
 }  // namespace inspect_render_tests_tests

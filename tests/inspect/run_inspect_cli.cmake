@@ -2,7 +2,7 @@
 # Runs the posenc-inspect binary the way a user does and checks what docs/cli.md promises:
 #   - --help, --version and --list-presets succeed; the required presets are listed;
 #   - the demo's command writes three SVG files that xmllint (Debian libxml2-utils) accepts as
-#     well-formed XML, and the turns chart has as many red bars as lesson C2-5 says
+#     well-formed XML and rsvg-convert (librsvg2-bin, when installed) renders to PNG, and the turns chart has as many red bars as lesson C2-5 says
 #     (Qwen3-8B x4: 24 for direct extrapolation, 23 for NTK-aware, 0 for PI and YaRN;
 #     docs/lessons.md #18, #19, #21, #23);
 #   - the text table fits 80 columns; --json prints one object that parses, with the documented keys;
@@ -14,6 +14,7 @@
 # Used by the ctest example_inspect (tests/CMakeLists.txt).
 #   cmake -DPROGRAM=<posenc-inspect> -DXMLLINT=<xmllint> -DDATA_DIR=<tests/data>
 #         -DFUZZ_CORPUS=<tests/fuzz/corpus/config_reader> -DWORK_DIR=<scratch> -P run_inspect_cli.cmake
+find_program(RSVG_CONVERT rsvg-convert)  # optional: the charts rendered to PNG when present
 if(NOT XMLLINT)
   message(FATAL_ERROR "xmllint not found: install Debian's libxml2-utils (scripts/install-deps.sh does)")
 endif()
@@ -111,6 +112,12 @@ foreach(_case "yarn;0" "none;24" "linear;0" "ntk_aware;23")
     execute_process(COMMAND "${XMLLINT}" --noout "${_file}" RESULT_VARIABLE _rc ERROR_VARIABLE _err)
     if(NOT _rc EQUAL 0)
       message(SEND_ERROR "${_file} is not well-formed XML: ${_err}")
+    endif()
+    if(RSVG_CONVERT)  # renders to PNG as a viewer would (Debian librsvg2-bin)
+      execute_process(COMMAND "${RSVG_CONVERT}" -o "${_dir}/${_svg}.png" "${_file}" RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+      if(NOT _rc EQUAL 0 OR NOT EXISTS "${_dir}/${_svg}.png")
+        message(SEND_ERROR "rsvg-convert cannot render ${_file}: ${_err}")
+      endif()
     endif()
   endforeach()
   file(READ "${_dir}/turns.svg" _turns)

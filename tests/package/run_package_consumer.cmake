@@ -5,7 +5,11 @@
 # against the installed tree:
 #  1. tests/package/consumer with find_package(posenc CONFIG REQUIRED), including a program
 #     that uses runtime dispatch through posenc_add_dispatch() from the installed package;
-#  2. a plain compiler call with the flags of `pkg-config --cflags posenc`.
+#  2. a plain compiler call with the flags of `pkg-config --cflags posenc`;
+#  3. runtime dispatch without CMake (x86-64): the installed per-ISA units compiled with the flags
+#     posenc.pc names (dispatch_unitdir, dispatch_flags_<isa>), here the sse4_2 and avx2 units
+#     with their two defines (the recipe takes all four; two keep the test short), linked with
+#     tests/package/consumer/dispatch.cpp, which fails unless the AVX2 unit is compiled in.
 # Run by ctest as `cmake -P`.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 
@@ -50,3 +54,35 @@ endif()
 separate_arguments(cflags UNIX_COMMAND "${cflags}")
 run("${CXX_COMPILER}" ${cflags} "${POSENC_SOURCE_DIR}/tests/package/consumer/main.cpp" -o "${WORK_DIR}/pkg_config_consumer")
 run("${WORK_DIR}/pkg_config_consumer")
+
+# 3. runtime dispatch without CMake: pkg-config's per-ISA units and flags
+if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  execute_process(COMMAND "${PKG_CONFIG}" --variable=dispatch_unitdir posenc OUTPUT_VARIABLE unitdir
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(objects)
+  set(defines)
+  foreach(isa sse4_2 avx2)
+    execute_process(COMMAND "${PKG_CONFIG}" --variable=dispatch_flags_${isa} posenc OUTPUT_VARIABLE isa_flags
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+    separate_arguments(isa_flags UNIX_COMMAND "${isa_flags}")
+    if(NOT isa_flags OR NOT EXISTS "${unitdir}/posenc_kernels_${isa}.cpp")
+      message(FATAL_ERROR "posenc.pc names no ${isa} flags or no installed unit in '${unitdir}'")
+    endif()
+    run("${CXX_COMPILER}" -std=c++17 -O1 ${cflags} ${isa_flags} -c "${unitdir}/posenc_kernels_${isa}.cpp"
+        -o "${WORK_DIR}/posenc_kernels_${isa}.o")
+    list(APPEND objects "${WORK_DIR}/posenc_kernels_${isa}.o")
+    string(TOUPPER "${isa}" upper)
+    list(APPEND defines "-DPOSENC_DISPATCH_${upper}=1")
+  endforeach()
+  execute_process(COMMAND "${PKG_CONFIG}" --variable=dispatch_defines posenc OUTPUT_VARIABLE all_defines
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  foreach(define IN LISTS defines)
+    string(FIND "${all_defines}" "${define}" at)
+    if(at LESS 0)
+      message(FATAL_ERROR "posenc.pc's dispatch_defines '${all_defines}' lacks ${define}")
+    endif()
+  endforeach()
+  run("${CXX_COMPILER}" -std=c++17 -O1 ${cflags} ${defines} "${POSENC_SOURCE_DIR}/tests/package/consumer/dispatch.cpp"
+      ${objects} -o "${WORK_DIR}/pkg_config_dispatch_consumer")
+  run("${WORK_DIR}/pkg_config_dispatch_consumer")
+endif()
