@@ -7,13 +7,16 @@ set -euo pipefail
 # build: cmake, Ninja, ccache, g++, clang (+ its sanitizer and libFuzzer runtimes), pkg-config
 # (the installed-package test); library: Eigen, xsimd; tests, benchmarks, posenc-inspect:
 # doctest, Google Benchmark, nlohmann_json, xmllint; the Python module and the reference
-# scripts: Python headers, pybind11, numpy, pytest, mpmath. PyTorch and matplotlib are optional
-# (the tests that use them skip without them) and are not installed: they are large.
+# scripts: Python headers, pybind11, numpy, pytest, mpmath; the pip route: venv, build,
+# setuptools; the charts' PNG check: librsvg2-bin; posenc.torch's tests (gradcheck, the drop-in)
+# and the long-context example's chart: PyTorch and matplotlib (those tests skip cleanly where the
+# two are absent, so a consumer's machine may go without them).
 packages=(cmake ninja-build ccache make g++ clang libclang-rt-dev pkg-config
           libeigen3-dev libxsimd-dev
           doctest-dev libbenchmark-dev nlohmann-json3-dev libxml2-utils
           python3-dev pybind11-dev python3-numpy python3-pytest python3-mpmath
-          python3-venv python3-build python3-setuptools librsvg2-bin)
+          python3-venv python3-build python3-setuptools librsvg2-bin
+          python3-torch python3-matplotlib)
 
 missing=()
 for p in "${packages[@]}"; do
