@@ -94,7 +94,7 @@ TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the libra
                                            "original_length", "target_length", "attention_factor",
                                            "softmax_scale_multiplier", "pairs", "summary", "num_layers",
                                            "nope_layers", "rope_groups", "mrope_section", "mrope_interleaved",
-                                           "roformer_bound"});
+                                           "query_scale", "roformer_bound"});
     CHECK(j["name"] == "Qwen3-8B");
     CHECK(j["head_dim"] == 128);
     CHECK(j["rotary_dim"] == 128);
@@ -364,9 +364,15 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     const auto& sliding = j["rope_groups"][0];
     std::vector<std::string> keys;
     for (auto it = sliding.begin(); it != sliding.end(); ++it) keys.push_back(it.key());
-    CHECK(keys == std::vector<std::string>{"name", "layers", "head_dim", "rotary_dim", "base", "pairing", "scaling",
-                                           "attention_factor", "pairs"});
+    CHECK(keys == std::vector<std::string>{"name", "layers", "head_dim", "rotary_dim", "rotary_offset", "zero_freq_pairs",
+                                           "inverse_rope_on_output", "base", "pairing", "scaling", "attention_factor",
+                                           "pairs"});
     CHECK(sliding["name"] == "sliding_attention");
+    // Gemma 3 rotates a prefix of the whole head with no zero frequencies and no output rotation.
+    CHECK(sliding["rotary_offset"] == 0);
+    CHECK(sliding["zero_freq_pairs"] == 0);
+    CHECK(sliding["inverse_rope_on_output"] == false);
+    CHECK(j["query_scale"].is_null());
     CHECK(sliding["layers"] == nlohmann::ordered_json::array({0, 1, 2, 3, 4, 6, 7, 8, 9, 10}));
     CHECK(sliding["scaling"]["type"] == "none");
     REQUIRE(sliding["pairs"].size() == 128);
