@@ -176,6 +176,31 @@ TEST_CASE("[HF modeling files] the pairing comes from model_type")
           "\"brand_new_lm\" is not a model type posenc knows; half_split pairing (rotate_half) and generic defaults assumed");
 }
 
+TEST_CASE("[published configs] head counts and rms_norm_eps come with the model: Gemma 3 1B, Llama 3.1 8B, GPT-J")
+{
+    // gemma-3-1b-it config.json: hidden_size 1152, 4 heads, 1 key-value head, rms_norm_eps 1e-06.
+    const posenc::hf::HfModel gemma = load("gemma-3-1b-it.json");
+    CHECK(gemma.num_attention_heads == 4);
+    CHECK(gemma.num_key_value_heads == 1);
+    CHECK(gemma.hidden_size == 1152);
+    CHECK(gemma.rms_norm_eps == 1e-6);
+    // Llama-3.1-8B config.json: 32 heads, 8 key-value heads, hidden_size 4096, no rms_norm_eps in the test file.
+    const posenc::hf::HfModel llama = load("llama-3.1-8b.json");
+    CHECK(llama.num_attention_heads == 32);
+    CHECK(llama.num_key_value_heads == 8);
+    CHECK(llama.hidden_size == 4096);
+    CHECK_FALSE(llama.rms_norm_eps.has_value());
+    // GPT-J's n_head / n_embd; no num_key_value_heads: every head has its own keys (= n_head 16).
+    const posenc::hf::HfModel gptj = load("gpt-j-6b.json");
+    CHECK(gptj.num_attention_heads == 16);
+    CHECK(gptj.num_key_value_heads == 16);
+    CHECK(gptj.hidden_size == 4096);
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "num_attention_heads": 0})") ==
+          "num_attention_heads: expected a positive integer, got 0");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rms_norm_eps": -1})") ==
+          "rms_norm_eps: expected a finite number > 0, got -1");
+}
+
 TEST_CASE("[ModelRope] a NoPE layer has no table, and says so by number")
 {
     const auto smol = load("smollm3-3b.json");

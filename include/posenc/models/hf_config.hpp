@@ -214,6 +214,10 @@ struct HfModel {
     int qk_head_dim;  ///< DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim; 0 otherwise
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
+    /// The attention's sizes as the config gives them (HfModelConfig): an engine reads them here
+    /// instead of parsing config.json again. num_key_value_heads is num_attention_heads when absent.
+    std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
+    std::optional<double> rms_norm_eps;
 };
 
 namespace detail_config {
@@ -269,7 +273,8 @@ inline HfModel model_of(const HfModelConfig& config)
     if (name.empty()) name = config.model_type;
     return HfModel{name, config.model_type,
                    ModelRope(std::move(groups), config.layer_groups, std::move(layout)), qk_head_dim,
-                   std::move(warnings), std::move(notes)};
+                   std::move(warnings), std::move(notes), config.num_attention_heads, config.num_key_value_heads,
+                   config.hidden_size, config.rms_norm_eps};
 }
 
 /// parse_model_config then model_of: every layer's RoPE from config.json text.

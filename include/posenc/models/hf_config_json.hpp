@@ -82,6 +82,11 @@ struct HfModelConfig {
     std::vector<int> layer_groups;
     std::vector<int> mrope_section;  ///< empty unless the model uses M-RoPE
     bool mrope_interleaved = false;
+    /// The attention's sizes, so that an engine need not read config.json a second time:
+    /// num_attention_heads (GPT-2 style: n_head), num_key_value_heads (absent: num_attention_heads,
+    /// as the configuration classes set it), hidden_size (n_embd); empty when the config has none.
+    std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
+    std::optional<double> rms_norm_eps;  ///< the RMSNorm epsilon, when the config gives one
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
 
@@ -154,6 +159,7 @@ public:
         check_model_specific_keys();
         check_unknown_family();
         read_num_layers();
+        read_attention_sizes();
         read_layer_types();
         decide_rotation();
         build_groups();
@@ -406,6 +412,25 @@ private:
             out.num_layers = attention_layers;
             out.notes.push_back("two attention sublayers per decoder layer: " + std::to_string(attention_layers) +
                                 " attention layers (2 * num_layers), every one with the one table");
+        }
+    }
+
+    /// Head counts, hidden size and rms_norm_eps, for engines (not used by the RoPE tables).
+    void read_attention_sizes()
+    {
+        auto count = [&](std::initializer_list<const char*> keys) -> std::optional<int> {
+            for (const char* key : keys)
+                if (const json* v = member(*text, key)) return positive_int(*v, pre + key);
+            return std::nullopt;
+        };
+        out.num_attention_heads = count({"num_attention_heads", "n_head"});
+        out.num_key_value_heads = count({"num_key_value_heads"});
+        if (!out.num_key_value_heads) out.num_key_value_heads = out.num_attention_heads;
+        out.hidden_size = count({"hidden_size", "n_embd"});
+        if (const json* v = member(*text, "rms_norm_eps")) {
+            const double eps = number(*v, pre + "rms_norm_eps", "expected a finite number > 0");
+            if (!(eps > 0.0)) fail_json(pre + "rms_norm_eps", "expected a finite number > 0", *v);
+            out.rms_norm_eps = eps;
         }
     }
 
