@@ -180,13 +180,14 @@ TEST_CASE("[stablelm/configuration_stablelm.py, stablelm/modeling_stablelm.py] 2
     CHECK(m.warnings.empty());
 }
 
-TEST_CASE("[persimmon/configuration_persimmon.py, persimmon/modeling_persimmon.py] half of the head, base 25000")
+TEST_CASE("[persimmon/configuration_persimmon.py (transformers 5.16), persimmon/modeling_persimmon.py] half of the head, base 10000")
 {
-    // partial_rotary_factor 0.5, rope_theta 25000, max_position_embeddings 16384, head_dim
-    // hidden_size // num_attention_heads: 4096 // 64 = 64, rotary 32.
+    // partial_rotary_factor 0.5, max_position_embeddings 16384; PersimmonConfig declares no default
+    // theta, so transformers 5 fills rope_theta with the generic 10000 (transformers 4's class had
+    // 25000); head_dim hidden_size // num_attention_heads: 4096 // 64 = 64, rotary 32.
     const auto m = posenc::hf::parse_model(R"({"model_type": "persimmon", "hidden_size": 4096, "num_attention_heads": 64,
                                               "num_hidden_layers": 2})");
-    check_uniform_plain(m, 2, 64, 32, 25000.0, posenc::Pairing::half_split);
+    check_uniform_plain(m, 2, 64, 32, 10000.0, posenc::Pairing::half_split);
     CHECK(m.rope.primary_group().max_position_embeddings == 16384);
 }
 
@@ -389,6 +390,10 @@ TEST_CASE("[gemma3n/modeling_gemma3n.py, gemma3n/configuration_gemma3n.py] Gemma
     std::vector<double> want = plain_inv_freq(1e6, 256);
     for (double& x : want) x /= 2.0;  // linear: inv_freq / factor
     check_group(global, 256, 256, 1e6, posenc::Pairing::half_split, want);
+    // num_hidden_layers absent: Gemma3nTextConfig's class default 35 (layers 4, 9, ..., 34 full).
+    const auto default_layers = posenc::hf::parse_model(R"({"model_type": "gemma3n_text", "head_dim": 256})");
+    REQUIRE(default_layers.rope.num_layers() == 35);
+    CHECK(default_layers.rope.layers_of_group(1) == std::vector<int>{4, 9, 14, 19, 24, 29, 34});
     // An explicit rope_local_base_freq and layer_types are read as given.
     const auto explicit_types = posenc::hf::parse_model(R"({"model_type": "gemma3n_text", "head_dim": 128,
         "num_hidden_layers": 2, "rope_local_base_freq": 20000, "rope_theta": 500000,
@@ -716,13 +721,37 @@ TEST_CASE("[minicpm/modular_minicpm.py] plain RoPE read; its per-forward LongRoP
               .rfind("rope_scaling.rope_type: is not representable: MiniCPM's own LongRoPE", 0) == 0);
 }
 
+TEST_CASE("[minicpm3/configuration_minicpm3.py, minicpm3/modeling_minicpm3.py (transformers 5.16)] MLA rope part, rotate_half")
+{
+    // MiniCPM3-4B's published sizes: 40 heads of hidden 2560, qk_rope_head_dim 32, qk_nope_head_dim 64,
+    // rope_theta 10000; the class defaults are the same 32 / 64. The rotary table is 32 wide, half_split
+    // (apply_rotary_pos_emb with rotate_half on the rope part); the softmax width is 64 + 32 = 96.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "minicpm3", "hidden_size": 2560, "num_attention_heads": 40,
+        "num_hidden_layers": 62, "max_position_embeddings": 32768, "rope_theta": 10000.0})");
+    check_uniform_plain(m, 62, 32, 32, 10000.0, posenc::Pairing::half_split);
+    CHECK(m.qk_head_dim == 96);
+    CHECK(m.rope.primary_group().max_position_embeddings == 32768);
+    CHECK(m.rope.primary_group().softmax_scale_multiplier == 1.0);
+}
+
 TEST_CASE("[olmo3/modular_olmo3.py] base 500000; per-layer-type dicts read; one scaled dict refused")
 {
-    // Unscaled: sliding and full layers share one table.
+    // Unscaled: Olmo3RotaryEmbedding builds one table per layer type: two groups with equal tables.
     const auto plain = posenc::hf::parse_model(R"({"model_type": "olmo3", "hidden_size": 4096, "num_attention_heads": 32,
         "num_hidden_layers": 4, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]})");
-    check_uniform_plain(plain, 4, 128, 128, 500000.0, posenc::Pairing::half_split);
+    REQUIRE(plain.rope.num_groups() == 2);
+    CHECK(plain.rope.layer_map() == std::vector<int>{0, 0, 0, 1});
+    for (const char* type : {"sliding_attention", "full_attention"})
+        check_group(plain.rope.group(type), 128, 128, 500000.0, posenc::Pairing::half_split, plain_inv_freq(500000.0, 128));
     CHECK(plain.rope.primary_group().max_position_embeddings == 2048);
+    // layer_types absent: olmo3/configuration_olmo3.py's default, sliding unless (i + 1) % 4 == 0.
+    const auto derived = posenc::hf::parse_model(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 8})");
+    CHECK(derived.rope.layer_map() == std::vector<int>{0, 0, 0, 1, 0, 0, 0, 1});
+    CHECK(derived.rope.groups()[0].name == "sliding_attention");
+    // A top-level rope_theta other than 500000 reaches only the full_attention layers in transformers 5.16.
+    CHECK(error_of(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4, "rope_theta": 1000000})") ==
+          "rope_theta: expected 500000 or per-layer-type rope_parameters: transformers gives only full_attention "
+          "layers the top-level rope_theta and sliding_attention layers the class default 500000, got 1000000");
     // v5 per-layer-type rope_parameters: one group per type, as given.
     const auto per_type = posenc::hf::parse_model(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4,
         "max_position_embeddings": 65536,

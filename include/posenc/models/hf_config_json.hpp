@@ -393,6 +393,11 @@ private:
                 out.num_layers = n;
                 break;
             }
+        if (!out.num_layers && family && family->num_hidden_layers > 0 && !member(*text, "layer_types")) {
+            out.num_layers = family->num_hidden_layers;
+            out.notes.push_back("num_hidden_layers absent: " + out.model_type + "'s class default " +
+                                std::to_string(family->num_hidden_layers));
+        }
         if (family && family->layers == LayerRule::paired_sublayers) {
             // longcat_flash/modeling_longcat_flash.py: num_layers decoder layers of two attention
             // sublayers each; the model sets num_hidden_layers = 2 * num_layers.
@@ -493,6 +498,9 @@ private:
             types = pattern_layer_types(need_layers("the layer pattern needs it"),
                                         pattern_value(*text, "full_attention_interval", family->layer_pattern, pre),
                                         "linear_attention", "full_attention");
+        } else if (rule == LayerRule::tables_per_layer_type) {
+            types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
+                                        "sliding_attention", "full_attention");
         } else if (rule == LayerRule::mamba_nope) {
             mamba_layer_types();
         } else if (rule == LayerRule::conv_nope) {
@@ -614,6 +622,7 @@ private:
     {
         if (per_type) per_layer_type_groups();
         else if (rule == LayerRule::gemma3_local_base) gemma3_groups();
+        else if (rule == LayerRule::tables_per_layer_type) layer_type_groups();
         else single_group();
         if (out.groups.empty())
             fail(pre + "layer_types", "expected at least one layer with RoPE", std::to_string(types.size()) + " layers without");
@@ -661,6 +670,22 @@ private:
             }
             out.groups.push_back({t, resolve_group(c)});
         }
+    }
+
+    /// One table per layer type from the one dict (OLMo 3): groups named by layer type, equal tables.
+    void layer_type_groups()
+    {
+        group_types = distinct_layer_types(true);
+        // olmo3/configuration_olmo3.py (transformers 5.16): convert_rope_params_to_dict pops the top-level
+        // rope_theta into full_attention's dict, then gives sliding_attention the class default 500000.
+        if (const json* theta = member(*text, "rope_theta");
+            theta && !(theta->is_number() && theta->get<double>() == 500000.0) && !member(*text, "rope_parameters") &&
+            std::find(group_types.begin(), group_types.end(), "sliding_attention") != group_types.end())
+            fail(pre + "rope_theta", "expected 500000 or per-layer-type rope_parameters: transformers gives only "
+                                     "full_attention layers the top-level rope_theta and sliding_attention layers "
+                                     "the class default 500000",
+                 shown(*theta));
+        for (const std::string& t : group_types) out.groups.push_back({t, resolve_group(base_context())});
     }
 
     /// One group for every RoPE layer; a family's class-default dict when the config has none.

@@ -40,6 +40,10 @@ enum class LayerRule {
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
     /// overwrites num_hidden_layers with 2 * num_layers.
     paired_sublayers,
+    /// The rotary embedding builds one table per layer type (OLMo 3: Olmo3RotaryEmbedding), so the
+    /// groups are named by layer type even when their tables are equal; layer_types, when absent,
+    /// are sliding_attention except every layer_pattern-th, full_attention.
+    tables_per_layer_type,
 };
 
 /// Properties of a family's code beyond pairing and defaults (bits of FamilyRules::traits).
@@ -104,6 +108,12 @@ struct FamilyRules {
     /// copies the attribute over the RoPE dict's own value for yarn, llama3 and longrope, so a config
     /// without the key still gets this length.
     std::int64_t original_max_position_embeddings = 0;
+    /// The class-default num_hidden_layers when the family's layer map needs a count (Gemma 3n: 35;
+    /// 0: none, a config without the key names no layer count).
+    int num_hidden_layers = 0;
+    /// MLA class defaults (trait::mla): qk_rope_head_dim and qk_nope_head_dim (DeepSeek: 64 and 128).
+    int qk_rope_head_dim = 64;
+    int qk_nope_head_dim = 128;
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -128,7 +138,7 @@ inline constexpr FamilyRules known_families[] = {
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
     {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0},
-    {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0},
+    {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0, "", "", "", "", 0, 35},
     {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, 0, "",
@@ -153,7 +163,7 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen2_5_omni_talker", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 128, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis | trait::mrope_required},
     // half_split, rotating only the first rotary_dim = int(head_dim * partial_rotary_factor) dims
     {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", {}, 0.25, 0, 4096, "stablelm/configuration_stablelm.py", LayerRule::uniform, 0, trait::head_dim_from_hidden | trait::partial_rotary},
-    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 25000.0, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden | trait::partial_rotary},
+    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", {}, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden | trait::partial_rotary},
     {"nemotron", Pairing::half_split, "nemotron/modeling_nemotron.py", {}, 0.5, 0, 4096, "nemotron/configuration_nemotron.py", LayerRule::uniform, 0, trait::partial_rotary},
     {"glm4_moe", Pairing::half_split, "glm4_moe/modeling_glm4_moe.py", {}, 0.5, 0, 131072, "glm4_moe/configuration_glm4_moe.py", LayerRule::uniform, 0, trait::partial_rotary},
     // GLM-4.5V's text model: GPT-NeoX's apply_rotary_pos_emb (rotate_half on the rotary part), M-RoPE
@@ -164,8 +174,11 @@ inline constexpr FamilyRules known_families[] = {
     {"granite", Pairing::half_split, "granite/modeling_granite.py", {}, {}, 0, 2048, "granite/configuration_granite.py", LayerRule::uniform, 0, 0},
     {"granitemoe", Pairing::half_split, "granitemoe/modeling_granitemoe.py", {}, {}, 0, 2048, "granitemoe/configuration_granitemoe.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
     {"olmoe", Pairing::half_split, "olmoe/modeling_olmoe.py", {}, {}, 0, 4096, "olmoe/configuration_olmoe.py", LayerRule::uniform, 0, 0},
-    {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", 500000.0, {}, 0, 2048, "olmo3/configuration_olmo3.py", LayerRule::uniform, 0, 0},
+    {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", 500000.0, {}, 0, 2048, "olmo3/configuration_olmo3.py", LayerRule::tables_per_layer_type, 4, 0},
     {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", 1000000.0, {}, 0, 131072, "phimoe/configuration_phimoe.py", LayerRule::uniform, 0, 0},
+    // MiniCPM3: MLA (q and k split into a nope part and a qk_rope_head_dim part) with rotate_half on
+    // the rope part, class defaults qk_rope_head_dim 32 and qk_nope_head_dim 64
+    {"minicpm3", Pairing::half_split, "minicpm3/modeling_minicpm3.py", {}, {}, 0, 32768, "minicpm3/configuration_minicpm3.py", LayerRule::uniform, 0, trait::mla, "", "", "", "", 0, 0, 32, 64},
     {"minicpm", Pairing::half_split, "minicpm/modeling_minicpm.py", {}, {}, 0, 32768, "minicpm/configuration_minicpm.py", LayerRule::uniform, 0, 0},
     {"ministral", Pairing::half_split, "ministral/modeling_ministral.py", {}, {}, 0, 131072, "ministral/configuration_ministral.py", LayerRule::uniform, 0, 0},
     {"dots1", Pairing::half_split, "dots1/modeling_dots1.py", {}, {}, 0, 2048, "dots1/configuration_dots1.py", LayerRule::uniform, 0, 0},

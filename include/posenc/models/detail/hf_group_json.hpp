@@ -257,21 +257,23 @@ private:
     /// DeepSeek MLA: the table is qk_rope_head_dim wide; qk_head_dim for the softmax scale.
     void read_mla_head_dim()
     {
-        // The DeepSeek configuration classes default qk_rope_head_dim to 64 and qk_nope_head_dim to 128.
+        // The MLA configuration classes' defaults (DeepSeek: qk_rope_head_dim 64, qk_nope_head_dim 128).
         const bool mla_family = family && family->has(trait::mla);
         out.head_dim_key = "qk_rope_head_dim";
+        const int rope_default = mla_family ? family->qk_rope_head_dim : 64;
         if (const json* v = member(config, "qk_rope_head_dim")) out.head_dim = positive_int(*v, "qk_rope_head_dim");
         else {
-            out.head_dim = 64;
-            out.notes.push_back("qk_rope_head_dim absent: " + out.model_type + "'s class default 64");
+            out.head_dim = rope_default;
+            out.notes.push_back("qk_rope_head_dim absent: " + out.model_type + "'s class default " +
+                                std::to_string(rope_default));
         }
         int nope = 0;
         if (const json* v = member(config, "qk_nope_head_dim")) {
             nope = positive_int(*v, "qk_nope_head_dim");
             if (nope > max_head_dim) fail_json("qk_nope_head_dim", "expected a positive integer <= 65536", *v);
         } else if (mla_family) {
-            nope = 128;
-            out.notes.push_back("qk_nope_head_dim absent: " + out.model_type + "'s class default 128");
+            nope = family->qk_nope_head_dim;
+            out.notes.push_back("qk_nope_head_dim absent: " + out.model_type + "'s class default " + std::to_string(nope));
         }
         out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
         if (family && family->has(trait::mla_table_width_head_dim)) {
