@@ -257,7 +257,7 @@ TEST_CASE("[errors] an unreadable file names its path")
         posenc::hf::read_config("/nonexistent/config.json");
         FAIL("no error");
     } catch (const posenc::error& e) {
-        CHECK(std::string(e.what()) == "/nonexistent/config.json: cannot be opened");
+        CHECK(std::string(e.what()) == "/nonexistent/config.json: cannot be opened (No such file or directory)");
     }
 }
 
@@ -280,3 +280,35 @@ TEST_CASE("[errors] read_config refuses a device like /dev/zero before reading i
 }
 
 }  // namespace models_hf_config_json_tests_tests
+
+TEST_CASE("[docs/errors.md] messages a user can act on: -0 as written, a layer map without RoPE names its key, long values cut")
+{
+    const auto error_of = [](const std::string& text) {
+        try {
+            posenc::hf::parse_model_config(text);
+        } catch (const posenc::error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    // JSON's -0 is a zero: the base must be > 1, and the message shows the value as the config wrote it.
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_theta": -0})") ==
+          "rope_theta: expected a finite number > 1, got -0");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_theta": -0.0})") ==
+          "rope_theta: expected a finite number > 1, got -0.0");
+    // SmolLM3 with every no_rope_layers entry 0: no layer rotates; the key is named, not an internal group.
+    CHECK(error_of(R"({"model_type": "smollm3", "head_dim": 64, "num_hidden_layers": 2, "no_rope_layers": [0, 0]})") ==
+          "no_rope_layers: expected at least one 1 (a layer with RoPE): every entry is 0, so none of the 2 layers "
+          "rotates and there is no RoPE to describe, got [0,0]");
+    // Cohere 2 rotates only sliding-window layers: layer_types all full_attention leave none.
+    CHECK(error_of(R"({"model_type": "cohere2", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 2,
+                       "layer_types": ["full_attention", "full_attention"]})") ==
+          "layer_types: expected at least one \"sliding_attention\" layer: model_type \"cohere2\" rotates only its "
+          "sliding-window layers and every one of the 2 layers is \"full_attention\", so no layer has RoPE, got "
+          "[\"full_attention\",\"full_attention\"]");
+    // A 300-character model_type is shown cut: 57 characters and "...".
+    const std::string long_type(300, 'x');
+    const std::string message = error_of(R"({"model_type": ")" + long_type + R"(", "head_dim": 64})");
+    CHECK(message.size() < 600);
+    CHECK(message.substr(message.size() - 66) == ", got \"" + std::string(56, 'x') + "...");
+}

@@ -162,6 +162,7 @@ public:
         read_attention_sizes();
         read_layer_types();
         decide_rotation();
+        require_a_rope_layer();
         build_groups();
         build_layer_map();
         read_mrope();
@@ -246,7 +247,7 @@ private:
                 out.model_type = v->get<std::string>();
             }
         family = find_family(out.model_type);
-        type_shown = out.model_type.empty() ? "(absent)" : '"' + out.model_type + '"';
+        type_shown = out.model_type.empty() ? "(absent)" : ellipsized('"' + out.model_type + '"');  // as shown() cuts
         rope_parameters = member(*text, "rope_parameters");
         per_type = is_per_layer_type(rope_parameters);
         rule = family ? family->layers : LayerRule::uniform;
@@ -582,6 +583,24 @@ private:
         } else if (rule == LayerRule::no_rope_layers) {
             no_rope_layer_rotation();
         }
+    }
+
+    /// A layer map without any RoPE layer describes no rotary embedding: refused, naming the key that
+    /// decided it and what to change (ModelRope holds at least one group used by some layer).
+    void require_a_rope_layer() const
+    {
+        if (types.empty() || per_type || std::find(rotates.begin(), rotates.end(), true) != rotates.end()) return;
+        const std::string n = std::to_string(types.size());
+        if (rule == LayerRule::no_rope_layers && member(*text, "no_rope_layers"))
+            fail(pre + "no_rope_layers", "expected at least one 1 (a layer with RoPE): every entry is 0, so none of the " +
+                                             n + " layers rotates and there is no RoPE to describe",
+                 shown(*member(*text, "no_rope_layers")));
+        if (rule == LayerRule::nope_when_full)
+            fail(pre + "layer_types", "expected at least one \"sliding_attention\" layer: model_type " + type_shown +
+                                          " rotates only its sliding-window layers and every one of the " + n +
+                                          " layers is \"full_attention\", so no layer has RoPE",
+                 member(*text, "layer_types") ? shown(*member(*text, "layer_types")) : n + " full_attention layers");
+        fail(pre + "layer_types", "expected at least one layer with RoPE", n + " layers without");
     }
 
     /// SmolLM3, Llama 4: no_rope_layers[i] == 1 rotates; absent, every no_rope_layer_interval-th layer is NoPE.

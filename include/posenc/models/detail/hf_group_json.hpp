@@ -495,9 +495,13 @@ private:
             }
             if (context.base) out.rope_theta = *context.base, out.rope_theta_key = context.base_key;
         }
-        if (!(out.rope_theta > 1.0))
-            fail(out.rope_theta_key, "expected a finite number > 1", detail::format_value(out.rope_theta));
-
+        if (!(out.rope_theta > 1.0)) {
+            // The value as written ("-0" stays "-0") when one key holds it.
+            std::string written = detail::format_value(out.rope_theta);
+            if (const json* v = member(config, out.rope_theta_key.c_str())) written = shown(*v);
+            else if (scaling && out.rope_theta_key == skey("rope_theta")) written = shown(*member(*scaling, "rope_theta"));
+            fail(out.rope_theta_key, "expected a finite number > 1", written);
+        }
     }
 
     /// The family's pairing; DeepSeek-V3's rope_interleave.
