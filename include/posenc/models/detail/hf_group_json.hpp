@@ -615,9 +615,9 @@ private:
             out.factor_key = skey("factor");
             out.factor = number(*v, skey("factor"), "expected a number >= 1");
             if (*out.factor < 1.0) fail_json(skey("factor"), "expected a number >= 1", *v);
-            if (v->is_number_integer())
-                out.warnings.push_back({skey("factor"), "is an integer (" + v->dump() +
-                                                            "); Hugging Face expects a float, warns, and uses it"});
+            if (v->is_number_integer())  // a fact, not a warning: nothing for the user to change
+                out.notes.push_back(skey("factor") + " is an integer (" + v->dump() +
+                                    "); transformers logs a warning and uses it as " + detail::format_value(*out.factor));
         }
         out.attention_factor = optional_number("attention_factor");
         out.beta_fast = optional_number("beta_fast");
@@ -731,8 +731,9 @@ private:
         } else if (out.original_max_position_embeddings && out.max_position_embeddings > 0) {
             const double implied = L / static_cast<double>(*out.original_max_position_embeddings);
             if (implied != *out.factor && implied != 1.0)
-                out.warnings.push_back({skey("factor"), "differs from max_position_embeddings / original_max_position_embeddings = " +
-                                                            detail::format_value(implied) + "; using the explicit factor"});
+                out.notes.push_back(skey("factor") + " " + detail::format_value(*out.factor) +
+                                    " is used, as transformers does (max_position_embeddings / "
+                                    "original_max_position_embeddings = " + detail::format_value(implied) + ")");
         }
         if (!out.original_max_position_embeddings)
             fail(skey("original_max_position_embeddings"), "expected a value (no max_position_embeddings to fall back on)",
@@ -769,9 +770,8 @@ private:
                 out.factor_key = "max_position_embeddings / original_max_position_embeddings";
             }
             if (top_level_l0_written)
-                out.warnings.push_back({"original_max_position_embeddings",
-                                        "top-level value used as longrope's original length; Hugging Face prefers "
-                                        "rope_scaling.factor"});
+                out.notes.push_back("original_max_position_embeddings " + std::to_string(*top_level_l0) +
+                                    " (top level) is LongRoPE's original length, as transformers reads it");
         }
         if (!out.factor) {
             if (out.max_position_embeddings > 0) {
