@@ -90,6 +90,19 @@ public:
     double inv_freq(int pair) const noexcept { return inv_freq_[static_cast<std::size_t>(pair)]; }
     double attention_factor() const noexcept { return attention_factor_; }
 
+    /// Pairs whose frequency is exactly 0 (proportional RoPE's unrotated pairs,
+    /// scaling/proportional.hpp): their angle is 0 at every position, period infinite, turns 0.
+    int zero_freq_pairs() const noexcept
+    {
+        int n = 0;
+        for (double f : inv_freq_) n += f == 0.0 ? 1 : 0;
+        return n;
+    }
+    /// Whether pair `pair` has frequency exactly 0. Precondition: 0 <= pair < num_pairs().
+    bool is_zero_freq(int pair) const noexcept { return inv_freq(pair) == 0.0; }
+    /// Pairs that rotate at all: num_pairs() - zero_freq_pairs().
+    int rotated_pairs() const noexcept { return num_pairs() - zero_freq_pairs(); }
+
     /// 2*pi / theta_i (infinite for a zero frequency).
     double period(int pair) const noexcept { return period_of(inv_freq(pair)); }
     /// length * theta_i / 2pi.

@@ -19,15 +19,25 @@
 //   - the groups, each named by Hugging Face's layer type ("full_attention",
 //     "sliding_attention", ...; "default" when the whole model shares one), each with its
 //     RopeSpec, Scaling, lengths, cos/sin attention factor and softmax-scale multiplier;
-//   - the multi-axis layout of the pairs, where positions have several axes.
-// Per-layer frequency tables come from it: table_for_layer(i).
+//   - the multi-axis layout of the pairs, where positions have several axes;
+//   - per group, whether the attention OUTPUT's rotated slice is rotated back
+//     (inverse_rope_on_output: DeepSeek-V4 applies the inverse rotation, at the query's
+//     position, to the rotated slice of each head of its attention output, because its values
+//     are its rotated keys);
+//   - the per-position query scale and the layers it applies to, when the model has one
+//     (query_scale.hpp: Llama 4's temperature tuning on its NoPE layers, Ministral 3 and
+//     Mistral 4's llama_4_scaling_beta on every layer).
+// Per-layer frequency tables come from it: table_for_layer(i). The rotated slice of a group is
+// its spec's [rotary_offset, rotary_offset + rotary_dim) (spec.hpp; DeepSeek-V4 and Mistral 4's
+// MLA rotate the last coordinates of the head).
 //
 // Invariants (checked on construction, posenc::error naming the field otherwise):
 //   at least one group; group names non-empty and distinct; every group used by some layer
 //   when the layer map is known; num_layers, when known, in [1, 1'000'000] and equal to the
 //   length of the layer map; without a layer map (num_layers unknown) exactly one group and
 //   every layer uses it; attention factor and softmax multiplier finite and > 0; the multi-axis
-//   layout, when present, covers exactly the pairs of every group.
+//   layout, when present, covers exactly the pairs of every group; the query scale's layers,
+//   when present, non-empty, ascending, distinct and (when the layer map is known) < num_layers.
 //
 // Header-only and free of nlohmann_json: engines that build the description themselves (or
 // from presets.hpp) need nothing else. models/hf_model.hpp reads one from a config.json.
@@ -45,6 +55,7 @@
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/multi_axis.hpp"
+#include "posenc/query_scale.hpp"
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/spec.hpp"
 
@@ -63,6 +74,11 @@ struct RopeGroup {
     double attention_factor = 1.0;
     /// Multiplier on the softmax scale outside cos/sin (DeepSeek MLA's g(s, mscale_all_dim)^2; 1 otherwise).
     double softmax_scale_multiplier = 1.0;
+    /// True when the model rotates the rotated slice of its attention output back with the
+    /// inverse rotation at the query's position (DeepSeek-V4, models/deepseek_v4/modeling_deepseek_v4.py:
+    /// `apply_rotary_pos_emb(attn_output, cos, -sin)`, i.e. the same cos/sin, attention factor
+    /// included, with sin negated: kernels' Direction::inverse, or apply_rope_reference at -position).
+    bool inverse_rope_on_output = false;
 
     /// A group whose attention factor is the one its scaling gives (scaling_attention_factor).
     /// Throws posenc::error for an empty name ("name \"\" must not be empty") or a negative
@@ -76,7 +92,8 @@ struct RopeGroup {
                         "must be >= 0 (0 when unknown)");
         const std::int64_t original = scaling_original_length(scaling).value_or(max_position_embeddings);
         const double attention = scaling_attention_factor(scaling);
-        return RopeGroup{std::move(name), spec, std::move(scaling), max_position_embeddings, original, attention, 1.0};
+        return RopeGroup{std::move(name), spec, std::move(scaling), max_position_embeddings, original, attention, 1.0,
+                         false};
     }
 
     /// The frequency table at Hugging Face's init (frequency_table(spec, scaling)), with this
@@ -86,10 +103,13 @@ struct RopeGroup {
         return with_attention(frequency_table(spec, scaling, precision));
     }
 
-    /// The table in effect for a sequence of `sequence_length` tokens (dynamic NTK, LongRoPE).
+    /// The table in effect for a sequence of `sequence_length` tokens (dynamic NTK, LongRoPE),
+    /// with this group's attention factor, except under PhiMoE's LongRoPE rule, whose magnitude
+    /// depends on the length (scaling_attention_factor(scaling, sequence_length)).
     FrequencyTable table(std::int64_t sequence_length, Precision precision = Precision::exact) const
     {
-        return with_attention(frequency_table(spec, scaling, sequence_length, precision));
+        const FrequencyTable t = frequency_table(spec, scaling, sequence_length, precision);
+        return attention_factor_depends_on_length(scaling) ? t : with_attention(t);
     }
 
 private:
@@ -97,6 +117,12 @@ private:
     {
         return FrequencyTable(t.inv_freq(), attention_factor);
     }
+};
+
+/// A per-position query scale and the layers whose query it multiplies (ascending).
+struct ModelQueryScale {
+    QueryScale scale;
+    std::vector<int> layers;
 };
 
 /// The rotary embedding of a whole model; see the file comment.
@@ -221,6 +247,40 @@ public:
     /// The multi-axis layout of the pairs (M-RoPE), or std::nullopt for one position per token.
     const std::optional<MultiAxisLayout>& multi_axis() const noexcept { return multi_axis_; }
 
+    /// A copy whose query of each layer in `layers` is multiplied by `scale` (query_scale.hpp).
+    /// Throws posenc::error unless `layers` is non-empty, ascending, distinct, >= 0 and, when the
+    /// layer map is known, < num_layers ("query_scale.layers[2] 48 must be < num_layers 48").
+    ModelRope with_query_scale(QueryScale scale, std::vector<int> layers) const
+    {
+        if (layers.empty()) detail::raise("query_scale.layers.size", 0, "must be > 0");
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+            const std::string field = "query_scale.layers[" + std::to_string(i) + "]";
+            if (layers[i] < 0) detail::raise(field, layers[i], "must be >= 0");
+            if (i > 0 && layers[i] <= layers[i - 1])
+                detail::raise(field, layers[i], "must be > the previous layer " + std::to_string(layers[i - 1]) +
+                                                    " (ascending, distinct)");
+            if (!layers_.empty() && static_cast<std::size_t>(layers[i]) >= layers_.size())
+                detail::raise(field, layers[i], "must be < num_layers " + std::to_string(layers_.size()));
+        }
+        ModelRope copy = *this;
+        copy.query_scale_ = ModelQueryScale{scale, std::move(layers)};
+        return copy;
+    }
+
+    /// The query scale and its layers, or std::nullopt when the model has none.
+    const std::optional<ModelQueryScale>& query_scale() const noexcept { return query_scale_; }
+
+    /// The query multiplier of layer `layer` at `position` (1 when the layer has no query scale).
+    /// Throws posenc::error for a layer out of range or a position QueryScale refuses.
+    double query_multiplier(int layer, std::int64_t position) const
+    {
+        check_layer(layer);
+        if (!query_scale_) return 1.0;
+        for (int l : query_scale_->layers)
+            if (l == layer) return query_scale_->scale.multiplier(position);
+        return 1.0;
+    }
+
     /// Largest number of layers accepted.
     static constexpr int max_layers = 1000000;
 
@@ -281,6 +341,7 @@ private:
     std::vector<RopeGroup> groups_;
     std::vector<int> layers_;
     std::optional<MultiAxisLayout> multi_axis_;
+    std::optional<ModelQueryScale> query_scale_;
 };
 
 }  // namespace posenc

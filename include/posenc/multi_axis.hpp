@@ -48,6 +48,46 @@
 //                          axis 0 = column + 1 (x + 1), axis 1 = row + 1 (y + 1), shared table;
 //                          the CLS token has angle 0 (positions 0, 0).
 //
+//   xd_sections(s, P)  HunYuan XD-RoPE as Tencent's released code and vLLM's XDRotaryEmbedding
+//                      apply it ("xdrope_section": [s0, .., s_{n-1}], 1 to 4 axes, sum = P):
+//                      `xdrope_section * 2` REPEATS the list, so both halves of the cos/sin give
+//                      contiguous runs over the pairs: pairs [S_j, S_{j+1}) read axis j
+//                      (S_j = s0 + .. + s_{j-1}). Example [16, 16, 16, 16], P = 64: pairs 0-15
+//                      axis 0, 16-31 axis 1, 32-47 axis 2, 48-63 axis 3.
+//
+//   coordinate_sections(s, P)   HunYuan-VL as Hugging Face transformers 5.x defines it
+//                      (models/hunyuan_vl/modeling_hunyuan_vl.py, apply_multimodal_rotary_pos_emb,
+//                      "mrope_section" or legacy "xdrope_section", 1 to 4 axes, sum = P): the
+//                      sections are DOUBLED element-wise ([2 s0, .., 2 s_{n-1}]) and cut the
+//                      R = 2P coordinates of the half-split cos/sin (cat(freqs, freqs)) into
+//                      contiguous runs: coordinate c in [2 S_j, 2 S_{j+1}) reads axis j. The two
+//                      coordinates (i, i + P) of pair i can therefore read DIFFERENT axes:
+//                      axis_of_pair(i) is the axis of coordinate i, partner_axis_of_pair(i) that
+//                      of coordinate i + P, and pair i maps (a, b) to
+//                          a' = a cos(p[A] theta_i) - b sin(p[A] theta_i)
+//                          b' = b cos(p[B] theta_i) + a sin(p[B] theta_i)
+//                      (A = axis_of_pair(i), B = partner_axis_of_pair(i)), a rotation only where
+//                      p[A] = p[B] (every text token). Example [16, 16, 16, 16], P = 64: pairs
+//                      0-31 read (axis 0, axis 2), pairs 32-63 (axis 1, axis 3). The SIMD
+//                      multi-axis kernels route whole pairs: a layout with splits_pairs() is
+//                      applied by apply_multi_axis_rope_reference here.
+//                      Axes (HunYuan-VL get_rope_index): 4 sections = (position, width, height,
+//                      image index), 3 = (width, height, image index); see
+//                      multimodal_positions.hpp.
+//
+//   height_width_alternating(s, P)   ERNIE-4.5-VL 3-D RoPE (models/ernie4_5_vl_moe/
+//                      modeling_ernie4_5_vl_moe.py, Ernie4_5_VLMoeTextRotaryEmbedding;
+//                      "mrope_section": [s_h, s_w, s_t], s_h = s_w, sum = P; interleaved
+//                      pairing, the plain table theta_k = base^(-2k/R)): HF pre-permutes the table
+//                      (even k, then odd k, of the first s_h + s_w) and recomposes
+//                      [h, w, t] -> stack(h, w).flatten(), t -> repeat_interleave(2), which
+//                      amounts to, for pair k:
+//                          axis 1 (height)   k < s_h + s_w, k even
+//                          axis 2 (width)    k < s_h + s_w, k odd
+//                          axis 0 (temporal) k >= s_h + s_w
+//                      with positions (temporal, height, width) as get_rope_index builds them.
+//                      Example [22, 22, 20], P = 64: pairs 0-43 alternate H W H W ..., 44-63 T.
+//
 //   from_pair_axes(a, n)  any explicit assignment (a[i] in [0, n)).
 //
 // The frequency table is the model's own (FrequencyTable, any scaling); a layout only routes
@@ -74,9 +114,19 @@ namespace posenc {
 inline constexpr int max_position_axes = 4;
 
 /// Which rule built a MultiAxisLayout; see the file comment.
-enum class MultiAxisKind { single, sections, interleaved, axial_2d, custom };
+enum class MultiAxisKind {
+    single,
+    sections,
+    interleaved,
+    axial_2d,
+    custom,
+    xd_sections,
+    coordinate_sections,
+    height_width_alternating
+};
 
-/// "single", "sections", "interleaved", "axial_2d" or "custom".
+/// "single", "sections", "interleaved", "axial_2d", "custom", "xd_sections",
+/// "coordinate_sections" or "height_width_alternating".
 inline const char* to_string(MultiAxisKind kind) noexcept
 {
     switch (kind) {
@@ -85,6 +135,9 @@ inline const char* to_string(MultiAxisKind kind) noexcept
     case MultiAxisKind::interleaved: return "interleaved";
     case MultiAxisKind::axial_2d: return "axial_2d";
     case MultiAxisKind::custom: return "custom";
+    case MultiAxisKind::xd_sections: return "xd_sections";
+    case MultiAxisKind::coordinate_sections: return "coordinate_sections";
+    case MultiAxisKind::height_width_alternating: return "height_width_alternating";
     }
     return "unknown";
 }
@@ -108,8 +161,11 @@ struct AxisRun {
 /// A validated assignment of an axis to every rotating pair; see the file comment.
 ///
 /// Invariants (posenc::error otherwise): num_pairs >= 1; 1 <= num_axes <= max_position_axes;
-/// every pair's axis in [0, num_axes); for sections / interleaved, mrope_section has exactly
-/// three entries, each >= 0, summing to num_pairs; for axial_2d, num_pairs even.
+/// every pair's axes in [0, num_axes); for sections / interleaved, mrope_section has exactly
+/// three entries, each >= 0, summing to num_pairs; for xd_sections / coordinate_sections, 1 to 4
+/// entries, each >= 0, summing to num_pairs; for height_width_alternating, three entries
+/// [s_h, s_w, s_t] >= 0 with s_h = s_w summing to num_pairs; for axial_2d, num_pairs even.
+/// Only coordinate_sections can give a pair's two coordinates different axes (splits_pairs()).
 class MultiAxisLayout
 {
 public:
@@ -154,6 +210,52 @@ public:
         return MultiAxisLayout(MultiAxisKind::axial_2d, std::move(axes), 2, {});
     }
 
+    /// HunYuan XD-RoPE, Tencent / vLLM form: contiguous runs over the pairs, section j on axis j
+    /// (1 to 4 sections summing to num_pairs); see the file comment.
+    static MultiAxisLayout xd_sections(std::vector<int> sections, int num_pairs)
+    {
+        require_axis_sections(sections, num_pairs, "xdrope_section");
+        std::vector<int> axes;
+        axes.reserve(static_cast<std::size_t>(num_pairs));
+        for (std::size_t a = 0; a < sections.size(); ++a)
+            axes.insert(axes.end(), static_cast<std::size_t>(sections[a]), static_cast<int>(a));
+        const int n = static_cast<int>(sections.size());
+        return MultiAxisLayout(MultiAxisKind::xd_sections, std::move(axes), n, std::move(sections));
+    }
+
+    /// HunYuan-VL, Hugging Face transformers 5.x form: the doubled sections cut the 2P
+    /// coordinates, so a pair's two coordinates may read different axes; see the file comment.
+    static MultiAxisLayout coordinate_sections(std::vector<int> sections, int num_pairs)
+    {
+        require_axis_sections(sections, num_pairs, "mrope_section");
+        std::vector<int> coordinate_axes;  // axis of coordinate c in [0, 2P)
+        coordinate_axes.reserve(2 * static_cast<std::size_t>(num_pairs));
+        for (std::size_t a = 0; a < sections.size(); ++a)
+            coordinate_axes.insert(coordinate_axes.end(), 2 * static_cast<std::size_t>(sections[a]), static_cast<int>(a));
+        const auto half = coordinate_axes.begin() + num_pairs;
+        std::vector<int> first(coordinate_axes.begin(), half);
+        std::vector<int> second(half, coordinate_axes.end());
+        const int n = static_cast<int>(sections.size());
+        MultiAxisLayout layout(MultiAxisKind::coordinate_sections, std::move(first), n, std::move(sections));
+        layout.partner_axes_ = std::move(second);
+        return layout;
+    }
+
+    /// ERNIE-4.5-VL 3-D RoPE: [s_h, s_w, s_t] with s_h = s_w; pairs below s_h + s_w alternate
+    /// height (even) and width (odd), the rest temporal (axis 0); see the file comment.
+    static MultiAxisLayout height_width_alternating(std::vector<int> mrope_section, int num_pairs)
+    {
+        require_mrope_section(mrope_section, num_pairs);
+        if (mrope_section[0] != mrope_section[1])
+            detail::raise("mrope_section[1]", mrope_section[1],
+                          "must equal mrope_section[0] " + std::to_string(mrope_section[0]) +
+                              " (ERNIE-4.5-VL interleaves height and width pairs one for one)");
+        const int hw = mrope_section[0] + mrope_section[1];
+        std::vector<int> axes(static_cast<std::size_t>(num_pairs), 0);
+        for (int k = 0; k < hw; ++k) axes[static_cast<std::size_t>(k)] = k % 2 == 0 ? 1 : 2;
+        return MultiAxisLayout(MultiAxisKind::height_width_alternating, std::move(axes), 3, std::move(mrope_section));
+    }
+
     /// Any explicit assignment: axis_of_pair[i] in [0, num_axes) for every pair.
     static MultiAxisLayout from_pair_axes(std::vector<int> axis_of_pair, int num_axes)
     {
@@ -174,7 +276,19 @@ public:
     int axis_of_pair(int pair) const noexcept { return axes_[static_cast<std::size_t>(pair)]; }
     /// axis_of_pair(i) for every pair i.
     const std::vector<int>& pair_axes() const noexcept { return axes_; }
-    /// The sections in pairs as given ([temporal, height, width]); empty unless sections or interleaved.
+    /// The axis the SECOND coordinate of pair `pair` reads: axis_of_pair(pair) except under
+    /// coordinate_sections. Precondition: 0 <= pair < num_pairs().
+    int partner_axis_of_pair(int pair) const noexcept
+    {
+        return partner_axes_.empty() ? axis_of_pair(pair) : partner_axes_[static_cast<std::size_t>(pair)];
+    }
+    /// partner_axis_of_pair(i) for every pair i.
+    const std::vector<int>& partner_axes() const noexcept { return partner_axes_.empty() ? axes_ : partner_axes_; }
+    /// True when some pair's two coordinates read different axes (coordinate_sections with
+    /// sections that do not line up): such a pair is not a rotation where those positions differ.
+    bool splits_pairs() const noexcept { return !partner_axes_.empty() && partner_axes_ != axes_; }
+    /// The sections as given: [temporal, height, width] (sections, interleaved), [s_h, s_w, s_t]
+    /// (height_width_alternating), one per axis (xd_sections, coordinate_sections); empty otherwise.
     const std::vector<int>& mrope_section() const noexcept { return mrope_section_; }
     bool is_interleaved() const noexcept { return kind_ == MultiAxisKind::interleaved; }
     /// The pairs as maximal runs of one axis, in pair order (sections [16, 24, 24]: three runs;
@@ -188,10 +302,11 @@ public:
         return n;
     }
 
-    /// Same axes for every pair (and the same number of axes); the rule that built them is not compared.
+    /// Same axes for every pair and partner coordinate (and the same number of axes); the rule
+    /// that built them is not compared.
     friend bool operator==(const MultiAxisLayout& a, const MultiAxisLayout& b) noexcept
     {
-        return a.num_axes_ == b.num_axes_ && a.axes_ == b.axes_;
+        return a.num_axes_ == b.num_axes_ && a.axes_ == b.axes_ && a.partner_axes() == b.partner_axes();
     }
     friend bool operator!=(const MultiAxisLayout& a, const MultiAxisLayout& b) noexcept { return !(a == b); }
 
@@ -209,6 +324,23 @@ private:
     static void require_pairs(long long num_pairs)
     {
         detail::require(num_pairs >= 1, "num_pairs", num_pairs, "must be >= 1");
+    }
+
+    static void require_axis_sections(const std::vector<int>& s, int num_pairs, const char* name)
+    {
+        require_pairs(num_pairs);
+        if (s.empty() || s.size() > static_cast<std::size_t>(max_position_axes))
+            throw error(name, detail::list_text(s), "must have 1 to 4 entries (one per position axis), counted in pairs");
+        long long sum = 0;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (s[i] < 0)
+                detail::raise(std::string(name) + "[" + std::to_string(i) + "]", s[i], "must be >= 0 (pairs of that axis)");
+            sum += s[i];
+        }
+        if (sum != num_pairs)
+            detail::raise(std::string(name) + " sum", sum,
+                          "must equal num_pairs " + std::to_string(num_pairs) + " (" + name + " " + detail::list_text(s) +
+                              " counts pairs: rotary_dim / 2)");
     }
 
     static void require_mrope_section(const std::vector<int>& s, int num_pairs)
@@ -234,6 +366,7 @@ private:
     int num_axes_;
     std::vector<int> mrope_section_;
     std::vector<AxisRun> runs_;
+    std::vector<int> partner_axes_;  // empty: the partner reads the pair's axis
 };
 
 namespace detail {
@@ -296,7 +429,9 @@ inline void require_layout_matches(const RopeSpec& spec, const FrequencyTable& t
 }  // namespace detail
 
 /// Rotates one head vector head[0 .. head_dim) in place: pair i by positions[axis_of_pair(i)]
-/// (positions holds layout.num_axes() values), otherwise exactly apply_rope_reference
+/// (positions holds layout.num_axes() values; under coordinate_sections the pair's second
+/// coordinate takes the cos/sin of positions[partner_axis_of_pair(i)], see the file comment),
+/// otherwise exactly apply_rope_reference
 /// (rotation.hpp): cos/sin of the exactly reduced angle times the attention factor, math in
 /// double, one rounding into T. With every position equal to m it performs the same operations
 /// as apply_rope_reference at m, so the results are identical. Error < 1e-14 |x| per pair in double.
@@ -313,16 +448,20 @@ void apply_multi_axis_rope_reference(const RopeSpec& spec, const FrequencyTable&
     for (int a = 0; a < layout.num_axes(); ++a) {
         double largest = 0.0;
         for (int i = 0; i < spec.num_pairs(); ++i)
-            if (layout.axis_of_pair(i) == a) largest = std::max(largest, table.inv_freq(i));
+            if (layout.axis_of_pair(i) == a || layout.partner_axis_of_pair(i) == a)
+                largest = std::max(largest, table.inv_freq(i));
         require_exact_angle_range("positions[" + std::to_string(a) + "]", positions[a], largest);
     }
     for (int i = 0; i < spec.num_pairs(); ++i) {
         const CosSin cs = cos_sin(table, positions[layout.axis_of_pair(i)], i);
+        const CosSin partner = layout.partner_axis_of_pair(i) == layout.axis_of_pair(i)
+                                   ? cs
+                                   : cos_sin(table, positions[layout.partner_axis_of_pair(i)], i);
         const PairCoordinates p = spec.pair_coordinates(i);
         const double a = static_cast<double>(head[p.first]);
         const double b = static_cast<double>(head[p.second]);
         head[p.first] = static_cast<T>(a * cs.cos - b * cs.sin);
-        head[p.second] = static_cast<T>(b * cs.cos + a * cs.sin);
+        head[p.second] = static_cast<T>(b * partner.cos + a * partner.sin);
     }
 }
 

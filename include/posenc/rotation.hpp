@@ -69,23 +69,29 @@ inline Eigen::MatrixXd rotation_matrix(const RopeSpec& spec, const FrequencyTabl
     return r;
 }
 
-/// The permutation P with x_half_split = P x_interleaved for a spec's head: coordinate 2i goes
-/// to i and 2i+1 to i + R/2; pass-through coordinates stay. Then R_half = P R_interleaved P^T.
+/// The permutation P with x_half_split = P x_interleaved for a spec's head: inside the rotated
+/// slice (o = rotary_offset) coordinate o + 2i goes to o + i and o + 2i + 1 to o + i + R/2;
+/// pass-through coordinates stay. Then R_half = P R_interleaved P^T.
 inline Eigen::PermutationMatrix<Eigen::Dynamic> pairing_permutation(const RopeSpec& spec)
 {
     Eigen::PermutationMatrix<Eigen::Dynamic> p(spec.head_dim());
     for (int d = 0; d < spec.head_dim(); ++d) p.indices()[d] = d;
+    const int o = spec.rotary_offset();
     for (int i = 0; i < spec.num_pairs(); ++i) {
-        p.indices()[2 * i] = i;
-        p.indices()[2 * i + 1] = i + spec.num_pairs();
+        p.indices()[o + 2 * i] = o + i;
+        p.indices()[o + 2 * i + 1] = o + i + spec.num_pairs();
     }
     return p;
 }
 
 /// Rotates one head vector head[0 .. head_dim) in place to `position`: for every pair (a, b)
+/// (spec.pair_coordinates: inside the slice [rotary_offset, rotary_offset + rotary_dim))
 ///   head[a] <- head[a] cos - head[b] sin,   head[b] <- head[b] cos + head[a] sin
 /// with cos/sin of the exactly reduced angle times the attention factor, computed in double
-/// and rounded once into T. A negative position applies the inverse rotation.
+/// and rounded once into T; coordinates outside the slice are not touched. A negative position
+/// applies the inverse rotation (times the attention factor, as Hugging Face's cos, -sin does:
+/// DeepSeek-V4 rotates its attention output back this way, RopeGroup::inverse_rope_on_output).
+/// A pair of frequency 0 is left bit-identical when the attention factor is 1.
 /// Throws posenc::error, before writing, if table.num_pairs() != spec.num_pairs() or the
 /// position lies outside the exact reduction's range (require_exact_angle_range).
 template <class T>

@@ -141,3 +141,76 @@ TEST_CASE("[identity] the two pairings differ by a permutation: R_half = P R_int
 }
 
 }  // namespace identities_rotation_identities_tests
+
+namespace identities_rotation_identities_tests {
+
+TEST_CASE("[identity] a slice at rotary_offset o rotates exactly as a head of rotary_dim placed at o; the rest is untouched")
+{
+    for (posenc::Pairing pairing : both_pairings) {
+        // DeepSeek-V4's layout scaled down: the last 16 of 48 coordinates rotate.
+        const posenc::RopeSpec suffix = posenc::RopeSpec::suffix(48, 16, 1e4, pairing);
+        const posenc::RopeSpec alone(16, 16, 1e4, pairing);
+        CHECK(suffix.rotary_offset() == 32);
+        const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(alone);
+        for (std::int64_t m : {0, 1, 77, 2147483647}) {
+            Eigen::VectorXd head = random_vector(48, 7);
+            Eigen::VectorXd slice = head.tail(16);
+            const Eigen::VectorXd before = head;
+            posenc::apply_rope_reference(suffix, table, head, m);
+            posenc::apply_rope_reference(alone, table, slice, m);
+            CHECK((head.head(32) - before.head(32)).norm() == 0.0);
+            CHECK((head.tail(16) - slice).norm() == 0.0);
+            // The matrix form agrees: identity outside the slice, the slice's own R inside.
+            const Eigen::MatrixXd r = posenc::rotation_matrix(suffix, table, m);
+            CHECK((r * before - head).norm() < 1e-14 * before.norm());
+            CHECK((r.topLeftCorner(32, 32) - Eigen::MatrixXd::Identity(32, 32)).norm() == 0.0);
+        }
+    }
+}
+
+TEST_CASE("[identity] R_half = P R_interleaved P^T also for a slice at an offset")
+{
+    const posenc::RopeSpec half(40, 16, 1e4, posenc::Pairing::half_split, 20);
+    const posenc::RopeSpec inter(40, 16, 1e4, posenc::Pairing::interleaved, 20);
+    const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(half);
+    const auto p = posenc::pairing_permutation(half);
+    for (std::int64_t m : {1, 1000000}) {
+        const Eigen::MatrixXd r_half = posenc::rotation_matrix(half, table, m);
+        const Eigen::MatrixXd r_inter = posenc::rotation_matrix(inter, table, m);
+        CHECK((r_half - p * r_inter * p.transpose()).norm() == 0.0);
+    }
+}
+
+TEST_CASE("[identity] inverse RoPE on the output: rotating at -m undoes m (attention factor 1), as DeepSeek-V4's cos, -sin")
+{
+    const posenc::RopeSpec spec = posenc::RopeSpec::suffix(48, 16, 1e4, posenc::Pairing::interleaved);
+    const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
+    for (std::int64_t m : {3, 4096, 2147483647}) {
+        Eigen::VectorXd v = random_vector(48, 11);
+        const Eigen::VectorXd before = v;
+        posenc::apply_rope_reference(spec, table, v, m);
+        posenc::apply_rope_reference(spec, table, v, -m);
+        CHECK((v - before).norm() < 4e-15 * before.norm());
+        // R(-m) = R(m)^T (an orthogonal matrix).
+        CHECK((posenc::rotation_matrix(spec, table, -m) - posenc::rotation_matrix(spec, table, m).transpose()).norm() <
+              1e-14);
+    }
+}
+
+TEST_CASE("[identity] pairs of frequency 0 (proportional RoPE) are left bit-identical at every position")
+{
+    const posenc::RopeSpec spec = posenc::RopeSpec::full(16, 1e6);
+    const posenc::FrequencyTable table({1.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0});
+    for (std::int64_t m : {1, 123456789}) {
+        Eigen::VectorXd v = random_vector(16, 3);
+        const Eigen::VectorXd before = v;
+        posenc::apply_rope_reference(spec, table, v, m);
+        for (int i = 2; i < 8; ++i) {
+            CHECK(v[i] == before[i]);
+            CHECK(v[i + 8] == before[i + 8]);
+        }
+        CHECK(v[0] != before[0]);
+    }
+}
+
+}  // namespace identities_rotation_identities_tests

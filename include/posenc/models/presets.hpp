@@ -266,12 +266,15 @@ inline ModelRope gemma_3_4b_it_rope()
 
 /// meta-llama/Llama-4-Scout-17B-16E-Instruct (text model): 48 layers, every 4th NoPE (no_rope_layers
 /// default, interval 4); head 128, base 500,000, interleaved (complex) pairs, llama3 scaling
-/// {factor 16, low 1, high 1, L0 8192}; max_position_embeddings 10,485,760.
+/// {factor 16, low 1, high 1, L0 8192}; max_position_embeddings 10,485,760; attention temperature
+/// tuning on the NoPE layers (attn_temperature_tuning true, attn_scale 0.1, floor_scale 8192:
+/// query times 1 + 0.1 ln(1 + floor((pos + 1) / 8192)), query_scale.hpp).
 inline ModelRope llama_4_scout_rope()
 {
-    return ModelRope({RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved),
-                                      Llama3Scaling(16.0, 1.0, 1.0, 8192), 10485760)},
-                     detail_presets::every_nth(48, 4, 0, ModelRope::no_rope));
+    const ModelRope rope({RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved),
+                                          Llama3Scaling(16.0, 1.0, 1.0, 8192), 10485760)},
+                         detail_presets::every_nth(48, 4, 0, ModelRope::no_rope));
+    return rope.with_query_scale(QueryScale::llama4_temperature_tuning(0.1, 8192), rope.nope_layers());
 }
 
 /// HuggingFaceTB/SmolLM3-3B: 36 layers, every 4th NoPE (no_rope_layers); head 2048 / 16 = 128,
@@ -288,6 +291,44 @@ inline ModelRope qwen2_5_vl_7b_rope()
 {
     return ModelRope::uniform(RopeGroup::make("default", RopeSpec::full(128, 1e6), NoScaling{}, 128000), 28,
                               MultiAxisLayout::sections({16, 24, 24}, 64));
+}
+
+/// google/gemma-4-E2B-it (text model): 35 layers; layer i is full attention when (i + 1) % 5 == 0
+/// (layers 4, 9, ..., 34), else sliding. sliding_attention: head_dim 256, default RoPE, base 10,000;
+/// full_attention: global_head_dim 512, proportional RoPE {partial_rotary_factor 0.25, base 1e6}
+/// (64 of 256 pairs rotate, scaling/proportional.hpp); max_position_embeddings 131,072.
+/// Unverified against the hub file: the head dims, layer pattern and rope_parameters as several
+/// independent public copies of the config quote them, and transformers' Gemma4TextConfig defaults.
+inline ModelRope gemma_4_e2b_rope()
+{
+    std::vector<RopeGroup> groups{
+        RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling{}, 131072),
+        RopeGroup::make("full_attention", RopeSpec::full(512, 1e6), ProportionalScaling(0.25), 131072)};
+    return ModelRope(std::move(groups), detail_presets::every_nth(35, 5, 0, 1));
+}
+
+/// tencent/HunyuanOCR (HunYuan-VL language model): 24 layers, head_dim 128, rope_theta 10,000,
+/// rope_scaling {type "xdrope", alpha 1000, xdrope_section [16, 16, 16, 16]}: the NTK-alpha base
+/// 10,000 * 1000^(128/126) (NtkAwareScaling(1000): transformers' HunYuanVLRotaryEmbedding turns
+/// xdrope + alpha into that base) and the four-axis layout as transformers 5.x applies it
+/// (MultiAxisLayout::coordinate_sections; Tencent's own code: xd_sections);
+/// max_position_embeddings 32,768. Unverified against the hub file: as public ports of the
+/// checkpoint (a conversion script and an MLX port) quote its text config.
+inline ModelRope hunyuan_ocr_rope()
+{
+    return ModelRope::uniform(RopeGroup::make("default", RopeSpec::full(128, 1e4), NtkAwareScaling(1000.0), 32768), 24,
+                              MultiAxisLayout::coordinate_sections({16, 16, 16, 16}, 64));
+}
+
+/// baidu/ERNIE-4.5-VL-28B-A3B (language model): 28 layers, head_dim 128 (2560 / 20 heads),
+/// rope_theta 500,000, interleaved pairs, 3-D RoPE with freq_allocation 20, which transformers
+/// reads as mrope_section [22, 22, 20] (height, width, temporal pairs:
+/// MultiAxisLayout::height_width_alternating); max_position_embeddings 131,072.
+/// Unverified against the hub file: as public ports of the checkpoint quote its config.
+inline ModelRope ernie_4_5_vl_28b_a3b_rope()
+{
+    return ModelRope::uniform(RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved), NoScaling{}, 131072),
+                              28, MultiAxisLayout::height_width_alternating({22, 22, 20}, 64));
 }
 
 }  // namespace models

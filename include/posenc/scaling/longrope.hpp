@@ -12,6 +12,22 @@
 // Hugging Face's runtime switch (and Phi-3's re-prefill at the first switch) is state the caller
 // keeps; the table here is a pure function of the sequence length (absent: HF's init, short).
 // The paper's n-hat initial positions kept unscaled are not part of the shipped form.
+//
+// What switches at the original length differs by family (LongRopeSwitchRule). In every case the
+// sequence length n is Hugging Face's `seq_len = max(position_ids) + 1` of the forward call:
+//   phi3_factor_tables     Phi-3 / Phi-3.5 / Phi-4-mini (models/phi3/modeling_phi3.py) and
+//                          Phi-4-multimodal (models/phi4_multimodal/modeling_phi4_multimodal.py):
+//                          `dynamic_rope_update` -> `longrope_frequency_update` (modeling_rope_utils.py)
+//                          installs the long_factor table when n > L0, the short one otherwise;
+//                          the attention factor is the init one at every length.
+//   phimoe_magnitude_only  PhiMoE (models/phimoe/modeling_phimoe.py, PhimoeRotaryEmbedding.forward):
+//                          the forward recomputes the table with no sequence length, so the
+//                          short_factor table is used at EVERY length; only the cos/sin magnitude
+//                          switches: long_mscale when n > L0, short_mscale otherwise (the
+//                          config's rope_parameters keys; the computed sqrt(...) factor is unused).
+// All of these families' generate() drops the cache and re-prefills the first time the sequence
+// passes L0 (prepare_inputs_for_generation); an engine that keeps its cache instead re-rotates
+// the cached keys (posenc/rerotation.hpp).
 #pragma once
 
 #include <cmath>
@@ -25,6 +41,18 @@
 #include "posenc/scaling/common.hpp"
 
 namespace posenc {
+
+/// What a LongRoPE model switches when the sequence passes L0; see the file comment.
+enum class LongRopeSwitchRule {
+    phi3_factor_tables,    ///< short -> long factor table, attention factor fixed (Phi-3, Phi-4)
+    phimoe_magnitude_only  ///< short table always; short_mscale -> long_mscale (PhiMoE)
+};
+
+/// "phi3_factor_tables" or "phimoe_magnitude_only".
+inline const char* to_string(LongRopeSwitchRule rule) noexcept
+{
+    return rule == LongRopeSwitchRule::phimoe_magnitude_only ? "phimoe_magnitude_only" : "phi3_factor_tables";
+}
 
 /// LongRoPE: two per-pair factor lists of the same length (it must be R/2 for the spec they are
 /// used with, checked when a table is built), the switch length L0 and the factor s that sets
@@ -56,24 +84,61 @@ public:
         return l;
     }
 
+    /// A copy under PhiMoE's rule (LongRopeSwitchRule::phimoe_magnitude_only): the short table at
+    /// every length, cos/sin multiplied by short_mscale for n <= L0 and long_mscale for n > L0.
+    /// Throws ("longrope.long_mscale 0 must be in [2^-10, 2^10] ...") for a magnitude outside
+    /// the attention factor range.
+    LongRopeScaling with_phimoe_mscales(double short_mscale, double long_mscale) const
+    {
+        LongRopeScaling l = *this;
+        l.mscales_ = Mscales{short_mscale, long_mscale};
+        l.validate();
+        return l;
+    }
+
+    /// Which rule switches at L0: phimoe_magnitude_only once with_phimoe_mscales was applied,
+    /// else phi3_factor_tables.
+    LongRopeSwitchRule switch_rule() const noexcept
+    {
+        return mscales_ ? LongRopeSwitchRule::phimoe_magnitude_only : LongRopeSwitchRule::phi3_factor_tables;
+    }
+    /// PhiMoE's short_mscale / long_mscale (std::nullopt under phi3_factor_tables).
+    std::optional<double> short_mscale() const noexcept
+    {
+        return mscales_ ? std::optional<double>(mscales_->short_mscale) : std::nullopt;
+    }
+    std::optional<double> long_mscale() const noexcept
+    {
+        return mscales_ ? std::optional<double>(mscales_->long_mscale) : std::nullopt;
+    }
+
     const std::vector<double>& short_factor() const noexcept { return short_factor_; }
     const std::vector<double>& long_factor() const noexcept { return long_factor_; }
     std::int64_t original_max_position_embeddings() const noexcept { return original_max_position_embeddings_; }
     double factor() const noexcept { return factor_; }
     std::optional<double> explicit_attention_factor() const noexcept { return attention_factor_; }
 
-    /// True when a table for `sequence_length` uses the long factors: sequence_length > L0
-    /// (strictly; HF `if seq_len and seq_len > original_max_position_embeddings`).
-    bool uses_long_factors(std::optional<std::int64_t> sequence_length) const noexcept
+    /// True when the sequence is past the original length: sequence_length > L0 (strictly; HF
+    /// `seq_len > original_max_position_embeddings`). False without a length.
+    bool past_original_length(std::optional<std::int64_t> sequence_length) const noexcept
     {
         return sequence_length && *sequence_length > original_max_position_embeddings_;
+    }
+
+    /// True when a table for `sequence_length` uses the long factors: past_original_length under
+    /// phi3_factor_tables (HF `if seq_len and seq_len > original_max_position_embeddings`);
+    /// never under phimoe_magnitude_only.
+    bool uses_long_factors(std::optional<std::int64_t> sequence_length) const noexcept
+    {
+        return !mscales_ && past_original_length(sequence_length);
     }
 
     friend bool operator==(const LongRopeScaling& a, const LongRopeScaling& b) noexcept
     {
         return a.short_factor_ == b.short_factor_ && a.long_factor_ == b.long_factor_ &&
                a.original_max_position_embeddings_ == b.original_max_position_embeddings_ &&
-               a.factor_ == b.factor_ && a.attention_factor_ == b.attention_factor_;
+               a.factor_ == b.factor_ && a.attention_factor_ == b.attention_factor_ &&
+               a.short_mscale() == b.short_mscale() && a.long_mscale() == b.long_mscale();
     }
     friend bool operator!=(const LongRopeScaling& a, const LongRopeScaling& b) noexcept { return !(a == b); }
 
@@ -102,26 +167,51 @@ private:
                         original_max_position_embeddings_, "must be > 1 (the attention factor divides by ln L0)");
         detail::require_scaling_factor("longrope", factor_);
         if (attention_factor_) detail::require_attention_factor("longrope.attention_factor", *attention_factor_);
+        if (mscales_) {
+            detail::require_attention_factor("longrope.short_mscale", mscales_->short_mscale);
+            detail::require_attention_factor("longrope.long_mscale", mscales_->long_mscale);
+        }
     }
+
+    struct Mscales {
+        double short_mscale;
+        double long_mscale;
+    };
 
     std::vector<double> short_factor_;
     std::vector<double> long_factor_;
     std::int64_t original_max_position_embeddings_;
     double factor_;
     std::optional<double> attention_factor_;
+    std::optional<Mscales> mscales_;
 };
 
-/// The explicit attention factor if given; else 1 for s <= 1, else sqrt(1 + ln s / ln L0)
-/// (Python double, HF's order). Phi-3-mini-128k: 1.1902380714238083. Error < 3 ulp.
+/// The attention factor without a sequence length (HF's init). phi3_factor_tables: the explicit
+/// attention factor if given; else 1 for s <= 1, else sqrt(1 + ln s / ln L0) (Python double,
+/// HF's order; Phi-3-mini-128k: 1.1902380714238083; error < 3 ulp). phimoe_magnitude_only:
+/// short_mscale (what every forward up to L0 uses).
 inline double longrope_attention_factor(const LongRopeScaling& longrope) noexcept
 {
+    if (longrope.short_mscale()) return *longrope.short_mscale();
     if (longrope.explicit_attention_factor()) return *longrope.explicit_attention_factor();
     if (longrope.factor() <= 1.0) return 1.0;
     return std::sqrt(1.0 + std::log(longrope.factor()) /
                                std::log(static_cast<double>(longrope.original_max_position_embeddings())));
 }
 
-/// LongRoPE's frequencies for `sequence_length` (absent: HF's init table, short factors).
+/// The attention factor for a sequence of `sequence_length` tokens (HF's seq_len =
+/// max(position_ids) + 1): phimoe_magnitude_only: long_mscale when sequence_length > L0, else
+/// short_mscale; phi3_factor_tables: longrope_attention_factor(longrope) at every length.
+/// Absent length: longrope_attention_factor(longrope).
+inline double longrope_attention_factor(const LongRopeScaling& longrope,
+                                        std::optional<std::int64_t> sequence_length) noexcept
+{
+    if (longrope.long_mscale() && longrope.past_original_length(sequence_length)) return *longrope.long_mscale();
+    return longrope_attention_factor(longrope);
+}
+
+/// LongRoPE's frequencies for `sequence_length` (absent: HF's init table, short factors): the
+/// long factors when longrope.uses_long_factors(sequence_length) (never under PhiMoE's rule).
 ///   exact:      theta_j / ext_j in double (relative error < (2 + |ln b|) 2^-52)
 ///   hf_float32: 1 (/) (fl(ext_j) (x) pow32(fl(b), e_j))
 /// Throws posenc::error if the lists do not have R/2 entries

@@ -4,14 +4,17 @@
 // later layer consumes.
 //
 //   Scaling = NoScaling | LinearScaling | NtkAwareScaling | DynamicNtkScaling | YarnScaling
-//           | Llama3Scaling | LongRopeScaling                 (each validated when built)
+//           | Llama3Scaling | LongRopeScaling | ProportionalScaling  (each validated when built)
 //
 // Type names (Hugging Face's rope_type where one exists; the CLI and JSON use them):
-//   "none", "linear", "ntk_aware", "dynamic", "yarn", "llama3", "longrope".
+//   "none", "linear", "ntk_aware", "dynamic", "yarn", "llama3", "longrope", "proportional".
 // Two methods depend on the current sequence length, which is therefore an explicit parameter:
 // dynamic NTK (the base grows once the sequence exceeds max_position_embeddings) and LongRoPE
-// (long factors once it exceeds original_max_position_embeddings). Without one, the table is
-// Hugging Face's init table; the other methods ignore it.
+// (long factors once it exceeds original_max_position_embeddings, or, under PhiMoE's rule, the
+// long magnitude factor: longrope.hpp). Without one, the table is Hugging Face's init table; the
+// other methods ignore it.
+// Proportional RoPE's unrotated pairs have frequency exactly 0: the only zeros a scaled table
+// may hold (FrequencyTable::zero_freq_pairs counts them).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +32,7 @@
 #include "posenc/scaling/llama3.hpp"
 #include "posenc/scaling/longrope.hpp"
 #include "posenc/scaling/ntk_aware.hpp"
+#include "posenc/scaling/proportional.hpp"
 #include "posenc/scaling/softmax_scale.hpp"
 #include "posenc/scaling/yarn.hpp"
 
@@ -42,7 +46,7 @@ struct NoScaling {
 
 /// How a model's RoPE is extended; see the file comment.
 using Scaling = std::variant<NoScaling, LinearScaling, NtkAwareScaling, DynamicNtkScaling, YarnScaling,
-                             Llama3Scaling, LongRopeScaling>;
+                             Llama3Scaling, LongRopeScaling, ProportionalScaling>;
 
 namespace detail {
 template <class T>
@@ -50,11 +54,11 @@ inline constexpr bool always_false = false;
 
 /// f(alternative) for the alternative `scaling` holds, like std::visit but through a switch on
 /// index(): std::visit's generated dispatch tables cost every includer of this header more
-/// compile time than these seven cases. Throws std::bad_variant_access for a valueless variant.
+/// compile time than these eight cases. Throws std::bad_variant_access for a valueless variant.
 template <class F>
 decltype(auto) visit_scaling(F&& f, const Scaling& scaling)
 {
-    static_assert(std::variant_size_v<Scaling> == 7, "one case per alternative");
+    static_assert(std::variant_size_v<Scaling> == 8, "one case per alternative");
     switch (scaling.index()) {
     case 0: return f(*std::get_if<0>(&scaling));
     case 1: return f(*std::get_if<1>(&scaling));
@@ -63,17 +67,19 @@ decltype(auto) visit_scaling(F&& f, const Scaling& scaling)
     case 4: return f(*std::get_if<4>(&scaling));
     case 5: return f(*std::get_if<5>(&scaling));
     case 6: return f(*std::get_if<6>(&scaling));
+    case 7: return f(*std::get_if<7>(&scaling));
     default: break;
     }
     throw std::bad_variant_access();
 }
 }  // namespace detail
 
-/// "none", "linear", "ntk_aware", "dynamic", "yarn", "llama3" or "longrope" ("valueless" for a
+/// "none", "linear", "ntk_aware", "dynamic", "yarn", "llama3", "longrope" or "proportional" ("valueless" for a
 /// variant left empty by an exception during assignment).
 inline const char* scaling_type_name(const Scaling& scaling) noexcept
 {
-    constexpr const char* names[] = {"none", "linear", "ntk_aware", "dynamic", "yarn", "llama3", "longrope"};
+    constexpr const char* names[] = {"none",  "linear",   "ntk_aware", "dynamic",
+                                     "yarn",  "llama3",   "longrope",  "proportional"};
     static_assert(sizeof names / sizeof names[0] == std::variant_size_v<Scaling>, "one name per alternative");
     return scaling.valueless_by_exception() ? "valueless" : names[scaling.index()];
 }
@@ -115,6 +121,22 @@ inline double scaling_attention_factor(const Scaling& scaling) noexcept
     return 1.0;
 }
 
+/// The factor cos and sin are multiplied by for a sequence of `sequence_length` tokens: differs
+/// from scaling_attention_factor(scaling) only for LongRoPE under PhiMoE's rule (long_mscale past
+/// L0; longrope.hpp).
+inline double scaling_attention_factor(const Scaling& scaling, std::optional<std::int64_t> sequence_length) noexcept
+{
+    if (const auto* l = std::get_if<LongRopeScaling>(&scaling)) return longrope_attention_factor(*l, sequence_length);
+    return scaling_attention_factor(scaling);
+}
+
+/// Whether scaling_attention_factor(scaling, n) depends on n (LongRoPE under PhiMoE's rule).
+inline bool attention_factor_depends_on_length(const Scaling& scaling) noexcept
+{
+    const auto* l = std::get_if<LongRopeScaling>(&scaling);
+    return l != nullptr && l->switch_rule() == LongRopeSwitchRule::phimoe_magnitude_only;
+}
+
 /// The multiplier on the softmax scale outside cos/sin: g(s, mscale_all_dim)^2 for YaRN with a
 /// non-zero mscale_all_dim (DeepSeek), 1 otherwise (softmax_scale.hpp).
 inline double softmax_scale_multiplier(const Scaling& scaling) noexcept
@@ -131,7 +153,8 @@ struct ScalingParameter {
 
 /// The resolved parameters of a scaling under Hugging Face's key names (factor,
 /// original_max_position_embeddings, beta_fast, ..., plus "truncate" for YaRN's rounding and
-/// the attention factor actually applied as "attention_factor"). None: empty.
+/// the attention factor actually applied as "attention_factor"; PhiMoE's "short_mscale" and
+/// "long_mscale"; proportional's "partial_rotary_factor"). None: empty.
 inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling)
 {
     std::vector<ScalingParameter> out;
@@ -164,6 +187,13 @@ inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling)
                 out.push_back({"attention_factor", longrope_attention_factor(s)});
                 out.push_back({"short_factor", s.short_factor()});
                 out.push_back({"long_factor", s.long_factor()});
+                if (s.short_mscale()) {
+                    out.push_back({"short_mscale", *s.short_mscale()});
+                    out.push_back({"long_mscale", *s.long_mscale()});
+                }
+            } else if constexpr (std::is_same_v<T, ProportionalScaling>) {
+                out.push_back({"factor", s.factor()});
+                out.push_back({"partial_rotary_factor", s.partial_rotary_factor()});
             } else {
                 static_assert(detail::always_false<T>, "every Scaling alternative lists its parameters");
             }
@@ -201,6 +231,8 @@ inline std::vector<double> scaled_inv_freq(const RopeSpec& spec, const Scaling& 
                 return llama3_inv_freq(spec, s, precision);
             } else if constexpr (std::is_same_v<T, LongRopeScaling>) {
                 return longrope_inv_freq(spec, s, sequence_length, precision);
+            } else if constexpr (std::is_same_v<T, ProportionalScaling>) {
+                return proportional_inv_freq(spec, s, precision);
             } else {
                 static_assert(detail::always_false<T>, "every Scaling alternative has frequencies");
             }
@@ -208,8 +240,12 @@ inline std::vector<double> scaled_inv_freq(const RopeSpec& spec, const Scaling& 
         scaling);
     // A value the precision cannot hold (0, subnormal, inf) is refused under the name of what
     // produced it: the base when the unscaled table already fails, else the method's factor.
+    // Proportional RoPE's unrotated pairs are the only exact zeros allowed.
+    const auto* proportional = std::get_if<ProportionalScaling>(&scaling);
+    const std::size_t rotated = proportional ? static_cast<std::size_t>(proportional->rotated_pairs(spec.head_dim()))
+                                             : inv.size();
     for (std::size_t i = 0; i < inv.size(); ++i) {
-        if (detail::normal_in(inv[i], precision)) continue;
+        if (detail::normal_in(inv[i], precision) || (i >= rotated && inv[i] == 0.0)) continue;
         const double unscaled = precision == Precision::exact
                                     ? posenc::inv_freq(spec, static_cast<int>(i))
                                     : static_cast<double>(hf32::default_inv_freq(spec.base(), spec.rotary_dim())[i]);
@@ -232,12 +268,13 @@ inline FrequencyTable frequency_table(const RopeSpec& spec, const Scaling& scali
 }
 
 /// The FrequencyTable in effect for a sequence of `sequence_length` tokens (dynamic NTK's base,
-/// LongRoPE's short/long choice; the static methods ignore it). Throws posenc::error as
-/// scaled_inv_freq, and for sequence_length <= 0.
+/// LongRoPE's short/long choice and PhiMoE's magnitude; the static methods ignore it). Throws
+/// posenc::error as scaled_inv_freq, and for sequence_length <= 0.
 inline FrequencyTable frequency_table(const RopeSpec& spec, const Scaling& scaling, std::int64_t sequence_length,
                                       Precision precision = Precision::exact)
 {
-    return FrequencyTable(scaled_inv_freq(spec, scaling, sequence_length, precision), scaling_attention_factor(scaling));
+    return FrequencyTable(scaled_inv_freq(spec, scaling, sequence_length, precision),
+                          scaling_attention_factor(scaling, sequence_length));
 }
 
 }  // namespace posenc
