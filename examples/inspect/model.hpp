@@ -111,8 +111,11 @@ inline Model model_from_rope(const std::string& name, const posenc::ModelRope& r
     for (int g = 0; g < rope.num_groups(); ++g) {
         const posenc::RopeGroup& r = rope.groups()[static_cast<std::size_t>(g)];
         m.groups.push_back(Group{r.name, rope.layers_of_group(g), r.spec, r.scaling, r.max_position_embeddings,
-                                 r.original_length, mla});
+                                 r.original_length, mla, r.inverse_rope_on_output});
     }
+    if (const auto& q = rope.query_scale())
+        m.query_scale = QueryScale{q->scale.beta(), static_cast<double>(q->scale.divisor()), q->scale.position_offset(),
+                                   q->layers};
     if (const auto& layout = rope.multi_axis()) {
         if (!layout->mrope_section().empty()) m.mrope_section = layout->mrope_section();
         m.mrope_interleaved = layout->is_interleaved();

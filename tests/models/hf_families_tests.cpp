@@ -721,6 +721,61 @@ TEST_CASE("[minicpm/modular_minicpm.py] plain RoPE read; its per-forward LongRoP
               .rfind("rope_scaling.rope_type: is not representable: MiniCPM's own LongRoPE", 0) == 0);
 }
 
+TEST_CASE("[gemma4/configuration_gemma4.py, modeling_rope_utils.py proportional (transformers 5.16), gemma4_reference_values.py] Gemma 4")
+{
+    // tests/data/configs/gemma-4-e2b-it.json: the published E2B key set (text_config: 35 layers, every
+    // 5th full_attention, head_dim 256, global_head_dim 512, rope_parameters per layer type).
+    const auto m = posenc::hf::read_model(std::string(POSENC_TEST_DATA_DIR) + "/configs/gemma-4-e2b-it.json");
+    CHECK(m.model_type == "gemma4_text");
+    REQUIRE(m.rope.num_layers() == 35);
+    REQUIRE(m.rope.num_groups() == 2);
+    CHECK(m.rope.layers_of_group(1) == std::vector<int>{4, 9, 14, 19, 24, 29, 34});
+    const posenc::RopeGroup& sliding = m.rope.group("sliding_attention");
+    CHECK(sliding.spec.head_dim() == 256);
+    CHECK(std::holds_alternative<posenc::NoScaling>(sliding.scaling));
+    const posenc::FrequencyTable local = sliding.table();
+    CHECK(std::abs(local.inv_freq()[5] / 0.69783058485986633841 - 1) <= 1e-15);  // mpmath
+    // full_attention: proportional over global_head_dim 512: 64 pairs rotate with the exponent over 512, 192 are 0.
+    const posenc::RopeGroup& full = m.rope.group("full_attention");
+    CHECK(full.spec.head_dim() == 512);
+    CHECK(full.spec.rotary_dim() == 512);
+    CHECK(full.spec.pairing() == posenc::Pairing::half_split);
+    REQUIRE(std::holds_alternative<posenc::ProportionalScaling>(full.scaling));
+    CHECK(std::get<posenc::ProportionalScaling>(full.scaling).partial_rotary_factor() == 0.25);
+    const posenc::FrequencyTable global = full.table();
+    REQUIRE(global.inv_freq().size() == 256);
+    CHECK(global.inv_freq()[0] == 1.0);
+    CHECK(std::abs(global.inv_freq()[1] / 0.94746352565537539776 - 1) <= 1e-15);   // mpmath
+    CHECK(std::abs(global.inv_freq()[63] / 0.033376246942920385462 - 1) <= 1e-14);  // mpmath
+    for (std::size_t i = 64; i < 256; ++i) CHECK(global.inv_freq()[i] == 0.0);
+    CHECK(full.attention_factor == 1.0);
+    CHECK(m.warnings.empty());
+
+    // Class defaults: no rope_parameters, no layer_types, no counts: 30 layers, every 6th full, the
+    // default dicts, global_head_dim 512.
+    const auto d = posenc::hf::parse_model(R"({"model_type": "gemma4_text"})");
+    REQUIRE(d.rope.num_layers() == 30);
+    CHECK(d.rope.layers_of_group(d.rope.group("full_attention").name == d.rope.groups()[1].name ? 1 : 0) ==
+          std::vector<int>{5, 11, 17, 23, 29});
+    CHECK(d.rope.group("full_attention").spec.head_dim() == 512);
+    CHECK(d.rope.group("sliding_attention").spec.base() == 1e4);
+    // The last layer is forced to full_attention, with a warning the user can act on.
+    const auto forced = posenc::hf::parse_model(R"({"model_type": "gemma4_text", "num_hidden_layers": 2,
+        "layer_types": ["full_attention", "sliding_attention"]})");
+    CHECK(forced.rope.layer_map() == std::vector<int>{0, 0});
+    REQUIRE(forced.warnings.size() == 1);
+    CHECK(forced.warnings[0].key == "layer_types");
+    // A flat dict is not what Gemma 4 reads.
+    CHECK(error_of(R"({"model_type": "gemma4_text", "rope_parameters": {"rope_type": "default", "rope_theta": 10000}})")
+              .rfind("rope_parameters: expected one dict per layer type", 0) == 0);
+    // proportional is read for Gemma 4 only; the fraction must be in [0, 1].
+    CHECK(error_of(R"({"model_type": "gemma4_text", "rope_parameters": {"sliding_attention": {"rope_type": "default"},
+        "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 1.5}}})") ==
+          "rope_parameters.full_attention.partial_rotary_factor: must be in [0, 1], got 1.5");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_parameters": {"rope_type": "proportional"}})")
+              .rfind("rope_parameters.rope_type: expected one of default", 0) == 0);
+}
+
 TEST_CASE("[minicpm3/configuration_minicpm3.py, minicpm3/modeling_minicpm3.py (transformers 5.16)] MLA rope part, rotate_half")
 {
     // MiniCPM3-4B's published sizes: 40 heads of hidden 2560, qk_rope_head_dim 32, qk_nope_head_dim 64,

@@ -106,7 +106,7 @@ inline std::string key_path_of(const std::string& field, const HfRopeConfig& con
     if (field == "base") return config.rope_theta_key;
     if (field == "rotary_dim") return config.rotary_dim_key;
     if (field == "head_dim") return config.head_dim_key;
-    for (std::string_view method : {"linear.", "ntk_aware.", "dynamic.", "yarn.", "llama3.", "longrope."}) {
+    for (std::string_view method : {"linear.", "ntk_aware.", "dynamic.", "yarn.", "llama3.", "longrope.", "proportional."}) {
         if (field.compare(0, method.size(), method) != 0) continue;
         const std::string rest = field.substr(method.size());
         const std::string dict = config.scaling_key.empty() ? std::string("rope_scaling") : config.scaling_key;
@@ -158,6 +158,7 @@ inline Scaling scaling_of(const HfRopeConfig& c)
         if (c.attention_factor) longrope = longrope.with_attention_factor(*c.attention_factor);
         return longrope;
     }
+    if (c.rope_type == "proportional") return ProportionalScaling(c.proportional_fraction.value_or(1.0), c.factor.value_or(1.0));
     return NoScaling{};
 }
 

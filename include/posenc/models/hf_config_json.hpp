@@ -186,6 +186,7 @@ private:
     std::vector<std::string> types;        ///< layer type per layer (empty: no layer map)
     std::vector<bool> rotates;             ///< whether layer i has RoPE
     std::vector<std::string> group_types;  ///< the layer type each group serves ("" = every RoPE layer)
+    json class_default_rope;               ///< a family's class-default per-layer-type rope_parameters
 
     int need_layers(const char* why) const
     {
@@ -251,6 +252,39 @@ private:
         rope_parameters = member(*text, "rope_parameters");
         per_type = is_per_layer_type(rope_parameters);
         rule = family ? family->layers : LayerRule::uniform;
+        if (rule == LayerRule::gemma4_per_layer_type) use_gemma4_rope_parameters();
+    }
+
+    /// Gemma 4 (gemma4/configuration_gemma4.py): rope_parameters one dict per layer type, the class
+    /// default when absent (convert_rope_params_to_dict keeps no legacy rope_scaling form).
+    void use_gemma4_rope_parameters()
+    {
+        if (rope_parameters && !per_type)
+            fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
+                                          "model_type " + type_shown + " looks its dicts up by layer type",
+                 shown(*rope_parameters));
+        if (const json* v = member(*text, "rope_scaling"))
+            fail(pre + "rope_scaling", "expected no rope_scaling: model_type " + type_shown +
+                                           " reads rope_parameters per layer type only",
+                 shown(*v));
+        if (rope_parameters) return;
+        class_default_rope = json::parse(family->default_rope.begin(), family->default_rope.end());
+        rope_parameters = &class_default_rope;
+        per_type = true;
+        out.notes.push_back("rope_parameters absent: " + out.model_type + "'s class default " +
+                            std::string(family->default_rope));
+    }
+
+    /// Gemma 4's full_attention head dim: global_head_dim, class default 512.
+    int global_head_dim()
+    {
+        if (const json* v = member(*text, "global_head_dim")) {
+            const int h = positive_int(*v, pre + "global_head_dim");
+            if (h > max_head_dim) fail_json(pre + "global_head_dim", "expected a positive integer <= 65536", *v);
+            return h;
+        }
+        out.notes.push_back("global_head_dim absent: " + out.model_type + "'s class default 512");
+        return 512;
     }
 
     /// ALiBi (Falcon, BLOOM, MPT) and position_embedding_type other than "rope".
@@ -470,6 +504,13 @@ private:
         } else {
             derive_layer_types();
         }
+        if (rule == LayerRule::gemma4_per_layer_type && !types.empty() && types.back() != "full_attention") {
+            // gemma4/configuration_gemma4.py __post_init__: the last layer is forced to full_attention.
+            out.warnings.push_back({pre + "layer_types", "the last entry is \"" + ellipsized(types.back()) +
+                                                             "\"; transformers forces the last layer to full_attention "
+                                                             "(write \"full_attention\" there to silence this)"});
+            types.back() = "full_attention";
+        }
         if (!family && !types.empty())
             for (std::size_t i = 1; i < types.size(); ++i)
                 if (types[i] != types[0])
@@ -499,6 +540,9 @@ private:
             types = pattern_layer_types(need_layers("the layer pattern needs it"),
                                         pattern_value(*text, "full_attention_interval", family->layer_pattern, pre),
                                         "linear_attention", "full_attention");
+        } else if (rule == LayerRule::gemma4_per_layer_type) {
+            types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
+                                        "sliding_attention", "full_attention");
         } else if (rule == LayerRule::tables_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");
@@ -667,6 +711,10 @@ private:
             c.dict_key = "rope_parameters." + t;
             c.per_layer_type = true;
             c.check_rope_scaling = t == "full_attention" || group_types.size() == 1;
+            if (t == "full_attention" && family && family->has(trait::proportional_full_attention)) {
+                c.head_dim = global_head_dim();
+                c.head_dim_key = "global_head_dim";
+            }
             out.groups.push_back({t, resolve_group(c)});
         }
     }

@@ -40,6 +40,9 @@ enum class LayerRule {
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
     /// overwrites num_hidden_layers with 2 * num_layers.
     paired_sublayers,
+    /// Gemma 4: one RoPE dict per layer type (rope_parameters; the class default when absent), layer
+    /// types every layer_pattern-th full_attention when absent, the last layer always full_attention.
+    gemma4_per_layer_type,
     /// The rotary embedding builds one table per layer type (OLMo 3: Olmo3RotaryEmbedding), so the
     /// groups are named by layer type even when their tables are equal; layer_types, when absent,
     /// are sliding_attention except every layer_pattern-th, full_attention.
@@ -76,6 +79,10 @@ inline constexpr unsigned partial_rotary = 1u << 10;
 /// M-RoPE always interleaved (apply_interleaved_mrope, whatever mrope_interleaved says), with the class
 /// default sections [24, 20, 20] when the RoPE dict has none (Qwen3-VL's text rotary embedding).
 inline constexpr unsigned always_interleaved_mrope = 1u << 11;
+/// The family's layers may use rope_type "proportional" (transformers' _compute_proportional_rope_parameters:
+/// the first int(p * H / 2) half-split pairs rotate at base^(-2i / H), the rest have frequency 0), and its
+/// full_attention layers have the head dim global_head_dim (class default 512) (Gemma 4).
+inline constexpr unsigned proportional_full_attention = 1u << 12;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -138,6 +145,11 @@ inline constexpr FamilyRules known_families[] = {
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
     {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0},
+    // Gemma 4: sliding_attention {default, 1e4} over head_dim 256, full_attention {proportional, p 0.25, 1e6}
+    // over global_head_dim 512; 30 layers by default, every 6th full, the last forced full
+    {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
+     R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})",
+     "", "", 0, 30},
     {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0, "", "", "", "", 0, 35},
     {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
@@ -324,6 +336,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "glm4v_moe") return "glm4v_moe_text";
     if (outer == "qwen2_5_omni_thinker") return "qwen2_5_omni_text";
     if (outer == "gemma3n") return "gemma3n_text";
+    if (outer == "gemma4") return "gemma4_text";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
 }

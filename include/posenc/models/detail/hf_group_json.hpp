@@ -86,6 +86,9 @@ struct HfRopeConfig {
     bool mrope_interleaved = false;  ///< the dict's mrope_interleaved (Qwen3-VL)
     bool mrope_interleaved_given = false;  ///< whether the dict holds mrope_interleaved at all
     std::optional<double> alpha;     ///< HunYuan's dynamic-NTK alpha, from the dict
+    /// Proportional RoPE (rope_type "proportional"): the dict's partial_rotary_factor, the fraction
+    /// of the whole head's pairs that rotate (rotary_dim stays head_dim).
+    std::optional<double> proportional_fraction;
 
     /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
     int qk_head_dim = 0;
@@ -126,6 +129,10 @@ struct GroupContext {
     /// apart from a single dict: no top-level original_max_position_embeddings, truncate read from the
     /// top level of rope_parameters).
     bool per_layer_type = false;
+    /// A head dim that replaces the config's for this group (Gemma 4's full_attention layers:
+    /// global_head_dim), and the key it comes from.
+    std::optional<int> head_dim;
+    std::string head_dim_key;
 };
 
 /// Whether two scaling dicts say the same: every key of rope_scaling (legacy "type" read as
@@ -315,6 +322,11 @@ private:
     /// head_dim, else the class default, else hidden_size // num_attention_heads.
     void read_head_dim()
     {
+        if (context.head_dim) {
+            out.head_dim = *context.head_dim;
+            out.head_dim_key = context.head_dim_key;
+            return;
+        }
         if (deepseek) return read_mla_head_dim();
         if (family && !family->head_dim_key.empty()) return read_aliased_head_dim();
         if (const json* v = member(config, "head_dim"); v && !(family && family->has(trait::head_dim_from_hidden))) {
@@ -376,9 +388,33 @@ private:
         sk = out.scaling_key;
     }
 
+    /// Whether the scaling dict asks for proportional RoPE, for a family whose code has it.
+    bool is_proportional() const
+    {
+        const json* type = scaling ? member(*scaling, "rope_type") : nullptr;
+        return type && *type == "proportional" && family && family->has(trait::proportional_full_attention);
+    }
+
+    /// Proportional RoPE: the dict's partial_rotary_factor is the fraction of the whole head's pairs
+    /// that rotate (the table spans the head: rotary_dim = head_dim); a top-level value must agree.
+    void read_proportional_fraction()
+    {
+        prf = 1.0;
+        out.proportional_fraction = 1.0;
+        if (const json* v = member(*scaling, "partial_rotary_factor")) {
+            const double x = number(*v, skey("partial_rotary_factor"));
+            if (const json* top = member(config, "partial_rotary_factor"); top && number(*top, "partial_rotary_factor") != x)
+                fail(skey("partial_rotary_factor"), "expected the top-level partial_rotary_factor " + shown(*top) +
+                                                        " (the config carries both and they disagree)",
+                     shown(*v));
+            out.proportional_fraction = x;
+        }
+    }
+
     /// The partial rotary factor: rotary_pct, partial_rotary_factor, the dict's, the class default.
     void read_partial_rotary_factor()
     {
+        if (is_proportional()) return read_proportional_fraction();
         prf = family && family->partial_rotary_factor ? *family->partial_rotary_factor : 1.0;
         prf_key = family && family->partial_rotary_factor ? "partial_rotary_factor" : "";
         prf_shown = family && family->partial_rotary_factor
@@ -580,6 +616,7 @@ private:
         // "su" and "mrope" are aliases only where a configuration class renames them (Phi-3; the M-RoPE
         // families), and a name that merely contains "dynamic" is no dynamic type.
         const std::set<std::string> types{"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
+        if (out.rope_type == "proportional" && is_proportional()) return;
         if (types.count(out.rope_type) == 0)
             fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
         if (out.model_type == "phi3" && out.rope_type != "default" && out.rope_type != "longrope")

@@ -258,7 +258,7 @@ inline std::set<std::string> known_scaling_keys(const std::string& type)
     auto add = [&](std::initializer_list<const char*> more) {
         for (const char* k : more) keys.insert(k);
     };
-    if (type == "linear") add({"factor"});
+    if (type == "linear" || type == "proportional") add({"factor"});
     if (type == "dynamic") add({"factor", "original_max_position_embeddings"});
     if (type == "yarn")
         add({"factor", "attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale",
