@@ -59,7 +59,7 @@ struct Group {
 /// / divisor)), pos counted from 0, on the listed layers.
 struct QueryScale {
     double beta = 0;
-    double divisor = 1;
+    std::int64_t divisor = 1;
     std::int64_t position_offset = 0;
     std::vector<int> layers;
 };
@@ -114,7 +114,7 @@ inline Model model_from_rope(const std::string& name, const posenc::ModelRope& r
                                  r.original_length, mla, r.inverse_rope_on_output});
     }
     if (const auto& q = rope.query_scale())
-        m.query_scale = QueryScale{q->scale.beta(), static_cast<double>(q->scale.divisor()), q->scale.position_offset(),
+        m.query_scale = QueryScale{q->scale.beta(), q->scale.divisor(), q->scale.position_offset(),
                                    q->layers};
     if (const auto& layout = rope.multi_axis()) {
         if (!layout->mrope_section().empty()) m.mrope_section = layout->mrope_section();

@@ -194,7 +194,7 @@ void bind_scaling(py::module_& m)
     m.def("scaling_factor", &scaling_factor, py::arg("scaling"), "The factor s (1 for none).");
     m.def("scaling_original_length", &scaling_original_length, py::arg("scaling"),
           "L0 of YaRN, Llama 3, LongRoPE; dynamic NTK's max_position_embeddings; None otherwise.");
-    m.def("scaling_attention_factor", &scaling_attention_factor, py::arg("scaling"),
+    m.def("scaling_attention_factor", static_cast<double (*)(const Scaling&) noexcept>(&scaling_attention_factor), py::arg("scaling"),
           "The factor on cos and sin: YaRN's g(s), LongRoPE's sqrt(1 + ln s / ln L0), else 1.");
     m.def("softmax_scale_multiplier", &softmax_scale_multiplier, py::arg("scaling"),
           "g(s, mscale_all_dim)^2 for YaRN with mscale_all_dim set (DeepSeek), else 1.");
@@ -283,7 +283,7 @@ void bind_scaling(py::module_& m)
     m.def("llama3_inv_freq",
           [](const RopeSpec& s, const Llama3Scaling& l, Precision p) { return to_array(llama3_inv_freq(s, l, p)); },
           py::arg("spec"), py::arg("llama"), py::arg("precision") = Precision::exact, "Llama 3's frequencies (see Llama3Scaling).");
-    m.def("longrope_attention_factor", &longrope_attention_factor, py::arg("longrope"),
+    m.def("longrope_attention_factor", static_cast<double (*)(const LongRopeScaling&) noexcept>(&longrope_attention_factor), py::arg("longrope"),
           "Explicit, else sqrt(1 + ln s / ln L0) for s > 1. Phi-3-mini-128k: 1.1902380714238083.");
     m.def("longrope_inv_freq",
           [](const RopeSpec& s, const LongRopeScaling& l, std::optional<std::int64_t> n, Precision p) {

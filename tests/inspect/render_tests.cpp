@@ -402,3 +402,35 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
 }
 
 }  // namespace inspect_render_tests_tests
+
+namespace inspect_render_tests_tests {
+
+TEST_CASE("[cli json] new keys from configs: Gemma 4's global head and zero-frequency pairs, Llama 4's query_scale")
+{
+    const std::string dir = std::string(POSENC_TEST_DATA_DIR) + "/configs/";
+    // Gemma 4 E2B (gemma4_reference_values.py): full_attention over global_head_dim 512, 64 rotated pairs, 192 at 0.
+    const auto g = nlohmann::ordered_json::parse(inspect::render_json(run({"--config", dir + "gemma-4-e2b-it.json", "--json"})));
+    REQUIRE(g["rope_groups"].size() == 2);
+    const auto& full = g["rope_groups"][1];
+    CHECK(full["name"] == "full_attention");
+    CHECK(full["head_dim"] == 512);
+    CHECK(full["rotary_dim"] == 512);
+    CHECK(full["rotary_offset"] == 0);
+    CHECK(full["zero_freq_pairs"] == 192);
+    CHECK(full["pairs"][64]["inv_freq"] == 0.0);
+    CHECK(full["pairs"][63]["inv_freq"] != 0.0);
+    CHECK(g["rope_groups"][0]["head_dim"] == 256);
+    CHECK(g["rope_groups"][0]["zero_freq_pairs"] == 0);
+    CHECK(g["query_scale"].is_null());
+    // Llama 4 Scout: attn_scale 0.1, floor_scale 8192, position offset 1, on the 12 NoPE layers.
+    const auto l = nlohmann::ordered_json::parse(
+        inspect::render_json(run({"--config", dir + "llama-4-scout-17b-16e-instruct.json", "--json"})));
+    REQUIRE(l["query_scale"].is_object());
+    CHECK(l["query_scale"]["beta"] == 0.1);
+    CHECK(l["query_scale"]["divisor"] == 8192);
+    CHECK(l["query_scale"]["position_offset"] == 1);
+    CHECK(l["query_scale"]["layers"] == l["nope_layers"]);
+    CHECK(l["query_scale"]["layers"].size() == 12);
+}
+
+}  // namespace inspect_render_tests_tests

@@ -513,23 +513,25 @@ TEST_CASE("[longcat_flash/modeling_longcat_flash.py, longcat_flash/configuration
     CHECK(std::abs(yarn.softmax_scale() - std::pow(192.0, -0.5) * g * g) <= 4e-16 * std::pow(192.0, -0.5) * g * g);
 }
 
-TEST_CASE("[ministral3/modular_ministral3.py, ministral3/configuration_ministral3.py] rotate_half; Llama 4's query scale refused unless 0")
+TEST_CASE("[ministral3/modular_ministral3.py, ministral3/configuration_ministral3.py] rotate_half; Llama 4's query scale on every layer")
 {
     // Ministral3Attention multiplies the rotated query by 1 + beta * ln(1 + floor(position / L0)),
-    // beta = rope_parameters["llama_4_scaling_beta"] (class default 0.1): not a RoPE table.
-    const std::string rule = "is not representable: Ministral 3 multiplies every query, after RoPE, by 1 + "
-                             "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings))";
-    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2})")
-              .rfind("rope_parameters.llama_4_scaling_beta: " + rule, 0) == 0);
-    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2})")
-              .find("got 0.1 (the class-default rope_parameters)") != std::string::npos);
-    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "yarn",
-        "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384,
-        "llama_4_scaling_beta": 0.1}})")
-              .rfind("rope_parameters.llama_4_scaling_beta: " + rule, 0) == 0);
-    // Absent from a config's dict, transformers' forward fails on None: refused too.
-    CHECK(error_of(R"({"model_type": "ministral3", "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}})")
-              .find("got nothing") != std::string::npos);
+    // beta = rope_parameters["llama_4_scaling_beta"] (class default 0.1), L0 its original_max_position_embeddings.
+    const auto dflt = posenc::hf::parse_model(R"({"model_type": "ministral3", "num_hidden_layers": 2})");
+    REQUIRE(dflt.rope.query_scale().has_value());
+    CHECK(dflt.rope.query_scale()->scale.beta() == 0.1);
+    CHECK(dflt.rope.query_scale()->scale.divisor() == 16384);
+    CHECK(dflt.rope.query_scale()->scale.position_offset() == 0);
+    CHECK(dflt.rope.query_scale()->layers == std::vector<int>{0, 1});
+    // 1 + 0.1 ln(1 + floor(40000 / 16384)) = 1 + 0.1 ln 3 = 1.1098612288668110 (mpmath)
+    CHECK(std::abs(dflt.rope.query_scale()->scale.multiplier(40000) - 1.1098612288668110) <= 1e-15);
+    // Absent from a config's dict, transformers' forward fails on None: refused.
+    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}})")
+              .rfind("rope_parameters.llama_4_scaling_beta: expected a number", 0) == 0);
+    // A default dict with beta but no original length: the divisor is missing.
+    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "default",
+        "rope_theta": 1e6, "llama_4_scaling_beta": 0.1}})")
+              .rfind("rope_parameters.original_max_position_embeddings: expected a positive integer", 0) == 0);
     // beta 0: the query scale is 1 and the dict is read (class defaults head_dim 128,
     // max_position_embeddings 262144; the dict's own keys are not "unrecognized").
     const auto m = posenc::hf::parse_model(R"({"model_type": "mistral3", "text_config": {"model_type": "ministral3",

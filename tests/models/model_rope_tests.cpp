@@ -201,6 +201,28 @@ TEST_CASE("[published configs] head counts and rms_norm_eps come with the model:
           "rms_norm_eps: expected a finite number > 0, got -1");
 }
 
+TEST_CASE("[llama4/modeling_llama4.py temperature tuning, mpmath] Llama 4 Scout: NoPE layers' query times 1 + 0.1 ln(1 + floor((pos + 1) / 8192))")
+{
+    // The published config: attn_temperature_tuning true, attn_scale 0.1, floor_scale 8192, 48 layers,
+    // every 4th NoPE (no_rope_layers).
+    const posenc::hf::HfModel m = load("llama-4-scout-17b-16e-instruct.json");
+    REQUIRE(m.rope.query_scale().has_value());
+    const posenc::ModelQueryScale& q = *m.rope.query_scale();
+    CHECK(q.layers == m.rope.nope_layers());
+    CHECK(q.layers.size() == 12);
+    CHECK(q.scale.beta() == 0.1);
+    CHECK(q.scale.divisor() == 8192);
+    CHECK(q.scale.position_offset() == 1);
+    CHECK(std::abs(q.scale.multiplier(16382) - 1.0693147180559945309) <= 1e-15);  // 1 + 0.1 ln 2
+    CHECK(std::abs(q.scale.multiplier(16383) - 1.1098612288668109691) <= 1e-15);  // 1 + 0.1 ln 3
+    // attn_temperature_tuning false: no query scale.
+    const auto off = posenc::hf::parse_model(R"({"model_type": "llama4_text", "num_hidden_layers": 4,
+        "attn_temperature_tuning": false})");
+    CHECK_FALSE(off.rope.query_scale().has_value());
+    // A model without a per-position query scale has none.
+    CHECK_FALSE(load("llama-3.1-8b.json").rope.query_scale().has_value());
+}
+
 TEST_CASE("[ModelRope] a NoPE layer has no table, and says so by number")
 {
     const auto smol = load("smollm3-3b.json");

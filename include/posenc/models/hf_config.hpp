@@ -44,6 +44,7 @@
 #include "posenc/models/hf_config_json.hpp"
 #include "posenc/models/hf_families.hpp"
 #include "posenc/multi_axis.hpp"
+#include "posenc/query_scale.hpp"
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/spec.hpp"
 
@@ -272,8 +273,15 @@ inline HfModel model_of(const HfModelConfig& config)
     const HfRopeConfig& primary = config.primary_group().config;
     std::string name = config.name_or_path.empty() ? primary.name_or_path : config.name_or_path;
     if (name.empty()) name = config.model_type;
-    return HfModel{name, config.model_type,
-                   ModelRope(std::move(groups), config.layer_groups, std::move(layout)), qk_head_dim,
+    ModelRope rope(std::move(groups), config.layer_groups, std::move(layout));
+    if (const auto& q = config.query_scale) {
+        try {
+            rope = rope.with_query_scale(QueryScale(q->beta, q->divisor, q->position_offset), q->layers);
+        } catch (const posenc::error& e) {
+            throw posenc::error(q->key, e.value(), e.rule(), q->key + ": " + e.rule() + ", got " + e.value());
+        }
+    }
+    return HfModel{name, config.model_type, std::move(rope), qk_head_dim,
                    std::move(warnings), std::move(notes), config.num_attention_heads, config.num_key_value_heads,
                    config.hidden_size, config.rms_norm_eps};
 }

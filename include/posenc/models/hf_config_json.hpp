@@ -71,6 +71,16 @@ struct HfGroupConfig {
     HfRopeConfig config;
 };
 
+/// A per-position query multiplier read from the config (query_scale.hpp): the query of each
+/// listed layer times 1 + beta * ln(1 + floor((pos + position_offset) / divisor)).
+struct HfQueryScale {
+    double beta = 0;
+    std::int64_t divisor = 1;
+    std::int64_t position_offset = 0;
+    std::vector<int> layers;
+    std::string key;  ///< the config key of beta, for messages
+};
+
 /// A whole model's RoPE as read from a config.json; see the file comment.
 struct HfModelConfig {
     std::string name_or_path;  ///< "_name_or_path" of the outer config, "" when absent
@@ -87,6 +97,7 @@ struct HfModelConfig {
     /// as the configuration classes set it), hidden_size (n_embd); empty when the config has none.
     std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
     std::optional<double> rms_norm_eps;  ///< the RMSNorm epsilon, when the config gives one
+    std::optional<HfQueryScale> query_scale;  ///< Llama 4's temperature tuning, Ministral 3's beta
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
 
@@ -166,6 +177,7 @@ public:
         build_groups();
         build_layer_map();
         read_mrope();
+        read_query_scale();
         // Key paths of a nested config carry its prefix.
         for (HfGroupConfig& g : out.groups)
             for (ConfigWarning& w : g.config.warnings) w.key = pre + w.key;
@@ -253,6 +265,69 @@ private:
         per_type = is_per_layer_type(rope_parameters);
         rule = family ? family->layers : LayerRule::uniform;
         if (rule == LayerRule::gemma4_per_layer_type) use_gemma4_rope_parameters();
+    }
+
+    /// Per-position query scaling (hf_families.hpp trait::llama4_temperature_tuning, trait::llama_4_scaling_beta).
+    void read_query_scale()
+    {
+        if (family && family->has(trait::llama4_temperature_tuning)) llama4_temperature_tuning();
+        if (family && family->has(trait::llama_4_scaling_beta)) llama_4_scaling_beta();
+    }
+
+    /// llama4/modeling_llama4.py: NoPE layers' query times 1 + attn_scale ln(1 + floor((pos + 1) / floor_scale)).
+    void llama4_temperature_tuning()
+    {
+        if (const json* v = member(*text, "attn_temperature_tuning")) {
+            if (!v->is_boolean()) fail_json(pre + "attn_temperature_tuning", "expected true or false", *v);
+            if (!v->get<bool>()) return;
+        }
+        HfQueryScale q{0.1, 8192, 1, {}, pre + "attn_scale"};
+        if (const json* v = member(*text, "attn_scale")) {
+            q.beta = number(*v, pre + "attn_scale", "expected a finite number >= 0");
+            if (!(q.beta >= 0.0)) fail_json(pre + "attn_scale", "expected a finite number >= 0", *v);
+        }
+        if (const json* v = member(*text, "floor_scale")) q.divisor = positive_int(*v, pre + "floor_scale");
+        for (std::size_t i = 0; i < out.layer_groups.size(); ++i)
+            if (out.layer_groups[i] < 0) q.layers.push_back(static_cast<int>(i));
+        if (!q.layers.empty() && q.beta != 0.0) out.query_scale = q;
+    }
+
+    /// ministral3/modeling_ministral3.py: every query times 1 + beta ln(1 + floor(pos / L0)), beta and
+    /// L0 from the RoPE dict (rope_parameters.get(...): absent, the forward pass fails).
+    void llama_4_scaling_beta()
+    {
+        const HfRopeConfig& c = out.primary_group().config;
+        json class_default;
+        const json* dict = member(*text, "rope_parameters");
+        if (!dict) dict = member(*text, "rope_scaling");
+        std::string dict_key = c.scaling_key.empty() ? std::string("rope_parameters") : c.scaling_key;
+        std::string shown_as;
+        if (!dict && !family->default_rope.empty()) {
+            class_default = json::parse(family->default_rope.begin(), family->default_rope.end());
+            dict = &class_default;
+            shown_as = " (the class-default rope_parameters)";
+        }
+        const std::string key = pre + dict_key + ".llama_4_scaling_beta";
+        const json* v = dict && dict->is_object() ? member(*dict, "llama_4_scaling_beta") : nullptr;
+        if (!v)
+            fail(key, "expected a number: model_type " + type_shown + "'s attention multiplies every query by 1 + "
+                      "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings)) and reads it "
+                      "from the RoPE dict on every forward pass",
+                 "nothing");
+        HfQueryScale q{number(*v, key, "expected a finite number >= 0"), 1, 0, {}, key};
+        if (!(q.beta >= 0.0)) fail(key, "expected a finite number >= 0", shown(*v) + shown_as);
+        if (q.beta == 0.0) return;
+        if (!c.original_max_position_embeddings)
+            fail(pre + dict_key + ".original_max_position_embeddings",
+                 "expected a positive integer: model_type " + type_shown + "'s query scale divides the position by it",
+                 "nothing");
+        q.divisor = *c.original_max_position_embeddings;
+        for (std::size_t i = 0; i < out.layer_groups.size(); ++i)
+            if (out.layer_groups[i] >= 0) q.layers.push_back(static_cast<int>(i));
+        if (out.layer_groups.empty())
+            fail(pre + "num_hidden_layers", "expected a positive integer (the query scale applies to every layer)",
+                 "nothing");
+        out.query_scale = q;
     }
 
     /// Gemma 4 (gemma4/configuration_gemma4.py): rope_parameters one dict per layer type, the class

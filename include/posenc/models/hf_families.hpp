@@ -83,6 +83,13 @@ inline constexpr unsigned always_interleaved_mrope = 1u << 11;
 /// the first int(p * H / 2) half-split pairs rotate at base^(-2i / H), the rest have frequency 0), and its
 /// full_attention layers have the head dim global_head_dim (class default 512) (Gemma 4).
 inline constexpr unsigned proportional_full_attention = 1u << 12;
+/// Llama 4's attention temperature tuning (llama4/modeling_llama4.py): with attn_temperature_tuning
+/// (class default true), the query of each NoPE layer is multiplied by 1 + attn_scale * ln(1 +
+/// floor((pos + 1) / floor_scale)) (class defaults 0.1 and 8192).
+inline constexpr unsigned llama4_temperature_tuning = 1u << 13;
+/// Every layer's query multiplied by 1 + beta * ln(1 + floor(pos / L0)), beta the RoPE dict's
+/// llama_4_scaling_beta and L0 its original_max_position_embeddings (Ministral 3's attention).
+inline constexpr unsigned llama_4_scaling_beta = 1u << 14;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -208,8 +215,8 @@ inline constexpr FamilyRules known_families[] = {
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     {"flex_olmo", Pairing::half_split, "flex_olmo/modular_flex_olmo.py", 500000.0, {}, 0, 4096, "flex_olmo/configuration_flex_olmo.py", LayerRule::uniform, 0, 0},
     // Ministral 3: Mistral's rotate_half; no RoPE dict = YaRN x16 with Llama 4's query scale
-    // (llama_4_scaling_beta, refused below unless 0)
-    {"ministral3", Pairing::half_split, "ministral3/modular_ministral3.py", {}, {}, 128, 262144, "ministral3/configuration_ministral3.py", LayerRule::uniform, 0, 0, "",
+    // (llama_4_scaling_beta: trait::llama_4_scaling_beta)
+    {"ministral3", Pairing::half_split, "ministral3/modular_ministral3.py", {}, {}, 128, 262144, "ministral3/configuration_ministral3.py", LayerRule::uniform, 0, trait::llama_4_scaling_beta, "",
      R"({"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings"},
     // ---- interleaved pairs (2i, 2i + 1)
@@ -231,7 +238,7 @@ inline constexpr FamilyRules known_families[] = {
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, 0},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
     {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden | trait::partial_rotary},
-    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, 0},
+    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, trait::llama4_temperature_tuning},
 };
 
 /// When a family's config is refused (FamilyRefusal::when).
@@ -291,11 +298,6 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "partial_rotary_factor), its configuration class declares neither rotary_dim nor partial_rotary_factor, and how a "
      "config's rotary_dim reaches that width could not be settled from transformers' code",
      "minimax_m2/modular_minimax_m2.py"},
-    {"ministral3", RefuseWhen::unless_zero, "llama_4_scaling_beta",
-     "is not representable: Ministral 3 multiplies every query, after RoPE, by 1 + llama_4_scaling_beta * ln(1 + "
-     "floor(position / original_max_position_embeddings)) (class default 0.1), a factor that changes with the position, "
-     "which a posenc group (one table, one attention factor) cannot hold; a dict with llama_4_scaling_beta 0 is read",
-     "ministral3/modular_ministral3.py"},
     {"qwen2_5_omni", RefuseWhen::always, "thinker_config",
      "is not representable as one model: Qwen2.5-Omni holds two language models with their own layers and M-RoPE, the "
      "thinker (thinker_config.text_config, model_type qwen2_5_omni_text) and the talker (talker_config, model_type "
