@@ -698,17 +698,36 @@ TEST_CASE("[model_type] a model_type posenc does not know: refused unless the ca
 
 // ---- families with rules posenc cannot represent: refused, naming the key ----
 
-TEST_CASE("[phimoe/modeling_phimoe.py] plain RoPE read; LongRoPE with short_mscale / long_mscale refused")
+TEST_CASE("[phimoe/modeling_phimoe.py forward (transformers 5.16)] plain RoPE; LongRoPE keeps the short factors, mscale switches past L0")
 {
     const auto plain = posenc::hf::parse_model(R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32,
                                                   "num_hidden_layers": 2})");
     check_uniform_plain(plain, 2, 128, 128, 1e6, posenc::Pairing::half_split);
     CHECK(plain.rope.primary_group().max_position_embeddings == 131072);
-    CHECK(error_of(R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32,
-                       "rope_scaling": {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0],
-                                        "short_mscale": 1.243, "long_mscale": 1.243,
-                                        "original_max_position_embeddings": 4096}})")
-              .rfind("rope_scaling.short_mscale: is not representable: PhiMoE multiplies cos and sin by short_mscale", 0) == 0);
+    // Phi-3.5-MoE's layout (rope_theta 10000, L0 4096, max 131072, short_mscale = long_mscale = 1.243163121016122
+    // in the published config); here a head of 8 with short factors 1, 2, 4, 8, long factors 16 and
+    // long_mscale 1.5 so that the switch shows. PhimoeRotaryEmbedding.forward: rope_init_fn(config) without
+    // seq_len, so inv_freq_i = 1 / (short_factor_i * 10000^(2i / 8)) at every length; cos and sin times
+    // short_mscale for max(position_ids) + 1 <= 4096, long_mscale past it.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "phimoe", "head_dim": 8, "num_hidden_layers": 2,
+        "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+        "rope_scaling": {"type": "longrope", "short_factor": [1.0, 2.0, 4.0, 8.0], "long_factor": [16.0, 16.0, 16.0, 16.0],
+                         "short_mscale": 1.243163121016122, "long_mscale": 1.5, "original_max_position_embeddings": 4096}})");
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    REQUIRE(std::holds_alternative<posenc::LongRopeScaling>(g.scaling));
+    const std::vector<double> short_factor{1.0, 2.0, 4.0, 8.0};
+    for (std::int64_t n : {std::int64_t{4096}, std::int64_t{4097}, std::int64_t{131072}}) {
+        CAPTURE(n);
+        const posenc::FrequencyTable t = g.table(n);
+        for (std::size_t i = 0; i < 4; ++i)
+            CHECK(relative(t.inv_freq(static_cast<int>(i)), 1.0 / (short_factor[i] * std::pow(1e4, 2.0 * static_cast<double>(i) / 8.0))) <= 1e-15);
+        CHECK(t.attention_factor() == (n <= 4096 ? 1.243163121016122 : 1.5));
+    }
+    // Both magnitudes are required (phimoe/configuration_phimoe.py validate_rope).
+    CHECK(error_of(R"({"model_type": "phimoe", "head_dim": 8, "max_position_embeddings": 131072,
+                       "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1, 1], "long_factor": [1, 1, 1, 1],
+                                        "short_mscale": 1.2, "original_max_position_embeddings": 4096}})") ==
+          "rope_scaling.long_mscale: expected a number (PhiMoE's configuration class requires it), got nothing");
 }
 
 TEST_CASE("[minicpm/modular_minicpm.py] plain RoPE read; its per-forward LongRoPE refused")

@@ -157,6 +157,7 @@ inline Scaling scaling_of(const HfRopeConfig& c)
         LongRopeScaling longrope(c.short_factor, c.long_factor, *c.original_max_position_embeddings,
                                  c.factor.value_or(1.0));
         if (c.attention_factor) longrope = longrope.with_attention_factor(*c.attention_factor);
+        if (c.short_mscale && c.long_mscale) longrope = longrope.with_phimoe_mscales(*c.short_mscale, *c.long_mscale);
         return longrope;
     }
     if (c.rope_type == "proportional") return ProportionalScaling(c.proportional_fraction.value_or(1.0), c.factor.value_or(1.0));

@@ -416,8 +416,10 @@ private:
             std::string type_key = dict_key + ".rope_type";
             if (!type) type = member(*dict, "type"), type_key = dict_key + ".type";
             const std::string t = type && type->is_string() ? type->get<std::string>() : "default";
-            const bool refused = refusal->when == RefuseWhen::scaled ? t != "default"
-                                                                     : (t == "longrope" || t == "su");
+            const bool longrope = t == "longrope" || t == "su";
+            const bool refused = refusal->when == RefuseWhen::scaled                   ? t != "default"
+                                 : refusal->when == RefuseWhen::scaled_except_longrope ? t != "default" && !longrope
+                                                                                       : longrope;
             if (refused) {
                 const std::string key(refusal->key);
                 if (const json* v = member(*dict, key.c_str())) fail(pre + dict_key + "." + key, reason, shown(*v));

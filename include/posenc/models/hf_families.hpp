@@ -90,6 +90,9 @@ inline constexpr unsigned llama4_temperature_tuning = 1u << 13;
 /// Every layer's query multiplied by 1 + beta * ln(1 + floor(pos / L0)), beta the RoPE dict's
 /// llama_4_scaling_beta and L0 its original_max_position_embeddings (Ministral 3's attention).
 inline constexpr unsigned llama_4_scaling_beta = 1u << 14;
+/// LongRoPE whose forward pass keeps the short factors at every length and multiplies cos / sin by
+/// the dict's short_mscale (n <= L0) or long_mscale (n > L0), both required (PhiMoE).
+inline constexpr unsigned phimoe_mscales = 1u << 15;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -194,7 +197,9 @@ inline constexpr FamilyRules known_families[] = {
     {"granitemoe", Pairing::half_split, "granitemoe/modeling_granitemoe.py", {}, {}, 0, 2048, "granitemoe/configuration_granitemoe.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
     {"olmoe", Pairing::half_split, "olmoe/modeling_olmoe.py", {}, {}, 0, 4096, "olmoe/configuration_olmoe.py", LayerRule::uniform, 0, 0},
     {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", 500000.0, {}, 0, 2048, "olmo3/configuration_olmo3.py", LayerRule::tables_per_layer_type, 4, 0},
-    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", 1000000.0, {}, 0, 131072, "phimoe/configuration_phimoe.py", LayerRule::uniform, 0, 0},
+    // PhiMoE: LongRoPE with the short factors at every length, cos/sin times short_mscale up to
+    // original_max_position_embeddings and long_mscale past it (PhimoeRotaryEmbedding.forward)
+    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", 1000000.0, {}, 0, 131072, "phimoe/configuration_phimoe.py", LayerRule::uniform, 0, trait::phimoe_mscales, "", "", "", "short_mscale long_mscale"},
     // MiniCPM3: MLA (q and k split into a nope part and a qk_rope_head_dim part) with rotate_half on
     // the rope part, class defaults qk_rope_head_dim 32 and qk_nope_head_dim 64
     {"minicpm3", Pairing::half_split, "minicpm3/modeling_minicpm3.py", {}, {}, 0, 32768, "minicpm3/configuration_minicpm3.py", LayerRule::uniform, 0, trait::mla, "", "", "", "", 0, 0, 32, 64},
@@ -246,6 +251,7 @@ enum class RefuseWhen {
     always,    ///< every config of the family
     scaled,    ///< a single (not per-layer-type) RoPE dict with a rope_type other than "default"
     longrope,  ///< a RoPE dict with rope_type "longrope" (or legacy "su")
+    scaled_except_longrope,  ///< a single RoPE dict with a rope_type other than "default" and "longrope"
     /// unless the RoPE dict (the config's, else the family's class default) sets `key` to 0: the
     /// code reads `key` on every forward pass (absent from a config's dict, it fails there)
     unless_zero,
@@ -263,10 +269,10 @@ struct FamilyRefusal {
 
 /// The refusals. Paths are relative to src/transformers/models/ in the transformers repository.
 inline constexpr FamilyRefusal family_refusals[] = {
-    {"phimoe", RefuseWhen::scaled, "short_mscale",
+    {"phimoe", RefuseWhen::scaled_except_longrope, "short_mscale",
      "is not representable: PhiMoE multiplies cos and sin by short_mscale or long_mscale, chosen on every forward pass by the "
      "sequence length, in place of the rope type's attention factor (its configuration class requires both for every rope "
-     "type but default), and a posenc group has one attention factor",
+     "type but default); posenc represents that for rope type longrope only (LongRopeSwitchRule::phimoe_magnitude_only)",
      "phimoe/modeling_phimoe.py, phimoe/configuration_phimoe.py"},
     {"minicpm", RefuseWhen::longrope, "rope_type",
      "is not representable: MiniCPM's own LongRoPE (short_factor or long_factor chosen on every forward pass by "

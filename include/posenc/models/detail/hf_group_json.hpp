@@ -89,6 +89,8 @@ struct HfRopeConfig {
     /// Proportional RoPE (rope_type "proportional"): the dict's partial_rotary_factor, the fraction
     /// of the whole head's pairs that rotate (rotary_dim stays head_dim).
     std::optional<double> proportional_fraction;
+    /// PhiMoE's LongRoPE magnitudes (the dict's short_mscale and long_mscale).
+    std::optional<double> short_mscale, long_mscale;
 
     /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
     int qk_head_dim = 0;
@@ -688,6 +690,13 @@ private:
             out.alpha = number(*v, skey("alpha"), "expected a finite number > 0");
             if (!(*out.alpha > 0.0)) fail_json(skey("alpha"), "expected a finite number > 0", *v);
         }
+        if (family && family->has(trait::phimoe_mscales) && out.rope_type == "longrope")
+            for (const char* key : {"short_mscale", "long_mscale"}) {
+                // phimoe/configuration_phimoe.py validate_rope: both must be numbers for every rope type but default.
+                const json* v = member(*scaling, key);
+                if (!v) fail(skey(key), "expected a number (PhiMoE's configuration class requires it)", "nothing");
+                (std::string(key) == "short_mscale" ? out.short_mscale : out.long_mscale) = number(*v, skey(key));
+            }
         if (const json* v = member(*scaling, "short_factor")) out.short_factor = number_list(*v, skey("short_factor"));
         if (const json* v = member(*scaling, "long_factor")) out.long_factor = number_list(*v, skey("long_factor"));
     }
