@@ -797,6 +797,38 @@ TEST_CASE("[gemma4/configuration_gemma4.py, modeling_rope_utils.py proportional 
               .rfind("rope_parameters.rope_type: expected one of default", 0) == 0);
 }
 
+TEST_CASE("[mistral4/configuration_mistral4.py, mistral4/modeling_mistral4.py (transformers 5.16)] MLA: the last 64 of 128, YaRN, beta")
+{
+    // Class defaults (Mistral4Config): qk_nope_head_dim 64 + qk_rope_head_dim 64 = head 128, partial_rotary_factor
+    // 64 / 128, rope_interleave true, YaRN x128 (theta 1e4, L0 8192, mscale = mscale_all_dim = 1), llama_4_scaling_beta
+    // 0.1; q splits into [q_pass (64), q_rot (64)]: the rotated slice is [64, 128).
+    const auto m = posenc::hf::parse_model(R"({"model_type": "mistral4", "hidden_size": 4096, "num_attention_heads": 32,
+        "num_hidden_layers": 2})");
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    CHECK(g.spec.head_dim() == 128);
+    CHECK(g.spec.rotary_dim() == 64);
+    CHECK(g.spec.rotary_offset() == 64);
+    CHECK(g.spec.pairing() == posenc::Pairing::interleaved);
+    REQUIRE(std::holds_alternative<posenc::YarnScaling>(g.scaling));
+    CHECK(std::get<posenc::YarnScaling>(g.scaling).factor() == 128.0);
+    CHECK(g.max_position_embeddings == 1048576);
+    CHECK(g.attention_factor == 1.0);  // mscale / mscale_all_dim = 1
+    // softmax: qk_head_dim^(-1/2) * g(128, 1)^2, g = 0.1 ln 128 + 1 = 1.4852030263919617 (mpmath): multiplier g^2
+    CHECK(relative(g.softmax_scale_multiplier, 1.4852030263919617 * 1.4852030263919617) <= 1e-15);
+    CHECK(m.qk_head_dim == 128);
+    REQUIRE(m.rope.query_scale().has_value());
+    CHECK(m.rope.query_scale()->scale.beta() == 0.1);
+    CHECK(m.rope.query_scale()->scale.divisor() == 8192);
+    CHECK(m.rope.query_scale()->layers == std::vector<int>{0, 1});
+    // rope_interleave false: rotate_half on the rope part.
+    CHECK(posenc::hf::parse_model(R"({"model_type": "mistral4", "num_hidden_layers": 1, "rope_interleave": false})")
+              .rope.primary_group().spec.pairing() == posenc::Pairing::half_split);
+    // A partial_rotary_factor whose width is not qk_rope_head_dim cannot be applied.
+    CHECK(error_of(R"({"model_type": "mistral4", "num_hidden_layers": 1, "rope_parameters": {"rope_type": "default",
+        "rope_theta": 10000.0, "partial_rotary_factor": 0.25, "llama_4_scaling_beta": 0}})")
+              .rfind("rope_parameters.partial_rotary_factor: expected int(head_dim * partial_rotary_factor) = qk_rope_head_dim 64", 0) == 0);
+}
+
 TEST_CASE("[minicpm3/configuration_minicpm3.py, minicpm3/modeling_minicpm3.py (transformers 5.16)] MLA rope part, rotate_half")
 {
     // MiniCPM3-4B's published sizes: 40 heads of hidden 2560, qk_rope_head_dim 32, qk_nope_head_dim 64,

@@ -174,7 +174,7 @@ inline HfModelRope model_rope(const HfRopeConfig& config)
 {
     using detail_config::relabelled;
     const RopeSpec spec = relabelled(config, [&] {
-        return RopeSpec(config.head_dim, config.rotary_dim, config.rope_theta, config.pairing);
+        return RopeSpec(config.head_dim, config.rotary_dim, config.rope_theta, config.pairing, config.rotary_offset);
     });
     const Scaling scaling = relabelled(config, [&] { return detail_config::scaling_of(config); });
     const FrequencyTable table = relabelled(config, [&] { return frequency_table(spec, scaling); });

@@ -93,6 +93,10 @@ inline constexpr unsigned llama_4_scaling_beta = 1u << 14;
 /// LongRoPE whose forward pass keeps the short factors at every length and multiplies cos / sin by
 /// the dict's short_mscale (n <= L0) or long_mscale (n > L0), both required (PhiMoE).
 inline constexpr unsigned phimoe_mscales = 1u << 15;
+/// MLA whose rotary embedding spans the whole query head qk_nope_head_dim + qk_rope_head_dim with
+/// partial_rotary_factor qk_rope_head_dim / head_dim, applied to the LAST qk_rope_head_dim coordinates
+/// (q split into [nope, rope]): rotary_offset = qk_nope_head_dim (Mistral 4).
+inline constexpr unsigned mla_rope_suffix = 1u << 16;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -224,6 +228,12 @@ inline constexpr FamilyRules known_families[] = {
     {"ministral3", Pairing::half_split, "ministral3/modular_ministral3.py", {}, {}, 128, 262144, "ministral3/configuration_ministral3.py", LayerRule::uniform, 0, trait::llama_4_scaling_beta, "",
      R"({"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings"},
+    // Mistral 4: MLA, the rope part the last qk_rope_head_dim (64) of a 128 head, interleaved unless
+    // rope_interleave is false; no RoPE dict = YaRN x128 with Llama 4's query scale
+    {"mistral4", Pairing::interleaved, "mistral4/modeling_mistral4.py", {}, {}, 0, 1048576, "mistral4/configuration_mistral4.py", LayerRule::uniform, 0,
+     trait::mla_rope_suffix | trait::partial_rotary | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::llama_4_scaling_beta, "",
+     R"({"type": "yarn", "rope_theta": 10000.0, "factor": 128.0, "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
+     "", "llama_4_scaling_beta max_position_embeddings", 0, 0, 64, 64},
     // ---- interleaved pairs (2i, 2i + 1)
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},

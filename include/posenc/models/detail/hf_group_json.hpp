@@ -91,6 +91,10 @@ struct HfRopeConfig {
     std::optional<double> proportional_fraction;
     /// PhiMoE's LongRoPE magnitudes (the dict's short_mscale and long_mscale).
     std::optional<double> short_mscale, long_mscale;
+    /// Mistral 4's MLA: qk_rope_head_dim, the rotated part at the end of the head (0 otherwise).
+    int mla_rope_head_dim = 0;
+    /// First rotated coordinate of the head (Mistral 4: head_dim - rotary_dim; 0: a prefix).
+    int rotary_offset = 0;
 
     /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
     int qk_head_dim = 0;
@@ -246,7 +250,8 @@ private:
         if (out.name_or_path.empty()) out.name_or_path = context.name_or_path;
         family = find_family(out.model_type);
         gptj_like = out.model_type == "gptj" || out.model_type == "codegen";
-        deepseek = member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla));
+        deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) &&
+                   !(family && family->has(trait::mla_rope_suffix));
     }
 
     /// max_position_embeddings (GPT-J: n_positions), else the class default.
@@ -299,6 +304,22 @@ private:
         }
     }
 
+    /// Mistral 4: the query head is qk_nope_head_dim + qk_rope_head_dim (class defaults 64 + 64); the
+    /// rope part is its last qk_rope_head_dim coordinates (the softmax width is the same head).
+    void read_mla_suffix_head_dim()
+    {
+        int rope = family->qk_rope_head_dim, nope = family->qk_nope_head_dim;
+        if (const json* v = member(config, "qk_rope_head_dim")) rope = positive_int(*v, "qk_rope_head_dim");
+        if (const json* v = member(config, "qk_nope_head_dim")) nope = positive_int(*v, "qk_nope_head_dim");
+        if (rope > max_head_dim || nope > max_head_dim)
+            fail("qk_nope_head_dim", "expected qk_nope_head_dim and qk_rope_head_dim <= 65536",
+                 std::to_string(nope) + " + " + std::to_string(rope));
+        out.head_dim = nope + rope;
+        out.head_dim_key = "qk_nope_head_dim + qk_rope_head_dim";
+        out.qk_head_dim = out.head_dim;
+        out.mla_rope_head_dim = rope;
+    }
+
     /// JetMoE: head_dim under another key (kv_channels).
     void read_aliased_head_dim()
     {
@@ -330,6 +351,7 @@ private:
             return;
         }
         if (deepseek) return read_mla_head_dim();
+        if (family && family->has(trait::mla_rope_suffix)) return read_mla_suffix_head_dim();
         if (family && !family->head_dim_key.empty()) return read_aliased_head_dim();
         if (const json* v = member(config, "head_dim"); v && !(family && family->has(trait::head_dim_from_hidden))) {
             out.head_dim = positive_int(*v, "head_dim");
@@ -417,6 +439,15 @@ private:
     void read_partial_rotary_factor()
     {
         if (is_proportional()) return read_proportional_fraction();
+        if (out.mla_rope_head_dim > 0) {
+            // mistral4/configuration_mistral4.py: rope_parameters.setdefault("partial_rotary_factor",
+            // qk_rope_head_dim / head_dim).
+            prf = static_cast<double>(out.mla_rope_head_dim) / static_cast<double>(out.head_dim);
+            prf_key = "qk_rope_head_dim / head_dim";
+            if (const json* v = scaling ? member(*scaling, "partial_rotary_factor") : nullptr)
+                prf = number(*v, skey("partial_rotary_factor")), prf_key = skey("partial_rotary_factor");
+            return;
+        }
         prf = family && family->partial_rotary_factor ? *family->partial_rotary_factor : 1.0;
         prf_key = family && family->partial_rotary_factor ? "partial_rotary_factor" : "";
         prf_shown = family && family->partial_rotary_factor
@@ -484,6 +515,16 @@ private:
             fail(out.rotary_dim_key,
                  "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
                  std::to_string(out.rotary_dim));
+        if (out.mla_rope_head_dim > 0) {
+            // The table (head_dim * partial_rotary_factor wide) rotates the last qk_rope_head_dim coordinates.
+            if (out.rotary_dim != out.mla_rope_head_dim)
+                fail(out.rotary_dim_key, "expected int(head_dim * partial_rotary_factor) = qk_rope_head_dim " +
+                                             std::to_string(out.mla_rope_head_dim) + " (" + out.model_type +
+                                             " applies the table to the last qk_rope_head_dim coordinates of each head; "
+                                             "with another width transformers cannot apply it)",
+                     std::to_string(out.rotary_dim));
+            out.rotary_offset = out.head_dim - out.rotary_dim;
+        }
     }
 
     /// The base: the dict's rope_theta (v5), rope_theta, rotary_emb_base, an alias, the class default.
