@@ -829,6 +829,19 @@ TEST_CASE("[mistral4/configuration_mistral4.py, mistral4/modeling_mistral4.py (t
               .rfind("rope_parameters.partial_rotary_factor: expected int(head_dim * partial_rotary_factor) = qk_rope_head_dim 64", 0) == 0);
 }
 
+TEST_CASE("[families transformers does not define] Bailing / Ling and Qwen2.5-1M dual chunk attention refused by name")
+{
+    for (const char* type : {"bailing_moe", "bailing_moe_v2", "bailingmm"}) {
+        CAPTURE(type);
+        CHECK(error_of(std::string(R"({"model_type": ")") + type + R"(", "head_dim": 128})")
+                  .rfind(std::string("model_type: is not defined in transformers"), 0) == 0);
+    }
+    // Qwen2.5-7B-Instruct-1M's config carries dual_chunk_attention_config beside model_type qwen2.
+    CHECK(error_of(R"({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
+        "dual_chunk_attention_config": {"chunk_size": 262144, "local_size": 8192, "original_max_position_embeddings": 262144}})")
+              .rfind("dual_chunk_attention_config: is not representable: dual chunk attention (Qwen2.5-1M)", 0) == 0);
+}
+
 TEST_CASE("[minicpm3/configuration_minicpm3.py, minicpm3/modeling_minicpm3.py (transformers 5.16)] MLA rope part, rotate_half")
 {
     // MiniCPM3-4B's published sizes: 40 heads of hidden 2560, qk_rope_head_dim 32, qk_nope_head_dim 64,

@@ -370,6 +370,14 @@ private:
             fail(pre + "alibi", "expected false: ALiBi adds attention biases instead of rotating q and k, and posenc "
                                 "describes RoPE only",
                  "true");
+        // Qwen2.5-1M: dual chunk attention (vLLM's), which transformers does not implement: its qwen2 code
+        // ignores the key and rotates as if it were absent, which is not what the model was trained for.
+        if (const json* v = member(*text, "dual_chunk_attention_config"))
+            fail(pre + "dual_chunk_attention_config",
+                 "is not representable: dual chunk attention (Qwen2.5-1M) remaps positions per chunk, which "
+                 "transformers does not implement and posenc does not describe; remove the key to read the plain "
+                 "RoPE that transformers applies",
+                 shown(*v));
         if (const json* v = member(*text, "position_embedding_type"); v && v->is_string() && v->get<std::string>() != "rope")
             fail(pre + "position_embedding_type", "expected \"rope\" (posenc describes RoPE only)", shown(*v));
     }

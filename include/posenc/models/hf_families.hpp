@@ -314,6 +314,20 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "partial_rotary_factor), its configuration class declares neither rotary_dim nor partial_rotary_factor, and how a "
      "config's rotary_dim reaches that width could not be settled from transformers' code",
      "minimax_m2/modular_minimax_m2.py"},
+    // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
+    // posenc does not follow.
+    {"bailing_moe", RefuseWhen::always, "model_type",
+     "is not defined in transformers (Bailing / Ling models run their checkpoint's own remote code, whose RoPE "
+     "posenc has not been checked against)",
+     "(no transformers file)"},
+    {"bailing_moe_v2", RefuseWhen::always, "model_type",
+     "is not defined in transformers (Bailing / Ling models run their checkpoint's own remote code, whose RoPE "
+     "posenc has not been checked against)",
+     "(no transformers file)"},
+    {"bailingmm", RefuseWhen::always, "model_type",
+     "is not defined in transformers (Ling's vision-language models run their checkpoint's own remote code, whose "
+     "multimodal RoPE posenc has not been checked against)",
+     "(no transformers file)"},
     {"qwen2_5_omni", RefuseWhen::always, "thinker_config",
      "is not representable as one model: Qwen2.5-Omni holds two language models with their own layers and M-RoPE, the "
      "thinker (thinker_config.text_config, model_type qwen2_5_omni_text) and the talker (talker_config, model_type "
