@@ -842,6 +842,44 @@ TEST_CASE("[families transformers does not define] Bailing / Ling and Qwen2.5-1M
               .rfind("dual_chunk_attention_config: is not representable: dual chunk attention (Qwen2.5-1M)", 0) == 0);
 }
 
+TEST_CASE("[deepseek_v4/configuration_deepseek_v4.py __post_init__, modeling_deepseek_v4.py (transformers 5.16)] main and compress ropes")
+{
+    // The published key set in the legacy form transformers folds: head_dim 512, qk_rope_head_dim 64,
+    // compress_ratios (0 sliding, 4 CSA, 128 HCA), rope_theta 1e4, compress_rope_theta 160000, rope_scaling YaRN.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "deepseek_v4", "head_dim": 512, "qk_rope_head_dim": 64,
+        "num_hidden_layers": 4, "compress_ratios": [0, 4, 128, 4], "rope_theta": 10000.0, "compress_rope_theta": 160000.0,
+        "max_position_embeddings": 1048576,
+        "rope_scaling": {"type": "yarn", "factor": 16.0, "original_max_position_embeddings": 65536,
+                         "beta_fast": 32, "beta_slow": 1}})");
+    REQUIRE(m.rope.num_groups() == 2);
+    CHECK(m.rope.layer_map() == std::vector<int>{0, 1, 1, 1});
+    const posenc::RopeGroup& main = m.rope.group("main");
+    const posenc::RopeGroup& compress = m.rope.group("compress");
+    for (const posenc::RopeGroup* g : {&main, &compress}) {
+        // the last 64 of 512, interleaved, the output's slice rotated back
+        CHECK(g->spec.head_dim() == 512);
+        CHECK(g->spec.rotary_dim() == 64);
+        CHECK(g->spec.rotary_offset() == 448);
+        CHECK(g->spec.pairing() == posenc::Pairing::interleaved);
+        CHECK(g->inverse_rope_on_output);
+        CHECK(g->attention_factor == 1.0);  // main: default; compress: yarn's attention_factor set to 1.0
+    }
+    CHECK(std::holds_alternative<posenc::NoScaling>(main.scaling));
+    CHECK(relative(main.table().inv_freq(5), 0.23713737056616552617) <= 1e-15);  // 1e4^(-10/64), mpmath
+    REQUIRE(std::holds_alternative<posenc::YarnScaling>(compress.scaling));
+    CHECK(compress.spec.base() == 160000.0);
+    // d(beta_slow = 1) = 64 ln(65536 / 2 pi) / (2 ln 160000) = 24.7: pair 31 fully interpolated, 160000^(-62/64) / 16
+    CHECK(relative(compress.table().inv_freq(31), 5.6805290369099753253e-7) <= 1e-14);  // mpmath
+    CHECK(compress.table().inv_freq(0) == 1.0);
+    // Without compress_ratios or layer_types: two heavily compressed layers, then CSA / HCA alternating: all compress.
+    const auto d = posenc::hf::parse_model(R"({"model_type": "deepseek_v4", "num_hidden_layers": 4})");
+    CHECK(d.rope.num_groups() == 1);
+    CHECK(d.rope.primary_group().spec.base() == 160000.0);
+    CHECK(d.rope.primary_group().spec.rotary_offset() == 448);
+    CHECK(error_of(R"({"model_type": "deepseek_v4", "num_hidden_layers": 2, "compress_ratios": [0, 8]})") ==
+          "compress_ratios[1]: expected 0, 4 or 128, got 8");
+}
+
 TEST_CASE("[minicpm3/configuration_minicpm3.py, minicpm3/modeling_minicpm3.py (transformers 5.16)] MLA rope part, rotate_half")
 {
     // MiniCPM3-4B's published sizes: 40 heads of hidden 2560, qk_rope_head_dim 32, qk_nope_head_dim 64,

@@ -253,7 +253,7 @@ inline HfModel model_of(const HfModelConfig& config)
     for (const HfGroupConfig& g : config.groups) {
         const HfModelRope r = detail_config::prefixed(pre, [&] { return model_rope(g.config); });
         groups.push_back(RopeGroup{g.name, r.spec, r.scaling, r.max_position_embeddings, r.original_length,
-                                   r.attention_factor, r.softmax_scale_multiplier});
+                                   r.attention_factor, r.softmax_scale_multiplier, g.config.inverse_rope_on_output});
         for (const ConfigWarning& w : r.warnings) warnings.push_back(w);
         for (const std::string& n : r.notes)
             notes.push_back(config.groups.size() > 1 ? g.name + ": " + n : n);

@@ -265,6 +265,7 @@ private:
         per_type = is_per_layer_type(rope_parameters);
         rule = family ? family->layers : LayerRule::uniform;
         if (rule == LayerRule::gemma4_per_layer_type) use_gemma4_rope_parameters();
+        if (rule == LayerRule::deepseek_v4_main_compress) use_deepseek_v4_rope_parameters();
     }
 
     /// Per-position query scaling (hf_families.hpp trait::llama4_temperature_tuning, trait::llama_4_scaling_beta).
@@ -348,6 +349,77 @@ private:
         per_type = true;
         out.notes.push_back("rope_parameters absent: " + out.model_type + "'s class default " +
                             std::string(family->default_rope));
+    }
+
+    /// DeepSeek-V4 (deepseek_v4/configuration_deepseek_v4.py __post_init__): rope_parameters {"main",
+    /// "compress"} as given, else built as transformers folds the config: main {default, rope_theta},
+    /// compress {the flat dict's keys (YaRN), compress_rope_theta (160000), attention_factor 1 for yarn
+    /// unless given}, both with partial_rotary_factor = the top-level one, else the legacy
+    /// qk_rope_head_dim / head_dim, else 64 / 512.
+    void use_deepseek_v4_rope_parameters()
+    {
+        if (per_type) return;
+        double head_dim = 512.0;
+        if (const json* v = member(*text, "head_dim")) head_dim = positive_int(*v, pre + "head_dim");
+        double prf = 64.0 / 512.0;
+        if (const json* v = member(*text, "qk_rope_head_dim")) prf = positive_int(*v, pre + "qk_rope_head_dim") / head_dim;
+        if (const json* v = member(*text, "partial_rotary_factor")) prf = number(*v, pre + "partial_rotary_factor");
+        json flat = json::object();
+        if (rope_parameters && rope_parameters->is_object()) flat = *rope_parameters;
+        else if (const json* v = member(*text, "rope_scaling"); v && v->is_object()) flat = *v;
+        json compress = flat;
+        compress.erase("main");
+        compress.erase("compress");
+        compress["rope_theta"] = 160000.0;
+        if (const json* v = member(*text, "compress_rope_theta")) compress["rope_theta"] = *v;
+        compress["partial_rotary_factor"] = prf;
+        if (!compress.contains("rope_type") && !compress.contains("type")) compress["rope_type"] = "default";
+        const json& type = compress.contains("rope_type") ? compress["rope_type"] : compress["type"];
+        if (type == "yarn" && !compress.contains("attention_factor")) compress["attention_factor"] = 1.0;
+        json main = {{"rope_type", "default"}, {"rope_theta", 10000.0}, {"partial_rotary_factor", prf}};
+        if (const json* v = member(*text, "rope_theta")) main["rope_theta"] = *v;
+        class_default_rope = {{"main", main}, {"compress", compress}};
+        rope_parameters = &class_default_rope;
+        per_type = true;
+        out.notes.push_back("rope_parameters {main, compress} built as transformers folds the config: " +
+                            ellipsized(class_default_rope.dump(), 400));
+    }
+
+    /// DeepSeek-V4's layer types (sliding_attention, compressed_sparse_attention,
+    /// heavily_compressed_attention) as the rope each uses: "main" or "compress".
+    void deepseek_v4_rope_labels()
+    {
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            if (types[i] != "sliding_attention" && types[i] != "compressed_sparse_attention" &&
+                types[i] != "heavily_compressed_attention")
+                fail(pre + "layer_types[" + std::to_string(i) + "]",
+                     "expected sliding_attention, compressed_sparse_attention or heavily_compressed_attention",
+                     '"' + ellipsized(types[i]) + '"');
+            types[i] = types[i] == "sliding_attention" ? "main" : "compress";
+        }
+    }
+
+    /// DeepSeek-V4 without layer_types: the legacy compress_ratios (0 sliding, 4 CSA, 128 HCA), else two
+    /// heavily compressed layers, then compressed_sparse_attention at odd i, heavily compressed at even i.
+    void deepseek_v4_layer_types()
+    {
+        const int n = need_layers("the layer pattern needs it");
+        if (const json* ratios = member(*text, "compress_ratios")) {
+            if (!ratios->is_array()) fail_json(pre + "compress_ratios", "expected a list of 0, 4 or 128", *ratios);
+            for (std::size_t k = 0; k < ratios->size() && k < static_cast<std::size_t>(n); ++k) {
+                const std::int64_t r = integer((*ratios)[k], pre + "compress_ratios[" + std::to_string(k) + "]", "expected 0, 4 or 128");
+                if (r != 0 && r != 4 && r != 128)
+                    fail_json(pre + "compress_ratios[" + std::to_string(k) + "]", "expected 0, 4 or 128", (*ratios)[k]);
+                types.push_back(r == 0 ? "sliding_attention" : r == 4 ? "compressed_sparse_attention" : "heavily_compressed_attention");
+            }
+            if (types.size() != static_cast<std::size_t>(n))
+                fail(pre + "compress_ratios", "expected at least one entry per layer (" + std::to_string(n) + ")",
+                     std::to_string(ratios->size()) + " entries");
+            return;
+        }
+        for (int i = 0; i < n; ++i)
+            types.push_back(i < 2 ? "heavily_compressed_attention"
+                                  : ((i - 2) % 2 ? "compressed_sparse_attention" : "heavily_compressed_attention"));
     }
 
     /// Gemma 4's full_attention head dim: global_head_dim, class default 512.
@@ -589,6 +661,7 @@ private:
         } else {
             derive_layer_types();
         }
+        if (rule == LayerRule::deepseek_v4_main_compress) deepseek_v4_rope_labels();
         if (rule == LayerRule::gemma4_per_layer_type && !types.empty() && types.back() != "full_attention") {
             // gemma4/configuration_gemma4.py __post_init__: the last layer is forced to full_attention.
             out.warnings.push_back({pre + "layer_types", "the last entry is \"" + ellipsized(types.back()) +
@@ -628,6 +701,8 @@ private:
         } else if (rule == LayerRule::gemma4_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");
+        } else if (rule == LayerRule::deepseek_v4_main_compress) {
+            deepseek_v4_layer_types();
         } else if (rule == LayerRule::tables_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");

@@ -43,6 +43,11 @@ enum class LayerRule {
     /// Gemma 4: one RoPE dict per layer type (rope_parameters; the class default when absent), layer
     /// types every layer_pattern-th full_attention when absent, the last layer always full_attention.
     gemma4_per_layer_type,
+    /// DeepSeek-V4: sliding_attention layers rotate with the "main" rope (rope_theta, default), the
+    /// compressed layers (compressed_sparse_attention, heavily_compressed_attention) with the "compress"
+    /// rope (compress_rope_theta, the config's YaRN); layer types from layer_types, else the legacy
+    /// compress_ratios (0, 4, 128), else two heavily compressed layers then alternating.
+    deepseek_v4_main_compress,
     /// The rotary embedding builds one table per layer type (OLMo 3: Olmo3RotaryEmbedding), so the
     /// groups are named by layer type even when their tables are equal; layer_types, when absent,
     /// are sliding_attention except every layer_pattern-th, full_attention.
@@ -97,6 +102,9 @@ inline constexpr unsigned phimoe_mscales = 1u << 15;
 /// partial_rotary_factor qk_rope_head_dim / head_dim, applied to the LAST qk_rope_head_dim coordinates
 /// (q split into [nope, rope]): rotary_offset = qk_nope_head_dim (Mistral 4).
 inline constexpr unsigned mla_rope_suffix = 1u << 16;
+/// The rotary slice is the LAST head_dim * partial_rotary_factor coordinates of the head, and the
+/// attention output's slice is rotated back (DeepSeek-V4: rotary_offset = head_dim - rotary_dim).
+inline constexpr unsigned rope_suffix_inverse_output = 1u << 17;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -235,6 +243,10 @@ inline constexpr FamilyRules known_families[] = {
      R"({"type": "yarn", "rope_theta": 10000.0, "factor": 128.0, "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings", 0, 0, 64, 64},
     // ---- interleaved pairs (2i, 2i + 1)
+    // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
+    // the output's slice rotated back; groups "main" and "compress"
+    {"deepseek_v4", Pairing::interleaved, "deepseek_v4/modeling_deepseek_v4.py", {}, {}, 512, 1048576, "deepseek_v4/configuration_deepseek_v4.py", LayerRule::deepseek_v4_main_compress, 0,
+     trait::rope_suffix_inverse_output | trait::partial_rotary, "", "", "", "", 0, 43},
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},

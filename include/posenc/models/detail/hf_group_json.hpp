@@ -95,6 +95,7 @@ struct HfRopeConfig {
     int mla_rope_head_dim = 0;
     /// First rotated coordinate of the head (Mistral 4: head_dim - rotary_dim; 0: a prefix).
     int rotary_offset = 0;
+    bool inverse_rope_on_output = false;  ///< the attention output's slice is rotated back (DeepSeek-V4)
 
     /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
     int qk_head_dim = 0;
@@ -251,7 +252,7 @@ private:
         family = find_family(out.model_type);
         gptj_like = out.model_type == "gptj" || out.model_type == "codegen";
         deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) &&
-                   !(family && family->has(trait::mla_rope_suffix));
+                   !(family && (family->has(trait::mla_rope_suffix) || family->has(trait::rope_suffix_inverse_output)));
     }
 
     /// max_position_embeddings (GPT-J: n_positions), else the class default.
@@ -515,6 +516,10 @@ private:
             fail(out.rotary_dim_key,
                  "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
                  std::to_string(out.rotary_dim));
+        if (family && family->has(trait::rope_suffix_inverse_output)) {
+            out.rotary_offset = out.head_dim - out.rotary_dim;
+            out.inverse_rope_on_output = true;
+        }
         if (out.mla_rope_head_dim > 0) {
             // The table (head_dim * partial_rotary_factor wide) rotates the last qk_rope_head_dim coordinates.
             if (out.rotary_dim != out.mla_rope_head_dim)
