@@ -880,6 +880,31 @@ TEST_CASE("[deepseek_v4/configuration_deepseek_v4.py __post_init__, modeling_dee
           "compress_ratios[1]: expected 0, 4 or 128, got 8");
 }
 
+TEST_CASE("[hunyuan_vl/configuration_hunyuan_vl.py, modeling_hunyuan_vl.py (transformers 5.16)] HunyuanOCR: xdrope = dynamic + alpha, four axes")
+{
+    // HunyuanOCR's text config as public ports quote it: head_dim 128, rope_theta 10000, 24 layers, max 32768,
+    // rope_scaling {type "xdrope", alpha 1000, factor 1, xdrope_section [16, 16, 16, 16]}.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "hunyuan_vl", "text_config": {"hidden_size": 1024,
+        "num_attention_heads": 16, "head_dim": 128, "num_hidden_layers": 24, "max_position_embeddings": 32768,
+        "rope_theta": 10000.0, "rope_scaling": {"type": "xdrope", "alpha": 1000.0, "factor": 1.0, "beta_fast": 32,
+        "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0, "xdrope_section": [16, 16, 16, 16]}}})");
+    CHECK(m.model_type == "hunyuan_vl_text");
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    // base = 10000 * 1000^(128 / 126) = 11158839.925077484729 (mpmath)
+    CHECK(relative(g.spec.base(), 11158839.925077484729) <= 1e-14);
+    CHECK(g.spec.rotary_dim() == 128);
+    REQUIRE(m.rope.multi_axis().has_value());
+    CHECK(m.rope.multi_axis()->num_axes() == 4);
+    CHECK(m.rope.multi_axis()->mrope_section() == std::vector<int>{16, 16, 16, 16});
+    CHECK(m.rope.multi_axis()->kind() == posenc::MultiAxisKind::coordinate_sections);
+    CHECK(m.warnings.empty());
+    // The two spellings must agree.
+    CHECK(error_of(R"({"model_type": "hunyuan_vl_text", "head_dim": 128, "num_hidden_layers": 1,
+        "rope_scaling": {"type": "xdrope", "alpha": 1000.0, "factor": 1.0, "xdrope_section": [16, 16, 16, 16],
+                         "mrope_section": [32, 16, 16]}})")
+              .rfind("rope_scaling.mrope_section: expected the values of xdrope_section", 0) == 0);
+}
+
 TEST_CASE("[minicpm3/configuration_minicpm3.py, minicpm3/modeling_minicpm3.py (transformers 5.16)] MLA rope part, rotate_half")
 {
     // MiniCPM3-4B's published sizes: 40 heads of hidden 2560, qk_rope_head_dim 32, qk_nope_head_dim 64,

@@ -92,6 +92,8 @@ struct HfModelConfig {
     std::vector<int> layer_groups;
     std::vector<int> mrope_section;  ///< empty unless the model uses M-RoPE
     bool mrope_interleaved = false;
+    /// HunYuan-VL: the sections cut the head's coordinates, not its pairs (MultiAxisLayout::coordinate_sections).
+    bool mrope_coordinate_sections = false;
     /// The attention's sizes, so that an engine need not read config.json a second time:
     /// num_attention_heads (GPT-2 style: n_head), num_key_value_heads (absent: num_attention_heads,
     /// as the configuration classes set it), hidden_size (n_embd); empty when the config has none.
@@ -985,6 +987,7 @@ private:
             else {
                 out.mrope_section = primary.mrope_section;
                 out.mrope_interleaved = primary.mrope_interleaved;
+                out.mrope_coordinate_sections = family && family->has(trait::xd_coordinate_sections);
             }
         }
         if (primary.mrope_section.empty() && family && family->has(trait::mrope_required))

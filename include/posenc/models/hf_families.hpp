@@ -105,6 +105,10 @@ inline constexpr unsigned mla_rope_suffix = 1u << 16;
 /// The rotary slice is the LAST head_dim * partial_rotary_factor coordinates of the head, and the
 /// attention output's slice is rotated back (DeepSeek-V4: rotary_offset = head_dim - rotary_dim).
 inline constexpr unsigned rope_suffix_inverse_output = 1u << 17;
+/// HunYuan-VL's XD-RoPE: rope type "xdrope" read as "dynamic" (with alpha: a static base change),
+/// xdrope_section an alias of mrope_section (1 to 4 axes), applied as transformers 5.x does: the doubled
+/// sections cut the head's coordinates (MultiAxisLayout::coordinate_sections).
+inline constexpr unsigned xd_coordinate_sections = 1u << 18;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -181,6 +185,9 @@ inline constexpr FamilyRules known_families[] = {
     {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, 0},
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
+    // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
+    {"hunyuan_vl_text", Pairing::half_split, "hunyuan_vl/modeling_hunyuan_vl.py", {}, {}, 0, 2048, "hunyuan_vl/configuration_hunyuan_vl.py", LayerRule::uniform, 0,
+     trait::hunyuan_alpha | trait::multi_axis | trait::xd_coordinate_sections, "", "", "", "beta_fast beta_slow mscale mscale_all_dim xdrope_section"},
     {"qwen2_vl", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen2_vl_text", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen2_5_vl", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
@@ -381,6 +388,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "qwen2_5_omni_thinker") return "qwen2_5_omni_text";
     if (outer == "gemma3n") return "gemma3n_text";
     if (outer == "gemma4") return "gemma4_text";
+    if (outer == "hunyuan_vl") return "hunyuan_vl_text";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
 }

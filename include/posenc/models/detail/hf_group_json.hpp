@@ -650,6 +650,11 @@ private:
             out.notes.push_back("Phi-3: legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
             out.rope_type = "longrope";
         }
+        if (out.rope_type == "xdrope" && family && family->has(trait::xd_coordinate_sections)) {
+            // hunyuan_vl/configuration_hunyuan_vl.py convert_rope_params_to_dict: "xdrope" is "dynamic".
+            out.notes.push_back(type_key + " \"xdrope\" is read as \"dynamic\" (HunYuan-VL's configuration class)");
+            out.rope_type = "dynamic";
+        }
         if (out.rope_type == "su" && out.model_type.empty()) {
             // No model_type names no model: the generic description keeps the old LongRoPE alias.
             out.notes.push_back("legacy rope type \"su\" is read as \"longrope\"");
@@ -722,6 +727,7 @@ private:
                                        "truncates whatever the entry says)",
                      "false");
         }
+        read_xdrope_section();
         if (const json* v = member(*scaling, "mrope_section")) {
             if (!v->is_array() || v->empty()) fail_json(skey("mrope_section"), "expected a list of positive integers", *v);
             for (std::size_t i = 0; i < v->size(); ++i)
@@ -745,6 +751,26 @@ private:
             }
         if (const json* v = member(*scaling, "short_factor")) out.short_factor = number_list(*v, skey("short_factor"));
         if (const json* v = member(*scaling, "long_factor")) out.long_factor = number_list(*v, skey("long_factor"));
+    }
+
+    /// HunYuan-VL: xdrope_section is an alias of mrope_section; both present and different is refused.
+    void read_xdrope_section()
+    {
+        const json* v = member(*scaling, "xdrope_section");
+        if (!v || !(family && family->has(trait::xd_coordinate_sections))) return;
+        if (!v->is_array() || v->empty()) fail_json(skey("xdrope_section"), "expected a list of positive integers", *v);
+        if (const json* m = member(*scaling, "mrope_section")) {
+            const auto same = [](const json& a, const json& b) {
+                return a.is_number() && b.is_number() && a.get<double>() == b.get<double>();
+            };
+            if (!(m->is_array() && m->size() == v->size() && std::equal(m->begin(), m->end(), v->begin(), same)))
+                fail(skey("mrope_section"), "expected the values of xdrope_section " + shown(*v) +
+                                                " (transformers refuses a config whose two sections differ)",
+                     shown(*m));
+            return;  // mrope_section is read next
+        }
+        for (std::size_t i = 0; i < v->size(); ++i)
+            out.mrope_section.push_back(positive_int((*v)[i], skey("xdrope_section") + "[" + std::to_string(i) + "]"));
     }
 
     /// L0: transformers v5 priority (top-level attribute, then the dict, then max_position_embeddings).
