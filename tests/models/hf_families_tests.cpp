@@ -905,6 +905,29 @@ TEST_CASE("[hunyuan_vl/configuration_hunyuan_vl.py, modeling_hunyuan_vl.py (tran
               .rfind("rope_scaling.mrope_section: expected the values of xdrope_section", 0) == 0);
 }
 
+TEST_CASE("[ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py, modeling_ernie4_5_vl_moe.py (transformers 5.16)] ERNIE-4.5-VL 3-D RoPE")
+{
+    // ERNIE-4.5-VL-28B-A3B's text config as public ports quote it: hidden 2560 / 20 heads = 128, 28 layers,
+    // rope_theta 500000, no mrope_section (the rotary embedding's default [22, 22, 20]).
+    const auto m = posenc::hf::parse_model(R"({"model_type": "ernie4_5_vl_moe", "text_config": {"hidden_size": 2560,
+        "num_attention_heads": 20, "num_key_value_heads": 4, "num_hidden_layers": 28, "max_position_embeddings": 131072,
+        "rope_theta": 500000.0}})");
+    CHECK(m.model_type == "ernie4_5_vl_moe_text");
+    check_uniform_plain(m, 28, 128, 128, 500000.0, posenc::Pairing::interleaved);
+    REQUIRE(m.rope.multi_axis().has_value());
+    CHECK(m.rope.multi_axis()->kind() == posenc::MultiAxisKind::height_width_alternating);
+    CHECK(m.rope.multi_axis()->mrope_section() == std::vector<int>{22, 22, 20});
+    // pairs 0, 2, ..., 42 height, 1, 3, ..., 43 width, 44 .. 63 time (the stack / flatten of freq_h and freq_w)
+    const std::vector<int> axes = m.rope.multi_axis()->pair_axes();
+    REQUIRE(axes.size() == 64);
+    CHECK(axes[0] != axes[1]);
+    CHECK(axes[0] == axes[42]);
+    CHECK(axes[1] == axes[43]);
+    for (std::size_t i = 44; i < 64; ++i) CHECK(axes[i] == axes[44]);
+    CHECK(axes[44] != axes[0]);
+    CHECK(axes[44] != axes[1]);
+}
+
 TEST_CASE("[minicpm3/configuration_minicpm3.py, minicpm3/modeling_minicpm3.py (transformers 5.16)] MLA rope part, rotate_half")
 {
     // MiniCPM3-4B's published sizes: 40 heads of hidden 2560, qk_rope_head_dim 32, qk_nope_head_dim 64,

@@ -265,7 +265,9 @@ inline HfModel model_of(const HfModelConfig& config)
         const std::string key = pre + primary.scaling_key + ".mrope_section";
         const int pairs = groups.front().spec.num_pairs();
         try {
-            layout = config.mrope_coordinate_sections ? MultiAxisLayout::coordinate_sections(config.mrope_section, pairs)
+            layout = config.mrope_height_width_alternating
+                         ? MultiAxisLayout::height_width_alternating(config.mrope_section, pairs)
+                     : config.mrope_coordinate_sections ? MultiAxisLayout::coordinate_sections(config.mrope_section, pairs)
                      : config.mrope_interleaved       ? MultiAxisLayout::interleaved(config.mrope_section, pairs)
                                                       : MultiAxisLayout::sections(config.mrope_section, pairs);
         } catch (const posenc::error& e) {

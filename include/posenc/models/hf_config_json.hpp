@@ -94,6 +94,8 @@ struct HfModelConfig {
     bool mrope_interleaved = false;
     /// HunYuan-VL: the sections cut the head's coordinates, not its pairs (MultiAxisLayout::coordinate_sections).
     bool mrope_coordinate_sections = false;
+    /// ERNIE-4.5-VL: [h, w, t] with h and w alternating pair by pair (MultiAxisLayout::height_width_alternating).
+    bool mrope_height_width_alternating = false;
     /// The attention's sizes, so that an engine need not read config.json a second time:
     /// num_attention_heads (GPT-2 style: n_head), num_key_value_heads (absent: num_attention_heads,
     /// as the configuration classes set it), hidden_size (n_embd); empty when the config has none.
@@ -964,6 +966,12 @@ private:
     void read_mrope()
     {
         HfRopeConfig& primary = out.primary_group().config;
+        if (family && family->has(trait::height_width_alternating_mrope) && primary.mrope_section.empty()) {
+            // ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py: rope_parameters.get("mrope_section", [22, 22, 20]).
+            primary.mrope_section = {22, 22, 20};
+            out.notes.push_back((primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key) +
+                                ".mrope_section absent: " + out.model_type + "'s default [22, 22, 20]");
+        }
         if (family && family->has(trait::always_interleaved_mrope)) {
             // qwen3_vl/modeling_qwen3_vl.py: the text rotary embedding reads mrope_section with the default
             // [24, 20, 20] and always applies apply_interleaved_mrope (mrope_interleaved is not read).
@@ -988,6 +996,7 @@ private:
                 out.mrope_section = primary.mrope_section;
                 out.mrope_interleaved = primary.mrope_interleaved;
                 out.mrope_coordinate_sections = family && family->has(trait::xd_coordinate_sections);
+                out.mrope_height_width_alternating = family && family->has(trait::height_width_alternating_mrope);
             }
         }
         if (primary.mrope_section.empty() && family && family->has(trait::mrope_required))

@@ -109,6 +109,9 @@ inline constexpr unsigned rope_suffix_inverse_output = 1u << 17;
 /// xdrope_section an alias of mrope_section (1 to 4 axes), applied as transformers 5.x does: the doubled
 /// sections cut the head's coordinates (MultiAxisLayout::coordinate_sections).
 inline constexpr unsigned xd_coordinate_sections = 1u << 18;
+/// ERNIE-4.5-VL's 3-D RoPE: mrope_section [h, w, t] (default [22, 22, 20]); the first h + w pairs
+/// alternate height / width, the last t pairs follow time (MultiAxisLayout::height_width_alternating).
+inline constexpr unsigned height_width_alternating_mrope = 1u << 19;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -270,6 +273,8 @@ inline constexpr FamilyRules known_families[] = {
     {"longcat_flash", Pairing::interleaved, "longcat_flash/modeling_longcat_flash.py", 10000000.0, {}, 64, 131072, "longcat_flash/configuration_longcat_flash.py", LayerRule::paired_sublayers, 28, trait::mla | trait::mla_softmax_mscale | trait::mla_table_width_head_dim},
     {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", 500000.0, {}, 128, 0, "ernie4_5/configuration_ernie4_5.py", LayerRule::uniform, 0, 0},
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, 0},
+    // ERNIE-4.5-VL: ERNIE 4.5's interleaved pairs with its 3-D RoPE
+    {"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", 500000.0, {}, 0, 131072, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", LayerRule::uniform, 0, trait::multi_axis | trait::height_width_alternating_mrope},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
     {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden | trait::partial_rotary},
     {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, trait::llama4_temperature_tuning},
@@ -389,6 +394,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "gemma3n") return "gemma3n_text";
     if (outer == "gemma4") return "gemma4_text";
     if (outer == "hunyuan_vl") return "hunyuan_vl_text";
+    if (outer == "ernie4_5_vl_moe") return "ernie4_5_vl_moe_text";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
 }
