@@ -422,6 +422,24 @@ TEST_CASE("[cli json] new keys from configs: Gemma 4's global head and zero-freq
     CHECK(g["rope_groups"][0]["head_dim"] == 256);
     CHECK(g["rope_groups"][0]["zero_freq_pairs"] == 0);
     CHECK(g["query_scale"].is_null());
+    // The text table says which pairs rotate.
+    const std::string text = inspect::render_text(run({"--config", dir + "gemma-4-e2b-it.json"}));
+    CHECK(text.find("64 rotated, 192 with") != std::string::npos);
+    for (const std::string& line : lines_of(text)) CHECK(line.size() <= 80);
+    // DeepSeek-V4: groups main and compress, the last 64 of 512 rotated, the output rotated back.
+    const auto v4 = nlohmann::ordered_json::parse(
+        inspect::render_json(run({"--config", dir + "deepseek-v4-legacy-keys.json", "--json"})));
+    REQUIRE(v4["rope_groups"].size() == 2);
+    CHECK(v4["rope_groups"][0]["name"] == "main");
+    CHECK(v4["rope_groups"][1]["name"] == "compress");
+    for (const auto& group : v4["rope_groups"]) {
+        CHECK(group["head_dim"] == 512);
+        CHECK(group["rotary_dim"] == 64);
+        CHECK(group["rotary_offset"] == 448);
+        CHECK(group["inverse_rope_on_output"] == true);
+        CHECK(group["pairing"] == "interleaved");
+    }
+    CHECK(v4["rope_groups"][1]["base"] == 160000.0);
     // Llama 4 Scout: attn_scale 0.1, floor_scale 8192, position offset 1, on the 12 NoPE layers.
     const auto l = nlohmann::ordered_json::parse(
         inspect::render_json(run({"--config", dir + "llama-4-scout-17b-16e-instruct.json", "--json"})));
