@@ -400,6 +400,10 @@ class HfModel:
     qk_head_dim: int
     warnings: List[ConfigWarning]
     notes: List[str]
+    num_attention_heads: Optional[int]
+    num_key_value_heads: Optional[int]
+    hidden_size: Optional[int]
+    rms_norm_eps: Optional[float]
 
 def parse_hf_model(text: str, *, assume_half_split: bool = False) -> HfModel: ...
 def model_from_hf_config(source: Union[str, os.PathLike, Dict[str, Any]], *, assume_half_split: bool = False) -> HfModel: ...

@@ -171,7 +171,11 @@ void bind_model_rope(py::module_& m)
         .def_readonly("rope", &hf::HfModel::rope)
         .def_readonly("qk_head_dim", &hf::HfModel::qk_head_dim)
         .def_readonly("warnings", &hf::HfModel::warnings)
-        .def_readonly("notes", &hf::HfModel::notes);
+        .def_readonly("notes", &hf::HfModel::notes)
+        .def_readonly("num_attention_heads", &hf::HfModel::num_attention_heads)
+        .def_readonly("num_key_value_heads", &hf::HfModel::num_key_value_heads)
+        .def_readonly("hidden_size", &hf::HfModel::hidden_size)
+        .def_readonly("rms_norm_eps", &hf::HfModel::rms_norm_eps);
     m.def(
         "parse_hf_model",
         [](const std::string& text, bool assume_half_split) {
