@@ -56,6 +56,16 @@ struct Group {
     std::int64_t max_position_embeddings = 0;  ///< 0 when unknown
     std::int64_t original_length = 0;          ///< see the file comment; 0 when unknown
     bool mla_softmax_scale = false;            ///< DeepSeek MLA: the softmax-scale multiplier applies
+    bool inverse_rope_on_output = false;       ///< the attention output's rotated slice is rotated back
+};
+
+/// A per-position multiplier of the query: q times 1 + beta * ln(1 + floor((pos + position_offset)
+/// / divisor)), pos counted from 0, on the listed layers.
+struct QueryScale {
+    double beta = 0;
+    std::int64_t divisor = 1;
+    std::int64_t position_offset = 0;
+    std::vector<int> layers;
 };
 
 /// A model as posenc-inspect sees it, before any --scaling override.
@@ -67,6 +77,7 @@ struct Model {
     std::optional<std::vector<int>> mrope_section;  ///< M-RoPE pairs per axis (temporal, height, width)
     bool mrope_interleaved = false;            ///< M-RoPE axes assigned round-robin by pair
     std::vector<int> pair_axis;                ///< M-RoPE: the axis of each pair (empty otherwise)
+    std::optional<QueryScale> query_scale;     ///< null when the model scales no query by position
     std::int64_t learned_positions = 0;        ///< learned table: rows
     int learned_width = 0;                     ///< learned table: d_model
     std::vector<posenc::hf::ConfigWarning> warnings;
@@ -104,8 +115,11 @@ inline Model model_from_rope(const std::string& name, const posenc::ModelRope& r
     for (int g = 0; g < rope.num_groups(); ++g) {
         const posenc::RopeGroup& r = rope.groups()[static_cast<std::size_t>(g)];
         m.groups.push_back(Group{r.name, rope.layers_of_group(g), r.spec, r.scaling, r.max_position_embeddings,
-                                 r.original_length, mla});
+                                 r.original_length, mla, r.inverse_rope_on_output});
     }
+    if (const auto& q = rope.query_scale())
+        m.query_scale = QueryScale{q->scale.beta(), q->scale.divisor(), q->scale.position_offset(),
+                                   q->layers};
     if (const auto& layout = rope.multi_axis()) {
         if (!layout->mrope_section().empty()) m.mrope_section = layout->mrope_section();
         m.mrope_interleaved = layout->is_interleaved();
@@ -283,6 +297,7 @@ struct Setup {
     std::int64_t original_length;  ///< L
     std::int64_t target_length;    ///< L'
     double softmax_scale_multiplier;
+    bool inverse_rope_on_output = false;
 };
 
 namespace detail {
@@ -512,7 +527,7 @@ inline Setup resolve_setup(const Group& group, const Options& o, bool apply_opti
     // The table in effect at L' must exist (LongRoPE list lengths, dynamic NTK's base at L').
     detail::with_option_names(o, label, [&] { return posenc::frequency_table(group.spec, scaling, target); });
     const double multiplier = group.mla_softmax_scale ? posenc::softmax_scale_multiplier(scaling) : 1.0;
-    return Setup{group.spec, scaling, original, target, multiplier};
+    return Setup{group.spec, scaling, original, target, multiplier, group.inverse_rope_on_output};
 }
 
 }  // namespace inspect

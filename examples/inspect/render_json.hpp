@@ -9,9 +9,14 @@
 //   summary {pairs, incomplete_pairs, out_of_range_pairs, compressed_pairs},
 //     -- these describe the group in focus: --layer N's, else full_attention, else the only one
 //   num_layers (or null), nope_layers [...],
-//   rope_groups [{name, layers, head_dim, rotary_dim, base, pairing, scaling, attention_factor,
+//   rope_groups [{name, layers, head_dim, rotary_dim, rotary_offset, zero_freq_pairs,
+//                 inverse_rope_on_output, base, pairing, scaling, attention_factor,
 //                 pairs [{index, inv_freq_original, inv_freq}]}],
+//     -- head_dim: the group's layers' head; the rotated slice is [rotary_offset,
+//        rotary_offset + rotary_dim); zero_freq_pairs: its pairs with inv_freq exactly 0
 //   mrope_section [t, h, w] (or null), mrope_interleaved,
+//   query_scale {beta, divisor, position_offset, layers} (or null): the query of each listed
+//     layer times 1 + beta ln(1 + floor((pos + position_offset) / divisor)), pos from 0,
 //   roformer_bound {pairs, u0, half, distances [1, 10, ...], series [{base, values, first_below_half}]},
 //   compare [{scaling, original_length, target_length, attention_factor, pairs [...], summary}]
 //     -- only with --compare
@@ -88,6 +93,9 @@ inline nlohmann::ordered_json group_json(const GroupReport& g)
     j["layers"] = g.layers;
     j["head_dim"] = d.head_dim;
     j["rotary_dim"] = d.rotary_dim;
+    j["rotary_offset"] = g.rotary_offset;
+    j["zero_freq_pairs"] = g.zero_freq_pairs();
+    j["inverse_rope_on_output"] = g.inverse_rope_on_output;
     j["base"] = d.base;
     j["pairing"] = posenc::to_string(d.pairing);
     j["scaling"] = scaling_json(g.scaling);
@@ -152,6 +160,13 @@ inline std::string render_json(const Report& r)
     j["rope_groups"] = std::move(groups);
     j["mrope_section"] = r.mrope_section ? nlohmann::ordered_json(*r.mrope_section) : nullptr;
     j["mrope_interleaved"] = r.mrope_interleaved;
+    if (r.query_scale)
+        j["query_scale"] = {{"beta", r.query_scale->beta},
+                            {"divisor", r.query_scale->divisor},
+                            {"position_offset", r.query_scale->position_offset},
+                            {"layers", r.query_scale->layers}};
+    else
+        j["query_scale"] = nullptr;
     j["roformer_bound"] = detail::bound_json(r.bound);
     if (!r.compared.empty()) {
         nlohmann::ordered_json compare = nlohmann::ordered_json::array();

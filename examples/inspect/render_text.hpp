@@ -101,8 +101,14 @@ inline std::string group_header(const GroupReport& g)
     std::string out;
     out += wrap("  rotary      ", "              ",
                 split_words("head_dim " + std::to_string(d.head_dim) + ", rotary_dim " + std::to_string(d.rotary_dim) +
-                            " (" + std::to_string(d.summary.pairs) + " pairs), base " + number_text(d.base) + ", " +
-                            posenc::to_string(d.pairing)));
+                            (g.rotary_offset > 0 ? " at offset " + std::to_string(g.rotary_offset) : std::string()) +
+                            " (" + std::to_string(d.summary.pairs) + " pairs" +
+                            (g.zero_freq_pairs() > 0 ? ", " + std::to_string(d.summary.pairs - g.zero_freq_pairs()) +
+                                                           " rotated, " + std::to_string(g.zero_freq_pairs()) +
+                                                           " with frequency 0"
+                                                     : std::string()) +
+                            "), base " + number_text(d.base) + ", " + posenc::to_string(d.pairing) +
+                            (g.inverse_rope_on_output ? ", output rotated back" : "")));
     out += wrap("  scaling     ", "              ", parameter_words(g.scaling));
     out += wrap("  lengths     ", "              ",
                 split_words("original L = " + std::to_string(d.training_length) + ", target L' = " +

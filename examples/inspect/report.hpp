@@ -38,6 +38,16 @@ struct GroupReport {
     std::vector<int> layers;  ///< layers of the group (empty when unknown)
     posenc::Scaling scaling;
     posenc::ExtensionDiagnostics diagnostics;
+    int rotary_offset = 0;                ///< first rotated coordinate of the head (0: a prefix)
+    bool inverse_rope_on_output = false;  ///< the model rotates its attention output's slice back
+
+    /// Pairs of the rotated slice whose frequency (at the target length) is exactly 0.
+    int zero_freq_pairs() const
+    {
+        int n = 0;
+        for (const posenc::PairDiagnostics& p : diagnostics.pairs) n += p.inv_freq == 0.0 ? 1 : 0;
+        return n;
+    }
 };
 
 /// Number of distances sampled on each RoFormer curve of the chart.
@@ -79,6 +89,7 @@ struct Report {
     std::optional<std::vector<int>> mrope_section;
     bool mrope_interleaved = false;
     std::vector<int> pair_axis;  ///< M-RoPE: axis of each pair of the focus group (empty otherwise)
+    std::optional<QueryScale> query_scale;  ///< per-position query multiplier, when the model has one
     BoundReport bound;
     std::vector<posenc::hf::ConfigWarning> warnings;
     std::vector<std::string> notes;
@@ -99,7 +110,8 @@ inline std::vector<double> comparison_bases(double base)
 inline GroupReport group_report(const std::string& name, const std::vector<int>& layers, const Setup& setup)
 {
     GroupReport g{name, layers, setup.scaling,
-                  posenc::extension_diagnostics(setup.spec, setup.scaling, setup.original_length, setup.target_length)};
+                  posenc::extension_diagnostics(setup.spec, setup.scaling, setup.original_length, setup.target_length),
+                  setup.spec.rotary_offset(), setup.inverse_rope_on_output};
     g.diagnostics.softmax_scale_multiplier = setup.softmax_scale_multiplier;
     return g;
 }
@@ -156,6 +168,7 @@ inline Report report_for(const Model& model, const Options& options)
     r.mrope_section = model.mrope_section;
     r.mrope_interleaved = model.mrope_interleaved;
     r.pair_axis = model.pair_axis;
+    r.query_scale = model.query_scale;
     r.focus = focus_group(model, options);
     for (std::size_t g = 0; g < model.groups.size(); ++g) {
         const Group& group = model.groups[g];

@@ -22,7 +22,7 @@ py::dict columns_of(const ExtensionDiagnostics& d)
 {
     const auto n = static_cast<py::ssize_t>(d.pairs.size());
     py::array_t<int> index(n);
-    py::array_t<bool> completes(n), out_of_range(n), compressed(n);
+    py::array_t<bool> completes(n), out_of_range(n), compressed(n), zero_freq(n);
     const char* double_names[] = {"inv_freq_original", "inv_freq", "period_original", "period",
                                   "turns_original",    "max_angle_training", "max_angle_target", "compression"};
     std::vector<py::array_t<double>> doubles;
@@ -33,6 +33,7 @@ py::dict columns_of(const ExtensionDiagnostics& d)
         completes.mutable_at(i) = p.completes_turn;
         out_of_range.mutable_at(i) = p.out_of_range;
         compressed.mutable_at(i) = p.compressed;
+        zero_freq.mutable_at(i) = p.zero_freq;
         const double values[] = {p.inv_freq_original, p.inv_freq,           p.period_original,  p.period,
                                  p.turns_original,    p.max_angle_training, p.max_angle_target, p.compression};
         for (std::size_t k = 0; k < 8; ++k) doubles[k].mutable_at(i) = values[k];
@@ -43,6 +44,7 @@ py::dict columns_of(const ExtensionDiagnostics& d)
     out["completes_turn"] = completes;
     out["out_of_range"] = out_of_range;
     out["compressed"] = compressed;
+    out["zero_freq"] = zero_freq;
     return out;
 }
 
@@ -69,16 +71,20 @@ void bind_analysis(py::module_& m)
         .def_readonly("max_angle_target", &PairDiagnostics::max_angle_target)
         .def_readonly("out_of_range", &PairDiagnostics::out_of_range)
         .def_readonly("compression", &PairDiagnostics::compression)
-        .def_readonly("compressed", &PairDiagnostics::compressed);
+        .def_readonly("compressed", &PairDiagnostics::compressed)
+        .def_readonly("zero_freq", &PairDiagnostics::zero_freq,
+                      "inv_freq == 0 (proportional RoPE's unrotated pairs): not incomplete, out of range or compressed.");
     py::class_<DiagnosticsSummary>(m, "DiagnosticsSummary", "The counts over all pairs.")
         .def_readonly("pairs", &DiagnosticsSummary::pairs)
         .def_readonly("incomplete_pairs", &DiagnosticsSummary::incomplete_pairs)
         .def_readonly("out_of_range_pairs", &DiagnosticsSummary::out_of_range_pairs)
         .def_readonly("compressed_pairs", &DiagnosticsSummary::compressed_pairs)
+        .def_readonly("zero_freq_pairs", &DiagnosticsSummary::zero_freq_pairs)
         .def("__repr__", [](const DiagnosticsSummary& s) {
             return "DiagnosticsSummary(pairs=" + std::to_string(s.pairs) + ", incomplete_pairs=" +
                    std::to_string(s.incomplete_pairs) + ", out_of_range_pairs=" + std::to_string(s.out_of_range_pairs) +
-                   ", compressed_pairs=" + std::to_string(s.compressed_pairs) + ")";
+                   ", compressed_pairs=" + std::to_string(s.compressed_pairs) +
+                   ", zero_freq_pairs=" + std::to_string(s.zero_freq_pairs) + ")";
         });
     py::class_<ExtensionDiagnostics>(m, "ExtensionDiagnostics",
                                      "The whole widget for one (spec, scaling, L, L'): per-pair numbers and counts.")

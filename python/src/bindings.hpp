@@ -62,6 +62,7 @@ void bind_analysis(py::module_& m);
 void bind_encodings(py::module_& m);
 void bind_models(py::module_& m);
 void bind_model_rope(py::module_& m);
+void bind_model_math(py::module_& m);
 void bind_kernels(py::module_& m);
 void bind_export(py::module_& m);
 

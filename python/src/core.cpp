@@ -25,7 +25,8 @@ namespace {
 std::string repr_of(const RopeSpec& s)
 {
     return "RopeSpec(head_dim=" + std::to_string(s.head_dim()) + ", rotary_dim=" + std::to_string(s.rotary_dim()) +
-           ", base=" + posenc::detail::format_value(s.base()) + ", pairing='" + to_string(s.pairing()) + "')";
+           ", base=" + posenc::detail::format_value(s.base()) + ", pairing='" + to_string(s.pairing()) + "'" +
+           (s.rotary_offset() != 0 ? ", rotary_offset=" + std::to_string(s.rotary_offset()) : std::string()) + ")";
 }
 
 void require_pair(const FrequencyTable& table, int pair) { require_index("pair", pair, table.num_pairs()); }
@@ -94,8 +95,16 @@ void bind_core(py::module_& m)
                          "  pairs P = R/2, base b: theta_i = b^(-2i/R)  (RoFormer eq. 15).\n"
                          "Invariants: head_dim > 0; rotary_dim even, > 0 and <= head_dim; base finite and > 1.\n"
                          "Raises posenc.Error naming the first field that breaks them.")
-        .def(py::init<int, int, double, Pairing>(), py::arg("head_dim"), py::arg("rotary_dim"), py::arg("base"),
-             py::arg("pairing") = Pairing::half_split)
+        .def(py::init<int, int, double, Pairing, int>(), py::arg("head_dim"), py::arg("rotary_dim"), py::arg("base"),
+             py::arg("pairing") = Pairing::half_split, py::arg("rotary_offset") = 0)
+        .def_static("suffix", &RopeSpec::suffix, py::arg("head_dim"), py::arg("rotary_dim"), py::arg("base"),
+                    py::arg("pairing") = Pairing::half_split,
+                    "The last rotary_dim coordinates rotate (rotary_offset = head_dim - rotary_dim): DeepSeek-V4,\n"
+                    "Mistral 4's MLA.")
+        .def("with_rotary_offset", &RopeSpec::with_rotary_offset, py::arg("rotary_offset"),
+             "The same spec with the rotated slice at [rotary_offset, rotary_offset + rotary_dim).")
+        .def_property_readonly("rotary_offset", &RopeSpec::rotary_offset,
+                               "First rotated coordinate: the slice [rotary_offset, rotary_offset + rotary_dim) rotates.")
         .def_static("full", &RopeSpec::full, py::arg("head_dim"), py::arg("base"), py::arg("pairing") = Pairing::half_split,
                     "Every dimension rotates: rotary_dim = head_dim.")
         .def_static("from_partial_rotary_factor", &RopeSpec::from_partial_rotary_factor, py::arg("head_dim"),
@@ -122,15 +131,19 @@ void bind_core(py::module_& m)
         .def(py::self != py::self)
         .def("__repr__", &repr_of)
         .def(py::pickle(
-            [](const RopeSpec& s) { return py::make_tuple(s.head_dim(), s.rotary_dim(), s.base(), s.pairing()); },
+            [](const RopeSpec& s) {
+                return py::make_tuple(s.head_dim(), s.rotary_dim(), s.base(), s.pairing(), s.rotary_offset());
+            },
             [](const py::tuple& t) {
                 const auto refuse = [&] {
                     posenc::detail::raise("RopeSpec.__setstate__", std::string(py::repr(t)).substr(0, 80),
-                                          "must be a tuple (head_dim: int, rotary_dim: int, base: float, pairing: Pairing)");
+                                          "must be a tuple (head_dim: int, rotary_dim: int, base: float, pairing: Pairing"
+                                          "[, rotary_offset: int])");
                 };
-                if (t.size() != 4) refuse();
+                if (t.size() != 4 && t.size() != 5) refuse();
                 try {
-                    return RopeSpec(t[0].cast<int>(), t[1].cast<int>(), t[2].cast<double>(), t[3].cast<Pairing>());
+                    return RopeSpec(t[0].cast<int>(), t[1].cast<int>(), t[2].cast<double>(), t[3].cast<Pairing>(),
+                                    t.size() == 5 ? t[4].cast<int>() : 0);
                 } catch (const py::cast_error&) {
                     refuse();
                 }
@@ -182,6 +195,16 @@ void bind_core(py::module_& m)
             "inv_freq", [](const FrequencyTable& t) { return to_array(t.inv_freq()); },
             "theta_i for every pair, as a new float64 array.")
         .def_property_readonly("attention_factor", &FrequencyTable::attention_factor)
+        .def_property_readonly("zero_freq_pairs", &FrequencyTable::zero_freq_pairs,
+                               "Pairs whose frequency is exactly 0 (proportional RoPE's unrotated pairs).")
+        .def_property_readonly("rotated_pairs", &FrequencyTable::rotated_pairs, "num_pairs - zero_freq_pairs.")
+        .def(
+            "is_zero_freq",
+            [](const FrequencyTable& t, int pair) {
+                require_pair(t, pair);
+                return t.is_zero_freq(pair);
+            },
+            py::arg("pair"), "Whether pair i has frequency exactly 0.")
         .def(
             "period",
             [](const FrequencyTable& t, int pair) {

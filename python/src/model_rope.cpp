@@ -32,7 +32,10 @@ void bind_model_rope(py::module_& m)
                               {"sections", MultiAxisKind::sections},
                               {"interleaved", MultiAxisKind::interleaved},
                               {"axial_2d", MultiAxisKind::axial_2d},
-                              {"custom", MultiAxisKind::custom}});
+                              {"custom", MultiAxisKind::custom},
+                              {"xd_sections", MultiAxisKind::xd_sections},
+                              {"coordinate_sections", MultiAxisKind::coordinate_sections},
+                              {"height_width_alternating", MultiAxisKind::height_width_alternating}});
     py::class_<MultiAxisLayout>(m, "MultiAxisLayout",
                                 "An axis for every rotating pair: pair i turns by positions[axis_of_pair(i)].\n"
                                 "  sections     Qwen2-VL M-RoPE: contiguous [temporal, height, width] pairs\n"
@@ -43,6 +46,20 @@ void bind_model_rope(py::module_& m)
         .def_static("interleaved", &MultiAxisLayout::interleaved, py::arg("mrope_section"), py::arg("num_pairs"))
         .def_static("axial_2d", &MultiAxisLayout::axial_2d, py::arg("num_pairs"))
         .def_static("from_pair_axes", &MultiAxisLayout::from_pair_axes, py::arg("axis_of_pair"), py::arg("num_axes"))
+        .def_static("xd_sections", &MultiAxisLayout::xd_sections, py::arg("sections"), py::arg("num_pairs"),
+                    "HunYuan XD-RoPE as Tencent's code applies it: runs over the pairs, section j on axis j.")
+        .def_static("coordinate_sections", &MultiAxisLayout::coordinate_sections, py::arg("sections"),
+                    py::arg("num_pairs"),
+                    "HunYuan-VL as transformers 5 applies it: the doubled sections cut the 2P coordinates, so a\n"
+                    "pair's two coordinates may read different axes (partner_axes, splits_pairs).")
+        .def_static("height_width_alternating", &MultiAxisLayout::height_width_alternating, py::arg("mrope_section"),
+                    py::arg("num_pairs"),
+                    "ERNIE-4.5-VL: [s_h, s_w, s_t]; pairs below s_h + s_w alternate height (even) and width (odd),\n"
+                    "the rest temporal (axis 0).")
+        .def_property_readonly("partner_axes", &MultiAxisLayout::partner_axes,
+                               "The axis the second coordinate of each pair reads.")
+        .def_property_readonly("splits_pairs", &MultiAxisLayout::splits_pairs,
+                               "Whether some pair's two coordinates read different axes.")
         .def_property_readonly("kind", &MultiAxisLayout::kind)
         .def_property_readonly("num_axes", &MultiAxisLayout::num_axes)
         .def_property_readonly("num_pairs", &MultiAxisLayout::num_pairs)
@@ -98,6 +115,8 @@ void bind_model_rope(py::module_& m)
         .def_readonly("original_length", &RopeGroup::original_length)
         .def_readonly("attention_factor", &RopeGroup::attention_factor)
         .def_readonly("softmax_scale_multiplier", &RopeGroup::softmax_scale_multiplier)
+        .def_readwrite("inverse_rope_on_output", &RopeGroup::inverse_rope_on_output,
+                       "True when the model rotates its attention output's rotated slice back (DeepSeek-V4).")
         .def("table", &group_table, py::arg("sequence_length") = py::none(), py::arg("precision") = Precision::exact,
              "The group's table (its attention factor), at init or for `sequence_length` tokens.")
         .def("__repr__", [](const RopeGroup& g) {
@@ -133,7 +152,18 @@ void bind_model_rope(py::module_& m)
         .def("nope_layers", &ModelRope::nope_layers)
         .def("layers_of_group", &ModelRope::layers_of_group, py::arg("group_index"))
         .def_property_readonly("layer_map", &ModelRope::layer_map)
-        .def_property_readonly("multi_axis", &ModelRope::multi_axis);
+        .def_property_readonly("multi_axis", &ModelRope::multi_axis)
+        .def("with_query_scale", &ModelRope::with_query_scale, py::arg("scale"), py::arg("layers"),
+             "A copy whose listed layers' queries are multiplied by the QueryScale.")
+        .def_property_readonly(
+            "query_scale",
+            [](const ModelRope& r) -> py::object {
+                if (!r.query_scale()) return py::none();
+                return py::make_tuple(r.query_scale()->scale, r.query_scale()->layers);
+            },
+            "(QueryScale, layers) or None.")
+        .def("query_multiplier", &ModelRope::query_multiplier, py::arg("layer"), py::arg("position"),
+             "The query multiplier of a layer at a position (1 when the layer has no query scale).");
 
     py::class_<hf::HfModel>(m, "HfModel", "A whole model read from a config.json: its ModelRope plus warnings and notes.")
         .def_readonly("name", &hf::HfModel::name)
@@ -141,7 +171,11 @@ void bind_model_rope(py::module_& m)
         .def_readonly("rope", &hf::HfModel::rope)
         .def_readonly("qk_head_dim", &hf::HfModel::qk_head_dim)
         .def_readonly("warnings", &hf::HfModel::warnings)
-        .def_readonly("notes", &hf::HfModel::notes);
+        .def_readonly("notes", &hf::HfModel::notes)
+        .def_readonly("num_attention_heads", &hf::HfModel::num_attention_heads)
+        .def_readonly("num_key_value_heads", &hf::HfModel::num_key_value_heads)
+        .def_readonly("hidden_size", &hf::HfModel::hidden_size)
+        .def_readonly("rms_norm_eps", &hf::HfModel::rms_norm_eps);
     m.def(
         "parse_hf_model",
         [](const std::string& text, bool assume_half_split) {
@@ -184,6 +218,12 @@ void bind_model_rope(py::module_& m)
     presets.def("smollm3_3b_rope", &models::smollm3_3b_rope, "SmolLM3-3B: 36 layers, every 4th NoPE, base 5e6.");
     presets.def("qwen2_5_vl_7b_rope", &models::qwen2_5_vl_7b_rope,
                 "Qwen2.5-VL-7B language model: 28 layers, M-RoPE sections [16, 24, 24].");
+    presets.def("gemma_4_e2b_rope", &models::gemma_4_e2b_rope,
+                "Gemma 4 E2B text model: 35 layers; full attention every 5th (head 512, proportional 0.25).");
+    presets.def("hunyuan_ocr_rope", &models::hunyuan_ocr_rope,
+                "HunyuanOCR language model: 24 layers, NTK alpha 1000, four axes [16, 16, 16, 16].");
+    presets.def("ernie_4_5_vl_28b_a3b_rope", &models::ernie_4_5_vl_28b_a3b_rope,
+                "ERNIE-4.5-VL-28B-A3B language model: 28 layers, interleaved, 3-D RoPE [22, 22, 20].");
 }
 
 }  // namespace posenc::python

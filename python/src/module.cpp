@@ -11,6 +11,7 @@ PYBIND11_MODULE(_posenc, m)
     posenc::python::bind_encodings(m);
     posenc::python::bind_models(m);
     posenc::python::bind_model_rope(m);
+    posenc::python::bind_model_math(m);
     posenc::python::bind_kernels(m);
     posenc::python::bind_export(m);
 }

@@ -69,6 +69,10 @@ void add_common(Class& c, const char* type_name)
 
 void bind_scaling(py::module_& m)
 {
+    bind_enum<LongRopeSwitchRule>(m, "LongRopeSwitchRule",
+                                  "What a LongRoPE model switches past L0: Phi-3's factor tables or PhiMoE's magnitude.",
+                                  {{"phi3_factor_tables", LongRopeSwitchRule::phi3_factor_tables},
+                                   {"phimoe_magnitude_only", LongRopeSwitchRule::phimoe_magnitude_only}});
     auto none = py::class_<NoScaling>(m, "NoScaling", "No context extension: theta_i = base^(-2i/R), attention factor 1.")
                     .def(py::init<>());
     add_common<NoScaling>(none, "none");
@@ -185,17 +189,44 @@ void bind_scaling(py::module_& m)
         .def_property_readonly("factor", &LongRopeScaling::factor)
         .def_property_readonly("explicit_attention_factor", &LongRopeScaling::explicit_attention_factor)
         .def("uses_long_factors", &LongRopeScaling::uses_long_factors, py::arg("sequence_length"),
-             "sequence_length > L0 (strictly).");
+             "sequence_length > L0 (strictly) under Phi-3's rule; never under PhiMoE's.")
+        .def("past_original_length", &LongRopeScaling::past_original_length, py::arg("sequence_length"),
+             "sequence_length > L0 (strictly).")
+        .def("with_phimoe_mscales", &LongRopeScaling::with_phimoe_mscales, py::arg("short_mscale"),
+             py::arg("long_mscale"),
+             "PhiMoE's rule: the short table at every length, cos/sin times short_mscale up to L0 and\n"
+             "long_mscale past it (modeling_phimoe.py).")
+        .def_property_readonly("switch_rule", &LongRopeScaling::switch_rule)
+        .def_property_readonly("short_mscale", &LongRopeScaling::short_mscale)
+        .def_property_readonly("long_mscale", &LongRopeScaling::long_mscale);
     add_common<LongRopeScaling>(longrope, "longrope");
+
+    auto proportional = py::class_<ProportionalScaling>(
+        m, "ProportionalScaling",
+        "Proportional RoPE (Gemma 4's full-attention layers; Hugging Face rope_type 'proportional'):\n"
+        "  K = int(p * H // 2) pairs rotate with theta_i = base^(-2i/H) / factor (exponent over the whole\n"
+        "  head H), the other H/2 - K pairs have frequency exactly 0; use with RopeSpec.full(H, base).\n"
+        "Invariants: p in [0, 1]; factor >= 1 and finite in float32.");
+    proportional
+        .def(py::init<double, double>(), py::arg("partial_rotary_factor") = 1.0, py::arg("factor") = 1.0)
+        .def_property_readonly("partial_rotary_factor", &ProportionalScaling::partial_rotary_factor)
+        .def_property_readonly("factor", &ProportionalScaling::factor)
+        .def("rotated_pairs", &ProportionalScaling::rotated_pairs, py::arg("head_dim"), "int(p * head_dim // 2).")
+        .def("zero_freq_pairs", &ProportionalScaling::zero_freq_pairs, py::arg("head_dim"), "head_dim / 2 - rotated_pairs.");
+    add_common<ProportionalScaling>(proportional, "proportional");
 
     // ---- functions of any Scaling ----------------------------------------------------------
     m.def("scaling_type_name", &scaling_type_name, py::arg("scaling"),
-          "'none', 'linear', 'ntk_aware', 'dynamic', 'yarn', 'llama3' or 'longrope'.");
+          "'none', 'linear', 'ntk_aware', 'dynamic', 'yarn', 'llama3', 'longrope' or 'proportional'.");
     m.def("scaling_factor", &scaling_factor, py::arg("scaling"), "The factor s (1 for none).");
     m.def("scaling_original_length", &scaling_original_length, py::arg("scaling"),
           "L0 of YaRN, Llama 3, LongRoPE; dynamic NTK's max_position_embeddings; None otherwise.");
-    m.def("scaling_attention_factor", &scaling_attention_factor, py::arg("scaling"),
-          "The factor on cos and sin: YaRN's g(s), LongRoPE's sqrt(1 + ln s / ln L0), else 1.");
+    m.def(
+        "scaling_attention_factor",
+        [](const Scaling& s, std::optional<std::int64_t> n) { return scaling_attention_factor(s, n); },
+        py::arg("scaling"), py::arg("sequence_length") = py::none(),
+        "The factor on cos and sin: YaRN's g(s), LongRoPE's sqrt(1 + ln s / ln L0) (PhiMoE: its mscale for\n"
+        "sequence_length), else 1.");
     m.def("softmax_scale_multiplier", &softmax_scale_multiplier, py::arg("scaling"),
           "g(s, mscale_all_dim)^2 for YaRN with mscale_all_dim set (DeepSeek), else 1.");
     m.def("scaling_parameters", &parameters_of, py::arg("scaling"),
@@ -283,8 +314,18 @@ void bind_scaling(py::module_& m)
     m.def("llama3_inv_freq",
           [](const RopeSpec& s, const Llama3Scaling& l, Precision p) { return to_array(llama3_inv_freq(s, l, p)); },
           py::arg("spec"), py::arg("llama"), py::arg("precision") = Precision::exact, "Llama 3's frequencies (see Llama3Scaling).");
-    m.def("longrope_attention_factor", &longrope_attention_factor, py::arg("longrope"),
-          "Explicit, else sqrt(1 + ln s / ln L0) for s > 1. Phi-3-mini-128k: 1.1902380714238083.");
+    m.def(
+        "longrope_attention_factor",
+        [](const LongRopeScaling& l, std::optional<std::int64_t> n) { return longrope_attention_factor(l, n); },
+        py::arg("longrope"), py::arg("sequence_length") = py::none(),
+        "Phi-3's rule: explicit, else sqrt(1 + ln s / ln L0) for s > 1 (Phi-3-mini-128k: 1.1902380714238083),\n"
+        "at every length. PhiMoE's rule: long_mscale when sequence_length > L0, else short_mscale.");
+    m.def("proportional_inv_freq",
+          [](const RopeSpec& s, const ProportionalScaling& p, Precision precision) {
+              return to_array(proportional_inv_freq(s, p, precision));
+          },
+          py::arg("spec"), py::arg("proportional"), py::arg("precision") = Precision::exact,
+          "Proportional RoPE's table (see ProportionalScaling); spec.rotary_dim must equal spec.head_dim.");
     m.def("longrope_inv_freq",
           [](const RopeSpec& s, const LongRopeScaling& l, std::optional<std::int64_t> n, Precision p) {
               return to_array(longrope_inv_freq(s, l, n, p));

@@ -231,3 +231,13 @@ def test_help_teaches_the_formulas():
     assert "b' = b s^(R / (R - 2))" in posenc.NtkAwareScaling.__doc__
     assert "a' = a c - b s" in posenc.apply_rope.__doc__
     assert "base^(-2i/rotary_dim)" in posenc.inv_freq.__doc__
+
+
+def test_whole_model_carries_head_counts_and_rms_norm_eps_from_the_published_config():
+    # gemma-3-1b-it config.json: hidden_size 1152, 4 heads, 1 key-value head, rms_norm_eps 1e-06
+    model = posenc.model_from_hf_config(CONFIGS / "gemma-3-1b-it.json")
+    assert model.num_attention_heads == 4
+    assert model.num_key_value_heads == 1
+    assert model.hidden_size == 1152
+    assert model.rms_norm_eps == 1e-6
+    assert posenc.model_from_hf_config(CONFIGS / "llama-3.1-8b.json").rms_norm_eps is None

@@ -96,3 +96,31 @@ TEST_CASE("[diagnostics] any two tables; mismatched pair counts and non-positive
 }
 
 }  // namespace analysis_diagnostics_tests
+
+namespace analysis_diagnostics_tests {
+
+TEST_CASE("[proportional] Gemma 4 full attention: 192 zero-frequency pairs are neither incomplete, out of range nor compressed")
+{
+    // Expected: K = int(0.25 * 512 // 2) = 64 rotated pairs (transformers' rule), the other 192
+    // have frequency 0; factor 1 changes nothing, factor 8 compresses exactly the 64 rotated pairs.
+    const posenc::RopeSpec spec = posenc::RopeSpec::full(512, 1e6);
+    const posenc::ExtensionDiagnostics plain =
+        posenc::extension_diagnostics(spec, posenc::ProportionalScaling(0.25), 131072, 262144);
+    CHECK(plain.summary.zero_freq_pairs == 192);
+    CHECK(plain.summary.compressed_pairs == 0);
+    CHECK(plain.pairs[100].zero_freq);
+    CHECK(plain.pairs[100].compression == 1.0);
+    CHECK(!plain.pairs[100].out_of_range);
+    CHECK(std::isinf(plain.pairs[100].period));
+    CHECK(!plain.pairs[63].zero_freq);
+    // Rotated pairs that never turn within 131,072: theta_i < 2 pi / 131072, i.e. 1e6^(-i/256) < 4.79e-5,
+    // i > 256 ln(2.0861e4) / ln(1e6) = 184.2: none of the 64 rotated pairs.
+    CHECK(plain.summary.incomplete_pairs == 0);
+    const posenc::ExtensionDiagnostics scaled =
+        posenc::extension_diagnostics(spec, posenc::ProportionalScaling(0.25, 8.0), 131072, 262144);
+    CHECK(scaled.summary.compressed_pairs == 64);
+    CHECK(scaled.summary.zero_freq_pairs == 192);
+    CHECK(scaled.pairs[1].compression == doctest::Approx(0.125).epsilon(1e-15));
+}
+
+}  // namespace analysis_diagnostics_tests

@@ -100,7 +100,7 @@ TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the libra
                                            "original_length", "target_length", "attention_factor",
                                            "softmax_scale_multiplier", "pairs", "summary", "num_layers",
                                            "nope_layers", "rope_groups", "mrope_section", "mrope_interleaved",
-                                           "roformer_bound"});
+                                           "query_scale", "roformer_bound"});
     CHECK(j["name"] == "Qwen3-8B");
     CHECK(j["head_dim"] == 128);
     CHECK(j["rotary_dim"] == 128);
@@ -373,9 +373,15 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     const auto& sliding = j["rope_groups"][0];
     std::vector<std::string> keys;
     for (auto it = sliding.begin(); it != sliding.end(); ++it) keys.push_back(it.key());
-    CHECK(keys == std::vector<std::string>{"name", "layers", "head_dim", "rotary_dim", "base", "pairing", "scaling",
-                                           "attention_factor", "pairs"});
+    CHECK(keys == std::vector<std::string>{"name", "layers", "head_dim", "rotary_dim", "rotary_offset", "zero_freq_pairs",
+                                           "inverse_rope_on_output", "base", "pairing", "scaling", "attention_factor",
+                                           "pairs"});
     CHECK(sliding["name"] == "sliding_attention");
+    // Gemma 3 rotates a prefix of the whole head with no zero frequencies and no output rotation.
+    CHECK(sliding["rotary_offset"] == 0);
+    CHECK(sliding["zero_freq_pairs"] == 0);
+    CHECK(sliding["inverse_rope_on_output"] == false);
+    CHECK(j["query_scale"].is_null());
     CHECK(sliding["layers"] == nlohmann::ordered_json::array({0, 1, 2, 3, 4, 6, 7, 8, 9, 10}));
     CHECK(sliding["scaling"]["type"] == "none");
     REQUIRE(sliding["pairs"].size() == 128);
@@ -458,6 +464,56 @@ TEST_CASE("[cli svg] chart titles name the model: _name_or_path, else the config
     const auto retitled = inspect::render_svgs(inspect::build_report(titled), *titled.title);
     CHECK(file(retitled, "turns.svg").content.find(">Gemma 3 4B &lt;it&gt;: turns of each pair") != std::string::npos);
     CHECK(file(retitled, "compression.svg").content.find(">Gemma 3 4B &lt;it&gt;: compression") != std::string::npos);
+}
+
+}  // namespace inspect_render_tests_tests
+
+namespace inspect_render_tests_tests {
+
+TEST_CASE("[cli json] new keys from configs: Gemma 4's global head and zero-frequency pairs, Llama 4's query_scale")
+{
+    const std::string dir = std::string(POSENC_TEST_DATA_DIR) + "/configs/";
+    // Gemma 4 E2B (gemma4_reference_values.py): full_attention over global_head_dim 512, 64 rotated pairs, 192 at 0.
+    const auto g = nlohmann::ordered_json::parse(inspect::render_json(run({"--config", dir + "gemma-4-e2b-it.json", "--json"})));
+    REQUIRE(g["rope_groups"].size() == 2);
+    const auto& full = g["rope_groups"][1];
+    CHECK(full["name"] == "full_attention");
+    CHECK(full["head_dim"] == 512);
+    CHECK(full["rotary_dim"] == 512);
+    CHECK(full["rotary_offset"] == 0);
+    CHECK(full["zero_freq_pairs"] == 192);
+    CHECK(full["pairs"][64]["inv_freq"] == 0.0);
+    CHECK(full["pairs"][63]["inv_freq"] != 0.0);
+    CHECK(g["rope_groups"][0]["head_dim"] == 256);
+    CHECK(g["rope_groups"][0]["zero_freq_pairs"] == 0);
+    CHECK(g["query_scale"].is_null());
+    // The text table says which pairs rotate.
+    const std::string text = inspect::render_text(run({"--config", dir + "gemma-4-e2b-it.json"}));
+    CHECK(text.find("64 rotated, 192 with") != std::string::npos);
+    for (const std::string& line : lines_of(text)) CHECK(line.size() <= 80);
+    // DeepSeek-V4: groups main and compress, the last 64 of 512 rotated, the output rotated back.
+    const auto v4 = nlohmann::ordered_json::parse(
+        inspect::render_json(run({"--config", dir + "deepseek-v4-legacy-keys.json", "--json"})));
+    REQUIRE(v4["rope_groups"].size() == 2);
+    CHECK(v4["rope_groups"][0]["name"] == "main");
+    CHECK(v4["rope_groups"][1]["name"] == "compress");
+    for (const auto& group : v4["rope_groups"]) {
+        CHECK(group["head_dim"] == 512);
+        CHECK(group["rotary_dim"] == 64);
+        CHECK(group["rotary_offset"] == 448);
+        CHECK(group["inverse_rope_on_output"] == true);
+        CHECK(group["pairing"] == "interleaved");
+    }
+    CHECK(v4["rope_groups"][1]["base"] == 160000.0);
+    // Llama 4 Scout: attn_scale 0.1, floor_scale 8192, position offset 1, on the 12 NoPE layers.
+    const auto l = nlohmann::ordered_json::parse(
+        inspect::render_json(run({"--config", dir + "llama-4-scout-17b-16e-instruct.json", "--json"})));
+    REQUIRE(l["query_scale"].is_object());
+    CHECK(l["query_scale"]["beta"] == 0.1);
+    CHECK(l["query_scale"]["divisor"] == 8192);
+    CHECK(l["query_scale"]["position_offset"] == 1);
+    CHECK(l["query_scale"]["layers"] == l["nope_layers"]);
+    CHECK(l["query_scale"]["layers"].size() == 12);
 }
 
 }  // namespace inspect_render_tests_tests

@@ -141,7 +141,7 @@ TEST_CASE("[POSIX mkfifo(3), open(2)] a FIFO without a writer, a socket, a devic
               "/dev/null: is a character device, which could block or never end; expected a regular config.json file");
     const std::string dir = folder.path.string();
     CHECK(message_of([&] { posenc::hf::read_config(dir); }) == dir + ": is a directory, not a config file");
-    CHECK(message_of([&] { posenc::hf::read_config(dir + "/missing.json"); }) == dir + "/missing.json: cannot be opened");
+    CHECK(message_of([&] { posenc::hf::read_config(dir + "/missing.json"); }) == dir + "/missing.json: cannot be opened (No such file or directory)");
     try {
         posenc::hf::read_config(fifo);
     } catch (const posenc::error& e) {

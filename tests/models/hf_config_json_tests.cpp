@@ -31,6 +31,13 @@ std::string error_of(const std::string& text)
     return "(accepted)";
 }
 
+bool has_note(const posenc::hf::HfRopeConfig& c, const std::string& start)
+{
+    for (const auto& n : c.notes)
+        if (n.rfind(start, 0) == 0) return true;
+    return false;
+}
+
 bool has_warning(const posenc::hf::HfRopeConfig& c, const std::string& key)
 {
     for (const auto& w : c.warnings)
@@ -102,13 +109,14 @@ TEST_CASE("[H12] Qwen2.5-7B README YaRN: legacy 'type' key, 3584/28 = 128, facto
     CHECK_FALSE(has_warning(c, "rope_scaling.factor"));  // transformers 5.x stays silent when L / L0 = 1
 }
 
-TEST_CASE("[H5/H12] Qwen3-8B YaRN x4 with max_pos 40960: the explicit factor wins, with HF's mismatch warning")
+TEST_CASE("[H5/H12] Qwen3-8B YaRN x4 with max_pos 40960: the explicit factor wins, with a note of the lengths' ratio")
 {
     const auto c = load("qwen3-8b-yarn.json");
     CHECK(c.factor == 4.0);
     CHECK(c.original_max_position_embeddings == 32768);
     CHECK(c.max_position_embeddings == 40960);
-    CHECK(has_warning(c, "rope_scaling.factor"));  // 40960 / 32768 = 1.25 != 4
+    CHECK_FALSE(has_warning(c, "rope_scaling.factor"));  // 40960 / 32768 = 1.25 != 4: a note, nothing to change
+    CHECK(has_note(c, "rope_scaling.factor 4 is used, as transformers does"));
 }
 
 TEST_CASE("[H1, transformers 5.x] transformers v5 rope_parameters: rope_theta and the YaRN keys inside it")
@@ -122,7 +130,7 @@ TEST_CASE("[H1, transformers 5.x] transformers v5 rope_parameters: rope_theta an
     CHECK(c.warnings.empty());  // 131072 / 32768 = 4 = factor
 }
 
-TEST_CASE("[H8/H12] DeepSeek-V3: qk_rope_head_dim 64, qk_head_dim 192, yarn factor 40 (an integer: warned), interleaved")
+TEST_CASE("[H8/H12] DeepSeek-V3: qk_rope_head_dim 64, qk_head_dim 192, yarn factor 40 (an integer: noted), interleaved")
 {
     const auto c = load("deepseek-v3.json");
     CHECK(c.head_dim == 64);
@@ -137,7 +145,8 @@ TEST_CASE("[H8/H12] DeepSeek-V3: qk_rope_head_dim 64, qk_head_dim 192, yarn fact
     CHECK(c.beta_slow == 1.0);
     CHECK(c.original_max_position_embeddings == 4096);
     CHECK(c.pairing == posenc::Pairing::interleaved);
-    CHECK(has_warning(c, "rope_scaling.factor"));  // H11: isinstance(40, float) is False
+    CHECK_FALSE(has_warning(c, "rope_scaling.factor"));  // H11: isinstance(40, float) is False: logged, used; a note
+    CHECK(has_note(c, "rope_scaling.factor is an integer (40)"));
     CHECK_FALSE(c.notes.empty());                   // the de-interleave note
 }
 
@@ -153,7 +162,8 @@ TEST_CASE("[H6/H12] Phi-3-mini-128k: 96 dims, top-level L0 4096, longrope with 4
     CHECK(c.long_factor.back() == 64.76000213623047);
     CHECK(c.short_factor.back() == 3.049999999999997);
     CHECK(c.factor == 32.0);
-    CHECK(has_warning(c, "original_max_position_embeddings"));
+    CHECK_FALSE(has_warning(c, "original_max_position_embeddings"));  // the official config: nothing to change
+    CHECK(has_note(c, "original_max_position_embeddings 4096 (top level) is LongRoPE's original length"));
 }
 
 TEST_CASE("[H1/H12] gpt-oss-20b: head_dim 64 wins over 2880 / 64 = 45; yarn factor 32, truncate false")
@@ -257,7 +267,7 @@ TEST_CASE("[errors] an unreadable file names its path")
         posenc::hf::read_config("/nonexistent/config.json");
         FAIL("no error");
     } catch (const posenc::error& e) {
-        CHECK(std::string(e.what()) == "/nonexistent/config.json: cannot be opened");
+        CHECK(std::string(e.what()) == "/nonexistent/config.json: cannot be opened (No such file or directory)");
     }
 }
 
@@ -280,3 +290,35 @@ TEST_CASE("[errors] read_config refuses a device like /dev/zero before reading i
 }
 
 }  // namespace models_hf_config_json_tests_tests
+
+TEST_CASE("[docs/errors.md] messages a user can act on: -0 as written, a layer map without RoPE names its key, long values cut")
+{
+    const auto error_of = [](const std::string& text) {
+        try {
+            posenc::hf::parse_model_config(text);
+        } catch (const posenc::error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    // JSON's -0 is a zero: the base must be > 1, and the message shows the value as the config wrote it.
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_theta": -0})") ==
+          "rope_theta: expected a finite number > 1, got -0");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_theta": -0.0})") ==
+          "rope_theta: expected a finite number > 1, got -0.0");
+    // SmolLM3 with every no_rope_layers entry 0: no layer rotates; the key is named, not an internal group.
+    CHECK(error_of(R"({"model_type": "smollm3", "head_dim": 64, "num_hidden_layers": 2, "no_rope_layers": [0, 0]})") ==
+          "no_rope_layers: expected at least one 1 (a layer with RoPE): every entry is 0, so none of the 2 layers "
+          "rotates and there is no RoPE to describe, got [0,0]");
+    // Cohere 2 rotates only sliding-window layers: layer_types all full_attention leave none.
+    CHECK(error_of(R"({"model_type": "cohere2", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 2,
+                       "layer_types": ["full_attention", "full_attention"]})") ==
+          "layer_types: expected at least one \"sliding_attention\" layer: model_type \"cohere2\" rotates only its "
+          "sliding-window layers and every one of the 2 layers is \"full_attention\", so no layer has RoPE, got "
+          "[\"full_attention\",\"full_attention\"]");
+    // A 300-character model_type is shown cut: 57 characters and "...".
+    const std::string long_type(300, 'x');
+    const std::string message = error_of(R"({"model_type": ")" + long_type + R"(", "head_dim": 64})");
+    CHECK(message.size() < 600);
+    CHECK(message.substr(message.size() - 66) == ", got \"" + std::string(56, 'x') + "...");
+}

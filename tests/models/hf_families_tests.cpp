@@ -180,13 +180,14 @@ TEST_CASE("[stablelm/configuration_stablelm.py, stablelm/modeling_stablelm.py] 2
     CHECK(m.warnings.empty());
 }
 
-TEST_CASE("[persimmon/configuration_persimmon.py, persimmon/modeling_persimmon.py] half of the head, base 25000")
+TEST_CASE("[persimmon/configuration_persimmon.py (transformers 5.16), persimmon/modeling_persimmon.py] half of the head, base 10000")
 {
-    // partial_rotary_factor 0.5, rope_theta 25000, max_position_embeddings 16384, head_dim
-    // hidden_size // num_attention_heads: 4096 // 64 = 64, rotary 32.
+    // partial_rotary_factor 0.5, max_position_embeddings 16384; PersimmonConfig declares no default
+    // theta, so transformers 5 fills rope_theta with the generic 10000 (transformers 4's class had
+    // 25000); head_dim hidden_size // num_attention_heads: 4096 // 64 = 64, rotary 32.
     const auto m = posenc::hf::parse_model(R"({"model_type": "persimmon", "hidden_size": 4096, "num_attention_heads": 64,
                                               "num_hidden_layers": 2})");
-    check_uniform_plain(m, 2, 64, 32, 25000.0, posenc::Pairing::half_split);
+    check_uniform_plain(m, 2, 64, 32, 10000.0, posenc::Pairing::half_split);
     CHECK(m.rope.primary_group().max_position_embeddings == 16384);
 }
 
@@ -389,6 +390,10 @@ TEST_CASE("[gemma3n/modeling_gemma3n.py, gemma3n/configuration_gemma3n.py] Gemma
     std::vector<double> want = plain_inv_freq(1e6, 256);
     for (double& x : want) x /= 2.0;  // linear: inv_freq / factor
     check_group(global, 256, 256, 1e6, posenc::Pairing::half_split, want);
+    // num_hidden_layers absent: Gemma3nTextConfig's class default 35 (layers 4, 9, ..., 34 full).
+    const auto default_layers = posenc::hf::parse_model(R"({"model_type": "gemma3n_text", "head_dim": 256})");
+    REQUIRE(default_layers.rope.num_layers() == 35);
+    CHECK(default_layers.rope.layers_of_group(1) == std::vector<int>{4, 9, 14, 19, 24, 29, 34});
     // An explicit rope_local_base_freq and layer_types are read as given.
     const auto explicit_types = posenc::hf::parse_model(R"({"model_type": "gemma3n_text", "head_dim": 128,
         "num_hidden_layers": 2, "rope_local_base_freq": 20000, "rope_theta": 500000,
@@ -508,23 +513,25 @@ TEST_CASE("[longcat_flash/modeling_longcat_flash.py, longcat_flash/configuration
     CHECK(std::abs(yarn.softmax_scale() - std::pow(192.0, -0.5) * g * g) <= 4e-16 * std::pow(192.0, -0.5) * g * g);
 }
 
-TEST_CASE("[ministral3/modular_ministral3.py, ministral3/configuration_ministral3.py] rotate_half; Llama 4's query scale refused unless 0")
+TEST_CASE("[ministral3/modular_ministral3.py, ministral3/configuration_ministral3.py] rotate_half; Llama 4's query scale on every layer")
 {
     // Ministral3Attention multiplies the rotated query by 1 + beta * ln(1 + floor(position / L0)),
-    // beta = rope_parameters["llama_4_scaling_beta"] (class default 0.1): not a RoPE table.
-    const std::string rule = "is not representable: Ministral 3 multiplies every query, after RoPE, by 1 + "
-                             "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings))";
-    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2})")
-              .rfind("rope_parameters.llama_4_scaling_beta: " + rule, 0) == 0);
-    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2})")
-              .find("got 0.1 (the class-default rope_parameters)") != std::string::npos);
-    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "yarn",
-        "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384,
-        "llama_4_scaling_beta": 0.1}})")
-              .rfind("rope_parameters.llama_4_scaling_beta: " + rule, 0) == 0);
-    // Absent from a config's dict, transformers' forward fails on None: refused too.
-    CHECK(error_of(R"({"model_type": "ministral3", "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}})")
-              .find("got nothing") != std::string::npos);
+    // beta = rope_parameters["llama_4_scaling_beta"] (class default 0.1), L0 its original_max_position_embeddings.
+    const auto dflt = posenc::hf::parse_model(R"({"model_type": "ministral3", "num_hidden_layers": 2})");
+    REQUIRE(dflt.rope.query_scale().has_value());
+    CHECK(dflt.rope.query_scale()->scale.beta() == 0.1);
+    CHECK(dflt.rope.query_scale()->scale.divisor() == 16384);
+    CHECK(dflt.rope.query_scale()->scale.position_offset() == 0);
+    CHECK(dflt.rope.query_scale()->layers == std::vector<int>{0, 1});
+    // 1 + 0.1 ln(1 + floor(40000 / 16384)) = 1 + 0.1 ln 3 = 1.1098612288668110 (mpmath)
+    CHECK(std::abs(dflt.rope.query_scale()->scale.multiplier(40000) - 1.1098612288668110) <= 1e-15);
+    // Absent from a config's dict, transformers' forward fails on None: refused.
+    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}})")
+              .rfind("rope_parameters.llama_4_scaling_beta: expected a number", 0) == 0);
+    // A default dict with beta but no original length: the divisor is missing.
+    CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "default",
+        "rope_theta": 1e6, "llama_4_scaling_beta": 0.1}})")
+              .rfind("rope_parameters.original_max_position_embeddings: expected a positive integer", 0) == 0);
     // beta 0: the query scale is 1 and the dict is read (class defaults head_dim 128,
     // max_position_embeddings 262144; the dict's own keys are not "unrecognized").
     const auto m = posenc::hf::parse_model(R"({"model_type": "mistral3", "text_config": {"model_type": "ministral3",
@@ -691,17 +698,36 @@ TEST_CASE("[model_type] a model_type posenc does not know: refused unless the ca
 
 // ---- families with rules posenc cannot represent: refused, naming the key ----
 
-TEST_CASE("[phimoe/modeling_phimoe.py] plain RoPE read; LongRoPE with short_mscale / long_mscale refused")
+TEST_CASE("[phimoe/modeling_phimoe.py forward (transformers 5.16)] plain RoPE; LongRoPE keeps the short factors, mscale switches past L0")
 {
     const auto plain = posenc::hf::parse_model(R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32,
                                                   "num_hidden_layers": 2})");
     check_uniform_plain(plain, 2, 128, 128, 1e6, posenc::Pairing::half_split);
     CHECK(plain.rope.primary_group().max_position_embeddings == 131072);
-    CHECK(error_of(R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32,
-                       "rope_scaling": {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0],
-                                        "short_mscale": 1.243, "long_mscale": 1.243,
-                                        "original_max_position_embeddings": 4096}})")
-              .rfind("rope_scaling.short_mscale: is not representable: PhiMoE multiplies cos and sin by short_mscale", 0) == 0);
+    // Phi-3.5-MoE's layout (rope_theta 10000, L0 4096, max 131072, short_mscale = long_mscale = 1.243163121016122
+    // in the published config); here a head of 8 with short factors 1, 2, 4, 8, long factors 16 and
+    // long_mscale 1.5 so that the switch shows. PhimoeRotaryEmbedding.forward: rope_init_fn(config) without
+    // seq_len, so inv_freq_i = 1 / (short_factor_i * 10000^(2i / 8)) at every length; cos and sin times
+    // short_mscale for max(position_ids) + 1 <= 4096, long_mscale past it.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "phimoe", "head_dim": 8, "num_hidden_layers": 2,
+        "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+        "rope_scaling": {"type": "longrope", "short_factor": [1.0, 2.0, 4.0, 8.0], "long_factor": [16.0, 16.0, 16.0, 16.0],
+                         "short_mscale": 1.243163121016122, "long_mscale": 1.5, "original_max_position_embeddings": 4096}})");
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    REQUIRE(std::holds_alternative<posenc::LongRopeScaling>(g.scaling));
+    const std::vector<double> short_factor{1.0, 2.0, 4.0, 8.0};
+    for (std::int64_t n : {std::int64_t{4096}, std::int64_t{4097}, std::int64_t{131072}}) {
+        CAPTURE(n);
+        const posenc::FrequencyTable t = g.table(n);
+        for (std::size_t i = 0; i < 4; ++i)
+            CHECK(relative(t.inv_freq(static_cast<int>(i)), 1.0 / (short_factor[i] * std::pow(1e4, 2.0 * static_cast<double>(i) / 8.0))) <= 1e-15);
+        CHECK(t.attention_factor() == (n <= 4096 ? 1.243163121016122 : 1.5));
+    }
+    // Both magnitudes are required (phimoe/configuration_phimoe.py validate_rope).
+    CHECK(error_of(R"({"model_type": "phimoe", "head_dim": 8, "max_position_embeddings": 131072,
+                       "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1, 1], "long_factor": [1, 1, 1, 1],
+                                        "short_mscale": 1.2, "original_max_position_embeddings": 4096}})") ==
+          "rope_scaling.long_mscale: expected a number (PhiMoE's configuration class requires it), got nothing");
 }
 
 TEST_CASE("[minicpm/modular_minicpm.py] plain RoPE read; its per-forward LongRoPE refused")
@@ -716,13 +742,223 @@ TEST_CASE("[minicpm/modular_minicpm.py] plain RoPE read; its per-forward LongRoP
               .rfind("rope_scaling.rope_type: is not representable: MiniCPM's own LongRoPE", 0) == 0);
 }
 
+TEST_CASE("[gemma4/configuration_gemma4.py, modeling_rope_utils.py proportional (transformers 5.16), gemma4_reference_values.py] Gemma 4")
+{
+    // tests/data/configs/gemma-4-e2b-it.json: the published E2B key set (text_config: 35 layers, every
+    // 5th full_attention, head_dim 256, global_head_dim 512, rope_parameters per layer type).
+    const auto m = posenc::hf::read_model(std::string(POSENC_TEST_DATA_DIR) + "/configs/gemma-4-e2b-it.json");
+    CHECK(m.model_type == "gemma4_text");
+    REQUIRE(m.rope.num_layers() == 35);
+    REQUIRE(m.rope.num_groups() == 2);
+    CHECK(m.rope.layers_of_group(1) == std::vector<int>{4, 9, 14, 19, 24, 29, 34});
+    const posenc::RopeGroup& sliding = m.rope.group("sliding_attention");
+    CHECK(sliding.spec.head_dim() == 256);
+    CHECK(std::holds_alternative<posenc::NoScaling>(sliding.scaling));
+    const posenc::FrequencyTable local = sliding.table();
+    CHECK(std::abs(local.inv_freq()[5] / 0.69783058485986633841 - 1) <= 1e-15);  // mpmath
+    // full_attention: proportional over global_head_dim 512: 64 pairs rotate with the exponent over 512, 192 are 0.
+    const posenc::RopeGroup& full = m.rope.group("full_attention");
+    CHECK(full.spec.head_dim() == 512);
+    CHECK(full.spec.rotary_dim() == 512);
+    CHECK(full.spec.pairing() == posenc::Pairing::half_split);
+    REQUIRE(std::holds_alternative<posenc::ProportionalScaling>(full.scaling));
+    CHECK(std::get<posenc::ProportionalScaling>(full.scaling).partial_rotary_factor() == 0.25);
+    const posenc::FrequencyTable global = full.table();
+    REQUIRE(global.inv_freq().size() == 256);
+    CHECK(global.inv_freq()[0] == 1.0);
+    CHECK(std::abs(global.inv_freq()[1] / 0.94746352565537539776 - 1) <= 1e-15);   // mpmath
+    CHECK(std::abs(global.inv_freq()[63] / 0.033376246942920385462 - 1) <= 1e-14);  // mpmath
+    for (std::size_t i = 64; i < 256; ++i) CHECK(global.inv_freq()[i] == 0.0);
+    CHECK(full.attention_factor == 1.0);
+    CHECK(m.warnings.empty());
+
+    // Class defaults: no rope_parameters, no layer_types, no counts: 30 layers, every 6th full, the
+    // default dicts, global_head_dim 512.
+    const auto d = posenc::hf::parse_model(R"({"model_type": "gemma4_text"})");
+    REQUIRE(d.rope.num_layers() == 30);
+    CHECK(d.rope.layers_of_group(d.rope.group("full_attention").name == d.rope.groups()[1].name ? 1 : 0) ==
+          std::vector<int>{5, 11, 17, 23, 29});
+    CHECK(d.rope.group("full_attention").spec.head_dim() == 512);
+    CHECK(d.rope.group("sliding_attention").spec.base() == 1e4);
+    // The last layer is forced to full_attention, with a warning the user can act on.
+    const auto forced = posenc::hf::parse_model(R"({"model_type": "gemma4_text", "num_hidden_layers": 2,
+        "layer_types": ["full_attention", "sliding_attention"]})");
+    CHECK(forced.rope.layer_map() == std::vector<int>{0, 0});
+    REQUIRE(forced.warnings.size() == 1);
+    CHECK(forced.warnings[0].key == "layer_types");
+    // A flat dict is not what Gemma 4 reads.
+    CHECK(error_of(R"({"model_type": "gemma4_text", "rope_parameters": {"rope_type": "default", "rope_theta": 10000}})")
+              .rfind("rope_parameters: expected one dict per layer type", 0) == 0);
+    // proportional is read for Gemma 4 only; the fraction must be in [0, 1].
+    CHECK(error_of(R"({"model_type": "gemma4_text", "rope_parameters": {"sliding_attention": {"rope_type": "default"},
+        "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 1.5}}})") ==
+          "rope_parameters.full_attention.partial_rotary_factor: must be in [0, 1], got 1.5");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_parameters": {"rope_type": "proportional"}})")
+              .rfind("rope_parameters.rope_type: expected one of default", 0) == 0);
+}
+
+TEST_CASE("[mistral4/configuration_mistral4.py, mistral4/modeling_mistral4.py (transformers 5.16)] MLA: the last 64 of 128, YaRN, beta")
+{
+    // Class defaults (Mistral4Config): qk_nope_head_dim 64 + qk_rope_head_dim 64 = head 128, partial_rotary_factor
+    // 64 / 128, rope_interleave true, YaRN x128 (theta 1e4, L0 8192, mscale = mscale_all_dim = 1), llama_4_scaling_beta
+    // 0.1; q splits into [q_pass (64), q_rot (64)]: the rotated slice is [64, 128).
+    const auto m = posenc::hf::parse_model(R"({"model_type": "mistral4", "hidden_size": 4096, "num_attention_heads": 32,
+        "num_hidden_layers": 2})");
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    CHECK(g.spec.head_dim() == 128);
+    CHECK(g.spec.rotary_dim() == 64);
+    CHECK(g.spec.rotary_offset() == 64);
+    CHECK(g.spec.pairing() == posenc::Pairing::interleaved);
+    REQUIRE(std::holds_alternative<posenc::YarnScaling>(g.scaling));
+    CHECK(std::get<posenc::YarnScaling>(g.scaling).factor() == 128.0);
+    CHECK(g.max_position_embeddings == 1048576);
+    CHECK(g.attention_factor == 1.0);  // mscale / mscale_all_dim = 1
+    // softmax: qk_head_dim^(-1/2) * g(128, 1)^2, g = 0.1 ln 128 + 1 = 1.4852030263919617 (mpmath): multiplier g^2
+    CHECK(relative(g.softmax_scale_multiplier, 1.4852030263919617 * 1.4852030263919617) <= 1e-15);
+    CHECK(m.qk_head_dim == 128);
+    REQUIRE(m.rope.query_scale().has_value());
+    CHECK(m.rope.query_scale()->scale.beta() == 0.1);
+    CHECK(m.rope.query_scale()->scale.divisor() == 8192);
+    CHECK(m.rope.query_scale()->layers == std::vector<int>{0, 1});
+    // rope_interleave false: rotate_half on the rope part.
+    CHECK(posenc::hf::parse_model(R"({"model_type": "mistral4", "num_hidden_layers": 1, "rope_interleave": false})")
+              .rope.primary_group().spec.pairing() == posenc::Pairing::half_split);
+    // A partial_rotary_factor whose width is not qk_rope_head_dim cannot be applied.
+    CHECK(error_of(R"({"model_type": "mistral4", "num_hidden_layers": 1, "rope_parameters": {"rope_type": "default",
+        "rope_theta": 10000.0, "partial_rotary_factor": 0.25, "llama_4_scaling_beta": 0}})")
+              .rfind("rope_parameters.partial_rotary_factor: expected int(head_dim * partial_rotary_factor) = qk_rope_head_dim 64", 0) == 0);
+}
+
+TEST_CASE("[families transformers does not define] Bailing / Ling and Qwen2.5-1M dual chunk attention refused by name")
+{
+    for (const char* type : {"bailing_moe", "bailing_moe_v2", "bailingmm"}) {
+        CAPTURE(type);
+        CHECK(error_of(std::string(R"({"model_type": ")") + type + R"(", "head_dim": 128})")
+                  .rfind(std::string("model_type: is not defined in transformers"), 0) == 0);
+    }
+    // Qwen2.5-7B-Instruct-1M's config carries dual_chunk_attention_config beside model_type qwen2.
+    CHECK(error_of(R"({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
+        "dual_chunk_attention_config": {"chunk_size": 262144, "local_size": 8192, "original_max_position_embeddings": 262144}})")
+              .rfind("dual_chunk_attention_config: is not representable: dual chunk attention (Qwen2.5-1M)", 0) == 0);
+}
+
+TEST_CASE("[deepseek_v4/configuration_deepseek_v4.py __post_init__, modeling_deepseek_v4.py (transformers 5.16)] main and compress ropes")
+{
+    // The published key set in the legacy form transformers folds: head_dim 512, qk_rope_head_dim 64,
+    // compress_ratios (0 sliding, 4 CSA, 128 HCA), rope_theta 1e4, compress_rope_theta 160000, rope_scaling YaRN.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "deepseek_v4", "head_dim": 512, "qk_rope_head_dim": 64,
+        "num_hidden_layers": 4, "compress_ratios": [0, 4, 128, 4], "rope_theta": 10000.0, "compress_rope_theta": 160000.0,
+        "max_position_embeddings": 1048576,
+        "rope_scaling": {"type": "yarn", "factor": 16.0, "original_max_position_embeddings": 65536,
+                         "beta_fast": 32, "beta_slow": 1}})");
+    REQUIRE(m.rope.num_groups() == 2);
+    CHECK(m.rope.layer_map() == std::vector<int>{0, 1, 1, 1});
+    const posenc::RopeGroup& main = m.rope.group("main");
+    const posenc::RopeGroup& compress = m.rope.group("compress");
+    for (const posenc::RopeGroup* g : {&main, &compress}) {
+        // the last 64 of 512, interleaved, the output's slice rotated back
+        CHECK(g->spec.head_dim() == 512);
+        CHECK(g->spec.rotary_dim() == 64);
+        CHECK(g->spec.rotary_offset() == 448);
+        CHECK(g->spec.pairing() == posenc::Pairing::interleaved);
+        CHECK(g->inverse_rope_on_output);
+        CHECK(g->attention_factor == 1.0);  // main: default; compress: yarn's attention_factor set to 1.0
+    }
+    CHECK(std::holds_alternative<posenc::NoScaling>(main.scaling));
+    CHECK(relative(main.table().inv_freq(5), 0.23713737056616552617) <= 1e-15);  // 1e4^(-10/64), mpmath
+    REQUIRE(std::holds_alternative<posenc::YarnScaling>(compress.scaling));
+    CHECK(compress.spec.base() == 160000.0);
+    // d(beta_slow = 1) = 64 ln(65536 / 2 pi) / (2 ln 160000) = 24.7: pair 31 fully interpolated, 160000^(-62/64) / 16
+    CHECK(relative(compress.table().inv_freq(31), 5.6805290369099753253e-7) <= 1e-14);  // mpmath
+    CHECK(compress.table().inv_freq(0) == 1.0);
+    // Without compress_ratios or layer_types: two heavily compressed layers, then CSA / HCA alternating: all compress.
+    const auto d = posenc::hf::parse_model(R"({"model_type": "deepseek_v4", "num_hidden_layers": 4})");
+    CHECK(d.rope.num_groups() == 1);
+    CHECK(d.rope.primary_group().spec.base() == 160000.0);
+    CHECK(d.rope.primary_group().spec.rotary_offset() == 448);
+    CHECK(error_of(R"({"model_type": "deepseek_v4", "num_hidden_layers": 2, "compress_ratios": [0, 8]})") ==
+          "compress_ratios[1]: expected 0, 4 or 128, got 8");
+}
+
+TEST_CASE("[hunyuan_vl/configuration_hunyuan_vl.py, modeling_hunyuan_vl.py (transformers 5.16)] HunyuanOCR: xdrope = dynamic + alpha, four axes")
+{
+    // HunyuanOCR's text config as public ports quote it: head_dim 128, rope_theta 10000, 24 layers, max 32768,
+    // rope_scaling {type "xdrope", alpha 1000, factor 1, xdrope_section [16, 16, 16, 16]}.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "hunyuan_vl", "text_config": {"hidden_size": 1024,
+        "num_attention_heads": 16, "head_dim": 128, "num_hidden_layers": 24, "max_position_embeddings": 32768,
+        "rope_theta": 10000.0, "rope_scaling": {"type": "xdrope", "alpha": 1000.0, "factor": 1.0, "beta_fast": 32,
+        "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0, "xdrope_section": [16, 16, 16, 16]}}})");
+    CHECK(m.model_type == "hunyuan_vl_text");
+    const posenc::RopeGroup& g = m.rope.primary_group();
+    // base = 10000 * 1000^(128 / 126) = 11158839.925077484729 (mpmath)
+    CHECK(relative(g.spec.base(), 11158839.925077484729) <= 1e-14);
+    CHECK(g.spec.rotary_dim() == 128);
+    REQUIRE(m.rope.multi_axis().has_value());
+    CHECK(m.rope.multi_axis()->num_axes() == 4);
+    CHECK(m.rope.multi_axis()->mrope_section() == std::vector<int>{16, 16, 16, 16});
+    CHECK(m.rope.multi_axis()->kind() == posenc::MultiAxisKind::coordinate_sections);
+    CHECK(m.warnings.empty());
+    // The two spellings must agree.
+    CHECK(error_of(R"({"model_type": "hunyuan_vl_text", "head_dim": 128, "num_hidden_layers": 1,
+        "rope_scaling": {"type": "xdrope", "alpha": 1000.0, "factor": 1.0, "xdrope_section": [16, 16, 16, 16],
+                         "mrope_section": [32, 16, 16]}})")
+              .rfind("rope_scaling.mrope_section: expected the values of xdrope_section", 0) == 0);
+}
+
+TEST_CASE("[ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py, modeling_ernie4_5_vl_moe.py (transformers 5.16)] ERNIE-4.5-VL 3-D RoPE")
+{
+    // ERNIE-4.5-VL-28B-A3B's text config as public ports quote it: hidden 2560 / 20 heads = 128, 28 layers,
+    // rope_theta 500000, no mrope_section (the rotary embedding's default [22, 22, 20]).
+    const auto m = posenc::hf::parse_model(R"({"model_type": "ernie4_5_vl_moe", "text_config": {"hidden_size": 2560,
+        "num_attention_heads": 20, "num_key_value_heads": 4, "num_hidden_layers": 28, "max_position_embeddings": 131072,
+        "rope_theta": 500000.0}})");
+    CHECK(m.model_type == "ernie4_5_vl_moe_text");
+    check_uniform_plain(m, 28, 128, 128, 500000.0, posenc::Pairing::interleaved);
+    REQUIRE(m.rope.multi_axis().has_value());
+    CHECK(m.rope.multi_axis()->kind() == posenc::MultiAxisKind::height_width_alternating);
+    CHECK(m.rope.multi_axis()->mrope_section() == std::vector<int>{22, 22, 20});
+    // pairs 0, 2, ..., 42 height, 1, 3, ..., 43 width, 44 .. 63 time (the stack / flatten of freq_h and freq_w)
+    const std::vector<int> axes = m.rope.multi_axis()->pair_axes();
+    REQUIRE(axes.size() == 64);
+    CHECK(axes[0] != axes[1]);
+    CHECK(axes[0] == axes[42]);
+    CHECK(axes[1] == axes[43]);
+    for (std::size_t i = 44; i < 64; ++i) CHECK(axes[i] == axes[44]);
+    CHECK(axes[44] != axes[0]);
+    CHECK(axes[44] != axes[1]);
+}
+
+TEST_CASE("[minicpm3/configuration_minicpm3.py, minicpm3/modeling_minicpm3.py (transformers 5.16)] MLA rope part, rotate_half")
+{
+    // MiniCPM3-4B's published sizes: 40 heads of hidden 2560, qk_rope_head_dim 32, qk_nope_head_dim 64,
+    // rope_theta 10000; the class defaults are the same 32 / 64. The rotary table is 32 wide, half_split
+    // (apply_rotary_pos_emb with rotate_half on the rope part); the softmax width is 64 + 32 = 96.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "minicpm3", "hidden_size": 2560, "num_attention_heads": 40,
+        "num_hidden_layers": 62, "max_position_embeddings": 32768, "rope_theta": 10000.0})");
+    check_uniform_plain(m, 62, 32, 32, 10000.0, posenc::Pairing::half_split);
+    CHECK(m.qk_head_dim == 96);
+    CHECK(m.rope.primary_group().max_position_embeddings == 32768);
+    CHECK(m.rope.primary_group().softmax_scale_multiplier == 1.0);
+}
+
 TEST_CASE("[olmo3/modular_olmo3.py] base 500000; per-layer-type dicts read; one scaled dict refused")
 {
-    // Unscaled: sliding and full layers share one table.
+    // Unscaled: Olmo3RotaryEmbedding builds one table per layer type: two groups with equal tables.
     const auto plain = posenc::hf::parse_model(R"({"model_type": "olmo3", "hidden_size": 4096, "num_attention_heads": 32,
         "num_hidden_layers": 4, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]})");
-    check_uniform_plain(plain, 4, 128, 128, 500000.0, posenc::Pairing::half_split);
+    REQUIRE(plain.rope.num_groups() == 2);
+    CHECK(plain.rope.layer_map() == std::vector<int>{0, 0, 0, 1});
+    for (const char* type : {"sliding_attention", "full_attention"})
+        check_group(plain.rope.group(type), 128, 128, 500000.0, posenc::Pairing::half_split, plain_inv_freq(500000.0, 128));
     CHECK(plain.rope.primary_group().max_position_embeddings == 2048);
+    // layer_types absent: olmo3/configuration_olmo3.py's default, sliding unless (i + 1) % 4 == 0.
+    const auto derived = posenc::hf::parse_model(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 8})");
+    CHECK(derived.rope.layer_map() == std::vector<int>{0, 0, 0, 1, 0, 0, 0, 1});
+    CHECK(derived.rope.groups()[0].name == "sliding_attention");
+    // A top-level rope_theta other than 500000 reaches only the full_attention layers in transformers 5.16.
+    CHECK(error_of(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4, "rope_theta": 1000000})") ==
+          "rope_theta: expected 500000 or per-layer-type rope_parameters: transformers gives only full_attention "
+          "layers the top-level rope_theta and sliding_attention layers the class default 500000, got 1000000");
     // v5 per-layer-type rope_parameters: one group per type, as given.
     const auto per_type = posenc::hf::parse_model(R"({"model_type": "olmo3", "head_dim": 128, "num_hidden_layers": 4,
         "max_position_embeddings": 65536,

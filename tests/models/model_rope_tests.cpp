@@ -176,6 +176,53 @@ TEST_CASE("[HF modeling files] the pairing comes from model_type")
           "\"brand_new_lm\" is not a model type posenc knows; half_split pairing (rotate_half) and generic defaults assumed");
 }
 
+TEST_CASE("[published configs] head counts and rms_norm_eps come with the model: Gemma 3 1B, Llama 3.1 8B, GPT-J")
+{
+    // gemma-3-1b-it config.json: hidden_size 1152, 4 heads, 1 key-value head, rms_norm_eps 1e-06.
+    const posenc::hf::HfModel gemma = load("gemma-3-1b-it.json");
+    CHECK(gemma.num_attention_heads == 4);
+    CHECK(gemma.num_key_value_heads == 1);
+    CHECK(gemma.hidden_size == 1152);
+    CHECK(gemma.rms_norm_eps == 1e-6);
+    // Llama-3.1-8B config.json: 32 heads, 8 key-value heads, hidden_size 4096, no rms_norm_eps in the test file.
+    const posenc::hf::HfModel llama = load("llama-3.1-8b.json");
+    CHECK(llama.num_attention_heads == 32);
+    CHECK(llama.num_key_value_heads == 8);
+    CHECK(llama.hidden_size == 4096);
+    CHECK_FALSE(llama.rms_norm_eps.has_value());
+    // GPT-J's n_head / n_embd; no num_key_value_heads: every head has its own keys (= n_head 16).
+    const posenc::hf::HfModel gptj = load("gpt-j-6b.json");
+    CHECK(gptj.num_attention_heads == 16);
+    CHECK(gptj.num_key_value_heads == 16);
+    CHECK(gptj.hidden_size == 4096);
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "num_attention_heads": 0})") ==
+          "num_attention_heads: expected a positive integer, got 0");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rms_norm_eps": -1})") ==
+          "rms_norm_eps: expected a finite number > 0, got -1");
+}
+
+TEST_CASE("[llama4/modeling_llama4.py temperature tuning, mpmath] Llama 4 Scout: NoPE layers' query times 1 + 0.1 ln(1 + floor((pos + 1) / 8192))")
+{
+    // The published config: attn_temperature_tuning true, attn_scale 0.1, floor_scale 8192, 48 layers,
+    // every 4th NoPE (no_rope_layers).
+    const posenc::hf::HfModel m = load("llama-4-scout-17b-16e-instruct.json");
+    REQUIRE(m.rope.query_scale().has_value());
+    const posenc::ModelQueryScale& q = *m.rope.query_scale();
+    CHECK(q.layers == m.rope.nope_layers());
+    CHECK(q.layers.size() == 12);
+    CHECK(q.scale.beta() == 0.1);
+    CHECK(q.scale.divisor() == 8192);
+    CHECK(q.scale.position_offset() == 1);
+    CHECK(std::abs(q.scale.multiplier(16382) - 1.0693147180559945309) <= 1e-15);  // 1 + 0.1 ln 2
+    CHECK(std::abs(q.scale.multiplier(16383) - 1.1098612288668109691) <= 1e-15);  // 1 + 0.1 ln 3
+    // attn_temperature_tuning false: no query scale.
+    const auto off = posenc::hf::parse_model(R"({"model_type": "llama4_text", "num_hidden_layers": 4,
+        "attn_temperature_tuning": false})");
+    CHECK_FALSE(off.rope.query_scale().has_value());
+    // A model without a per-position query scale has none.
+    CHECK_FALSE(load("llama-3.1-8b.json").rope.query_scale().has_value());
+}
+
 TEST_CASE("[ModelRope] a NoPE layer has no table, and says so by number")
 {
     const auto smol = load("smollm3-3b.json");

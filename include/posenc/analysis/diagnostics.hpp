@@ -13,13 +13,19 @@
 //                      a pair that saw only an arc of the circle in training is driven past it.
 //                      The relative tolerance makes exact boundaries (PI, the slowest NTK pair,
 //                      YaRN's fully interpolated pairs) count as in range.
-//   compression        theta'_i / theta_i  (1 = untouched, 1/s = PI);  compressed: < 1 - 1e-9
+//   compression        theta'_i / theta_i  (1 = untouched, 1/s = PI; 0 / 0 = 1);  compressed: < 1 - 1e-9
 // and the counts. Dynamic NTK and LongRoPE are evaluated with the table in effect at L'.
+// Pairs of frequency 0 in the scaled table (proportional RoPE's unrotated pairs,
+// scaling/proportional.hpp) are marked zero_freq: period infinite, no turns, never out of range,
+// not counted as compressed or incomplete (they do not rotate at all; summary.zero_freq_pairs
+// counts them). For proportional RoPE the original table is the proportional table with factor 1,
+// so its zero pairs are structural (compression 1), and only `factor` compresses.
 // All values are double, exact mode; a consumer can print or serialise the structs field by field.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -47,6 +53,7 @@ struct PairDiagnostics {
     bool out_of_range;
     double compression;
     bool compressed;
+    bool zero_freq;  ///< inv_freq == 0: the pair does not rotate (no turns, never out of range)
 };
 
 /// The counts over all pairs.
@@ -55,6 +62,7 @@ struct DiagnosticsSummary {
     int incomplete_pairs;    ///< pairs that never complete a turn within L
     int out_of_range_pairs;  ///< pairs out of range at L'
     int compressed_pairs;    ///< pairs with compression < 1 - 1e-9
+    int zero_freq_pairs;     ///< pairs of frequency 0 at L' (not counted above)
 };
 
 /// The whole widget for one (spec, scaling, L, L').
@@ -102,7 +110,7 @@ inline ExtensionDiagnostics diagnose_tables(const FrequencyTable& original, cons
         detail::raise("scaled.num_pairs", scaled.num_pairs(),
                       "must equal original.num_pairs " + std::to_string(original.num_pairs()));
     ExtensionDiagnostics d{"custom", 0, 0, 0.0, Pairing::half_split, training_length, target_length,
-                           scaled.attention_factor(), 1.0, {}, {original.num_pairs(), 0, 0, 0}};
+                           scaled.attention_factor(), 1.0, {}, {original.num_pairs(), 0, 0, 0, 0}};
     const double L = static_cast<double>(training_length);
     const double target = static_cast<double>(target_length);
     d.pairs.reserve(static_cast<std::size_t>(original.num_pairs()));
@@ -119,11 +127,15 @@ inline ExtensionDiagnostics diagnose_tables(const FrequencyTable& original, cons
         p.max_angle_target = target * p.inv_freq;
         p.out_of_range =
             !p.completes_turn && p.max_angle_target > p.max_angle_training * (1.0 + diagnostics_relative_tolerance);
-        p.compression = p.inv_freq / p.inv_freq_original;
-        p.compressed = p.compression < 1.0 - diagnostics_relative_tolerance;
-        d.summary.incomplete_pairs += p.completes_turn ? 0 : 1;
+        p.zero_freq = p.inv_freq == 0.0;
+        // 0 / 0 (a structural zero pair) is untouched: 1; x / 0 (a pair that starts to rotate): inf.
+        if (p.inv_freq_original != 0.0) p.compression = p.inv_freq / p.inv_freq_original;
+        else p.compression = p.zero_freq ? 1.0 : std::numeric_limits<double>::infinity();
+        p.compressed = !p.zero_freq && p.compression < 1.0 - diagnostics_relative_tolerance;
+        d.summary.incomplete_pairs += p.completes_turn || p.zero_freq ? 0 : 1;
         d.summary.out_of_range_pairs += p.out_of_range ? 1 : 0;
         d.summary.compressed_pairs += p.compressed ? 1 : 0;
+        d.summary.zero_freq_pairs += p.zero_freq ? 1 : 0;
         d.pairs.push_back(p);
     }
     return d;
@@ -138,9 +150,12 @@ inline ExtensionDiagnostics extension_diagnostics(const RopeSpec& spec, const Sc
 {
     detail::require(training_length > 0, "training_length", training_length, "must be > 0");
     detail::require(target_length > 0, "target_length", target_length, "must be > 0");
-    ExtensionDiagnostics d = diagnose_tables(FrequencyTable::from_spec(spec),
-                                             frequency_table(spec, scaling, target_length), training_length,
-                                             target_length);
+    const auto* proportional = std::get_if<ProportionalScaling>(&scaling);
+    const FrequencyTable original =
+        proportional ? frequency_table(spec, ProportionalScaling(proportional->partial_rotary_factor()))
+                     : FrequencyTable::from_spec(spec);
+    ExtensionDiagnostics d =
+        diagnose_tables(original, frequency_table(spec, scaling, target_length), training_length, target_length);
     d.scaling_type = scaling_type_name(scaling);
     d.head_dim = spec.head_dim();
     d.rotary_dim = spec.rotary_dim();

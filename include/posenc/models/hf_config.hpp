@@ -44,6 +44,7 @@
 #include "posenc/models/hf_config_json.hpp"
 #include "posenc/models/hf_families.hpp"
 #include "posenc/multi_axis.hpp"
+#include "posenc/query_scale.hpp"
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/spec.hpp"
 
@@ -106,7 +107,7 @@ inline std::string key_path_of(const std::string& field, const HfRopeConfig& con
     if (field == "base") return config.rope_theta_key;
     if (field == "rotary_dim") return config.rotary_dim_key;
     if (field == "head_dim") return config.head_dim_key;
-    for (std::string_view method : {"linear.", "ntk_aware.", "dynamic.", "yarn.", "llama3.", "longrope."}) {
+    for (std::string_view method : {"linear.", "ntk_aware.", "dynamic.", "yarn.", "llama3.", "longrope.", "proportional."}) {
         if (field.compare(0, method.size(), method) != 0) continue;
         const std::string rest = field.substr(method.size());
         const std::string dict = config.scaling_key.empty() ? std::string("rope_scaling") : config.scaling_key;
@@ -156,8 +157,10 @@ inline Scaling scaling_of(const HfRopeConfig& c)
         LongRopeScaling longrope(c.short_factor, c.long_factor, *c.original_max_position_embeddings,
                                  c.factor.value_or(1.0));
         if (c.attention_factor) longrope = longrope.with_attention_factor(*c.attention_factor);
+        if (c.short_mscale && c.long_mscale) longrope = longrope.with_phimoe_mscales(*c.short_mscale, *c.long_mscale);
         return longrope;
     }
+    if (c.rope_type == "proportional") return ProportionalScaling(c.proportional_fraction.value_or(1.0), c.factor.value_or(1.0));
     return NoScaling{};
 }
 
@@ -171,7 +174,7 @@ inline HfModelRope model_rope(const HfRopeConfig& config)
 {
     using detail_config::relabelled;
     const RopeSpec spec = relabelled(config, [&] {
-        return RopeSpec(config.head_dim, config.rotary_dim, config.rope_theta, config.pairing);
+        return RopeSpec(config.head_dim, config.rotary_dim, config.rope_theta, config.pairing, config.rotary_offset);
     });
     const Scaling scaling = relabelled(config, [&] { return detail_config::scaling_of(config); });
     const FrequencyTable table = relabelled(config, [&] { return frequency_table(spec, scaling); });
@@ -214,6 +217,10 @@ struct HfModel {
     int qk_head_dim;  ///< DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim; 0 otherwise
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
+    /// The attention's sizes as the config gives them (HfModelConfig): an engine reads them here
+    /// instead of parsing config.json again. num_key_value_heads is num_attention_heads when absent.
+    std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
+    std::optional<double> rms_norm_eps;
 };
 
 namespace detail_config {
@@ -246,7 +253,7 @@ inline HfModel model_of(const HfModelConfig& config)
     for (const HfGroupConfig& g : config.groups) {
         const HfModelRope r = detail_config::prefixed(pre, [&] { return model_rope(g.config); });
         groups.push_back(RopeGroup{g.name, r.spec, r.scaling, r.max_position_embeddings, r.original_length,
-                                   r.attention_factor, r.softmax_scale_multiplier});
+                                   r.attention_factor, r.softmax_scale_multiplier, g.config.inverse_rope_on_output});
         for (const ConfigWarning& w : r.warnings) warnings.push_back(w);
         for (const std::string& n : r.notes)
             notes.push_back(config.groups.size() > 1 ? g.name + ": " + n : n);
@@ -258,8 +265,11 @@ inline HfModel model_of(const HfModelConfig& config)
         const std::string key = pre + primary.scaling_key + ".mrope_section";
         const int pairs = groups.front().spec.num_pairs();
         try {
-            layout = config.mrope_interleaved ? MultiAxisLayout::interleaved(config.mrope_section, pairs)
-                                              : MultiAxisLayout::sections(config.mrope_section, pairs);
+            layout = config.mrope_height_width_alternating
+                         ? MultiAxisLayout::height_width_alternating(config.mrope_section, pairs)
+                     : config.mrope_coordinate_sections ? MultiAxisLayout::coordinate_sections(config.mrope_section, pairs)
+                     : config.mrope_interleaved       ? MultiAxisLayout::interleaved(config.mrope_section, pairs)
+                                                      : MultiAxisLayout::sections(config.mrope_section, pairs);
         } catch (const posenc::error& e) {
             throw posenc::error(key, e.value(), e.rule(), key + ": " + e.rule() + ", got " + e.value());
         }
@@ -267,9 +277,17 @@ inline HfModel model_of(const HfModelConfig& config)
     const HfRopeConfig& primary = config.primary_group().config;
     std::string name = config.name_or_path.empty() ? primary.name_or_path : config.name_or_path;
     if (name.empty()) name = config.model_type;
-    return HfModel{name, config.model_type,
-                   ModelRope(std::move(groups), config.layer_groups, std::move(layout)), qk_head_dim,
-                   std::move(warnings), std::move(notes)};
+    ModelRope rope(std::move(groups), config.layer_groups, std::move(layout));
+    if (const auto& q = config.query_scale) {
+        try {
+            rope = rope.with_query_scale(QueryScale(q->beta, q->divisor, q->position_offset), q->layers);
+        } catch (const posenc::error& e) {
+            throw posenc::error(q->key, e.value(), e.rule(), q->key + ": " + e.rule() + ", got " + e.value());
+        }
+    }
+    return HfModel{name, config.model_type, std::move(rope), qk_head_dim,
+                   std::move(warnings), std::move(notes), config.num_attention_heads, config.num_key_value_heads,
+                   config.hidden_size, config.rms_norm_eps};
 }
 
 /// parse_model_config then model_of: every layer's RoPE from config.json text.

@@ -40,6 +40,18 @@ enum class LayerRule {
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
     /// overwrites num_hidden_layers with 2 * num_layers.
     paired_sublayers,
+    /// Gemma 4: one RoPE dict per layer type (rope_parameters; the class default when absent), layer
+    /// types every layer_pattern-th full_attention when absent, the last layer always full_attention.
+    gemma4_per_layer_type,
+    /// DeepSeek-V4: sliding_attention layers rotate with the "main" rope (rope_theta, default), the
+    /// compressed layers (compressed_sparse_attention, heavily_compressed_attention) with the "compress"
+    /// rope (compress_rope_theta, the config's YaRN); layer types from layer_types, else the legacy
+    /// compress_ratios (0, 4, 128), else two heavily compressed layers then alternating.
+    deepseek_v4_main_compress,
+    /// The rotary embedding builds one table per layer type (OLMo 3: Olmo3RotaryEmbedding), so the
+    /// groups are named by layer type even when their tables are equal; layer_types, when absent,
+    /// are sliding_attention except every layer_pattern-th, full_attention.
+    tables_per_layer_type,
 };
 
 /// Properties of a family's code beyond pairing and defaults (bits of FamilyRules::traits).
@@ -72,6 +84,34 @@ inline constexpr unsigned partial_rotary = 1u << 10;
 /// M-RoPE always interleaved (apply_interleaved_mrope, whatever mrope_interleaved says), with the class
 /// default sections [24, 20, 20] when the RoPE dict has none (Qwen3-VL's text rotary embedding).
 inline constexpr unsigned always_interleaved_mrope = 1u << 11;
+/// The family's layers may use rope_type "proportional" (transformers' _compute_proportional_rope_parameters:
+/// the first int(p * H / 2) half-split pairs rotate at base^(-2i / H), the rest have frequency 0), and its
+/// full_attention layers have the head dim global_head_dim (class default 512) (Gemma 4).
+inline constexpr unsigned proportional_full_attention = 1u << 12;
+/// Llama 4's attention temperature tuning (llama4/modeling_llama4.py): with attn_temperature_tuning
+/// (class default true), the query of each NoPE layer is multiplied by 1 + attn_scale * ln(1 +
+/// floor((pos + 1) / floor_scale)) (class defaults 0.1 and 8192).
+inline constexpr unsigned llama4_temperature_tuning = 1u << 13;
+/// Every layer's query multiplied by 1 + beta * ln(1 + floor(pos / L0)), beta the RoPE dict's
+/// llama_4_scaling_beta and L0 its original_max_position_embeddings (Ministral 3's attention).
+inline constexpr unsigned llama_4_scaling_beta = 1u << 14;
+/// LongRoPE whose forward pass keeps the short factors at every length and multiplies cos / sin by
+/// the dict's short_mscale (n <= L0) or long_mscale (n > L0), both required (PhiMoE).
+inline constexpr unsigned phimoe_mscales = 1u << 15;
+/// MLA whose rotary embedding spans the whole query head qk_nope_head_dim + qk_rope_head_dim with
+/// partial_rotary_factor qk_rope_head_dim / head_dim, applied to the LAST qk_rope_head_dim coordinates
+/// (q split into [nope, rope]): rotary_offset = qk_nope_head_dim (Mistral 4).
+inline constexpr unsigned mla_rope_suffix = 1u << 16;
+/// The rotary slice is the LAST head_dim * partial_rotary_factor coordinates of the head, and the
+/// attention output's slice is rotated back (DeepSeek-V4: rotary_offset = head_dim - rotary_dim).
+inline constexpr unsigned rope_suffix_inverse_output = 1u << 17;
+/// HunYuan-VL's XD-RoPE: rope type "xdrope" read as "dynamic" (with alpha: a static base change),
+/// xdrope_section an alias of mrope_section (1 to 4 axes), applied as transformers 5.x does: the doubled
+/// sections cut the head's coordinates (MultiAxisLayout::coordinate_sections).
+inline constexpr unsigned xd_coordinate_sections = 1u << 18;
+/// ERNIE-4.5-VL's 3-D RoPE: mrope_section [h, w, t] (default [22, 22, 20]); the first h + w pairs
+/// alternate height / width, the last t pairs follow time (MultiAxisLayout::height_width_alternating).
+inline constexpr unsigned height_width_alternating_mrope = 1u << 19;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -104,6 +144,12 @@ struct FamilyRules {
     /// copies the attribute over the RoPE dict's own value for yarn, llama3 and longrope, so a config
     /// without the key still gets this length.
     std::int64_t original_max_position_embeddings = 0;
+    /// The class-default num_hidden_layers when the family's layer map needs a count (Gemma 3n: 35;
+    /// 0: none, a config without the key names no layer count).
+    int num_hidden_layers = 0;
+    /// MLA class defaults (trait::mla): qk_rope_head_dim and qk_nope_head_dim (DeepSeek: 64 and 128).
+    int qk_rope_head_dim = 64;
+    int qk_nope_head_dim = 128;
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -128,7 +174,12 @@ inline constexpr FamilyRules known_families[] = {
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
     {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0},
-    {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0},
+    // Gemma 4: sliding_attention {default, 1e4} over head_dim 256, full_attention {proportional, p 0.25, 1e6}
+    // over global_head_dim 512; 30 layers by default, every 6th full, the last forced full
+    {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
+     R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})",
+     "", "", 0, 30},
+    {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0, "", "", "", "", 0, 35},
     {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, 0, "",
@@ -137,6 +188,9 @@ inline constexpr FamilyRules known_families[] = {
     {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, 0},
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
+    // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
+    {"hunyuan_vl_text", Pairing::half_split, "hunyuan_vl/modeling_hunyuan_vl.py", {}, {}, 0, 2048, "hunyuan_vl/configuration_hunyuan_vl.py", LayerRule::uniform, 0,
+     trait::hunyuan_alpha | trait::multi_axis | trait::xd_coordinate_sections, "", "", "", "beta_fast beta_slow mscale mscale_all_dim xdrope_section"},
     {"qwen2_vl", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen2_vl_text", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen2_5_vl", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
@@ -153,7 +207,7 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen2_5_omni_talker", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", 1000000.0, {}, 128, 32768, "qwen2_5_omni/configuration_qwen2_5_omni.py", LayerRule::uniform, 0, trait::multi_axis | trait::mrope_required},
     // half_split, rotating only the first rotary_dim = int(head_dim * partial_rotary_factor) dims
     {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", {}, 0.25, 0, 4096, "stablelm/configuration_stablelm.py", LayerRule::uniform, 0, trait::head_dim_from_hidden | trait::partial_rotary},
-    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 25000.0, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden | trait::partial_rotary},
+    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", {}, 0.5, 0, 16384, "persimmon/configuration_persimmon.py", LayerRule::uniform, 0, trait::head_dim_from_hidden | trait::partial_rotary},
     {"nemotron", Pairing::half_split, "nemotron/modeling_nemotron.py", {}, 0.5, 0, 4096, "nemotron/configuration_nemotron.py", LayerRule::uniform, 0, trait::partial_rotary},
     {"glm4_moe", Pairing::half_split, "glm4_moe/modeling_glm4_moe.py", {}, 0.5, 0, 131072, "glm4_moe/configuration_glm4_moe.py", LayerRule::uniform, 0, trait::partial_rotary},
     // GLM-4.5V's text model: GPT-NeoX's apply_rotary_pos_emb (rotate_half on the rotary part), M-RoPE
@@ -164,8 +218,13 @@ inline constexpr FamilyRules known_families[] = {
     {"granite", Pairing::half_split, "granite/modeling_granite.py", {}, {}, 0, 2048, "granite/configuration_granite.py", LayerRule::uniform, 0, 0},
     {"granitemoe", Pairing::half_split, "granitemoe/modeling_granitemoe.py", {}, {}, 0, 2048, "granitemoe/configuration_granitemoe.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
     {"olmoe", Pairing::half_split, "olmoe/modeling_olmoe.py", {}, {}, 0, 4096, "olmoe/configuration_olmoe.py", LayerRule::uniform, 0, 0},
-    {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", 500000.0, {}, 0, 2048, "olmo3/configuration_olmo3.py", LayerRule::uniform, 0, 0},
-    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", 1000000.0, {}, 0, 131072, "phimoe/configuration_phimoe.py", LayerRule::uniform, 0, 0},
+    {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", 500000.0, {}, 0, 2048, "olmo3/configuration_olmo3.py", LayerRule::tables_per_layer_type, 4, 0},
+    // PhiMoE: LongRoPE with the short factors at every length, cos/sin times short_mscale up to
+    // original_max_position_embeddings and long_mscale past it (PhimoeRotaryEmbedding.forward)
+    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", 1000000.0, {}, 0, 131072, "phimoe/configuration_phimoe.py", LayerRule::uniform, 0, trait::phimoe_mscales, "", "", "", "short_mscale long_mscale"},
+    // MiniCPM3: MLA (q and k split into a nope part and a qk_rope_head_dim part) with rotate_half on
+    // the rope part, class defaults qk_rope_head_dim 32 and qk_nope_head_dim 64
+    {"minicpm3", Pairing::half_split, "minicpm3/modeling_minicpm3.py", {}, {}, 0, 32768, "minicpm3/configuration_minicpm3.py", LayerRule::uniform, 0, trait::mla, "", "", "", "", 0, 0, 32, 64},
     {"minicpm", Pairing::half_split, "minicpm/modeling_minicpm.py", {}, {}, 0, 32768, "minicpm/configuration_minicpm.py", LayerRule::uniform, 0, 0},
     {"ministral", Pairing::half_split, "ministral/modeling_ministral.py", {}, {}, 0, 131072, "ministral/configuration_ministral.py", LayerRule::uniform, 0, 0},
     {"dots1", Pairing::half_split, "dots1/modeling_dots1.py", {}, {}, 0, 2048, "dots1/configuration_dots1.py", LayerRule::uniform, 0, 0},
@@ -183,11 +242,21 @@ inline constexpr FamilyRules known_families[] = {
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     {"flex_olmo", Pairing::half_split, "flex_olmo/modular_flex_olmo.py", 500000.0, {}, 0, 4096, "flex_olmo/configuration_flex_olmo.py", LayerRule::uniform, 0, 0},
     // Ministral 3: Mistral's rotate_half; no RoPE dict = YaRN x16 with Llama 4's query scale
-    // (llama_4_scaling_beta, refused below unless 0)
-    {"ministral3", Pairing::half_split, "ministral3/modular_ministral3.py", {}, {}, 128, 262144, "ministral3/configuration_ministral3.py", LayerRule::uniform, 0, 0, "",
+    // (llama_4_scaling_beta: trait::llama_4_scaling_beta)
+    {"ministral3", Pairing::half_split, "ministral3/modular_ministral3.py", {}, {}, 128, 262144, "ministral3/configuration_ministral3.py", LayerRule::uniform, 0, trait::llama_4_scaling_beta, "",
      R"({"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings"},
+    // Mistral 4: MLA, the rope part the last qk_rope_head_dim (64) of a 128 head, interleaved unless
+    // rope_interleave is false; no RoPE dict = YaRN x128 with Llama 4's query scale
+    {"mistral4", Pairing::interleaved, "mistral4/modeling_mistral4.py", {}, {}, 0, 1048576, "mistral4/configuration_mistral4.py", LayerRule::uniform, 0,
+     trait::mla_rope_suffix | trait::partial_rotary | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::llama_4_scaling_beta, "",
+     R"({"type": "yarn", "rope_theta": 10000.0, "factor": 128.0, "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
+     "", "llama_4_scaling_beta max_position_embeddings", 0, 0, 64, 64},
     // ---- interleaved pairs (2i, 2i + 1)
+    // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
+    // the output's slice rotated back; groups "main" and "compress"
+    {"deepseek_v4", Pairing::interleaved, "deepseek_v4/modeling_deepseek_v4.py", {}, {}, 512, 1048576, "deepseek_v4/configuration_deepseek_v4.py", LayerRule::deepseek_v4_main_compress, 0,
+     trait::rope_suffix_inverse_output | trait::partial_rotary, "", "", "", "", 0, 43},
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
@@ -204,9 +273,11 @@ inline constexpr FamilyRules known_families[] = {
     {"longcat_flash", Pairing::interleaved, "longcat_flash/modeling_longcat_flash.py", 10000000.0, {}, 64, 131072, "longcat_flash/configuration_longcat_flash.py", LayerRule::paired_sublayers, 28, trait::mla | trait::mla_softmax_mscale | trait::mla_table_width_head_dim},
     {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", 500000.0, {}, 128, 0, "ernie4_5/configuration_ernie4_5.py", LayerRule::uniform, 0, 0},
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, 0},
+    // ERNIE-4.5-VL: ERNIE 4.5's interleaved pairs with its 3-D RoPE
+    {"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", 500000.0, {}, 0, 131072, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", LayerRule::uniform, 0, trait::multi_axis | trait::height_width_alternating_mrope},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
     {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden | trait::partial_rotary},
-    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, 0},
+    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, trait::llama4_temperature_tuning},
 };
 
 /// When a family's config is refused (FamilyRefusal::when).
@@ -214,6 +285,7 @@ enum class RefuseWhen {
     always,    ///< every config of the family
     scaled,    ///< a single (not per-layer-type) RoPE dict with a rope_type other than "default"
     longrope,  ///< a RoPE dict with rope_type "longrope" (or legacy "su")
+    scaled_except_longrope,  ///< a single RoPE dict with a rope_type other than "default" and "longrope"
     /// unless the RoPE dict (the config's, else the family's class default) sets `key` to 0: the
     /// code reads `key` on every forward pass (absent from a config's dict, it fails there)
     unless_zero,
@@ -231,10 +303,10 @@ struct FamilyRefusal {
 
 /// The refusals. Paths are relative to src/transformers/models/ in the transformers repository.
 inline constexpr FamilyRefusal family_refusals[] = {
-    {"phimoe", RefuseWhen::scaled, "short_mscale",
+    {"phimoe", RefuseWhen::scaled_except_longrope, "short_mscale",
      "is not representable: PhiMoE multiplies cos and sin by short_mscale or long_mscale, chosen on every forward pass by the "
      "sequence length, in place of the rope type's attention factor (its configuration class requires both for every rope "
-     "type but default), and a posenc group has one attention factor",
+     "type but default); posenc represents that for rope type longrope only (LongRopeSwitchRule::phimoe_magnitude_only)",
      "phimoe/modeling_phimoe.py, phimoe/configuration_phimoe.py"},
     {"minicpm", RefuseWhen::longrope, "rope_type",
      "is not representable: MiniCPM's own LongRoPE (short_factor or long_factor chosen on every forward pass by "
@@ -266,11 +338,20 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "partial_rotary_factor), its configuration class declares neither rotary_dim nor partial_rotary_factor, and how a "
      "config's rotary_dim reaches that width could not be settled from transformers' code",
      "minimax_m2/modular_minimax_m2.py"},
-    {"ministral3", RefuseWhen::unless_zero, "llama_4_scaling_beta",
-     "is not representable: Ministral 3 multiplies every query, after RoPE, by 1 + llama_4_scaling_beta * ln(1 + "
-     "floor(position / original_max_position_embeddings)) (class default 0.1), a factor that changes with the position, "
-     "which a posenc group (one table, one attention factor) cannot hold; a dict with llama_4_scaling_beta 0 is read",
-     "ministral3/modular_ministral3.py"},
+    // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
+    // posenc does not follow.
+    {"bailing_moe", RefuseWhen::always, "model_type",
+     "is not defined in transformers (Bailing / Ling models run their checkpoint's own remote code, whose RoPE "
+     "posenc has not been checked against)",
+     "(no transformers file)"},
+    {"bailing_moe_v2", RefuseWhen::always, "model_type",
+     "is not defined in transformers (Bailing / Ling models run their checkpoint's own remote code, whose RoPE "
+     "posenc has not been checked against)",
+     "(no transformers file)"},
+    {"bailingmm", RefuseWhen::always, "model_type",
+     "is not defined in transformers (Ling's vision-language models run their checkpoint's own remote code, whose "
+     "multimodal RoPE posenc has not been checked against)",
+     "(no transformers file)"},
     {"qwen2_5_omni", RefuseWhen::always, "thinker_config",
      "is not representable as one model: Qwen2.5-Omni holds two language models with their own layers and M-RoPE, the "
      "thinker (thinker_config.text_config, model_type qwen2_5_omni_text) and the talker (talker_config, model_type "
@@ -311,6 +392,9 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "glm4v_moe") return "glm4v_moe_text";
     if (outer == "qwen2_5_omni_thinker") return "qwen2_5_omni_text";
     if (outer == "gemma3n") return "gemma3n_text";
+    if (outer == "gemma4") return "gemma4_text";
+    if (outer == "hunyuan_vl") return "hunyuan_vl_text";
+    if (outer == "ernie4_5_vl_moe") return "ernie4_5_vl_moe_text";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
 }

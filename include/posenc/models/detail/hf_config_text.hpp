@@ -6,6 +6,7 @@
 // writer would block std::ifstream forever, /dev/zero never ends), at most 16 MiB.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -52,8 +53,12 @@ inline std::string read_config_text(const std::string& path)
     }
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
-    if (ec || !fs::exists(status))
-        throw posenc::error("path", quoted, "cannot be opened", path + ": cannot be opened");
+    if (ec || !fs::exists(status)) {
+        // The system's reason (ENOENT, EACCES on a directory of the path, ENAMETOOLONG, ...).
+        const std::string reason = ec ? ec.message() : std::generic_category().message(ENOENT);
+        throw posenc::error("path", quoted, "cannot be opened (" + reason + ")",
+                            path + ": cannot be opened (" + reason + ")");
+    }
     if (fs::is_directory(status))
         throw posenc::error("path", quoted, "is a directory", path + ": is a directory, not a config file");
     if (!fs::is_regular_file(status)) {
@@ -65,8 +70,12 @@ inline std::string read_config_text(const std::string& path)
         throw posenc::error("path", quoted, "is not a regular file",
                             path + ": is " + kind + "; expected a regular config.json file");
     }
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw posenc::error("path", quoted, "cannot be opened", path + ": cannot be opened");
+    if (!in) {
+        const std::string reason = errno != 0 ? std::generic_category().message(errno) : std::string("not readable");
+        throw posenc::error("path", quoted, "cannot be opened (" + reason + ")", path + ": cannot be opened (" + reason + ")");
+    }
     // Read at most max_config_bytes + 1: a config is kilobytes.
     std::string text(max_config_bytes + 1, '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));

@@ -168,11 +168,14 @@ inline std::vector<LossyLiteral> scan_text(std::string_view text)
             for (char d : literal.substr(0, literal.find_first_of("eE"))) nonzero = nonzero || (d >= '1' && d <= '9');
             std::string path, pointer;
             value_path(path, pointer);
-            if (is_integer && literal.size() <= 20) continue;  // int64 / uint64, or a double the parser checks
+            if (is_integer && literal.size() <= 20 && !(literal[0] == '-' && !nonzero))
+                continue;  // int64 / uint64, or a double the parser checks
             const double x = std::strtod(literal.c_str(), nullptr);
             if (std::isinf(x))
                 fail(path, "expected a number within double's range", ellipsized(literal));
             if (nonzero && (x == 0.0 || std::fpclassify(x) == FP_SUBNORMAL)) lossy.push_back({path, pointer, literal});
+            // A negative zero parses as 0 (an integer "-0" loses its sign): keep it as written for messages.
+            if (!nonzero && literal[0] == '-') lossy.push_back({path, pointer, literal});
             continue;
         }
         ++i;
@@ -191,12 +194,20 @@ inline const json* member(const json& object, const char* key)
     return &*it;
 }
 
+/// Whether a number literal is a zero as written ("-0", "-0.0e5"): no digit 1-9 before the exponent.
+inline bool is_zero_literal(const std::string& literal)
+{
+    for (char d : literal.substr(0, literal.find_first_of("eE")))
+        if (d >= '1' && d <= '9') return false;
+    return true;
+}
+
 inline double number(const json& v, const std::string& path, const char* rule = "expected a finite number")
 {
     if (!v.is_number()) fail_json(path, rule, v);
     const double x = v.get<double>();
     if (!std::isfinite(x)) fail_json(path, rule, v);
-    if (raw_literals().count(&v) != 0)
+    if (raw_literals().count(&v) != 0 && !is_zero_literal(raw_literals().at(&v)))
         fail_json(path, std::string(rule) + " within double's range (the literal underflows to " +
                             (x == 0.0 ? "0" : "a subnormal") + ")",
                   v);
@@ -247,7 +258,7 @@ inline std::set<std::string> known_scaling_keys(const std::string& type)
     auto add = [&](std::initializer_list<const char*> more) {
         for (const char* k : more) keys.insert(k);
     };
-    if (type == "linear") add({"factor"});
+    if (type == "linear" || type == "proportional") add({"factor"});
     if (type == "dynamic") add({"factor", "original_max_position_embeddings"});
     if (type == "yarn")
         add({"factor", "attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale",
