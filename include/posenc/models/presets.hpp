@@ -323,8 +323,10 @@ inline ModelRope hunyuan_ocr_rope()
 /// baidu/ERNIE-4.5-VL-28B-A3B (language model): 28 layers, head_dim 128 (2560 / 20 heads),
 /// rope_theta 500,000, interleaved pairs, 3-D RoPE with freq_allocation 20, which transformers
 /// reads as mrope_section [22, 22, 20] (height, width, temporal pairs:
-/// MultiAxisLayout::height_width_alternating); max_position_embeddings 131,072.
-/// Unverified against the hub file: as public ports of the checkpoint quote its config.
+/// MultiAxisLayout::height_width_alternating); max_position_embeddings 131,072. These are
+/// transformers' Ernie4_5_VLMoeTextConfig defaults (default_theta 500,000, the rotary's default
+/// mrope_section [22, 22, 20]), which it documents as this checkpoint's; the hub file itself is
+/// unverified.
 inline ModelRope ernie_4_5_vl_28b_a3b_rope()
 {
     return ModelRope::uniform(RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved), NoScaling{}, 131072),
