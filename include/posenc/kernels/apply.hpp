@@ -129,15 +129,16 @@ POSENC_ALWAYS_INLINE bool is_decode_step(const RopeSpec& spec, const Angles& ang
 }
 
 /// A decode step (is_decode_step) on arch A: Q's heads at `position`, by pairing, through
-/// rope_token_in_place (reached by a jump).
+/// rope_token_in_place (reached by a jump) from the first rotated coordinate of head 0.
 template <class A, class T, class Angles>
 POSENC_ALWAYS_INLINE void run_decode_step(const RopeSpec& spec, const Angles& angles, std::int64_t position,
                                           const HeadsView<T>& q) noexcept
 {
+    T* const x = q.data + spec.rotary_offset();
     if (spec.pairing() == Pairing::half_split)
-        rope_token_in_place<A, Pairing::half_split>(angles, position, q.data, q.heads, q.head_stride, spec.num_pairs());
+        rope_token_in_place<A, Pairing::half_split>(angles, position, x, q.heads, q.head_stride, spec.num_pairs());
     else
-        rope_token_in_place<A, Pairing::interleaved>(angles, position, q.data, q.heads, q.head_stride, spec.num_pairs());
+        rope_token_in_place<A, Pairing::interleaved>(angles, position, x, q.heads, q.head_stride, spec.num_pairs());
 }
 
 }  // namespace detail

@@ -406,7 +406,8 @@ POSENC_ALWAYS_INLINE void dispatch_decode_step(const RopeSpec& spec, const Angle
                                                const HeadsView<T>& q) noexcept
 {
     if (const DecodeSteps* steps = best_decode_steps())
-        steps->of<T, Angles>(spec.pairing())(&angles, position, q.data, q.heads, q.head_stride, spec.num_pairs());
+        steps->of<T, Angles>(spec.pairing())(&angles, position, q.data + spec.rotary_offset(), q.heads, q.head_stride,
+                                             spec.num_pairs());
     else
         kernels::detail::run_decode_step<kernels::default_arch>(spec, angles, position, q);
 }

@@ -90,10 +90,10 @@ inline void require_isa(Isa isa)
 /// Checked qk_norm_rope on a chosen ISA.
 template <class T, class Angles>
 void qk_norm_rope_with(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                       const PositionIds& positions, const QKViews<T>& views, TokenRange range)
+                       const PositionIds& positions, const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
 {
     detail::require_isa(isa);
-    const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim());
+    const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
     detail::run_fused_with(isa, spec, f, angles, positions, range);
 }
@@ -108,9 +108,9 @@ void qk_norm_rope_with(Isa isa, const RopeSpec& spec, const QkNorm& norm, const 
 /// Checked qk_norm_rope on best_isa().
 template <class T, class Angles>
 void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                  const QKViews<T>& views, TokenRange range)
+                  const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
 {
-    qk_norm_rope_with(best_isa(), spec, norm, angles, positions, views, range);
+    qk_norm_rope_with(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
 }
 
 template <class T, class Angles>
@@ -123,9 +123,9 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
 /// Unchecked qk_norm_rope on best_isa().
 template <class T, class Angles>
 void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                            const QKViews<T>& views, TokenRange range) noexcept
+                            const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {}) noexcept
 {
-    const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim());
+    const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     POSENC_ASSERT(kernels::detail::passes([&] {
         kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
     }));

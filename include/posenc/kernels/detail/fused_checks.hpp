@@ -99,6 +99,26 @@ inline bool is_aligned(const KvCacheView& c) noexcept
     return (reinterpret_cast<std::uintptr_t>(c.data) & (element_bytes(c.storage) - 1)) == 0;
 }
 
+/// The bytes of the first `tokens` floats of a span (what a call reads of it).
+inline ByteRange bytes_of(const FloatSpan& m, std::ptrdiff_t tokens) noexcept
+{
+    const auto b = reinterpret_cast<std::uintptr_t>(m.data);
+    return {b, m.data == nullptr ? b : b + static_cast<std::uintptr_t>(tokens) * sizeof(float)};
+}
+
+/// Per-token query multipliers (optional): data present, size >= tokens (one per token), and the
+/// multiplier of every token of the range finite.
+inline void check_query_multipliers(const FloatSpan& m, std::ptrdiff_t tokens, TokenRange range)
+{
+    using posenc::detail::cat;
+    if (!m.present()) return;
+    if (m.data == nullptr) throw posenc::error("q_multipliers.data", "null", "must point to one multiplier per token");
+    if (m.size < tokens)
+        posenc::detail::raise("q_multipliers.size", m.size, cat({"must be >= tokens ", tokens, " (one multiplier per token)"}));
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
+        if (!std::isfinite(m.data[t])) posenc::detail::raise(cat({"q_multipliers[", t, "]"}), m.data[t], "must be finite");
+}
+
 /// One cache: geometry, storage and scale; `heads` the K (V) head count. Field names are built
 /// only on failure (this runs on every checked call).
 inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t heads, const RopeSpec& spec)
@@ -185,6 +205,7 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
                          int weighting, TokenRange range) noexcept
 {
     const int d = spec.head_dim();
+    if (f.q_multipliers.present()) return false;  // (rare: the rules check them)
     const bool has_q = f.q_in.present() || f.q_out.present();
     const bool has_v = f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
     if (d > max_fused_head_dim || !usual_view_is_valid(f.k_in, d)) return false;
@@ -285,6 +306,17 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
         require_apart(q_out_bytes, "q_out", q_weight, "norm.q_weight");
         require_apart(q_out_bytes, "q_out", k_weight, "norm.k_weight");
     }
+    if (f.q_multipliers.present()) {
+        if (!f.norm)
+            throw posenc::error("q_multipliers", "given",
+                                "must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
+        if (!f.q_out.present()) throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
+        check_query_multipliers(f.q_multipliers, tokens, range);
+        const ByteRange m = bytes_of(f.q_multipliers, tokens);
+        require_apart(q_out_bytes, "q_out", m, "q_multipliers");
+        require_apart(key, "key_cache", m, "q_multipliers");
+        require_apart(value, "value_cache", m, "q_multipliers");
+    }
     check_slots(f.slots, tokens, range, slots, smallest);
 }
 
@@ -309,6 +341,10 @@ void check_norm_call(const RopeSpec& spec, const Angles& angles, const PositionI
         require_apart(bytes_of(views.q_out), "q_out", bytes_of(w, spec.head_dim()), "a norm weight");
         require_apart(bytes_of(views.k_out), "k_out", bytes_of(w, spec.head_dim()), "a norm weight");
     }
+    check_query_multipliers(f.q_multipliers, views.tokens(), range);
+    const ByteRange m = bytes_of(f.q_multipliers, views.tokens());
+    require_apart(bytes_of(views.q_out), "q_out", m, "q_multipliers");
+    require_apart(bytes_of(views.k_out), "k_out", m, "q_multipliers");
 }
 
 template <class F>

@@ -55,11 +55,13 @@ template <class T>
 struct FusedArgs {
     int head_dim = 0;
     int rotary_dim = 0;
+    int rotary_offset = 0;  ///< the rotated slice of a head: [rotary_offset, rotary_offset + rotary_dim)
     bool norm = false;
     float eps = 0.0f;
     float weight_offset = 0.0f;  ///< 0: x * inv_rms * w;  1: x * inv_rms * (1 + w)
     const float* q_weight = nullptr;
     const float* k_weight = nullptr;
+    FloatSpan q_multipliers;  ///< with the norm: Q of token t scaled by q_multipliers.data[t]; absent: none
     HeadsView<const T> q_in;
     HeadsView<T> q_out;
     HeadsView<const T> k_in;
@@ -151,19 +153,32 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
 /// 1: x / rms * (1 + w)), each formed in one float rounding where a register of weights is
 /// loaded (once per group of pairs and block of heads, never once per head), so no per-call copy
 /// of the weights exists.
+/// `scale` multiplies every weight (a per-token query multiplier, qk_norm_rope.hpp; 1 otherwise,
+/// which changes no bit): (w[j] + offset) * scale, one more rounding.
 struct NormWeights {
     const float* w = nullptr;
     float offset = 0.0f;
+    float scale = 1.0f;
     template <class A>
     POSENC_ALWAYS_INLINE simd::floats<A> load(int j) const noexcept
     {
-        return simd::floats<A>::load_unaligned(w + j) + simd::floats<A>(offset);
+        return (simd::floats<A>::load_unaligned(w + j) + simd::floats<A>(offset)) * simd::floats<A>(scale);
     }
     template <class A>
     POSENC_ALWAYS_INLINE simd::floats<A> load_first(int j, int n) const noexcept
     {
-        return simd::load_first<A>(w + j, n) + simd::floats<A>(offset);
+        return (simd::load_first<A>(w + j, n) + simd::floats<A>(offset)) * simd::floats<A>(scale);
     }
+    /// The weights from coordinate j on (null stays null: a call without the norm has none).
+    NormWeights from(int j) const noexcept { return {w == nullptr ? nullptr : w + j, offset, scale}; }
+};
+
+/// The coordinates of a head that a fused step writes: [0, head_dim), of which
+/// [offset, offset + rotary_dim) rotate (rotary_dim 0: none).
+struct HeadSlice {
+    int head_dim;
+    int rotary_dim;
+    int offset;
 };
 
 /// Registers of pairs per group in norm_rope_heads: the group's cos, sin and weights stay in
@@ -287,8 +302,35 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
     }
 }
 
+/// Coordinates [begin, end) of `count` heads (x + h * x_stride -> y + h * y_stride), not rotated:
+/// y = x * (inv_rms[h] * (w + offset)) with the norm, a copy (rounded to Out) without.
+template <class A, bool Norm, class T, class Out>
+void norm_pass_through(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count, int begin, int end,
+                       NormWeights w, const float* inv_rms) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr int lanes = simd::float_lanes<A>;
+    for (int h = 0; h < count && begin < end; ++h) {
+        const T* x = x0 + h * x_stride;
+        Out* y = y0 + h * y_stride;
+        const vec r(Norm ? inv_rms[h] : 1.0f);
+        int j = begin;
+        for (; j + lanes <= end; j += lanes) {
+            vec v = simd::load_as_floats<A>(x + j);
+            if constexpr (Norm) v = v * (r * w.load<A>(j));
+            simd::store_rounded<A>(y + j, v);
+        }
+        if (j < end) {
+            const int n = end - j;
+            vec v = simd::load_first<A>(x + j, n);
+            if constexpr (Norm) v = v * (r * w.load_first<A>(j, n));
+            simd::store_first<A>(y + j, v, n);
+        }
+    }
+}
+
 /// `count` heads at constant strides (x + h * x_stride -> y + h * y_stride): y = RoPE(x * s)
-/// over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with s = inv_rms[h] * (w + offset)
+/// over the slice [offset, offset + rotary_dim) and x * s over the other coordinates, with s = inv_rms[h] * (w + offset)
 /// when Norm, s = 1 otherwise; the rotated dims are computed as inv_rms[h] RoPE(x (w + offset)),
 /// the weights folded into cos and sin (norm_half_split_group). cos/sin: the row as stored
 /// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
@@ -300,13 +342,18 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 /// per type combination, which halves the per-ISA units' compile time; a call per block of up
 /// to norm_block heads costs nothing measurable.
 template <class A, Pairing P, bool Norm, class T, class Out>
-void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count, int head_dim,
-                     int rotary_dim, const float* cos, const float* sin, NormWeights w, const float* inv_rms,
+void norm_rope_heads(const T* x_head, std::ptrdiff_t x_stride, Out* y_head, std::ptrdiff_t y_stride, int count, HeadSlice slice,
+                     const float* cos, const float* sin, NormWeights w_head, const float* inv_rms,
                      float eps, bool copy_rest, bool grouped_stores, bool prefetch) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
     constexpr int group = norm_chunks<A> * lanes;
+    const int head_dim = slice.head_dim, rotary_dim = slice.rotary_dim;
+    // the rotated slice: heads and weights from its first coordinate on
+    const T* const x0 = x_head + slice.offset;
+    Out* const y0 = y_head + slice.offset;
+    const NormWeights w = w_head.from(slice.offset);
     if constexpr (P == Pairing::half_split) {
         const int half = rotary_dim / 2;
         int j = 0;
@@ -365,23 +412,8 @@ void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff
         }
     }
     if (!copy_rest || rotary_dim == head_dim) return;
-    for (int h = 0; h < count; ++h) {
-        const T* x = x0 + h * x_stride;
-        Out* y = y0 + h * y_stride;
-        const vec r(Norm ? inv_rms[h] : 1.0f);
-        int j = rotary_dim;
-        for (; j + lanes <= head_dim; j += lanes) {
-            vec v = simd::load_as_floats<A>(x + j);
-            if constexpr (Norm) v = v * (r * w.load<A>(j));
-            simd::store_rounded<A>(y + j, v);
-        }
-        if (j < head_dim) {
-            const int n = head_dim - j;
-            vec v = simd::load_first<A>(x + j, n);
-            if constexpr (Norm) v = v * (r * w.load_first<A>(j, n));
-            simd::store_first<A>(y + j, v, n);
-        }
-    }
+    norm_pass_through<A, Norm>(x_head, x_stride, y_head, y_stride, count, 0, slice.offset, w_head, inv_rms);
+    norm_pass_through<A, Norm>(x_head, x_stride, y_head, y_stride, count, slice.offset + rotary_dim, head_dim, w_head, inv_rms);
 }
 
 /// Stores n floats as the codes of an 8-bit cache: convert(fl(v / scale)) (quantize.hpp).
@@ -417,20 +449,20 @@ bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
 /// cache at `slot`. `rotary_dim` 0 skips the rotation.
 template <class A, Pairing P, bool Norm, class T>
 POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
-                                        int head_dim, int rotary_dim, const float* cos, const float* sin,
+                                        HeadSlice slice, const float* cos, const float* sin,
                                         NormWeights w, float eps, bool prefetch, bool several_tokens) noexcept
 {
+    const int head_dim = slice.head_dim;
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
-    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens);
+    const bool per_head = Norm && rms_per_head<A, P>(head_dim, slice.rotary_dim, several_tokens);
     const std::ptrdiff_t block = per_head ? in.heads : norm_block;
     alignas(64) float inv_rms[norm_block + 16];
     for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
         const int count = static_cast<int>(std::min<std::ptrdiff_t>(block, in.heads - h0));
         if constexpr (Norm)
             if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
-        norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, head_dim,
-                                    rotary_dim, cos, sin, w, per_head ? nullptr : inv_rms, eps, copy_rest, several_tokens,
-                                    prefetch);
+        norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, slice, cos,
+                                    sin, w, per_head ? nullptr : inv_rms, eps, copy_rest, several_tokens, prefetch);
     }
 }
 
@@ -528,16 +560,17 @@ inline constexpr std::size_t cache_stage_bytes = 16384;
 /// heads are contiguous). 8-bit caches go head by head through a float buffer and the converters.
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
-                    int head_dim, int rotary_dim, const float* cos, const float* sin, NormWeights w, float eps,
+                    HeadSlice slice, const float* cos, const float* sin, NormWeights w, float eps,
                     bool prefetch, bool several_tokens, bool stream) noexcept
 {
+    const int head_dim = slice.head_dim;
     alignas(64) float buffer[max_fused_head_dim];
     alignas(64) std::byte staging[cache_stage_bytes];
     static_assert(cache_stage_bytes >= max_fused_head_dim * sizeof(float), "the staging buffer holds a head");
     const std::size_t row_bytes = static_cast<std::size_t>(head_dim) * element_bytes(cache.storage);
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
-    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens);
+    const bool per_head = Norm && rms_per_head<A, P>(head_dim, slice.rotary_dim, several_tokens);
     const std::ptrdiff_t block = per_head ? in.heads : norm_block;
     alignas(64) float inv_rms_block[norm_block + 16];
     const float* const inv_rms = per_head ? nullptr : inv_rms_block;
@@ -546,16 +579,16 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     auto to_rows = [&](const T* x, std::byte* dst, std::ptrdiff_t step, int count, const float* r) {
         switch (cache.storage) {
         case CacheStorage::float32:
-            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float*>(dst), step, count, head_dim, rotary_dim,
-                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float*>(dst), step, count, slice, cos, sin, w,
+                                        r, eps, true, several_tokens, prefetch);
             return true;
         case CacheStorage::bfloat16:
-            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<bfloat16*>(dst), step, count, head_dim, rotary_dim,
-                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<bfloat16*>(dst), step, count, slice, cos, sin, w,
+                                        r, eps, true, several_tokens, prefetch);
             return true;
         case CacheStorage::float16:
-            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float16*>(dst), step, count, head_dim, rotary_dim,
-                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float16*>(dst), step, count, slice, cos, sin, w,
+                                        r, eps, true, several_tokens, prefetch);
             return true;
         default:
             return false;
@@ -584,7 +617,7 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             const std::ptrdiff_t h = h0 + i;
             std::byte* const row = cache.head(s, h);
             const bool staged = stream && simd::stream_copy_possible<A>(row, row_bytes);
-            norm_rope_heads<A, P, Norm>(in.head(t, h), 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w,
+            norm_rope_heads<A, P, Norm>(in.head(t, h), 0, buffer, 0, 1, slice, cos, sin, w,
                                         inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
             store_quantized<A>(buffer, staged ? staging : row, head_dim, cache.storage,
                                cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
@@ -612,7 +645,9 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const bool several_tokens = range.end - range.begin > 1;
     const bool prefetch = several_tokens && simd::software_prefetch_pays<A>();  // as apply
     const bool stream = streams_cache(f, range);
-    const NormWeights q_weight {f.q_weight, f.weight_offset}, k_weight {f.k_weight, f.weight_offset};
+    const NormWeights k_weight {f.k_weight, f.weight_offset};
+    NormWeights q_weight {f.q_weight, f.weight_offset};
+    const HeadSlice slice {f.head_dim, f.rotary_dim, f.rotary_offset};
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t slot = to_cache ? f.slots[t] : -1;
         if (!has_q && !k_to_view && slot < 0) continue;
@@ -626,19 +661,16 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
                 sin = sin_folded;
             }
         }
-        if (has_q)
-            heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, f.head_dim, f.rotary_dim, cos, sin, q_weight, f.eps,
-                                      prefetch, several_tokens);
-        if (k_to_view)
-            heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, f.head_dim, f.rotary_dim, cos, sin, k_weight, f.eps,
-                                      prefetch, several_tokens);
+        if (f.q_multipliers.data != nullptr) q_weight.scale = f.q_multipliers.data[t];  // with the norm only (the checks)
+        if (has_q) heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, slice, cos, sin, q_weight, f.eps, prefetch, several_tokens);
+        if (k_to_view) heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, slice, cos, sin, k_weight, f.eps, prefetch, several_tokens);
         if (slot >= 0) {
-            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, f.head_dim, f.rotary_dim, cos, sin, k_weight,
-                                       f.eps, prefetch, several_tokens, stream);
+            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, slice, cos, sin, k_weight, f.eps, prefetch,
+                                       several_tokens, stream);
             // V: copied, or converted to the cache's type (no norm, no rotation)
             if (f.v_in.present() && !copy_values_to_slot<A>(f.v_in, f.value_cache, t, slot, f.head_dim, stream))
-                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, NormWeights {},
-                                            0.0f, prefetch, several_tokens, stream);
+                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, HeadSlice {f.head_dim, 0, 0}, cos, sin,
+                                            NormWeights {}, 0.0f, prefetch, several_tokens, stream);
         }
     }
     if (stream) simd::store_fence<A>();
@@ -665,7 +697,7 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
     const FrequencyTable& table = angles.frequencies();
     double buffer[max_fused_head_dim];
     auto one_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out, const float* w,
-                          std::ptrdiff_t t, std::int64_t position) {
+                          std::ptrdiff_t t, std::int64_t position, double scale) {
         for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
             const double* x = in.head(t, h);
             double sum = 0.0;
@@ -681,12 +713,13 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
                 buffer[p.second] = b * cs.cos + a * cs.sin;
             }
             double* y = out.head(t, h);
-            for (int d = 0; d < f.head_dim; ++d) y[d] = buffer[d];
+            for (int d = 0; d < f.head_dim; ++d) y[d] = scale * buffer[d];
         }
     };
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
-        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight, t, positions[t]);
-        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight, t, positions[t]);
+        const double q_scale = f.q_multipliers.data != nullptr ? static_cast<double>(f.q_multipliers.data[t]) : 1.0;
+        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight, t, positions[t], q_scale);
+        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight, t, positions[t], 1.0);
     }
 }
 

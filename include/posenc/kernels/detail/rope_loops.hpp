@@ -111,13 +111,31 @@ const float* negated_row(const float* sin, int n, float* out) noexcept
     return out;
 }
 
-/// Copies the pass-through dims [rotary_dim, head_dim) of every head of one token (out of place
+/// Copies coordinates [begin, end) of every head of one token (pass-through dims, out of place
 /// only). A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
 template <class A, class T>
-void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t, int rotary_dim) noexcept
+void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t, std::ptrdiff_t begin,
+                       std::ptrdiff_t end) noexcept
 {
-    const std::size_t bytes = static_cast<std::size_t>(in.head_dim - rotary_dim) * sizeof(T);
-    for (std::ptrdiff_t h = 0; h < in.heads; ++h) std::memcpy(out.head(t, h) + rotary_dim, in.head(t, h) + rotary_dim, bytes);
+    if (begin >= end) return;
+    const std::size_t bytes = static_cast<std::size_t>(end - begin) * sizeof(T);
+    for (std::ptrdiff_t h = 0; h < in.heads; ++h) std::memcpy(out.head(t, h) + begin, in.head(t, h) + begin, bytes);
+}
+
+/// The views from coordinate `offset` of every head on (data + offset, head_dim - offset): the
+/// rotated slice [offset, offset + rotary_dim) of the spec is their prefix. Absent views stay absent.
+template <class T>
+QKViews<T> views_from_coordinate(const QKViews<T>& views, int offset) noexcept
+{
+    auto shift = [offset](auto v) {
+        if (v.present()) {
+            v.data += offset;
+            v.size -= offset;
+            v.head_dim -= offset;
+        }
+        return v;
+    };
+    return {shift(views.q_in), shift(views.q_out), shift(views.k_in), shift(views.k_out)};
 }
 
 /// Whether rotate_heads takes interleaved pairs' cos/sin as the row stores them (bfloat16 on
@@ -329,7 +347,7 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
     const bool prefetch = range.end - range.begin > 1 && simd::software_prefetch_pays<A>();
     const bool inverse = direction == Direction::inverse;
     // out of place with pass-through dims: those are copied (the rotation never reads them)
-    const bool partial = spec.rotary_dim() < spec.head_dim();
+    const bool partial = spec.rotary_dim() < views.q_in.head_dim;  // (the views may start at the rotary offset)
     const bool copy_q = partial && static_cast<const void*>(views.q_out.data) != static_cast<const void*>(views.q_in.data);
     const bool copy_k = partial && has_k && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
     alignas(64) float scratch_cos[max_pairs_per_row];
@@ -358,8 +376,8 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
                 rotate_heads<A, P>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, num_pairs, pair0, n, cos, sin,
                                    prefetch);
         }
-        if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, spec.rotary_dim());
-        if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, spec.rotary_dim());
+        if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, spec.rotary_dim(), views.q_in.head_dim);
+        if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, spec.rotary_dim(), views.k_in.head_dim);
     }
 }
 
@@ -437,14 +455,12 @@ POSENC_NOINLINE void rope_token_in_place(const Angles& angles, std::int64_t posi
     }
 }
 
-/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P. The inverse
-/// direction rotates by the negated sin row (exact, so both directions round alike).
+/// rope_tokens on views whose rotated slice is the prefix of each head (the spec's rotary_offset
+/// is 0, or the views start at it: views_from_coordinate); head_dim is the views'.
 template <class A, Pairing P, class T, class Angles>
-void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                 Direction direction, TokenRange range) noexcept
+void rope_prefix_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                        Direction direction, TokenRange range) noexcept
 {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
-                  "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
     if (range.end - range.begin != 1) {
         rope_token_loop<A, P>(spec, angles, positions, views, direction, range);
         return;
@@ -458,7 +474,7 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
             }
         }
         if constexpr (P == Pairing::half_split || rotates_row_as_stored<A, T>) {  // the row as stored
-            if (spec.rotary_dim() == spec.head_dim() ||  // or no pass-through dims to copy
+            if (spec.rotary_dim() == views.q_in.head_dim ||  // or no pass-through dims to copy
                 (static_cast<const void*>(views.q_out.data) == static_cast<const void*>(views.q_in.data) &&
                  static_cast<const void*>(views.k_out.data) == static_cast<const void*>(views.k_in.data))) {
                 rope_one_row_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
@@ -467,6 +483,31 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
         }
     }
     rope_token_loop<A, P>(spec, angles, positions, views, direction, range);
+}
+
+/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P over the
+/// rotated slice [rotary_offset, rotary_offset + rotary_dim) of each head. The inverse direction
+/// rotates by the negated sin row (exact, so both directions round alike). A slice that does not
+/// start the head is handled as the prefix of views starting at it; an out-of-place call copies
+/// the coordinates before it.
+template <class A, Pairing P, class T, class Angles>
+void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                 Direction direction, TokenRange range) noexcept
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
+                  "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
+    const int offset = spec.rotary_offset();
+    if (offset == 0) {
+        rope_prefix_tokens<A, P>(spec, angles, positions, views, direction, range);
+        return;
+    }
+    const bool copy_q = static_cast<const void*>(views.q_out.data) != static_cast<const void*>(views.q_in.data);
+    const bool copy_k = views.has_k() && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+        if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, 0, offset);
+        if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, 0, offset);
+    }
+    rope_prefix_tokens<A, P>(spec, angles, positions, views_from_coordinate(views, offset), direction, range);
 }
 
 /// One token of double storage: cos/sin in double from the exactly reduced angle of
@@ -504,10 +545,16 @@ void rope_token_double(const RopeSpec& spec, const FrequencyTable& table, const 
         rotate_tensor(views.q_in, views.q_out);
         if (views.has_k()) rotate_tensor(views.k_in, views.k_out);
     }
-    if (views.q_out.data != views.q_in.data && spec.rotary_dim() < spec.head_dim())
-        copy_pass_through<void>(views.q_in, views.q_out, t, spec.rotary_dim());
-    if (views.has_k() && views.k_out.data != views.k_in.data && spec.rotary_dim() < spec.head_dim())
-        copy_pass_through<void>(views.k_in, views.k_out, t, spec.rotary_dim());
+    // the pass-through dims, out of place: before and after the rotated slice
+    const int begin = spec.rotary_offset(), end = begin + spec.rotary_dim();
+    if (views.q_out.data != views.q_in.data) {
+        copy_pass_through<void>(views.q_in, views.q_out, t, 0, begin);
+        copy_pass_through<void>(views.q_in, views.q_out, t, end, spec.head_dim());
+    }
+    if (views.has_k() && views.k_out.data != views.k_in.data) {
+        copy_pass_through<void>(views.k_in, views.k_out, t, 0, begin);
+        copy_pass_through<void>(views.k_in, views.k_out, t, end, spec.head_dim());
+    }
 }
 
 /// The reference path for double storage: per token, cos/sin in double from the exactly reduced
