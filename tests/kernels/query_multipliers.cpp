@@ -64,7 +64,7 @@ void check_case(const ArchPath& path, const posenc::RopeSpec& spec, TokenRange r
     std::vector<float> q_weight(static_cast<std::size_t>(spec.head_dim())), k_weight(q_weight.size());
     for (float& w : q_weight) w = wd(rng);
     for (float& w : k_weight) w = wd(rng);
-    const QkNorm norm {NormWeighting::weight, 1e-6f, q_weight.data(), k_weight.data()};
+    const QkNorm norm {NormWeighting::weight, 1e-6f, q_weight, k_weight};
     const Geometry gq {4, 3, spec.head_dim(), 2}, gk {4, 2, spec.head_dim(), 0};
     std::vector<T> q = rotary_slice_test::make_buffer<T>(gq, rng), k = rotary_slice_test::make_buffer<T>(gk, rng);
     std::vector<T> q_plain = q, k_plain = k;  // the same call without multipliers
@@ -124,7 +124,7 @@ TEST_CASE("[reference] qk_norm_rope_into_cache with query multipliers scales Q o
     const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
     const CosSinCache angles(table, 4096);
     std::vector<float> w(128, 1.0f);
-    const QkNorm norm {NormWeighting::weight, 1e-6f, w.data(), w.data()};
+    const QkNorm norm {NormWeighting::weight, 1e-6f, w, w};
     Failure failure;
     for (const ArchPath& path : kernel_test::arch_paths()) {
         std::mt19937 rng(2);
@@ -166,7 +166,7 @@ TEST_CASE("[errors] query multipliers that are short, null, not finite or shared
     const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
     const CosSinCache angles(table, 4096);
     std::vector<float> w(64, 1.0f);
-    const QkNorm norm {NormWeighting::weight, 1e-6f, w.data(), w.data()};
+    const QkNorm norm {NormWeighting::weight, 1e-6f, w, w};
     std::vector<float> q(4 * 2 * 64, 0.5f), k(4 * 64, 0.5f);
     const QKViews<float> views = QKViews<float>::in_place(HeadsView<float>(q, {4, 2, 64}), HeadsView<float>(k, {4, 1, 64}));
     const PositionIds positions(ids);

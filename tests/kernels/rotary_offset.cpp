@@ -270,7 +270,7 @@ TEST_CASE_TEMPLATE("[reference] qk_norm_rope on a slice at rotary_offset: the no
                 std::vector<float> q_weight(static_cast<std::size_t>(s.head_dim)), k_weight(q_weight.size());
                 for (float& w : q_weight) w = wd(rng);
                 for (float& w : k_weight) w = wd(rng);
-                const QkNorm norm {NormWeighting::weight, 1e-6f, q_weight.data(), k_weight.data()};
+                const QkNorm norm {NormWeighting::weight, 1e-6f, q_weight, k_weight};
                 for (bool in_place : {true, false}) {
                     const Geometry gq {3, 3, s.head_dim, 5}, gk {3, 2, s.head_dim, 0};
                     std::vector<T> q_in = rotary_slice_test::make_buffer<T>(gq, rng), k_in = rotary_slice_test::make_buffer<T>(gk, rng);
@@ -310,7 +310,7 @@ void check_cache_write(const ArchPath& path, const posenc::RopeSpec& spec, bool 
     std::vector<float> q_weight(static_cast<std::size_t>(spec.head_dim())), k_weight(q_weight.size());
     for (float& w : q_weight) w = wd(rng);
     for (float& w : k_weight) w = wd(rng);
-    const QkNorm norm {NormWeighting::weight, 1e-6f, q_weight.data(), k_weight.data()};
+    const QkNorm norm {NormWeighting::weight, 1e-6f, q_weight, k_weight};
     const Geometry gq {3, 2, spec.head_dim(), 3}, gk {3, 2, spec.head_dim(), 1}, gc {3, 2, spec.head_dim(), 0};
     std::vector<T> q = rotary_slice_test::make_buffer<T>(gq, rng), k = rotary_slice_test::make_buffer<T>(gk, rng);
     const std::vector<T> q_before = q, k_before = k;

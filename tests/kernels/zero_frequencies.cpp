@@ -220,7 +220,7 @@ TEST_CASE_TEMPLATE("[identity] qk_norm_rope leaves zero-frequency coordinates as
             std::normal_distribution<float> wd(1.0f, 0.3f);
             std::vector<float> w(static_cast<std::size_t>(head_dim));
             for (float& x : w) x = wd(rng);
-            const QkNorm norm {NormWeighting::weight, 1e-6f, w.data(), nullptr};
+            const QkNorm norm {NormWeighting::weight, 1e-6f, w, nullptr};
             // several tokens (the per-head norm's path where it applies) and one
             for (std::ptrdiff_t tokens : {1, 3}) {
                 const Geometry g {tokens, 4, head_dim, 0};

@@ -72,13 +72,15 @@ enum class NormWeighting {
     one_plus_weight,  ///< x / rms(x) * (1 + w)  (Gemma; Hugging Face GemmaRMSNorm)
 };
 
-/// The per-head RMSNorm of Q and K: weighting, eps and the two weight vectors (head_dim floats
-/// each, outliving the call; k_weight may be null when a call has no K).
+/// The per-head RMSNorm of Q and K: weighting, eps and the two weight vectors, sized spans of at
+/// least head_dim floats each (a std::vector converts; a pointer goes as FloatSpan(data, size)),
+/// outliving the call; k_weight may be absent when a call has no K. The checked entries refuse a
+/// span shorter than head_dim, so every weight read lies inside it.
 struct QkNorm {
     NormWeighting weighting = NormWeighting::weight;
     float eps = 1e-6f;
-    const float* q_weight = nullptr;
-    const float* k_weight = nullptr;
+    FloatSpan q_weight;
+    FloatSpan k_weight;
 };
 
 namespace detail {

@@ -318,6 +318,8 @@ struct FloatSpan {
 
     constexpr FloatSpan() noexcept = default;
     constexpr FloatSpan(const float* data_, std::ptrdiff_t size_) noexcept : data(data_), size(size_) {}
+    /// Absent.
+    constexpr FloatSpan(std::nullptr_t) noexcept {}
     /// A whole container of floats (std::vector, std::array, ...).
     template <class C, std::enable_if_t<std::is_convertible_v<decltype(std::declval<const C&>().data()), const float*>, int> = 0>
     constexpr FloatSpan(const C& buffer) noexcept

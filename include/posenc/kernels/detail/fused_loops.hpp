@@ -59,8 +59,8 @@ struct FusedArgs {
     bool norm = false;
     float eps = 0.0f;
     float weight_offset = 0.0f;  ///< 0: x * inv_rms * w;  1: x * inv_rms * (1 + w)
-    const float* q_weight = nullptr;
-    const float* k_weight = nullptr;
+    FloatSpan q_weight;  ///< head_dim weights of Q (checked: size >= head_dim)
+    FloatSpan k_weight;
     FloatSpan q_multipliers;  ///< with the norm: Q of token t scaled by q_multipliers.data[t]; absent: none
     HeadsView<const T> q_in;
     HeadsView<T> q_out;
@@ -432,12 +432,9 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 /// when half_split, every dim rotated and each half exactly one group of norm_chunks registers
 /// (head_dim 128 on AVX-512, 32 on AVX2); then a block is the whole tensor: no pass over the
 /// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
-/// previous ones. Chosen for several tokens: the fused 4,096-token prefill of 32 + 8 heads of 128
-/// went from about 1.3 to 1.0 times a streaming loop over the same bytes on AMD Zen 4 (no
-/// prefetch hints there), and from 1.40-1.49 (blocks, hints) to 0.96-1.18 (per head, hints
-/// prefetch_heads_ahead heads ahead in the head loop) on AMD Zen 5; a one-token call was faster
-/// in blocks of 16 (16 independent sums, then one vector sqrt). (The Intel machine's prefill was
-/// measured with blocks and hints, 0.96 times the stream, before this choice.)
+/// previous ones. Chosen for several tokens (row fused_f32/norm_rope against fused_f32/stream);
+/// a one-token call is faster in blocks of 16 (16 independent sums, then one vector sqrt: row
+/// decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class A, Pairing P>
 bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
 {
@@ -475,8 +472,8 @@ inline constexpr CacheStorage storage_of = std::is_same_v<T, float>      ? Cache
 /// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit, in
 /// register-sized byte moves (the last partial register through memcpy): one run when both
 /// sides are contiguous (a slot of a token-major or paged cache, V inside packed QKV), a run per
-/// row otherwise. Register moves rather than one memcpy call: measured about 0.02 us less for a
-/// decode step's 4 KiB of V on AMD Zen 4.
+/// row otherwise. Register moves rather than one memcpy call: faster for a decode step's few KiB
+/// of V (row decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class A, class T>
 void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads, int n) noexcept
 {
@@ -522,11 +519,10 @@ void stream_rows(std::byte* dst, std::ptrdiff_t dst_step, const std::byte* src, 
 }
 
 /// V of token t into its cache row at `slot` when the cache holds V's own element type: a copy
-/// (copy_heads), made here in the token loop rather than through heads_to_cache's frame
-/// (measured about 0.02-0.03 us less for a decode step on AMD Zen 4); streamed rows straight
-/// from V with non-temporal stores (simd::stream_copy), without a staging buffer (AMD Zen 5, a
-/// 4,096-token K and V into a paged cache: the staged copy of V was the slowest part of the
-/// call), each row that stream_copy cannot write by a plain copy. Returns false, copying
+/// (copy_heads), made here in the token loop rather than through heads_to_cache's frame (row
+/// decode_step_f32/qwen3_8b); streamed rows straight from V with non-temporal stores
+/// (simd::stream_copy), without a staging buffer (row cache_f32/rope_cache; docs/benchmarks.md, "Measurements behind the kernels' choices"),
+/// each row that stream_copy cannot write by a plain copy. Returns false, copying
 /// nothing, for a cache of another element type.
 template <class A, class T>
 POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const KvCacheView& cache, std::ptrdiff_t t,
@@ -549,8 +545,8 @@ POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const
 
 /// Bytes of rows a streamed cache write forms before writing them with non-temporal stores:
 /// a whole token's K of 8 heads of 128 floats, or more heads of fewer bytes. One stage of heads
-/// rather than one head at a time: the staged head-by-head write of a 4,096-token K and V took
-/// 1.3 to 2.2 times a plain copy of the same rows on AMD Zen 5.
+/// rather than one head at a time (row cache_f32/rope_cache against cache_f32/copy_kv;
+/// docs/benchmarks.md, "Measurements behind the kernels' choices").
 inline constexpr std::size_t cache_stage_bytes = 16384;
 
 /// Every head of one tensor of token t into its cache row at `slot`. Float and 16-bit caches are
@@ -620,7 +616,7 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             norm_rope_heads<A, P, Norm>(in.head(t, h), 0, buffer, 0, 1, slice, cos, sin, w,
                                         inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
             store_quantized<A>(buffer, staged ? staging : row, head_dim, cache.storage,
-                               cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
+                               cache.scale.of_head(h));
             if (staged) simd::stream_copy<A>(row, staging, row_bytes);
         }
     }
@@ -645,8 +641,8 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const bool several_tokens = range.end - range.begin > 1;
     const bool prefetch = several_tokens && simd::software_prefetch_pays<A>();  // as apply
     const bool stream = streams_cache(f, range);
-    const NormWeights k_weight {f.k_weight, f.weight_offset};
-    NormWeights q_weight {f.q_weight, f.weight_offset};
+    const NormWeights k_weight {f.k_weight.data, f.weight_offset};
+    NormWeights q_weight {f.q_weight.data, f.weight_offset};
     const HeadSlice slice {f.head_dim, f.rotary_dim, f.rotary_offset};
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t slot = to_cache ? f.slots[t] : -1;
@@ -718,8 +714,8 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
     };
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const double q_scale = f.q_multipliers.data != nullptr ? static_cast<double>(f.q_multipliers.data[t]) : 1.0;
-        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight, t, positions[t], q_scale);
-        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight, t, positions[t], 1.0);
+        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight.data, t, positions[t], q_scale);
+        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight.data, t, positions[t], 1.0);
     }
 }
 

@@ -181,8 +181,8 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
 /// The one-token in-place form of half_split_group: one pointer walks the heads, each head's b
 /// half at `half` elements from its a half (in the address, not in a second pointer), and each
 /// register's (a, b) is stored as soon as it is formed, so the stores interleave with the
-/// arithmetic (AMD Zen 4, one decode token of 32 x 128: about 20 % faster than all a registers
-/// then all b registers).
+/// arithmetic (faster for a decode token than all a registers then all b registers: row
+/// decode_f32/cache_half, docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class A, class T, std::size_t... K>
 POSENC_ALWAYS_INLINE void half_split_group_in_place(T* x, std::ptrdiff_t half, std::ptrdiff_t head_stride, std::ptrdiff_t heads,
                                                     const float* cos, const float* sin, std::index_sequence<K...>) noexcept
@@ -409,10 +409,9 @@ POSENC_ALWAYS_INLINE void rotate_one_token(const QKViews<T>& views, std::ptrdiff
 /// the forward direction, a row the loops take as stored (half_split, or bfloat16's even/odd
 /// interleaved path) and no pass-through dims to copy. The row is asked for once (without
 /// scratch arrays on the stack when the angle source needs none) and each tensor's heads
-/// rotated (rotate_token_heads); nothing else runs. A decode call is a few hundred cycles:
-/// through the general loop (token and block loops, the general rotation with its in and out
-/// pointers, tails, prefetch and store-order tests) the checked call of 32 x 128 floats took
-/// 1.26 to 1.36 times a plain table loop on AMD Zen 5.
+/// rotated (rotate_token_heads); nothing else runs. A decode call is a few hundred cycles, too
+/// short for the general loop's token and block loops, in and out pointers, tails, prefetch and
+/// store-order tests: row decode_f32/cache_half against decode_f32/plain_table_loop.
 template <class A, Pairing P, class T, class Angles>
 void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
                         std::ptrdiff_t t) noexcept
