@@ -7,12 +7,20 @@ set -euo pipefail
 # build: cmake, Ninja, ccache, g++, clang (+ its sanitizer and libFuzzer runtimes), pkg-config
 # (the installed-package test); library: Eigen, xsimd; tests, benchmarks, posenc-inspect:
 # doctest, Google Benchmark, nlohmann_json, xmllint; the Python module and the reference
-# scripts: Python headers, pybind11, numpy, pytest, mpmath. PyTorch and matplotlib are optional
-# (the tests that use them skip without them) and are not installed: they are large.
+# scripts: Python headers, pybind11, numpy, pytest, mpmath; the AArch64 stage
+# (scripts/test-aarch64.sh): the cross compiler and qemu's user-mode emulator, and `file`. PyTorch
+# and matplotlib are optional (the tests that use them skip without them) and are not installed:
+# they are large. The aarch64 stage's build check of the Python module needs Debian's arm64
+# Python headers (libpython3.11-dev:arm64): the script enables the arm64 architecture in dpkg
+# (multiarch: `dpkg --add-architecture arm64`, then arm64 package lists from the same mirror) and
+# installs them with the rest.
 packages=(cmake ninja-build ccache make g++ clang libclang-rt-dev pkg-config
+          g++-aarch64-linux-gnu qemu-user file
           libeigen3-dev libxsimd-dev
           doctest-dev libbenchmark-dev nlohmann-json3-dev libxml2-utils
           python3-dev pybind11-dev python3-numpy python3-pytest python3-mpmath)
+
+packages+=(libpython3.11-dev:arm64)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,5 +32,8 @@ echo "posenc: installing missing Debian packages: ${missing[*]}"
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo dpkg --add-architecture arm64
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -199,7 +199,8 @@ TEST_CASE("qk_norm_rope equals a long double RMSNorm composed with apply_rope_re
         int failures = 0;
         std::string first;
         bool checked = false;
-        for (int i = 0; i < 60; ++i) {
+        const int cases = kernel_test::random_cases(60);
+        for (int i = 0; i < cases; ++i) {
             run_case<float>(path, rng, failures, first, checked);
             run_case<posenc::bfloat16>(path, rng, failures, first, checked);
             run_case<posenc::float16>(path, rng, failures, first, checked);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/dispatch.hpp: runtime dispatch of the kernels to the best instruction set the
-// CPU runs (on x86-64: SSE4.2, AVX2, AVX-512, AVX-512 with BF16), for engines that ship one binary.
+// CPU runs (on x86-64: SSE4.2, AVX2, AVX-512, AVX-512 with BF16; on AArch64 Linux: NEON, NEON
+// with FP16 and BF16), for engines that ship one binary.
 //
 // The pattern (docs/kernels.md, examples/dispatch_example.cpp):
 //   1. CMake: posenc_add_dispatch(my_target)  (cmake/posencDispatch.cmake). It adds one
@@ -10,10 +11,10 @@
 //      POSENC_DISPATCH_ISA_<isa>=1 for the target.
 //   2. C++: include this header and call posenc::kernels::dispatch::apply_rope(...) (same
 //      arguments as kernels::apply_rope). The first call reads the CPU's features (cpuid, and
-//      xgetbv for the OS-enabled register state) once; every call then jumps to the best
+//      xgetbv for the OS-enabled register state; on AArch64 Linux the kernel's HWCAP words) once; every call then jumps to the best
 //      compiled ISA the CPU supports, or to the baseline: the header-only kernel at the arch the
 //      calling translation unit targets (kernels::default_arch).
-// The rest of the program keeps the default flags, so the binary runs on any x86-64 CPU.
+// The rest of the program keeps the default flags, so the binary runs on any x86-64 (or AArch64) CPU.
 //
 // Rule for the per-ISA units: they instantiate only templates parameterised on their own arch
 // (the kernel, simd_ops.hpp, the angle sources' row<Arch>), so no function compiled with AVX
@@ -46,6 +47,12 @@
 #else
 #define POSENC_DISPATCH_X86 0
 #endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>  // getauxval: the CPU features the kernel reports (HWCAP words)
+#define POSENC_DISPATCH_AARCH64_LINUX 1
+#else
+#define POSENC_DISPATCH_AARCH64_LINUX 0
+#endif
 
 namespace posenc::kernels::dispatch {
 
@@ -76,7 +83,8 @@ inline const char* to_string(Isa isa) noexcept
     return "unknown";
 }
 
-/// What the CPU and the operating system support (register state enabled in XCR0).
+/// What the CPU and the operating system support (x86: register state enabled in XCR0; AArch64:
+/// what the kernel reports in AT_HWCAP and AT_HWCAP2, the /proc/cpuinfo "Features" names).
 struct CpuFeatures {
     bool sse4_2 = false;
     bool avx2 = false;  ///< with the OS saving ymm state
@@ -87,12 +95,27 @@ struct CpuFeatures {
     bool avx512dq = false;
     bool avx512bw = false;
     bool avx512_bf16 = false;
+    bool asimd = false;    ///< AArch64 Advanced SIMD (HWCAP_ASIMD, "asimd")
+    bool fphp = false;     ///< half-precision scalar arithmetic (HWCAP_FPHP, "fphp")
+    bool asimdhp = false;  ///< half-precision vector arithmetic (HWCAP_ASIMDHP, "asimdhp")
+    bool bf16 = false;     ///< BFloat16 instructions, BFCVTN among them (HWCAP2_BF16, "bf16")
 };
 
-/// Reads cpuid (leaves 1, 7.0 and 7.1) and xgetbv; all false off x86 or on other compilers.
+/// Reads cpuid (leaves 1, 7.0 and 7.1) and xgetbv on x86, getauxval(AT_HWCAP, AT_HWCAP2) on
+/// AArch64 Linux; all false elsewhere or on other compilers.
 inline CpuFeatures detect_cpu_features() noexcept
 {
     CpuFeatures f;
+#if POSENC_DISPATCH_AARCH64_LINUX
+    // bit numbers of the Linux arm64 ABI (asm/hwcap.h): HWCAP_ASIMD 1, HWCAP_FPHP 9,
+    // HWCAP_ASIMDHP 10; HWCAP2_BF16 14
+    const unsigned long hwcap = getauxval(AT_HWCAP);
+    const unsigned long hwcap2 = getauxval(AT_HWCAP2);
+    f.asimd = (hwcap >> 1) & 1u;
+    f.fphp = (hwcap >> 9) & 1u;
+    f.asimdhp = (hwcap >> 10) & 1u;
+    f.bf16 = (hwcap2 >> 14) & 1u;
+#endif
 #if POSENC_DISPATCH_X86
     unsigned a = 0, b = 0, c = 0, d = 0;
     if (__get_cpuid(1, &a, &b, &c, &d) == 0) return f;
@@ -143,8 +166,9 @@ inline constexpr bool isa_compiled(Isa isa) noexcept
 }
 
 /// The highest ISA dispatch may use, from the environment variable POSENC_DISPATCH_MAX_ISA
-/// ("baseline" or a name of the ISA list, e.g. "avx2"), read once; no cap when unset or
-/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2) would.
+/// ("baseline" or a name of the ISA list, e.g. "avx2", "neon"), read once; no cap when unset or
+/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2, or
+/// BF16) would.
 inline Isa max_isa_from_environment() noexcept
 {
     static const Isa cap = [] {
@@ -191,7 +215,7 @@ inline Isa best_isa() noexcept
 }
 
 /// The name of the arch behind an ISA (e.g. "sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16",
-/// or the baseline's).
+/// "arm64+neon", "arm64+neon+fp16+bf16", or the baseline's).
 inline const char* arch_name(Isa isa) noexcept
 {
 #define POSENC_DETAIL_ISA_ARCH_NAME(entry, processor, arch, ...) \

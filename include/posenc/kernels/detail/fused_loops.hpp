@@ -146,7 +146,8 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
     const vec n(static_cast<float>(head_dim)), e(eps), one(1.0f);
     // lane k of lane_sums: the sum of the lanes of sums[i + k] (one transposing add tree over
     // `lanes` heads instead of one horizontal add per head)
-    for (int i = 0; i < whole; i += lanes) (one / simd::sqrt<A>(simd::lane_sums<A>(sums + i) / n + e)).store_aligned(r + i);
+    for (int i = 0; i < whole; i += lanes)
+        simd::divide<A>(one, simd::sqrt<A>(simd::divide<A>(simd::lane_sums<A>(sums + i), n) + e)).store_aligned(r + i);
 }
 
 /// A tensor's norm weights as the formula scales by them: w[j] + offset (offset 0: x / rms * w;
@@ -202,7 +203,7 @@ POSENC_ALWAYS_INLINE simd::floats<A> head_inv_rms(const simd::floats<A> (&a)[N],
         for (std::size_t k = 0; k < width / 2; ++k) acc[k] = acc[2 * k] + acc[2 * k + 1];
     // the square root of a register (std::sqrt(float) is an inline function a per-ISA unit must
     // not emit: scripts/check-isa-symbols.sh); every lane holds the same correctly rounded value
-    return vec(1.0f) / simd::sqrt<A>(vec(simd::horizontal_sum<A>(acc[0]) / static_cast<float>(n) + eps));
+    return simd::divide<A>(vec(1.0f), simd::sqrt<A>(vec(simd::horizontal_sum<A>(acc[0]) / static_cast<float>(n) + eps)));
 }
 
 /// One register of half_split pairs with the norm: (a, b) -> r (a cw_a - b sw_b, b cw_b + a sw_a),
