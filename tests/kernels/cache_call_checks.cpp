@@ -18,7 +18,7 @@
 #include <vector>
 
 #include <posenc/kernels/angle_cache.hpp>
-#include <posenc/kernels/rope_cache.hpp>
+#include <posenc/kernels/kv_cache_write.hpp>
 
 namespace kernels_cache_call_checks_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// RoPE into a KV cache (rope_cache.hpp) on every arch path, against the composition of the
+// RoPE into a KV cache (kv_cache_write.hpp) on every arch path, against the composition of the
 // reference steps: K rotated by apply_rope_reference (double, exact angles), after a long double
 // RMSNorm from its definition when the call normalises, then stored at slot_mapping[t]; V copied.
 // Random shapes with guards: contiguous and paged caches, token-major and heads-major, int32 and

@@ -20,7 +20,7 @@
 //       x' = fma(swap_pairs(x), s_folded, x * c_dup)
 //   which is one in-register permute and two multiplies: no scalar loop, no strided access.
 //
-// Loops: tokens (cos/sin row fetched once per token and block of <= 256 pairs) > tensors (Q, K) >
+// Loops: tokens (cos/sin row fetched once per token and row of <= 256 pairs) > tensors (Q, K) >
 // groups of up to 4 (interleaved on AVX-512: 8) registers of pairs, whose cos/sin stay in
 // registers > heads > the group's registers in address order. A head's last incomplete register
 // goes through a register-sized buffer (simd::load_first / store_first): the kernel never reads

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/fused_dispatch.hpp: runtime dispatch of the fused steps (qk_norm_rope.hpp,
-// rope_cache.hpp), the same way dispatch.hpp dispatches apply_rope: the per-ISA translation
+// kv_cache_write.hpp), the same way dispatch.hpp dispatches apply_rope: the per-ISA translation
 // units that posenc_add_dispatch() generates also define run_fused_<isa>, and every call jumps
 // to the best compiled ISA the CPU supports (or the calling unit's default arch).
 //
@@ -19,7 +19,7 @@
 #include "posenc/error.hpp"
 #include "posenc/kernels/dispatch.hpp"
 #include "posenc/kernels/qk_norm_rope.hpp"
-#include "posenc/kernels/rope_cache.hpp"
+#include "posenc/kernels/kv_cache_write.hpp"
 
 namespace posenc::kernels::dispatch {
 

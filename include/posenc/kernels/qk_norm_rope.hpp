@@ -27,7 +27,7 @@
 // (a, b) with weights (w'_a, w'_b) and the angle source's (c, s) is computed as
 //     a' = r (a (c w'_a) - b (s w'_b)),   b' = r (b (c w'_b) + a (s w'_a))
 // which is RoPE(x r w') reassociated: the products c w' and s w' are formed once per token and
-// block of heads, so a head costs the rotation plus one multiply by r per register. A
+// tile of heads, so a head costs the rotation plus one multiply by r per register. A
 // pass-through dim is x_d (r w'_d). Then one rounding into the storage type. double tensors
 // take a scalar reference path in double.
 //

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/fused_checks.hpp: what the checked fused entry points verify
-// (qk_norm_rope.hpp and rope_cache.hpp list the rules) before entering a kernel. A cache call
+// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel. A cache call
 // first meets cache_call_is_usual, one inline test of the usual case that builds no message;
 // only a call it does not accept goes through check_cache_call_rules, which names the first
 // broken rule.
@@ -254,7 +254,7 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     return true;
 }
 
-/// All of a cache call's rules (rope_cache.hpp), in order, each failure named.
+/// All of a cache call's rules (kv_cache_write.hpp), in order, each failure named.
 template <class T, class Angles>
 void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                             const FusedArgs<T>& f, int weighting, TokenRange range)

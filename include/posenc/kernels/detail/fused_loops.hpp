@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/fused_loops.hpp: the loops of the fused engine steps (qk_norm_rope.hpp,
-// rope_cache.hpp hold the formulas, bounds and entry points).
+// kv_cache_write.hpp hold the formulas, bounds and entry points).
 //
-// Per token: the angle row once (as apply does), then the heads of Q, K (and V) in blocks of
-// norm_block heads. Per block, with the norm: one pass summing x^2 of each head in float
-// registers (four partial sums per head; the heads are then in L1), the block's 1 / rms in a few
+// Per token: the angle row once (as apply does), then the heads of Q, K (and V) in tiles of
+// norm_tile heads. Per tile, with the norm: one pass summing x^2 of each head in float
+// registers (four partial sums per head; the heads are then in L1), the tile's 1 / rms in a few
 // vector instructions (lane_sums, sqrt, divide); then one pass that rotates and stores each head
 // (several tokens with a head whose halves are one register group each, rms_per_head: no
 // first pass, each head's 1 / rms formed from the registers the rotation loads, head_inv_rms,
@@ -12,7 +12,7 @@
 // rotary dims rotated, the rest scaled or copied, into its destination: the output view, or the
 // cache slot (float / bfloat16 / float16 stored directly from registers; fp8 and int8 through a
 // float buffer of one head and the scalar converters of quantize.hpp; streamed rows through a
-// staging buffer). The rotation pass holds a group of registers while every head of the block
+// staging buffer). The rotation pass holds a group of registers while every head of the tile
 // goes through them, as apply's loops do: cos and sin, or with the norm the products of cos and
 // sin with the weights (w + offset), so that a head costs the rotation and one multiply by its
 // 1 / rms per register (qk_norm_rope.hpp states the arithmetic and its bound). V (copied, not
@@ -88,7 +88,7 @@ bool streams_cache(const FusedArgs<T>& f, TokenRange range) noexcept
 
 /// Sum of x^2 over one head, accumulated in float (fma) in four registers (four independent
 /// chains, so the adds of one head overlap) and returned per lane: the lanes are added across
-/// heads at once by block_inv_rms.
+/// heads at once by tile_inv_rms.
 template <class A, class T>
 POSENC_ALWAYS_INLINE simd::floats<A> head_sum_squares(const T* x, int head_dim) noexcept
 {
@@ -117,22 +117,22 @@ POSENC_ALWAYS_INLINE simd::floats<A> head_sum_squares(const T* x, int head_dim) 
     return (acc0 + acc1) + (acc2 + acc3);
 }
 
-/// Heads handled per block: their sums of squares, then their 1 / sqrt(sum / n + eps), are
+/// Heads handled per tile: their sums of squares, then their 1 / sqrt(sum / n + eps), are
 /// independent of each other (the CPU overlaps them), instead of one divide-sqrt-divide chain in
 /// front of every head's rotation.
-inline constexpr int norm_block = 16;
+inline constexpr int norm_tile = 16;
 
-/// r[i] = 1 / sqrt(sum_i / n + eps) for heads [h0, h0 + count) of token t (count <= norm_block),
+/// r[i] = 1 / sqrt(sum_i / n + eps) for heads [h0, h0 + count) of token t (count <= norm_tile),
 /// each step one float rounding, float_lanes<A> heads per instruction (IEEE division and square
 /// root are correctly rounded in every lane, as the scalar float formula).
 template <class A, class T>
-POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
+POSENC_ALWAYS_INLINE void tile_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
                                         int head_dim, float eps, float* r, bool prefetch) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
-    static_assert(norm_block % lanes == 0, "a block of heads is whole registers");
-    vec sums[norm_block];  // per head, the sum of squares still spread over the lanes
+    static_assert(norm_tile % lanes == 0, "a tile of heads is whole registers");
+    vec sums[norm_tile];  // per head, the sum of squares still spread over the lanes
     if (prefetch) {  // the heads prefetch_heads_ahead heads on (apply's distance): this pass meets memory first
         const std::ptrdiff_t ahead = simd::prefetch_heads_ahead * in.head_stride;
         for (int i = 0; i < count; ++i) {
@@ -142,7 +142,7 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
     }
     for (int i = 0; i < count; ++i) sums[i] = head_sum_squares<A>(in.head(t, h0 + i), head_dim);
     const int whole = (count + lanes - 1) / lanes * lanes;
-    for (int i = count; i < whole; ++i) sums[i] = vec(1.0f);  // heads past the block: any finite value
+    for (int i = count; i < whole; ++i) sums[i] = vec(1.0f);  // heads past the tile: any finite value
     const vec n(static_cast<float>(head_dim)), e(eps), one(1.0f);
     // lane k of lane_sums: the sum of the lanes of sums[i + k] (one transposing add tree over
     // `lanes` heads instead of one horizontal add per head)
@@ -152,7 +152,7 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
 
 /// A tensor's norm weights as the formula scales by them: w[j] + offset (offset 0: x / rms * w;
 /// 1: x / rms * (1 + w)), each formed in one float rounding where a register of weights is
-/// loaded (once per group of pairs and block of heads, never once per head), so no per-call copy
+/// loaded (once per group of pairs and tile of heads, never once per head), so no per-call copy
 /// of the weights exists.
 /// `scale` multiplies every weight (a per-token query multiplier, qk_norm_rope.hpp; 1 otherwise,
 /// which changes no bit): (w[j] + offset) * scale, one more rounding.
@@ -183,7 +183,7 @@ struct HeadSlice {
 };
 
 /// Registers of pairs per group in norm_rope_heads: the group's cos, sin and weights stay in
-/// registers (4 per register of pairs) while every head of the block passes through, so no load
+/// registers (4 per register of pairs) while every head of the tile passes through, so no load
 /// of them can wait on a store to a head (store-to-load "4K aliasing" between a table row and a
 /// head at the same page offset, as in rope_loops.hpp). 4 on AVX-512 (32 registers), 2 otherwise.
 template <class A>
@@ -191,7 +191,7 @@ inline constexpr int norm_chunks = simd::float_lanes<A> >= 16 ? 4 : 2;
 
 /// 1 / sqrt(sum / n + eps) of a head held whole in registers (a: its first half, b: its second):
 /// the squares summed in four partial sums (chunk k with chunk k + N, the order of
-/// head_sum_squares), then across lanes; each step one float rounding, as block_inv_rms.
+/// head_sum_squares), then across lanes; each step one float rounding, as tile_inv_rms.
 template <class A, std::size_t N>
 POSENC_ALWAYS_INLINE simd::floats<A> head_inv_rms(const simd::floats<A> (&a)[N], const simd::floats<A> (&b)[N],
                                                   float eps, int n) noexcept
@@ -339,9 +339,9 @@ void norm_pass_through(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdi
 /// (false only without the norm, in place). `grouped_stores`: the store order of rope_loops.hpp's
 /// half_split_group (true when the call has several tokens). Whole registers of pairs go through
 /// the groups above; the last partial register and the pass-through dims head by head. Not forced inline:
-/// its callers (a block of heads, or one head into a staging buffer) share one compiled copy
-/// per type combination, which halves the per-ISA units' compile time; a call per block of up
-/// to norm_block heads costs nothing measurable.
+/// its callers (a tile of heads, or one head into a staging buffer) share one compiled copy
+/// per type combination, which halves the per-ISA units' compile time; a call per tile of up
+/// to norm_tile heads costs nothing measurable.
 template <class A, Pairing P, bool Norm, class T, class Out>
 void norm_rope_heads(const T* x_head, std::ptrdiff_t x_stride, Out* y_head, std::ptrdiff_t y_stride, int count, HeadSlice slice,
                      const float* cos, const float* sin, NormWeights w_head, const float* inv_rms,
@@ -429,12 +429,12 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 }
 
 /// Whether a normalising call forms each head's 1 / rms from the registers norm_rope_heads
-/// rotates (inv_rms null, head_inv_rms) rather than in blocks first (block_inv_rms). Possible
+/// rotates (inv_rms null, head_inv_rms) rather than in tiles first (tile_inv_rms). Possible
 /// when half_split, every dim rotated and each half exactly one group of norm_chunks registers
-/// (head_dim 128 on AVX-512, 32 on AVX2); then a block is the whole tensor: no pass over the
+/// (head_dim 128 on AVX-512, 32 on AVX2); then a tile is the whole tensor: no pass over the
 /// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
 /// previous ones. Chosen for several tokens (row fused_f32/norm_rope against fused_f32/stream);
-/// a one-token call is faster in blocks of 16 (16 independent sums, then one vector sqrt: row
+/// a one-token call is faster in tiles of 16 (16 independent sums, then one vector sqrt: row
 /// decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class A, Pairing P>
 bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
@@ -453,12 +453,12 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
     const int head_dim = slice.head_dim;
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
     const bool per_head = Norm && rms_per_head<A, P>(head_dim, slice.rotary_dim, several_tokens);
-    const std::ptrdiff_t block = per_head ? in.heads : norm_block;
-    alignas(64) float inv_rms[norm_block + 16];
-    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
-        const int count = static_cast<int>(std::min<std::ptrdiff_t>(block, in.heads - h0));
+    const std::ptrdiff_t tile = per_head ? in.heads : norm_tile;
+    alignas(64) float inv_rms[norm_tile + 16];
+    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += tile) {
+        const int count = static_cast<int>(std::min<std::ptrdiff_t>(tile, in.heads - h0));
         if constexpr (Norm)
-            if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
+            if (!per_head) tile_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
         norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, slice, cos,
                                     sin, w, per_head ? nullptr : inv_rms, eps, copy_rest, several_tokens, prefetch);
     }
@@ -551,7 +551,7 @@ POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const
 inline constexpr std::size_t cache_stage_bytes = 16384;
 
 /// Every head of one tensor of token t into its cache row at `slot`. Float and 16-bit caches are
-/// written straight from registers, a block of heads at a time; `stream`: up to
+/// written straight from registers, a tile of heads at a time; `stream`: up to
 /// cache_stage_bytes of rows are formed in a staging buffer, then written with non-temporal
 /// stores (simd::stream_copy) where their address and length allow (in one run when the slot's
 /// heads are contiguous). 8-bit caches go head by head through a float buffer and the converters.
@@ -568,9 +568,9 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
     const bool per_head = Norm && rms_per_head<A, P>(head_dim, slice.rotary_dim, several_tokens);
-    const std::ptrdiff_t block = per_head ? in.heads : norm_block;
-    alignas(64) float inv_rms_block[norm_block + 16];
-    const float* const inv_rms = per_head ? nullptr : inv_rms_block;
+    const std::ptrdiff_t tile = per_head ? in.heads : norm_tile;
+    alignas(64) float inv_rms_tile[norm_tile + 16];
+    const float* const inv_rms = per_head ? nullptr : inv_rms_tile;
     // `count` heads from x to rows `step` elements apart at dst, in the cache's element type;
     // false for an 8-bit cache
     auto to_rows = [&](const T* x, std::byte* dst, std::ptrdiff_t step, int count, const float* r) {
@@ -592,10 +592,10 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
         }
     };
     const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
-    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
-        const int count = static_cast<int>(std::min<std::ptrdiff_t>(block, in.heads - h0));
+    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += tile) {
+        const int count = static_cast<int>(std::min<std::ptrdiff_t>(tile, in.heads - h0));
         if constexpr (Norm)
-            if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms_block, prefetch);
+            if (!per_head) tile_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms_tile, prefetch);
         const T* x0 = in.head(t, h0);
         if (!stream) {
             if (to_rows(x0, cache.head(s, h0), head_step, count, inv_rms)) continue;

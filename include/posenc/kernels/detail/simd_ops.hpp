@@ -208,7 +208,7 @@ floats<A> lane_sums(const floats<A>* rows, requires_arch<xsimd::generic>) noexce
     return xsimd::haddp(rows);
 }
 #if XSIMD_WITH_AVX512F
-// A transposing add tree (128-bit blocks, then pairs, then lanes) in the zero-masking forms of
+// A transposing add tree (128-bit quarters, then pairs, then lanes) in the zero-masking forms of
 // the shuffles (xsimd's haddp uses the plain ones: GCC bug 105593, as above). The tree leaves
 // row m's sum in lane position[m] for position = (0 2 1 3 8 10 9 11 4 6 5 7 12 14 13 15), an
 // involution, so reading the rows in that order puts row k's sum in lane k.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc/kernels/rope_cache.hpp: RoPE straight into a KV cache, optionally after the QK-norm.
+// posenc/kernels/kv_cache_write.hpp: RoPE straight into a KV cache, optionally after the QK-norm.
 //
 // For every token t of the range whose slot s = slot_mapping[t] is not -1:
 //
