@@ -525,7 +525,7 @@ void bench_fused(benchmark::State& state, const Model& model, bool fused)
     Tensor<float> q = random_tensor<float>(prefill_tokens * heads * head_dim);
     Tensor<float> kk = random_tensor<float>(prefill_tokens * kv_heads * head_dim);
     const std::vector<float> weight(head_dim, 1.0f);
-    const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+    const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight, weight};
     const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q, {prefill_tokens, heads, head_dim}),
                                                    k::HeadsView<float>(kk, {prefill_tokens, kv_heads, head_dim}));
     const k::PositionIds positions = k::PositionIds::contiguous(0);
@@ -605,7 +605,7 @@ void bench_decode_step(benchmark::State& state, const Model& model)
     Tensor<float> qkv = random_tensor<float>((heads + 2 * kv_heads) * head_dim);
     Tensor<float> key_cache(prefill_tokens * kv_heads * head_dim), value_cache(prefill_tokens * kv_heads * head_dim);
     const std::vector<float> weight(head_dim, 1.0f);
-    const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+    const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight, weight};
     const k::PackedQkv<float> p = k::slice_packed_qkv(qkv.data(), static_cast<std::ptrdiff_t>(qkv.size()), k::PackedQkvShape {1, heads, kv_heads, head_dim});
     const std::int64_t slot = prefill_tokens - 1;
     k::CacheWrite<float> write;
@@ -685,7 +685,7 @@ void bench_decode_step_floor(benchmark::State& state, const Model& model)
     const float* sin = angles.short_cache.sin_row(position);
     {  // the floor must compute the step: compare one call with posenc's
         Tensor<float> ref = qkv0, ref_keys(cache_size), ref_values(cache_size);
-        const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+        const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight, weight};
         const k::PackedQkv<float> p =
             k::slice_packed_qkv(ref.data(), static_cast<std::ptrdiff_t>(ref.size()), k::PackedQkvShape {1, heads, kv_heads, head_dim});
         k::CacheWrite<float> write;

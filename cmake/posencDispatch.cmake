@@ -1,56 +1,76 @@
 # SPDX-License-Identifier: MIT
-# posenc_add_dispatch(<target>): runtime dispatch of posenc's apply kernel for <target>.
+# posenc_add_dispatch(<target>): runtime dispatch of posenc's kernels for <target>.
 #
-# Adds four generated translation units to <target>, one per instruction set, each compiled
-# with its own flags and containing only POSENC_DISPATCH_DEFINE_TARGET (posenc/kernels/
-# dispatch_target.hpp), and defines POSENC_DISPATCH_SSE4_2/AVX2/AVX512/AVX512_BF16=1 for <target> so that
-# posenc/kernels/dispatch.hpp calls into them. The rest of <target> keeps its own flags, so the
-# binary still runs on any x86-64 CPU; dispatch::apply_rope picks the best ISA at run time.
+# Adds one generated translation unit to <target> per entry of the ISA list
+# (include/posenc/kernels/dispatch_isas.hpp: name, processor, xsimd arch, compiler flags, CPU test)
+# whose processor family is the one being built for, each compiled with that entry's flags and
+# containing only POSENC_DISPATCH_DEFINE_TARGET(name, arch) (posenc/kernels/dispatch_target.hpp),
+# and defines POSENC_DISPATCH_ISA_<name>=1 for <target> so that posenc/kernels/dispatch.hpp calls
+# into them. The rest of <target> keeps its own flags, so the binary still runs on any CPU of the
+# family; dispatch::apply_rope picks the best ISA at run time. Nothing here names an ISA: they
+# are read from the list.
 #
-#   sse4_2  -msse4.2
-#   avx2    -mavx2 -mfma -mf16c
-#   avx512  -mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma -mf16c
-#   avx512_bf16  the avx512 flags plus -mavx512bf16 (bfloat16 stores in one instruction)
-#
-# Off x86 or with a compiler other than GCC/Clang it adds nothing and says so; dispatch then
-# always uses the baseline (header-only) kernel. <target> must link posenc::posenc.
-# From an installed posenc, find_package(posenc) defines it; inside posenc's own build it is included
-# by the top-level CMakeLists.txt.
+# On a processor without entries, or with a compiler other than GCC/Clang, it adds nothing and
+# says so; dispatch then always uses the baseline (header-only) kernel. <target> must link
+# posenc::posenc. From an installed posenc, find_package(posenc) defines it (posencConfig.cmake
+# names the installed list); inside posenc's own build the top-level CMakeLists.txt includes it.
+
+# The ISA list: given by the includer (posencConfig.cmake), or in the source tree beside this file.
+if(NOT DEFINED POSENC_DISPATCH_ISA_LIST)
+  set(POSENC_DISPATCH_ISA_LIST "${CMAKE_CURRENT_LIST_DIR}/../include/posenc/kernels/dispatch_isas.hpp")
+endif()
+set_property(GLOBAL PROPERTY POSENC_DISPATCH_ISA_LIST "${POSENC_DISPATCH_ISA_LIST}")
+
 function(posenc_add_dispatch target)
   if(NOT TARGET ${target})
     message(FATAL_ERROR "posenc_add_dispatch: ${target} is not a target")
   endif()
-  set(_x86 FALSE)
+  set(_processor "")
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i[3-6]86|x86)$")
-    set(_x86 TRUE)
+    set(_processor x86)
+  elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
+    set(_processor arm64)
   endif()
-  if(NOT _x86 OR NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  get_property(_list GLOBAL PROPERTY POSENC_DISPATCH_ISA_LIST)
+  if(NOT EXISTS "${_list}")
+    message(FATAL_ERROR "posenc_add_dispatch: the ISA list ${_list} does not exist")
+  endif()
+  # one entry per line, at its start: POSENC_ISA(name, processor, arch, "flags", cpu_test) (the
+  # lines end in the macro's backslash, which a CMake list would read as an escape: matched in
+  # the whole text instead)
+  file(READ "${_list}" _text)
+  set(_entry_regex "\n *POSENC_ISA\\(([a-z0-9_]+), *([a-z0-9_]+), *([^,\"\n]+), *\"([^\"\n]*)\"")
+  string(REGEX MATCHALL "${_entry_regex}" _entries "${_text}")
+  if(NOT _entries)
+    message(FATAL_ERROR "posenc_add_dispatch: no POSENC_ISA entry in ${_list}")
+  endif()
+  set(_isas "")
+  foreach(_entry IN LISTS _entries)
+    string(REGEX MATCH "${_entry_regex}" _ignored "${_entry}")
+    if(CMAKE_MATCH_2 STREQUAL _processor)
+      set(_isa "${CMAKE_MATCH_1}")
+      list(APPEND _isas "${_isa}")
+      string(STRIP "${CMAKE_MATCH_3}" _arch_${_isa})
+      separate_arguments(_flags_${_isa} UNIX_COMMAND "${CMAKE_MATCH_4}")
+    endif()
+  endforeach()
+  if(NOT _isas OR NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     message(STATUS "posenc_add_dispatch(${target}): no per-ISA kernels for ${CMAKE_SYSTEM_PROCESSOR} / "
                    "${CMAKE_CXX_COMPILER_ID}; dispatch uses the baseline kernel")
     return()
   endif()
 
-  set(_flags_sse4_2 -msse4.2)
-  set(_flags_avx2 -mavx2 -mfma -mf16c)
-  set(_flags_avx512 -mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma -mf16c)
-  set(_flags_avx512_bf16 ${_flags_avx512} -mavx512bf16)
-  set(_arch_sse4_2 "xsimd::sse4_2")
-  set(_arch_avx2 "xsimd::fma3<xsimd::avx2>")
-  set(_arch_avx512 "xsimd::avx512bw")
-  set(_arch_avx512_bf16 "posenc::kernels::simd::avx512_bf16")
-
   set(_dir "${CMAKE_CURRENT_BINARY_DIR}/posenc_dispatch/${target}")
-  foreach(_isa sse4_2 avx2 avx512 avx512_bf16)
+  foreach(_isa IN LISTS _isas)
     set(_source "${_dir}/posenc_kernels_${_isa}.cpp")
     file(CONFIGURE OUTPUT "${_source}" CONTENT
-"// Generated by posenc_add_dispatch(${target}); compiled with: ${_flags_${_isa}}
+"// Generated by posenc_add_dispatch(${target}) from the ISA list; compiled with: ${_flags_${_isa}}
 #include <posenc/kernels/dispatch_target.hpp>
 POSENC_DISPATCH_DEFINE_TARGET(${_isa}, ${_arch_${_isa}})
 " @ONLY)
     target_sources(${target} PRIVATE "${_source}")
     set_source_files_properties("${_source}" PROPERTIES COMPILE_OPTIONS "${_flags_${_isa}}"
       SKIP_UNITY_BUILD_INCLUSION ON)  # its own flags: never merged into a unity build unit
-    string(TOUPPER "${_isa}" _upper)
-    target_compile_definitions(${target} PRIVATE POSENC_DISPATCH_${_upper}=1)
+    target_compile_definitions(${target} PRIVATE POSENC_DISPATCH_ISA_${_isa}=1)
   endforeach()
 endfunction()

@@ -26,7 +26,8 @@ int main()
     const d::CpuFeatures& cpu = d::cpu_features();
     std::printf("cpu: sse4.2 %d  avx2 %d  fma %d  f16c %d  avx512f/bw %d/%d  avx512_bf16 %d\n", cpu.sse4_2, cpu.avx2, cpu.fma,
                 cpu.f16c, cpu.avx512f, cpu.avx512bw, cpu.avx512_bf16);
-    for (d::Isa isa : {d::Isa::baseline, d::Isa::sse4_2, d::Isa::avx2, d::Isa::avx512, d::Isa::avx512_bf16})
+    std::printf("  %-8s (%s): always there\n", d::to_string(d::Isa::baseline), d::arch_name(d::Isa::baseline));
+    for (d::Isa isa : d::dispatch_isas)
         std::printf("  %-8s (%s): compiled %d, supported %d\n", d::to_string(isa), d::arch_name(isa), d::isa_compiled(isa),
                     d::isa_supported_by_cpu(isa));
     std::printf("dispatch uses: %s\n", d::to_string(d::best_isa()));

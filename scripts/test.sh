@@ -10,7 +10,10 @@
 #      of tests/package ran in stage 1 and are not repeated);
 #   3. clang++ with ThreadSanitizer: the test files that hold test cases named "*thread*";
 #   4. scripts/check-isa-symbols.sh (a Debug build: POSENC_ASSERT active, per-ISA objects
-#      checked) and scripts/test-python.sh (the Python module and its pytest suite), when present;
+#      checked), scripts/test-python.sh (the Python module and its pytest suite) and
+#      scripts/test-aarch64.sh (the kernel tests cross-compiled for AArch64 and run under qemu on
+#      a base NEON CPU and on one with FP16 and BF16; the decode step's vector code checked; the
+#      Python module cross-built), when present;
 #   5. each libFuzzer target of tests/fuzz for POSENC_FUZZ_SECONDS (default 10) seconds.
 # Builds use Ninja and ccache (both installed by scripts/install-deps.sh) in build/test-*. To fit
 # CI's time on two cores, the suite compiles at -O0 without debug information, except the
@@ -130,6 +133,12 @@ fi
 if [ -f scripts/test-python.sh ]; then
   begin_stage "test-python.sh"
   bash scripts/test-python.sh -DPOSENC_WERROR=ON "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG"
+  end_stage
+fi
+
+if [ -f scripts/test-aarch64.sh ]; then
+  begin_stage "test-aarch64.sh"
+  bash scripts/test-aarch64.sh
   end_stage
 fi
 

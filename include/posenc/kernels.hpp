@@ -20,4 +20,4 @@
 #include "posenc/kernels/quantize.hpp"
 #include "posenc/kernels/kv_cache_view.hpp"
 #include "posenc/kernels/qk_norm_rope.hpp"
-#include "posenc/kernels/rope_cache.hpp"
+#include "posenc/kernels/kv_cache_write.hpp"

@@ -260,7 +260,7 @@ TEST_CASE_TEMPLATE("[reference] every arch path matches apply_rope_reference on 
     for (const ArchPath& path : kernel_test::arch_paths()) {
         std::mt19937 rng(1234u + static_cast<unsigned>(path.isa));
         Failure failure;
-        const int cases = 150;
+        const int cases = kernel_test::random_cases(150);
         for (int c = 0; c < cases; ++c) run_case<T>(path, rng, failure, c);
         CAPTURE(path.name);
         CHECK_MESSAGE(failure.count == 0, failure.first);

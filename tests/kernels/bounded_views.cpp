@@ -165,7 +165,7 @@ TEST_CASE("[bounds] in place, the output's own size must cover every element wri
     CHECK(x == before);
     // the fused QK-norm + RoPE checks Q through the same rules
     const std::vector<float> weight(64, 1.0f);
-    const QkNorm norm {NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+    const QkNorm norm {NormWeighting::weight, 1e-6f, weight, weight};
     CHECK(message_of([&] { qk_norm_rope(spec, norm, cache, at_three, QKViews<float> {in, out, {}, {}}); }) ==
           "q_out.size 100 must be > 127, the index of q_out's last element (token 0, head 1, dim 63): the view would "
           "address memory past its buffer");

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include <posenc/kernels/angle_cache.hpp>
-#include <posenc/kernels/rope_cache.hpp>
+#include <posenc/kernels/kv_cache_write.hpp>
 
 namespace kernels_cache_call_checks_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 
@@ -79,7 +79,7 @@ Case valid_case(std::mt19937& rng, Arena& a, std::vector<std::int64_t>& slots, c
     const CacheLayout layout = coin() ? CacheLayout::token_major : CacheLayout::heads_major;
     const int storage = std::uniform_int_distribution<int>(0, 3)(rng);
     for (std::ptrdiff_t h = 0; h < kv_heads; ++h) a.scales_at()[h] = 0.25f + 0.5f * static_cast<float>(h);
-    const CacheScale scale = storage == 2 ? CacheScale::tensor(0.5f) : storage == 3 ? CacheScale::heads(a.scales_at()) : CacheScale {};
+    const CacheScale scale = storage == 2 ? CacheScale::tensor(0.5f) : storage == 3 ? CacheScale::heads(FloatSpan(a.scales_at(), kv_heads)) : CacheScale {};
     const CacheStorage kinds[] = {CacheStorage::float32, CacheStorage::bfloat16, CacheStorage::int8, CacheStorage::float8_e4m3};
     f.key_cache = cache_view(a.key_at(), kinds[storage], layout, scale);
     if (coin()) {
@@ -89,8 +89,8 @@ Case valid_case(std::mt19937& rng, Arena& a, std::vector<std::int64_t>& slots, c
     if (coin()) {
         f.norm = true;
         f.eps = 1e-6f;
-        f.q_weight = a.weights_at();
-        f.k_weight = a.weights_at() + dim;
+        f.q_weight = FloatSpan(a.weights_at(), dim);
+        f.k_weight = FloatSpan(a.weights_at() + dim, dim);
         c.weighting = static_cast<int>(coin());
     }
     slots.assign(max_tokens + 2, 0);
@@ -144,7 +144,7 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, std::vector<std::int64_t>& slo
             break;
         }
         default:
-            if (pick(2)) k.scale.per_head = nullptr;
+            if (pick(2)) k.scale.per_head = pick(2) ? FloatSpan {} : FloatSpan(k.scale.per_head.data, k.scale.per_head.size - 1);
             else a.scales_at()[pick(kv_heads)] = pick(2) ? -0.5f : std::numeric_limits<float>::quiet_NaN();
             break;
         }
@@ -162,7 +162,7 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, std::vector<std::int64_t>& slo
     case 9: c.range = {c.range.begin + pick(3) - 1, c.range.end + pick(3) - 1}; break;
     case 10: f.eps = pick(2) ? -1e-6f : std::numeric_limits<float>::quiet_NaN(); break;
     case 11: c.weighting = pick(2) ? 2 : -1; break;
-    case 12: (pick(2) ? f.q_weight : f.k_weight) = pick(2) ? nullptr : elsewhere(); break;
+    case 12: (pick(2) ? f.q_weight : f.k_weight) = pick(3) == 0 ? FloatSpan {} : pick(2) ? FloatSpan(elsewhere(), dim) : FloatSpan(a.weights_at(), dim - 1); break;
     case 13: c.angles = &other_angles; break;
     case 14:  // V or Q present without its partner
         if (pick(2)) f.value_cache = {};

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Runtime dispatch.
 //   CPU features: cross-checked against the kernel's own report in /proc/cpuinfo (Linux), an
-//   independent source of the same cpuid bits (when the file exists).
+//   independent source of the same cpuid bits (when the file exists): its "flags" line on x86,
+//   its "Features" line on AArch64. Under qemu-user (scripts/test-aarch64.sh) /proc/cpuinfo is
+//   the host's; the emulated CPU model's features, as the script knows them from the model's
+//   definition, come in POSENC_TEST_CPU_FEATURES instead, and the ISA dispatch must pick on that
+//   model in POSENC_TEST_EXPECT_BEST_ISA (lowered to POSENC_DISPATCH_MAX_ISA when a cap is set).
 //   best_isa(): the highest ISA that is compiled in and that the CPU supports.
 //   dispatch::apply_rope == apply_rope_with(best_isa()) bit for bit.
 // (Threading is in threads.cpp, which needs no per-ISA units, so the ThreadSanitizer stage of
@@ -9,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -25,13 +30,33 @@ namespace {
 using namespace posenc::kernels;
 namespace pd = posenc::kernels::dispatch;
 
+#if defined(__aarch64__)
+constexpr const char* cpuinfo_key = "Features";
+#else
+constexpr const char* cpuinfo_key = "flags";
+#endif
+
+/// The CPU's feature names, space-separated and padded: /proc/cpuinfo's line for this
+/// architecture, else POSENC_TEST_CPU_FEATURES; empty when neither exists.
 std::string cpuinfo_flags()
 {
     std::ifstream in("/proc/cpuinfo");
     std::string line;
     while (std::getline(in, line))
-        if (line.rfind("flags", 0) == 0) return " " + line.substr(line.find(':') + 1) + " ";
+        if (line.rfind(cpuinfo_key, 0) == 0) return " " + line.substr(line.find(':') + 1) + " ";
+    if (const char* emulated = std::getenv("POSENC_TEST_CPU_FEATURES")) return " " + std::string(emulated) + " ";
     return {};
+}
+
+/// POSENC_TEST_EXPECT_BEST_ISA, lowered to the POSENC_DISPATCH_MAX_ISA cap; empty when unset.
+std::string expected_best_isa()
+{
+    const char* want = std::getenv("POSENC_TEST_EXPECT_BEST_ISA");
+    if (want == nullptr) return {};
+    const pd::Isa cap = pd::max_isa_from_environment();
+    for (pd::Isa isa : pd::dispatch_isas)
+        if (std::string(want) == pd::to_string(isa)) return pd::to_string(static_cast<int>(isa) > static_cast<int>(cap) ? cap : isa);
+    return want;
 }
 
 }  // namespace
@@ -41,12 +66,19 @@ TEST_CASE("[dispatch] CPU features agree with /proc/cpuinfo and best_isa is the 
     const pd::CpuFeatures& f = pd::cpu_features();
     const std::string flags = cpuinfo_flags();
     MESSAGE("CPU: sse4_2 " << f.sse4_2 << ", avx2 " << f.avx2 << ", fma " << f.fma << ", f16c " << f.f16c << ", avx512 f/cd/dq/bw "
-                           << f.avx512f << f.avx512cd << f.avx512dq << f.avx512bw << ", avx512_bf16 " << f.avx512_bf16 << "; best_isa "
+                           << f.avx512f << f.avx512cd << f.avx512dq << f.avx512bw << ", avx512_bf16 " << f.avx512_bf16 << ", asimd "
+                           << f.asimd << ", fphp " << f.fphp << ", asimdhp " << f.asimdhp << ", bf16 " << f.bf16 << "; best_isa "
                            << std::string(pd::to_string(pd::best_isa())) << " (" << std::string(pd::arch_name(pd::best_isa())) << ")");
     for (const kernel_test::ArchPath& path : kernel_test::arch_paths()) MESSAGE("arch path tested: " << path.name);
     for (const std::string& skipped : kernel_test::skipped_paths()) MESSAGE("arch path skipped: " << skipped);
     if (!flags.empty()) {
         auto has = [&](const char* name) { return flags.find(std::string(" ") + name + " ") != std::string::npos; };
+#if defined(__aarch64__)
+        CHECK(f.asimd == has("asimd"));
+        CHECK(f.fphp == has("fphp"));
+        CHECK(f.asimdhp == has("asimdhp"));
+        CHECK(f.bf16 == has("bf16"));
+#else
         // the kernel also requires OS support (xgetbv); /proc/cpuinfo hides flags the OS does not enable
         CHECK(f.sse4_2 == has("sse4_2"));
         CHECK(f.avx2 == has("avx2"));
@@ -57,6 +89,7 @@ TEST_CASE("[dispatch] CPU features agree with /proc/cpuinfo and best_isa is the 
         CHECK(f.avx512dq == has("avx512dq"));
         CHECK(f.avx512cd == has("avx512cd"));
         CHECK(f.avx512_bf16 == has("avx512_bf16"));
+#endif
     } else {
         MESSAGE("no /proc/cpuinfo: feature cross-check skipped");
     }
@@ -65,6 +98,8 @@ TEST_CASE("[dispatch] CPU features agree with /proc/cpuinfo and best_isa is the 
         if (pd::isa_compiled(isa) && pd::isa_supported_by_cpu(isa)) expected = isa;
     CHECK(pd::best_isa() == expected);
     CHECK(pd::isa_available(pd::Isa::baseline));
+    const std::string expected_name = expected_best_isa();
+    if (!expected_name.empty()) CHECK(std::string(pd::to_string(pd::best_isa())) == expected_name);
 }
 
 TEST_CASE("[dispatch] dispatch::apply_rope runs the best ISA's kernel, bit for bit, for every storage type")

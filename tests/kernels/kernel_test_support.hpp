@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -49,6 +50,19 @@ inline std::vector<std::string> skipped_paths()
                                    ? " (above POSENC_DISPATCH_MAX_ISA)"
                                    : " (CPU lacks it)"));
     return skipped;
+}
+
+/// How many of a random-shape test's `n` cases run: all of them, or n / POSENC_TEST_RANDOM_DIVISOR
+/// (at least 1) when the environment sets that divisor. scripts/test-aarch64.sh sets 4 under
+/// qemu-user, whose emulated CPU runs the kernels 10-30x slower than the host; the test says so
+/// in its output. Fixed cases (boundaries, positions up to 2^31 - 1) never take this.
+inline int random_cases(int n)
+{
+    const char* value = std::getenv("POSENC_TEST_RANDOM_DIVISOR");
+    const int divisor = value != nullptr ? std::atoi(value) : 1;
+    if (divisor <= 1) return n;
+    MESSAGE("POSENC_TEST_RANDOM_DIVISOR=" << divisor << ": " << (n / divisor > 0 ? n / divisor : 1) << " of " << n << " random cases");
+    return n / divisor > 0 ? n / divisor : 1;
 }
 
 /// The checked apply on one path, of tokens [range.begin, range.end).

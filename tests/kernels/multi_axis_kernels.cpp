@@ -403,7 +403,8 @@ TEST_CASE_TEMPLATE("[reference] multi-axis kernel matches apply_multi_axis_rope_
     for (const ArchPath& path : kernel_test::arch_paths()) {
         std::mt19937 rng(4321u + static_cast<unsigned>(path.isa));
         Failure failure;
-        for (int c = 0; c < 60; ++c) reference_case<T>(path, rng, failure);
+        const int cases = kernel_test::random_cases(60);
+        for (int c = 0; c < cases; ++c) reference_case<T>(path, rng, failure);
         INFO(failure.first);
         CHECK(failure.count == 0);
     }

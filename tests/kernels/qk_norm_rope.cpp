@@ -76,8 +76,8 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     std::vector<float> q_weight(static_cast<std::size_t>(head_dim)), k_weight(static_cast<std::size_t>(head_dim));
     for (float& w : q_weight) w = wdist(rng);
     for (float& w : k_weight) w = wdist(rng);
-    const QkNorm norm {one_plus ? NormWeighting::one_plus_weight : NormWeighting::weight, eps, q_weight.data(),
-                       k_heads ? k_weight.data() : nullptr};
+    const QkNorm norm {one_plus ? NormWeighting::one_plus_weight : NormWeighting::weight, eps, q_weight,
+                       k_heads ? FloatSpan(k_weight) : FloatSpan {}};
 
     // one buffer for the inputs (packed [q | k | v] per token, or Q then K with gaps), one for the outputs
     const std::ptrdiff_t guard = 19;
@@ -199,7 +199,8 @@ TEST_CASE("qk_norm_rope equals a long double RMSNorm composed with apply_rope_re
         int failures = 0;
         std::string first;
         bool checked = false;
-        for (int i = 0; i < 60; ++i) {
+        const int cases = kernel_test::random_cases(60);
+        for (int i = 0; i < cases; ++i) {
             run_case<float>(path, rng, failures, first, checked);
             run_case<posenc::bfloat16>(path, rng, failures, first, checked);
             run_case<posenc::float16>(path, rng, failures, first, checked);
@@ -222,7 +223,7 @@ TEST_CASE("qk_rms_norm equals the long double RMSNorm (Qwen3 weight convention a
         std::vector<float> q(3 * head_dim);
         for (float& x : q) x = std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng);
         const std::vector<float> before = q;
-        const QkNorm norm {one_plus ? NormWeighting::one_plus_weight : NormWeighting::weight, 1e-6f, w.data(), nullptr};
+        const QkNorm norm {one_plus ? NormWeighting::one_plus_weight : NormWeighting::weight, 1e-6f, w, nullptr};
         qk_rms_norm(spec, norm, QKViews<float>::in_place(HeadsView<float>(q, {1, 3, head_dim})));
         for (int h = 0; h < 3; ++h) {
             std::vector<long double> x(before.begin() + h * head_dim, before.begin() + (h + 1) * head_dim);
@@ -251,16 +252,16 @@ TEST_CASE("qk_norm_rope refuses what it cannot compute, naming the field")
         }
         return std::string("no error");
     };
-    CHECK(message({NormWeighting::weight, -1e-6f, w.data(), w.data()}).find("norm.eps") != std::string::npos);
-    CHECK(message({NormWeighting::weight, std::nanf(""), w.data(), w.data()}).find("norm.eps") != std::string::npos);
-    CHECK(message({NormWeighting::weight, 1e-6f, w.data(), nullptr}).find("norm.k_weight") != std::string::npos);
-    CHECK(message({NormWeighting::weight, 1e-6f, nullptr, w.data()}).find("norm.q_weight") != std::string::npos);
-    CHECK(message({static_cast<NormWeighting>(7), 1e-6f, w.data(), w.data()}).find("norm.weighting") != std::string::npos);
+    CHECK(message({NormWeighting::weight, -1e-6f, w, w}).find("norm.eps") != std::string::npos);
+    CHECK(message({NormWeighting::weight, std::nanf(""), w, w}).find("norm.eps") != std::string::npos);
+    CHECK(message({NormWeighting::weight, 1e-6f, w, nullptr}).find("norm.k_weight") != std::string::npos);
+    CHECK(message({NormWeighting::weight, 1e-6f, nullptr, w}).find("norm.q_weight") != std::string::npos);
+    CHECK(message({static_cast<NormWeighting>(7), 1e-6f, w, w}).find("norm.weighting") != std::string::npos);
     // an output overlapping a weight
-    CHECK(message({NormWeighting::weight, 1e-6f, q.data(), w.data()}).find("norm weight") != std::string::npos);
+    CHECK(message({NormWeighting::weight, 1e-6f, FloatSpan(q.data(), 64), w}).find("norm weight") != std::string::npos);
     const posenc::RopeSpec wide(520, 64, 1e4);
     std::vector<float> big(520), wbig(520, 1.0f);
-    const QkNorm norm {NormWeighting::weight, 1e-6f, wbig.data(), nullptr};
+    const QkNorm norm {NormWeighting::weight, 1e-6f, wbig, nullptr};
     std::string m;
     try {
         qk_norm_rope(wide, norm, cache, pos, QKViews<float>::in_place(HeadsView<float>(big, {1, 1, 520})));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// RoPE into a KV cache (rope_cache.hpp) on every arch path, against the composition of the
+// RoPE into a KV cache (kv_cache_write.hpp) on every arch path, against the composition of the
 // reference steps: K rotated by apply_rope_reference (double, exact angles), after a long double
 // RMSNorm from its definition when the call normalises, then stored at slot_mapping[t]; V copied.
 // Random shapes with guards: contiguous and paged caches, token-major and heads-major, int32 and
@@ -182,7 +182,7 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     for (float& w : q_weight) w = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
     for (float& w : k_weight) w = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
     const bool one_plus = coin(rng) != 0;
-    const QkNorm norm {one_plus ? NormWeighting::one_plus_weight : NormWeighting::weight, 1e-6f, q_weight.data(), k_weight.data()};
+    const QkNorm norm {one_plus ? NormWeighting::one_plus_weight : NormWeighting::weight, 1e-6f, q_weight, k_weight};
     std::vector<std::int64_t> ids(static_cast<std::size_t>(tokens));
     for (auto& p : ids) p = std::uniform_int_distribution<std::int64_t>(0, 4095)(rng);
     Call<T> call {&path, &spec, with_norm ? &norm : nullptr, &angles, PositionIds(ids)};
@@ -280,7 +280,7 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
         std::vector<float> head_scales(static_cast<std::size_t>(kv_heads));
         for (float& x : head_scales) x = std::uniform_real_distribution<float>(0.004f, 0.05f)(rng);
         const bool quantized = is_quantized(storage);
-        const CacheScale scale = !quantized ? CacheScale::none() : coin(rng) ? CacheScale::tensor(head_scales[0]) : CacheScale::heads(head_scales.data());
+        const CacheScale scale = !quantized ? CacheScale::none() : coin(rng) ? CacheScale::tensor(head_scales[0]) : CacheScale::heads(head_scales);
         Cache kc = make_cache(storage, paged, layout, slots, kv_heads, head_dim, scale);
         Cache vc = make_cache(storage, paged, layout, slots, kv_heads, head_dim, scale);
         qkv = before;
@@ -357,7 +357,8 @@ TEST_CASE("rope_into_cache and qk_norm_rope_into_cache equal the reference compo
     for (const ArchPath& path : kernel_test::arch_paths()) {
         int failures = 0;
         std::string first;
-        for (int i = 0; i < 40; ++i) {
+        const int cases = kernel_test::random_cases(40);
+        for (int i = 0; i < cases; ++i) {
             run_case<float>(path, rng, failures, first);
             run_case<posenc::bfloat16>(path, rng, failures, first);
             run_case<posenc::float16>(path, rng, failures, first);
@@ -415,7 +416,7 @@ TEST_CASE("CacheStores: streamed rows of more heads than one staging buffer hold
         for (float& x : k) x = std::uniform_real_distribution<float>(-2, 2)(rng);
         for (float& x : v) x = std::uniform_real_distribution<float>(-2, 2)(rng);
         for (float& x : weight) x = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
-        const QkNorm norm {NormWeighting::weight, 1e-6f, weight.data(), weight.data()};
+        const QkNorm norm {NormWeighting::weight, 1e-6f, weight, weight};
         std::vector<std::int64_t> slot {5, 0, 3};
         for (const ArchPath& path : kernel_test::arch_paths())
             for (CacheLayout layout : {CacheLayout::token_major, CacheLayout::heads_major})
@@ -468,7 +469,7 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     bad.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::tensor(0.5f));
     CHECK(message(bad).find("key_cache.scale") != std::string::npos);
     const float scales[2] = {0.5f, -1.0f};
-    bad.key_cache = KvCacheView::paged(q8.data(), static_cast<std::ptrdiff_t>(q8.size()), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::heads(scales));
+    bad.key_cache = KvCacheView::paged(q8.data(), static_cast<std::ptrdiff_t>(q8.size()), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::heads(FloatSpan(scales, 2)));
     CHECK(message(bad).find("key_cache.scale[1]") != std::string::npos);
     bad = w;
     bad.value_cache = KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 2, 4, 3, 64);

@@ -2,7 +2,7 @@
 // posenc/kernels/angle_source.hpp: what the apply kernel asks of an angle source.
 //
 // The kernel needs, for every token, attention_factor * (cos, sin) of the angles
-// position * theta_i of a block of pairs, as float. cos/sin depend only on (position, pair), so
+// position * theta_i of a row of pairs, as float. cos/sin depend only on (position, pair), so
 // the kernel asks once per token and reuses the row for every Q and K head of that token.
 // An angle source is any type with
 //

@@ -20,7 +20,7 @@
 //       x' = fma(swap_pairs(x), s_folded, x * c_dup)
 //   which is one in-register permute and two multiplies: no scalar loop, no strided access.
 //
-// Loops: tokens (cos/sin row fetched once per token and block of <= 256 pairs) > tensors (Q, K) >
+// Loops: tokens (cos/sin row fetched once per token and row of <= 256 pairs) > tensors (Q, K) >
 // groups of up to 4 (interleaved on AVX-512: 8) registers of pairs, whose cos/sin stay in
 // registers > heads > the group's registers in address order. A head's last incomplete register
 // goes through a register-sized buffer (simd::load_first / store_first): the kernel never reads
@@ -129,15 +129,16 @@ POSENC_ALWAYS_INLINE bool is_decode_step(const RopeSpec& spec, const Angles& ang
 }
 
 /// A decode step (is_decode_step) on arch A: Q's heads at `position`, by pairing, through
-/// rope_token_in_place (reached by a jump).
+/// rope_token_in_place (reached by a jump) from the first rotated coordinate of head 0.
 template <class A, class T, class Angles>
 POSENC_ALWAYS_INLINE void run_decode_step(const RopeSpec& spec, const Angles& angles, std::int64_t position,
                                           const HeadsView<T>& q) noexcept
 {
+    T* const x = q.data + spec.rotary_offset();
     if (spec.pairing() == Pairing::half_split)
-        rope_token_in_place<A, Pairing::half_split>(angles, position, q.data, q.heads, q.head_stride, spec.num_pairs());
+        rope_token_in_place<A, Pairing::half_split>(angles, position, x, q.heads, q.head_stride, spec.num_pairs());
     else
-        rope_token_in_place<A, Pairing::interleaved>(angles, position, q.data, q.heads, q.head_stride, spec.num_pairs());
+        rope_token_in_place<A, Pairing::interleaved>(angles, position, x, q.heads, q.head_stride, spec.num_pairs());
 }
 
 }  // namespace detail

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: MIT
-// posenc/kernels/dispatch.hpp: runtime dispatch of the apply kernel to SSE4.2, AVX2 or AVX-512,
-// for engines that ship one binary.
+// posenc/kernels/dispatch.hpp: runtime dispatch of the kernels to the best instruction set the
+// CPU runs (on x86-64: SSE4.2, AVX2, AVX-512, AVX-512 with BF16; on AArch64 Linux: NEON, NEON
+// with FP16 and BF16), for engines that ship one binary.
 //
 // The pattern (docs/kernels.md, examples/dispatch_example.cpp):
-//   1. CMake: posenc_add_dispatch(my_target)  (cmake/posencDispatch.cmake). It adds four
-//      generated translation units to the target, each compiled with its own flags
-//          sse4_2  -msse4.2                                          arch xsimd::sse4_2
-//          avx2    -mavx2 -mfma -mf16c                               arch xsimd::fma3<xsimd::avx2>
-//          avx512  -mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma -mf16c   arch xsimd::avx512bw
-//          avx512_bf16  the same plus -mavx512bf16                   arch simd::avx512_bf16
-//      each containing only `POSENC_DISPATCH_DEFINE_TARGET(isa, arch)` (dispatch_target.hpp), and
-//      defines POSENC_DISPATCH_<ISA>=1 for the target.
+//   1. CMake: posenc_add_dispatch(my_target)  (cmake/posencDispatch.cmake). It adds one
+//      generated translation unit per entry of the ISA list (dispatch_isas.hpp: name, xsimd arch,
+//      compiler flags, CPU test) to the target, each compiled with its own flags and containing
+//      only `POSENC_DISPATCH_DEFINE_TARGET(isa, arch)` (dispatch_target.hpp), and defines
+//      POSENC_DISPATCH_ISA_<isa>=1 for the target.
 //   2. C++: include this header and call posenc::kernels::dispatch::apply_rope(...) (same
 //      arguments as kernels::apply_rope). The first call reads the CPU's features (cpuid, and
-//      xgetbv for the OS-enabled register state) once; every call then jumps to the best
+//      xgetbv for the OS-enabled register state; on AArch64 Linux the kernel's HWCAP words) once; every call then jumps to the best
 //      compiled ISA the CPU supports, or to the baseline: the header-only kernel at the arch the
 //      calling translation unit targets (kernels::default_arch).
-// The rest of the program keeps the default flags, so the binary runs on any x86-64 CPU.
+// The rest of the program keeps the default flags, so the binary runs on any x86-64 (or AArch64) CPU.
 //
 // Rule for the per-ISA units: they instantiate only templates parameterised on their own arch
 // (the kernel, simd_ops.hpp, the angle sources' row<Arch>), so no function compiled with AVX
@@ -36,6 +34,7 @@
 #include "posenc/kernels/on_the_fly_angles.hpp"
 #include "posenc/kernels/apply.hpp"
 #include "posenc/kernels/detail/checks.hpp"
+#include "posenc/kernels/dispatch_isas.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/multi_axis.hpp"
 #include "posenc/kernels/views.hpp"
@@ -48,47 +47,44 @@
 #else
 #define POSENC_DISPATCH_X86 0
 #endif
-
-#ifndef POSENC_DISPATCH_SSE4_2
-#define POSENC_DISPATCH_SSE4_2 0
-#endif
-#ifndef POSENC_DISPATCH_AVX2
-#define POSENC_DISPATCH_AVX2 0
-#endif
-#ifndef POSENC_DISPATCH_AVX512
-#define POSENC_DISPATCH_AVX512 0
-#endif
-#ifndef POSENC_DISPATCH_AVX512_BF16
-#define POSENC_DISPATCH_AVX512_BF16 0
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>  // getauxval: the CPU features the kernel reports (HWCAP words)
+#define POSENC_DISPATCH_AARCH64_LINUX 1
+#else
+#define POSENC_DISPATCH_AARCH64_LINUX 0
 #endif
 
 namespace posenc::kernels::dispatch {
 
-/// The kernel builds runtime dispatch chooses between, in increasing order.
-enum class Isa {
-    baseline,  ///< the header-only kernel at the calling unit's kernels::default_arch (always there)
-    sse4_2,    ///< xsimd::sse4_2, 4 floats per register, no FMA
-    avx2,      ///< xsimd::fma3<xsimd::avx2>, 8 floats, FMA, F16C
-    avx512,    ///< xsimd::avx512bw, 16 floats, FMA
-    avx512_bf16,  ///< simd::avx512_bf16: avx512 plus the AVX512_BF16 float -> bfloat16 instruction
-};
+#define POSENC_DETAIL_ISA_ENUMERATOR(entry, ...) entry,
+/// The kernel builds runtime dispatch chooses between: the baseline, the header-only kernel at
+/// the calling unit's kernels::default_arch (always there), then the entries of the ISA list
+/// (dispatch_isas.hpp) in its order: increasing within a processor family.
+enum class Isa { baseline, POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_ENUMERATOR) };
+#undef POSENC_DETAIL_ISA_ENUMERATOR
 
+#define POSENC_DETAIL_ISA_VALUE(entry, ...) Isa::entry,
 /// Every per-ISA build, in increasing order (the baseline is always there and is not listed).
-inline constexpr Isa dispatch_isas[] = {Isa::sse4_2, Isa::avx2, Isa::avx512, Isa::avx512_bf16};
+inline constexpr Isa dispatch_isas[] = {POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_VALUE)};
+#undef POSENC_DETAIL_ISA_VALUE
+
+/// The highest enumerator of the list.
+inline constexpr Isa last_isa = dispatch_isas[sizeof(dispatch_isas) / sizeof(dispatch_isas[0]) - 1];
 
 inline const char* to_string(Isa isa) noexcept
 {
+#define POSENC_DETAIL_ISA_NAME(entry, ...) \
+    case Isa::entry: return #entry;
     switch (isa) {
     case Isa::baseline: return "baseline";
-    case Isa::sse4_2: return "sse4_2";
-    case Isa::avx2: return "avx2";
-    case Isa::avx512: return "avx512";
-    case Isa::avx512_bf16: return "avx512_bf16";
+        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_NAME)
     }
+#undef POSENC_DETAIL_ISA_NAME
     return "unknown";
 }
 
-/// What the CPU and the operating system support (register state enabled in XCR0).
+/// What the CPU and the operating system support (x86: register state enabled in XCR0; AArch64:
+/// what the kernel reports in AT_HWCAP and AT_HWCAP2, the /proc/cpuinfo "Features" names).
 struct CpuFeatures {
     bool sse4_2 = false;
     bool avx2 = false;  ///< with the OS saving ymm state
@@ -99,12 +95,27 @@ struct CpuFeatures {
     bool avx512dq = false;
     bool avx512bw = false;
     bool avx512_bf16 = false;
+    bool asimd = false;    ///< AArch64 Advanced SIMD (HWCAP_ASIMD, "asimd")
+    bool fphp = false;     ///< half-precision scalar arithmetic (HWCAP_FPHP, "fphp")
+    bool asimdhp = false;  ///< half-precision vector arithmetic (HWCAP_ASIMDHP, "asimdhp")
+    bool bf16 = false;     ///< BFloat16 instructions, BFCVTN among them (HWCAP2_BF16, "bf16")
 };
 
-/// Reads cpuid (leaves 1, 7.0 and 7.1) and xgetbv; all false off x86 or on other compilers.
+/// Reads cpuid (leaves 1, 7.0 and 7.1) and xgetbv on x86, getauxval(AT_HWCAP, AT_HWCAP2) on
+/// AArch64 Linux; all false elsewhere or on other compilers.
 inline CpuFeatures detect_cpu_features() noexcept
 {
     CpuFeatures f;
+#if POSENC_DISPATCH_AARCH64_LINUX
+    // bit numbers of the Linux arm64 ABI (asm/hwcap.h): HWCAP_ASIMD 1, HWCAP_FPHP 9,
+    // HWCAP_ASIMDHP 10; HWCAP2_BF16 14
+    const unsigned long hwcap = getauxval(AT_HWCAP);
+    const unsigned long hwcap2 = getauxval(AT_HWCAP2);
+    f.asimd = (hwcap >> 1) & 1u;
+    f.fphp = (hwcap >> 9) & 1u;
+    f.asimdhp = (hwcap >> 10) & 1u;
+    f.bf16 = (hwcap2 >> 14) & 1u;
+#endif
 #if POSENC_DISPATCH_X86
     unsigned a = 0, b = 0, c = 0, d = 0;
     if (__get_cpuid(1, &a, &b, &c, &d) == 0) return f;
@@ -144,45 +155,47 @@ inline const CpuFeatures& cpu_features() noexcept
 /// Whether this binary contains the per-ISA build (posenc_add_dispatch on the calling target).
 inline constexpr bool isa_compiled(Isa isa) noexcept
 {
+#define POSENC_DETAIL_ISA_COMPILED(entry, ...) \
+    case Isa::entry: return POSENC_DISPATCH_ISA_COMPILED(entry) != 0;
     switch (isa) {
     case Isa::baseline: return true;
-    case Isa::sse4_2: return POSENC_DISPATCH_SSE4_2 != 0;
-    case Isa::avx2: return POSENC_DISPATCH_AVX2 != 0;
-    case Isa::avx512: return POSENC_DISPATCH_AVX512 != 0;
-    case Isa::avx512_bf16: return POSENC_DISPATCH_AVX512_BF16 != 0;
+        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_COMPILED)
     }
+#undef POSENC_DETAIL_ISA_COMPILED
     return false;
 }
 
 /// The highest ISA dispatch may use, from the environment variable POSENC_DISPATCH_MAX_ISA
-/// ("baseline", "sse4_2", "avx2", "avx512" or "avx512_bf16"), read once; no cap when unset or
-/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2) would.
+/// ("baseline" or a name of the ISA list, e.g. "avx2", "neon"), read once; no cap when unset or
+/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2, or
+/// BF16) would.
 inline Isa max_isa_from_environment() noexcept
 {
     static const Isa cap = [] {
         const char* value = std::getenv("POSENC_DISPATCH_MAX_ISA");
-        if (value == nullptr) return Isa::avx512_bf16;
+        if (value == nullptr) return last_isa;
         const std::string v(value);
-        for (Isa isa : {Isa::baseline, Isa::sse4_2, Isa::avx2, Isa::avx512, Isa::avx512_bf16})
+        if (v == to_string(Isa::baseline)) return Isa::baseline;
+        for (Isa isa : dispatch_isas)
             if (v == to_string(isa)) return isa;
-        return Isa::avx512_bf16;
+        return last_isa;
     }();
     return cap;
 }
 
-/// Whether the CPU (and OS) can run that ISA's build, within POSENC_DISPATCH_MAX_ISA.
+/// Whether the CPU (and OS) can run that ISA's build (the CPU test of its entry in the ISA
+/// list), within POSENC_DISPATCH_MAX_ISA.
 inline bool isa_supported_by_cpu(Isa isa) noexcept
 {
     if (static_cast<int>(isa) > static_cast<int>(max_isa_from_environment())) return false;
-    const CpuFeatures& f = cpu_features();
+    [[maybe_unused]] const CpuFeatures& f = cpu_features();
+#define POSENC_DETAIL_ISA_SUPPORTED(entry, processor, arch, flags, cpu_test) \
+    case Isa::entry: return cpu_test;
     switch (isa) {
     case Isa::baseline: return true;
-    case Isa::sse4_2: return f.sse4_2;
-    case Isa::avx2: return f.avx2 && f.fma && f.f16c;
-    case Isa::avx512: return f.avx512f && f.avx512cd && f.avx512dq && f.avx512bw && f.fma && f.f16c;
-    case Isa::avx512_bf16:
-        return f.avx512f && f.avx512cd && f.avx512dq && f.avx512bw && f.avx512_bf16 && f.fma && f.f16c;
+        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_SUPPORTED)
     }
+#undef POSENC_DETAIL_ISA_SUPPORTED
     return false;
 }
 
@@ -193,23 +206,25 @@ inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_su
 inline Isa best_isa() noexcept
 {
     static const Isa best = [] {  // found once: a decode call is too short to search on every call
-        for (Isa isa : {Isa::avx512_bf16, Isa::avx512, Isa::avx2, Isa::sse4_2})
-            if (isa_available(isa)) return isa;
-        return Isa::baseline;
+        Isa found = Isa::baseline;
+        for (Isa isa : dispatch_isas)
+            if (isa_available(isa)) found = isa;  // the list is in increasing order
+        return found;
     }();
     return best;
 }
 
-/// The name of the arch behind an ISA ("sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16", or the baseline's).
+/// The name of the arch behind an ISA (e.g. "sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16",
+/// "arm64+neon", "arm64+neon+fp16+bf16", or the baseline's).
 inline const char* arch_name(Isa isa) noexcept
 {
+#define POSENC_DETAIL_ISA_ARCH_NAME(entry, processor, arch, ...) \
+    case Isa::entry: return arch::name();
     switch (isa) {
-    case Isa::sse4_2: return xsimd::sse4_2::name();
-    case Isa::avx2: return xsimd::fma3<xsimd::avx2>::name();
-    case Isa::avx512: return xsimd::avx512bw::name();
-    case Isa::avx512_bf16: return simd::avx512_bf16::name();
+        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_ARCH_NAME)
     default: return kernels::default_arch::name();
     }
+#undef POSENC_DETAIL_ISA_ARCH_NAME
 }
 
 namespace detail {
@@ -242,11 +257,16 @@ struct KernelCall {
     TokenRange range;
 };
 
-// Defined in the per-ISA translation units generated by posenc_add_dispatch.
-void run_sse4_2(const KernelCall& call) noexcept;
-void run_avx2(const KernelCall& call) noexcept;
-void run_avx512(const KernelCall& call) noexcept;
-void run_avx512_bf16(const KernelCall& call) noexcept;
+/// One fused call (fused_dispatch.hpp) with its element type and angle source erased.
+struct FusedCall {
+    const RopeSpec* spec;
+    const void* args;  ///< kernels::detail::FusedArgs<T>, by storage
+    StorageType storage;
+    const void* angles;
+    AngleSourceKind angle_kind;
+    const PositionIds* positions;
+    TokenRange range;
+};
 
 /// A decode step's kernel on one ISA: kernels::detail::rope_token_in_place (Q's heads of one
 /// token rotated in place, forward, by the row at `position`) with the angle source and the
@@ -270,11 +290,15 @@ static_assert(static_cast<int>(Pairing::interleaved) == 1 && static_cast<int>(St
                   static_cast<int>(AngleSourceKind::on_the_fly) == 1,
               "DecodeSteps is indexed by these enumerators' values");
 
-// Defined in the per-ISA translation units generated by posenc_add_dispatch.
-extern const DecodeSteps decode_steps_sse4_2;
-extern const DecodeSteps decode_steps_avx2;
-extern const DecodeSteps decode_steps_avx512;
-extern const DecodeSteps decode_steps_avx512_bf16;
+// The entry points of every ISA of the list: defined in the per-ISA translation units that
+// posenc_add_dispatch generates (POSENC_DISPATCH_DEFINE_TARGET, dispatch_target.hpp); only those
+// of the compiled ISAs are referenced (the others appear in discarded `if constexpr` branches).
+#define POSENC_DETAIL_ISA_DECLARATIONS(entry, ...)                   \
+    void run_##entry(const KernelCall& call) noexcept;               \
+    void run_fused_##entry(const FusedCall& call) noexcept;          \
+    extern const DecodeSteps decode_steps_##entry;
+POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_DECLARATIONS)
+#undef POSENC_DETAIL_ISA_DECLARATIONS
 
 template <class T, class Angles>
 KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
@@ -291,42 +315,59 @@ KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionI
 /// the baseline).
 inline bool run_compiled([[maybe_unused]] Isa isa, [[maybe_unused]] const KernelCall& call) noexcept
 {
+#define POSENC_DETAIL_ISA_RUN(entry, ...)                      \
+    case Isa::entry:                                           \
+        if constexpr (POSENC_DISPATCH_ISA_COMPILED(entry)) {   \
+            run_##entry(call);                                 \
+            return true;                                      \
+        }                                                     \
+        return false;
     switch (isa) {
-#if POSENC_DISPATCH_SSE4_2
-    case Isa::sse4_2: run_sse4_2(call); return true;
-#endif
-#if POSENC_DISPATCH_AVX2
-    case Isa::avx2: run_avx2(call); return true;
-#endif
-#if POSENC_DISPATCH_AVX512
-    case Isa::avx512: run_avx512(call); return true;
-#endif
-#if POSENC_DISPATCH_AVX512_BF16
-    case Isa::avx512_bf16: run_avx512_bf16(call); return true;
-#endif
+        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_RUN)
     default: return false;
     }
+#undef POSENC_DETAIL_ISA_RUN
+}
+
+/// Runs a fused call on a per-ISA build; false if that build is not compiled in.
+inline bool run_fused_compiled([[maybe_unused]] Isa isa, [[maybe_unused]] const FusedCall& call) noexcept
+{
+#define POSENC_DETAIL_ISA_RUN_FUSED(entry, ...)                \
+    case Isa::entry:                                           \
+        if constexpr (POSENC_DISPATCH_ISA_COMPILED(entry)) {   \
+            run_fused_##entry(call);                           \
+            return true;                                      \
+        }                                                     \
+        return false;
+    switch (isa) {
+        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_RUN_FUSED)
+    default: return false;
+    }
+#undef POSENC_DETAIL_ISA_RUN_FUSED
 }
 
 /// The decode steps of an ISA compiled into this binary; null for the baseline and for an ISA
 /// not compiled in.
-inline const DecodeSteps* compiled_decode_steps(Isa isa) noexcept
+inline const DecodeSteps* compiled_decode_steps([[maybe_unused]] Isa isa) noexcept
 {
+#define POSENC_DETAIL_ISA_DECODE_STEPS(entry, ...)                                                  \
+    case Isa::entry:                                                                                \
+        if constexpr (POSENC_DISPATCH_ISA_COMPILED(entry)) return &decode_steps_##entry;            \
+        return nullptr;
     switch (isa) {
-#if POSENC_DISPATCH_SSE4_2
-    case Isa::sse4_2: return &decode_steps_sse4_2;
-#endif
-#if POSENC_DISPATCH_AVX2
-    case Isa::avx2: return &decode_steps_avx2;
-#endif
-#if POSENC_DISPATCH_AVX512
-    case Isa::avx512: return &decode_steps_avx512;
-#endif
-#if POSENC_DISPATCH_AVX512_BF16
-    case Isa::avx512_bf16: return &decode_steps_avx512_bf16;
-#endif
+        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_DECODE_STEPS)
     default: return nullptr;
     }
+#undef POSENC_DETAIL_ISA_DECODE_STEPS
+}
+
+/// Throws posenc::error unless `isa` is compiled into this binary and supported by this CPU.
+inline void require_isa(Isa isa)
+{
+    if (!isa_available(isa))
+        throw posenc::error("isa", to_string(isa),
+                            isa_compiled(isa) ? "is not supported by this CPU"
+                                              : "was not compiled into this binary (posenc_add_dispatch)");
 }
 
 /// The decode steps of best_isa(), found once (a guarded constant, inline in the caller: this
@@ -361,10 +402,7 @@ template <class T, class Angles>
 void apply_rope_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                      const QKViews<T>& views, Direction direction, TokenRange range)
 {
-    if (!isa_available(isa))
-        throw posenc::error("isa", to_string(isa),
-                            isa_compiled(isa) ? "is not supported by this CPU"
-                                              : "was not compiled into this binary (posenc_add_dispatch)");
+    detail::require_isa(isa);
     kernels::detail::check_rope_call(spec, angles, positions, views, range);
     kernels::detail::check_direction(direction);
     dispatch::apply_rope_unchecked_with(isa, spec, angles, positions, views, direction, range);
@@ -406,7 +444,8 @@ POSENC_ALWAYS_INLINE void dispatch_decode_step(const RopeSpec& spec, const Angle
                                                const HeadsView<T>& q) noexcept
 {
     if (const DecodeSteps* steps = best_decode_steps())
-        steps->of<T, Angles>(spec.pairing())(&angles, position, q.data, q.heads, q.head_stride, spec.num_pairs());
+        steps->of<T, Angles>(spec.pairing())(&angles, position, q.data + spec.rotary_offset(), q.heads, q.head_stride,
+                                             spec.num_pairs());
     else
         kernels::detail::run_decode_step<kernels::default_arch>(spec, angles, position, q);
 }
@@ -485,10 +524,7 @@ void apply_multi_axis_rope_with(Isa isa, const RopeSpec& spec, const MultiAxisLa
                                 const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
                                 TokenRange range)
 {
-    if (!isa_available(isa))
-        throw posenc::error("isa", to_string(isa),
-                            isa_compiled(isa) ? "is not supported by this CPU"
-                                              : "was not compiled into this binary (posenc_add_dispatch)");
+    detail::require_isa(isa);
     kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
     kernels::detail::check_direction(direction);
     dispatch::apply_multi_axis_rope_unchecked_with(isa, spec, layout, angles, positions, views, direction, range);

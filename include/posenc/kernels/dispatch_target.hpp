@@ -10,8 +10,8 @@
 // dispatch.hpp calls: it recovers the element type and angle source and runs the generic
 // kernel (apply.hpp) instantiated for that arch; and decode_steps_avx2, the table of that
 // arch's decode-step kernels (one token, Q alone in place) that the checked entry jumps to. Doing the same by hand in your own build
-// system works too: compile one such file per ISA with the flags listed in dispatch.hpp and
-// define POSENC_DISPATCH_<ISA>=1 for the code that calls dispatch::apply_rope.
+// system works too: compile one such file per ISA with the flags of its entry in the ISA list
+// (dispatch_isas.hpp) and define POSENC_DISPATCH_ISA_<isa>=1 for the code that calls dispatch::.
 #pragma once
 
 // Marks this translation unit as a per-ISA unit (apply.hpp keeps its debug assertions to what

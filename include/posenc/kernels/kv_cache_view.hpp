@@ -36,6 +36,7 @@
 
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/quantize.hpp"
+#include "posenc/kernels/views.hpp"
 
 namespace posenc::kernels {
 
@@ -88,14 +89,15 @@ struct CacheScale {
     enum class Kind { none, per_tensor, per_head };
     Kind kind = Kind::none;
     float value = 1.0f;                 ///< per_tensor
-    const float* per_head = nullptr;    ///< per_head: `heads` values, outliving the call
+    FloatSpan per_head;                 ///< per_head: at least `heads` values (checked), outliving the call
 
     static constexpr CacheScale none() noexcept { return {}; }
-    static constexpr CacheScale tensor(float scale) noexcept { return {Kind::per_tensor, scale, nullptr}; }
-    static constexpr CacheScale heads(const float* scales) noexcept { return {Kind::per_head, 1.0f, scales}; }
+    static constexpr CacheScale tensor(float scale) noexcept { return {Kind::per_tensor, scale, {}}; }
+    /// One scale per head: a std::vector of them, or FloatSpan(data, size).
+    static constexpr CacheScale heads(FloatSpan scales) noexcept { return {Kind::per_head, 1.0f, scales}; }
 
     /// The scale of head h. Precondition: kind != none (or the result is 1).
-    constexpr float of_head(std::ptrdiff_t h) const noexcept { return kind == Kind::per_head ? per_head[h] : value; }
+    constexpr float of_head(std::ptrdiff_t h) const noexcept { return kind == Kind::per_head ? per_head.data[h] : value; }
 };
 
 /// Non-owning view of a dense KV cache tensor; see the file comment.
@@ -170,9 +172,9 @@ enum class CacheStores { automatic, cached, streaming };
 
 /// The write size from which CacheStores::automatic streams: 4 MiB, twice the 2 MiB L2 of one
 /// core on current server parts (a prefill of 512 tokens of 8 float K and V heads of 128 writes
-/// 4 MiB). Measured on a 2-core AVX-512 machine, 4,096 tokens x 8 K + 8 V heads of 128 (32 MiB
-/// of cache rows) into a paged cache: rope_into_cache takes 0.74 times as long with streaming
-/// stores as with ordinary ones (docs/benchmarks.md, cache_f32).
+/// 4 MiB). Streaming pays for writes well past the caches: benchmark rows cache_f32/rope_cache
+/// against cache_f32/rope_cache_cached (docs/benchmarks.md, "Measurements behind the kernels'
+/// choices").
 inline constexpr std::size_t streaming_stores_from = std::size_t {1} << 22;
 
 /// The cache slot of every token: int32 or int64 ids, -1 = skip; see the file comment.

@@ -7,7 +7,7 @@
 // as a [tokens][axes] array of int32 or int64 (MultiAxisPositions; any strides, so also the
 // axes-major [axes][tokens] of Hugging Face's position_ids and vLLM's M-RoPE positions).
 //
-// How: once per token (and block of up to 256 pairs) the kernel fetches the 1-D cos/sin row of
+// How: once per token (and row of up to 256 pairs) the kernel fetches the 1-D cos/sin row of
 // each distinct position of the token from the angle source, gathers each pair's cos/sin from
 // the row of its axis (contiguous runs of the layout), and hands the gathered row to the 1-D
 // kernel's loops (detail/rope_loops.hpp), unchanged. The gather is amortised over every Q and K head
@@ -15,7 +15,7 @@
 // 1-D row itself.
 //
 // Bit-exactness. Every pair's cos/sin is the value the 1-D kernel would use for that pair at
-// its axis's position (the source's row is always asked for the same whole block of pairs as
+// its axis's position (the source's row is always asked for the same whole row of pairs as
 // the 1-D kernel asks), and the head loops are the 1-D kernel's. So a token with every axis at
 // m gives exactly the bits of apply_rope at m, on every arch, storage type and angle source;
 // and any token gives, pair by pair, the 1-D result at that pair's position. Error bounds are

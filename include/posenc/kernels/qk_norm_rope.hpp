@@ -9,8 +9,16 @@
 //     y        = RoPE( x / rms(x) * (1 + w) )    NormWeighting::one_plus_weight  (Gemma, Gemma 3)
 //
 // The norm covers all head_dim dims; RoPE (apply.hpp's rotation, forward, the spec's pairing)
-// the first rotary_dim of them; dims past rotary_dim come out normalised, not rotated.
-// qk_rms_norm is the norm alone (the first pass of an unfused engine).
+// the rotated slice [rotary_offset, rotary_offset + rotary_dim) of them; the other dims come out
+// normalised, not rotated. qk_rms_norm is the norm alone (the first pass of an unfused engine).
+//
+// Per-token query multipliers (optional, the range-taking entries' last argument): a float m[t]
+// per token of the views, and Q of token t comes out as
+//     q_out = m[t] * RoPE( q / rms(q) * w' )             (K is not scaled)
+// (an attention temperature that grows with the position: the engine computes m[t]). It is
+// folded into the weights, w' m[t] in one more float rounding, which adds u |m[t]| A |y| to the
+// bound below. The checked entries refuse multipliers with data null, fewer than `tokens` of
+// them, one that is not finite in the range, or memory shared with an output view.
 //
 // Arithmetic: tensors of float, bfloat16 or float16 are read as float; the sum of squares is
 // accumulated in float (fma, four partial sums), then mean = sum / n, r = 1 / sqrt(mean + eps),
@@ -19,7 +27,7 @@
 // (a, b) with weights (w'_a, w'_b) and the angle source's (c, s) is computed as
 //     a' = r (a (c w'_a) - b (s w'_b)),   b' = r (b (c w'_b) + a (s w'_a))
 // which is RoPE(x r w') reassociated: the products c w' and s w' are formed once per token and
-// block of heads, so a head costs the rotation plus one multiply by r per register. A
+// tile of heads, so a head costs the rotation plus one multiply by r per register. A
 // pass-through dim is x_d (r w'_d). Then one rounding into the storage type. double tensors
 // take a scalar reference path in double.
 //
@@ -64,23 +72,27 @@ enum class NormWeighting {
     one_plus_weight,  ///< x / rms(x) * (1 + w)  (Gemma; Hugging Face GemmaRMSNorm)
 };
 
-/// The per-head RMSNorm of Q and K: weighting, eps and the two weight vectors (head_dim floats
-/// each, outliving the call; k_weight may be null when a call has no K).
+/// The per-head RMSNorm of Q and K: weighting, eps and the two weight vectors, sized spans of at
+/// least head_dim floats each (a std::vector converts; a pointer goes as FloatSpan(data, size)),
+/// outliving the call; k_weight may be absent when a call has no K. The checked entries refuse a
+/// span shorter than head_dim, so every weight read lies inside it.
 struct QkNorm {
     NormWeighting weighting = NormWeighting::weight;
     float eps = 1e-6f;
-    const float* q_weight = nullptr;
-    const float* k_weight = nullptr;
+    FloatSpan q_weight;
+    FloatSpan k_weight;
 };
 
 namespace detail {
 
 template <class T>
-FusedArgs<T> norm_args(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views, int rotary_dim) noexcept
+FusedArgs<T> norm_args(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views, int rotary_dim,
+                       FloatSpan q_multipliers = {}) noexcept
 {
     FusedArgs<T> f;
     f.head_dim = spec.head_dim();
     f.rotary_dim = rotary_dim;
+    f.rotary_offset = rotary_dim == 0 ? 0 : spec.rotary_offset();
     f.norm = true;
     f.eps = norm.eps;
     f.weight_offset = norm.weighting == NormWeighting::one_plus_weight ? 1.0f : 0.0f;
@@ -90,6 +102,7 @@ FusedArgs<T> norm_args(const RopeSpec& spec, const QkNorm& norm, const QKViews<T
     f.q_out = views.q_out;
     f.k_in = views.k_in;
     f.k_out = views.k_out;
+    f.q_multipliers = q_multipliers;
     return f;
 }
 
@@ -107,10 +120,11 @@ void run_fused_on(Arch, const RopeSpec& spec, const FusedArgs<T>& f, const Angle
 /// the translation unit's flags). Preconditions: what qk_norm_rope checks (debug builds assert it).
 template <class Arch, class T, class Angles>
 void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                               const PositionIds& positions, const QKViews<T>& views, TokenRange range) noexcept
+                               const PositionIds& positions, const QKViews<T>& views, TokenRange range,
+                               FloatSpan q_multipliers = {}) noexcept
 {
     static_assert(is_storage_type<T>, "qk_norm_rope reads float, bfloat16, float16 or double tensors.");
-    const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim());
+    const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
 #if !POSENC_DETAIL_DISPATCH_UNIT
     POSENC_ASSERT(detail::passes([&] {
         detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
@@ -122,18 +136,20 @@ void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, c
 /// qk_norm_rope_unchecked_on with kernels::default_arch.
 template <class T, class Angles>
 void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                            const QKViews<T>& views, TokenRange range) noexcept
+                            const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {}) noexcept
 {
-    qk_norm_rope_unchecked_on(kernels::default_arch {}, spec, norm, angles, positions, views, range);
+    qk_norm_rope_unchecked_on(kernels::default_arch {}, spec, norm, angles, positions, views, range, q_multipliers);
 }
 
 /// Checked QK-norm + RoPE of tokens [range.begin, range.end): Q with norm.q_weight, K (if the
 /// views have one) with norm.k_weight, in place or out of place; see the file comment.
+/// q_multipliers (optional, one float per token of the views): Q of token t comes out
+/// multiplied by q_multipliers.data[t] (K is not scaled); see the file comment.
 template <class T, class Angles>
 void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                  const QKViews<T>& views, TokenRange range)
+                  const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
 {
-    const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim());
+    const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
     detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
 }

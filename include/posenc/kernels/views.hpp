@@ -309,6 +309,26 @@ private:
     std::ptrdiff_t count_ = -1;
 };
 
+/// A non-owning, read-only run of `size` floats from `data` (for example one multiplier per
+/// token); the checked entry points prove every read inside [data, data + size). Absent
+/// (default): data null and size 0.
+struct FloatSpan {
+    const float* data = nullptr;
+    std::ptrdiff_t size = 0;
+
+    constexpr FloatSpan() noexcept = default;
+    constexpr FloatSpan(const float* data_, std::ptrdiff_t size_) noexcept : data(data_), size(size_) {}
+    /// Absent.
+    constexpr FloatSpan(std::nullptr_t) noexcept {}
+    /// A whole container of floats (std::vector, std::array, ...).
+    template <class C, std::enable_if_t<std::is_convertible_v<decltype(std::declval<const C&>().data()), const float*>, int> = 0>
+    constexpr FloatSpan(const C& buffer) noexcept
+        : data(buffer.data()), size(static_cast<std::ptrdiff_t>(buffer.size()))
+    {
+    }
+    constexpr bool present() const noexcept { return data != nullptr || size != 0; }
+};
+
 /// Tokens [begin, end) of a call; see partition.hpp for splitting a call across threads.
 struct TokenRange {
     std::ptrdiff_t begin = 0;

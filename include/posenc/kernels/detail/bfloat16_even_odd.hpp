@@ -10,9 +10,9 @@
 //   interleaved (pairs (2i, 2i + 1)): even lanes are the pairs' a, odd lanes their b, so 16
 //     pairs rotate as  a' = a c - b s,  b' = b c + a s  with cos/sin as the row stores them:
 //     no pair swap, no duplicated or sign-folded row.
-//   half_split (pairs (i, i + R/2)): a block of 32 pairs loads as even pairs (j, j+2, ...) and
+//   half_split (pairs (i, i + R/2)): a group of 32 pairs loads as even pairs (j, j+2, ...) and
 //     odd pairs (j+1, j+3, ...) of a and of b, rotated with cos/sin permuted the same way
-//     (two vpermt2ps per block and tensor, once per token, not per head).
+//     (two vpermt2ps per group and tensor, once per token, not per head).
 // Store. vcvtne2ps2bf16 rounds both registers to nearest even in one instruction (even lanes'
 // results in words 0..15, odd lanes' in 16..31) and one vpermw puts them back in element order.
 // vcvtne2ps2bf16 treats subnormal inputs as zero; a normal float never rounds to a zero or
@@ -125,10 +125,10 @@ POSENC_ALWAYS_INLINE void interleaved_chunks(const bfloat16* in, bfloat16* out, 
     }
 }
 
-/// half_split: block k of 32 pairs at pair 32 k of a (in_a) and b (in_b) of every head.
-/// `pairs` < 32 only for a single trailing block (masked).
+/// half_split: group k of 32 pairs at pair 32 k of a (in_a) and b (in_b) of every head.
+/// `pairs` < 32 only for a single trailing group (masked).
 template <class A, std::size_t... K>
-POSENC_ALWAYS_INLINE void half_split_blocks(const bfloat16* in_a, const bfloat16* in_b, bfloat16* out_a, bfloat16* out_b,
+POSENC_ALWAYS_INLINE void half_split_groups(const bfloat16* in_a, const bfloat16* in_b, bfloat16* out_a, bfloat16* out_b,
                                             std::ptrdiff_t in_head_stride, std::ptrdiff_t out_head_stride,
                                             std::ptrdiff_t heads, const float* cos, const float* sin, int pairs,
                                             bool prefetch, std::index_sequence<K...>) noexcept
@@ -173,10 +173,10 @@ POSENC_ALWAYS_INLINE void rotate_heads(const bfloat16* in, std::ptrdiff_t in_hea
         bfloat16* out_b = out + num_pairs + pair0;
         int j = 0;
         for (; j + 64 <= n; j += 64)
-            half_split_blocks<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
+            half_split_groups<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
                                     cos + j, sin + j, 32, prefetch, std::make_index_sequence<2>());
         for (; j < n; j += 32)
-            half_split_blocks<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
+            half_split_groups<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
                                     cos + j, sin + j, n - j < 32 ? n - j : 32, prefetch, std::make_index_sequence<1>());
     } else {
         const bfloat16* in_x = in + 2 * pair0;

@@ -571,10 +571,10 @@ POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles&
 /// when heads > 1, the last element (heads - 1) * head_stride + head_dim - 1 inside size <=
 /// max_view_size (the token stride of one token is never used). Every call it accepts passes
 /// check_rope_call_rules (tests/kernels/rope_call_checks.cpp checks this on mutated calls); the
-/// checked entry points send every other call through check_rope_call. On a one-token call of
-/// 32 x 128 floats each instruction here costs about a quarter of a cycle, so the general test
-/// (about 140 instructions and a call frame) made the checked call 1.05 to 1.08 times the
-/// unchecked one on AMD Zen 5; with this test it is 1.00 to 1.05 times.
+/// checked entry points send every other call through check_rope_call. A decode step is short
+/// enough that the general test (about 140 instructions and a call frame) shows: rows
+/// decode_f32/cache_half against decode_f32/cache_half_unchecked, and decode_pair_f32
+/// (docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class T, class Angles>
 POSENC_ALWAYS_INLINE bool decode_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                                   const QKViews<T>& views, TokenRange range) noexcept

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/fused_checks.hpp: what the checked fused entry points verify
-// (qk_norm_rope.hpp and rope_cache.hpp list the rules) before entering a kernel. A cache call
+// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel. A cache call
 // first meets cache_call_is_usual, one inline test of the usual case that builds no message;
 // only a call it does not accept goes through check_cache_call_rules, which names the first
 // broken rule.
@@ -42,15 +42,24 @@ inline void check_fused_head_dim(const RopeSpec& spec)
                               posenc::detail::cat({"must be <= ", max_fused_head_dim, " for the fused steps"}));
 }
 
-/// eps finite and >= 0; offset 0 or 1 (the weighting); weights present where a tensor is normalised.
-inline void check_norm_parameters(float eps, int weighting, bool has_q, const float* q_weight, bool has_k,
-                                  const float* k_weight)
+/// A weight span that a normalised tensor reads head_dim floats of.
+inline bool weights_are_valid(const FloatSpan& w, int head_dim) noexcept { return w.data != nullptr && w.size >= head_dim; }
+
+/// eps finite and >= 0; offset 0 or 1 (the weighting); weights present, of at least head_dim
+/// floats, where a tensor is normalised.
+inline void check_norm_parameters(float eps, int weighting, bool has_q, const FloatSpan& q_weight, bool has_k,
+                                  const FloatSpan& k_weight, int head_dim)
 {
+    using posenc::detail::cat;
     if (!std::isfinite(eps) || eps < 0.0f) posenc::detail::raise("norm.eps", eps, "must be finite and >= 0");
     if (weighting != 0 && weighting != 1)
         posenc::detail::raise("norm.weighting", weighting, "must be NormWeighting::weight or NormWeighting::one_plus_weight");
-    if (has_q && q_weight == nullptr) throw posenc::error("norm.q_weight", "null", "must point to head_dim weights of Q");
-    if (has_k && k_weight == nullptr) throw posenc::error("norm.k_weight", "null", "must point to head_dim weights of K");
+    if (has_q && q_weight.data == nullptr) throw posenc::error("norm.q_weight", "null", "must point to head_dim weights of Q");
+    if (has_k && k_weight.data == nullptr) throw posenc::error("norm.k_weight", "null", "must point to head_dim weights of K");
+    if (has_q && q_weight.size < head_dim)
+        posenc::detail::raise("norm.q_weight.size", q_weight.size, cat({"must be >= head_dim ", head_dim, " (one weight per coordinate)"}));
+    if (has_k && k_weight.size < head_dim)
+        posenc::detail::raise("norm.k_weight.size", k_weight.size, cat({"must be >= head_dim ", head_dim, " (one weight per coordinate)"}));
 }
 
 inline ByteRange bytes_of(const KvCacheView& c) noexcept
@@ -59,10 +68,11 @@ inline ByteRange bytes_of(const KvCacheView& c) noexcept
     return {b, b + static_cast<std::uintptr_t>(c.elements()) * element_bytes(c.storage)};
 }
 
-inline ByteRange bytes_of(const float* w, int n) noexcept
+/// The bytes of the first n floats of a span (what a call reads of it).
+inline ByteRange bytes_of(const FloatSpan& w, std::ptrdiff_t n) noexcept
 {
-    const auto b = reinterpret_cast<std::uintptr_t>(w);
-    return {b, w == nullptr ? b : b + static_cast<std::uintptr_t>(n) * sizeof(float)};
+    const auto b = reinterpret_cast<std::uintptr_t>(w.data);
+    return {b, w.data == nullptr ? b : b + static_cast<std::uintptr_t>(n) * sizeof(float)};
 }
 
 [[noreturn]] inline void raise_overlap(const char* written_name, const char* other_name)
@@ -97,6 +107,19 @@ inline bool scale_is_valid(float s) noexcept { return std::isfinite(s) && s > 0.
 inline bool is_aligned(const KvCacheView& c) noexcept
 {
     return (reinterpret_cast<std::uintptr_t>(c.data) & (element_bytes(c.storage) - 1)) == 0;
+}
+
+/// Per-token query multipliers (optional): data present, size >= tokens (one per token), and the
+/// multiplier of every token of the range finite.
+inline void check_query_multipliers(const FloatSpan& m, std::ptrdiff_t tokens, TokenRange range)
+{
+    using posenc::detail::cat;
+    if (!m.present()) return;
+    if (m.data == nullptr) throw posenc::error("q_multipliers.data", "null", "must point to one multiplier per token");
+    if (m.size < tokens)
+        posenc::detail::raise("q_multipliers.size", m.size, cat({"must be >= tokens ", tokens, " (one multiplier per token)"}));
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
+        if (!std::isfinite(m.data[t])) posenc::detail::raise(cat({"q_multipliers[", t, "]"}), m.data[t], "must be finite");
 }
 
 /// One cache: geometry, storage and scale; `heads` the K (V) head count. Field names are built
@@ -134,10 +157,12 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
                             cat({"must be none for a ", to_string(c.storage), " cache (scales are for fp8 and int8)"}));
     if (c.scale.kind == Kind::per_tensor && !scale_is_valid(c.scale.value)) raise(field("scale"), c.scale.value, "must be finite and > 0");
     if (c.scale.kind == Kind::per_head) {
-        if (c.scale.per_head == nullptr) throw posenc::error(field("scale.per_head"), "null", "must point to one scale per head");
+        if (c.scale.per_head.data == nullptr) throw posenc::error(field("scale.per_head"), "null", "must point to one scale per head");
+        if (c.scale.per_head.size < c.heads)
+            raise(field("scale.per_head.size"), c.scale.per_head.size, cat({"must be >= heads ", c.heads, " (one scale per head)"}));
         for (std::ptrdiff_t h = 0; h < c.heads; ++h)
-            if (!scale_is_valid(c.scale.per_head[h]))
-                raise(cat({name, ".scale[", h, "]"}), c.scale.per_head[h], "must be finite and > 0");
+            if (!scale_is_valid(c.scale.per_head.data[h]))
+                raise(cat({name, ".scale[", h, "]"}), c.scale.per_head.data[h], "must be finite and > 0");
     }
 }
 
@@ -166,9 +191,9 @@ inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, int head_
     using Kind = CacheScale::Kind;
     if (!is_quantized(c.storage)) return c.scale.kind == Kind::none;
     if (c.scale.kind == Kind::per_tensor) return scale_is_valid(c.scale.value);
-    if (c.scale.kind != Kind::per_head || c.scale.per_head == nullptr) return false;
+    if (c.scale.kind != Kind::per_head || c.scale.per_head.data == nullptr || c.scale.per_head.size < c.heads) return false;
     for (std::ptrdiff_t h = 0; h < c.heads; ++h)
-        if (!scale_is_valid(c.scale.per_head[h])) return false;
+        if (!scale_is_valid(c.scale.per_head.data[h])) return false;
     return true;
 }
 
@@ -178,18 +203,19 @@ inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, int head_
 /// the call touches; every slot in range. Every call it accepts passes check_cache_call_rules
 /// (the same rules, specialised; tests/kernels/cache_call_checks.cpp draws mutated calls and
 /// compares); the rest go through those, which name the first broken rule. This runs on every
-/// checked call, and a decode step is a few hundred nanoseconds: the checks of a Qwen3-8B decode
-/// step took 65-70 ns through the rules alone, 35-44 ns with this test first (AMD Zen 4).
+/// checked call, and a decode step is a few hundred nanoseconds: row decode_step_f32/qwen3_8b
+/// (docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class T, class Angles>
 bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const FusedArgs<T>& f,
                          int weighting, TokenRange range) noexcept
 {
     const int d = spec.head_dim();
+    if (f.q_multipliers.present()) return false;  // (rare: the rules check them)
     const bool has_q = f.q_in.present() || f.q_out.present();
     const bool has_v = f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
     if (d > max_fused_head_dim || !usual_view_is_valid(f.k_in, d)) return false;
     if (f.norm && (!std::isfinite(f.eps) || f.eps < 0.0f || (weighting != 0 && weighting != 1) ||
-                   (f.q_in.present() && f.q_weight == nullptr) || f.k_weight == nullptr))
+                   (f.q_in.present() && !weights_are_valid(f.q_weight, d)) || !weights_are_valid(f.k_weight, d)))
         return false;
     const std::ptrdiff_t tokens = f.k_in.tokens;
     if (has_q && (!identical_views(f.q_in, f.q_out) || !usual_view_is_valid(f.q_in, d) || f.q_in.tokens != tokens)) return false;
@@ -228,13 +254,13 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     return true;
 }
 
-/// All of a cache call's rules (rope_cache.hpp), in order, each failure named.
+/// All of a cache call's rules (kv_cache_write.hpp), in order, each failure named.
 template <class T, class Angles>
 void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                             const FusedArgs<T>& f, int weighting, TokenRange range)
 {
     check_fused_head_dim(spec);
-    if (f.norm) check_norm_parameters(f.eps, weighting, f.q_in.present(), f.q_weight, true, f.k_weight);
+    if (f.norm) check_norm_parameters(f.eps, weighting, f.q_in.present(), f.q_weight, true, f.k_weight, spec.head_dim());
     if (f.k_in.present() || f.k_in.tokens != 0 || f.k_in.heads != 0) check_view(f.k_in, "k", spec);
     else throw posenc::error("k.data", "null", "must point to the K to rotate into the cache");
     const std::ptrdiff_t tokens = f.k_in.tokens;
@@ -285,6 +311,17 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
         require_apart(q_out_bytes, "q_out", q_weight, "norm.q_weight");
         require_apart(q_out_bytes, "q_out", k_weight, "norm.k_weight");
     }
+    if (f.q_multipliers.present()) {
+        if (!f.norm)
+            throw posenc::error("q_multipliers", "given",
+                                "must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
+        if (!f.q_out.present()) throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
+        check_query_multipliers(f.q_multipliers, tokens, range);
+        const ByteRange m = bytes_of(f.q_multipliers, tokens);
+        require_apart(q_out_bytes, "q_out", m, "q_multipliers");
+        require_apart(key, "key_cache", m, "q_multipliers");
+        require_apart(value, "value_cache", m, "q_multipliers");
+    }
     check_slots(f.slots, tokens, range, slots, smallest);
 }
 
@@ -304,11 +341,15 @@ void check_norm_call(const RopeSpec& spec, const Angles& angles, const PositionI
 {
     check_fused_head_dim(spec);
     check_rope_call(spec, angles, positions, views, range);
-    check_norm_parameters(f.eps, weighting, true, f.q_weight, views.has_k(), f.k_weight);
-    for (const float* w : {f.q_weight, f.k_weight}) {
+    check_norm_parameters(f.eps, weighting, true, f.q_weight, views.has_k(), f.k_weight, spec.head_dim());
+    for (const FloatSpan& w : {f.q_weight, f.k_weight}) {
         require_apart(bytes_of(views.q_out), "q_out", bytes_of(w, spec.head_dim()), "a norm weight");
         require_apart(bytes_of(views.k_out), "k_out", bytes_of(w, spec.head_dim()), "a norm weight");
     }
+    check_query_multipliers(f.q_multipliers, views.tokens(), range);
+    const ByteRange m = bytes_of(f.q_multipliers, views.tokens());
+    require_apart(bytes_of(views.q_out), "q_out", m, "q_multipliers");
+    require_apart(bytes_of(views.k_out), "k_out", m, "q_multipliers");
 }
 
 template <class F>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/fused_loops.hpp: the loops of the fused engine steps (qk_norm_rope.hpp,
-// rope_cache.hpp hold the formulas, bounds and entry points).
+// kv_cache_write.hpp hold the formulas, bounds and entry points).
 //
-// Per token: the angle row once (as apply does), then the heads of Q, K (and V) in blocks of
-// norm_block heads. Per block, with the norm: one pass summing x^2 of each head in float
-// registers (four partial sums per head; the heads are then in L1), the block's 1 / rms in a few
+// Per token: the angle row once (as apply does), then the heads of Q, K (and V) in tiles of
+// norm_tile heads. Per tile, with the norm: one pass summing x^2 of each head in float
+// registers (four partial sums per head; the heads are then in L1), the tile's 1 / rms in a few
 // vector instructions (lane_sums, sqrt, divide); then one pass that rotates and stores each head
 // (several tokens with a head whose halves are one register group each, rms_per_head: no
 // first pass, each head's 1 / rms formed from the registers the rotation loads, head_inv_rms,
@@ -12,7 +12,7 @@
 // rotary dims rotated, the rest scaled or copied, into its destination: the output view, or the
 // cache slot (float / bfloat16 / float16 stored directly from registers; fp8 and int8 through a
 // float buffer of one head and the scalar converters of quantize.hpp; streamed rows through a
-// staging buffer). The rotation pass holds a group of registers while every head of the block
+// staging buffer). The rotation pass holds a group of registers while every head of the tile
 // goes through them, as apply's loops do: cos and sin, or with the norm the products of cos and
 // sin with the weights (w + offset), so that a head costs the rotation and one multiply by its
 // 1 / rms per register (qk_norm_rope.hpp states the arithmetic and its bound). V (copied, not
@@ -55,11 +55,13 @@ template <class T>
 struct FusedArgs {
     int head_dim = 0;
     int rotary_dim = 0;
+    int rotary_offset = 0;  ///< the rotated slice of a head: [rotary_offset, rotary_offset + rotary_dim)
     bool norm = false;
     float eps = 0.0f;
     float weight_offset = 0.0f;  ///< 0: x * inv_rms * w;  1: x * inv_rms * (1 + w)
-    const float* q_weight = nullptr;
-    const float* k_weight = nullptr;
+    FloatSpan q_weight;  ///< head_dim weights of Q (checked: size >= head_dim)
+    FloatSpan k_weight;
+    FloatSpan q_multipliers;  ///< with the norm: Q of token t scaled by q_multipliers.data[t]; absent: none
     HeadsView<const T> q_in;
     HeadsView<T> q_out;
     HeadsView<const T> k_in;
@@ -86,7 +88,7 @@ bool streams_cache(const FusedArgs<T>& f, TokenRange range) noexcept
 
 /// Sum of x^2 over one head, accumulated in float (fma) in four registers (four independent
 /// chains, so the adds of one head overlap) and returned per lane: the lanes are added across
-/// heads at once by block_inv_rms.
+/// heads at once by tile_inv_rms.
 template <class A, class T>
 POSENC_ALWAYS_INLINE simd::floats<A> head_sum_squares(const T* x, int head_dim) noexcept
 {
@@ -115,22 +117,22 @@ POSENC_ALWAYS_INLINE simd::floats<A> head_sum_squares(const T* x, int head_dim) 
     return (acc0 + acc1) + (acc2 + acc3);
 }
 
-/// Heads handled per block: their sums of squares, then their 1 / sqrt(sum / n + eps), are
+/// Heads handled per tile: their sums of squares, then their 1 / sqrt(sum / n + eps), are
 /// independent of each other (the CPU overlaps them), instead of one divide-sqrt-divide chain in
 /// front of every head's rotation.
-inline constexpr int norm_block = 16;
+inline constexpr int norm_tile = 16;
 
-/// r[i] = 1 / sqrt(sum_i / n + eps) for heads [h0, h0 + count) of token t (count <= norm_block),
+/// r[i] = 1 / sqrt(sum_i / n + eps) for heads [h0, h0 + count) of token t (count <= norm_tile),
 /// each step one float rounding, float_lanes<A> heads per instruction (IEEE division and square
 /// root are correctly rounded in every lane, as the scalar float formula).
 template <class A, class T>
-POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
+POSENC_ALWAYS_INLINE void tile_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
                                         int head_dim, float eps, float* r, bool prefetch) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
-    static_assert(norm_block % lanes == 0, "a block of heads is whole registers");
-    vec sums[norm_block];  // per head, the sum of squares still spread over the lanes
+    static_assert(norm_tile % lanes == 0, "a tile of heads is whole registers");
+    vec sums[norm_tile];  // per head, the sum of squares still spread over the lanes
     if (prefetch) {  // the heads prefetch_heads_ahead heads on (apply's distance): this pass meets memory first
         const std::ptrdiff_t ahead = simd::prefetch_heads_ahead * in.head_stride;
         for (int i = 0; i < count; ++i) {
@@ -140,34 +142,48 @@ POSENC_ALWAYS_INLINE void block_inv_rms(const HeadsView<const T>& in, std::ptrdi
     }
     for (int i = 0; i < count; ++i) sums[i] = head_sum_squares<A>(in.head(t, h0 + i), head_dim);
     const int whole = (count + lanes - 1) / lanes * lanes;
-    for (int i = count; i < whole; ++i) sums[i] = vec(1.0f);  // heads past the block: any finite value
+    for (int i = count; i < whole; ++i) sums[i] = vec(1.0f);  // heads past the tile: any finite value
     const vec n(static_cast<float>(head_dim)), e(eps), one(1.0f);
     // lane k of lane_sums: the sum of the lanes of sums[i + k] (one transposing add tree over
     // `lanes` heads instead of one horizontal add per head)
-    for (int i = 0; i < whole; i += lanes) (one / simd::sqrt<A>(simd::lane_sums<A>(sums + i) / n + e)).store_aligned(r + i);
+    for (int i = 0; i < whole; i += lanes)
+        simd::divide<A>(one, simd::sqrt<A>(simd::divide<A>(simd::lane_sums<A>(sums + i), n) + e)).store_aligned(r + i);
 }
 
 /// A tensor's norm weights as the formula scales by them: w[j] + offset (offset 0: x / rms * w;
 /// 1: x / rms * (1 + w)), each formed in one float rounding where a register of weights is
-/// loaded (once per group of pairs and block of heads, never once per head), so no per-call copy
+/// loaded (once per group of pairs and tile of heads, never once per head), so no per-call copy
 /// of the weights exists.
+/// `scale` multiplies every weight (a per-token query multiplier, qk_norm_rope.hpp; 1 otherwise,
+/// which changes no bit): (w[j] + offset) * scale, one more rounding.
 struct NormWeights {
     const float* w = nullptr;
     float offset = 0.0f;
+    float scale = 1.0f;
     template <class A>
     POSENC_ALWAYS_INLINE simd::floats<A> load(int j) const noexcept
     {
-        return simd::floats<A>::load_unaligned(w + j) + simd::floats<A>(offset);
+        return (simd::floats<A>::load_unaligned(w + j) + simd::floats<A>(offset)) * simd::floats<A>(scale);
     }
     template <class A>
     POSENC_ALWAYS_INLINE simd::floats<A> load_first(int j, int n) const noexcept
     {
-        return simd::load_first<A>(w + j, n) + simd::floats<A>(offset);
+        return (simd::load_first<A>(w + j, n) + simd::floats<A>(offset)) * simd::floats<A>(scale);
     }
+    /// The weights from coordinate j on (null stays null: a call without the norm has none).
+    NormWeights from(int j) const noexcept { return {w == nullptr ? nullptr : w + j, offset, scale}; }
+};
+
+/// The coordinates of a head that a fused step writes: [0, head_dim), of which
+/// [offset, offset + rotary_dim) rotate (rotary_dim 0: none).
+struct HeadSlice {
+    int head_dim;
+    int rotary_dim;
+    int offset;
 };
 
 /// Registers of pairs per group in norm_rope_heads: the group's cos, sin and weights stay in
-/// registers (4 per register of pairs) while every head of the block passes through, so no load
+/// registers (4 per register of pairs) while every head of the tile passes through, so no load
 /// of them can wait on a store to a head (store-to-load "4K aliasing" between a table row and a
 /// head at the same page offset, as in rope_loops.hpp). 4 on AVX-512 (32 registers), 2 otherwise.
 template <class A>
@@ -175,7 +191,7 @@ inline constexpr int norm_chunks = simd::float_lanes<A> >= 16 ? 4 : 2;
 
 /// 1 / sqrt(sum / n + eps) of a head held whole in registers (a: its first half, b: its second):
 /// the squares summed in four partial sums (chunk k with chunk k + N, the order of
-/// head_sum_squares), then across lanes; each step one float rounding, as block_inv_rms.
+/// head_sum_squares), then across lanes; each step one float rounding, as tile_inv_rms.
 template <class A, std::size_t N>
 POSENC_ALWAYS_INLINE simd::floats<A> head_inv_rms(const simd::floats<A> (&a)[N], const simd::floats<A> (&b)[N],
                                                   float eps, int n) noexcept
@@ -187,7 +203,7 @@ POSENC_ALWAYS_INLINE simd::floats<A> head_inv_rms(const simd::floats<A> (&a)[N],
         for (std::size_t k = 0; k < width / 2; ++k) acc[k] = acc[2 * k] + acc[2 * k + 1];
     // the square root of a register (std::sqrt(float) is an inline function a per-ISA unit must
     // not emit: scripts/check-isa-symbols.sh); every lane holds the same correctly rounded value
-    return vec(1.0f) / simd::sqrt<A>(vec(simd::horizontal_sum<A>(acc[0]) / static_cast<float>(n) + eps));
+    return simd::divide<A>(vec(1.0f), simd::sqrt<A>(vec(simd::horizontal_sum<A>(acc[0]) / static_cast<float>(n) + eps)));
 }
 
 /// One register of half_split pairs with the norm: (a, b) -> r (a cw_a - b sw_b, b cw_b + a sw_a),
@@ -287,8 +303,35 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
     }
 }
 
+/// Coordinates [begin, end) of `count` heads (x + h * x_stride -> y + h * y_stride), not rotated:
+/// y = x * (inv_rms[h] * (w + offset)) with the norm, a copy (rounded to Out) without.
+template <class A, bool Norm, class T, class Out>
+void norm_pass_through(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count, int begin, int end,
+                       NormWeights w, const float* inv_rms) noexcept
+{
+    using vec = simd::floats<A>;
+    constexpr int lanes = simd::float_lanes<A>;
+    for (int h = 0; h < count && begin < end; ++h) {
+        const T* x = x0 + h * x_stride;
+        Out* y = y0 + h * y_stride;
+        const vec r(Norm ? inv_rms[h] : 1.0f);
+        int j = begin;
+        for (; j + lanes <= end; j += lanes) {
+            vec v = simd::load_as_floats<A>(x + j);
+            if constexpr (Norm) v = v * (r * w.load<A>(j));
+            simd::store_rounded<A>(y + j, v);
+        }
+        if (j < end) {
+            const int n = end - j;
+            vec v = simd::load_first<A>(x + j, n);
+            if constexpr (Norm) v = v * (r * w.load_first<A>(j, n));
+            simd::store_first<A>(y + j, v, n);
+        }
+    }
+}
+
 /// `count` heads at constant strides (x + h * x_stride -> y + h * y_stride): y = RoPE(x * s)
-/// over [0, rotary_dim) and x * s over [rotary_dim, head_dim), with s = inv_rms[h] * (w + offset)
+/// over the slice [offset, offset + rotary_dim) and x * s over the other coordinates, with s = inv_rms[h] * (w + offset)
 /// when Norm, s = 1 otherwise; the rotated dims are computed as inv_rms[h] RoPE(x (w + offset)),
 /// the weights folded into cos and sin (norm_half_split_group). cos/sin: the row as stored
 /// (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp). Out: float,
@@ -296,17 +339,22 @@ POSENC_ALWAYS_INLINE void norm_interleaved_group(const T* x, std::ptrdiff_t x_st
 /// (false only without the norm, in place). `grouped_stores`: the store order of rope_loops.hpp's
 /// half_split_group (true when the call has several tokens). Whole registers of pairs go through
 /// the groups above; the last partial register and the pass-through dims head by head. Not forced inline:
-/// its callers (a block of heads, or one head into a staging buffer) share one compiled copy
-/// per type combination, which halves the per-ISA units' compile time; a call per block of up
-/// to norm_block heads costs nothing measurable.
+/// its callers (a tile of heads, or one head into a staging buffer) share one compiled copy
+/// per type combination, which halves the per-ISA units' compile time; a call per tile of up
+/// to norm_tile heads costs nothing measurable.
 template <class A, Pairing P, bool Norm, class T, class Out>
-void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff_t y_stride, int count, int head_dim,
-                     int rotary_dim, const float* cos, const float* sin, NormWeights w, const float* inv_rms,
+void norm_rope_heads(const T* x_head, std::ptrdiff_t x_stride, Out* y_head, std::ptrdiff_t y_stride, int count, HeadSlice slice,
+                     const float* cos, const float* sin, NormWeights w_head, const float* inv_rms,
                      float eps, bool copy_rest, bool grouped_stores, bool prefetch) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
     constexpr int group = norm_chunks<A> * lanes;
+    const int head_dim = slice.head_dim, rotary_dim = slice.rotary_dim;
+    // the rotated slice: heads and weights from its first coordinate on
+    const T* const x0 = x_head + slice.offset;
+    Out* const y0 = y_head + slice.offset;
+    const NormWeights w = w_head.from(slice.offset);
     if constexpr (P == Pairing::half_split) {
         const int half = rotary_dim / 2;
         int j = 0;
@@ -365,23 +413,8 @@ void norm_rope_heads(const T* x0, std::ptrdiff_t x_stride, Out* y0, std::ptrdiff
         }
     }
     if (!copy_rest || rotary_dim == head_dim) return;
-    for (int h = 0; h < count; ++h) {
-        const T* x = x0 + h * x_stride;
-        Out* y = y0 + h * y_stride;
-        const vec r(Norm ? inv_rms[h] : 1.0f);
-        int j = rotary_dim;
-        for (; j + lanes <= head_dim; j += lanes) {
-            vec v = simd::load_as_floats<A>(x + j);
-            if constexpr (Norm) v = v * (r * w.load<A>(j));
-            simd::store_rounded<A>(y + j, v);
-        }
-        if (j < head_dim) {
-            const int n = head_dim - j;
-            vec v = simd::load_first<A>(x + j, n);
-            if constexpr (Norm) v = v * (r * w.load_first<A>(j, n));
-            simd::store_first<A>(y + j, v, n);
-        }
-    }
+    norm_pass_through<A, Norm>(x_head, x_stride, y_head, y_stride, count, 0, slice.offset, w_head, inv_rms);
+    norm_pass_through<A, Norm>(x_head, x_stride, y_head, y_stride, count, slice.offset + rotary_dim, head_dim, w_head, inv_rms);
 }
 
 /// Stores n floats as the codes of an 8-bit cache: convert(fl(v / scale)) (quantize.hpp).
@@ -396,16 +429,13 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 }
 
 /// Whether a normalising call forms each head's 1 / rms from the registers norm_rope_heads
-/// rotates (inv_rms null, head_inv_rms) rather than in blocks first (block_inv_rms). Possible
+/// rotates (inv_rms null, head_inv_rms) rather than in tiles first (tile_inv_rms). Possible
 /// when half_split, every dim rotated and each half exactly one group of norm_chunks registers
-/// (head_dim 128 on AVX-512, 32 on AVX2); then a block is the whole tensor: no pass over the
+/// (head_dim 128 on AVX-512, 32 on AVX2); then a tile is the whole tensor: no pass over the
 /// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
-/// previous ones. Chosen for several tokens: the fused 4,096-token prefill of 32 + 8 heads of 128
-/// went from about 1.3 to 1.0 times a streaming loop over the same bytes on AMD Zen 4 (no
-/// prefetch hints there), and from 1.40-1.49 (blocks, hints) to 0.96-1.18 (per head, hints
-/// prefetch_heads_ahead heads ahead in the head loop) on AMD Zen 5; a one-token call was faster
-/// in blocks of 16 (16 independent sums, then one vector sqrt). (The Intel machine's prefill was
-/// measured with blocks and hints, 0.96 times the stream, before this choice.)
+/// previous ones. Chosen for several tokens (row fused_f32/norm_rope against fused_f32/stream);
+/// a one-token call is faster in tiles of 16 (16 independent sums, then one vector sqrt: row
+/// decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class A, Pairing P>
 bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
 {
@@ -417,20 +447,20 @@ bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
 /// cache at `slot`. `rotary_dim` 0 skips the rotation.
 template <class A, Pairing P, bool Norm, class T>
 POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
-                                        int head_dim, int rotary_dim, const float* cos, const float* sin,
+                                        HeadSlice slice, const float* cos, const float* sin,
                                         NormWeights w, float eps, bool prefetch, bool several_tokens) noexcept
 {
+    const int head_dim = slice.head_dim;
     const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
-    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens);
-    const std::ptrdiff_t block = per_head ? in.heads : norm_block;
-    alignas(64) float inv_rms[norm_block + 16];
-    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
-        const int count = static_cast<int>(std::min<std::ptrdiff_t>(block, in.heads - h0));
+    const bool per_head = Norm && rms_per_head<A, P>(head_dim, slice.rotary_dim, several_tokens);
+    const std::ptrdiff_t tile = per_head ? in.heads : norm_tile;
+    alignas(64) float inv_rms[norm_tile + 16];
+    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += tile) {
+        const int count = static_cast<int>(std::min<std::ptrdiff_t>(tile, in.heads - h0));
         if constexpr (Norm)
-            if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
-        norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, head_dim,
-                                    rotary_dim, cos, sin, w, per_head ? nullptr : inv_rms, eps, copy_rest, several_tokens,
-                                    prefetch);
+            if (!per_head) tile_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms, prefetch);
+        norm_rope_heads<A, P, Norm>(in.head(t, h0), in.head_stride, out.head(t, h0), out.head_stride, count, slice, cos,
+                                    sin, w, per_head ? nullptr : inv_rms, eps, copy_rest, several_tokens, prefetch);
     }
 }
 
@@ -443,8 +473,8 @@ inline constexpr CacheStorage storage_of = std::is_same_v<T, float>      ? Cache
 /// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit, in
 /// register-sized byte moves (the last partial register through memcpy): one run when both
 /// sides are contiguous (a slot of a token-major or paged cache, V inside packed QKV), a run per
-/// row otherwise. Register moves rather than one memcpy call: measured about 0.02 us less for a
-/// decode step's 4 KiB of V on AMD Zen 4.
+/// row otherwise. Register moves rather than one memcpy call: faster for a decode step's few KiB
+/// of V (row decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class A, class T>
 void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads, int n) noexcept
 {
@@ -490,11 +520,10 @@ void stream_rows(std::byte* dst, std::ptrdiff_t dst_step, const std::byte* src, 
 }
 
 /// V of token t into its cache row at `slot` when the cache holds V's own element type: a copy
-/// (copy_heads), made here in the token loop rather than through heads_to_cache's frame
-/// (measured about 0.02-0.03 us less for a decode step on AMD Zen 4); streamed rows straight
-/// from V with non-temporal stores (simd::stream_copy), without a staging buffer (AMD Zen 5, a
-/// 4,096-token K and V into a paged cache: the staged copy of V was the slowest part of the
-/// call), each row that stream_copy cannot write by a plain copy. Returns false, copying
+/// (copy_heads), made here in the token loop rather than through heads_to_cache's frame (row
+/// decode_step_f32/qwen3_8b); streamed rows straight from V with non-temporal stores
+/// (simd::stream_copy), without a staging buffer (row cache_f32/rope_cache; docs/benchmarks.md, "Measurements behind the kernels' choices"),
+/// each row that stream_copy cannot write by a plain copy. Returns false, copying
 /// nothing, for a cache of another element type.
 template <class A, class T>
 POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const KvCacheView& cache, std::ptrdiff_t t,
@@ -517,55 +546,56 @@ POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const
 
 /// Bytes of rows a streamed cache write forms before writing them with non-temporal stores:
 /// a whole token's K of 8 heads of 128 floats, or more heads of fewer bytes. One stage of heads
-/// rather than one head at a time: the staged head-by-head write of a 4,096-token K and V took
-/// 1.3 to 2.2 times a plain copy of the same rows on AMD Zen 5.
+/// rather than one head at a time (row cache_f32/rope_cache against cache_f32/copy_kv;
+/// docs/benchmarks.md, "Measurements behind the kernels' choices").
 inline constexpr std::size_t cache_stage_bytes = 16384;
 
 /// Every head of one tensor of token t into its cache row at `slot`. Float and 16-bit caches are
-/// written straight from registers, a block of heads at a time; `stream`: up to
+/// written straight from registers, a tile of heads at a time; `stream`: up to
 /// cache_stage_bytes of rows are formed in a staging buffer, then written with non-temporal
 /// stores (simd::stream_copy) where their address and length allow (in one run when the slot's
 /// heads are contiguous). 8-bit caches go head by head through a float buffer and the converters.
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
-                    int head_dim, int rotary_dim, const float* cos, const float* sin, NormWeights w, float eps,
+                    HeadSlice slice, const float* cos, const float* sin, NormWeights w, float eps,
                     bool prefetch, bool several_tokens, bool stream) noexcept
 {
+    const int head_dim = slice.head_dim;
     alignas(64) float buffer[max_fused_head_dim];
     alignas(64) std::byte staging[cache_stage_bytes];
     static_assert(cache_stage_bytes >= max_fused_head_dim * sizeof(float), "the staging buffer holds a head");
     const std::size_t row_bytes = static_cast<std::size_t>(head_dim) * element_bytes(cache.storage);
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
-    const bool per_head = Norm && rms_per_head<A, P>(head_dim, rotary_dim, several_tokens);
-    const std::ptrdiff_t block = per_head ? in.heads : norm_block;
-    alignas(64) float inv_rms_block[norm_block + 16];
-    const float* const inv_rms = per_head ? nullptr : inv_rms_block;
+    const bool per_head = Norm && rms_per_head<A, P>(head_dim, slice.rotary_dim, several_tokens);
+    const std::ptrdiff_t tile = per_head ? in.heads : norm_tile;
+    alignas(64) float inv_rms_tile[norm_tile + 16];
+    const float* const inv_rms = per_head ? nullptr : inv_rms_tile;
     // `count` heads from x to rows `step` elements apart at dst, in the cache's element type;
     // false for an 8-bit cache
     auto to_rows = [&](const T* x, std::byte* dst, std::ptrdiff_t step, int count, const float* r) {
         switch (cache.storage) {
         case CacheStorage::float32:
-            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float*>(dst), step, count, head_dim, rotary_dim,
-                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float*>(dst), step, count, slice, cos, sin, w,
+                                        r, eps, true, several_tokens, prefetch);
             return true;
         case CacheStorage::bfloat16:
-            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<bfloat16*>(dst), step, count, head_dim, rotary_dim,
-                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<bfloat16*>(dst), step, count, slice, cos, sin, w,
+                                        r, eps, true, several_tokens, prefetch);
             return true;
         case CacheStorage::float16:
-            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float16*>(dst), step, count, head_dim, rotary_dim,
-                                        cos, sin, w, r, eps, true, several_tokens, prefetch);
+            norm_rope_heads<A, P, Norm>(x, in.head_stride, reinterpret_cast<float16*>(dst), step, count, slice, cos, sin, w,
+                                        r, eps, true, several_tokens, prefetch);
             return true;
         default:
             return false;
         }
     };
     const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
-    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += block) {
-        const int count = static_cast<int>(std::min<std::ptrdiff_t>(block, in.heads - h0));
+    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += tile) {
+        const int count = static_cast<int>(std::min<std::ptrdiff_t>(tile, in.heads - h0));
         if constexpr (Norm)
-            if (!per_head) block_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms_block, prefetch);
+            if (!per_head) tile_inv_rms<A>(in, t, h0, count, head_dim, eps, inv_rms_tile, prefetch);
         const T* x0 = in.head(t, h0);
         if (!stream) {
             if (to_rows(x0, cache.head(s, h0), head_step, count, inv_rms)) continue;
@@ -584,10 +614,10 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             const std::ptrdiff_t h = h0 + i;
             std::byte* const row = cache.head(s, h);
             const bool staged = stream && simd::stream_copy_possible<A>(row, row_bytes);
-            norm_rope_heads<A, P, Norm>(in.head(t, h), 0, buffer, 0, 1, head_dim, rotary_dim, cos, sin, w,
+            norm_rope_heads<A, P, Norm>(in.head(t, h), 0, buffer, 0, 1, slice, cos, sin, w,
                                         inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
             store_quantized<A>(buffer, staged ? staging : row, head_dim, cache.storage,
-                               cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head[h] : cache.scale.value);
+                               cache.scale.of_head(h));
             if (staged) simd::stream_copy<A>(row, staging, row_bytes);
         }
     }
@@ -612,7 +642,9 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const bool several_tokens = range.end - range.begin > 1;
     const bool prefetch = several_tokens && simd::software_prefetch_pays<A>();  // as apply
     const bool stream = streams_cache(f, range);
-    const NormWeights q_weight {f.q_weight, f.weight_offset}, k_weight {f.k_weight, f.weight_offset};
+    const NormWeights k_weight {f.k_weight.data, f.weight_offset};
+    NormWeights q_weight {f.q_weight.data, f.weight_offset};
+    const HeadSlice slice {f.head_dim, f.rotary_dim, f.rotary_offset};
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t slot = to_cache ? f.slots[t] : -1;
         if (!has_q && !k_to_view && slot < 0) continue;
@@ -626,19 +658,16 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
                 sin = sin_folded;
             }
         }
-        if (has_q)
-            heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, f.head_dim, f.rotary_dim, cos, sin, q_weight, f.eps,
-                                      prefetch, several_tokens);
-        if (k_to_view)
-            heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, f.head_dim, f.rotary_dim, cos, sin, k_weight, f.eps,
-                                      prefetch, several_tokens);
+        if (f.q_multipliers.data != nullptr) q_weight.scale = f.q_multipliers.data[t];  // with the norm only (the checks)
+        if (has_q) heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, slice, cos, sin, q_weight, f.eps, prefetch, several_tokens);
+        if (k_to_view) heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, slice, cos, sin, k_weight, f.eps, prefetch, several_tokens);
         if (slot >= 0) {
-            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, f.head_dim, f.rotary_dim, cos, sin, k_weight,
-                                       f.eps, prefetch, several_tokens, stream);
+            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, slice, cos, sin, k_weight, f.eps, prefetch,
+                                       several_tokens, stream);
             // V: copied, or converted to the cache's type (no norm, no rotation)
             if (f.v_in.present() && !copy_values_to_slot<A>(f.v_in, f.value_cache, t, slot, f.head_dim, stream))
-                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, f.head_dim, 0, cos, sin, NormWeights {},
-                                            0.0f, prefetch, several_tokens, stream);
+                heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, HeadSlice {f.head_dim, 0, 0}, cos, sin,
+                                            NormWeights {}, 0.0f, prefetch, several_tokens, stream);
         }
     }
     if (stream) simd::store_fence<A>();
@@ -665,7 +694,7 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
     const FrequencyTable& table = angles.frequencies();
     double buffer[max_fused_head_dim];
     auto one_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out, const float* w,
-                          std::ptrdiff_t t, std::int64_t position) {
+                          std::ptrdiff_t t, std::int64_t position, double scale) {
         for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
             const double* x = in.head(t, h);
             double sum = 0.0;
@@ -681,12 +710,13 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
                 buffer[p.second] = b * cs.cos + a * cs.sin;
             }
             double* y = out.head(t, h);
-            for (int d = 0; d < f.head_dim; ++d) y[d] = buffer[d];
+            for (int d = 0; d < f.head_dim; ++d) y[d] = scale * buffer[d];
         }
     };
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
-        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight, t, positions[t]);
-        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight, t, positions[t]);
+        const double q_scale = f.q_multipliers.data != nullptr ? static_cast<double>(f.q_multipliers.data[t]) : 1.0;
+        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight.data, t, positions[t], q_scale);
+        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight.data, t, positions[t], 1.0);
     }
 }
 

@@ -60,7 +60,7 @@ struct MultiAxisRows {
         }
         if (all_equal) return angles->row(Arch {}, p[0], pair_begin, count, scratch_cos, scratch_sin);
 
-        // One row per distinct position, always for the whole block (as the 1-D kernel asks, so
+        // One row per distinct position, always for the whole row (as the 1-D kernel asks, so
         // the values are the 1-D kernel's bit for bit), then each run copied from its axis's row.
         alignas(64) float axis_cos[max_position_axes][max_pairs_per_row];
         alignas(64) float axis_sin[max_position_axes][max_pairs_per_row];

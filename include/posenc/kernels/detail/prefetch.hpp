@@ -21,9 +21,8 @@ namespace posenc::kernels::simd {
 /// Heads ahead of the current one whose cache lines the kernel prefetches when it streams
 /// several tokens and software_prefetch_pays. A head loop walks many short runs (a and b halves,
 /// Q and K), which some hardware prefetchers follow late; the hints keep enough lines in flight.
-/// Measured on a 2-core Intel Xeon (AVX-512), 4,096 x 32 x 128 in place: float from 1.00 to
-/// 0.90 times a plain streaming loop over the same bytes, bfloat16 half_split from 1.11 to 1.02
-/// times its own (distances of 8 to 32 heads equal, 2 heads less).
+/// Distances of 8 to 32 heads measured equal, 2 heads less: rows prefill_f32/cache_half_pos0 and
+/// prefill_bf16/cache_half_pos0 (docs/benchmarks.md, "Measurements behind the kernels' choices").
 inline constexpr std::ptrdiff_t prefetch_heads_ahead = 8;
 
 namespace impl {
@@ -59,14 +58,11 @@ bool cpu_prefetch_pays() noexcept
 }  // namespace impl
 
 /// Whether the kernels issue software prefetches (prefetch_heads_ahead) when a call streams
-/// several tokens: where they were measured to pay. On a 2-core AMD EPYC Zen 4 (family 19h,
-/// AVX-512) the float prefill ran at 0.97 to 1.03 times the streaming loop without them and 1.25
-/// to 1.40 times with them, at every distance from 2 to 128 heads (its hardware prefetcher keeps
-/// up; the hints only cost), and the fused QK-norm + RoPE prefill about 25 % slower with them. On
-/// a 2-core AMD EPYC Zen 5 (family 1Ah) the reverse: the float prefill 0.86 to 0.98 times the
-/// streaming loop with them against 1.06 to 1.25 without, the on-the-fly prefill 1.08 to 1.26
-/// against 1.50 to 1.65, M-RoPE 0.81 to 0.93 against 1.08 to 1.26. So: Intel, and AMD from Zen 5
-/// on (impl::cpu_prefetch_pays); earlier AMD families and other vendors, none. CPUID is read once
+/// several tokens: where they were measured to pay (rows prefill_f32/*, fused_f32/norm_rope and
+/// mrope_f32/* with and without the hints; docs/benchmarks.md, "Measurements behind the kernels'
+/// choices"): Intel, and AMD from Zen 5 on (impl::cpu_prefetch_pays), whose hardware prefetchers
+/// fall behind on the head loops' many short runs; on earlier AMD families the hints only cost,
+/// and other vendors were not measured. CPUID is read once
 /// per arch (a template on the arch, as every function a per-ISA unit compiles).
 template <class A>
 bool software_prefetch_pays() noexcept

@@ -50,7 +50,7 @@ POSENC_ALWAYS_INLINE void rotate_and_store_pair(const simd::floats<A>& a, const 
     simd::store_rounded<A>(out_b, simd::mul_add<A>(b, c, a * s));
 }
 
-/// The last `rest` (< one register) pairs of a half_split block, through register-sized buffers.
+/// The last `rest` (< one register) pairs of a half_split row, through register-sized buffers.
 /// Out of line: most heads have none (rotary_dim / 2 a multiple of the register width).
 template <class A, class T>
 void rotate_half_split_tail(const T* in_a, const T* in_b, T* out_a, T* out_b, int rest, const float* cos,
@@ -63,7 +63,7 @@ void rotate_half_split_tail(const T* in_a, const T* in_b, T* out_a, T* out_b, in
     simd::store_first<A>(out_b, b_out, rest);
 }
 
-/// The last `rest` (< one register, even) elements of an interleaved block, through buffers.
+/// The last `rest` (< one register, even) elements of an interleaved row, through buffers.
 template <class A, class T>
 void rotate_interleaved_tail(const T* in, T* out, int rest, const float* cos_dup, const float* sin_folded) noexcept
 {
@@ -111,13 +111,31 @@ const float* negated_row(const float* sin, int n, float* out) noexcept
     return out;
 }
 
-/// Copies the pass-through dims [rotary_dim, head_dim) of every head of one token (out of place
+/// Copies coordinates [begin, end) of every head of one token (pass-through dims, out of place
 /// only). A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
 template <class A, class T>
-void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t, int rotary_dim) noexcept
+void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t, std::ptrdiff_t begin,
+                       std::ptrdiff_t end) noexcept
 {
-    const std::size_t bytes = static_cast<std::size_t>(in.head_dim - rotary_dim) * sizeof(T);
-    for (std::ptrdiff_t h = 0; h < in.heads; ++h) std::memcpy(out.head(t, h) + rotary_dim, in.head(t, h) + rotary_dim, bytes);
+    if (begin >= end) return;
+    const std::size_t bytes = static_cast<std::size_t>(end - begin) * sizeof(T);
+    for (std::ptrdiff_t h = 0; h < in.heads; ++h) std::memcpy(out.head(t, h) + begin, in.head(t, h) + begin, bytes);
+}
+
+/// The views from coordinate `offset` of every head on (data + offset, head_dim - offset): the
+/// rotated slice [offset, offset + rotary_dim) of the spec is their prefix. Absent views stay absent.
+template <class T>
+QKViews<T> views_from_coordinate(const QKViews<T>& views, int offset) noexcept
+{
+    auto shift = [offset](auto v) {
+        if (v.present()) {
+            v.data += offset;
+            v.size -= offset;
+            v.head_dim -= offset;
+        }
+        return v;
+    };
+    return {shift(views.q_in), shift(views.q_out), shift(views.k_in), shift(views.k_out)};
 }
 
 /// Whether rotate_heads takes interleaved pairs' cos/sin as the row stores them (bfloat16 on
@@ -163,8 +181,8 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
 /// The one-token in-place form of half_split_group: one pointer walks the heads, each head's b
 /// half at `half` elements from its a half (in the address, not in a second pointer), and each
 /// register's (a, b) is stored as soon as it is formed, so the stores interleave with the
-/// arithmetic (AMD Zen 4, one decode token of 32 x 128: about 20 % faster than all a registers
-/// then all b registers).
+/// arithmetic (faster for a decode token than all a registers then all b registers: row
+/// decode_f32/cache_half, docs/benchmarks.md, "Measurements behind the kernels' choices").
 template <class A, class T, std::size_t... K>
 POSENC_ALWAYS_INLINE void half_split_group_in_place(T* x, std::ptrdiff_t half, std::ptrdiff_t head_stride, std::ptrdiff_t heads,
                                                     const float* cos, const float* sin, std::index_sequence<K...>) noexcept
@@ -180,10 +198,10 @@ POSENC_ALWAYS_INLINE void half_split_group_in_place(T* x, std::ptrdiff_t half, s
     }
 }
 
-/// rotate_heads_in_place for any n: blocks of a group of registers, then single registers.
+/// rotate_heads_in_place for any n: groups of registers, then single registers.
 /// Out of line, so that the common head of one group keeps no frame for these loops.
 template <class A, class T>
-POSENC_NOINLINE void rotate_heads_in_place_blocks(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
+POSENC_NOINLINE void rotate_heads_in_place_groups(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
                                                   const float* cos, const float* sin) noexcept
 {
     constexpr int lanes = simd::float_lanes<A>;
@@ -202,7 +220,7 @@ POSENC_NOINLINE void rotate_heads_in_place_blocks(T* x, std::ptrdiff_t head_stri
 /// rotate_heads has in and out pointers, tails, prefetch and store order to carry). A row of
 /// one group of registers (rotary_dim 128 on AVX-512) is one loop over the heads with the b half
 /// at a constant offset, and needs no saved registers; other n go to
-/// rotate_heads_in_place_blocks. Precondition: n % float_lanes<A> == 0; rotary dims [0, 2n) of
+/// rotate_heads_in_place_groups. Precondition: n % float_lanes<A> == 0; rotary dims [0, 2n) of
 /// each head.
 template <class A, class T>
 void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n, const float* cos,
@@ -213,7 +231,7 @@ void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t head
         half_split_group_in_place<A>(x, group, head_stride, heads, cos, sin,
                                      std::make_index_sequence<chunks_per_group<A, Pairing::half_split>>());
     else
-        rotate_heads_in_place_blocks<A>(x, head_stride, heads, n, cos, sin);
+        rotate_heads_in_place_groups<A>(x, head_stride, heads, n, cos, sin);
 }
 
 /// sizeof...(K) consecutive registers of interleaved pairs, for every head (as above).
@@ -234,7 +252,7 @@ POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t 
     }
 }
 
-/// Every head of one tensor for one token and one block of pairs. The block is cut into groups
+/// Every head of one tensor for one token and one row of pairs. The row is cut into groups
 /// of up to four registers; for each group, cos/sin are loaded once into registers and applied
 /// to every head, whose chunks are visited in address order. So the row is read once per token
 /// and group (not once per head), no load of it can wait on a store to the data (store-to-load
@@ -276,7 +294,7 @@ void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdi
                 rotate_half_split_tail<A>(in_a + i, in_b + i, out_a + o, out_b + o, n - j, cos + j, sin + j);
         }
     } else {
-        const int count = 2 * n;  // elements of the block: whole pairs
+        const int count = 2 * n;  // elements of the row: whole pairs
         const T* in_x = in + 2 * pair0;
         T* out_x = out + 2 * pair0;
         int j = 0;
@@ -313,8 +331,8 @@ POSENC_ALWAYS_INLINE TokenHeads<T> token_heads(const HeadsView<const T>& in, con
             many ? out.head_stride : 0, in.heads};
 }
 
-/// The general loop of rope_tokens: every token of `range`, each block of up to
-/// max_pairs_per_row pairs (the row asked for once per token and block, negated for the inverse
+/// The general loop of rope_tokens: every token of `range`, each row of up to
+/// max_pairs_per_row pairs (asked for once per token and row, negated for the inverse
 /// direction, expanded for interleaved pairs), every head of Q and K, then the pass-through dims
 /// of an out-of-place call. Prefetch hints only when the range has several tokens.
 template <class A, Pairing P, class T, class Angles>
@@ -329,7 +347,7 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
     const bool prefetch = range.end - range.begin > 1 && simd::software_prefetch_pays<A>();
     const bool inverse = direction == Direction::inverse;
     // out of place with pass-through dims: those are copied (the rotation never reads them)
-    const bool partial = spec.rotary_dim() < spec.head_dim();
+    const bool partial = spec.rotary_dim() < views.q_in.head_dim;  // (the views may start at the rotary offset)
     const bool copy_q = partial && static_cast<const void*>(views.q_out.data) != static_cast<const void*>(views.q_in.data);
     const bool copy_k = partial && has_k && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
     alignas(64) float scratch_cos[max_pairs_per_row];
@@ -358,8 +376,8 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
                 rotate_heads<A, P>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, num_pairs, pair0, n, cos, sin,
                                    prefetch);
         }
-        if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, spec.rotary_dim());
-        if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, spec.rotary_dim());
+        if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, spec.rotary_dim(), views.q_in.head_dim);
+        if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, spec.rotary_dim(), views.k_in.head_dim);
     }
 }
 
@@ -391,10 +409,9 @@ POSENC_ALWAYS_INLINE void rotate_one_token(const QKViews<T>& views, std::ptrdiff
 /// the forward direction, a row the loops take as stored (half_split, or bfloat16's even/odd
 /// interleaved path) and no pass-through dims to copy. The row is asked for once (without
 /// scratch arrays on the stack when the angle source needs none) and each tensor's heads
-/// rotated (rotate_token_heads); nothing else runs. A decode call is a few hundred cycles:
-/// through the general loop (token and block loops, the general rotation with its in and out
-/// pointers, tails, prefetch and store-order tests) the checked call of 32 x 128 floats took
-/// 1.26 to 1.36 times a plain table loop on AMD Zen 5.
+/// rotated (rotate_token_heads); nothing else runs. A decode call is a few hundred cycles, too
+/// short for the general loop's token and row loops, in and out pointers, tails, prefetch and
+/// store-order tests: row decode_f32/cache_half against decode_f32/plain_table_loop.
 template <class A, Pairing P, class T, class Angles>
 void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
                         std::ptrdiff_t t) noexcept
@@ -437,14 +454,12 @@ POSENC_NOINLINE void rope_token_in_place(const Angles& angles, std::int64_t posi
     }
 }
 
-/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P. The inverse
-/// direction rotates by the negated sin row (exact, so both directions round alike).
+/// rope_tokens on views whose rotated slice is the prefix of each head (the spec's rotary_offset
+/// is 0, or the views start at it: views_from_coordinate); head_dim is the views'.
 template <class A, Pairing P, class T, class Angles>
-void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                 Direction direction, TokenRange range) noexcept
+POSENC_ALWAYS_INLINE void rope_prefix_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                             const QKViews<T>& views, Direction direction, TokenRange range) noexcept
 {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
-                  "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
     if (range.end - range.begin != 1) {
         rope_token_loop<A, P>(spec, angles, positions, views, direction, range);
         return;
@@ -458,7 +473,7 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
             }
         }
         if constexpr (P == Pairing::half_split || rotates_row_as_stored<A, T>) {  // the row as stored
-            if (spec.rotary_dim() == spec.head_dim() ||  // or no pass-through dims to copy
+            if (spec.rotary_dim() == views.q_in.head_dim ||  // or no pass-through dims to copy
                 (static_cast<const void*>(views.q_out.data) == static_cast<const void*>(views.q_in.data) &&
                  static_cast<const void*>(views.k_out.data) == static_cast<const void*>(views.k_in.data))) {
                 rope_one_row_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
@@ -467,6 +482,43 @@ void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& 
         }
     }
     rope_token_loop<A, P>(spec, angles, positions, views, direction, range);
+}
+
+/// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P over the
+/// rotated slice [rotary_offset, rotary_offset + rotary_dim) of each head. The inverse direction
+/// rotates by the negated sin row (exact, so both directions round alike). A slice that does not
+/// start the head is handled as the prefix of views starting at it; an out-of-place call copies
+/// the coordinates before it (rope_tokens_at_offset, below).
+template <class A, Pairing P, class T, class Angles>
+POSENC_NOINLINE void rope_tokens_at_offset(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                           const QKViews<T>& views, Direction direction, TokenRange range) noexcept;
+template <class A, Pairing P, class T, class Angles>
+void rope_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                 Direction direction, TokenRange range) noexcept
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
+                  "The SIMD kernel stores float, bfloat16 or float16; double takes the reference path.");
+    if (spec.rotary_offset() != 0) {  // out of line: the usual call (and its decode step) keeps its frame
+        rope_tokens_at_offset<A, P>(spec, angles, positions, views, direction, range);
+        return;
+    }
+    rope_prefix_tokens<A, P>(spec, angles, positions, views, direction, range);
+}
+
+/// rope_tokens of a slice that does not start the head: the prefix kernel on views from the
+/// slice's first coordinate, the coordinates before it copied when out of place.
+template <class A, Pairing P, class T, class Angles>
+POSENC_NOINLINE void rope_tokens_at_offset(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                           const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+{
+    const int offset = spec.rotary_offset();
+    const bool copy_q = static_cast<const void*>(views.q_out.data) != static_cast<const void*>(views.q_in.data);
+    const bool copy_k = views.has_k() && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+        if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, 0, offset);
+        if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, 0, offset);
+    }
+    rope_prefix_tokens<A, P>(spec, angles, positions, views_from_coordinate(views, offset), direction, range);
 }
 
 /// One token of double storage: cos/sin in double from the exactly reduced angle of
@@ -504,10 +556,16 @@ void rope_token_double(const RopeSpec& spec, const FrequencyTable& table, const 
         rotate_tensor(views.q_in, views.q_out);
         if (views.has_k()) rotate_tensor(views.k_in, views.k_out);
     }
-    if (views.q_out.data != views.q_in.data && spec.rotary_dim() < spec.head_dim())
-        copy_pass_through<void>(views.q_in, views.q_out, t, spec.rotary_dim());
-    if (views.has_k() && views.k_out.data != views.k_in.data && spec.rotary_dim() < spec.head_dim())
-        copy_pass_through<void>(views.k_in, views.k_out, t, spec.rotary_dim());
+    // the pass-through dims, out of place: before and after the rotated slice
+    const int begin = spec.rotary_offset(), end = begin + spec.rotary_dim();
+    if (views.q_out.data != views.q_in.data) {
+        copy_pass_through<void>(views.q_in, views.q_out, t, 0, begin);
+        copy_pass_through<void>(views.q_in, views.q_out, t, end, spec.head_dim());
+    }
+    if (views.has_k() && views.k_out.data != views.k_in.data) {
+        copy_pass_through<void>(views.k_in, views.k_out, t, 0, begin);
+        copy_pass_through<void>(views.k_in, views.k_out, t, end, spec.head_dim());
+    }
 }
 
 /// The reference path for double storage: per token, cos/sin in double from the exactly reduced

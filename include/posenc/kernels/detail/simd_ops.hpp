@@ -6,6 +6,7 @@
 //
 //   operation                          generic (any arch)     sse2 family      avx family     avx2 family        avx512f family
 //   mul_add / mul_sub (a*b +- c)       xsimd::fma / fms       (same)           (same)         (same, fused)      vfmadd / vfmsub (fused)
+//   divide, sqrt (IEEE)                a / b, xsimd::sqrt     (same)           (same)         (same)             vdivps / vsqrtps zmm
 //   swap_pairs (v1 v0 v3 v2 ...)       scalar                 shufps           vpermilps      (avx)              vpermilps zmm
 //   duplicate (c0 c0 c1 c1 ...)        scalar                 unpcklps/hps     unpck + vperm2f128 (avx)          vpermps zmm
 //   store_as_float (double -> float)   scalar                 cvtpd2ps         vcvtpd2ps      (avx)              vcvtpd2ps zmm
@@ -16,7 +17,8 @@
 //
 // Families follow xsimd's tag hierarchy: sse2 <- sse3 <- ssse3 <- sse4_1 <- sse4_2 (<- fma3<sse4_2>,
 // fma4); avx (<- fma3<avx>); avx2 (<- fma3<avx2>); avx512f <- avx512cd <- avx512dq <- avx512bw
-// (<- posenc's avx512_bf16, below).
+// (<- posenc's avx512_bf16, below). The AArch64 column (xsimd::neon64 <- posenc's neon64_bf16)
+// is simd_ops_neon.hpp.
 //
 // Every function is a template on the arch, so that translation units compiled with different
 // -m flags (runtime dispatch, dispatch.hpp) never share a non-template symbol whose code depends
@@ -33,6 +35,9 @@
 
 #include "posenc/config.hpp"  // POSENC_ALWAYS_INLINE
 #include "posenc/kernels/dtypes.hpp"
+
+#define POSENC_DETAIL_SIMD_OPS_PART 1  // lets the parts below be included
+#include "posenc/kernels/detail/arm_archs.hpp"  // simd::neon64_bf16
 
 #if XSIMD_WITH_AVX512BW && defined(__AVX512BF16__)
 #define POSENC_WITH_AVX512BF16 1
@@ -71,9 +76,12 @@ namespace posenc::kernels {
 
 /// The arch the header-only kernels use: the best the compiler targets (xsimd::default_arch:
 /// SSE2 with no flags on x86-64, AVX-512 under -mavx512bw, ...), or avx512_bf16 when the
-/// translation unit also enables AVX512_BF16 (e.g. -march=native on such a machine).
+/// translation unit also enables AVX512_BF16 (e.g. -march=native on such a machine); on AArch64
+/// xsimd::neon64, or neon64_bf16 when the unit enables FP16 and BF16 (arm_archs.hpp).
 #if POSENC_WITH_AVX512BF16
 using default_arch = simd::avx512_bf16;
+#elif POSENC_WITH_NEON_BF16
+using default_arch = simd::neon64_bf16;
 #else
 using default_arch = xsimd::default_arch;
 #endif
@@ -151,6 +159,13 @@ doubles<A> mul_sub(const doubles<A>& a, const doubles<A>& b, const doubles<A>& c
 }
 #endif
 
+// ---- division (IEEE, correctly rounded in every lane) -------------------------------------------------
+template <class A>
+floats<A> divide(const floats<A>& a, const floats<A>& b, requires_arch<xsimd::generic>) noexcept
+{
+    return a / b;
+}
+
 // ---- square root (IEEE, correctly rounded in every lane) --------------------------------------------
 template <class A>
 floats<A> sqrt(const floats<A>& v, requires_arch<xsimd::generic>) noexcept
@@ -193,7 +208,7 @@ floats<A> lane_sums(const floats<A>* rows, requires_arch<xsimd::generic>) noexce
     return xsimd::haddp(rows);
 }
 #if XSIMD_WITH_AVX512F
-// A transposing add tree (128-bit blocks, then pairs, then lanes) in the zero-masking forms of
+// A transposing add tree (128-bit quarters, then pairs, then lanes) in the zero-masking forms of
 // the shuffles (xsimd's haddp uses the plain ones: GCC bug 105593, as above). The tree leaves
 // row m's sum in lane position[m] for position = (0 2 1 3 8 10 9 11 4 6 5 7 12 14 13 15), an
 // involution, so reading the rows in that order puts row k's sum in lane k.
@@ -566,6 +581,11 @@ void store_fence(requires_arch<xsimd::avx512f>) noexcept
 #endif
 
 }  // namespace impl
+}  // namespace posenc::kernels::simd
+
+#include "posenc/kernels/detail/simd_ops_neon.hpp"  // the AArch64 column of the table above
+
+namespace posenc::kernels::simd {
 
 /// a * b + c, one rounding where the arch has FMA (fma3, AVX-512), two otherwise.
 template <class A, class T>
@@ -573,6 +593,14 @@ xsimd::batch<T, A> mul_add(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>
                            const xsimd::batch<T, A>& c) noexcept
 {
     return impl::mul_add<A>(a, b, c, A {});
+}
+
+/// a / b in every lane, correctly rounded (IEEE 754). (xsimd 8.1's NEON division is a reciprocal
+/// estimate refined by Newton steps: simd_ops_neon.hpp gives fdiv.)
+template <class A>
+floats<A> divide(const floats<A>& a, const floats<A>& b) noexcept
+{
+    return impl::divide<A>(a, b, A {});
 }
 
 /// The square root of every lane, correctly rounded (IEEE 754).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc/kernels/rope_cache.hpp: RoPE straight into a KV cache, optionally after the QK-norm.
+// posenc/kernels/kv_cache_write.hpp: RoPE straight into a KV cache, optionally after the QK-norm.
 //
 // For every token t of the range whose slot s = slot_mapping[t] is not -1:
 //
@@ -61,6 +61,7 @@ struct CacheWrite {
     KvCacheView value_cache;   ///< required with V
     SlotMapping slot_mapping;  ///< one slot per token, -1 = skip
     CacheStores stores = CacheStores::automatic;  ///< ordinary or non-temporal stores (kv_cache_view.hpp)
+    FloatSpan q_multipliers;   ///< qk_norm_rope_into_cache only: Q of token t scaled by q_multipliers.data[t]; absent: none
 };
 
 namespace detail {
@@ -71,6 +72,7 @@ FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
     FusedArgs<T> f;
     f.head_dim = spec.head_dim();
     f.rotary_dim = spec.rotary_dim();
+    f.rotary_offset = spec.rotary_offset();
     f.q_in = w.q_in;
     f.q_out = w.q_out;
     f.k_in = w.k;
@@ -79,6 +81,7 @@ FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
     f.value_cache = w.value_cache;
     f.slots = w.slot_mapping;
     f.stores = w.stores;
+    f.q_multipliers = w.q_multipliers;
     return f;
 }
 
