@@ -170,7 +170,9 @@ struct NormWeights {
     {
         return (simd::load_first<A>(w + j, n) + simd::floats<A>(offset)) * simd::floats<A>(scale);
     }
-    /// The weights from coordinate j on (null stays null: a call without the norm has none).
+    /// The weights from coordinate j on (null stays null: a call without the norm has none). A
+    /// template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+    template <class A>
     NormWeights from(int j) const noexcept { return {w == nullptr ? nullptr : w + j, offset, scale}; }
 };
 
@@ -354,7 +356,7 @@ void norm_rope_heads(const T* x_head, std::ptrdiff_t x_stride, Out* y_head, std:
     // the rotated slice: heads and weights from its first coordinate on
     const T* const x0 = x_head + slice.offset;
     Out* const y0 = y_head + slice.offset;
-    const NormWeights w = w_head.from(slice.offset);
+    const NormWeights w = w_head.template from<A>(slice.offset);
     if constexpr (P == Pairing::half_split) {
         const int half = rotary_dim / 2;
         int j = 0;
@@ -617,7 +619,7 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
             norm_rope_heads<A, P, Norm>(in.head(t, h), 0, buffer, 0, 1, slice, cos, sin, w,
                                         inv_rms == nullptr ? nullptr : inv_rms + i, eps, true, several_tokens, false);
             store_quantized<A>(buffer, staged ? staging : row, head_dim, cache.storage,
-                               cache.scale.of_head(h));
+                               cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head.data[h] : cache.scale.value);
             if (staged) simd::stream_copy<A>(row, staging, row_bytes);
         }
     }

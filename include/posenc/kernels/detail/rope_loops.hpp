@@ -123,8 +123,9 @@ void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, st
 }
 
 /// The views from coordinate `offset` of every head on (data + offset, head_dim - offset): the
-/// rotated slice [offset, offset + rotary_dim) of the spec is their prefix. Absent views stay absent.
-template <class T>
+/// rotated slice [offset, offset + rotary_dim) of the spec is their prefix. Absent views stay
+/// absent. A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+template <class A, class T>
 QKViews<T> views_from_coordinate(const QKViews<T>& views, int offset) noexcept
 {
     auto shift = [offset](auto v) {
@@ -518,7 +519,7 @@ POSENC_NOINLINE void rope_tokens_at_offset(const RopeSpec& spec, const Angles& a
         if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, 0, offset);
         if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, 0, offset);
     }
-    rope_prefix_tokens<A, P>(spec, angles, positions, views_from_coordinate(views, offset), direction, range);
+    rope_prefix_tokens<A, P>(spec, angles, positions, views_from_coordinate<A>(views, offset), direction, range);
 }
 
 /// One token of double storage: cos/sin in double from the exactly reduced angle of
