@@ -90,3 +90,28 @@ TEST_CASE("[errors] multi-axis calls name the field, the value and the rule")
 }
 
 }  // namespace kernels_multi_axis_errors_tests
+
+namespace kernels_multi_axis_errors_tests {
+
+// HunYuan-VL's coordinate sections (multi_axis.hpp) can give a pair's two coordinates different
+// axes; the kernels route whole pairs, so such a layout is refused before any element is written
+// (applying it per pair would be a silent wrong answer wherever the two positions differ).
+TEST_CASE("[errors] a layout that splits pairs across axes is refused by the multi-axis kernels")
+{
+    const MultiAxisLayout split = MultiAxisLayout::coordinate_sections({8, 8, 8, 8}, 32);
+    REQUIRE(split.splits_pairs());
+    std::vector<float> q(2 * 2 * 64, 0.5f);
+    const std::vector<float> untouched = q;
+    const auto views = QKViews<float>::in_place(HeadsView<float>(q, {2, 2, 64}));
+    std::vector<std::int32_t> ids {0, 0, 0, 0, 1, 2, 3, 4};  // [2][4]
+    const MultiAxisPositions positions(ids, 4);
+    const std::string expected =
+        "layout \"coordinate_sections\" splits pairs across axes (a pair's two coordinates read different "
+        "positions), which the multi-axis kernels cannot apply: use apply_multi_axis_rope_reference "
+        "(posenc/multi_axis.hpp)";
+    CHECK(message_of([&] { apply_multi_axis_rope(spec, split, cache, positions, views); }) == expected);
+    CHECK(message_of([&] { apply_multi_axis_rope(spec, split, on_the_fly, positions, views); }) == expected);
+    CHECK(q == untouched);
+}
+
+}  // namespace kernels_multi_axis_errors_tests

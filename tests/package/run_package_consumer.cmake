@@ -71,8 +71,7 @@ if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
     run("${CXX_COMPILER}" -std=c++17 -O1 ${cflags} ${isa_flags} -c "${unitdir}/posenc_kernels_${isa}.cpp"
         -o "${WORK_DIR}/posenc_kernels_${isa}.o")
     list(APPEND objects "${WORK_DIR}/posenc_kernels_${isa}.o")
-    string(TOUPPER "${isa}" upper)
-    list(APPEND defines "-DPOSENC_DISPATCH_${upper}=1")
+    list(APPEND defines "-DPOSENC_DISPATCH_ISA_${isa}=1")
   endforeach()
   execute_process(COMMAND "${PKG_CONFIG}" --variable=dispatch_defines posenc OUTPUT_VARIABLE all_defines
                   OUTPUT_STRIP_TRAILING_WHITESPACE)

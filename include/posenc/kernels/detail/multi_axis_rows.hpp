@@ -155,6 +155,11 @@ void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, 
     if (layout.num_pairs() != spec.num_pairs())
         posenc::detail::raise("layout.num_pairs", layout.num_pairs(),
                               "must equal spec.num_pairs " + std::to_string(spec.num_pairs()) + " (rotary_dim / 2)");
+    if (layout.splits_pairs())
+        posenc::detail::raise("layout", "coordinate_sections",
+                              "splits pairs across axes (a pair's two coordinates read different positions), which "
+                              "the multi-axis kernels cannot apply: use apply_multi_axis_rope_reference "
+                              "(posenc/multi_axis.hpp)");
     const std::ptrdiff_t tokens = views.q_in.tokens;
     const MultiAxisRows<Angles> rows = make_multi_axis_rows(layout, angles, positions, tokens);
     check_rope_call(spec, rows, PositionIds::contiguous(0), views, range);
