@@ -139,7 +139,7 @@ public:
         const vec sign(position < 0 ? -1.0 : 1.0);
         const double* rows[4] = {};
         for (int k = 0; k < levels_; ++k) rows[k] = digit_row<Arch>(k, m) + pair_begin;
-        const std::size_t sin_offset = static_cast<std::size_t>(num_pairs_);
+        const std::ptrdiff_t sin_offset = num_pairs_;
         int j = 0;
         for (; j + lanes <= count; j += lanes) {
             vec c = vec::load_unaligned(rows[0] + j);

@@ -246,7 +246,7 @@ POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t 
     const vec c[] = {vec::load_unaligned(cos_dup + K * lanes)...};
     const vec s[] = {vec::load_unaligned(sin_folded + K * lanes)...};
     for (std::ptrdiff_t h = 0; h < heads; ++h, in += in_head_stride, out += out_head_stride) {
-        if (prefetch) (simd::prefetch(in, simd::prefetch_heads_ahead * in_head_stride + K * lanes), ...);
+        if (prefetch) (simd::prefetch(in, simd::prefetch_heads_ahead * in_head_stride + static_cast<std::ptrdiff_t>(K) * lanes), ...);
         const vec x[] = {simd::load_as_floats<A>(in + K * lanes)...};
         const vec y[] = {simd::mul_add<A>(simd::swap_pairs<A>(x[K]), s[K], x[K] * c[K])...};
         simd::store_rounded_group<A>(out, y);
