@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "inspect/format.hpp"
+#include "posenc/detail/did_you_mean.hpp"
 
 namespace inspect {
 
@@ -164,41 +165,7 @@ Exit status: 0 success; 2 usage errors, unreadable files, rejected configs;
 
 namespace detail {
 
-/// Levenshtein distance of a and b after lower-casing and reading '_' as '-'.
-inline std::size_t edit_distance(const std::string& a, const std::string& b)
-{
-    const auto norm = [](std::string s) {
-        for (char& c : s) c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return s;
-    };
-    const std::string x = norm(a), y = norm(b);
-    std::vector<std::size_t> row(y.size() + 1);
-    for (std::size_t j = 0; j <= y.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= x.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= y.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[y.size()];
-}
-
-/// " (did you mean X?)" for the closest candidate within max(1, size/5) edits (case and
-/// '_'/'-' differences are free), else "".
-inline std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates)
-{
-    if (word.size() > 64) return "";
-    std::string best;
-    std::size_t best_distance = std::max<std::size_t>(1, word.size() / 5) + 1;
-    for (const std::string& c : candidates) {
-        const std::size_t d = edit_distance(word, c);
-        if (d < best_distance) best = c, best_distance = d;
-    }
-    return best.empty() ? "" : " (did you mean " + best + "?)";
-}
+using posenc::detail::did_you_mean;  // the suggestion rule shared with the Python module
 
 /// Every option name the tool knows.
 inline const std::vector<std::string>& option_names()

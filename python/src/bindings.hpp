@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include <posenc/detail/did_you_mean.hpp>
 #include <posenc/error.hpp>
 
 // Enumerations bound with posenc::python::bind_enum take their names as strings wherever they
@@ -123,43 +124,6 @@ double max_inv_freq(const Table& table)
     return m;
 }
 
-/// Levenshtein distance of a and b, with letter case and '_' / '-' differences free (as
-/// posenc-inspect's suggestions).
-inline std::size_t edit_distance(const std::string& a, const std::string& b)
-{
-    const auto norm = [](std::string s) {
-        for (char& c : s) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return s;
-    };
-    const std::string x = norm(a), y = norm(b);
-    std::vector<std::size_t> row(y.size() + 1);
-    for (std::size_t j = 0; j <= y.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= x.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= y.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[y.size()];
-}
-
-/// " (did you mean X?)" for the nearest name within max(1, size / 5) edits, else "" (the rule of
-/// posenc-inspect's suggestions).
-inline std::string did_you_mean(const std::string& word, const std::vector<std::string>& names)
-{
-    if (word.size() > 64) return "";
-    std::string best;
-    std::size_t best_distance = std::max<std::size_t>(1, word.size() / 5) + 1;
-    for (const std::string& name : names) {
-        const std::size_t d = edit_distance(word, name);
-        if (d < best_distance) best = name, best_distance = d;
-    }
-    return best.empty() ? "" : " (did you mean " + best + "?)";
-}
-
 /// Binds a C++ enum with its values, and lets Python pass their names as strings too
 /// (Pairing("interleaved"), or pairing="interleaved" wherever a Pairing is expected).
 template <class E>
@@ -193,7 +157,7 @@ py::enum_<E> bind_enum(py::module_& m, const char* name, const char* doc,
                   known += (known.empty() ? "" : ", ") + value_name;
                   names.push_back(value_name);
               }
-              posenc::detail::raise(enum_name, text, "is not one of " + known + did_you_mean(text, names));
+              posenc::detail::raise(enum_name, text, "is not one of " + known + posenc::detail::did_you_mean(text, names));
           }),
           py::arg("name"));
     // Strings where the enumeration is expected go through this constructor (the type caster
