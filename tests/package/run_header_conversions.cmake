@@ -3,8 +3,9 @@
 # CMake includes them: `cmake --install` of this build into a temporary prefix, then the flags of
 # `pkg-config --cflags posenc`, where posenc's include directory is a plain -I (so its warnings
 # are shown; Eigen's and xsimd's directories are passed as -isystem, their warnings being theirs).
-# The units compiled: every C++ block of README.md and docs/*.md and one that includes every
-# public header (scripts/check-doc-examples.py --conversions). Headers listed in
+# What is compiled: every C++ block of README.md and docs/*.md and a block that includes every
+# public header, together as one unit (each block in a namespace of its own; one unit per block
+# when they clash) (scripts/check-doc-examples.py --conversions). Headers listed in
 # tests/package/conversion_pending.txt are reported as pending instead of failing.
 # Run by ctest as `cmake -P` with -DPOSENC_SOURCE_DIR, -DBUILD_DIR, -DWORK_DIR, -DPYTHON, -DCLANGXX.
 foreach(var POSENC_SOURCE_DIR BUILD_DIR WORK_DIR PYTHON CLANGXX)
