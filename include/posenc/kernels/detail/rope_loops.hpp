@@ -170,10 +170,17 @@ POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_
     for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride, out_a += out_head_stride,
                         out_b += out_head_stride) {
         if (prefetch) simd::prefetch_halves_ahead<lanes>(in_a, in_b, in_head_stride, std::index_sequence<K...> {});
-        const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
-        const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
         vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-        (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+        if constexpr (simd::paired_access<A, T> && sizeof...(K) % 2 == 0) {  // 16-bit storage on AArch64
+            vec a[sizeof...(K)], b[sizeof...(K)];
+            simd::load_pairs_as_floats<A>(in_a, a);
+            simd::load_pairs_as_floats<A>(in_b, b);
+            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+        } else {
+            const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
+            const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
+            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+        }
         simd::store_rounded_group<A>(out_a, a_out);
         simd::store_rounded_group<A>(out_b, b_out);
     }
@@ -193,9 +200,19 @@ POSENC_ALWAYS_INLINE void half_split_group_in_place(T* x, std::ptrdiff_t half, s
     const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
     const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
     for (std::ptrdiff_t h = heads; h > 0; --h, x += head_stride) {
-        const vec a[] = {simd::load_as_floats<A>(x + K * lanes)...};
-        const vec b[] = {simd::load_as_floats<A>(x + half + K * lanes)...};
-        (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], x + K * lanes, x + half + K * lanes), ...);
+        if constexpr (simd::paired_access<A, T> && sizeof...(K) % 2 == 0) {
+            // 16-bit storage on AArch64: loads and stores two registers at a time (simd::paired_access).
+            vec a[sizeof...(K)], b[sizeof...(K)], a_out[sizeof...(K)], b_out[sizeof...(K)];
+            simd::load_pairs_as_floats<A>(x, a);
+            simd::load_pairs_as_floats<A>(x + half, b);
+            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
+            simd::store_rounded_pairs<A>(x, a_out);
+            simd::store_rounded_pairs<A>(x + half, b_out);
+        } else {
+            const vec a[] = {simd::load_as_floats<A>(x + K * lanes)...};
+            const vec b[] = {simd::load_as_floats<A>(x + half + K * lanes)...};
+            (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], x + K * lanes, x + half + K * lanes), ...);
+        }
     }
 }
 

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "posenc/config.hpp"  // POSENC_ALWAYS_INLINE
 #include "posenc/kernels/dtypes.hpp"
@@ -580,6 +581,21 @@ void store_fence(requires_arch<xsimd::avx512f>) noexcept
 }
 #endif
 
+// ---- two registers of 16-bit storage in one access ----------------------------------------------------
+// Only where paired_access (below) holds: AArch64 (simd_ops_neon.hpp). These generic forms are
+// never called; they give the name its meaning on every ISA.
+template <class A, class T>
+FloatPair<A> load_two(const T* p, requires_arch<xsimd::generic>) noexcept
+{
+    return {impl::load<A>(p, A {}), impl::load<A>(p + float_lanes<A>, A {})};
+}
+template <class A, class T>
+void store_two(T* p, const floats<A>& lo, const floats<A>& hi, requires_arch<xsimd::generic>) noexcept
+{
+    impl::store<A>(p, lo, A {});
+    impl::store<A>(p + float_lanes<A>, hi, A {});
+}
+
 }  // namespace impl
 }  // namespace posenc::kernels::simd
 
@@ -695,11 +711,58 @@ void store_rounded(T* p, const floats<A>& v) noexcept
     impl::store<A>(p, v, A {});
 }
 
-/// store_rounded of v[k] at p + k * float_lanes<A> for k < N.
+/// Whether two registers of storage type T are loaded and stored as one access of twice the
+/// width: 16-bit storage on AArch64, where one 128-bit load feeds the widening of both halves
+/// (fcvtl / fcvtl2, ushll / ushll2) and the narrowing of two registers feeds one 128-bit store,
+/// so a register of 16-bit data costs half a load instead of one. Elsewhere false: one access
+/// per register, as load_as_floats and store_rounded.
+template <class A, class T>
+inline constexpr bool paired_access =
+#if XSIMD_WITH_NEON64
+    std::is_base_of_v<xsimd::neon64, A> && sizeof(T) == 2;
+#else
+    false;
+#endif
+
+/// load_as_floats of p + k * float_lanes<A> into v[k] for k < N, two registers per access.
+/// Only where paired_access<A, T> holds, for an even N. (Written out by pack expansion, not a
+/// loop, so that the registers never go through memory.)
+template <class A, int N, class T, std::size_t... J>
+POSENC_ALWAYS_INLINE void load_pairs_as_floats(const T* p, floats<A> (&v)[N], std::index_sequence<J...>) noexcept
+{
+    static_assert(paired_access<A, T> && N == 2 * sizeof...(J), "load_pairs_as_floats: paired_access, N / 2 pairs");
+    const FloatPair<A> two[] = {impl::load_two<A>(p + 2 * J * float_lanes<A>, A {})...};
+    ((v[2 * J] = two[J].first, v[2 * J + 1] = two[J].second), ...);
+}
+template <class A, int N, class T>
+POSENC_ALWAYS_INLINE void load_pairs_as_floats(const T* p, floats<A> (&v)[N]) noexcept
+{
+    simd::load_pairs_as_floats<A>(p, v, std::make_index_sequence<N / 2>());
+}
+
+/// store_rounded of v[k] at p + k * float_lanes<A> for k < N, two registers per access.
+/// Only where paired_access<A, T> holds, for an even N (pack expansion, as above).
+template <class A, int N, class T, std::size_t... J>
+POSENC_ALWAYS_INLINE void store_rounded_pairs(T* p, const floats<A> (&v)[N], std::index_sequence<J...>) noexcept
+{
+    static_assert(paired_access<A, T> && N == 2 * sizeof...(J), "store_rounded_pairs: paired_access, N / 2 pairs");
+    (impl::store_two<A>(p + 2 * J * float_lanes<A>, v[2 * J], v[2 * J + 1], A {}), ...);
+}
+template <class A, int N, class T>
+POSENC_ALWAYS_INLINE void store_rounded_pairs(T* p, const floats<A> (&v)[N]) noexcept
+{
+    simd::store_rounded_pairs<A>(p, v, std::make_index_sequence<N / 2>());
+}
+
+/// store_rounded of v[k] at p + k * float_lanes<A> for k < N (store_rounded_pairs where
+/// paired_access<A, T> holds and N is even).
 template <class A, int N, class T>
 void store_rounded_group(T* p, const floats<A> (&v)[N]) noexcept
 {
-    for (int k = 0; k < N; ++k) impl::store<A>(p + k * float_lanes<A>, v[k], A {});
+    if constexpr (paired_access<A, T> && N % 2 == 0)
+        store_rounded_pairs<A>(p, v);
+    else
+        for (int k = 0; k < N; ++k) impl::store<A>(p + k * float_lanes<A>, v[k], A {});
 }
 
 /// Like load_as_floats, for the first `count` elements only (0 < count <= float_lanes<A>); the other lanes

@@ -18,6 +18,9 @@
 //   store bfloat16                     integer RNE: cmtst, sub, addhn; NaN: orn   bfcvtn
 //   load / store float16               fcvtl / fcvtn (base AArch64)              (neon64)
 //   widen / narrow u16                 uxtl / xtn                                (neon64)
+//   two registers of bfloat16 / float16 (paired_access): one 128-bit ldr / str for 8 elements,
+//     widened by ushll + ushll2 / fcvtl + fcvtl2, narrowed by addhn + addhn2 / fcvtn + fcvtn2
+//     (bfcvtn + bfcvtn2 on neon64_bf16)
 //
 // Rounding: fcvtn and bfcvtn round to nearest even under the default FPCR (Linux starts every
 // thread so), matching dtypes.hpp bit for bit for every non-NaN input; a NaN stays a NaN (its
@@ -127,11 +130,37 @@ POSENC_ALWAYS_INLINE void store(bfloat16* p, const floats<A>& v, requires_arch<x
 {
     vst1_u16(reinterpret_cast<std::uint16_t*>(p), bfloat16_bits_rne<A>(v));
 }
+template <class A>
+POSENC_ALWAYS_INLINE FloatPair<A> load_two(const bfloat16* p, requires_arch<xsimd::neon64>) noexcept
+{
+    const uint16x8_t u = vld1q_u16(reinterpret_cast<const std::uint16_t*>(p));
+    return {floats<A>(vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(u), 16))),
+            floats<A>(vreinterpretq_f32_u32(vshll_high_n_u16(u, 16)))};
+}
+template <class A>
+POSENC_ALWAYS_INLINE void store_two(bfloat16* p, const floats<A>& lo, const floats<A>& hi,
+                                    requires_arch<xsimd::neon64>) noexcept
+{
+    // bfloat16_bits_rne on both registers, narrowed into one: addhn + addhn2, xtn + xtn2.
+    const uint32x4_t u_lo = vreinterpretq_u32_f32(lo), u_hi = vreinterpretq_u32_f32(hi);
+    const uint32x4_t bias = vdupq_n_u32(0x7fff), kept_lsb = vdupq_n_u32(0x10000);
+    const uint16x8_t rounded = vaddhn_high_u32(vaddhn_u32(u_lo, vsubq_u32(bias, vtstq_u32(u_lo, kept_lsb))), u_hi,
+                                               vsubq_u32(bias, vtstq_u32(u_hi, kept_lsb)));
+    const uint16x8_t is_number = vmovn_high_u32(vmovn_u32(vceqq_f32(lo, lo)), vceqq_f32(hi, hi));
+    vst1q_u16(reinterpret_cast<std::uint16_t*>(p), vornq_u16(rounded, is_number));
+}
 #if POSENC_WITH_NEON_BF16
 template <class A>
 POSENC_ALWAYS_INLINE void store(bfloat16* p, const floats<A>& v, requires_arch<neon64_bf16>) noexcept
 {
     vst1_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpret_u16_bf16(vcvt_bf16_f32(v)));  // bfcvtn
+}
+template <class A>
+POSENC_ALWAYS_INLINE void store_two(bfloat16* p, const floats<A>& lo, const floats<A>& hi,
+                                    requires_arch<neon64_bf16>) noexcept
+{
+    const bfloat16x8_t both = vcvtq_high_bf16_f32(vcvtq_low_bf16_f32(lo), hi);  // bfcvtn, bfcvtn2
+    vst1q_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpretq_u16_bf16(both));
 }
 #endif
 
@@ -145,6 +174,19 @@ template <class A>
 POSENC_ALWAYS_INLINE void store(float16* p, const floats<A>& v, requires_arch<xsimd::neon64>) noexcept
 {
     vst1_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpret_u16_f16(vcvt_f16_f32(v)));
+}
+template <class A>
+POSENC_ALWAYS_INLINE FloatPair<A> load_two(const float16* p, requires_arch<xsimd::neon64>) noexcept
+{
+    const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(reinterpret_cast<const std::uint16_t*>(p)));
+    return {floats<A>(vcvt_f32_f16(vget_low_f16(h))), floats<A>(vcvt_high_f32_f16(h))};  // fcvtl, fcvtl2
+}
+template <class A>
+POSENC_ALWAYS_INLINE void store_two(float16* p, const floats<A>& lo, const floats<A>& hi,
+                                    requires_arch<xsimd::neon64>) noexcept
+{
+    const float16x8_t both = vcvt_high_f16_f32(vcvt_f16_f32(lo), hi);  // fcvtn, fcvtn2
+    vst1q_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpretq_u16_f16(both));
 }
 
 }  // namespace posenc::kernels::simd::impl
