@@ -97,5 +97,5 @@ echo "=== posenc Python module: python3 -m build --no-isolation --wheel ==="
 (cd "$tmp/src" && POSENC_CMAKE_ARGS="$cmake_args" POSENC_BUILD_JOBS="$jobs" \
   "$python" -m build --no-isolation --wheel --outdir "$tmp/dist" . >/dev/null)
 wheel="$(ls "$tmp"/dist/posenc-*.whl)"
-"$python" -m zipfile -l "$wheel" | grep -q 'posenc/_posenc.*\.so' || { echo "test-python.sh: $wheel holds no native module" >&2; exit 1; }
+"$python" -m zipfile -l "$wheel" | grep 'posenc/_posenc.*\.so' >/dev/null || { echo "test-python.sh: $wheel holds no native module" >&2; exit 1; }
 echo "wheel $(basename "$wheel") holds the native module"
