@@ -100,6 +100,10 @@ struct HfModelRope {
 
 namespace detail_config {
 
+using detail_json::HfGroupConfig;
+using detail_json::HfModelConfig;
+using detail_json::HfRopeConfig;
+
 /// The config key path behind a field name the library reports ("yarn.beta_fast",
 /// "longrope.short_factor[3]", "base", "rotary_dim", ...).
 inline std::string key_path_of(const std::string& field, const HfRopeConfig& config)
@@ -164,13 +168,11 @@ inline Scaling scaling_of(const HfRopeConfig& c)
     return NoScaling{};
 }
 
-}  // namespace detail_config
-
-/// Turns the JSON stage's facts into posenc objects and checks that the frequency table can be
-/// built. Throws posenc::error naming the config key path when the library refuses a value
-/// (e.g. "rope_scaling.beta_fast: must be > beta_slow 32, got 1"). Keeps the JSON stage's
+/// Turns the JSON stage's facts of one group into posenc objects and checks that the frequency
+/// table can be built. Throws posenc::error naming the config key path when the library refuses a
+/// value (e.g. "rope_scaling.beta_fast: must be > beta_slow 32, got 1"). Keeps the JSON stage's
 /// warnings and notes, and adds a note when a non-MLA config sets mscale_all_dim.
-inline HfModelRope model_rope(const HfRopeConfig& config)
+inline HfModelRope group_rope(const HfRopeConfig& config)
 {
     using detail_config::relabelled;
     const RopeSpec spec = relabelled(config, [&] {
@@ -209,6 +211,14 @@ inline HfModelRope model_rope(const HfRopeConfig& config)
                        std::move(notes)};
 }
 
+}  // namespace detail_config
+
+/// What the reader said about one RoPE group alone (HfModel::group_findings).
+struct HfGroupFindings {
+    std::vector<ConfigWarning> warnings;
+    std::vector<std::string> notes;  ///< without the "<group>: " prefix that HfModel::notes gives them
+};
+
 /// A whole model read from a config.json: its ModelRope plus what the reader has to say.
 struct HfModel {
     std::string name;        ///< "_name_or_path", else model_type, else ""
@@ -221,6 +231,10 @@ struct HfModel {
     /// instead of parsing config.json again. num_key_value_heads is num_attention_heads when absent.
     std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
     std::optional<double> rms_norm_eps;
+    std::string key_prefix;  ///< "text_config." when the language model is nested, else ""
+    /// Per group, in rope.groups() order: the warnings and notes about that group alone.
+    /// `warnings` and `notes` hold the model's own first, then these, group by group.
+    std::vector<HfGroupFindings> group_findings;
 };
 
 namespace detail_config {
@@ -238,10 +252,8 @@ auto prefixed(const std::string& prefix, Build&& build) -> decltype(build())
     }
 }
 
-}  // namespace detail_config
-
 /// Turns the JSON stage's model (hf_config_json.hpp) into a ModelRope: one RopeGroup per group
-/// (model_rope of its HfRopeConfig), the layer map, and the M-RoPE layout (MultiAxisLayout
+/// (group_rope of its HfRopeConfig), the layer map, and the M-RoPE layout (MultiAxisLayout
 /// sections, or interleaved for mrope_interleaved). Throws posenc::error naming the config key.
 inline HfModel model_of(const HfModelConfig& config)
 {
@@ -249,14 +261,16 @@ inline HfModel model_of(const HfModelConfig& config)
     std::vector<RopeGroup> groups;
     std::vector<ConfigWarning> warnings = config.warnings;
     std::vector<std::string> notes = config.notes;
+    std::vector<HfGroupFindings> findings;
     int qk_head_dim = 0;
     for (const HfGroupConfig& g : config.groups) {
-        const HfModelRope r = detail_config::prefixed(pre, [&] { return model_rope(g.config); });
+        const HfModelRope r = prefixed(pre, [&] { return group_rope(g.config); });
         groups.push_back(RopeGroup{g.name, r.spec, r.scaling, r.max_position_embeddings, r.original_length,
                                    r.attention_factor, r.softmax_scale_multiplier, g.config.inverse_rope_on_output});
         for (const ConfigWarning& w : r.warnings) warnings.push_back(w);
         for (const std::string& n : r.notes)
             notes.push_back(config.groups.size() > 1 ? g.name + ": " + n : n);
+        findings.push_back({r.warnings, r.notes});
         if (&g == &config.primary_group()) qk_head_dim = r.qk_head_dim;
     }
     std::optional<MultiAxisLayout> layout;
@@ -287,33 +301,67 @@ inline HfModel model_of(const HfModelConfig& config)
     }
     return HfModel{name, config.model_type, std::move(rope), qk_head_dim,
                    std::move(warnings), std::move(notes), config.num_attention_heads, config.num_key_value_heads,
-                   config.hidden_size, config.rms_norm_eps};
+                   config.hidden_size, config.rms_norm_eps, config.key_prefix, std::move(findings)};
 }
 
-/// parse_model_config then model_of: every layer's RoPE from config.json text.
+}  // namespace detail_config
+
+/// Every layer's RoPE from config.json text, with the attention's sizes: the engine's entry.
+/// Malformed JSON, numbers outside double's range and nesting deeper than 64 levels are refused
+/// with posenc::error; so is every value posenc cannot represent, naming the config key path
+/// (prefixed "text_config." when the language model is nested).
 inline HfModel parse_model(std::string_view text, const ReadOptions& options = {})
 {
-    return model_of(parse_model_config(text, options));
+    return detail_config::model_of(detail_json::parse_model_values(text, options));
 }
 
-/// read_model_config then model_of. Throws posenc::error naming the path when the file cannot be
-/// opened, and the key path when a value is refused.
+/// parse_model on a file. Throws posenc::error naming the path when the file cannot be opened
+/// (or is a directory, a device, larger than 16 MiB), and the key path when a value is refused.
 inline HfModel read_model(const std::string& path, const ReadOptions& options = {})
 {
-    return model_of(read_model_config(path, options));
+    return detail_config::model_of(detail_json::read_model_values(path, options));
 }
 
-/// parse_config (the JSON stage) then model_rope. Throws posenc::error with the key path.
-inline HfModelRope parse_model_rope(std::string_view text, const ReadOptions& options = {})
+/// parse_model on a config object the caller has already parsed (nlohmann_json).
+inline HfModel model_from_json(const nlohmann::json& config, const ReadOptions& options = {})
 {
-    return model_rope(parse_config(text, options));
+    return detail_config::model_of(detail_json::resolve_model(config, options));
 }
 
-/// read_config (the JSON stage) then model_rope. Throws posenc::error naming the path when the
-/// file cannot be opened, and the key path when a value is refused.
-inline HfModelRope read_model_rope(const std::string& path, const ReadOptions& options = {})
+/// The single-group view of a model: its primary group (the only one, else "full_attention",
+/// ModelRope::primary_group) with the model's name, type and qk_head_dim; the warnings are the
+/// model's own, one naming the other groups and one listing the NoPE layers when there are any,
+/// then the primary group's; the notes are the model's own, then the primary group's.
+inline HfModelRope single_group(const HfModel& model)
 {
-    return model_rope(read_config(path, options));
+    const RopeGroup& primary = model.rope.primary_group();
+    const auto index = static_cast<std::size_t>(&primary - model.rope.groups().data());
+    std::size_t group_warnings = 0, group_notes = 0;
+    for (const HfGroupFindings& f : model.group_findings) {
+        group_warnings += f.warnings.size();
+        group_notes += f.notes.size();
+    }
+    std::vector<ConfigWarning> warnings(model.warnings.begin(),
+                                        model.warnings.end() - static_cast<std::ptrdiff_t>(group_warnings));
+    if (model.rope.num_groups() > 1) {
+        std::string others;
+        for (const RopeGroup& g : model.rope.groups())
+            if (&g != &primary) others += (others.empty() ? "" : ", ") + g.name;
+        warnings.push_back({model.key_prefix + "layer_types",
+                            "this model has " + std::to_string(model.rope.num_groups()) + " RoPE groups; this view shows \"" +
+                                primary.name + "\" only (also: " + others + ")"});
+    }
+    std::string nope;
+    for (const int layer : model.rope.nope_layers()) nope += (nope.empty() ? "" : ", ") + std::to_string(layer);
+    if (!nope.empty())
+        warnings.push_back({model.key_prefix + "layers", "layers without RoPE (NoPE): " + detail_json::ellipsized(nope, 60)});
+    const HfGroupFindings& own = model.group_findings.at(index);
+    warnings.insert(warnings.end(), own.warnings.begin(), own.warnings.end());
+    std::vector<std::string> notes(model.notes.begin(), model.notes.end() - static_cast<std::ptrdiff_t>(group_notes));
+    notes.insert(notes.end(), own.notes.begin(), own.notes.end());
+    return HfModelRope{model.name, model.model_type, primary.spec, primary.scaling, primary.max_position_embeddings,
+                       primary.original_length, primary.attention_factor, primary.softmax_scale_multiplier,
+                       model.qk_head_dim, std::move(warnings), std::move(notes)};
 }
 
 }  // namespace posenc::hf

@@ -65,6 +65,17 @@
 
 namespace posenc::hf {
 
+/// How the reader treats a config it cannot settle from posenc's family table alone.
+struct ReadOptions {
+    /// Read a model_type posenc does not know (none of hf_families.hpp's rows or refusals) with
+    /// half_split pairing (rotate_half) and generic defaults, plus a warning saying so. Off (the
+    /// default): such a config is refused with an error naming model_type, since the model's own
+    /// code decides its pairing and the config does not say it.
+    bool assume_half_split = false;
+};
+
+namespace detail_json {
+
 /// One RoPE group of a model: the layer type that names it, and its resolved values.
 struct HfGroupConfig {
     std::string name;  ///< "default" when the model has one group, else the layer type
@@ -119,16 +130,6 @@ struct HfModelConfig {
     }
 };
 
-/// How the reader treats a config it cannot settle from posenc's family table alone.
-struct ReadOptions {
-    /// Read a model_type posenc does not know (none of hf_families.hpp's rows or refusals) with
-    /// half_split pairing (rotate_half) and generic defaults, plus a warning saying so. Off (the
-    /// default): such a config is refused with an error naming model_type, since the model's own
-    /// code decides its pairing and the config does not say it.
-    bool assume_half_split = false;
-};
-
-namespace detail_json {
 
 /// Parses config.json text (after scan_text) and hands the document, with its underflowing
 /// literals registered in raw_literals() for the duration of the call, to `resolve`.
@@ -1007,27 +1008,19 @@ private:
     }
 };
 
-inline HfModelConfig resolve_model_values(const json& root, const ReadOptions& options)
-{
-    return ModelReader(root, options).read();
-}
-
-
-}  // namespace detail_json
-
-/// Resolves a parsed config.json object into the model's RoPE groups and layer map. Throws
-/// posenc::error with the key path (prefixed "text_config." when nested) on wrong types,
-/// missing required keys, values outside what Hugging Face or posenc accepts, and keys posenc
-/// cannot represent.
-inline HfModelConfig resolve_model_config(const nlohmann::json& config, const ReadOptions& options = {})
+/// The JSON stage of hf::read_model (hf_config.hpp): resolves a parsed config.json object into
+/// the model's RoPE groups and layer map. Throws posenc::error with the key path (prefixed
+/// "text_config." when nested) on wrong types, missing required keys, values outside what Hugging
+/// Face or posenc accepts, and keys posenc cannot represent.
+inline HfModelConfig resolve_model(const nlohmann::json& config, const ReadOptions& options)
 {
     // Nested configs report key paths under text_config.
-    const bool nested = config.is_object() && detail_json::member(config, "text_config") != nullptr;
+    const bool nested = config.is_object() && member(config, "text_config") != nullptr;
     try {
-        return detail_json::resolve_model_values(config, options);
+        return ModelReader(config, options).read();
     } catch (const nlohmann::json::exception& e) {
-        detail_json::fail("config", "expected JSON values nlohmann_json can read (" + detail_json::ellipsized(e.what(), 160) + ")",
-                          "an unreadable value");
+        fail("config", "expected JSON values nlohmann_json can read (" + ellipsized(e.what(), 160) + ")",
+             "an unreadable value");
     } catch (const posenc::error& e) {
         const std::string field = e.field();
         if (!nested || field.rfind("text_config", 0) == 0 || field == "config" || field == "model_type" ||
@@ -1038,12 +1031,27 @@ inline HfModelConfig resolve_model_config(const nlohmann::json& config, const Re
     }
 }
 
-/// The single-group view of resolve_model_config: the primary group (the only one, else
-/// "full_attention"), with a warning naming the other groups and the NoPE layers when there are
-/// any (read the whole model with resolve_model_config or hf::read_model).
-inline HfRopeConfig resolve_config(const nlohmann::json& config, const ReadOptions& options = {})
+/// Parses config.json text and resolves the whole model (resolve_model). Malformed JSON,
+/// numbers outside double's range (named by their key, long literals cut with an ellipsis), and
+/// nesting deeper than 64 levels are refused with posenc::error; a number that underflows
+/// (1e-400) is refused, shown as written, when its key is read.
+inline HfModelConfig parse_model_values(std::string_view text, const ReadOptions& options = {})
 {
-    HfModelConfig model = resolve_model_config(config, options);
+    return with_parsed_text(text, [&](const nlohmann::json& j) { return resolve_model(j, options); });
+}
+
+/// Reads and parses a config.json file (parse_model_values); an unreadable file or a directory
+/// is a posenc::error naming the path.
+inline HfModelConfig read_model_values(const std::string& path, const ReadOptions& options = {})
+{
+    return parse_model_values(read_config_text(path), options);
+}
+
+/// The JSON stage's single-group view, for the tests of this stage: the primary group (the only
+/// one, else "full_attention"), with a warning naming the other groups and the NoPE layers when
+/// there are any. hf::single_group gives the same view of the validated model.
+inline HfRopeConfig primary_values(const HfModelConfig& model)
+{
     HfRopeConfig out = model.primary_group().config;
     out.model_type = model.model_type;
     if (out.name_or_path.empty()) out.name_or_path = model.name_or_path;
@@ -1060,39 +1068,13 @@ inline HfRopeConfig resolve_config(const nlohmann::json& config, const ReadOptio
     for (std::size_t i = 0; i < model.layer_groups.size(); ++i)
         if (model.layer_groups[i] < 0) nope += (nope.empty() ? "" : ", ") + std::to_string(i);
     if (!nope.empty())
-        warnings.push_back({model.key_prefix + "layers", "layers without RoPE (NoPE): " + detail_json::ellipsized(nope, 60)});
+        warnings.push_back({model.key_prefix + "layers", "layers without RoPE (NoPE): " + ellipsized(nope, 60)});
     warnings.insert(warnings.end(), out.warnings.begin(), out.warnings.end());
     out.warnings = std::move(warnings);
     out.notes.insert(out.notes.begin(), model.notes.begin(), model.notes.end());
     return out;
 }
 
-/// Parses config.json text and resolves the whole model (resolve_model_config). Malformed JSON,
-/// numbers outside double's range (named by their key, long literals cut with an ellipsis), and
-/// nesting deeper than 64 levels are refused with posenc::error; a number that underflows
-/// (1e-400) is refused, shown as written, when its key is read.
-inline HfModelConfig parse_model_config(std::string_view text, const ReadOptions& options = {})
-{
-    return detail_json::with_parsed_text(text, [&](const nlohmann::json& j) { return resolve_model_config(j, options); });
-}
-
-/// parse_model_config's single-group view (resolve_config).
-inline HfRopeConfig parse_config(std::string_view text, const ReadOptions& options = {})
-{
-    return detail_json::with_parsed_text(text, [&](const nlohmann::json& j) { return resolve_config(j, options); });
-}
-
-/// Reads and parses a config.json file (parse_model_config); an unreadable file or a directory
-/// is a posenc::error naming the path.
-inline HfModelConfig read_model_config(const std::string& path, const ReadOptions& options = {})
-{
-    return parse_model_config(detail_json::read_config_text(path), options);
-}
-
-/// read_model_config's single-group view (resolve_config).
-inline HfRopeConfig read_config(const std::string& path, const ReadOptions& options = {})
-{
-    return parse_config(detail_json::read_config_text(path), options);
-}
+}  // namespace detail_json
 
 }  // namespace posenc::hf

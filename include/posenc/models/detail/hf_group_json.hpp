@@ -61,6 +61,8 @@ struct ConfigWarning {
     std::string message;  ///< what Hugging Face would say
 };
 
+namespace detail_json {
+
 /// The RoPE-relevant content of a config.json, resolved as Hugging Face resolves it.
 struct HfRopeConfig {
     std::string name_or_path;    ///< "_name_or_path" when present, else ""
@@ -111,9 +113,6 @@ struct HfRopeConfig {
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;  ///< facts worth telling the user (e.g. DeepSeek's de-interleave)
 };
-
-
-namespace detail_json {
 
 /// What the model-level reader (hf_config_json.hpp) tells the one-group resolver beyond the
 /// config object itself.
