@@ -169,6 +169,13 @@ struct FamilyRules {
     /// unscaled; the full_attention layers take rope_theta and the scaling) and its class default.
     std::string_view local_base_key = "";
     double local_base = 0.0;
+    /// The attention's sizes that the configuration class (defaults_source) fills in when a config
+    /// leaves them out, for engines (HfModel); 0: no default posenc has checked, the field stays
+    /// empty. Only values read in that configuration file are given here.
+    int hidden_size = 0;
+    int num_attention_heads = 0;
+    int num_key_value_heads = 0;  ///< 0: num_attention_heads, as most configuration classes set it
+    double rms_norm_eps = 0.0;
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -193,7 +200,7 @@ inline constexpr FamilyRules known_families[] = {
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
     {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0,
-     "", "", "", "", 0, 0, 64, 128, "rope_local_base_freq", 10000.0},
+     "", "", "", "", 0, 0, 64, 128, "rope_local_base_freq", 10000.0, 2304, 8, 4, 1e-6},
     // Gemma 4: sliding_attention {default, 1e4} over head_dim 256, full_attention {proportional, p 0.25, 1e6}
     // over global_head_dim 512; 30 layers by default, every 6th full, the last forced full
     {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",

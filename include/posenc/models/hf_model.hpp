@@ -83,8 +83,10 @@ struct HfModel {
     int qk_head_dim;  ///< DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim; 0 otherwise
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
-    /// The attention's sizes as the config gives them (HfModelConfig): an engine reads them here
-    /// instead of parsing config.json again. num_key_value_heads is num_attention_heads when absent.
+    /// The attention's sizes as the config gives them, else the configuration class's defaults
+    /// where hf_families.hpp gives them (Gemma 3: gemma3/configuration_gemma3.py), else empty: an
+    /// engine reads them here instead of parsing config.json again. num_key_value_heads is
+    /// num_attention_heads when absent and the family gives no default.
     std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
     std::optional<double> rms_norm_eps;
     std::string key_prefix;  ///< "text_config." when the language model is nested, else ""

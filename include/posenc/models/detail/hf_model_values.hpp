@@ -52,10 +52,11 @@ struct HfModelConfig {
     /// ERNIE-4.5-VL: [h, w, t] with h and w alternating pair by pair (MultiAxisLayout::height_width_alternating).
     bool mrope_height_width_alternating = false;
     /// The attention's sizes, so that an engine need not read config.json a second time:
-    /// num_attention_heads (GPT-2 style: n_head), num_key_value_heads (absent: num_attention_heads,
-    /// as the configuration classes set it), hidden_size (n_embd); empty when the config has none.
+    /// num_attention_heads (GPT-2 style: n_head), num_key_value_heads (absent: the family's class
+    /// default, else num_attention_heads, as the configuration classes set it), hidden_size (n_embd);
+    /// absent: the family's class default (hf_families.hpp), else empty.
     std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
-    std::optional<double> rms_norm_eps;  ///< the RMSNorm epsilon, when the config gives one
+    std::optional<double> rms_norm_eps;  ///< the RMSNorm epsilon (else the family's class default), when known
     std::optional<HfQueryScale> query_scale;  ///< Llama 4's temperature tuning, Ministral 3's beta
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
