@@ -278,7 +278,7 @@ TEST_CASE("[errors] DeepSeek's qk_nope_head_dim is bounded so qk_head_dim cannot
     CHECK(posenc::hf::detail_json::primary_values(posenc::hf::detail_json::parse_model_values(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 128})")).qk_head_dim == 192);
 }
 
-TEST_CASE("[errors] read_config refuses a device like /dev/zero before reading it, not read forever")
+TEST_CASE("[errors] the reader refuses a device like /dev/zero before reading it, not read forever")
 {
     try {
         posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values("/dev/zero"));

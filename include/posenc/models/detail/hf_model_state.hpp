@@ -28,9 +28,10 @@ namespace posenc::hf::detail_json {
 
 /// What every stage of the whole-model reader shares: the config, the result being filled, and
 /// the facts the stages settle one after another (the language model's object, the family row,
-/// the layer types, which layers rotate). The stages derive from it in the order ModelReader::read
-/// calls them: ModelChecks (hf_model_checks_json.hpp), LayerMapRules (hf_layer_rules_json.hpp),
-/// GroupRules (hf_group_rules_json.hpp), MropeRules (hf_mrope_json.hpp), QueryScaleRules
+/// the layer types, which layers rotate). The stages derive from it one after another, each may
+/// use the ones before, and ModelReader::read sets the order of the calls: ModelChecks
+/// (hf_model_checks_json.hpp), LayerMapRules (hf_layer_rules_json.hpp), GroupRules
+/// (hf_group_rules_json.hpp), MropeRules (hf_mrope_json.hpp), QueryScaleRules
 /// (hf_query_scale_json.hpp), AttentionSizes (hf_attention_sizes_json.hpp).
 class ModelState
 {
