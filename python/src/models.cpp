@@ -139,7 +139,7 @@ void bind_models(py::module_& m)
         [](const std::string& text, bool assume_half_split) {
             hf::ReadOptions options;
             options.assume_half_split = assume_half_split;
-            return hf::parse_model_rope(text, options);
+            return hf::single_group(hf::parse_model(text, options));
         },
         py::arg("text"), py::kw_only(), py::arg("assume_half_split") = false,
         "A config.json's text -> HfModelRope. Raises posenc.Error naming the key path. A model_type\n"
@@ -152,10 +152,10 @@ void bind_models(py::module_& m)
             options.assume_half_split = assume_half_split;
             if (py::isinstance<py::dict>(source)) {
                 const std::string text = py::module_::import("json").attr("dumps")(source).cast<std::string>();
-                return hf::parse_model_rope(text, options);
+                return hf::single_group(hf::parse_model(text, options));
             }
             const std::string path = py::module_::import("os").attr("fspath")(source).cast<std::string>();
-            return hf::read_model_rope(path, options);
+            return hf::single_group(hf::read_model(path, options));
         },
         py::arg("source"), py::kw_only(), py::arg("assume_half_split") = false,
         "A Hugging Face config: a path (str or os.PathLike) to a config.json, or the config as a dict\n"

@@ -57,7 +57,7 @@ constexpr std::int64_t two_to_50 = std::int64_t {1} << 50;
 
 std::string config_error_of(const std::string& text)
 {
-    return message_of([&] { posenc::hf::parse_model_rope(text); });
+    return message_of([&] { posenc::hf::single_group(posenc::hf::parse_model(text)); });
 }
 
 }  // namespace
@@ -463,7 +463,7 @@ TEST_CASE("[errors catalogue] config reader gaps: string keys, missing and impos
           "rope_scaling.beta_fast: must be > beta_slow 2, got 1");
 
     const std::string dir = std::filesystem::temp_directory_path().string();
-    CHECK(message_of([&] { posenc::hf::read_config(dir); }) == dir + ": is a directory, not a config file");
+    CHECK(message_of([&] { posenc::hf::read_model(dir); }) == dir + ": is a directory, not a config file");
 }
 
 TEST_CASE("[errors catalogue] dynamic NTK without max_position_embeddings names the top-level key")
@@ -474,14 +474,14 @@ TEST_CASE("[errors catalogue] dynamic NTK without max_position_embeddings names 
           "max_position_embeddings: expected a value (required for rope_type \"dynamic\"), got nothing");
 }
 
-TEST_CASE("[errors catalogue] resolve_config turns nlohmann's type_error for a non-UTF-8 string value into posenc::error")
+TEST_CASE("[errors catalogue] model_from_json turns nlohmann's type_error for a non-UTF-8 string value into posenc::error")
 {
-    // A caller-built JSON value (parse_config's parser already rejects such text): the rule is that
+    // A caller-built JSON value (parse_model's parser already rejects such text): the rule is that
     // every refusal is a posenc::error (an earlier version let the type_error escape).
     const nlohmann::json config = {{"head_dim", std::string("\xff\xfe")}};
     bool posenc_error = false;
     try {
-        posenc::hf::resolve_config(config);
+        posenc::hf::model_from_json(config);
     } catch (const posenc::error&) {
         posenc_error = true;
     } catch (const std::exception&) {

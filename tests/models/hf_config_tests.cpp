@@ -33,13 +33,13 @@ namespace {
 
 posenc::hf::HfModelRope load(const char* file)
 {
-    return posenc::hf::read_model_rope(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file);
+    return posenc::hf::single_group(posenc::hf::read_model(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file));
 }
 
 std::string error_of(const std::string& text)
 {
     try {
-        posenc::hf::parse_model_rope(text);
+        posenc::hf::single_group(posenc::hf::parse_model(text));
     } catch (const posenc::error& e) {
         return e.what();
     }
@@ -297,9 +297,9 @@ TEST_CASE("[H11] the JSON stage's notes survive the second stage; official confi
 
 TEST_CASE("[H4] dynamic NTK: the reference length is max_position_embeddings, and the init table is the default one")
 {
-    const auto m = posenc::hf::parse_model_rope(
+    const auto m = posenc::hf::single_group(posenc::hf::parse_model(
         R"({"head_dim": 128, "max_position_embeddings": 4096, "rope_theta": 10000.0,
-            "rope_scaling": {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 1024}})");
+            "rope_scaling": {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 1024}})"));
     const auto& dynamic = scaling_as<posenc::DynamicNtkScaling>(m);
     CHECK(dynamic.max_position_embeddings() == 4096);  // not 1024: HF never reads it (H4)
     CHECK(m.original_length == 4096);
@@ -310,10 +310,10 @@ TEST_CASE("[H4] dynamic NTK: the reference length is max_position_embeddings, an
 
 TEST_CASE("[H5/H8] YaRN options: zero betas mean the defaults, explicit attention_factor wins, mscale_all_dim outside MLA is only a note")
 {
-    const auto m = posenc::hf::parse_model_rope(
+    const auto m = posenc::hf::single_group(posenc::hf::parse_model(
         R"({"head_dim": 128, "max_position_embeddings": 131072, "rope_theta": 1000000.0,
             "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768,
-                             "beta_fast": 0, "beta_slow": 0, "mscale": 1.0, "mscale_all_dim": 1.0}})");
+                             "beta_fast": 0, "beta_slow": 0, "mscale": 1.0, "mscale_all_dim": 1.0}})"));
     const auto& yarn = scaling_as<posenc::YarnScaling>(m);
     CHECK(yarn.beta_fast() == 32.0);
     CHECK(yarn.beta_slow() == 1.0);
@@ -321,9 +321,9 @@ TEST_CASE("[H5/H8] YaRN options: zero betas mean the defaults, explicit attentio
     CHECK(m.softmax_scale_multiplier == 1.0);  // not DeepSeek: Llama-style attention never applies it
     CHECK(m.notes.size() == 1);
 
-    const auto explicit_factor = posenc::hf::parse_model_rope(
+    const auto explicit_factor = posenc::hf::single_group(posenc::hf::parse_model(
         R"({"head_dim": 64, "max_position_embeddings": 8192,
-            "rope_scaling": {"rope_type": "yarn", "factor": 2.0, "attention_factor": 1.5}})");
+            "rope_scaling": {"rope_type": "yarn", "factor": 2.0, "attention_factor": 1.5}})"));
     CHECK(explicit_factor.attention_factor == 1.5);  // mlx-lm PR #1507: explicit value verbatim
 }
 
@@ -363,7 +363,7 @@ TEST_CASE("[errors] values the library refuses are reported with the config key 
           "partial_rotary_factor: must be > 2 for dynamic scaling (exponent R / (R - 2)), got 2");
     // The field of the thrown error is the key path too.
     try {
-        posenc::hf::parse_model_rope(R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 1e308}})");
+        posenc::hf::single_group(posenc::hf::parse_model(R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 1e308}})"));
         FAIL("accepted");
     } catch (const posenc::error& e) {
         CHECK(e.field() == "rope_scaling.factor");
@@ -383,8 +383,8 @@ TEST_CASE("[errors] hostile configs through both stages: huge lists, huge heads,
     CHECK(error_of(R"({"head_dim": 96, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, )" +
                    longrope) == "rope_scaling.short_factor: expected 48 numbers (rotary_dim / 2), got 10000 numbers");
     // ... and accepted when the head really has 10,000 pairs.
-    const auto wide = posenc::hf::parse_model_rope(
-        R"({"head_dim": 20000, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, )" + longrope);
+    const auto wide = posenc::hf::single_group(posenc::hf::parse_model(
+        R"({"head_dim": 20000, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, )" + longrope));
     CHECK(wide.spec.num_pairs() == 10000);
     CHECK(wide.table().num_pairs() == 10000);
 
@@ -395,7 +395,7 @@ TEST_CASE("[errors] hostile configs through both stages: huge lists, huge heads,
           "head_dim: expected a rotary_dim that is even, > 0 and <= head_dim 45, got 45");
 
     // A base of 1e308 is a valid spec; the table is finite and positive.
-    const auto huge_base = posenc::hf::parse_model_rope(R"({"head_dim": 64, "rope_theta": 1e308})");
+    const auto huge_base = posenc::hf::single_group(posenc::hf::parse_model(R"({"head_dim": 64, "rope_theta": 1e308})"));
     CHECK(huge_base.table().inv_freq(31) > 0.0);
 
     // Junk nested 60 deep under an unknown key is ignored; 65 deep is refused before parsing.

@@ -128,12 +128,12 @@ TEST_CASE("[deepseek_v2/modeling_deepseek_v2.py] softmax scale qk_head_dim^(-1/2
         "qk_nope_head_dim": 128, "rope_theta": 10000, "max_position_embeddings": 163840,
         "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096,
                          "beta_fast": 32, "beta_slow": 1, "mscale": 0.707, "mscale_all_dim": 0.707}})";
-    const auto v2 = posenc::hf::parse_model_rope(R"({"model_type": "deepseek_v2", )" + rest);
+    const auto v2 = posenc::hf::single_group(posenc::hf::parse_model(R"({"model_type": "deepseek_v2", )" + rest));
     CHECK(v2.qk_head_dim == 192);
     CHECK(v2.softmax_scale_multiplier == 1.0);
     CHECK(v2.softmax_scale() == std::pow(192.0, -0.5));
     CHECK(v2.attention_factor == 1.0);  // the cos/sin factor g(40, 0.707) / g(40, 0.707) is the same for both
-    const auto v3 = posenc::hf::parse_model_rope(R"({"model_type": "deepseek_v3", )" + rest);
+    const auto v3 = posenc::hf::single_group(posenc::hf::parse_model(R"({"model_type": "deepseek_v3", )" + rest));
     const double g = 0.1 * 0.707 * std::log(40.0) + 1.0;
     CHECK(std::abs(v3.softmax_scale_multiplier - g * g) <= 4e-16 * g * g);
     CHECK(std::abs(v3.softmax_scale() - std::pow(192.0, -0.5) * g * g) <= 4e-16 * std::pow(192.0, -0.5) * g * g);
@@ -505,9 +505,9 @@ TEST_CASE("[longcat_flash/modeling_longcat_flash.py, longcat_flash/configuration
               .rfind("head_dim: expected qk_rope_head_dim's value 32", 0) == 0);
     // Softmax scale: qk_head_dim^(-1/2) times g(s, mscale_all_dim)^2 under YaRN (DeepSeek-V3's rule),
     // g = 0.1 * mscale_all_dim * ln(s) + 1.
-    const auto yarn = posenc::hf::parse_model_rope(R"({"model_type": "longcat_flash", "num_layers": 1,
+    const auto yarn = posenc::hf::single_group(posenc::hf::parse_model(R"({"model_type": "longcat_flash", "num_layers": 1,
         "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "yarn", "factor": 4.0,
-        "original_max_position_embeddings": 32768, "mscale": 1.0, "mscale_all_dim": 1.0}})");
+        "original_max_position_embeddings": 32768, "mscale": 1.0, "mscale_all_dim": 1.0}})"));
     const double g = 0.1 * 1.0 * std::log(4.0) + 1.0;
     CHECK(std::abs(yarn.softmax_scale_multiplier - g * g) <= 4e-16 * g * g);
     CHECK(std::abs(yarn.softmax_scale() - std::pow(192.0, -0.5) * g * g) <= 4e-16 * std::pow(192.0, -0.5) * g * g);
@@ -679,7 +679,7 @@ TEST_CASE("[model_type] a model_type posenc does not know: refused unless the ca
     check_uniform_plain(m, 2, 1024 / 8, 1024 / 8, 10000.0, posenc::Pairing::half_split);
     REQUIRE(m.warnings.size() == 1);
     CHECK(m.warnings[0].key == "model_type");
-    CHECK(posenc::hf::parse_model_rope(config, opt_in).spec.pairing() == posenc::Pairing::half_split);
+    CHECK(posenc::hf::single_group(posenc::hf::parse_model(config, opt_in)).spec.pairing() == posenc::Pairing::half_split);
     // The opt-in lifts neither the model-specific keys nor the families refused by name.
     CHECK(error_of(R"({"model_type": "brand_new_lm", "head_dim": 64, "rope_interleave": true})")
               .rfind("rope_interleave: is read only for model types posenc knows", 0) == 0);

@@ -201,6 +201,29 @@ TEST_CASE("[published configs] head counts and rms_norm_eps come with the model:
           "rms_norm_eps: expected a finite number > 0, got -1");
 }
 
+TEST_CASE("[gemma3/configuration_gemma3.py Gemma3TextConfig defaults] gemma-3-4b-it omits its head counts: 8 heads, 4 key-value heads, rms_norm_eps 1e-06")
+{
+    // Gemma3TextConfig.__init__ (transformers): num_attention_heads=8, num_key_value_heads=4,
+    // hidden_size=2304, rms_norm_eps=1e-6. gemma-3-4b-it's text_config gives hidden_size 2560 only.
+    const posenc::hf::HfModel gemma = load("gemma-3-4b-it.json");
+    CHECK(gemma.num_attention_heads == 8);
+    CHECK(gemma.num_key_value_heads == 4);
+    CHECK(gemma.hidden_size == 2560);  // the config's own value wins over the class default 2304
+    CHECK(gemma.rms_norm_eps == 1e-6);
+    // The key-value default is the class's 4, not num_attention_heads (the class sets no such rule).
+    const posenc::hf::HfModel heads_only =
+        posenc::hf::parse_model(R"({"model_type": "gemma3_text", "num_hidden_layers": 6, "num_attention_heads": 16})");
+    CHECK(heads_only.num_attention_heads == 16);
+    CHECK(heads_only.num_key_value_heads == 4);
+    CHECK(heads_only.hidden_size == 2304);
+    // A family without checked defaults keeps them empty (Llama: the config must say them).
+    const posenc::hf::HfModel llama = posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64})");
+    CHECK_FALSE(llama.num_attention_heads.has_value());
+    CHECK_FALSE(llama.num_key_value_heads.has_value());
+    CHECK_FALSE(llama.hidden_size.has_value());
+    CHECK_FALSE(llama.rms_norm_eps.has_value());
+}
+
 TEST_CASE("[llama4/modeling_llama4.py temperature tuning, mpmath] Llama 4 Scout: NoPE layers' query times 1 + 0.1 ln(1 + floor((pos + 1) / 8192))")
 {
     // The published config: attn_temperature_tuning true, attn_scale 0.1, floor_scale 8192, 48 layers,

@@ -12,7 +12,7 @@
 //
 // A model_type not listed here is refused, naming model_type: its code decides the pairing and the
 // class defaults, and the config does not say them. A caller may opt in to reading it with
-// half_split pairing and generic defaults (ReadOptions::assume_half_split in hf_config_json.hpp),
+// half_split pairing and generic defaults (ReadOptions::assume_half_split in hf_read_options.hpp),
 // with a warning, as long as its config uses only keys whose meaning does not depend on the model
 // (the others are refused, naming the key). Families whose RoPE posenc cannot represent (layer
 // maps it does not read, per-forward rules) are listed in family_refusals and refused by name,
@@ -112,6 +112,21 @@ inline constexpr unsigned xd_coordinate_sections = 1u << 18;
 /// ERNIE-4.5-VL's 3-D RoPE: mrope_section [h, w, t] (default [22, 22, 20]); the first h + w pairs
 /// alternate height / width, the last t pairs follow time (MultiAxisLayout::height_width_alternating).
 inline constexpr unsigned height_width_alternating_mrope = 1u << 19;
+/// The rotary width is the top-level rotary_dim (class default 64), not head_dim *
+/// partial_rotary_factor (GPT-J, CodeGen).
+inline constexpr unsigned rotary_dim_key = 1u << 20;
+/// Rope types default and longrope only, the legacy "su" and "yarn" read as longrope
+/// (phi3/configuration_phi3.py validate_rope).
+inline constexpr unsigned longrope_only = 1u << 21;
+/// nope_when_full without a window: sliding_window null makes every layer full_attention, with RoPE
+/// (EXAONE 4).
+inline constexpr unsigned null_window_all_full = 1u << 22;
+/// nope_when_full without a window: sliding_window null is refused, since only the sliding-window
+/// layers rotate and none would (Cohere 2).
+inline constexpr unsigned window_required = 1u << 23;
+/// An empty no_rope_layers list counts as absent (Llama 4's `if self.no_rope_layers`; SmolLM3 only
+/// treats None so).
+inline constexpr unsigned empty_no_rope_layers_absent = 1u << 24;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -150,6 +165,17 @@ struct FamilyRules {
     /// MLA class defaults (trait::mla): qk_rope_head_dim and qk_nope_head_dim (DeepSeek: 64 and 128).
     int qk_rope_head_dim = 64;
     int qk_nope_head_dim = 128;
+    /// LayerRule::gemma3_local_base: the key of the sliding_attention layers' own base (read
+    /// unscaled; the full_attention layers take rope_theta and the scaling) and its class default.
+    std::string_view local_base_key = "";
+    double local_base = 0.0;
+    /// The attention's sizes that the configuration class (defaults_source) fills in when a config
+    /// leaves them out, for engines (HfModel); 0: no default posenc has checked, the field stays
+    /// empty. Only values read in that configuration file are given here.
+    int hidden_size = 0;
+    int num_attention_heads = 0;
+    int num_key_value_heads = 0;  ///< 0: num_attention_heads, as most configuration classes set it
+    double rms_norm_eps = 0.0;
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -168,24 +194,26 @@ inline constexpr FamilyRules known_families[] = {
     {"phi", Pairing::half_split, "phi/modeling_phi.py", {}, 0.5, 0, 2048, "phi/configuration_phi.py", LayerRule::uniform, 0, trait::partial_rotary},
     // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
     // class-default top-level original_max_position_embeddings 4096 wins over the dict's
-    {"phi3", Pairing::half_split, "phi3/modeling_phi3.py", {}, {}, 0, 4096, "phi3/configuration_phi3.py", LayerRule::uniform, 0, trait::partial_rotary, "", "", "", "", 4096},
+    {"phi3", Pairing::half_split, "phi3/modeling_phi3.py", {}, {}, 0, 4096, "phi3/configuration_phi3.py", LayerRule::uniform, 0, trait::partial_rotary | trait::longrope_only, "", "", "", "", 4096},
     {"gpt_neox", Pairing::half_split, "gpt_neox/modeling_gpt_neox.py", {}, 0.25, 0, 2048, "gpt_neox/configuration_gpt_neox.py", LayerRule::uniform, 0, trait::partial_rotary},
     {"falcon", Pairing::half_split, "falcon/modeling_falcon.py", {}, {}, 0, 2048, "falcon/configuration_falcon.py", LayerRule::uniform, 0, 0},
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
-    {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0},
+    {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0,
+     "", "", "", "", 0, 0, 64, 128, "rope_local_base_freq", 10000.0, 2304, 8, 4, 1e-6},
     // Gemma 4: sliding_attention {default, 1e4} over head_dim 256, full_attention {proportional, p 0.25, 1e6}
     // over global_head_dim 512; 30 layers by default, every 6th full, the last forced full
     {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
      R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})",
      "", "", 0, 30},
-    {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0, "", "", "", "", 0, 35},
+    {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0,
+     "", "", "", "", 0, 35, 64, 128, "rope_local_base_freq", 10000.0},
     {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096})"},
     {"smollm3", Pairing::half_split, "smollm3/modeling_smollm3.py", 2000000.0, {}, 0, 0, "smollm3/configuration_smollm3.py", LayerRule::no_rope_layers, 4, 0},
-    {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, 0},
+    {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, trait::null_window_all_full},
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
@@ -257,10 +285,10 @@ inline constexpr FamilyRules known_families[] = {
     // the output's slice rotated back; groups "main" and "compress"
     {"deepseek_v4", Pairing::interleaved, "deepseek_v4/modeling_deepseek_v4.py", {}, {}, 512, 1048576, "deepseek_v4/configuration_deepseek_v4.py", LayerRule::deepseek_v4_main_compress, 0,
      trait::rope_suffix_inverse_output | trait::partial_rotary, "", "", "", "", 0, 43},
-    {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
-    {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
+    {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::rotary_dim_key},
+    {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::rotary_dim_key},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
-    {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, {}, 0, 0, "cohere2/configuration_cohere2.py", LayerRule::nope_when_full, 4, trait::head_dim_from_hidden},
+    {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, {}, 0, 0, "cohere2/configuration_cohere2.py", LayerRule::nope_when_full, 4, trait::head_dim_from_hidden | trait::window_required},
     {"glm", Pairing::interleaved, "glm/modeling_glm.py", {}, 0.5, 0, 0, "glm/configuration_glm.py", LayerRule::uniform, 0, trait::partial_rotary},
     {"glm4", Pairing::interleaved, "glm4/modeling_glm4.py", {}, 0.5, 0, 0, "glm4/configuration_glm4.py", LayerRule::uniform, 0, trait::partial_rotary},
     // DeepSeek MLA: RoPE on the qk_rope_head_dim slice; V2 rotates complex pairs, V3 reads rope_interleave, V3.2 always interleaves
@@ -277,7 +305,7 @@ inline constexpr FamilyRules known_families[] = {
     {"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", 500000.0, {}, 0, 131072, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", LayerRule::uniform, 0, trait::multi_axis | trait::height_width_alternating_mrope},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
     {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden | trait::partial_rotary},
-    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, trait::llama4_temperature_tuning},
+    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, trait::llama4_temperature_tuning | trait::empty_no_rope_layers_absent},
 };
 
 /// When a family's config is refused (FamilyRefusal::when).
@@ -377,6 +405,31 @@ inline const FamilyRules* find_family(std::string_view model_type) noexcept
     for (const FamilyRules& f : known_families)
         if (f.model_type == model_type) return &f;
     return nullptr;
+}
+
+/// The config key that overrides FamilyRules::layer_pattern under a layer rule ("" when the
+/// pattern is fixed or the rule has none).
+constexpr std::string_view layer_pattern_key(LayerRule rule) noexcept
+{
+    switch (rule) {
+    case LayerRule::gemma3_local_base:
+    case LayerRule::nope_when_full: return "sliding_window_pattern";
+    case LayerRule::linear_attention_nope: return "full_attention_interval";
+    case LayerRule::no_rope_layers: return "no_rope_layer_interval";
+    default: return "";
+    }
+}
+
+/// Whether the family's code reads `key`, one of the keys only a known model's code gives a
+/// meaning (the reader's model_specific_keys): its local base key, its layer-pattern key, and
+/// the index lists of its layer rule.
+constexpr bool reads_key(const FamilyRules& family, std::string_view key) noexcept
+{
+    if (key == family.local_base_key || key == layer_pattern_key(family.layers)) return true;
+    if (key == "no_rope_layers") return family.layers == LayerRule::no_rope_layers;
+    if (key == "full_attn_idxs") return family.layers == LayerRule::conv_nope && !family.has(trait::layer_types_required);
+    if (key == "attn_layer_indices") return family.layers == LayerRule::mamba_nope;
+    return false;
 }
 
 /// The text model_type a multimodal wrapper nests in text_config when text_config itself has none.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_json_values.hpp: the config reader's JSON plumbing, shared by the
-// one-group resolver (hf_group_json.hpp) and the whole-model reader (hf_config_json.hpp): the
+// one-group resolver (hf_group_json.hpp) and the whole-model reader (hf_model_reader.hpp): the
 // reader's limits (file size, nesting, head width), a scan of the raw text for number literals
 // that overflow or underflow a double (so that messages show them as written), errors naming
 // the key path and the value as written, typed access to members (finite numbers, integers,
@@ -31,7 +31,7 @@ namespace detail_json {
 
 using json = nlohmann::json;
 
-/// Largest config file read_config accepts (real ones are kilobytes).
+/// Largest config file read_model accepts (real ones are kilobytes).
 inline constexpr std::size_t max_config_bytes = std::size_t{16} << 20;
 
 /// Deeper nesting than this is refused before parsing (real configs nest 3 levels).
@@ -50,7 +50,7 @@ inline std::string ellipsized(std::string s, std::size_t max_chars = 60)
 
 /// Number literals whose text says more than the parsed double does (1e-400 parses as 0):
 /// the value's address in the parsed document -> the literal as written. Filled by
-/// parse_config for the document being resolved on this thread; empty otherwise.
+/// parse_model for the document being resolved on this thread; empty otherwise.
 inline std::map<const json*, std::string>& raw_literals()
 {
     thread_local std::map<const json*, std::string> literals;
@@ -82,106 +82,131 @@ struct LossyLiteral {
     std::string path, pointer, text;
 };
 
-/// Scans the text once before it reaches the parser: refuses nesting deeper than
-/// max_nesting_depth and number literals beyond double's range (named by their key path, the
-/// value cut with an ellipsis), and returns the literals that underflow (a non-zero literal that
-/// parses as 0 or as a subnormal), so that messages can show them as written.
-inline std::vector<LossyLiteral> scan_text(std::string_view text)
+/// The one pass of scan_text: where in the document each token sits (the key path for messages,
+/// the JSON pointer for raw_literals), one member function per kind of token.
+class TextScan
 {
+public:
+    explicit TextScan(std::string_view text) : text(text) {}
+
+    std::vector<LossyLiteral> run()
+    {
+        while (i < text.size()) {
+            const char c = text[i];
+            if (c == '"') on_string();
+            else if (c == '{' || c == '[') on_open(c);
+            else if (c == '}' || c == ']') on_close();
+            else if (c == ',') on_comma();
+            else if (c == '-' || (c >= '0' && c <= '9')) on_number();
+            else ++i;
+        }
+        return lossy;
+    }
+
+private:
     struct Level {
         bool object;
         std::string path, pointer;
         std::string key_path, key_pointer;  // objects: the current member
         long index = -1;                    // arrays: the current element
     };
+    std::string_view text;
+    std::size_t i = 0;
     std::vector<Level> stack;
     std::vector<LossyLiteral> lossy;
-    std::string last_string;
     bool expecting_key = false;
-    auto value_path = [&](std::string& path, std::string& pointer) {
+
+    void value_path(std::string& path, std::string& pointer) const
+    {
         if (stack.empty()) return void(path = "config"), void(pointer = "");
-        Level& top = stack.back();
+        const Level& top = stack.back();
         if (top.object) path = top.key_path, pointer = top.key_pointer;
         else {
             path = top.path + "[" + std::to_string(top.index) + "]";
             pointer = top.pointer + "/" + std::to_string(top.index);
         }
-    };
-    std::size_t i = 0;
-    while (i < text.size()) {
-        const char c = text[i];
-        if (c == '"') {
-            const std::size_t start = i++;
-            while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
-            ++i;
-            const std::string_view literal = text.substr(start, std::min(i, text.size()) - start);
-            if (expecting_key && !stack.empty() && stack.back().object) {
-                std::string key;
-                try {
-                    key = json::parse(literal.begin(), literal.end()).get<std::string>();
-                } catch (const json::exception&) {
-                    key = std::string(literal);  // the parser reports it
-                }
-                Level& top = stack.back();
-                top.key_path = top.path.empty() ? key : top.path + "." + key;
-                std::string escaped;
-                for (char k : key) escaped += k == '~' ? std::string("~0") : k == '/' ? std::string("~1") : std::string(1, k);
-                top.key_pointer = top.pointer + "/" + escaped;
-                expecting_key = false;
-            }
-            continue;
+    }
+
+    /// A string: when it is an object's key, the current member's path and pointer.
+    void on_string()
+    {
+        const std::size_t start = i++;
+        while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+        ++i;
+        const std::string_view literal = text.substr(start, std::min(i, text.size()) - start);
+        if (!expecting_key || stack.empty() || !stack.back().object) return;
+        std::string key;
+        try {
+            key = json::parse(literal.begin(), literal.end()).get<std::string>();
+        } catch (const json::exception&) {
+            key = std::string(literal);  // the parser reports it
         }
-        if (c == '{' || c == '[') {
-            if (stack.size() >= static_cast<std::size_t>(max_nesting_depth))
-                fail("config", "expected JSON nested at most " + std::to_string(max_nesting_depth) + " levels deep",
-                     "deeper nesting");
-            Level level{c == '{', "", "", "", "", -1};
-            if (!stack.empty()) value_path(level.path, level.pointer);
-            stack.push_back(level);
-            if (c == '{') expecting_key = true;
-            else stack.back().index = 0;
-            ++i;
-            continue;
-        }
-        if (c == '}' || c == ']') {
-            if (!stack.empty()) stack.pop_back();
-            expecting_key = false;
-            ++i;
-            continue;
-        }
-        if (c == ',') {
-            if (!stack.empty()) {
-                if (stack.back().object) expecting_key = true;
-                else ++stack.back().index;
-            }
-            ++i;
-            continue;
-        }
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            const std::size_t start = i;
-            while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '-' ||
-                                       text[i] == '+' || text[i] == '.' || text[i] == 'e' || text[i] == 'E'))
-                ++i;
-            const std::string literal(text.substr(start, i - start));
-            const bool is_integer = literal.find_first_of(".eE") == std::string::npos;
-            bool nonzero = false;
-            for (char d : literal.substr(0, literal.find_first_of("eE"))) nonzero = nonzero || (d >= '1' && d <= '9');
-            std::string path, pointer;
-            value_path(path, pointer);
-            if (is_integer && literal.size() <= 20 && !(literal[0] == '-' && !nonzero))
-                continue;  // int64 / uint64, or a double the parser checks
-            const double x = std::strtod(literal.c_str(), nullptr);
-            if (std::isinf(x))
-                fail(path, "expected a number within double's range", ellipsized(literal));
-            if (nonzero && (x == 0.0 || std::fpclassify(x) == FP_SUBNORMAL)) lossy.push_back({path, pointer, literal});
-            // A negative zero parses as 0 (an integer "-0" loses its sign): keep it as written for messages.
-            if (!nonzero && literal[0] == '-') lossy.push_back({path, pointer, literal});
-            continue;
+        Level& top = stack.back();
+        top.key_path = top.path.empty() ? key : top.path + "." + key;
+        std::string escaped;
+        for (char k : key) escaped += k == '~' ? std::string("~0") : k == '/' ? std::string("~1") : std::string(1, k);
+        top.key_pointer = top.pointer + "/" + escaped;
+        expecting_key = false;
+    }
+
+    void on_open(char c)
+    {
+        if (stack.size() >= static_cast<std::size_t>(max_nesting_depth))
+            fail("config", "expected JSON nested at most " + std::to_string(max_nesting_depth) + " levels deep",
+                 "deeper nesting");
+        Level level{c == '{', "", "", "", "", -1};
+        if (!stack.empty()) value_path(level.path, level.pointer);
+        stack.push_back(level);
+        if (c == '{') expecting_key = true;
+        else stack.back().index = 0;
+        ++i;
+    }
+
+    void on_close()
+    {
+        if (!stack.empty()) stack.pop_back();
+        expecting_key = false;
+        ++i;
+    }
+
+    void on_comma()
+    {
+        if (!stack.empty()) {
+            if (stack.back().object) expecting_key = true;
+            else ++stack.back().index;
         }
         ++i;
     }
-    return lossy;
-}
+
+    /// A number literal: refused beyond double's range; kept as written when it underflows or is -0.
+    void on_number()
+    {
+        const std::size_t start = i;
+        while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '-' ||
+                                   text[i] == '+' || text[i] == '.' || text[i] == 'e' || text[i] == 'E'))
+            ++i;
+        const std::string literal(text.substr(start, i - start));
+        const bool is_integer = literal.find_first_of(".eE") == std::string::npos;
+        bool nonzero = false;
+        for (char d : literal.substr(0, literal.find_first_of("eE"))) nonzero = nonzero || (d >= '1' && d <= '9');
+        std::string path, pointer;
+        value_path(path, pointer);
+        if (is_integer && literal.size() <= 20 && !(literal[0] == '-' && !nonzero))
+            return;  // int64 / uint64, or a double the parser checks
+        const double x = std::strtod(literal.c_str(), nullptr);
+        if (std::isinf(x))
+            fail(path, "expected a number within double's range", ellipsized(literal));
+        if (nonzero && (x == 0.0 || std::fpclassify(x) == FP_SUBNORMAL)) lossy.push_back({path, pointer, literal});
+        // A negative zero parses as 0 (an integer "-0" loses its sign): keep it as written for messages.
+        if (!nonzero && literal[0] == '-') lossy.push_back({path, pointer, literal});
+    }
+};
+
+/// Scans the text once before it reaches the parser: refuses nesting deeper than
+/// max_nesting_depth and number literals beyond double's range (named by their key path, the
+/// value cut with an ellipsis), and returns the literals that underflow (a non-zero literal that
+/// parses as 0 or as a subnormal), so that messages can show them as written.
+inline std::vector<LossyLiteral> scan_text(std::string_view text) { return TextScan(text).run(); }
 
 /// Refuses text nested deeper than max_nesting_depth (outside strings) before it reaches the parser.
 inline void check_nesting(std::string_view text) { (void)scan_text(text); }

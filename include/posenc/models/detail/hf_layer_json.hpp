@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_layer_json.hpp: the whole-model reader's helpers for layer maps
-// (hf_config_json.hpp): layer_types lists, the v5 per-layer-type rope_parameters form, layer
+// (hf_model_reader.hpp): layer_types lists, the v5 per-layer-type rope_parameters form, layer
 // types derived from a sliding-window pattern, and the keys whose meaning depends on a model's
 // own code.
 #pragma once

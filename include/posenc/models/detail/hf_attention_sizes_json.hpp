@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/hf_attention_sizes_json.hpp: the attention's sizes an engine reads with the
+// RoPE (not used by the tables): num_attention_heads, num_key_value_heads, hidden_size,
+// rms_norm_eps.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "posenc/models/detail/hf_query_scale_json.hpp"
+
+namespace posenc::hf::detail_json {
+
+/// The attention's sizes an engine needs beside the RoPE tables.
+class AttentionSizes : protected QueryScaleRules
+{
+public:
+    using QueryScaleRules::QueryScaleRules;
+
+protected:
+    /// Head counts, hidden size and rms_norm_eps, for engines (not used by the RoPE tables): the
+    /// config's value, else the family's class default where hf_families.hpp gives one, else empty
+    /// (num_key_value_heads: else num_attention_heads).
+    void read_attention_sizes()
+    {
+        auto count = [&](std::initializer_list<const char*> keys, int class_default) -> std::optional<int> {
+            for (const char* key : keys)
+                if (const json* v = member(*text, key)) return positive_int(*v, pre + key);
+            if (class_default > 0) return class_default;
+            return std::nullopt;
+        };
+        out.num_attention_heads = count({"num_attention_heads", "n_head"}, family ? family->num_attention_heads : 0);
+        out.num_key_value_heads = count({"num_key_value_heads"}, family ? family->num_key_value_heads : 0);
+        if (!out.num_key_value_heads) out.num_key_value_heads = out.num_attention_heads;
+        out.hidden_size = count({"hidden_size", "n_embd"}, family ? family->hidden_size : 0);
+        if (const json* v = member(*text, "rms_norm_eps")) {
+            const double eps = number(*v, pre + "rms_norm_eps", "expected a finite number > 0");
+            if (!(eps > 0.0)) fail_json(pre + "rms_norm_eps", "expected a finite number > 0", *v);
+            out.rms_norm_eps = eps;
+        } else if (family && family->rms_norm_eps > 0.0) {
+            out.rms_norm_eps = family->rms_norm_eps;
+        }
+    }
+};
+
+}  // namespace posenc::hf::detail_json

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/hf_group_rules_json.hpp: the RoPE groups of a whole model: one per layer
+// type with its own dict (per-layer-type rope_parameters, a family's class-default dicts), Gemma
+// 3's local base, one table per layer type (OLMo 3), else one group for every RoPE layer; each
+// resolved by GroupReader (hf_group_json.hpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "posenc/models/detail/hf_layer_rules_json.hpp"
+
+namespace posenc::hf::detail_json {
+
+/// The RoPE groups of a model: which dict each layer type reads, resolved by GroupReader.
+class GroupRules : protected LayerMapRules
+{
+public:
+    using LayerMapRules::LayerMapRules;
+
+protected:
+    /// Gemma 4 (gemma4/configuration_gemma4.py): rope_parameters one dict per layer type, the class
+    /// default when absent (convert_rope_params_to_dict keeps no legacy rope_scaling form).
+    void use_gemma4_rope_parameters()
+    {
+        if (rope_parameters && !per_type)
+            fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
+                                          "model_type " + type_shown + " looks its dicts up by layer type",
+                 shown(*rope_parameters));
+        if (const json* v = member(*text, "rope_scaling"))
+            fail(pre + "rope_scaling", "expected no rope_scaling: model_type " + type_shown +
+                                           " reads rope_parameters per layer type only",
+                 shown(*v));
+        if (rope_parameters) return;
+        class_default_rope = json::parse(family->default_rope.begin(), family->default_rope.end());
+        rope_parameters = &class_default_rope;
+        per_type = true;
+        out.notes.push_back("rope_parameters absent: " + out.model_type + "'s class default " +
+                            std::string(family->default_rope));
+    }
+
+    /// DeepSeek-V4 (deepseek_v4/configuration_deepseek_v4.py __post_init__): rope_parameters {"main",
+    /// "compress"} as given, else built as transformers folds the config: main {default, rope_theta},
+    /// compress {the flat dict's keys (YaRN), compress_rope_theta (160000), attention_factor 1 for yarn
+    /// unless given}, both with partial_rotary_factor = the top-level one, else the legacy
+    /// qk_rope_head_dim / head_dim, else 64 / 512.
+    void use_deepseek_v4_rope_parameters()
+    {
+        if (per_type) return;
+        double head_dim = 512.0;
+        if (const json* v = member(*text, "head_dim")) head_dim = positive_int(*v, pre + "head_dim");
+        double prf = 64.0 / 512.0;
+        if (const json* v = member(*text, "qk_rope_head_dim")) prf = positive_int(*v, pre + "qk_rope_head_dim") / head_dim;
+        if (const json* v = member(*text, "partial_rotary_factor")) prf = number(*v, pre + "partial_rotary_factor");
+        json flat = json::object();
+        if (rope_parameters && rope_parameters->is_object()) flat = *rope_parameters;
+        else if (const json* v = member(*text, "rope_scaling"); v && v->is_object()) flat = *v;
+        json compress = flat;
+        compress.erase("main");
+        compress.erase("compress");
+        compress["rope_theta"] = 160000.0;
+        if (const json* v = member(*text, "compress_rope_theta")) compress["rope_theta"] = *v;
+        compress["partial_rotary_factor"] = prf;
+        if (!compress.contains("rope_type") && !compress.contains("type")) compress["rope_type"] = "default";
+        const json& type = compress.contains("rope_type") ? compress["rope_type"] : compress["type"];
+        if (type == "yarn" && !compress.contains("attention_factor")) compress["attention_factor"] = 1.0;
+        json main = {{"rope_type", "default"}, {"rope_theta", 10000.0}, {"partial_rotary_factor", prf}};
+        if (const json* v = member(*text, "rope_theta")) main["rope_theta"] = *v;
+        class_default_rope = {{"main", main}, {"compress", compress}};
+        rope_parameters = &class_default_rope;
+        per_type = true;
+        out.notes.push_back("rope_parameters {main, compress} built as transformers folds the config: " +
+                            ellipsized(class_default_rope.dump(), 400));
+    }
+
+    /// Gemma 4's full_attention head dim: global_head_dim, class default 512.
+    int global_head_dim()
+    {
+        if (const json* v = member(*text, "global_head_dim")) {
+            const int h = positive_int(*v, pre + "global_head_dim");
+            if (h > max_head_dim) fail_json(pre + "global_head_dim", "expected a positive integer <= 65536", *v);
+            return h;
+        }
+        out.notes.push_back("global_head_dim absent: " + out.model_type + "'s class default 512");
+        return 512;
+    }
+
+    /// One group per layer type with its own dict (per-layer-type rope_parameters, Gemma 3), else one.
+    void build_groups()
+    {
+        if (per_type) per_layer_type_groups();
+        else if (rule == LayerRule::gemma3_local_base) local_base_groups();
+        else if (rule == LayerRule::tables_per_layer_type) layer_type_groups();
+        else one_group();
+        if (out.groups.empty())
+            fail(pre + "layer_types", "expected at least one layer with RoPE", std::to_string(types.size()) + " layers without");
+        if (out.groups.size() == 1) out.groups.front().name = "default";
+    }
+
+    /// v5 per-layer-type rope_parameters: one group per layer type that rotates.
+    void per_layer_type_groups()
+    {
+        const GroupContext base = base_context();
+        group_types = distinct_layer_types(true);
+        if (types.empty())
+            fail(pre + "rope_parameters", "expected layer_types (or num_hidden_layers and a layer pattern) to say "
+                                          "which layers use which entry",
+                 shown(*rope_parameters));
+        for (const std::string& t : group_types) {
+            const json* dict = member(*rope_parameters, t.c_str());
+            if (!dict)
+                fail(pre + "rope_parameters", "expected an entry for layer type \"" + t + "\" (used in layer_types)",
+                     shown(*rope_parameters));
+            GroupContext c = base;
+            c.dict = dict;
+            c.dict_key = "rope_parameters." + t;
+            c.per_layer_type = true;
+            c.check_rope_scaling = t == "full_attention" || group_types.size() == 1;
+            if (t == "full_attention" && family && family->has(trait::proportional_full_attention)) {
+                c.head_dim = global_head_dim();
+                c.head_dim_key = "global_head_dim";
+            }
+            out.groups.push_back({t, resolve_group(c)});
+        }
+    }
+
+    /// LayerRule::gemma3_local_base (Gemma 3, v4 layout): sliding_attention layers at the row's local base
+    /// (FamilyRules::local_base_key, else its class default), unscaled; full_attention with rope_theta and the scaling.
+    void local_base_groups()
+    {
+        const GroupContext base = base_context();
+        const std::string key(family->local_base_key);
+        group_types = distinct_layer_types(false);
+        for (const std::string& t : group_types) {
+            GroupContext c = base;
+            if (t == "sliding_attention") {
+                c.no_scaling = true;
+                c.base = family->local_base;
+                c.base_key = key;
+                if (const json* v = member(*text, key.c_str())) c.base = number(*v, pre + key);
+            } else if (t != "full_attention") {
+                fail(pre + "layer_types", "expected \"sliding_attention\" or \"full_attention\" for Gemma 3", '"' + t + '"');
+            }
+            out.groups.push_back({t, resolve_group(c)});
+        }
+    }
+
+    /// One table per layer type from the one dict (OLMo 3): groups named by layer type, equal tables.
+    void layer_type_groups()
+    {
+        group_types = distinct_layer_types(true);
+        // olmo3/configuration_olmo3.py (transformers 5.16): convert_rope_params_to_dict pops the top-level
+        // rope_theta into full_attention's dict, then gives sliding_attention the class default 500000.
+        if (const json* theta = member(*text, "rope_theta");
+            theta && !(theta->is_number() && theta->get<double>() == 500000.0) && !member(*text, "rope_parameters") &&
+            std::find(group_types.begin(), group_types.end(), "sliding_attention") != group_types.end())
+            fail(pre + "rope_theta", "expected 500000 or per-layer-type rope_parameters: transformers gives only "
+                                     "full_attention layers the top-level rope_theta and sliding_attention layers "
+                                     "the class default 500000",
+                 shown(*theta));
+        for (const std::string& t : group_types) out.groups.push_back({t, resolve_group(base_context())});
+    }
+
+    /// One group for every RoPE layer; a family's class-default dict when the config has none.
+    void one_group()
+    {
+        const GroupContext base = base_context();
+        group_types.push_back("");
+        // A family's class-default RoPE dict (gpt_oss: YaRN x32; apertus: llama3 x8) when the config has none.
+        json class_default;
+        GroupContext c = base;
+        if (family && !family->default_rope.empty() && !member(*text, "rope_parameters") && !member(*text, "rope_scaling")) {
+            class_default = json::parse(family->default_rope.begin(), family->default_rope.end());
+            if (const json* theta = member(*text, "rope_theta"); theta && class_default.contains("rope_theta") &&
+                                                                  !(theta->is_number() && *theta == class_default["rope_theta"]))
+                fail(pre + "rope_theta", "expected no rope_theta without rope_parameters, or " +
+                                             class_default["rope_theta"].dump() + ": model_type " + type_shown +
+                                             "'s class-default rope_parameters carries its own rope_theta, and whether a "
+                                             "top-level value replaces it depends on the transformers version",
+                     shown(*theta));
+            c.dict = &class_default;
+            c.dict_key = "rope_parameters";
+            out.notes.push_back("rope_parameters absent: " + out.model_type + "'s class default " +
+                                std::string(family->default_rope));
+        }
+        out.groups.push_back({"default", resolve_group(c)});
+    }
+};
+
+}  // namespace posenc::hf::detail_json

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/hf_layer_rules_json.hpp: the layer map of a whole model: the number of
+// layers, each layer's type (layer_types as given, else derived by the family's LayerRule: a
+// sliding-window pattern, a full- attention interval, index lists, DeepSeek-V4's compress ratios),
+// which layers rotate (NoPE by layer type or by no_rope_layers), and the group index of each layer.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "posenc/models/detail/hf_model_checks_json.hpp"
+
+namespace posenc::hf::detail_json {
+
+/// The layer count, each layer's type and whether it rotates, per layer rule, and the layer map.
+class LayerMapRules : protected ModelChecks
+{
+public:
+    using ModelChecks::ModelChecks;
+
+protected:
+    /// num_hidden_layers (n_layer, num_layers); LongCat Flash's two sublayers per decoder layer.
+    void read_num_layers()
+    {
+        for (const char* key : {"num_hidden_layers", "n_layer", "num_layers"})
+            if (const json* v = member(*text, key)) {
+                const int n = positive_int(*v, pre + key);
+                if (n > ModelRope::max_layers) fail_json(pre + key, "expected a positive integer <= 1000000", *v);
+                out.num_layers = n;
+                break;
+            }
+        if (!out.num_layers && family && family->num_hidden_layers > 0 && !member(*text, "layer_types")) {
+            out.num_layers = family->num_hidden_layers;
+            out.notes.push_back("num_hidden_layers absent: " + out.model_type + "'s class default " +
+                                std::to_string(family->num_hidden_layers));
+        }
+        if (family && family->layers == LayerRule::paired_sublayers) {
+            // longcat_flash/modeling_longcat_flash.py: num_layers decoder layers of two attention
+            // sublayers each; the model sets num_hidden_layers = 2 * num_layers.
+            int decoder_layers = family->layer_pattern;
+            if (const json* v = member(*text, "num_layers")) {
+                decoder_layers = positive_int(*v, pre + "num_layers");
+                if (decoder_layers > ModelRope::max_layers / 2)
+                    fail_json(pre + "num_layers", "expected a positive integer <= 500000 (two attention layers each)", *v);
+            } else {
+                out.notes.push_back("num_layers absent: " + out.model_type + "'s class default " + std::to_string(decoder_layers));
+            }
+            const int attention_layers = 2 * decoder_layers;
+            if (const json* v = member(*text, "num_hidden_layers"); v && !(v->is_number() && v->get<double>() == attention_layers))
+                out.warnings.push_back({pre + "num_hidden_layers", "model_type " + type_shown +
+                                                                       "'s model sets it to 2 * num_layers = " +
+                                                                       std::to_string(attention_layers) + "; ignored"});
+            out.num_layers = attention_layers;
+            out.notes.push_back("two attention sublayers per decoder layer: " + std::to_string(attention_layers) +
+                                " attention layers (2 * num_layers), every one with the one table");
+        }
+    }
+
+    /// layer_types as given, else derived by the family's layer rule.
+    void read_layer_types()
+    {
+        if (family && family->has(trait::layer_types_required) && !member(*text, "layer_types"))
+            fail(pre + "layer_types", "expected one entry per layer: model_type " + type_shown +
+                                          "'s code reads layer_types[i] for every layer and has no default for it",
+                 "nothing");
+        if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::paired_sublayers) {
+            out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
+                                                             "'s code does not read it (every attention sublayer has the one "
+                                                             "table); ignored"});
+        }
+        if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::mamba_nope) {
+            out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
+                                                             "'s code takes its layers from attn_layer_indices; ignored"});
+        }
+        if (const json* v = member(*text, "layer_types"); v && rule != LayerRule::mamba_nope && rule != LayerRule::paired_sublayers) {
+            types = layer_type_list(*v, pre + "layer_types");
+            if (!out.num_layers) {
+                if (types.empty() || types.size() > static_cast<std::size_t>(ModelRope::max_layers))
+                    fail_json(pre + "layer_types", "expected one entry per layer (1 to 1000000)", *v);
+                out.num_layers = static_cast<int>(types.size());
+            }
+            if (types.size() != static_cast<std::size_t>(*out.num_layers))
+                fail(pre + "layer_types", "expected one entry per layer (num_hidden_layers " +
+                                              std::to_string(*out.num_layers) + ")",
+                     std::to_string(types.size()) + " entries");
+        } else {
+            derive_layer_types();
+        }
+        if (rule == LayerRule::deepseek_v4_main_compress) deepseek_v4_rope_labels();
+        if (rule == LayerRule::gemma4_per_layer_type && !types.empty() && types.back() != "full_attention") {
+            // gemma4/configuration_gemma4.py __post_init__: the last layer is forced to full_attention.
+            out.warnings.push_back({pre + "layer_types", "the last entry is \"" + ellipsized(types.back()) +
+                                                             "\"; transformers forces the last layer to full_attention "
+                                                             "(write \"full_attention\" there to silence this)"});
+            types.back() = "full_attention";
+        }
+        if (!family && !types.empty())
+            for (std::size_t i = 1; i < types.size(); ++i)
+                if (types[i] != types[0])
+                    fail(pre + "layer_types[" + std::to_string(i) + "]",
+                         "expected every layer of the same type for model_type " + type_shown +
+                             " (whether its layer types share one RoPE cannot be told from the config)",
+                         '"' + types[i] + '"');
+    }
+
+    /// The family's layer pattern: its layer-pattern key (hf_families.hpp layer_pattern_key), else the row's default.
+    int layer_pattern() const
+    {
+        return pattern_value(*text, std::string(layer_pattern_key(rule)).c_str(), family->layer_pattern, pre);
+    }
+
+    /// Layer types from a pattern or from index lists, per layer rule.
+    void derive_layer_types()
+    {
+        if (rule == LayerRule::gemma3_local_base) {
+            types = pattern_layer_types(need_layers("Gemma 3's layer pattern needs it"),
+                                        layer_pattern(),
+                                        "sliding_attention", "full_attention");
+        } else if (rule == LayerRule::nope_when_full) {
+            const json* window = text->find("sliding_window") == text->end() ? nullptr : &(*text)["sliding_window"];
+            const bool windowed = !window || !window->is_null();
+            if (family->has(trait::null_window_all_full) && !windowed)
+                types.assign(static_cast<std::size_t>(need_layers("the layer map needs it")), "full_attention");
+            else
+                types = pattern_layer_types(need_layers("the layer pattern needs it"),
+                                            layer_pattern(),
+                                            "sliding_attention", "full_attention");
+        } else if (rule == LayerRule::linear_attention_nope) {
+            types = pattern_layer_types(need_layers("the layer pattern needs it"),
+                                        layer_pattern(),
+                                        "linear_attention", "full_attention");
+        } else if (rule == LayerRule::gemma4_per_layer_type) {
+            types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
+                                        "sliding_attention", "full_attention");
+        } else if (rule == LayerRule::deepseek_v4_main_compress) {
+            deepseek_v4_layer_types();
+        } else if (rule == LayerRule::tables_per_layer_type) {
+            types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
+                                        "sliding_attention", "full_attention");
+        } else if (rule == LayerRule::mamba_nope) {
+            mamba_layer_types();
+        } else if (rule == LayerRule::conv_nope) {
+            conv_layer_types();
+        }
+    }
+
+    /// Bamba (bamba/configuration_bamba.py layers_block_type): attention at attn_layer_indices, mamba elsewhere.
+    void mamba_layer_types()
+    {
+        // bamba/configuration_bamba.py (layers_block_type): attention at attn_layer_indices, mamba
+        // elsewhere; without indices every layer is mamba.
+        const int n = need_layers("the layer map needs it");
+        types.assign(static_cast<std::size_t>(n), "mamba");
+        const json* idxs = member(*text, "attn_layer_indices");
+        if (idxs && !idxs->is_array()) fail_json(pre + "attn_layer_indices", "expected a list of layer indices", *idxs);
+        if (idxs)
+            for (std::size_t k = 0; k < idxs->size(); ++k) {
+                const std::string path = pre + "attn_layer_indices[" + std::to_string(k) + "]";
+                const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
+                if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
+                if (i < n) types[static_cast<std::size_t>(i)] = "attention";
+            }
+        if (std::find(types.begin(), types.end(), "attention") == types.end())
+            fail(pre + "attn_layer_indices", "expected at least one attention layer below num_hidden_layers " +
+                                                 std::to_string(n) + " (every other layer is mamba, without RoPE)",
+                 idxs ? shown(*idxs) : std::string("nothing"));
+
+    }
+
+    /// LFM2 (lfm2/configuration_lfm2.py): attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
+    void conv_layer_types()
+    {
+        // lfm2/configuration_lfm2.py: attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
+        const int n = need_layers("the layer map needs it");
+        types.assign(static_cast<std::size_t>(n), "full_attention");
+        if (const json* idxs = member(*text, "full_attn_idxs")) {
+            if (!idxs->is_array()) fail_json(pre + "full_attn_idxs", "expected a list of layer indices", *idxs);
+            types.assign(static_cast<std::size_t>(n), "conv");
+            for (std::size_t k = 0; k < idxs->size(); ++k) {
+                const std::string path = pre + "full_attn_idxs[" + std::to_string(k) + "]";
+                const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
+                if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
+                if (i < n) types[static_cast<std::size_t>(i)] = "full_attention";
+            }
+        }
+    }
+
+    /// DeepSeek-V4 without layer_types: the legacy compress_ratios (0 sliding, 4 CSA, 128 HCA), else two
+    /// heavily compressed layers, then compressed_sparse_attention at odd i, heavily compressed at even i.
+    void deepseek_v4_layer_types()
+    {
+        const int n = need_layers("the layer pattern needs it");
+        if (const json* ratios = member(*text, "compress_ratios")) {
+            if (!ratios->is_array()) fail_json(pre + "compress_ratios", "expected a list of 0, 4 or 128", *ratios);
+            for (std::size_t k = 0; k < ratios->size() && k < static_cast<std::size_t>(n); ++k) {
+                const std::int64_t r = integer((*ratios)[k], pre + "compress_ratios[" + std::to_string(k) + "]", "expected 0, 4 or 128");
+                if (r != 0 && r != 4 && r != 128)
+                    fail_json(pre + "compress_ratios[" + std::to_string(k) + "]", "expected 0, 4 or 128", (*ratios)[k]);
+                types.push_back(r == 0 ? "sliding_attention" : r == 4 ? "compressed_sparse_attention" : "heavily_compressed_attention");
+            }
+            if (types.size() != static_cast<std::size_t>(n))
+                fail(pre + "compress_ratios", "expected at least one entry per layer (" + std::to_string(n) + ")",
+                     std::to_string(ratios->size()) + " entries");
+            return;
+        }
+        for (int i = 0; i < n; ++i)
+            types.push_back(i < 2 ? "heavily_compressed_attention"
+                                  : ((i - 2) % 2 ? "compressed_sparse_attention" : "heavily_compressed_attention"));
+    }
+
+    /// DeepSeek-V4's layer types (sliding_attention, compressed_sparse_attention,
+    /// heavily_compressed_attention) as the rope each uses: "main" or "compress".
+    void deepseek_v4_rope_labels()
+    {
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            if (types[i] != "sliding_attention" && types[i] != "compressed_sparse_attention" &&
+                types[i] != "heavily_compressed_attention")
+                fail(pre + "layer_types[" + std::to_string(i) + "]",
+                     "expected sliding_attention, compressed_sparse_attention or heavily_compressed_attention",
+                     '"' + ellipsized(types[i]) + '"');
+            types[i] = types[i] == "sliding_attention" ? "main" : "compress";
+        }
+    }
+
+    /// Which layers rotate: the families whose layer types decide RoPE accept only the types their code tests for.
+    void decide_rotation()
+    {
+        // The families whose layer types decide RoPE accept only the types their code tests for.
+        if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope || rule == LayerRule::conv_nope) {
+            const char* other = rule == LayerRule::nope_when_full        ? "sliding_attention"
+                                : rule == LayerRule::linear_attention_nope ? "linear_attention"
+                                                                           : "conv";
+            for (std::size_t i = 0; i < types.size(); ++i)
+                if (types[i] != "full_attention" && types[i] != other)
+                    fail(pre + "layer_types[" + std::to_string(i) + "]",
+                         std::string("expected \"") + other + "\" or \"full_attention\" for model_type " + type_shown,
+                         '"' + types[i] + '"');
+        }
+        rotates.assign(types.size(), true);
+        if (rule == LayerRule::nope_when_full) {
+            const json* window = text->find("sliding_window") == text->end() ? nullptr : &(*text)["sliding_window"];
+            const bool windowed = !window || !window->is_null();
+            if (family->has(trait::window_required) && !windowed)
+                fail(pre + "sliding_window", "expected a window: Cohere 2 rotates only its sliding-window layers, so null "
+                                             "leaves the model without RoPE",
+                     "null");
+            if (windowed)
+                for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "full_attention";
+        } else if (rule == LayerRule::linear_attention_nope) {
+            for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
+        } else if (rule == LayerRule::conv_nope) {
+            for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "conv";
+        } else if (rule == LayerRule::mamba_nope) {
+            for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] == "attention";
+        } else if (rule == LayerRule::no_rope_layers) {
+            no_rope_layer_rotation();
+        }
+    }
+
+    /// SmolLM3, Llama 4: no_rope_layers[i] == 1 rotates; absent, every no_rope_layer_interval-th layer is NoPE.
+    void no_rope_layer_rotation()
+    {
+        const int n = need_layers("no_rope_layers needs it");
+        rotates.assign(static_cast<std::size_t>(n), true);
+        const json* list = member(*text, "no_rope_layers");
+        // Llama 4 treats an empty list as absent (`if self.no_rope_layers`); SmolLM3 only None.
+        if (list && family->has(trait::empty_no_rope_layers_absent) && list->is_array() && list->empty()) list = nullptr;
+        if (list) {
+            if (!list->is_array() || list->size() < static_cast<std::size_t>(n))
+                fail_json(pre + "no_rope_layers", "expected a list of 0 / 1 with at least one entry per layer (" +
+                                                      std::to_string(n) + ")",
+                          *list);
+            for (int i = 0; i < n; ++i) {
+                const json& e = (*list)[static_cast<std::size_t>(i)];
+                const std::string path = pre + "no_rope_layers[" + std::to_string(i) + "]";
+                if (e.is_boolean()) rotates[static_cast<std::size_t>(i)] = e.get<bool>();
+                else {
+                    const std::int64_t x = integer(e, path, "expected 1 (RoPE) or 0 (NoPE)");
+                    if (x != 0 && x != 1) fail_json(path, "expected 1 (RoPE) or 0 (NoPE)", e);
+                    rotates[static_cast<std::size_t>(i)] = x == 1;
+                }
+            }
+        } else {
+            int interval = family->layer_pattern;
+            if (const json* v = member(*text, "no_rope_layer_interval")) interval = positive_int(*v, pre + "no_rope_layer_interval");
+            for (int i = 0; i < n; ++i) rotates[static_cast<std::size_t>(i)] = (i + 1) % interval != 0;
+            out.notes.push_back("no_rope_layers absent: every " + std::to_string(interval) +
+                                "th layer has no RoPE (no_rope_layer_interval)");
+        }
+        if (types.empty()) types.assign(static_cast<std::size_t>(n), "full_attention");
+    }
+
+    /// A layer map without any RoPE layer describes no rotary embedding: refused, naming the key that
+    /// decided it and what to change (ModelRope holds at least one group used by some layer).
+    void require_a_rope_layer() const
+    {
+        if (types.empty() || per_type || std::find(rotates.begin(), rotates.end(), true) != rotates.end()) return;
+        const std::string n = std::to_string(types.size());
+        if (rule == LayerRule::no_rope_layers && member(*text, "no_rope_layers"))
+            fail(pre + "no_rope_layers", "expected at least one 1 (a layer with RoPE): every entry is 0, so none of the " +
+                                             n + " layers rotates and there is no RoPE to describe",
+                 shown(*member(*text, "no_rope_layers")));
+        if (rule == LayerRule::nope_when_full)
+            fail(pre + "layer_types", "expected at least one \"sliding_attention\" layer: model_type " + type_shown +
+                                          " rotates only its sliding-window layers and every one of the " + n +
+                                          " layers is \"full_attention\", so no layer has RoPE",
+                 member(*text, "layer_types") ? shown(*member(*text, "layer_types")) : n + " full_attention layers");
+        fail(pre + "layer_types", "expected at least one layer with RoPE", n + " layers without");
+    }
+
+    /// The group index of each layer, -1 for NoPE.
+    void build_layer_map()
+    {
+        if (out.num_layers) {
+            const auto n = static_cast<std::size_t>(*out.num_layers);
+            out.layer_groups.assign(n, 0);
+            for (std::size_t i = 0; i < n; ++i) {
+                if (i < rotates.size() && !rotates[i]) {
+                    out.layer_groups[i] = -1;
+                    continue;
+                }
+                if (group_types.size() > 1 || !group_types.front().empty())
+                    for (std::size_t g = 0; g < group_types.size(); ++g)
+                        if (group_types[g] == types[i]) out.layer_groups[i] = static_cast<int>(g);
+            }
+        }
+    }
+};
+
+}  // namespace posenc::hf::detail_json

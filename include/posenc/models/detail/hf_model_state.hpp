@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/hf_model_state.hpp: the state the whole-model reader's stages share
+// (ModelState), and the first fact: which object holds the language model (text_config when
+// nested), its model_type and its family row.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "posenc/error.hpp"
+#include "posenc/model_rope.hpp"
+#include "posenc/models/detail/hf_group_json.hpp"
+#include "posenc/models/detail/hf_json_values.hpp"
+#include "posenc/models/detail/hf_layer_json.hpp"
+#include "posenc/models/detail/hf_model_values.hpp"
+#include "posenc/models/hf_families.hpp"
+#include "posenc/models/hf_read_options.hpp"
+
+namespace posenc::hf::detail_json {
+
+/// What every stage of the whole-model reader shares: the config, the result being filled, and
+/// the facts the stages settle one after another (the language model's object, the family row,
+/// the layer types, which layers rotate). The stages derive from it one after another, each may
+/// use the ones before, and ModelReader::read sets the order of the calls: ModelChecks
+/// (hf_model_checks_json.hpp), LayerMapRules (hf_layer_rules_json.hpp), GroupRules
+/// (hf_group_rules_json.hpp), MropeRules (hf_mrope_json.hpp), QueryScaleRules
+/// (hf_query_scale_json.hpp), AttentionSizes (hf_attention_sizes_json.hpp).
+class ModelState
+{
+public:
+    ModelState(const json& root, const ReadOptions& options) : root(root), options(options) {}
+
+protected:
+    const json& root;
+    const ReadOptions& options;
+    HfModelConfig out;
+    const json* text = nullptr;  ///< the language model's object (root, or text_config)
+    std::string pre;             ///< "text_config." when nested, else ""
+    const FamilyRules* family = nullptr;
+    std::string type_shown;      ///< model_type quoted, or "(absent)"
+    const json* rope_parameters = nullptr;
+    bool per_type = false;       ///< rope_parameters holds one dict per layer type
+    LayerRule rule = LayerRule::uniform;
+    std::vector<std::string> types;        ///< layer type per layer (empty: no layer map)
+    std::vector<bool> rotates;             ///< whether layer i has RoPE
+    std::vector<std::string> group_types;  ///< the layer type each group serves ("" = every RoPE layer)
+    json class_default_rope;               ///< a family's class-default per-layer-type rope_parameters
+
+    int need_layers(const char* why) const
+    {
+        if (!out.num_layers)
+            fail(pre + "num_hidden_layers", std::string("expected a positive integer (") + why + ")", "nothing");
+        return *out.num_layers;
+    }
+
+    /// The layer types in order of first use (only those of layers with RoPE when `rotating_only`).
+    std::vector<std::string> distinct_layer_types(bool rotating_only) const
+    {
+        std::vector<std::string> seen;
+        for (std::size_t i = 0; i < types.size(); ++i)
+            if ((!rotating_only || rotates[i]) && std::find(seen.begin(), seen.end(), types[i]) == seen.end())
+                seen.push_back(types[i]);
+        return seen;
+    }
+
+    HfRopeConfig resolve_group(const GroupContext& context) const
+    {
+        HfRopeConfig c = resolve_config_values(*text, context);
+        if (c.name_or_path.empty()) c.name_or_path = out.name_or_path;
+        return c;
+    }
+
+    GroupContext base_context() const
+    {
+        GroupContext base;
+        base.model_type = out.model_type;
+        base.name_or_path = out.name_or_path;
+        return base;
+    }
+
+    /// model_type, _name_or_path, the language model's object (text_config when nested), the family row.
+    void read_identity()
+    {
+        std::string outer_type;
+        if (const json* v = member(root, "model_type")) {
+            if (!v->is_string()) fail_json("model_type", "expected a string", *v);
+            outer_type = v->get<std::string>();
+        }
+        if (const json* v = member(root, "_name_or_path")) {
+            if (!v->is_string()) fail_json("_name_or_path", "expected a string", *v);
+            out.name_or_path = v->get<std::string>();
+        }
+
+        text = &root;
+        if (const json* v = member(root, "text_config")) {
+            if (!v->is_object()) fail_json("text_config", "expected an object or null", *v);
+            text = v;
+            out.key_prefix = "text_config.";
+        }
+        pre = out.key_prefix;
+        out.model_type = text == &root ? outer_type : std::string(text_model_type_of(outer_type));
+        if (text != &root)
+            if (const json* v = member(*text, "model_type")) {
+                if (!v->is_string()) fail_json(pre + "model_type", "expected a string", *v);
+                out.model_type = v->get<std::string>();
+            }
+        family = find_family(out.model_type);
+        type_shown = out.model_type.empty() ? "(absent)" : ellipsized('"' + out.model_type + '"');  // as shown() cuts
+        rope_parameters = member(*text, "rope_parameters");
+        per_type = is_per_layer_type(rope_parameters);
+        rule = family ? family->layers : LayerRule::uniform;
+    }
+};
+
+}  // namespace posenc::hf::detail_json

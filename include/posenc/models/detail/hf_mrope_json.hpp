@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/hf_mrope_json.hpp: M-RoPE of a whole model: the primary group's
+// mrope_section, the family's default sections, and the layout its code applies (contiguous,
+// interleaved, coordinate sections, height / width alternating).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "posenc/models/detail/hf_group_rules_json.hpp"
+
+namespace posenc::hf::detail_json {
+
+/// M-RoPE: the sections and their layout, where the family reads them.
+class MropeRules : protected GroupRules
+{
+public:
+    using GroupRules::GroupRules;
+
+protected:
+    /// M-RoPE sections and interleaving, where the family reads them.
+    void read_mrope()
+    {
+        HfRopeConfig& primary = out.primary_group().config;
+        if (family && family->has(trait::height_width_alternating_mrope) && primary.mrope_section.empty()) {
+            // ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py: rope_parameters.get("mrope_section", [22, 22, 20]).
+            primary.mrope_section = {22, 22, 20};
+            out.notes.push_back((primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key) +
+                                ".mrope_section absent: " + out.model_type + "'s default [22, 22, 20]");
+        }
+        if (family && family->has(trait::always_interleaved_mrope)) {
+            // qwen3_vl/modeling_qwen3_vl.py: the text rotary embedding reads mrope_section with the default
+            // [24, 20, 20] and always applies apply_interleaved_mrope (mrope_interleaved is not read).
+            const std::string dict = primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key;
+            if (primary.mrope_section.empty()) {
+                primary.mrope_section = {24, 20, 20};
+                out.notes.push_back(dict + ".mrope_section absent: " + out.model_type + "'s default [24, 20, 20]");
+            }
+            if (!primary.mrope_interleaved) {
+                // an explicit false in the dict the group was read from is not what the code does
+                if (primary.mrope_interleaved_given)
+                    out.warnings.push_back({pre + dict + ".mrope_interleaved",
+                                            "model_type " + type_shown + "'s code always interleaves the M-RoPE axes; ignored"});
+                primary.mrope_interleaved = true;
+            }
+        }
+        if (!primary.mrope_section.empty()) {
+            if (family && !family->has(trait::multi_axis))
+                out.warnings.push_back({pre + primary.scaling_key + ".mrope_section",
+                                        "model_type " + type_shown + "'s code does not read it; ignored"});
+            else {
+                out.mrope_section = primary.mrope_section;
+                out.mrope_interleaved = primary.mrope_interleaved;
+                out.mrope_coordinate_sections = family && family->has(trait::xd_coordinate_sections);
+                out.mrope_height_width_alternating = family && family->has(trait::height_width_alternating_mrope);
+            }
+        }
+        if (primary.mrope_section.empty() && family && family->has(trait::mrope_required))
+            fail(pre + (primary.scaling_key.empty() ? std::string("rope_scaling") : primary.scaling_key) + ".mrope_section",
+                 "expected a list of pairs per position axis: model_type " + type_shown +
+                     "'s attention reads mrope_section on every forward pass and its configuration class has no default",
+                 "nothing");
+    }
+};
+
+}  // namespace posenc::hf::detail_json
