@@ -322,7 +322,7 @@ private:
         }
         if (layers_.size() > static_cast<std::size_t>(max_layers))
             detail::raise("num_layers", layers_.size(), "must be in [1, 1000000]");
-        std::vector<bool> used(groups_.size(), false);
+        std::vector<int> used(groups_.size(), 0);  // vector<int>, not vector<bool>: one fewer vector to compile
         for (std::size_t i = 0; i < layers_.size(); ++i) {
             const int g = layers_[i];
             if (g == no_rope) continue;
@@ -330,7 +330,7 @@ private:
                 detail::raise("layer_groups[" + std::to_string(i) + "]", g,
                               "must be ModelRope::no_rope or a group index (0 .. " +
                                   std::to_string(groups_.size() - 1) + ")");
-            used[static_cast<std::size_t>(g)] = true;
+            used[static_cast<std::size_t>(g)] = 1;
         }
         for (std::size_t j = 0; j < groups_.size(); ++j)
             if (!used[j])
