@@ -149,8 +149,7 @@ public:
         if (num_layers) detail::require(*num_layers > 0 && *num_layers <= max_layers, "num_layers", *num_layers,
                                         "must be in [1, 1000000]");
         std::vector<int> map(num_layers ? static_cast<std::size_t>(*num_layers) : 0, 0);
-        std::vector<RopeGroup> groups;
-        groups.push_back(std::move(group));
+        std::vector<RopeGroup> groups(1, group);  // not push_back: one fewer vector member to compile
         return ModelRope(std::move(groups), std::move(map), std::move(multi_axis));
     }
 
