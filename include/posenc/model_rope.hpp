@@ -92,7 +92,9 @@ struct RopeGroup {
                         "must be >= 0 (0 when unknown)");
         const std::int64_t original = scaling_original_length(scaling).value_or(max_position_embeddings);
         const double attention = scaling_attention_factor(scaling);
-        return RopeGroup{std::move(name), spec, std::move(scaling), max_position_embeddings, original, attention, 1.0,
+        // `scaling` is copied, not moved: no inline code then needs Scaling's move constructor,
+        // whose variant visit every includer would compile.
+        return RopeGroup{std::move(name), spec, scaling, max_position_embeddings, original, attention, 1.0,
                          false};
     }
 
