@@ -259,7 +259,9 @@ public:
     }
     void list(const char* name, const std::vector<double>& value)
     {
-        if (ScalingParameter* p = next(name)) p->value.emplace<std::vector<double>>(value);
+        // An empty list emplaced, then assigned: emplacing a copy would instantiate the variant's
+        // move assignment (libstdc++ builds a temporary when the copy may throw).
+        if (ScalingParameter* p = next(name)) p->value.emplace<std::vector<double>>() = value;
     }
 
     std::size_t count() const noexcept { return count_; }
