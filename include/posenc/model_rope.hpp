@@ -264,7 +264,7 @@ public:
                 detail::raise(field, layers[i], "must be < num_layers " + std::to_string(layers_.size()));
         }
         ModelRope copy = *this;
-        copy.query_scale_ = ModelQueryScale{scale, std::move(layers)};
+        copy.query_scale_.emplace(ModelQueryScale{scale, std::move(layers)});
         return copy;
     }
 
