@@ -92,7 +92,9 @@ struct RopeGroup {
                         "must be >= 0 (0 when unknown)");
         const std::int64_t original = scaling_original_length(scaling).value_or(max_position_embeddings);
         const double attention = scaling_attention_factor(scaling);
-        return RopeGroup{std::move(name), spec, std::move(scaling), max_position_embeddings, original, attention, 1.0,
+        // `scaling` is copied, not moved: no inline code then needs Scaling's move constructor,
+        // whose variant visit every includer would compile.
+        return RopeGroup{std::move(name), spec, scaling, max_position_embeddings, original, attention, 1.0,
                          false};
     }
 
@@ -149,8 +151,7 @@ public:
         if (num_layers) detail::require(*num_layers > 0 && *num_layers <= max_layers, "num_layers", *num_layers,
                                         "must be in [1, 1000000]");
         std::vector<int> map(num_layers ? static_cast<std::size_t>(*num_layers) : 0, 0);
-        std::vector<RopeGroup> groups;
-        groups.push_back(std::move(group));
+        std::vector<RopeGroup> groups(1, group);  // not push_back: one fewer vector member to compile
         return ModelRope(std::move(groups), std::move(map), std::move(multi_axis));
     }
 
@@ -263,7 +264,7 @@ public:
                 detail::raise(field, layers[i], "must be < num_layers " + std::to_string(layers_.size()));
         }
         ModelRope copy = *this;
-        copy.query_scale_ = ModelQueryScale{scale, std::move(layers)};
+        copy.query_scale_.emplace(ModelQueryScale{scale, std::move(layers)});
         return copy;
     }
 
@@ -322,7 +323,7 @@ private:
         }
         if (layers_.size() > static_cast<std::size_t>(max_layers))
             detail::raise("num_layers", layers_.size(), "must be in [1, 1000000]");
-        std::vector<bool> used(groups_.size(), false);
+        std::vector<int> used(groups_.size(), 0);  // vector<int>, not vector<bool>: one fewer vector to compile
         for (std::size_t i = 0; i < layers_.size(); ++i) {
             const int g = layers_[i];
             if (g == no_rope) continue;
@@ -330,7 +331,7 @@ private:
                 detail::raise("layer_groups[" + std::to_string(i) + "]", g,
                               "must be ModelRope::no_rope or a group index (0 .. " +
                                   std::to_string(groups_.size() - 1) + ")");
-            used[static_cast<std::size_t>(g)] = true;
+            used[static_cast<std::size_t>(g)] = 1;
         }
         for (std::size_t j = 0; j < groups_.size(); ++j)
             if (!used[j])

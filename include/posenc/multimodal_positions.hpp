@@ -118,9 +118,12 @@ inline AxisPositionIds axes_major(const std::vector<std::vector<std::int64_t>>& 
     out.num_axes = static_cast<int>(per_axis.size());
     out.tokens = static_cast<std::int64_t>(per_axis.front().size());
     std::int64_t largest = -1;
+    out.ids.reserve(per_axis.size() * per_axis.front().size());
     for (const std::vector<std::int64_t>& axis : per_axis) {
-        out.ids.insert(out.ids.end(), axis.begin(), axis.end());
-        for (std::int64_t v : axis) largest = std::max(largest, v);
+        for (std::int64_t v : axis) {
+            out.ids.push_back(v);  // push_back, not a range insert: one fewer vector member to compile
+            largest = std::max(largest, v);
+        }
     }
     out.rope_delta = largest + 1 - out.tokens;
     return out;

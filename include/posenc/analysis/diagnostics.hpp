@@ -109,13 +109,15 @@ inline ExtensionDiagnostics diagnose_tables(const FrequencyTable& original, cons
     if (scaled.num_pairs() != original.num_pairs())
         detail::raise("scaled.num_pairs", scaled.num_pairs(),
                       "must equal original.num_pairs " + std::to_string(original.num_pairs()));
+    // The pairs vector sized up front, not grown: fewer vector members for every includer to compile.
     ExtensionDiagnostics d{"custom", 0, 0, 0.0, Pairing::half_split, training_length, target_length,
-                           scaled.attention_factor(), 1.0, {}, {original.num_pairs(), 0, 0, 0, 0}};
+                           scaled.attention_factor(), 1.0,
+                           std::vector<PairDiagnostics>(static_cast<std::size_t>(original.num_pairs())),
+                           {original.num_pairs(), 0, 0, 0, 0}};
     const double L = static_cast<double>(training_length);
     const double target = static_cast<double>(target_length);
-    d.pairs.reserve(static_cast<std::size_t>(original.num_pairs()));
     for (int i = 0; i < original.num_pairs(); ++i) {
-        PairDiagnostics p{};
+        PairDiagnostics& p = d.pairs[static_cast<std::size_t>(i)];
         p.index = i;
         p.inv_freq_original = original.inv_freq(i);
         p.inv_freq = scaled.inv_freq(i);
@@ -136,7 +138,6 @@ inline ExtensionDiagnostics diagnose_tables(const FrequencyTable& original, cons
         d.summary.out_of_range_pairs += p.out_of_range ? 1 : 0;
         d.summary.compressed_pairs += p.compressed ? 1 : 0;
         d.summary.zero_freq_pairs += p.zero_freq ? 1 : 0;
-        d.pairs.push_back(p);
     }
     return d;
 }

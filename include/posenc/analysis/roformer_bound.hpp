@@ -180,11 +180,10 @@ inline std::vector<BoundSample> roformer_bound_curve(const FrequencyTable& table
     detail::require_distance(table, first);
     detail::require_distance(table, last);
     if (!(last >= first)) detail::raise("last", last, "must be >= first " + detail::format_value(first));
-    std::vector<BoundSample> curve;
-    curve.reserve(static_cast<std::size_t>(count));
+    std::vector<BoundSample> curve(static_cast<std::size_t>(count));  // sized, not grown: fewer vector members to compile
     for (int i = 0; i < count; ++i) {
         const double r = i + 1 == count ? last : first + (last - first) * static_cast<double>(i) / (count - 1);
-        curve.push_back({r, roformer_relative_bound(table, r)});
+        curve[static_cast<std::size_t>(i)] = {r, roformer_relative_bound(table, r)};
     }
     return curve;
 }

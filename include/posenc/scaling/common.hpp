@@ -77,7 +77,9 @@ inline void require_float32_base(double base, const char* field = "base")
 
 inline std::vector<double> widen(const std::vector<float>& values)
 {
-    return std::vector<double>(values.begin(), values.end());
+    std::vector<double> out(values.size());  // an index loop, not the range constructor: one fewer template
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<double>(values[i]);
+    return out;
 }
 
 /// Every value of a scaled table must be normal in its precision (normal_in). The base alone

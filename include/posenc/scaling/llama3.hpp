@@ -128,18 +128,25 @@ inline Llama3Pair llama3_hf32(const Llama3Scaling& llama, float inv) noexcept
     return {static_cast<double>(base), wavelength > lambda_lo ? Llama3Band::divided : Llama3Band::kept};
 }
 
-inline std::vector<Llama3Pair> llama3_pairs(const RopeSpec& spec, const Llama3Scaling& llama, Precision precision)
+/// The band and frequency of every pair, written to `bands` and `inv_freq` (either may be null;
+/// each, when given, holds spec.num_pairs() entries). Written out rather than returned as a
+/// vector of Llama3Pair: fewer vector types and members for every includer to compile.
+inline void llama3_pairs(const RopeSpec& spec, const Llama3Scaling& llama, Precision precision,
+                         std::vector<Llama3Band>* bands, std::vector<double>* inv_freq)
 {
     detail::require_precision(precision);
-    std::vector<Llama3Pair> out;
-    out.reserve(static_cast<std::size_t>(spec.num_pairs()));
+    std::size_t j = 0;
+    const auto put = [bands, inv_freq, &j](const Llama3Pair& p) {
+        if (bands) (*bands)[j] = p.band;
+        if (inv_freq) (*inv_freq)[j] = p.inv_freq;
+        ++j;
+    };
     if (precision == Precision::exact) {
-        for (double theta : default_inv_freq(spec)) out.push_back(llama3_exact(llama, theta));
-        return out;
+        for (double theta : default_inv_freq(spec)) put(llama3_exact(llama, theta));
+        return;
     }
     require_float32_base(spec.base());
-    for (float inv : hf32::default_inv_freq(spec.base(), spec.rotary_dim())) out.push_back(llama3_hf32(llama, inv));
-    return out;
+    for (float inv : hf32::default_inv_freq(spec.base(), spec.rotary_dim())) put(llama3_hf32(llama, inv));
 }
 
 }  // namespace detail
@@ -149,8 +156,8 @@ inline std::vector<Llama3Pair> llama3_pairs(const RopeSpec& spec, const Llama3Sc
 inline std::vector<Llama3Band> llama3_bands(const RopeSpec& spec, const Llama3Scaling& llama,
                                             Precision precision = Precision::exact)
 {
-    std::vector<Llama3Band> bands;
-    for (const detail::Llama3Pair& p : detail::llama3_pairs(spec, llama, precision)) bands.push_back(p.band);
+    std::vector<Llama3Band> bands(static_cast<std::size_t>(spec.num_pairs()));
+    detail::llama3_pairs(spec, llama, precision, &bands, nullptr);
     return bands;
 }
 
@@ -165,8 +172,8 @@ inline std::vector<Llama3Band> llama3_bands(const RopeSpec& spec, const Llama3Sc
 inline std::vector<double> llama3_inv_freq(const RopeSpec& spec, const Llama3Scaling& llama,
                                            Precision precision = Precision::exact)
 {
-    std::vector<double> inv;
-    for (const detail::Llama3Pair& p : detail::llama3_pairs(spec, llama, precision)) inv.push_back(p.inv_freq);
+    std::vector<double> inv(static_cast<std::size_t>(spec.num_pairs()));
+    detail::llama3_pairs(spec, llama, precision, nullptr, &inv);
     return inv;
 }
 

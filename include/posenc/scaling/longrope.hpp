@@ -91,7 +91,9 @@ public:
     LongRopeScaling with_phimoe_mscales(double short_mscale, double long_mscale) const
     {
         LongRopeScaling l = *this;
-        l.mscales_ = Mscales{short_mscale, long_mscale};
+        l.has_mscales_ = true;
+        l.short_mscale_ = short_mscale;
+        l.long_mscale_ = long_mscale;
         l.validate();
         return l;
     }
@@ -100,16 +102,16 @@ public:
     /// else phi3_factor_tables.
     LongRopeSwitchRule switch_rule() const noexcept
     {
-        return mscales_ ? LongRopeSwitchRule::phimoe_magnitude_only : LongRopeSwitchRule::phi3_factor_tables;
+        return has_mscales_ ? LongRopeSwitchRule::phimoe_magnitude_only : LongRopeSwitchRule::phi3_factor_tables;
     }
     /// PhiMoE's short_mscale / long_mscale (std::nullopt under phi3_factor_tables).
     std::optional<double> short_mscale() const noexcept
     {
-        return mscales_ ? std::optional<double>(mscales_->short_mscale) : std::nullopt;
+        return has_mscales_ ? std::optional<double>(short_mscale_) : std::nullopt;
     }
     std::optional<double> long_mscale() const noexcept
     {
-        return mscales_ ? std::optional<double>(mscales_->long_mscale) : std::nullopt;
+        return has_mscales_ ? std::optional<double>(long_mscale_) : std::nullopt;
     }
 
     const std::vector<double>& short_factor() const noexcept { return short_factor_; }
@@ -130,7 +132,7 @@ public:
     /// never under phimoe_magnitude_only.
     bool uses_long_factors(std::optional<std::int64_t> sequence_length) const noexcept
     {
-        return !mscales_ && past_original_length(sequence_length);
+        return !has_mscales_ && past_original_length(sequence_length);
     }
 
     friend bool operator==(const LongRopeScaling& a, const LongRopeScaling& b) noexcept
@@ -138,7 +140,8 @@ public:
         return a.short_factor_ == b.short_factor_ && a.long_factor_ == b.long_factor_ &&
                a.original_max_position_embeddings_ == b.original_max_position_embeddings_ &&
                a.factor_ == b.factor_ && a.attention_factor_ == b.attention_factor_ &&
-               a.short_mscale() == b.short_mscale() && a.long_mscale() == b.long_mscale();
+               a.has_mscales_ == b.has_mscales_ &&
+               (!a.has_mscales_ || (a.short_mscale_ == b.short_mscale_ && a.long_mscale_ == b.long_mscale_));
     }
     friend bool operator!=(const LongRopeScaling& a, const LongRopeScaling& b) noexcept { return !(a == b); }
 
@@ -167,23 +170,20 @@ private:
                         original_max_position_embeddings_, "must be > 1 (the attention factor divides by ln L0)");
         detail::require_scaling_factor("longrope", factor_);
         if (attention_factor_) detail::require_attention_factor("longrope.attention_factor", *attention_factor_);
-        if (mscales_) {
-            detail::require_attention_factor("longrope.short_mscale", mscales_->short_mscale);
-            detail::require_attention_factor("longrope.long_mscale", mscales_->long_mscale);
+        if (has_mscales_) {
+            detail::require_attention_factor("longrope.short_mscale", short_mscale_);
+            detail::require_attention_factor("longrope.long_mscale", long_mscale_);
         }
     }
-
-    struct Mscales {
-        double short_mscale;
-        double long_mscale;
-    };
 
     std::vector<double> short_factor_;
     std::vector<double> long_factor_;
     std::int64_t original_max_position_embeddings_;
     double factor_;
     std::optional<double> attention_factor_;
-    std::optional<Mscales> mscales_;
+    bool has_mscales_ = false;  ///< PhiMoE's rule: short_mscale_ and long_mscale_ hold its magnitudes
+    double short_mscale_ = 1.0;
+    double long_mscale_ = 1.0;
 };
 
 /// The attention factor without a sequence length (HF's init). phi3_factor_tables: the explicit

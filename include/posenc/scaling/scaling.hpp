@@ -155,52 +155,7 @@ struct ScalingParameter {
 /// original_max_position_embeddings, beta_fast, ..., plus "truncate" for YaRN's rounding and
 /// the attention factor actually applied as "attention_factor"; PhiMoE's "short_mscale" and
 /// "long_mscale"; proportional's "partial_rotary_factor"). None: empty.
-inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling)
-{
-    std::vector<ScalingParameter> out;
-    detail::visit_scaling(
-        [&out](const auto& s) {
-            using T = std::decay_t<decltype(s)>;
-            if constexpr (std::is_same_v<T, NoScaling>) {
-            } else if constexpr (std::is_same_v<T, LinearScaling> || std::is_same_v<T, NtkAwareScaling>) {
-                out.push_back({"factor", s.factor()});
-            } else if constexpr (std::is_same_v<T, DynamicNtkScaling>) {
-                out.push_back({"factor", s.factor()});
-                out.push_back({"max_position_embeddings", s.max_position_embeddings()});
-            } else if constexpr (std::is_same_v<T, YarnScaling>) {
-                out.push_back({"factor", s.factor()});
-                out.push_back({"original_max_position_embeddings", s.original_max_position_embeddings()});
-                out.push_back({"beta_fast", s.beta_fast()});
-                out.push_back({"beta_slow", s.beta_slow()});
-                out.push_back({"mscale", s.mscale()});
-                out.push_back({"mscale_all_dim", s.mscale_all_dim()});
-                out.push_back({"truncate", s.rounding() == YarnCorrectionRounding::floor_ceil});
-                out.push_back({"attention_factor", yarn_attention_factor(s)});
-            } else if constexpr (std::is_same_v<T, Llama3Scaling>) {
-                out.push_back({"factor", s.factor()});
-                out.push_back({"low_freq_factor", s.low_freq_factor()});
-                out.push_back({"high_freq_factor", s.high_freq_factor()});
-                out.push_back({"original_max_position_embeddings", s.original_max_position_embeddings()});
-            } else if constexpr (std::is_same_v<T, LongRopeScaling>) {
-                out.push_back({"factor", s.factor()});
-                out.push_back({"original_max_position_embeddings", s.original_max_position_embeddings()});
-                out.push_back({"attention_factor", longrope_attention_factor(s)});
-                out.push_back({"short_factor", s.short_factor()});
-                out.push_back({"long_factor", s.long_factor()});
-                if (s.short_mscale()) {
-                    out.push_back({"short_mscale", *s.short_mscale()});
-                    out.push_back({"long_mscale", *s.long_mscale()});
-                }
-            } else if constexpr (std::is_same_v<T, ProportionalScaling>) {
-                out.push_back({"factor", s.factor()});
-                out.push_back({"partial_rotary_factor", s.partial_rotary_factor()});
-            } else {
-                static_assert(detail::always_false<T>, "every Scaling alternative lists its parameters");
-            }
-        },
-        scaling);
-    return out;
-}
+inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling);
 
 /// The per-pair frequencies of `spec` under `scaling` (exact or Hugging Face float32; each
 /// method's header gives the formula and error), for `sequence_length` where it matters.
@@ -275,6 +230,111 @@ inline FrequencyTable frequency_table(const RopeSpec& spec, const Scaling& scali
 {
     return FrequencyTable(scaled_inv_freq(spec, scaling, sequence_length, precision),
                           scaling_attention_factor(scaling, sequence_length));
+}
+
+// ---------------------------------------------------------------- implementation
+
+namespace detail {
+
+/// Writes scaling_parameters' entries in order, into a vector sized beforehand (a first pass
+/// without a target only counts them). Each value is built in place: appending would
+/// instantiate ScalingParameter's moves, and the variant visits behind them, in every
+/// translation unit that includes this header.
+class ScalingParameterWriter
+{
+public:
+    explicit ScalingParameterWriter(std::vector<ScalingParameter>* target) noexcept : target_(target) {}
+
+    void number(const char* name, double value)
+    {
+        if (ScalingParameter* p = next(name)) p->value.emplace<double>(value);
+    }
+    void integer(const char* name, std::int64_t value)
+    {
+        if (ScalingParameter* p = next(name)) p->value.emplace<std::int64_t>(value);
+    }
+    void flag(const char* name, bool value)
+    {
+        if (ScalingParameter* p = next(name)) p->value.emplace<bool>(value);
+    }
+    void list(const char* name, const std::vector<double>& value)
+    {
+        // An empty list emplaced, then assigned: emplacing a copy would instantiate the variant's
+        // move assignment (libstdc++ builds a temporary when the copy may throw).
+        if (ScalingParameter* p = next(name)) p->value.emplace<std::vector<double>>() = value;
+    }
+
+    std::size_t count() const noexcept { return count_; }
+
+private:
+    ScalingParameter* next(const char* name)
+    {
+        ++count_;
+        if (target_ == nullptr) return nullptr;
+        ScalingParameter& p = (*target_)[count_ - 1];
+        p.name = name;
+        return &p;
+    }
+
+    std::vector<ScalingParameter>* target_;
+    std::size_t count_ = 0;
+};
+
+inline void write_scaling_parameters(const Scaling& scaling, ScalingParameterWriter& out)
+{
+    visit_scaling(
+        [&out](const auto& s) {
+            using T = std::decay_t<decltype(s)>;
+            if constexpr (std::is_same_v<T, NoScaling>) {
+            } else if constexpr (std::is_same_v<T, LinearScaling> || std::is_same_v<T, NtkAwareScaling>) {
+                out.number("factor", s.factor());
+            } else if constexpr (std::is_same_v<T, DynamicNtkScaling>) {
+                out.number("factor", s.factor());
+                out.integer("max_position_embeddings", s.max_position_embeddings());
+            } else if constexpr (std::is_same_v<T, YarnScaling>) {
+                out.number("factor", s.factor());
+                out.integer("original_max_position_embeddings", s.original_max_position_embeddings());
+                out.number("beta_fast", s.beta_fast());
+                out.number("beta_slow", s.beta_slow());
+                out.number("mscale", s.mscale());
+                out.number("mscale_all_dim", s.mscale_all_dim());
+                out.flag("truncate", s.rounding() == YarnCorrectionRounding::floor_ceil);
+                out.number("attention_factor", yarn_attention_factor(s));
+            } else if constexpr (std::is_same_v<T, Llama3Scaling>) {
+                out.number("factor", s.factor());
+                out.number("low_freq_factor", s.low_freq_factor());
+                out.number("high_freq_factor", s.high_freq_factor());
+                out.integer("original_max_position_embeddings", s.original_max_position_embeddings());
+            } else if constexpr (std::is_same_v<T, LongRopeScaling>) {
+                out.number("factor", s.factor());
+                out.integer("original_max_position_embeddings", s.original_max_position_embeddings());
+                out.number("attention_factor", longrope_attention_factor(s));
+                out.list("short_factor", s.short_factor());
+                out.list("long_factor", s.long_factor());
+                if (s.short_mscale()) {
+                    out.number("short_mscale", *s.short_mscale());
+                    out.number("long_mscale", *s.long_mscale());
+                }
+            } else if constexpr (std::is_same_v<T, ProportionalScaling>) {
+                out.number("factor", s.factor());
+                out.number("partial_rotary_factor", s.partial_rotary_factor());
+            } else {
+                static_assert(always_false<T>, "every Scaling alternative lists its parameters");
+            }
+        },
+        scaling);
+}
+
+}  // namespace detail
+
+inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling)
+{
+    detail::ScalingParameterWriter counter(nullptr);
+    detail::write_scaling_parameters(scaling, counter);
+    std::vector<ScalingParameter> out(counter.count());
+    detail::ScalingParameterWriter writer(&out);
+    detail::write_scaling_parameters(scaling, writer);
+    return out;
 }
 
 }  // namespace posenc

@@ -142,6 +142,15 @@ public:
     friend bool operator!=(const YarnScaling& a, const YarnScaling& b) noexcept { return !(a == b); }
 
 private:
+    /// g(s, m) = 0.1 m ln s + 1 within the attention factor range, for the mscale `field`.
+    void require_mscale_in_range(double m, const char* field) const
+    {
+        if (factor_ > 1.0 && 0.1 * m * std::log(factor_) + 1.0 > max_attention_factor)
+            detail::raise(field, m,
+                          "must keep 0.1 * " + std::string(field + 5) + " * ln(factor " + detail::format_value(factor_) +
+                              ") + 1 <= 1024 (the attention factor range)");
+    }
+
     void validate() const
     {
         detail::require_scaling_factor("yarn", factor_);
@@ -158,12 +167,8 @@ private:
         if (attention_factor_) detail::require_attention_factor("yarn.attention_factor", *attention_factor_);
         // g(s, m) = 0.1 m ln s + 1 (yarn_mscale) must stay in the attention factor range for both
         // m: their ratio is the cos/sin factor and g(s, mscale_all_dim)^2 the softmax multiplier.
-        for (const auto& [m, field] : {std::pair<double, const char*>{mscale_, "yarn.mscale"},
-                                       std::pair<double, const char*>{mscale_all_dim_, "yarn.mscale_all_dim"}})
-            if (factor_ > 1.0 && 0.1 * m * std::log(factor_) + 1.0 > max_attention_factor)
-                detail::raise(field, m,
-                              "must keep 0.1 * " + std::string(field + 5) + " * ln(factor " + detail::format_value(factor_) +
-                                  ") + 1 <= 1024 (the attention factor range)");
+        require_mscale_in_range(mscale_, "yarn.mscale");
+        require_mscale_in_range(mscale_all_dim_, "yarn.mscale_all_dim");
         detail::require(rounding_ == YarnCorrectionRounding::floor_ceil || rounding_ == YarnCorrectionRounding::fractional,
                         "yarn.rounding", static_cast<int>(rounding_),
                         "must be YarnCorrectionRounding::floor_ceil or YarnCorrectionRounding::fractional");
