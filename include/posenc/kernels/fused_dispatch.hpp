@@ -21,16 +21,13 @@
 #include "posenc/kernels/qk_norm_rope.hpp"
 #include "posenc/kernels/kv_cache_write.hpp"
 
-namespace posenc::kernels::dispatch {
-
-namespace detail {
+namespace posenc::kernels::detail::dispatch {
 
 template <class T, class Angles>
 void run_fused_with(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArgs<T>& f, const Angles& angles,
                     const PositionIds& positions, TokenRange range) noexcept
 {
-    static_assert(is_dispatchable_angle_source<Angles>,
-                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call the kernels:: entry for other angle sources.");
+    require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     if constexpr (!std::is_same_v<T, double>) {
         [[maybe_unused]] const FusedCall call {&spec,
@@ -46,17 +43,19 @@ void run_fused_with(Isa isa, const RopeSpec& spec, const kernels::detail::FusedA
     kernels::detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
 }
 
-}  // namespace detail
+}  // namespace posenc::kernels::detail::dispatch
+
+namespace posenc::kernels::dispatch {
 
 /// Checked qk_norm_rope on a chosen ISA.
 template <class T, class Angles>
 void qk_norm_rope_with(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                        const PositionIds& positions, const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
 {
-    detail::require_isa(isa);
+    detail::dispatch::require_isa(isa);
     const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
-    detail::run_fused_with(isa, spec, f, angles, positions, range);
+    detail::dispatch::run_fused_with(isa, spec, f, angles, positions, range);
 }
 
 template <class T, class Angles>
@@ -90,7 +89,7 @@ void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angl
     POSENC_ASSERT(kernels::detail::passes([&] {
         kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
     }));
-    detail::run_fused_with(best_isa(), spec, f, angles, positions, range);
+    detail::dispatch::run_fused_with(best_isa(), spec, f, angles, positions, range);
 }
 
 /// Checked rope_into_cache on a chosen ISA.
@@ -98,10 +97,10 @@ template <class T, class Angles>
 void rope_into_cache_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                           const CacheWrite<T>& write, TokenRange range)
 {
-    detail::require_isa(isa);
+    detail::dispatch::require_isa(isa);
     const auto f = kernels::detail::cache_args(spec, write);
     kernels::detail::check_cache_call(spec, angles, positions, f, 0, range);
-    detail::run_fused_with(isa, spec, f, angles, positions, range);
+    detail::dispatch::run_fused_with(isa, spec, f, angles, positions, range);
 }
 
 template <class T, class Angles>
@@ -132,7 +131,7 @@ void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const
 {
     const auto f = kernels::detail::cache_args(spec, write);
     POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_cache_call(spec, angles, positions, f, 0, range); }));
-    detail::run_fused_with(best_isa(), spec, f, angles, positions, range);
+    detail::dispatch::run_fused_with(best_isa(), spec, f, angles, positions, range);
 }
 
 /// Checked qk_norm_rope_into_cache on a chosen ISA.
@@ -140,10 +139,10 @@ template <class T, class Angles>
 void qk_norm_rope_into_cache_with(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                                   const PositionIds& positions, const CacheWrite<T>& write, TokenRange range)
 {
-    detail::require_isa(isa);
+    detail::dispatch::require_isa(isa);
     const auto f = kernels::detail::cache_args(spec, norm, write);
     kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
-    detail::run_fused_with(isa, spec, f, angles, positions, range);
+    detail::dispatch::run_fused_with(isa, spec, f, angles, positions, range);
 }
 
 template <class T, class Angles>
@@ -177,7 +176,7 @@ void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm,
     POSENC_ASSERT(kernels::detail::passes([&] {
         kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
     }));
-    detail::run_fused_with(best_isa(), spec, f, angles, positions, range);
+    detail::dispatch::run_fused_with(best_isa(), spec, f, angles, positions, range);
 }
 
 }  // namespace posenc::kernels::dispatch

@@ -16,7 +16,7 @@
 
 #include "posenc/kernels/detail/simd_ops.hpp"
 
-namespace posenc::kernels::simd {
+namespace posenc::kernels::detail::simd {
 
 /// Heads ahead of the current one whose cache lines the kernel prefetches when it streams
 /// several tokens and software_prefetch_pays. A head loop walks many short runs (a and b halves,
@@ -99,4 +99,4 @@ POSENC_ALWAYS_INLINE void prefetch_halves_ahead(const T* a, const T* b, std::ptr
     (prefetch(b, ahead + static_cast<std::ptrdiff_t>(K) * Step), ...);
 }
 
-}  // namespace posenc::kernels::simd
+}  // namespace posenc::kernels::detail::simd

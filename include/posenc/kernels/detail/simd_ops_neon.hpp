@@ -32,7 +32,7 @@
 #if XSIMD_WITH_NEON64
 #include <arm_neon.h>
 
-namespace posenc::kernels::simd::impl {
+namespace posenc::kernels::detail::simd::impl {
 
 // ---- multiply-add (one rounding) ---------------------------------------------------------------------
 template <class A>
@@ -147,6 +147,6 @@ POSENC_ALWAYS_INLINE void store(float16* p, const floats<A>& v, requires_arch<xs
     vst1_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpret_u16_f16(vcvt_f16_f32(v)));
 }
 
-}  // namespace posenc::kernels::simd::impl
+}  // namespace posenc::kernels::detail::simd::impl
 #endif
 #endif
