@@ -199,7 +199,7 @@ inline bool isa_supported_by_cpu(Isa isa) noexcept
     return false;
 }
 
-/// Compiled in and supported: apply_rope_with(isa, ...) may use it.
+/// Compiled in and supported: apply_rope_on(isa, ...) may use it.
 inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_supported_by_cpu(isa); }
 
 /// The ISA dispatch::apply_rope uses: the best available one (baseline if none).
@@ -406,7 +406,7 @@ namespace posenc::kernels::dispatch {
 /// Unchecked apply on a chosen ISA (same preconditions as kernels::apply_rope_unchecked, plus
 /// isa_available(isa)). T = double always runs the reference path.
 template <class T, class Angles>
-void apply_rope_unchecked_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+void apply_rope_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                const QKViews<T>& views, Direction direction, TokenRange range) noexcept
 {
     detail::dispatch::require_dispatchable_angle_source<Angles>();
@@ -421,20 +421,20 @@ void apply_rope_unchecked_with(Isa isa, const RopeSpec& spec, const Angles& angl
 /// Checked apply (kernels::apply_rope's checks) on a chosen ISA; throws posenc::error if that
 /// ISA is not available in this binary on this CPU. For tests and benchmarks of one path.
 template <class T, class Angles>
-void apply_rope_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                      const QKViews<T>& views, Direction direction, TokenRange range)
 {
     detail::dispatch::require_isa(isa);
     kernels::detail::check_rope_call(spec, angles, positions, views, range);
     kernels::detail::check_direction(direction);
-    dispatch::apply_rope_unchecked_with(isa, spec, angles, positions, views, direction, range);
+    dispatch::apply_rope_unchecked_on(isa, spec, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
-void apply_rope_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                      const QKViews<T>& views, Direction direction = Direction::forward)
 {
-    dispatch::apply_rope_with(isa, spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
+    dispatch::apply_rope_on(isa, spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
 }  // namespace posenc::kernels::dispatch
@@ -451,7 +451,7 @@ POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles&
 {
     kernels::detail::check_rope_call(spec, angles, positions, views, range);
     kernels::detail::check_direction(direction);
-    kernels::dispatch::apply_rope_unchecked_with(best_isa(), spec, angles, positions, views, direction, range);
+    kernels::dispatch::apply_rope_unchecked_on(best_isa(), spec, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
@@ -516,7 +516,7 @@ template <class T, class Angles>
 void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                           const QKViews<T>& views, Direction direction, TokenRange range) noexcept
 {
-    dispatch::apply_rope_unchecked_with(best_isa(), spec, angles, positions, views, direction, range);
+    dispatch::apply_rope_unchecked_on(best_isa(), spec, angles, positions, views, direction, range);
 }
 
 // ---- multi-axis RoPE (kernels/multi_axis.hpp) ------------------------------------------------
@@ -525,7 +525,7 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
 /// kernels::apply_multi_axis_rope_unchecked, plus isa_available(isa)). T = double always runs
 /// the reference path.
 template <class T, class Angles>
-void apply_multi_axis_rope_unchecked_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                           const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
                                           TokenRange range) noexcept
 {
@@ -543,22 +543,22 @@ void apply_multi_axis_rope_unchecked_with(Isa isa, const RopeSpec& spec, const M
 /// Checked multi-axis apply (kernels::apply_multi_axis_rope's checks) on a chosen ISA; throws
 /// posenc::error if that ISA is not available in this binary on this CPU.
 template <class T, class Angles>
-void apply_multi_axis_rope_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+void apply_multi_axis_rope_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                 const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
                                 TokenRange range)
 {
     detail::dispatch::require_isa(isa);
     kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
     kernels::detail::check_direction(direction);
-    dispatch::apply_multi_axis_rope_unchecked_with(isa, spec, layout, angles, positions, views, direction, range);
+    dispatch::apply_multi_axis_rope_unchecked_on(isa, spec, layout, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
-void apply_multi_axis_rope_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+void apply_multi_axis_rope_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                 const MultiAxisPositions& positions, const QKViews<T>& views,
                                 Direction direction = Direction::forward)
 {
-    dispatch::apply_multi_axis_rope_with(isa, spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
+    dispatch::apply_multi_axis_rope_on(isa, spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
 /// Checked multi-axis apply on best_isa(): same arguments, checks and results as
@@ -570,7 +570,7 @@ void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, 
 {
     kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
     kernels::detail::check_direction(direction);
-    dispatch::apply_multi_axis_rope_unchecked_with(best_isa(), spec, layout, angles, positions, views, direction, range);
+    dispatch::apply_multi_axis_rope_unchecked_on(best_isa(), spec, layout, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
@@ -587,7 +587,7 @@ void apply_multi_axis_rope_unchecked(const RopeSpec& spec, const MultiAxisLayout
                                      const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
                                      TokenRange range) noexcept
 {
-    dispatch::apply_multi_axis_rope_unchecked_with(best_isa(), spec, layout, angles, positions, views, direction, range);
+    dispatch::apply_multi_axis_rope_unchecked_on(best_isa(), spec, layout, angles, positions, views, direction, range);
 }
 
 }  // namespace posenc::kernels::dispatch
