@@ -12,7 +12,6 @@
 #include <string>
 #include <type_traits>
 #include <variant>
-#include <vector>
 
 namespace posenc::python {
 

@@ -22,6 +22,8 @@
 // double storage always takes the (scalar) reference path in the calling unit.
 #pragma once
 
+#define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
+
 #include <xsimd/xsimd.hpp>
 
 #include <cstdint>

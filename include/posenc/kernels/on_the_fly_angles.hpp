@@ -28,6 +28,8 @@
 // shared by every head. Immutable after construction: safe to share between threads.
 #pragma once
 
+#define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -4,6 +4,10 @@
 // simd_ops.hpp includes it.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/arm_archs.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <xsimd/xsimd.hpp>
 
 #include <cstdint>

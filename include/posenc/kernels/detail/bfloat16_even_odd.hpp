@@ -24,6 +24,10 @@
 // never touch memory outside the mask.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/bfloat16_even_odd.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>

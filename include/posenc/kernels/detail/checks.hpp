@@ -23,6 +23,10 @@
 // Cost: O(tokens in range) for the position scan, O(1) otherwise.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/checks.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

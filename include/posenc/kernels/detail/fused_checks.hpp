@@ -6,6 +6,10 @@
 // broken rule.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/fused_checks.hpp is internal to the kernels: include <posenc/kernels/qk_norm_rope.hpp or posenc/kernels/kv_cache_write.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

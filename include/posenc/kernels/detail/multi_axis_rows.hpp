@@ -4,6 +4,10 @@
 // checks of the checked entry points.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/multi_axis_rows.hpp is internal to the kernels: include <posenc/kernels/multi_axis.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -4,6 +4,10 @@
 // bfloat16_even_odd.hpp and fused_loops.hpp, only for calls with several tokens).
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/prefetch.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))

@@ -26,6 +26,10 @@
 // every non-NaN input (NaN stays NaN).
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/simd_ops.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <xsimd/xsimd.hpp>
 
 #include <cstddef>

@@ -25,6 +25,9 @@
 // store writes 0x7e00; the integer bfloat16 store writes 0xffff).
 // (A guard macro rather than #pragma once: included alone, this file must still be read again,
 // from simd_ops.hpp, at the place its overloads belong.)
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/simd_ops_neon.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
 #include "posenc/kernels/detail/simd_ops.hpp"
 #elif !defined(POSENC_DETAIL_SIMD_OPS_NEON_HPP)
