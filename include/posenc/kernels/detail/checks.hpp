@@ -21,6 +21,9 @@
 //            lies in angles.position_range() (a position beyond a cache is an error, never a
 //            read past its end).
 // Cost: O(tokens in range) for the position scan, O(1) otherwise.
+// Each rule is stated once, as a named predicate ("The rules" below; fused_checks.hpp and the
+// Python module's batched arrays use the same ones): the checks that name a broken rule and the
+// inline tests that accept the usual call without a message are both built from them.
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED

@@ -3,7 +3,8 @@
 // (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel. A cache call
 // first meets cache_call_is_usual, one inline test of the usual case that builds no message;
 // only a call it does not accept goes through check_cache_call_rules, which names the first
-// broken rule.
+// broken rule. Both are built from the named rules of checks.hpp (slot_in_range, scale_is_valid,
+// weights_are_valid, ...) and the cache predicates below.
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
