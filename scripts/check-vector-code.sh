@@ -50,11 +50,11 @@ probe_x86() {  # isa, arch, flags...
 }
 
 probe_arm neon xsimd::neon64
-probe_arm neon_bf16 posenc::kernels::simd::neon64_bf16 -march=armv8.2-a+fp16+bf16
+probe_arm neon_bf16 posenc::kernels::detail::simd::neon64_bf16 -march=armv8.2-a+fp16+bf16
 if [ "${1:-}" = --compare-x86 ] && [ "$(uname -m)" = x86_64 ]; then
   avx512=(-mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma -mf16c)
   probe_x86 avx512 xsimd::avx512bw "${avx512[@]}"
-  probe_x86 avx512_bf16 posenc::kernels::simd::avx512_bf16 "${avx512[@]}" -mavx512bf16
+  probe_x86 avx512_bf16 posenc::kernels::detail::simd::avx512_bf16 "${avx512[@]}" -mavx512bf16
 fi
 [ "$status" -eq 0 ] && echo "check-vector-code.sh: every decode step is vector code, with no call out of line" \
   || echo "check-vector-code.sh: FAILED (above)" >&2

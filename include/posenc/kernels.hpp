@@ -11,8 +11,6 @@
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/angle_cache.hpp"
 #include "posenc/kernels/on_the_fly_angles.hpp"
-#include "posenc/kernels/detail/simd_ops.hpp"
-#include "posenc/kernels/detail/checks.hpp"
 #include "posenc/kernels/apply.hpp"
 #include "posenc/kernels/multi_axis_positions.hpp"
 #include "posenc/kernels/multi_axis.hpp"

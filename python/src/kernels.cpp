@@ -12,7 +12,6 @@
 #include <string>
 #include <type_traits>
 #include <variant>
-#include <vector>
 
 namespace posenc::python {
 
@@ -215,37 +214,37 @@ Positions positions_of(const py::object& positions, std::ptrdiff_t batch, bool b
     return p;
 }
 
-__extension__ typedef __int128 wide_int;  // offsets and extents of strided views, without overflow
-
-/// One axis of the row lattice of a batched array: `count` rows `stride` elements apart.
-struct LatticeAxis {
-    std::ptrdiff_t count;
-    std::ptrdiff_t stride;
-    bool batch;
-};
-
-/// The batch, token and head axes of an array (extent-1 axes and empty arrays give none).
-std::vector<LatticeAxis> lattice_of(const Geometry& g)
+/// Batch element b of an array as the kernels' checks see a view (kernels::detail::ViewGeometry).
+kn::detail::ViewGeometry element_geometry(const Geometry& g, std::ptrdiff_t b)
 {
-    std::vector<LatticeAxis> axes;
-    if (g.batch > 1) axes.push_back({g.batch, g.batch_stride, true});
-    if (g.shape.tokens > 1) axes.push_back({g.shape.tokens, g.strides.token, false});
-    if (g.shape.heads > 1) axes.push_back({g.shape.heads, g.strides.head, false});
-    return axes;
+    const auto address = reinterpret_cast<std::uintptr_t>(g.data) +
+                         static_cast<std::uintptr_t>(b * g.batch_stride) * static_cast<std::uintptr_t>(g.itemsize);
+    return {address,          g.extent - b * g.batch_stride, g.shape.tokens, g.shape.heads, g.shape.head_dim,
+            g.strides.token,  g.strides.head,                g.itemsize,     g.itemsize,    g.extent};
 }
 
-/// True when the head_dim-long rows of these axes cannot overlap: sorted by stride, each stride
-/// is at least the extent of the smaller axes (the kernels' own rule for two axes, extended to
-/// three).
-bool rows_apart(std::vector<LatticeAxis> axes, std::ptrdiff_t head_dim)
+/// Whether one batch element's rows obey the kernels' grid rule (kernels::detail::grid_rows_apart),
+/// which the cross-batch row test assumes. An element that breaks it is the kernels' to name,
+/// with their own message.
+bool element_rows_apart(const Geometry& g)
 {
-    std::sort(axes.begin(), axes.end(), [](const LatticeAxis& a, const LatticeAxis& b) { return a.stride < b.stride; });
-    wide_int span = head_dim;
-    for (const LatticeAxis& a : axes) {
-        if (a.stride < 0 || static_cast<wide_int>(a.stride) < span) return false;
-        span += static_cast<wide_int>(a.count - 1) * a.stride;
+    return g.extent > 0 && g.shape.heads >= 1 && g.shape.head_dim >= 1 &&
+           kn::detail::grid_rows_apart(g.shape.tokens, g.strides.token, g.shape.heads, g.strides.head, g.shape.head_dim);
+}
+
+/// True if a row of some batch element b of `w` shares an element with a row of an element c != b
+/// of `o` (arrays of one batch stride): the kernels' row test (kernels::detail::views_overlap) on
+/// each pair of elements c - b apart. With one batch stride, only that distance changes the
+/// offsets between the two elements' rows, so one pair per distance decides.
+bool rows_meet_across_batch(const Geometry& w, const Geometry& o)
+{
+    for (std::ptrdiff_t delta = -(w.batch - 1); delta < o.batch; ++delta) {
+        const std::ptrdiff_t b = delta < 0 ? -delta : 0;  // the first pair (b, b + delta) of both arrays
+        if (delta == 0 || b >= w.batch) continue;
+        const kn::detail::ViewGeometry gw = element_geometry(w, b), go = element_geometry(o, b + delta);
+        if (kn::detail::views_overlap(gw, go) || kn::detail::views_overlap(go, gw)) return true;
     }
-    return true;
+    return false;
 }
 
 /// A written batched array: the rows of different batch elements must not overlap (a batch stride
@@ -253,67 +252,17 @@ bool rows_apart(std::vector<LatticeAxis> axes, std::ptrdiff_t head_dim)
 /// and head axes alone are the kernels' to check, with their own message.
 void require_batch_rows_apart(const Geometry& g, const char* name, const py::array& a)
 {
-    if (g.batch <= 1 || g.shape.tokens == 0) return;
-    std::vector<LatticeAxis> axes = lattice_of(g);
-    std::vector<LatticeAxis> inner;
-    for (const LatticeAxis& x : axes)
-        if (!x.batch) inner.push_back(x);
-    if (!rows_apart(inner, g.shape.head_dim) || rows_apart(axes, g.shape.head_dim)) return;
+    if (g.batch <= 1 || g.shape.tokens == 0 || !element_rows_apart(g) || !rows_meet_across_batch(g, g)) return;
     posenc::detail::raise(std::string(name) + ".strides[0]", static_cast<long long>(a.strides(0)),
                           "must keep the rows of different batch elements apart (sorting the batch, token and head "
                           "axes by stride, each stride must be >= the extent of the smaller ones; it is written, so "
                           "an overlap would rotate a row twice)");
 }
 
-/// True if a row of batch element b of `w` shares an element with a row of batch element c != b
-/// of `o` (same itemsize, head_dim, batch and strides: checked by the caller). Offsets between
-/// such rows are d + db * batch_stride + dt * token_stride + dh * head_stride; with the row
-/// lattice apart (require_batch_rows_apart), only multiples near the nearest one of each axis,
-/// largest stride first, and the ends of its range can bring the residual under head_dim.
-bool rows_meet_across_batch(const Geometry& w, const Geometry& o, wide_int d)
-{
-    struct Axis {
-        wide_int stride, lowest, highest;
-        bool batch;
-    };
-    std::vector<Axis> axes;
-    if (w.batch > 1) axes.push_back({w.batch_stride, -(w.batch - 1), w.batch - 1, true});
-    const auto add = [&](std::ptrdiff_t count_w, std::ptrdiff_t stride_w, std::ptrdiff_t count_o, std::ptrdiff_t stride_o) {
-        if (count_w > 1 || count_o > 1)
-            axes.push_back({count_w > 1 ? stride_w : stride_o, -(std::max<std::ptrdiff_t>(count_w, 1) - 1),
-                            std::max<std::ptrdiff_t>(count_o, 1) - 1, false});
-    };
-    add(w.shape.tokens, w.strides.token, o.shape.tokens, o.strides.token);
-    add(w.shape.heads, w.strides.head, o.shape.heads, o.strides.head);
-    std::sort(axes.begin(), axes.end(), [](const Axis& a, const Axis& b) { return a.stride > b.stride; });
-    const wide_int h = w.shape.head_dim;
-    const auto search = [&](const auto& self, std::size_t i, wide_int r) -> bool {
-        if (i == axes.size()) return -h < r && r < h;
-        const Axis& ax = axes[i];
-        std::vector<wide_int> candidates{ax.lowest, ax.highest, -1, 1};
-        if (ax.stride > 0) {
-            // floor(-r / stride + 1/2), the multiple nearest to -r
-            wide_int n = -r;
-            wide_int k0 = (n >= 0 ? (2 * n + ax.stride) / (2 * ax.stride) : -((-2 * n + ax.stride - 1) / (2 * ax.stride)));
-            for (wide_int k = k0 - 2; k <= k0 + 2; ++k) candidates.push_back(k);
-        } else {
-            candidates.push_back(0);
-        }
-        for (wide_int k : candidates) {
-            if (k < ax.lowest || k > ax.highest || (ax.batch && k == 0)) continue;
-            if (self(self, i + 1, r + k * ax.stride)) return true;
-        }
-        return false;
-    };
-    bool has_batch_axis = false;
-    for (const Axis& ax : axes) has_batch_axis |= ax.batch;
-    return has_batch_axis && search(search, 0, d);
-}
-
 /// Batched calls run the kernels once per batch element, and the kernels check the views of one
 /// element against each other; here a written array is checked against every other array across
-/// elements: arrays sharing memory must be the same view or have equal strides (batch, token and
-/// head), and then no row of element b of the written one may meet a row of element c != b.
+/// elements: arrays sharing memory must be the same view or have equal batch strides, and then
+/// no row of element b of the written one may meet a row of element c != b (the kernels' rule).
 void require_apart_across_batch(const Geometry& w, const char* w_name, const Geometry& o, const char* o_name)
 {
     if (w.batch <= 1 || w.shape.tokens == 0 || o.shape.tokens == 0 || w.extent == 0 || o.extent == 0) return;
@@ -326,8 +275,8 @@ void require_apart_across_batch(const Geometry& w, const char* w_name, const Geo
                               (w.shape.tokens <= 1 || o.shape.tokens <= 1 || w.strides.token == o.strides.token) &&
                               (w.shape.heads <= 1 || o.shape.heads <= 1 || w.strides.head == o.strides.head);
     if (w.data == o.data && same_shape && same_strides) return;  // the same view (in place)
-    const wide_int bytes = static_cast<wide_int>(begin_o) - static_cast<wide_int>(begin_w);
-    if (same_strides && bytes % w.itemsize == 0 && !rows_meet_across_batch(w, o, bytes / w.itemsize)) return;
+    if (!element_rows_apart(w) || !element_rows_apart(o)) return;  // the kernels name the element's rule
+    if (same_strides && !rows_meet_across_batch(w, o)) return;
     throw posenc::error(w_name, w.shape_text,
                         std::string("must not overlap ") + o_name +
                             " in another batch element (views sharing memory need equal strides and disjoint rows)");

@@ -217,6 +217,21 @@ def test_arrays_that_alias_across_batch_elements_are_refused():
     assert np.array_equal(x, before)
 
 
+def test_an_interleaved_batch_whose_rows_are_apart_is_accepted_and_exact():
+    # rows of element 0 at elements 0, 16, 32 and of element 1 at 24, 40, 56 (8 long each): no row
+    # meets another, though the batch stride 24 is below the token axis's extent 40 (the kernels'
+    # row test decides, not the sufficient sorted-stride rule)
+    spec, table = spec_and_table()
+    buffer = np.random.default_rng(4).standard_normal(64).astype(np.float32)
+    itemsize = buffer.itemsize
+    x = as_strided(buffer, (2, 3, 1, 8), (24 * itemsize, 16 * itemsize, 8 * itemsize, itemsize))
+    expected = reference_batch(spec, table, x.copy())
+    untouched = [buffer[8:16].copy(), buffer[48:56].copy()]  # elements no row covers
+    posenc.apply_rope(spec, table, x)
+    assert np.allclose(x, expected, atol=1e-6)
+    assert np.array_equal(buffer[8:16], untouched[0]) and np.array_equal(buffer[48:56], untouched[1])
+
+
 def test_legitimate_batched_layouts_are_accepted_and_exact():
     spec, table = spec_and_table()
     rng = np.random.default_rng(2)

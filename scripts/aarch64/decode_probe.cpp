@@ -20,7 +20,7 @@
 #endif
 
 namespace pk = posenc::kernels;
-namespace pdd = posenc::kernels::dispatch::detail;
+namespace pdd = posenc::kernels::detail::dispatch;
 using Arch = POSENC_PROBE_ARCH;
 
 constexpr std::ptrdiff_t heads = 32;

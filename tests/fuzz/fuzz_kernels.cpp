@@ -167,7 +167,7 @@ void run(FuzzedDataProvider& in, const posenc::RopeSpec& spec, const Angles& ang
         const k::HeadsView<T> b_view(b.data() + lead, room, {tokens, heads, head_dim}, {token_stride, head_stride});
         const auto views = in_place ? k::QKViews<T>::in_place(a_view) : k::QKViews<T>::out_of_place(a_view, b_view);
         try {
-            k::dispatch::apply_rope_with(isa, spec, angles, k::PositionIds(ids), views, direction);
+            k::dispatch::apply_rope_on(isa, spec, angles, k::PositionIds(ids), views, direction);
         } catch (const posenc::error&) {
             // Refused: then nothing may have been written.
             for (std::size_t i = 0; i < a.size(); ++i)

@@ -7,7 +7,7 @@
 //   definition, come in POSENC_TEST_CPU_FEATURES instead, and the ISA dispatch must pick on that
 //   model in POSENC_TEST_EXPECT_BEST_ISA (lowered to POSENC_DISPATCH_MAX_ISA when a cap is set).
 //   best_isa(): the highest ISA that is compiled in and that the CPU supports.
-//   dispatch::apply_rope == apply_rope_with(best_isa()) bit for bit.
+//   dispatch::apply_rope == apply_rope_on(best_isa()) bit for bit.
 // (Threading is in threads.cpp, which needs no per-ISA units, so the ThreadSanitizer stage of
 // scripts/test.sh builds it alone.)
 #include <doctest/doctest.h>
@@ -115,7 +115,7 @@ TEST_CASE("[dispatch] dispatch::apply_rope runs the best ISA's kernel, bit for b
         std::vector<T> a = x, b = x;
         const HeadsShape shape {3, 4, 128};
         pd::apply_rope(spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(a, shape)));
-        pd::apply_rope_with(pd::best_isa(), spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(b, shape)));
+        pd::apply_rope_on(pd::best_isa(), spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(b, shape)));
         const std::string type = kernel_test::type_name<T>();
         CAPTURE(type);
         CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);

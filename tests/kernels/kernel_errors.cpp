@@ -129,7 +129,7 @@ TEST_CASE("[errors] runtime dispatch names an ISA this binary or CPU cannot run"
     std::vector<float> x(64, 1.0f);
     const auto q = QKViews<float>::in_place(HeadsView<float>(x, {1, 1, 64}));
     for (dispatch::Isa isa : dispatch::dispatch_isas) {
-        const std::string message = message_of([&] { dispatch::apply_rope_with(isa, spec, cache, PositionIds::contiguous(0), q); });
+        const std::string message = message_of([&] { dispatch::apply_rope_on(isa, spec, cache, PositionIds::contiguous(0), q); });
         if (dispatch::isa_available(isa)) CHECK(message == "(no error)");
         else if (dispatch::isa_compiled(isa)) CHECK(message == std::string("isa ") + dispatch::to_string(isa) + " is not supported by this CPU");
         else CHECK(message == std::string("isa ") + dispatch::to_string(isa) + " was not compiled into this binary (posenc_add_dispatch)");
@@ -163,7 +163,7 @@ TEST_CASE("[errors] a direction that is neither forward nor inverse is refused b
         CHECK(message_of([&] { apply_rope(spec, cache, at, views, bad, TokenRange {0, tokens}); }) == rule);
         CHECK(message_of([&] { dispatch::apply_rope(spec, cache, at, views, bad); }) == rule);
         CHECK(message_of([&] { dispatch::apply_rope(spec, cache, at, views, bad, TokenRange {0, tokens}); }) == rule);
-        CHECK(message_of([&] { dispatch::apply_rope_with(dispatch::Isa::baseline, spec, cache, at, views, bad); }) == rule);
+        CHECK(message_of([&] { dispatch::apply_rope_on(dispatch::Isa::baseline, spec, cache, at, views, bad); }) == rule);
         std::vector<std::int32_t> ids(static_cast<std::size_t>(tokens * 3), 2);
         const MultiAxisPositions axes(ids.data(), static_cast<std::ptrdiff_t>(ids.size()), tokens, 3);
         const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::sections({4, 6, 6}, 16);

@@ -72,7 +72,7 @@ void apply_on(const ArchPath& path, const posenc::RopeSpec& spec, const Angles& 
               posenc::kernels::Direction direction, posenc::kernels::TokenRange range)
 {
     if (path.dispatched)
-        posenc::kernels::dispatch::apply_rope_with(path.isa, spec, angles, positions, views, direction, range);
+        posenc::kernels::dispatch::apply_rope_on(path.isa, spec, angles, positions, views, direction, range);
     else
         posenc::kernels::apply_rope(spec, angles, positions, views, direction, range);
 }

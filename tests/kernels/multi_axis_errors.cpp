@@ -81,7 +81,7 @@ TEST_CASE("[errors] multi-axis calls name the field, the value and the rule")
           "range [2, 5) must satisfy 0 <= begin <= end <= tokens 4");
     for (posenc::kernels::dispatch::Isa isa : posenc::kernels::dispatch::dispatch_isas) {
         if (!posenc::kernels::dispatch::isa_available(isa)) continue;
-        CHECK(message_of([&] { dispatch::apply_multi_axis_rope_with(isa, spec, mrope, on_the_fly, positions, views); }) ==
+        CHECK(message_of([&] { dispatch::apply_multi_axis_rope_on(isa, spec, mrope, on_the_fly, positions, views); }) ==
               "positions[3][2] -1001 must be in [-1000, 1000], the positions the OnTheFlyAngles serves");
     }
     CHECK(message_of([&] { dispatch::apply_multi_axis_rope(spec, mrope, cache, positions, views); }) ==

@@ -41,7 +41,7 @@ void apply_multi_on(const ArchPath& path, const posenc::RopeSpec& spec, const Mu
                     const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction)
 {
     if (path.dispatched)
-        dispatch::apply_multi_axis_rope_with(path.isa, spec, layout, angles, positions, views, direction);
+        dispatch::apply_multi_axis_rope_on(path.isa, spec, layout, angles, positions, views, direction);
     else
         apply_multi_axis_rope(spec, layout, angles, positions, views, direction);
 }

@@ -127,8 +127,8 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
         if (cache) qk_norm_rope(spec, norm, *cos_sin, positions, views);
         else qk_norm_rope(spec, norm, *otf, positions, views);
     } else if (path.dispatched) {
-        if (cache) dispatch::qk_norm_rope_with(path.isa, spec, norm, *cos_sin, positions, views);
-        else dispatch::qk_norm_rope_with(path.isa, spec, norm, *otf, positions, views);
+        if (cache) dispatch::qk_norm_rope_on(path.isa, spec, norm, *cos_sin, positions, views);
+        else dispatch::qk_norm_rope_on(path.isa, spec, norm, *otf, positions, views);
     } else {
         if (cache) qk_norm_rope(spec, norm, *cos_sin, positions, views);
         else qk_norm_rope(spec, norm, *otf, positions, views);

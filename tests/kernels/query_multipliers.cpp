@@ -72,7 +72,7 @@ void check_case(const ArchPath& path, const posenc::RopeSpec& spec, TokenRange r
     auto run = [&](std::vector<T>& qb, std::vector<T>& kb, FloatSpan m) {
         const QKViews<T> views = QKViews<T>::in_place(rotary_slice_test::view_of(qb, gq), rotary_slice_test::view_of(kb, gk));
         if constexpr (std::is_same_v<T, double>) qk_norm_rope(spec, norm, angles, PositionIds(ids), views, range, m);
-        else if (path.dispatched) dispatch::qk_norm_rope_with(path.isa, spec, norm, angles, PositionIds(ids), views, range, m);
+        else if (path.dispatched) dispatch::qk_norm_rope_on(path.isa, spec, norm, angles, PositionIds(ids), views, range, m);
         else qk_norm_rope(spec, norm, angles, PositionIds(ids), views, range, m);
     };
     run(q, k, FloatSpan(multipliers));
@@ -140,7 +140,7 @@ TEST_CASE("[reference] qk_norm_rope_into_cache with query multipliers scales Q o
             write.key_cache = KvCacheView::contiguous(cb.data(), 4 * 128, 4, 1, 128);
             write.slot_mapping = SlotMapping(slots);
             write.q_multipliers = m;
-            if (path.dispatched) dispatch::qk_norm_rope_into_cache_with(path.isa, spec, norm, angles, PositionIds(ids), write);
+            if (path.dispatched) dispatch::qk_norm_rope_into_cache_on(path.isa, spec, norm, angles, PositionIds(ids), write);
             else qk_norm_rope_into_cache(spec, norm, angles, PositionIds(ids), write);
         };
         run(q, cache, FloatSpan(multipliers));

@@ -110,8 +110,8 @@ struct Call {
     void operator()(const CacheWrite<T>& w) const
     {
         if (path->dispatched) {
-            if (norm) dispatch::qk_norm_rope_into_cache_with(path->isa, *spec, *norm, *angles, positions, w);
-            else dispatch::rope_into_cache_with(path->isa, *spec, *angles, positions, w);
+            if (norm) dispatch::qk_norm_rope_into_cache_on(path->isa, *spec, *norm, *angles, positions, w);
+            else dispatch::rope_into_cache_on(path->isa, *spec, *angles, positions, w);
         } else {
             if (norm) qk_norm_rope_into_cache(*spec, *norm, *angles, positions, w);
             else rope_into_cache(*spec, *angles, positions, w);
@@ -520,6 +520,56 @@ TEST_CASE("[errors] a cache with an unknown storage, layout or scale kind, or da
     CHECK(m.find("must be a multiple of 4 (the alignment of a float32 element)") != std::string::npos);
     bad.key_cache.storage = CacheStorage::bfloat16;  // 2-byte elements: that address is aligned
     CHECK(refusal(spec, angles, bad) == "no error");
+}
+
+TEST_CASE("[rope_cache] every dispatched fused step has an unchecked form on a chosen ISA, bit for bit the checked one's")
+{
+    namespace pd = posenc::kernels::dispatch;
+    const posenc::RopeSpec spec(64, 64, 10000.0);
+    const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 16);
+    std::vector<float> weight(64);
+    for (std::size_t i = 0; i < weight.size(); ++i) weight[i] = 0.5f + 0.01f * static_cast<float>(i);
+    QkNorm norm;
+    norm.q_weight = FloatSpan(weight.data(), 64);
+    norm.k_weight = FloatSpan(weight.data(), 64);
+    std::vector<float> x(2 * 2 * 64);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i));
+    const std::vector<std::int32_t> slot_ids {3, 1};
+    const HeadsShape shape {2, 2, 64};
+    for (pd::Isa isa : {pd::Isa::baseline, pd::best_isa()}) {
+        CAPTURE(pd::to_string(isa));
+        // checked and unchecked qk_norm_rope on the ISA
+        std::vector<float> a = x, b = x;
+        pd::qk_norm_rope_on(isa, spec, norm, angles, PositionIds::contiguous(2), QKViews<float>::in_place(HeadsView<float>(a, shape)),
+                            TokenRange {0, 2});
+        pd::qk_norm_rope_unchecked_on(isa, spec, norm, angles, PositionIds::contiguous(2),
+                                      QKViews<float>::in_place(HeadsView<float>(b, shape)), TokenRange {0, 2});
+        CHECK(a != x);
+        CHECK(a == b);
+        // checked and unchecked rope_into_cache and qk_norm_rope_into_cache on the ISA
+        for (bool with_norm : {false, true}) {
+            CAPTURE(with_norm);
+            std::vector<float> cache_a(4 * 2 * 64, 0.0f), cache_b = cache_a;
+            auto write_into = [&](std::vector<float>& cache) {
+                CacheWrite<float> w;
+                w.k = HeadsView<const float>(x.data(), static_cast<std::ptrdiff_t>(x.size()), shape);
+                w.key_cache = KvCacheView::contiguous(cache.data(), static_cast<std::ptrdiff_t>(cache.size()), 4, 2, 64);
+                w.slot_mapping = SlotMapping(slot_ids);
+                return w;
+            };
+            const CacheWrite<float> wa = write_into(cache_a), wb = write_into(cache_b);
+            const PositionIds positions = PositionIds::contiguous(5);
+            if (with_norm) {
+                pd::qk_norm_rope_into_cache_on(isa, spec, norm, angles, positions, wa, TokenRange {0, 2});
+                pd::qk_norm_rope_into_cache_unchecked_on(isa, spec, norm, angles, positions, wb, TokenRange {0, 2});
+            } else {
+                pd::rope_into_cache_on(isa, spec, angles, positions, wa, TokenRange {0, 2});
+                pd::rope_into_cache_unchecked_on(isa, spec, angles, positions, wb, TokenRange {0, 2});
+            }
+            CHECK(cache_a != std::vector<float>(cache_a.size(), 0.0f));
+            CHECK(cache_a == cache_b);
+        }
+    }
 }
 
 }  // namespace kernels_rope_cache_tests

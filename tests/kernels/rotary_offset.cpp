@@ -200,7 +200,7 @@ TEST_CASE_TEMPLATE("[reference] apply_multi_axis_rope on a slice at rotary_offse
                     const QKViews<T> views = in_place ? QKViews<T>::in_place(rotary_slice_test::view_of(in, g))
                                                       : QKViews<T>::out_of_place(rotary_slice_test::view_of(in, g),
                                                                                  rotary_slice_test::view_of(out, g));
-                    if (path.dispatched) dispatch::apply_multi_axis_rope_with(path.isa, spec, layout, cache, positions, views);
+                    if (path.dispatched) dispatch::apply_multi_axis_rope_on(path.isa, spec, layout, cache, positions, views);
                     else apply_multi_axis_rope(spec, layout, cache, positions, views);
                     const std::vector<char> rotated = rotary_slice_test::rotated_coordinates(spec);
                     auto expect = [&](std::ptrdiff_t t, std::ptrdiff_t h, std::ptrdiff_t d) {
@@ -284,7 +284,7 @@ TEST_CASE_TEMPLATE("[reference] qk_norm_rope on a slice at rotary_offset: the no
                                                             rotary_slice_test::view_of(k_in, gk), rotary_slice_test::view_of(k_out, gk));
                     if constexpr (std::is_same_v<T, double>) qk_norm_rope(spec, norm, angles, PositionIds(position_ids), views);
                     else if (path.dispatched)
-                        dispatch::qk_norm_rope_with(path.isa, spec, norm, angles, PositionIds(position_ids), views);
+                        dispatch::qk_norm_rope_on(path.isa, spec, norm, angles, PositionIds(position_ids), views);
                     else qk_norm_rope(spec, norm, angles, PositionIds(position_ids), views);
                     const std::string what = path.name + " " + describe(s, pairing) + (in_place ? " in place " : " out of place ") +
                                              kernel_test::type_name<T>();
@@ -324,10 +324,10 @@ void check_cache_write(const ArchPath& path, const posenc::RopeSpec& spec, bool 
     write.slot_mapping = SlotMapping(slots);
     const PositionIds positions(position_ids);
     if (with_norm) {
-        if (path.dispatched) dispatch::qk_norm_rope_into_cache_with(path.isa, spec, norm, angles, positions, write);
+        if (path.dispatched) dispatch::qk_norm_rope_into_cache_on(path.isa, spec, norm, angles, positions, write);
         else qk_norm_rope_into_cache(spec, norm, angles, positions, write);
     } else {
-        if (path.dispatched) dispatch::rope_into_cache_with(path.isa, spec, angles, positions, write);
+        if (path.dispatched) dispatch::rope_into_cache_on(path.isa, spec, angles, positions, write);
         else rope_into_cache(spec, angles, positions, write);
     }
     // the cache as a tensor of geometry gc whose "token" s holds token 2 - s

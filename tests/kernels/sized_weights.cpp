@@ -44,7 +44,7 @@ TEST_CASE("[errors] a QK-norm weight shorter than head_dim is refused by every c
     CHECK(message_of([&] { qk_rms_norm(spec, short_k, views); }) == k_rule);
     for (dispatch::Isa isa : dispatch::dispatch_isas)
         if (dispatch::isa_available(isa))
-            CHECK(message_of([&] { dispatch::qk_norm_rope_with(isa, spec, short_k, angles, at, views); }) == k_rule);
+            CHECK(message_of([&] { dispatch::qk_norm_rope_on(isa, spec, short_k, angles, at, views); }) == k_rule);
     // a K weight may be short, or absent, when the call has no K
     const QKViews<float> q_only = QKViews<float>::in_place(HeadsView<float>(q, {1, 2, 64}));
     CHECK(message_of([&] { qk_norm_rope(spec, short_k, angles, at, q_only); }) == "(no error)");

@@ -158,7 +158,7 @@ TEST_CASE_TEMPLATE("[identity] zero-frequency pairs keep their bits through the 
             std::vector<T> q = rotary_slice_test::make_buffer<T>(g, rng);
             const std::vector<T> before = q;
             const QKViews<T> views = QKViews<T>::in_place(rotary_slice_test::view_of(q, g));
-            if (path.dispatched) dispatch::apply_multi_axis_rope_with(path.isa, spec, layout, on_the_fly, MultiAxisPositions(ids, 3), views);
+            if (path.dispatched) dispatch::apply_multi_axis_rope_on(path.isa, spec, layout, on_the_fly, MultiAxisPositions(ids, 3), views);
             else apply_multi_axis_rope(spec, layout, on_the_fly, MultiAxisPositions(ids, 3), views);
             rotary_slice_test::compare(before, q, g, rope_expectation(spec, table, before, g, {5, 90, 4000}, Direction::forward),
                                        path.name + " multi-axis " + posenc::to_string(pairing) + " " + kernel_test::type_name<T>(),
@@ -192,7 +192,7 @@ TEST_CASE_TEMPLATE("[identity] zero-frequency pairs of K reach a KV cache of K's
                 write.key_cache = KvCacheView::contiguous(cache.data() + rotary_slice_test::guard, 3 * 2 * head_dim, 3, 2, head_dim);
                 write.slot_mapping = SlotMapping(slots);
                 auto run = [&](const auto& angles) {
-                    if (path.dispatched) dispatch::rope_into_cache_with(path.isa, spec, angles, PositionIds(ids), write);
+                    if (path.dispatched) dispatch::rope_into_cache_on(path.isa, spec, angles, PositionIds(ids), write);
                     else rope_into_cache(spec, angles, PositionIds(ids), write);
                 };
                 if (use_cache) run(cache_angles);
@@ -229,7 +229,7 @@ TEST_CASE_TEMPLATE("[identity] qk_norm_rope leaves zero-frequency coordinates as
                 const QKViews<T> views = QKViews<T>::in_place(rotary_slice_test::view_of(q, g));
                 const std::vector<std::int64_t> ids(on_the_fly_ids.begin(), on_the_fly_ids.begin() + tokens);
                 if constexpr (std::is_same_v<T, double>) qk_norm_rope(spec, norm, angles, PositionIds(ids), views);
-                else if (path.dispatched) dispatch::qk_norm_rope_with(path.isa, spec, norm, angles, PositionIds(ids), views);
+                else if (path.dispatched) dispatch::qk_norm_rope_on(path.isa, spec, norm, angles, PositionIds(ids), views);
                 else qk_norm_rope(spec, norm, angles, PositionIds(ids), views);
                 auto expect = [&](std::ptrdiff_t t, std::ptrdiff_t h, std::ptrdiff_t d) {
                     const std::vector<double> x = rotary_slice_test::head_of(before, g, t, h);

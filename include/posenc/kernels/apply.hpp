@@ -41,6 +41,8 @@
 // one final rounding (half an ulp of the 16-bit format) to that float result.
 #pragma once
 
+#define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
+
 #include <type_traits>
 
 #include "posenc/config.hpp"

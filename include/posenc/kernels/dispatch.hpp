@@ -22,6 +22,8 @@
 // double storage always takes the (scalar) reference path in the calling unit.
 #pragma once
 
+#define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
+
 #include <xsimd/xsimd.hpp>
 
 #include <cstdint>
@@ -199,7 +201,7 @@ inline bool isa_supported_by_cpu(Isa isa) noexcept
     return false;
 }
 
-/// Compiled in and supported: apply_rope_with(isa, ...) may use it.
+/// Compiled in and supported: apply_rope_on(isa, ...) may use it.
 inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_supported_by_cpu(isa); }
 
 /// The ISA dispatch::apply_rope uses: the best available one (baseline if none).
@@ -227,7 +229,17 @@ inline const char* arch_name(Isa isa) noexcept
 #undef POSENC_DETAIL_ISA_ARCH_NAME
 }
 
-namespace detail {
+}  // namespace posenc::kernels::dispatch
+
+// The dispatch plumbing (type-erased calls, the per-ISA entry points run_<isa>, run_fused_<isa>,
+// decode_steps_<isa>) lives in kernels::detail::dispatch, with the kernels' other internals.
+namespace posenc::kernels::detail::dispatch {
+
+using kernels::dispatch::best_isa;
+using kernels::dispatch::Isa;
+using kernels::dispatch::isa_available;
+using kernels::dispatch::isa_compiled;
+using kernels::dispatch::to_string;
 
 /// Which angle source a type-erased call carries (multi-axis calls carry the gathering
 /// source of kernels/multi_axis.hpp around one of the two).
@@ -361,7 +373,18 @@ inline const DecodeSteps* compiled_decode_steps([[maybe_unused]] Isa isa) noexce
 #undef POSENC_DETAIL_ISA_DECODE_STEPS
 }
 
-/// Throws posenc::error unless `isa` is compiled into this binary and supported by this CPU.
+/// The one refusal of an angle source that runtime dispatch cannot carry (at compile time):
+/// every kernels::dispatch:: entry point calls it.
+template <class Angles>
+constexpr void require_dispatchable_angle_source() noexcept
+{
+    static_assert(is_dispatchable_angle_source<Angles>,
+                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call the kernels:: entry point of the same "
+                  "name for other angle sources.");
+}
+
+/// The one refusal of an ISA: throws posenc::error unless `isa` is compiled into this binary and
+/// supported by this CPU. Every checked kernels::dispatch:: entry point on a chosen ISA calls it.
 inline void require_isa(Isa isa)
 {
     if (!isa_available(isa))
@@ -378,20 +401,21 @@ POSENC_ALWAYS_INLINE const DecodeSteps* best_decode_steps() noexcept
     return steps;
 }
 
-}  // namespace detail
+}  // namespace posenc::kernels::detail::dispatch
+
+namespace posenc::kernels::dispatch {
 
 /// Unchecked apply on a chosen ISA (same preconditions as kernels::apply_rope_unchecked, plus
 /// isa_available(isa)). T = double always runs the reference path.
 template <class T, class Angles>
-void apply_rope_unchecked_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+void apply_rope_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                const QKViews<T>& views, Direction direction, TokenRange range) noexcept
 {
-    static_assert(detail::is_dispatchable_angle_source<Angles>,
-                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call kernels::apply_rope for other angle sources.");
+    detail::dispatch::require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     POSENC_ASSERT(kernels::detail::rope_call_is_valid(spec, angles, positions, views, range));
     if constexpr (!std::is_same_v<T, double>) {
-        if (detail::run_compiled(isa, detail::make_call(spec, angles, positions, views, direction, range))) return;
+        if (detail::dispatch::run_compiled(isa, detail::dispatch::make_call(spec, angles, positions, views, direction, range))) return;
     }
     kernels::apply_rope_unchecked(spec, angles, positions, views, direction, range);
 }
@@ -399,25 +423,27 @@ void apply_rope_unchecked_with(Isa isa, const RopeSpec& spec, const Angles& angl
 /// Checked apply (kernels::apply_rope's checks) on a chosen ISA; throws posenc::error if that
 /// ISA is not available in this binary on this CPU. For tests and benchmarks of one path.
 template <class T, class Angles>
-void apply_rope_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                      const QKViews<T>& views, Direction direction, TokenRange range)
 {
-    detail::require_isa(isa);
+    detail::dispatch::require_isa(isa);
     kernels::detail::check_rope_call(spec, angles, positions, views, range);
     kernels::detail::check_direction(direction);
-    dispatch::apply_rope_unchecked_with(isa, spec, angles, positions, views, direction, range);
+    dispatch::apply_rope_unchecked_on(isa, spec, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
-void apply_rope_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                      const QKViews<T>& views, Direction direction = Direction::forward)
 {
-    dispatch::apply_rope_with(isa, spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
+    dispatch::apply_rope_on(isa, spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
-namespace detail {
+}  // namespace posenc::kernels::dispatch
 
-/// dispatch::apply_rope's path for every call but the usual decode step: all the checks, then
+namespace posenc::kernels::detail::dispatch {
+
+/// kernels::dispatch::apply_rope's path for every call but the usual decode step: all the checks, then
 /// best_isa()'s kernel. Out of line (as kernels::apply_rope's), so that the decode step's path
 /// holds no stack frame for it; the overload without a range takes its five arguments in
 /// registers.
@@ -427,7 +453,7 @@ POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles&
 {
     kernels::detail::check_rope_call(spec, angles, positions, views, range);
     kernels::detail::check_direction(direction);
-    dispatch::apply_rope_unchecked_with(best_isa(), spec, angles, positions, views, direction, range);
+    kernels::dispatch::apply_rope_unchecked_on(best_isa(), spec, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
@@ -450,7 +476,9 @@ POSENC_ALWAYS_INLINE void dispatch_decode_step(const RopeSpec& spec, const Angle
         kernels::detail::run_decode_step<kernels::default_arch>(spec, angles, position, q);
 }
 
-}  // namespace detail
+}  // namespace posenc::kernels::detail::dispatch
+
+namespace posenc::kernels::dispatch {
 
 /// Checked apply on best_isa(): the entry point for a one-binary engine. Same arguments,
 /// checks and results (to within each ISA's rounding, see apply.hpp) as kernels::apply_rope.
@@ -461,30 +489,28 @@ template <class T, class Angles>
 void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                 Direction direction, TokenRange range)
 {
-    static_assert(detail::is_dispatchable_angle_source<Angles>,
-                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call kernels::apply_rope for other angle sources.");
+    detail::dispatch::require_dispatchable_angle_source<Angles>();
     if constexpr (!std::is_same_v<T, double>) {
         if (kernels::detail::is_decode_step(spec, angles, positions, views, direction, range)) {
-            detail::dispatch_decode_step(spec, angles, positions.start(), views.q_out);
+            detail::dispatch::dispatch_decode_step(spec, angles, positions.start(), views.q_out);
             return;
         }
     }
-    detail::check_and_dispatch_rope(spec, angles, positions, views, direction, range);
+    detail::dispatch::check_and_dispatch_rope(spec, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
 void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                 Direction direction = Direction::forward)
 {
-    static_assert(detail::is_dispatchable_angle_source<Angles>,
-                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call kernels::apply_rope for other angle sources.");
+    detail::dispatch::require_dispatchable_angle_source<Angles>();
     if constexpr (!std::is_same_v<T, double>) {
         if (kernels::detail::is_decode_step(spec, angles, positions, views, direction, TokenRange {0, views.tokens()})) {
-            detail::dispatch_decode_step(spec, angles, positions.start(), views.q_out);
+            detail::dispatch::dispatch_decode_step(spec, angles, positions.start(), views.q_out);
             return;
         }
     }
-    detail::check_and_dispatch_rope(spec, angles, positions, views, direction);
+    detail::dispatch::check_and_dispatch_rope(spec, angles, positions, views, direction);
 }
 
 /// Unchecked apply on best_isa().
@@ -492,7 +518,7 @@ template <class T, class Angles>
 void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                           const QKViews<T>& views, Direction direction, TokenRange range) noexcept
 {
-    dispatch::apply_rope_unchecked_with(best_isa(), spec, angles, positions, views, direction, range);
+    dispatch::apply_rope_unchecked_on(best_isa(), spec, angles, positions, views, direction, range);
 }
 
 // ---- multi-axis RoPE (kernels/multi_axis.hpp) ------------------------------------------------
@@ -501,18 +527,17 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
 /// kernels::apply_multi_axis_rope_unchecked, plus isa_available(isa)). T = double always runs
 /// the reference path.
 template <class T, class Angles>
-void apply_multi_axis_rope_unchecked_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                           const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
                                           TokenRange range) noexcept
 {
-    static_assert(detail::is_dispatchable_angle_source<Angles>,
-                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call kernels::apply_multi_axis_rope for other angle sources.");
+    detail::dispatch::require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     POSENC_ASSERT(kernels::detail::multi_axis_call_is_valid(spec, layout, angles, positions, views, range));
     if constexpr (!std::is_same_v<T, double>) {
         const kernels::detail::MultiAxisRows<Angles> rows = kernels::detail::make_multi_axis_rows(layout, angles, positions, views.tokens());
         const PositionIds token_index = PositionIds::contiguous(0);
-        if (detail::run_compiled(isa, detail::make_call(spec, rows, token_index, views, direction, range))) return;
+        if (detail::dispatch::run_compiled(isa, detail::dispatch::make_call(spec, rows, token_index, views, direction, range))) return;
     }
     kernels::apply_multi_axis_rope_unchecked(spec, layout, angles, positions, views, direction, range);
 }
@@ -520,22 +545,22 @@ void apply_multi_axis_rope_unchecked_with(Isa isa, const RopeSpec& spec, const M
 /// Checked multi-axis apply (kernels::apply_multi_axis_rope's checks) on a chosen ISA; throws
 /// posenc::error if that ISA is not available in this binary on this CPU.
 template <class T, class Angles>
-void apply_multi_axis_rope_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+void apply_multi_axis_rope_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                 const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
                                 TokenRange range)
 {
-    detail::require_isa(isa);
+    detail::dispatch::require_isa(isa);
     kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
     kernels::detail::check_direction(direction);
-    dispatch::apply_multi_axis_rope_unchecked_with(isa, spec, layout, angles, positions, views, direction, range);
+    dispatch::apply_multi_axis_rope_unchecked_on(isa, spec, layout, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
-void apply_multi_axis_rope_with(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+void apply_multi_axis_rope_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                 const MultiAxisPositions& positions, const QKViews<T>& views,
                                 Direction direction = Direction::forward)
 {
-    dispatch::apply_multi_axis_rope_with(isa, spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
+    dispatch::apply_multi_axis_rope_on(isa, spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
 /// Checked multi-axis apply on best_isa(): same arguments, checks and results as
@@ -547,7 +572,7 @@ void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, 
 {
     kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
     kernels::detail::check_direction(direction);
-    dispatch::apply_multi_axis_rope_unchecked_with(best_isa(), spec, layout, angles, positions, views, direction, range);
+    dispatch::apply_multi_axis_rope_unchecked_on(best_isa(), spec, layout, angles, positions, views, direction, range);
 }
 
 template <class T, class Angles>
@@ -564,7 +589,7 @@ void apply_multi_axis_rope_unchecked(const RopeSpec& spec, const MultiAxisLayout
                                      const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
                                      TokenRange range) noexcept
 {
-    dispatch::apply_multi_axis_rope_unchecked_with(best_isa(), spec, layout, angles, positions, views, direction, range);
+    dispatch::apply_multi_axis_rope_unchecked_on(best_isa(), spec, layout, angles, positions, views, direction, range);
 }
 
 }  // namespace posenc::kernels::dispatch

@@ -29,9 +29,9 @@
     POSENC_ISA(sse4_2, x86, xsimd::sse4_2, "-msse4.2", f.sse4_2)                                                    \
     POSENC_ISA(avx2, x86, xsimd::fma3<xsimd::avx2>, "-mavx2 -mfma -mf16c", f.avx2 && f.fma && f.f16c)             \
     POSENC_ISA(avx512, x86, xsimd::avx512bw, "-mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma -mf16c", f.avx512f && f.avx512cd && f.avx512dq && f.avx512bw && f.fma && f.f16c) \
-    POSENC_ISA(avx512_bf16, x86, posenc::kernels::simd::avx512_bf16, "-mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma -mf16c -mavx512bf16", f.avx512f && f.avx512cd && f.avx512dq && f.avx512bw && f.avx512_bf16 && f.fma && f.f16c) \
+    POSENC_ISA(avx512_bf16, x86, posenc::kernels::detail::simd::avx512_bf16, "-mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma -mf16c -mavx512bf16", f.avx512f && f.avx512cd && f.avx512dq && f.avx512bw && f.avx512_bf16 && f.fma && f.f16c) \
     POSENC_ISA(neon, arm64, xsimd::neon64, "", f.asimd)                                                                 \
-    POSENC_ISA(neon_bf16, arm64, posenc::kernels::simd::neon64_bf16, "-march=armv8.2-a+fp16+bf16", f.asimd && f.fphp && f.asimdhp && f.bf16)
+    POSENC_ISA(neon_bf16, arm64, posenc::kernels::detail::simd::neon64_bf16, "-march=armv8.2-a+fp16+bf16", f.asimd && f.fphp && f.asimdhp && f.bf16)
 // clang-format on
 
 /// 1 when posenc_add_dispatch built the unit of ISA `name` into this target

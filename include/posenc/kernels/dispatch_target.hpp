@@ -6,7 +6,7 @@
 //     #include <posenc/kernels/dispatch_target.hpp>
 //     POSENC_DISPATCH_DEFINE_TARGET(avx2, xsimd::fma3<xsimd::avx2>)
 //
-// which defines posenc::kernels::dispatch::detail::run_avx2, the type-erased entry that
+// which defines posenc::kernels::detail::dispatch::run_avx2, the type-erased entry that
 // dispatch.hpp calls: it recovers the element type and angle source and runs the generic
 // kernel (apply.hpp) instantiated for that arch; and decode_steps_avx2, the table of that
 // arch's decode-step kernels (one token, Q alone in place) that the checked entry jumps to. Doing the same by hand in your own build
@@ -22,7 +22,7 @@
 #include "posenc/kernels/dispatch.hpp"
 #include "posenc/kernels/fused_dispatch.hpp"
 
-namespace posenc::kernels::dispatch::detail {
+namespace posenc::kernels::detail::dispatch {
 
 template <class Arch, class T>
 void run_typed(const KernelCall& call) noexcept
@@ -104,20 +104,20 @@ constexpr DecodeSteps decode_steps_of() noexcept
               {&decode_step<Arch, i, float16, C>, &decode_step<Arch, i, float16, O>}}}};
 }
 
-}  // namespace posenc::kernels::dispatch::detail
+}  // namespace posenc::kernels::detail::dispatch
 
-/// Defines dispatch::detail::run_<isa>, run_fused_<isa> and decode_steps_<isa> for `arch`; the
+/// Defines detail::dispatch::run_<isa>, run_fused_<isa> and decode_steps_<isa> for `arch`; the
 /// unit's flags must enable that arch.
 #define POSENC_DISPATCH_DEFINE_TARGET(isa, arch)                                                              \
     static_assert(arch::supported(), "posenc: this dispatch unit must be compiled with the flags of " #isa \
                                      " (see posenc/kernels/dispatch.hpp).");                                \
-    void posenc::kernels::dispatch::detail::run_##isa(const KernelCall& call) noexcept                       \
+    void posenc::kernels::detail::dispatch::run_##isa(const KernelCall& call) noexcept                       \
     {                                                                                                         \
         run_kernel_call<arch>(call);                                                                          \
     }                                                                                                         \
-    void posenc::kernels::dispatch::detail::run_fused_##isa(const FusedCall& call) noexcept                  \
+    void posenc::kernels::detail::dispatch::run_fused_##isa(const FusedCall& call) noexcept                  \
     {                                                                                                         \
         run_fused_call<arch>(call);                                                                           \
     }                                                                                                         \
-    const posenc::kernels::dispatch::detail::DecodeSteps posenc::kernels::dispatch::detail::decode_steps_##isa = \
+    const posenc::kernels::detail::dispatch::DecodeSteps posenc::kernels::detail::dispatch::decode_steps_##isa = \
         decode_steps_of<arch>(); /* a constant expression: initialised before any code runs */

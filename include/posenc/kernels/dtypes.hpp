@@ -61,7 +61,7 @@ template <class T>
 inline constexpr bool is_storage_type = std::is_same_v<T, float> || std::is_same_v<T, bfloat16> ||
                                         std::is_same_v<T, float16> || std::is_same_v<T, double>;
 
-namespace detail {
+namespace kernels::detail {
 
 inline std::uint32_t float_bits(float f) noexcept
 {
@@ -77,12 +77,12 @@ inline float float_from_bits(std::uint32_t u) noexcept
     return f;
 }
 
-}  // namespace detail
+}  // namespace kernels::detail
 
 /// bfloat16 -> float, exact: the 16 bits become the top half of the binary32.
-inline float to_float(bfloat16 x) noexcept { return detail::float_from_bits(static_cast<std::uint32_t>(x.bits) << 16); }
+inline float to_float(bfloat16 x) noexcept { return kernels::detail::float_from_bits(static_cast<std::uint32_t>(x.bits) << 16); }
 
-namespace detail {
+namespace kernels::detail {
 /// to_bfloat16's body, as a template on an arch tag: code compiled for one instruction set
 /// (a runtime-dispatch unit) instantiates its own copy, to_bfloat16_on<Arch>, whose symbol no
 /// other unit shares (kernels/dispatch.hpp, per-ISA isolation). Integer work only.
@@ -95,11 +95,11 @@ bfloat16 to_bfloat16_on(float f) noexcept
     const std::uint32_t rounded = u + 0x7fffu + ((u >> 16) & 1u);  // ties go to the even upper half
     return {static_cast<std::uint16_t>(rounded >> 16)};
 }
-}  // namespace detail
+}  // namespace kernels::detail
 
 /// float -> bfloat16, round to nearest even on the 16 dropped bits; NaN -> quiet NaN (same sign).
 /// Error: at most half an ulp of bfloat16 (2^-9 relative) for finite results.
-inline bfloat16 to_bfloat16(float f) noexcept { return detail::to_bfloat16_on<void>(f); }
+inline bfloat16 to_bfloat16(float f) noexcept { return kernels::detail::to_bfloat16_on<void>(f); }
 
 /// float16 -> float, exact (subnormals, infinities and NaN included).
 inline float to_float(float16 x) noexcept
@@ -108,20 +108,20 @@ inline float to_float(float16 x) noexcept
     const std::uint32_t sign = (h & 0x8000u) << 16;
     const std::uint32_t exponent = (h >> 10) & 0x1fu;
     const std::uint32_t mantissa = h & 0x3ffu;
-    if (exponent == 0x1fu) return detail::float_from_bits(sign | 0x7f800000u | (mantissa << 13));
+    if (exponent == 0x1fu) return kernels::detail::float_from_bits(sign | 0x7f800000u | (mantissa << 13));
     if (exponent == 0) {
         // subnormal: mantissa * 2^-24, exact in float (2^-24 = 5.9604644775390625e-08)
         const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-08f;
-        return detail::float_from_bits(sign | detail::float_bits(magnitude));
+        return kernels::detail::float_from_bits(sign | kernels::detail::float_bits(magnitude));
     }
-    return detail::float_from_bits(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+    return kernels::detail::float_from_bits(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
 /// float -> float16, round to nearest even; |f| >= 65520 -> infinity; NaN -> quiet NaN 0x7e00
 /// with f's sign. Error: half an ulp of float16 for results in range.
 inline float16 to_float16(float f) noexcept
 {
-    const std::uint32_t u = detail::float_bits(f);
+    const std::uint32_t u = kernels::detail::float_bits(f);
     const std::uint32_t sign = (u >> 16) & 0x8000u;
     const std::uint32_t a = u & 0x7fffffffu;
     if (a > 0x7f800000u) return {static_cast<std::uint16_t>(sign | 0x7e00u)};
@@ -129,8 +129,8 @@ inline float16 to_float16(float f) noexcept
     if (a < 0x38800000u) {
         // below 2^-14: subnormal or zero. Adding 0.5f aligns the value to float16's subnormal
         // spacing 2^-24 (the ulp of 0.5f), so the FPU's own round-to-nearest-even does the work.
-        const float shifted = detail::float_from_bits(a) + 0.5f;
-        return {static_cast<std::uint16_t>(sign | (detail::float_bits(shifted) - 0x3f000000u))};
+        const float shifted = kernels::detail::float_from_bits(a) + 0.5f;
+        return {static_cast<std::uint16_t>(sign | (kernels::detail::float_bits(shifted) - 0x3f000000u))};
     }
     // normal: rebias the exponent (127 -> 15), round the 13 dropped bits to nearest even; a carry
     // propagates into the exponent (and from 65520 up into infinity, as it must).

@@ -7,8 +7,9 @@
 //   dispatch::qk_norm_rope(spec, norm, angles, positions, views[, range[, q_multipliers]])
 //   dispatch::rope_into_cache(spec, angles, positions, write[, range])
 //   dispatch::qk_norm_rope_into_cache(spec, norm, angles, positions, write[, range])
-//   ..._with(isa, ...)   one chosen ISA (throws if this binary or CPU lacks it): tests, benchmarks
-//   ..._unchecked(...)   best ISA, no checks (debug builds assert them)
+//   ..._on(isa, ...)            one chosen ISA (throws if this binary or CPU lacks it): tests, benchmarks
+//   ..._unchecked(...)          best ISA, no checks (debug builds assert them)
+//   ..._unchecked_on(isa, ...)  one chosen ISA, no checks (isa_available(isa) is a precondition)
 // Same checks, results and error bounds as the kernels:: entry points of the same names
 // (to within each ISA's rounding). Angle sources: CosSinCache or OnTheFlyAngles. double
 // tensors (qk_norm_rope only) take the reference path in the calling unit.
@@ -21,16 +22,13 @@
 #include "posenc/kernels/qk_norm_rope.hpp"
 #include "posenc/kernels/kv_cache_write.hpp"
 
-namespace posenc::kernels::dispatch {
-
-namespace detail {
+namespace posenc::kernels::detail::dispatch {
 
 template <class T, class Angles>
-void run_fused_with(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArgs<T>& f, const Angles& angles,
+void run_fused_on(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArgs<T>& f, const Angles& angles,
                     const PositionIds& positions, TokenRange range) noexcept
 {
-    static_assert(is_dispatchable_angle_source<Angles>,
-                  "Runtime dispatch carries CosSinCache or OnTheFlyAngles; call the kernels:: entry for other angle sources.");
+    require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     if constexpr (!std::is_same_v<T, double>) {
         [[maybe_unused]] const FusedCall call {&spec,
@@ -46,24 +44,26 @@ void run_fused_with(Isa isa, const RopeSpec& spec, const kernels::detail::FusedA
     kernels::detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
 }
 
-}  // namespace detail
+}  // namespace posenc::kernels::detail::dispatch
+
+namespace posenc::kernels::dispatch {
 
 /// Checked qk_norm_rope on a chosen ISA.
 template <class T, class Angles>
-void qk_norm_rope_with(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                        const PositionIds& positions, const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
 {
-    detail::require_isa(isa);
+    detail::dispatch::require_isa(isa);
     const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
-    detail::run_fused_with(isa, spec, f, angles, positions, range);
+    detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 template <class T, class Angles>
-void qk_norm_rope_with(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                        const PositionIds& positions, const QKViews<T>& views)
 {
-    qk_norm_rope_with(isa, spec, norm, angles, positions, views, TokenRange {0, views.tokens()});
+    qk_norm_rope_on(isa, spec, norm, angles, positions, views, TokenRange {0, views.tokens()});
 }
 
 /// Checked qk_norm_rope on best_isa().
@@ -71,14 +71,28 @@ template <class T, class Angles>
 void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
                   const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
 {
-    qk_norm_rope_with(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
+    qk_norm_rope_on(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
 }
 
 template <class T, class Angles>
 void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
                   const QKViews<T>& views)
 {
-    qk_norm_rope_with(best_isa(), spec, norm, angles, positions, views, TokenRange {0, views.tokens()});
+    qk_norm_rope_on(best_isa(), spec, norm, angles, positions, views, TokenRange {0, views.tokens()});
+}
+
+/// Unchecked qk_norm_rope on a chosen ISA (kernels::qk_norm_rope_unchecked's preconditions, plus
+/// isa_available(isa)).
+template <class T, class Angles>
+void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                               const PositionIds& positions, const QKViews<T>& views, TokenRange range,
+                               FloatSpan q_multipliers = {}) noexcept
+{
+    const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
+    POSENC_ASSERT(kernels::detail::passes([&] {
+        kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
+    }));
+    detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 /// Unchecked qk_norm_rope on best_isa().
@@ -86,29 +100,25 @@ template <class T, class Angles>
 void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
                             const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {}) noexcept
 {
-    const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
-    POSENC_ASSERT(kernels::detail::passes([&] {
-        kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
-    }));
-    detail::run_fused_with(best_isa(), spec, f, angles, positions, range);
+    qk_norm_rope_unchecked_on(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
 }
 
 /// Checked rope_into_cache on a chosen ISA.
 template <class T, class Angles>
-void rope_into_cache_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+void rope_into_cache_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                           const CacheWrite<T>& write, TokenRange range)
 {
-    detail::require_isa(isa);
+    detail::dispatch::require_isa(isa);
     const auto f = kernels::detail::cache_args(spec, write);
     kernels::detail::check_cache_call(spec, angles, positions, f, 0, range);
-    detail::run_fused_with(isa, spec, f, angles, positions, range);
+    detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 template <class T, class Angles>
-void rope_into_cache_with(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+void rope_into_cache_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                           const CacheWrite<T>& write)
 {
-    rope_into_cache_with(isa, spec, angles, positions, write, TokenRange {0, write.k.tokens});
+    rope_into_cache_on(isa, spec, angles, positions, write, TokenRange {0, write.k.tokens});
 }
 
 /// Checked rope_into_cache on best_isa().
@@ -116,13 +126,24 @@ template <class T, class Angles>
 void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write,
                      TokenRange range)
 {
-    rope_into_cache_with(best_isa(), spec, angles, positions, write, range);
+    rope_into_cache_on(best_isa(), spec, angles, positions, write, range);
 }
 
 template <class T, class Angles>
 void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write)
 {
-    rope_into_cache_with(best_isa(), spec, angles, positions, write, TokenRange {0, write.k.tokens});
+    rope_into_cache_on(best_isa(), spec, angles, positions, write, TokenRange {0, write.k.tokens});
+}
+
+/// Unchecked rope_into_cache on a chosen ISA (kernels::rope_into_cache_unchecked's
+/// preconditions, plus isa_available(isa)).
+template <class T, class Angles>
+void rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                  const CacheWrite<T>& write, TokenRange range) noexcept
+{
+    const auto f = kernels::detail::cache_args(spec, write);
+    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_cache_call(spec, angles, positions, f, 0, range); }));
+    detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 /// Unchecked rope_into_cache on best_isa().
@@ -130,27 +151,25 @@ template <class T, class Angles>
 void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                const CacheWrite<T>& write, TokenRange range) noexcept
 {
-    const auto f = kernels::detail::cache_args(spec, write);
-    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_cache_call(spec, angles, positions, f, 0, range); }));
-    detail::run_fused_with(best_isa(), spec, f, angles, positions, range);
+    rope_into_cache_unchecked_on(best_isa(), spec, angles, positions, write, range);
 }
 
 /// Checked qk_norm_rope_into_cache on a chosen ISA.
 template <class T, class Angles>
-void qk_norm_rope_into_cache_with(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+void qk_norm_rope_into_cache_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                                   const PositionIds& positions, const CacheWrite<T>& write, TokenRange range)
 {
-    detail::require_isa(isa);
+    detail::dispatch::require_isa(isa);
     const auto f = kernels::detail::cache_args(spec, norm, write);
     kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
-    detail::run_fused_with(isa, spec, f, angles, positions, range);
+    detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 template <class T, class Angles>
-void qk_norm_rope_into_cache_with(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+void qk_norm_rope_into_cache_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                                   const PositionIds& positions, const CacheWrite<T>& write)
 {
-    qk_norm_rope_into_cache_with(isa, spec, norm, angles, positions, write, TokenRange {0, write.k.tokens});
+    qk_norm_rope_into_cache_on(isa, spec, norm, angles, positions, write, TokenRange {0, write.k.tokens});
 }
 
 /// Checked qk_norm_rope_into_cache on best_isa().
@@ -158,14 +177,27 @@ template <class T, class Angles>
 void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                              const PositionIds& positions, const CacheWrite<T>& write, TokenRange range)
 {
-    qk_norm_rope_into_cache_with(best_isa(), spec, norm, angles, positions, write, range);
+    qk_norm_rope_into_cache_on(best_isa(), spec, norm, angles, positions, write, range);
 }
 
 template <class T, class Angles>
 void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                              const PositionIds& positions, const CacheWrite<T>& write)
 {
-    qk_norm_rope_into_cache_with(best_isa(), spec, norm, angles, positions, write, TokenRange {0, write.k.tokens});
+    qk_norm_rope_into_cache_on(best_isa(), spec, norm, angles, positions, write, TokenRange {0, write.k.tokens});
+}
+
+/// Unchecked qk_norm_rope_into_cache on a chosen ISA (kernels::qk_norm_rope_into_cache_unchecked's
+/// preconditions, plus isa_available(isa)).
+template <class T, class Angles>
+void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                                          const PositionIds& positions, const CacheWrite<T>& write, TokenRange range) noexcept
+{
+    const auto f = kernels::detail::cache_args(spec, norm, write);
+    POSENC_ASSERT(kernels::detail::passes([&] {
+        kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
+    }));
+    detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 /// Unchecked qk_norm_rope_into_cache on best_isa().
@@ -173,11 +205,7 @@ template <class T, class Angles>
 void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                                        const PositionIds& positions, const CacheWrite<T>& write, TokenRange range) noexcept
 {
-    const auto f = kernels::detail::cache_args(spec, norm, write);
-    POSENC_ASSERT(kernels::detail::passes([&] {
-        kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
-    }));
-    detail::run_fused_with(best_isa(), spec, f, angles, positions, range);
+    qk_norm_rope_into_cache_unchecked_on(best_isa(), spec, norm, angles, positions, write, range);
 }
 
 }  // namespace posenc::kernels::dispatch

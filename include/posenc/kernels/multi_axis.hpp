@@ -24,6 +24,8 @@
 // its axis's position (posenc::apply_multi_axis_rope_reference's arithmetic).
 #pragma once
 
+#define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
+
 #include <type_traits>
 
 #include "posenc/config.hpp"

@@ -28,6 +28,8 @@
 // shared by every head. Immutable after construction: safe to share between threads.
 #pragma once
 
+#define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -133,8 +135,8 @@ public:
     AngleRow row(Arch, std::int64_t position, int pair_begin, int count, float* scratch_cos,
                  float* scratch_sin) const noexcept
     {
-        using vec = simd::doubles<Arch>;
-        constexpr int lanes = simd::double_lanes<Arch>;
+        using vec = detail::simd::doubles<Arch>;
+        constexpr int lanes = detail::simd::double_lanes<Arch>;
         const std::int64_t m = position < 0 ? -position : position;
         const vec sign(position < 0 ? -1.0 : 1.0);
         const double* rows[4] = {};
@@ -147,12 +149,12 @@ public:
             for (int k = 1; k < levels_; ++k) {
                 const vec ck = vec::load_unaligned(rows[k] + j);
                 const vec sk = vec::load_unaligned(rows[k] + sin_offset + j);
-                const vec next_c = simd::mul_sub<Arch>(c, ck, s * sk);
-                s = simd::mul_add<Arch>(s, ck, c * sk);
+                const vec next_c = detail::simd::mul_sub<Arch>(c, ck, s * sk);
+                s = detail::simd::mul_add<Arch>(s, ck, c * sk);
                 c = next_c;
             }
-            simd::store_as_float<Arch>(scratch_cos + j, c);
-            simd::store_as_float<Arch>(scratch_sin + j, s * sign);
+            detail::simd::store_as_float<Arch>(scratch_cos + j, c);
+            detail::simd::store_as_float<Arch>(scratch_sin + j, s * sign);
         }
         for (; j < count; ++j) {  // fewer than `lanes` pairs left: the same products, one pair at a time
             double c = rows[0][j];

@@ -53,6 +53,8 @@
 // output view overlaps. The unchecked ones assert the same in debug builds.
 #pragma once
 
+#define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
+
 #include <type_traits>
 
 #include "posenc/config.hpp"

@@ -4,6 +4,10 @@
 // simd_ops.hpp includes it.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/arm_archs.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <xsimd/xsimd.hpp>
 
 #include <cstdint>
@@ -14,7 +18,7 @@
 #define POSENC_WITH_NEON_BF16 0
 #endif
 
-namespace posenc::kernels::simd {
+namespace posenc::kernels::detail::simd {
 
 /// AArch64 Advanced SIMD (xsimd::neon64) on a CPU with the FP16 and BF16 extensions
 /// (-march=armv8.2-a+fp16+bf16: Neoverse V1/N2/V2, Graviton 3 and 4, Apple M2 on, Cortex-A510/A710
@@ -29,14 +33,14 @@ struct neon64_bf16 : xsimd::neon64 {
     static constexpr char const* name() noexcept { return "arm64+neon+fp16+bf16"; }
 };
 
-}  // namespace posenc::kernels::simd
+}  // namespace posenc::kernels::detail::simd
 
 #if POSENC_WITH_NEON_BF16
 namespace xsimd::types {
-XSIMD_DECLARE_SIMD_REGISTER_ALIAS(posenc::kernels::simd::neon64_bf16, neon64);
+XSIMD_DECLARE_SIMD_REGISTER_ALIAS(posenc::kernels::detail::simd::neon64_bf16, neon64);
 template <class T>
-struct get_bool_simd_register<T, posenc::kernels::simd::neon64_bf16>
-    : detail::neon_bool_simd_register<T, posenc::kernels::simd::neon64_bf16> {};
+struct get_bool_simd_register<T, posenc::kernels::detail::simd::neon64_bf16>
+    : detail::neon_bool_simd_register<T, posenc::kernels::detail::simd::neon64_bf16> {};
 }  // namespace xsimd::types
 
 // xsimd 8.1's neon64 broadcast of a non-double value forwards to broadcast<neon64>, whose batch
@@ -44,7 +48,7 @@ struct get_bool_simd_register<T, posenc::kernels::simd::neon64_bf16>
 namespace xsimd::kernel {
 #define POSENC_NEON64_BF16_BROADCAST(T, vdup)                                                                    \
     template <>                                                                                                  \
-    inline batch<T, posenc::kernels::simd::neon64_bf16> broadcast<posenc::kernels::simd::neon64_bf16, T>(        \
+    inline batch<T, posenc::kernels::detail::simd::neon64_bf16> broadcast<posenc::kernels::detail::simd::neon64_bf16, T>(        \
         T val, requires_arch<neon64>) noexcept                                                                   \
     {                                                                                                            \
         return vdup(val);                                                                                        \

@@ -24,6 +24,10 @@
 // never touch memory outside the mask.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/bfloat16_even_odd.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -76,7 +80,7 @@ void store_exact(bfloat16* p, __m512 even, __m512 odd, __mmask32 words) noexcept
     _mm512_store_ps(e, even);
     _mm512_store_ps(o, odd);
     for (int i = 0; i < 32; ++i)
-        if (((words >> i) & 1u) != 0) p[i] = posenc::detail::to_bfloat16_on<A>((i % 2 == 0 ? e : o)[i / 2]);
+        if (((words >> i) & 1u) != 0) p[i] = posenc::kernels::detail::to_bfloat16_on<A>((i % 2 == 0 ? e : o)[i / 2]);
 }
 
 /// Rounds (even, odd) to bfloat16 (nearest even, as to_bfloat16) and writes the elements of

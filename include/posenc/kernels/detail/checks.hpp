@@ -21,7 +21,14 @@
 //            lies in angles.position_range() (a position beyond a cache is an error, never a
 //            read past its end).
 // Cost: O(tokens in range) for the position scan, O(1) otherwise.
+// Each rule is stated once, as a named predicate ("The rules" below; fused_checks.hpp and the
+// Python module's batched arrays use the same ones): the checks that name a broken rule and the
+// inline tests that accept the usual call without a message are both built from them.
 #pragma once
+
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/checks.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
 
 #include <cmath>
 #include <cstddef>
@@ -80,6 +87,88 @@ inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptr
     return stride <= room / count;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The rules, each stated once as a named predicate. The full checks below (which name the first
+// broken rule) and the inline fast-accept tests (rope_call_is_usual, decode_call_is_usual,
+// fused_checks.hpp's cache_call_is_usual, the Python module's batched arrays) are compositions
+// of these, so a call a fast test accepts passes the full rules by construction.
+
+/// Rule "data": non-null and aligned for its element type (`align` a power of two).
+POSENC_ALWAYS_INLINE constexpr bool data_is_aligned(std::uintptr_t address, std::uintptr_t align) noexcept
+{
+    return address != 0 && (address & (align - 1)) == 0;
+}
+
+/// Rule "size": 0 <= size <= max_size (max_view_size of the element type).
+POSENC_ALWAYS_INLINE constexpr bool size_is_addressable(std::ptrdiff_t size, std::ptrdiff_t max_size) noexcept
+{
+    return 0 <= size && size <= max_size;
+}
+
+/// Rule "rows": the [tokens, heads] grid of head_dim-long rows does not overlap itself. Sorting
+/// the two axes by stride: small stride >= head_dim, large stride >= small stride * (small count
+/// - 1) + head_dim; an axis of extent 1 has no stride. Without overflow for any extents.
+POSENC_ALWAYS_INLINE bool grid_rows_apart(std::ptrdiff_t tokens, std::ptrdiff_t token_stride, std::ptrdiff_t heads,
+                                          std::ptrdiff_t head_stride, std::ptrdiff_t head_dim) noexcept
+{
+    const bool many_tokens = tokens > 1, many_heads = heads > 1;
+    if ((many_tokens && token_stride < head_dim) || (many_heads && head_stride < head_dim)) return false;
+    if (!many_tokens || !many_heads) return true;
+    const bool token_small = token_stride <= head_stride;
+    const std::ptrdiff_t small = token_small ? token_stride : head_stride;
+    const std::ptrdiff_t small_count = token_small ? tokens : heads;
+    const std::ptrdiff_t large = token_small ? head_stride : token_stride;
+    // large >= small >= head_dim >= 1: the small axis's rows must end within one large stride
+    return large != small && product_within(small_count - 1, small, large - head_dim);
+}
+
+/// Rule "angles": the angle source serves the spec's pairs (rotary_dim / 2).
+POSENC_ALWAYS_INLINE constexpr bool pairs_match(int angle_pairs, int spec_pairs) noexcept { return angle_pairs == spec_pairs; }
+
+/// Rule "range": 0 <= begin <= end <= tokens.
+POSENC_ALWAYS_INLINE constexpr bool range_within(TokenRange range, std::ptrdiff_t tokens) noexcept
+{
+    return 0 <= range.begin && range.begin <= range.end && range.end <= tokens;
+}
+
+/// Rule "positions.start": a contiguous run starts within |start| <= 2^62 (so that start + t
+/// cannot overflow); each position then lies in the source's PositionRange (contains).
+POSENC_ALWAYS_INLINE constexpr bool position_start_in_reach(std::int64_t start) noexcept
+{
+    constexpr std::int64_t reach = std::int64_t {1} << 62;
+    return -reach <= start && start <= reach;
+}
+
+/// Rule "slot": a KV-cache slot is -1 (skip the token) or in [0, slots).
+POSENC_ALWAYS_INLINE constexpr bool slot_in_range(std::int64_t slot, std::ptrdiff_t slots) noexcept
+{
+    return -1 <= slot && slot < slots;
+}
+
+/// Rule "scale": a quantised cache's scale is finite and > 0.
+inline bool scale_is_valid(float s) noexcept { return std::isfinite(s) && s > 0.0f; }
+
+/// Rule "norm.eps": finite and >= 0.
+inline bool eps_is_valid(float eps) noexcept { return std::isfinite(eps) && eps >= 0.0f; }
+
+/// Rule "norm.weighting": 0 (weight) or 1 (one_plus_weight).
+POSENC_ALWAYS_INLINE constexpr bool weighting_is_known(int weighting) noexcept { return weighting == 0 || weighting == 1; }
+
+/// Rule "weights": a weight span present, of at least head_dim floats (one per coordinate).
+inline bool weights_are_valid(const FloatSpan& w, int head_dim) noexcept { return w.data != nullptr && w.size >= head_dim; }
+
+/// Rule "extent": elements from a view's first element to one past its last, (tokens - 1)
+/// token_stride + (heads - 1) head_stride + head_dim (tokens >= 1; an axis of extent 1 adds
+/// nothing). The caller keeps it from overflowing: last_index_within in general, the usual
+/// domain (extents below 2^31) in usual_view_is_valid.
+POSENC_ALWAYS_INLINE constexpr std::ptrdiff_t extent_of(std::ptrdiff_t tokens, std::ptrdiff_t token_stride, std::ptrdiff_t heads,
+                                                        std::ptrdiff_t head_stride, std::ptrdiff_t head_dim) noexcept
+{
+    return (tokens > 1 ? (tokens - 1) * token_stride : 0) + (heads > 1 ? (heads - 1) * head_stride : 0) + head_dim;
+}
+
+// ---------------------------------------------------------------------------------------------
+
 /// Index of the last element a valid view addresses, (tokens - 1) token_stride + (heads - 1)
 /// head_stride + head_dim - 1, if it is < size; -1 otherwise. Computed without overflow: every
 /// partial sum is compared with what remains of the buffer before it is formed. Requires
@@ -122,12 +211,12 @@ inline std::string last_index_text(const ViewGeometry& v)
     using posenc::detail::cat;
     using posenc::detail::raise;
     if (v.address == 0) throw posenc::error(member(name, "data"), "null", "must point to the tensor");
-    if ((v.address & static_cast<std::uintptr_t>(v.element_align - 1)) != 0)
+    if (!data_is_aligned(v.address, static_cast<std::uintptr_t>(v.element_align)))
         raise(member(name, "data"), static_cast<unsigned long long>(v.address),
               cat({"must be a multiple of ", v.element_align, " (the alignment of its ", v.element_size,
                    "-byte element type)"}));
     const std::ptrdiff_t max_size = v.max_size;
-    if (v.size < 0 || v.size > max_size)
+    if (!size_is_addressable(v.size, max_size))
         raise(member(name, "size"), v.size, cat({"must be in [0, ", max_size, "] (elements the view may address)"}));
     if (v.tokens < 0) raise(member(name, "tokens"), v.tokens, "must be >= 0");
     if (v.heads < 1) raise(member(name, "heads"), v.heads, "must be >= 1");
@@ -178,23 +267,12 @@ inline std::string last_index_text(const ViewGeometry& v)
 /// (last_index_within) lies inside the buffer.
 inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
 {
-    const std::ptrdiff_t d = v.head_dim;
-    if (v.address == 0 || (v.address & static_cast<std::uintptr_t>(v.element_align - 1)) != 0) return false;
-    if (v.size < 0 || v.size > v.max_size || v.tokens < 0 || v.heads < 1 || d != spec_head_dim)
+    if (!data_is_aligned(v.address, static_cast<std::uintptr_t>(v.element_align))) return false;
+    if (!size_is_addressable(v.size, v.max_size) || v.tokens < 0 || v.heads < 1 || v.head_dim != spec_head_dim)
         return false;
     if (v.tokens == 0) return true;
-    const bool many_tokens = v.tokens > 1, many_heads = v.heads > 1;
-    if ((many_tokens && v.token_stride < d) || (many_heads && v.head_stride < d)) return false;
-    if (last_index_within(v) < 0) return false;
-    if (many_tokens && many_heads) {
-        const bool token_small = v.token_stride <= v.head_stride;
-        const std::ptrdiff_t small = token_small ? v.token_stride : v.head_stride;
-        const std::ptrdiff_t small_count = token_small ? v.tokens : v.heads;
-        const std::ptrdiff_t large = token_small ? v.head_stride : v.token_stride;
-        // large >= small >= d >= 1: the small axis's rows must end within one large stride
-        if (large == small || !product_within(small_count - 1, small, large - d)) return false;
-    }
-    return true;
+    // grid_rows_apart first: last_index_within requires its strides
+    return grid_rows_apart(v.tokens, v.token_stride, v.heads, v.head_stride, v.head_dim) && last_index_within(v) >= 0;
 }
 
 /// One view on its own (see view_is_valid); throws posenc::error naming the first broken rule.
@@ -208,8 +286,7 @@ void check_view(const HeadsView<U>& v, const char* name, const RopeSpec& spec)
 /// Elements from a view's first element to one past its last (a valid view with tokens >= 1).
 inline std::ptrdiff_t extent_of(const ViewGeometry& v) noexcept
 {
-    return (v.tokens > 1 ? (v.tokens - 1) * v.token_stride : 0) + (v.heads > 1 ? (v.heads - 1) * v.head_stride : 0) +
-           v.head_dim;
+    return extent_of(v.tokens, v.token_stride, v.heads, v.head_stride, v.head_dim);
 }
 
 template <class U>
@@ -353,8 +430,7 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
     if (positions.is_contiguous()) {
         if (range.size() == 0) return;
         const std::int64_t start = positions.start();
-        const std::int64_t reach = std::int64_t {1} << 62;
-        if (start < -reach || start > reach) fail("positions.start", start);
+        if (!position_start_in_reach(start)) fail("positions.start", start);
         for (std::ptrdiff_t t : {range.begin, range.end - 1})
             if (!allowed.contains(positions[t])) fail(posenc::detail::cat({"positions[", t, "]"}), positions[t]);
         return;
@@ -432,11 +508,11 @@ inline void check_direction(Direction direction)
 /// check_rope_call's rules past the views: the angle source's pairs and the token range.
 inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange range, std::ptrdiff_t tokens)
 {
-    if (angle_pairs != spec_pairs)
+    if (!pairs_match(angle_pairs, spec_pairs))
         posenc::detail::raise("angles.num_pairs", angle_pairs,
                               posenc::detail::cat({"must equal spec.num_pairs ", spec_pairs,
                                                    " (rotary_dim / 2): the angle source was built for another rotary_dim"}));
-    if (!(0 <= range.begin && range.begin <= range.end && range.end <= tokens))
+    if (!range_within(range, tokens))
         throw posenc::error("range", posenc::detail::cat({"[", range.begin, ", ", range.end, ")"}),
                             posenc::detail::cat({"must satisfy 0 <= begin <= end <= tokens ", tokens}));
 }
@@ -450,9 +526,8 @@ POSENC_ALWAYS_INLINE bool pairs_and_positions_are_usual(const RopeSpec& spec, co
                                    TokenRange range, std::ptrdiff_t tokens) noexcept
 {
     const PositionRange allowed = angles.position_range();
-    constexpr std::int64_t reach = std::int64_t {1} << 62;
-    return angles.num_pairs() == spec.num_pairs() && 0 <= range.begin && range.begin < range.end && range.end <= tokens &&
-           positions.is_contiguous() && -reach <= positions.start() && positions.start() <= reach &&
+    return pairs_match(angles.num_pairs(), spec.num_pairs()) && range_within(range, tokens) && range.begin < range.end &&
+           positions.is_contiguous() && position_start_in_reach(positions.start()) &&
            allowed.contains(positions[range.begin]) && allowed.contains(positions[range.end - 1]);
 }
 
@@ -492,23 +567,14 @@ POSENC_ALWAYS_INLINE bool usual_view_is_valid(const HeadsView<U>& v, std::ptrdif
 {
     const auto address = reinterpret_cast<std::uintptr_t>(v.data);
     const std::ptrdiff_t extents = v.tokens | v.heads | v.token_stride | v.head_stride;  // >= 2^31 or < 0: not usual
-    if (address == 0 || address % alignof(U) != 0 || (extents >> 31) != 0 || v.heads == 0 || v.head_dim != head_dim)
+    if (!data_is_aligned(address, alignof(U)) || (extents >> 31) != 0 || v.heads == 0 || v.head_dim != head_dim)
         return false;
     constexpr std::ptrdiff_t max_size = max_view_size(static_cast<std::ptrdiff_t>(sizeof(U)));
-    if (v.tokens == 0) return 0 <= v.size && v.size <= max_size;
-    const bool many_tokens = v.tokens > 1, many_heads = v.heads > 1;
-    if ((many_tokens && v.token_stride < head_dim) || (many_heads && v.head_stride < head_dim)) return false;
-    const std::ptrdiff_t last = (many_tokens ? (v.tokens - 1) * v.token_stride : 0) +
-                                (many_heads ? (v.heads - 1) * v.head_stride : 0) + head_dim;  // < 2^63
-    if (v.size < last || v.size > max_size) return false;
-    if (many_tokens && many_heads) {  // the small axis's rows must end within one large stride
-        const bool token_small = v.token_stride <= v.head_stride;
-        const std::ptrdiff_t small = token_small ? v.token_stride : v.head_stride;
-        const std::ptrdiff_t large = token_small ? v.head_stride : v.token_stride;
-        const std::ptrdiff_t small_count = token_small ? v.tokens : v.heads;
-        if (large == small || (small_count - 1) * small > large - head_dim) return false;
-    }
-    return true;
+    if (!size_is_addressable(v.size, max_size)) return false;
+    if (v.tokens == 0) return true;
+    // extents below 2^31: the extent is < 2^63 (last_index_within's overflow guard is not needed)
+    return grid_rows_apart(v.tokens, v.token_stride, v.heads, v.head_stride, head_dim) &&
+           extent_of(v.tokens, v.token_stride, v.heads, v.head_stride, head_dim) <= v.size;
 }
 
 /// views_overlap(a, b) || views_overlap(b, a), as the rules test a pair of written views. Out of
@@ -591,14 +657,15 @@ POSENC_ALWAYS_INLINE bool decode_call_is_usual(const RopeSpec& spec, const Angle
     const u64 more_heads = static_cast<u64>(q.heads) - 1;  // < 2^31 - 1 for heads in [1, 2^31)
     const u64 stride = static_cast<u64>(q.head_stride);
     const u64 size = static_cast<u64>(q.size);  // a negative size is past max_size here
-    if (address == 0 || address % alignof(T) != 0 || (more_heads | stride) >= usual - 1 ||
-        (more_heads != 0 && stride < static_cast<u64>(d)) || more_heads * stride + static_cast<u64>(d) > size || size > max_size)
+    // one token: grid_rows_apart is head_stride >= head_dim when heads > 1, and the extent
+    // (heads - 1) * head_stride + head_dim (both below 2^62 here)
+    if (!data_is_aligned(address, alignof(T)) || (more_heads | stride) >= usual - 1 ||
+        !grid_rows_apart(1, 0, q.heads, q.head_stride, d) || more_heads * stride + static_cast<u64>(d) > size ||
+        !size_is_addressable(q.size, static_cast<std::ptrdiff_t>(max_size)))
         return false;
-    const PositionRange allowed = angles.position_range();
     const std::int64_t start = positions.start();
-    // |start| <= 2^62 as the rules require, tested as start + 2^62 in [0, 2^63) (one constant)
-    return positions.is_contiguous() && ((static_cast<u64>(start) + (u64 {1} << 62)) >> 63) == 0 && allowed.first <= start &&
-           start <= allowed.last && angles.num_pairs() == spec.num_pairs();
+    return positions.is_contiguous() && position_start_in_reach(start) && angles.position_range().contains(start) &&
+           pairs_match(angles.num_pairs(), spec.num_pairs());
 }
 
 /// Everything above: the usual call accepted inline, any other decided by the rules, which throw

@@ -3,8 +3,13 @@
 // (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel. A cache call
 // first meets cache_call_is_usual, one inline test of the usual case that builds no message;
 // only a call it does not accept goes through check_cache_call_rules, which names the first
-// broken rule.
+// broken rule. Both are built from the named rules of checks.hpp (slot_in_range, scale_is_valid,
+// weights_are_valid, ...) and the cache predicates below.
 #pragma once
+
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/fused_checks.hpp is internal to the kernels: include <posenc/kernels/qk_norm_rope.hpp or posenc/kernels/kv_cache_write.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -42,17 +47,14 @@ inline void check_fused_head_dim(const RopeSpec& spec)
                               posenc::detail::cat({"must be <= ", max_fused_head_dim, " for the fused steps"}));
 }
 
-/// A weight span that a normalised tensor reads head_dim floats of.
-inline bool weights_are_valid(const FloatSpan& w, int head_dim) noexcept { return w.data != nullptr && w.size >= head_dim; }
-
 /// eps finite and >= 0; offset 0 or 1 (the weighting); weights present, of at least head_dim
 /// floats, where a tensor is normalised.
 inline void check_norm_parameters(float eps, int weighting, bool has_q, const FloatSpan& q_weight, bool has_k,
                                   const FloatSpan& k_weight, int head_dim)
 {
     using posenc::detail::cat;
-    if (!std::isfinite(eps) || eps < 0.0f) posenc::detail::raise("norm.eps", eps, "must be finite and >= 0");
-    if (weighting != 0 && weighting != 1)
+    if (!eps_is_valid(eps)) posenc::detail::raise("norm.eps", eps, "must be finite and >= 0");
+    if (!weighting_is_known(weighting))
         posenc::detail::raise("norm.weighting", weighting, "must be NormWeighting::weight or NormWeighting::one_plus_weight");
     if (has_q && q_weight.data == nullptr) throw posenc::error("norm.q_weight", "null", "must point to head_dim weights of Q");
     if (has_k && k_weight.data == nullptr) throw posenc::error("norm.k_weight", "null", "must point to head_dim weights of K");
@@ -102,7 +104,6 @@ inline bool cache_elements_fit(const KvCacheView& c) noexcept
     const std::ptrdiff_t limit = PTRDIFF_MAX / 8;
     return product_within(c.blocks, c.block_size, limit) && product_within(c.blocks * c.block_size, c.heads * c.head_dim, limit);
 }
-inline bool scale_is_valid(float s) noexcept { return std::isfinite(s) && s > 0.0f; }
 /// data aligned to its element size (a power of two: 4, 2 or 1 bytes).
 inline bool is_aligned(const KvCacheView& c) noexcept
 {
@@ -175,7 +176,7 @@ inline void check_slots(const SlotMapping& slots, std::ptrdiff_t tokens, TokenRa
     if (slots.count() != tokens) posenc::detail::raise("slot_mapping.count", slots.count(), cat({"must equal tokens ", tokens}));
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t s = slots[t];
-        if (s < -1 || s >= cache_slots)
+        if (!slot_in_range(s, cache_slots))
             posenc::detail::raise(cat({"slot_mapping[", t, "]"}), s,
                                   cat({"must be -1 (skip) or in [0, ", cache_slots, "), the slots of ", cache_name}));
     }
@@ -214,7 +215,7 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     const bool has_q = f.q_in.present() || f.q_out.present();
     const bool has_v = f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
     if (d > max_fused_head_dim || !usual_view_is_valid(f.k_in, d)) return false;
-    if (f.norm && (!std::isfinite(f.eps) || f.eps < 0.0f || (weighting != 0 && weighting != 1) ||
+    if (f.norm && (!eps_is_valid(f.eps) || !weighting_is_known(weighting) ||
                    (f.q_in.present() && !weights_are_valid(f.q_weight, d)) || !weights_are_valid(f.k_weight, d)))
         return false;
     const std::ptrdiff_t tokens = f.k_in.tokens;
@@ -248,8 +249,7 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     const int overlap = meets(q, key, value, qw, kw) | meets(key, k, v, value, qw, kw) | meets(value, k, v, qw, kw);
     if (overlap != 0 || !f.slots.present() || f.slots.count() != tokens) return false;
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
-        const std::int64_t s = f.slots[t];
-        if (s < -1 || s >= slots) return false;
+        if (!slot_in_range(f.slots[t], slots)) return false;
     }
     return true;
 }

@@ -4,6 +4,10 @@
 // checks of the checked entry points.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/multi_axis_rows.hpp is internal to the kernels: include <posenc/kernels/multi_axis.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -152,7 +156,7 @@ template <class T, class Angles>
 void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                            const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range)
 {
-    if (layout.num_pairs() != spec.num_pairs())
+    if (!pairs_match(layout.num_pairs(), spec.num_pairs()))
         posenc::detail::raise("layout.num_pairs", layout.num_pairs(),
                               "must equal spec.num_pairs " + std::to_string(spec.num_pairs()) + " (rotary_dim / 2)");
     if (layout.splits_pairs())

@@ -4,6 +4,10 @@
 // bfloat16_even_odd.hpp and fused_loops.hpp, only for calls with several tokens).
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/prefetch.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
@@ -16,7 +20,7 @@
 
 #include "posenc/kernels/detail/simd_ops.hpp"
 
-namespace posenc::kernels::simd {
+namespace posenc::kernels::detail::simd {
 
 /// Heads ahead of the current one whose cache lines the kernel prefetches when it streams
 /// several tokens and software_prefetch_pays. A head loop walks many short runs (a and b halves,
@@ -99,4 +103,4 @@ POSENC_ALWAYS_INLINE void prefetch_halves_ahead(const T* a, const T* b, std::ptr
     (prefetch(b, ahead + static_cast<std::ptrdiff_t>(K) * Step), ...);
 }
 
-}  // namespace posenc::kernels::simd
+}  // namespace posenc::kernels::detail::simd

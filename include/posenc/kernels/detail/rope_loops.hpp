@@ -4,6 +4,10 @@
 // loops, the interleaved row expansion, and the scalar double reference path.
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/rope_loops.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <xsimd/xsimd.hpp>
 
 #include <algorithm>

@@ -26,6 +26,10 @@
 // every non-NaN input (NaN stays NaN).
 #pragma once
 
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/simd_ops.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #include <xsimd/xsimd.hpp>
 
 #include <cstddef>
@@ -46,7 +50,7 @@
 #define POSENC_WITH_AVX512BF16 0
 #endif
 
-namespace posenc::kernels::simd {
+namespace posenc::kernels::detail::simd {
 
 /// AVX-512 (xsimd::avx512bw) plus the AVX512_BF16 extension (Cooper Lake, Sapphire Rapids, Zen 4),
 /// whose vcvtneps2bf16 rounds float to bfloat16 in one instruction. An xsimd arch tag of posenc's
@@ -61,13 +65,13 @@ struct avx512_bf16 : xsimd::avx512bw {
     static constexpr char const* name() noexcept { return "avx512bw+bf16"; }
 };
 
-}  // namespace posenc::kernels::simd
+}  // namespace posenc::kernels::detail::simd
 
 #if POSENC_WITH_AVX512BF16
 namespace xsimd::types {
-XSIMD_DECLARE_SIMD_REGISTER_ALIAS(posenc::kernels::simd::avx512_bf16, avx512bw);
+XSIMD_DECLARE_SIMD_REGISTER_ALIAS(posenc::kernels::detail::simd::avx512_bf16, avx512bw);
 template <class T>
-struct get_bool_simd_register<T, posenc::kernels::simd::avx512_bf16> {
+struct get_bool_simd_register<T, posenc::kernels::detail::simd::avx512_bf16> {
     using type = simd_avx512_bool_register<T>;
 };
 }  // namespace xsimd::types
@@ -80,16 +84,16 @@ namespace posenc::kernels {
 /// translation unit also enables AVX512_BF16 (e.g. -march=native on such a machine); on AArch64
 /// xsimd::neon64, or neon64_bf16 when the unit enables FP16 and BF16 (arm_archs.hpp).
 #if POSENC_WITH_AVX512BF16
-using default_arch = simd::avx512_bf16;
+using default_arch = detail::simd::avx512_bf16;
 #elif POSENC_WITH_NEON_BF16
-using default_arch = simd::neon64_bf16;
+using default_arch = detail::simd::neon64_bf16;
 #else
 using default_arch = xsimd::default_arch;
 #endif
 
 }  // namespace posenc::kernels
 
-namespace posenc::kernels::simd {
+namespace posenc::kernels::detail::simd {
 
 template <class A>
 using floats = xsimd::batch<float, A>;
@@ -597,11 +601,11 @@ void store_two(T* p, const floats<A>& lo, const floats<A>& hi, requires_arch<xsi
 }
 
 }  // namespace impl
-}  // namespace posenc::kernels::simd
+}  // namespace posenc::kernels::detail::simd
 
 #include "posenc/kernels/detail/simd_ops_neon.hpp"  // the AArch64 column of the table above
 
-namespace posenc::kernels::simd {
+namespace posenc::kernels::detail::simd {
 
 /// a * b + c, one rounding where the arch has FMA (fma3, AVX-512), two otherwise.
 template <class A, class T>
@@ -784,4 +788,4 @@ void store_first(T* p, const floats<A>& v, int count) noexcept
     std::memcpy(p, buffer, static_cast<std::size_t>(count) * sizeof(T));
 }
 
-}  // namespace posenc::kernels::simd
+}  // namespace posenc::kernels::detail::simd

@@ -28,6 +28,9 @@
 // store writes 0x7e00; the integer bfloat16 store writes 0xffff).
 // (A guard macro rather than #pragma once: included alone, this file must still be read again,
 // from simd_ops.hpp, at the place its overloads belong.)
+#ifndef POSENC_KERNELS_DETAIL_ALLOWED
+#error "posenc/kernels/detail/simd_ops_neon.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
 #include "posenc/kernels/detail/simd_ops.hpp"
 #elif !defined(POSENC_DETAIL_SIMD_OPS_NEON_HPP)
@@ -35,7 +38,7 @@
 #if XSIMD_WITH_NEON64
 #include <arm_neon.h>
 
-namespace posenc::kernels::simd::impl {
+namespace posenc::kernels::detail::simd::impl {
 
 // ---- multiply-add (one rounding) ---------------------------------------------------------------------
 template <class A>
@@ -192,6 +195,6 @@ POSENC_ALWAYS_INLINE void store_two(float16* p, const floats<A>& lo, const float
     vst1q_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpretq_u16_f16(both));
 }
 
-}  // namespace posenc::kernels::simd::impl
+}  // namespace posenc::kernels::detail::simd::impl
 #endif
 #endif
