@@ -129,7 +129,8 @@ import json, math, statistics, sys
 
 (base_label, new_label, rounds, reps, min_time, model, cpus, compiler, base_commands, new_commands,
  load_start, load_end, times, filt) = sys.argv[1:15]
-runs = [a.split(":", 2) for a in sys.argv[15:]]  # side, json path, load average at its start
+# each run as side:json path:load average at its start (the path may hold a colon, side and load do not)
+runs = [(a.split(":", 1)[0], *a.split(":", 1)[1].rsplit(":", 1)) for a in sys.argv[15:]]
 
 def flags(commands):
     """The flags bench_kernels.cpp was compiled with (paths, outputs and dependency options dropped)."""
