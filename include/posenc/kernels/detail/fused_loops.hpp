@@ -268,14 +268,13 @@ struct TokenStep {
     bool stream;
 };
 
-/// Every head of one tensor of token t into an output view, a tile of heads at a time: with the
-/// norm, the tile's 1 / rms first (tile_inv_rms) unless each head forms its own (rms_per_head).
-/// norm: the tensor's weights and eps (inv_rms is filled in here).
-template <class A, Pairing P, bool Norm, class T>
-POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
-                                        HeadSlice slice, Normed norm, const TokenStep& step) noexcept
+/// The heads of one tensor at token t in tiles: all of them when each head forms its own 1 / rms
+/// (rms_per_head), else norm_tile at a time with the tile's 1 / rms first (tile_inv_rms). Calls
+/// body(h0, count, norm) with norm.inv_rms the tile's values (null: per head).
+template <class A, Pairing P, bool Norm, class T, class Body>
+POSENC_ALWAYS_INLINE void for_each_tile(const HeadsView<const T>& in, std::ptrdiff_t t, HeadSlice slice, Normed norm,
+                                        const TokenStep& step, Body&& body) noexcept
 {
-    const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
     const bool per_head = Norm && rms_per_head<A, P>(slice.head_dim, slice.rotary_dim, step.several_tokens);
     const std::ptrdiff_t tile = per_head ? in.heads : norm_tile;
     alignas(64) float inv_rms[norm_tile + 16];
@@ -284,9 +283,20 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
         const int count = static_cast<int>(std::min<std::ptrdiff_t>(tile, in.heads - h0));
         if constexpr (Norm)
             if (!per_head) tile_inv_rms<A>(in, t, h0, count, slice.head_dim, norm.eps, inv_rms, step.prefetch);
-        const HeadRun<T> run {in.head(t, h0), out.head(t, h0), in.head_stride, out.head_stride, count, step.prefetch};
-        norm_rope_heads<A, P, Norm>(run, slice, step.row, norm, copy_rest, step.several_tokens);
+        body(h0, count, norm);
     }
+}
+
+/// Every head of one tensor of token t into an output view, a tile at a time (for_each_tile).
+template <class A, Pairing P, bool Norm, class T>
+POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t,
+                                        HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
+{
+    const bool copy_rest = Norm || static_cast<const void*>(out.data) != static_cast<const void*>(in.data);
+    for_each_tile<A, P, Norm>(in, t, slice, norm, step, [&](std::ptrdiff_t h0, int count, const Normed& tile) {
+        const HeadRun<T> run {in.head(t, h0), out.head(t, h0), in.head_stride, out.head_stride, count, step.prefetch};
+        norm_rope_heads<A, P, Norm>(run, slice, step.row, tile, copy_rest, step.several_tokens);
+    });
 }
 
 /// The cache storage that holds elements of type T unchanged (float, bfloat16, float16).
@@ -418,14 +428,13 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
     }
 }
 
-/// Every head of one tensor of token t into its cache row at `slot`, a tile of heads at a time
-/// (the tile's 1 / rms first, as heads_to_view). Float and 16-bit caches are written straight
-/// from registers; streamed (step.stream), up to cache_stage_bytes of rows are formed in a
-/// staging buffer, then written with non-temporal stores (stream_rows). 8-bit caches:
-/// heads_to_quantized.
+/// Every head of one tensor of token t into its cache row at `slot`, a tile at a time
+/// (for_each_tile). Float and 16-bit caches are written straight from registers; streamed
+/// (step.stream), up to cache_stage_bytes of rows are formed in a staging buffer, then written
+/// with non-temporal stores (stream_rows). 8-bit caches: heads_to_quantized.
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
-                    HeadSlice slice, Normed norm, const TokenStep& step) noexcept
+                    HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
 {
     alignas(64) std::byte staging[cache_stage_bytes];
     static_assert(cache_stage_bytes >= max_fused_head_dim * sizeof(float), "the staging buffer holds a head");
@@ -433,34 +442,26 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     const std::size_t row_bytes = static_cast<std::size_t>(slice.head_dim) * element_bytes(cache.storage);
     const auto s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
-    const bool per_head = Norm && rms_per_head<A, P>(slice.head_dim, slice.rotary_dim, step.several_tokens);
-    const std::ptrdiff_t tile = per_head ? in.heads : norm_tile;
-    alignas(64) float inv_rms[norm_tile + 16];
-    norm.inv_rms = per_head ? nullptr : inv_rms;
     const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
     const bool eight_bit = cache.storage == CacheStorage::float8_e4m3 || cache.storage == CacheStorage::int8;
-    for (std::ptrdiff_t h0 = 0; h0 < in.heads; h0 += tile) {
-        const int count = static_cast<int>(std::min<std::ptrdiff_t>(tile, in.heads - h0));
-        if constexpr (Norm)
-            if (!per_head) tile_inv_rms<A>(in, t, h0, count, slice.head_dim, norm.eps, inv_rms, step.prefetch);
+    for_each_tile<A, P, Norm>(in, t, slice, norm, step, [&](std::ptrdiff_t h0, int count, const Normed& tile) {
         const HeadRun<T, std::byte> run {in.head(t, h0), cache.head(s, h0), in.head_stride, head_step, count, step.prefetch};
         if (eight_bit) {
-            heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, norm, step);
+            heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, tile, step);
         } else if (!step.stream) {
-            heads_to_rows<A, P, Norm>(run, cache.storage, slice, norm, step);
+            heads_to_rows<A, P, Norm>(run, cache.storage, slice, tile, step);
         } else {
             for (int i0 = 0; i0 < count; i0 += stage_heads) {
                 const int n = std::min(stage_heads, count - i0);
-                Normed part = norm;
-                if (norm.inv_rms != nullptr) part.inv_rms = norm.inv_rms + i0;
-                heads_to_rows<A, P, Norm>(HeadRun<T, std::byte> {run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n,
-                                                                  step.prefetch},
+                Normed part = tile;
+                if (tile.inv_rms != nullptr) part.inv_rms = tile.inv_rms + i0;
+                heads_to_rows<A, P, Norm, T>({run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n, step.prefetch},
                                           cache.storage, slice, part, step);
                 stream_rows<A>(cache.head(s, h0 + i0), head_step * element, staging, static_cast<std::ptrdiff_t>(row_bytes), n,
                                row_bytes);
             }
         }
-    }
+    });
 }
 
 /// The fused loop over tokens [range.begin, range.end): per token, the angle row once (expanded

@@ -229,22 +229,6 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
     }
 }
 
-/// One tensor's heads of one token rotated by one row: in place with every pair in whole
-/// registers (half_split, not bfloat16's even/odd path), rotate_heads_in_place; otherwise the
-/// general rotate_heads.
-template <class A, Pairing P, class T>
-POSENC_ALWAYS_INLINE void rotate_token_heads(const HeadRun<T>& h, int n, const AngleRow& row) noexcept
-{
-    if constexpr (P == Pairing::half_split && !rotates_row_as_stored<A, T>) {
-        if (static_cast<const void*>(h.in) == static_cast<const void*>(h.out) && h.in_stride == h.out_stride &&
-            n % simd::float_lanes<A> == 0) {
-            rotate_heads_in_place<A>(h.out, h.out_stride, h.heads, n, row.cos, row.sin);
-            return;
-        }
-    }
-    rotate_heads<A, P>(h, n, 0, n, row);
-}
-
 /// rotate_heads on heads rotated in place (x in and out), out of line: the decode step's other
 /// rows, whose run is built here rather than in the caller's common path.
 template <class A, Pairing P, class T>
@@ -266,6 +250,17 @@ POSENC_ALWAYS_INLINE void rotate_in_place(T* x, std::ptrdiff_t stride, std::ptrd
         }
     }
     rotate_heads_at<A, P>(x, stride, heads, n, row.cos, row.sin);
+}
+
+/// One tensor's heads of one token rotated by one row: rotate_in_place when in and out are the
+/// same heads, rotate_heads otherwise.
+template <class A, Pairing P, class T>
+POSENC_ALWAYS_INLINE void rotate_token_heads(const HeadRun<T>& h, int n, const AngleRow& row) noexcept
+{
+    if (static_cast<const void*>(h.in) == static_cast<const void*>(h.out) && h.in_stride == h.out_stride)
+        rotate_in_place<A, P>(h.out, h.out_stride, h.heads, n, row);
+    else
+        rotate_heads<A, P>(h, n, 0, n, row);
 }
 
 /// Every head of Q and K of token t rotated by one row (rotate_token_heads).

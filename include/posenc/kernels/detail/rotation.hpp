@@ -168,7 +168,10 @@ struct HeadRun {
     POSENC_ALWAYS_INLINE std::ptrdiff_t source_stride() const noexcept { return in_stride; }
     POSENC_ALWAYS_INLINE void next() noexcept { in += in_stride, out += out_stride; }
     /// The same heads from coordinate `offset` of each on.
-    POSENC_ALWAYS_INLINE HeadRun from(std::ptrdiff_t offset) const noexcept { return {in + offset, out + offset, in_stride, out_stride, heads, prefetch}; }
+    POSENC_ALWAYS_INLINE HeadRun from(std::ptrdiff_t offset) const noexcept
+    {
+        return {in + offset, out + offset, in_stride, out_stride, heads, prefetch};
+    }
 };
 
 /// Heads rotated in place (the decode step): one pointer and one stride, nothing else to keep.
