@@ -2,22 +2,16 @@
 // posenc/kernels/detail/fused_loops.hpp: the loops of the fused engine steps (qk_norm_rope.hpp,
 // kv_cache_write.hpp hold the formulas, bounds and entry points).
 //
-// Per token: the angle row once (as apply does), then the heads of Q, K (and V) in tiles of
-// norm_tile heads. Per tile, with the norm: one pass summing x^2 of each head in float
-// registers (four partial sums per head; the heads are then in L1), the tile's 1 / rms in a few
-// vector instructions (lane_sums, sqrt, divide); then one pass that rotates and stores each head
-// (several tokens with a head whose halves are one register group each, rms_per_head: no
-// first pass, each head's 1 / rms formed from the registers the rotation loads, head_inv_rms,
-// with the prefetch hints of apply's loops where they pay),
-// rotary dims rotated, the rest scaled or copied, into its destination: the output view, or the
-// cache slot (float / bfloat16 / float16 stored directly from registers; fp8 and int8 through a
-// float buffer of one head and the scalar converters of quantize.hpp; streamed rows through a
-// staging buffer). The rotation pass holds a group of registers while every head of the tile
-// goes through them, as apply's loops do: cos and sin, or with the norm the products of cos and
-// sin with the weights (w + offset), so that a head costs the rotation and one multiply by its
-// 1 / rms per register (qk_norm_rope.hpp states the arithmetic and its bound). V (copied, not
-// rotated) into a cache of its own element type is a plain copy of its rows. Generic over the
-// angle source (angle_source.hpp): only row() is used.
+// Per token: the angle row once, then each tensor's heads (Q, K; V copied or converted):
+//   - the norm's 1 / rms: per tile of norm_tile heads in a pass of its own (tile_inv_rms), or,
+//     for several tokens when each half of a head is one register group (rms_per_head), from the
+//     registers the rotation loads;
+//   - the rotation: rotation.hpp's rotate_row with the Normed epilogue (weights folded into cos
+//     and sin, one multiply by 1 / rms per register) or Plain; the other coordinates scaled or
+//     copied (norm_pass_through);
+//   - the destination: an output view, or a cache slot (float / 16-bit from registers; 8-bit
+//     through a float buffer and quantize.hpp's converters; streamed rows through a staging
+//     buffer and non-temporal stores).
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
