@@ -238,9 +238,10 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 }
 
 /// Whether a normalising call forms each head's 1 / rms from the registers norm_rope_heads
-/// rotates (inv_rms null, head_inv_rms) rather than in tiles first (tile_inv_rms). Possible
-/// when half_split, every dim rotated and each half exactly one group of norm_chunks registers
-/// (head_dim 128 on AVX-512, 32 on AVX2); then a tile is the whole tensor: no pass over the
+/// rotates (inv_rms null, HalfSplitPairs::inv_rms_of) rather than in tiles first
+/// (tile_inv_rms). Possible when half_split, every dim rotated and each half exactly one group
+/// of norm_chunks registers (head_dim 128 on AVX-512, 32 on AVX2); then a tile is the whole
+/// tensor: no pass over the
 /// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
 /// previous ones. Chosen for several tokens (row fused_f32/norm_rope against fused_f32/stream);
 /// a one-token call is faster in tiles of 16 (16 independent sums, then one vector sqrt: row
