@@ -27,7 +27,7 @@
 // or writes an element outside the rotary slice of the views, and pass-through dims are copied
 // (out of place) or not touched (in place).
 // Storage float / bfloat16 / float16: loaded to float, math in float, rounded to nearest even
-// on store. bfloat16 on avx512_bf16 takes bfloat16_even_odd.hpp's variant of rotate_heads
+// on store. bfloat16 on avx512_bf16 takes bfloat16_even_odd.hpp's pairing policies
 // (same math and results, fewer shuffles: pairs in even/odd lane order). double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
 // from the exact angle (angles.hpp), for checking and for callers who want double results.
 //

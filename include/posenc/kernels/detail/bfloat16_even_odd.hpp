@@ -36,6 +36,7 @@
 #include "posenc/config.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/detail/prefetch.hpp"
+#include "posenc/kernels/detail/rotation.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/views.hpp"
 #include "posenc/spec.hpp"
@@ -109,91 +110,126 @@ POSENC_ALWAYS_INLINE void rotate(__m512 a, __m512 b, __m512 c, __m512 s, __m512&
     b_out = _mm512_fmadd_ps(b, c, _mm512_mul_ps(a, s));
 }
 
-/// Interleaved: chunk k of 16 pairs at element 32 k of every head, cos/sin of its pairs at 16 k.
-/// `pairs` < 16 only for a single trailing chunk (masked).
-template <class A, std::size_t... K>
-POSENC_ALWAYS_INLINE void interleaved_chunks(const bfloat16* in, bfloat16* out, std::ptrdiff_t in_head_stride,
-                                             std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
-                                             const float* sin, int pairs, bool prefetch, std::index_sequence<K...>) noexcept
-{
-    const __mmask16 row_mask = static_cast<__mmask16>(first_words(pairs));
-    const __mmask32 words = first_words(2 * pairs);
-    const __m512 c[] = {_mm512_maskz_loadu_ps(row_mask, cos + 16 * K)...};
-    const __m512 s[] = {_mm512_maskz_loadu_ps(row_mask, sin + 16 * K)...};
-    for (std::ptrdiff_t h = 0; h < heads; ++h, in += in_head_stride, out += out_head_stride) {
-        if (prefetch) (simd::prefetch(in, simd::prefetch_heads_ahead * in_head_stride + 32 * K), ...);
-        const Lanes x[] = {load<A>(in + 32 * K, words)...};
-        __m512 a[sizeof...(K)], b[sizeof...(K)];
-        (rotate(x[K].even, x[K].odd, c[K], s[K], a[K], b[K]), ...);
-        (store<A>(out + 32 * K, a[K], b[K], words), ...);
-    }
-}
+/// The mask of a width's first words: all for a whole chunk, the first `count` otherwise.
+POSENC_ALWAYS_INLINE __mmask32 words_of(FullWidth, int) noexcept { return ~__mmask32 {0}; }
+POSENC_ALWAYS_INLINE __mmask32 words_of(PartialWidth w, int words_per_unit) noexcept { return first_words(words_per_unit * w.count); }
 
-/// half_split: group k of 32 pairs at pair 32 k of a (in_a) and b (in_b) of every head.
-/// `pairs` < 32 only for a single trailing group (masked).
-template <class A, std::size_t... K>
-POSENC_ALWAYS_INLINE void half_split_groups(const bfloat16* in_a, const bfloat16* in_b, bfloat16* out_a, bfloat16* out_b,
-                                            std::ptrdiff_t in_head_stride, std::ptrdiff_t out_head_stride,
-                                            std::ptrdiff_t heads, const float* cos, const float* sin, int pairs,
-                                            bool prefetch, std::index_sequence<K...>) noexcept
-{
-    alignas(64) static constexpr std::int32_t even_index[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
-    alignas(64) static constexpr std::int32_t odd_index[16] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
-    const __m512i even = _mm512_load_si512(even_index), odd = _mm512_load_si512(odd_index);
-    const __mmask16 low_mask = static_cast<__mmask16>(first_words(pairs));
-    const __mmask16 high_mask = static_cast<__mmask16>(first_words(pairs > 16 ? pairs - 16 : 0));
-    const __mmask32 words = first_words(pairs);
-    auto split = [&](const float* row, std::size_t k, const __m512i& index) {
-        return _mm512_maskz_permutex2var_ps(simd::impl::all_lanes, _mm512_maskz_loadu_ps(low_mask, row + 32 * k), index,
-                                            _mm512_maskz_loadu_ps(high_mask, row + 32 * k + 16));
+/// The pairing policy (rotation.hpp) of interleaved pairs: a chunk is 16 pairs (32 elements at
+/// element 2j, even lanes the pairs' a, odd lanes their b), rotated with cos/sin of its pairs as
+/// the row stores them (at pair j); j counted in pairs. Plain epilogue only.
+template <class A>
+struct InterleavedPairs {
+    static constexpr int chunk = 16;
+    static constexpr bool forms_inv_rms = false;
+    template <std::size_t N>
+    struct Regs {
+        Lanes x[N];
     };
-    const __m512 c_even[] = {split(cos, K, even)...}, c_odd[] = {split(cos, K, odd)...};
-    const __m512 s_even[] = {split(sin, K, even)...}, s_odd[] = {split(sin, K, odd)...};
-    for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride,
-                        out_a += out_head_stride, out_b += out_head_stride) {
-        if (prefetch) simd::prefetch_halves_ahead<32>(in_a, in_b, in_head_stride, std::index_sequence<K...> {});
-        const Lanes a[] = {load<A>(in_a + 32 * K, words)...};
-        const Lanes b[] = {load<A>(in_b + 32 * K, words)...};
-        __m512 a_even[sizeof...(K)], b_even[sizeof...(K)], a_odd[sizeof...(K)], b_odd[sizeof...(K)];
-        (rotate(a[K].even, b[K].even, c_even[K], s_even[K], a_even[K], b_even[K]), ...);
-        (rotate(a[K].odd, b[K].odd, c_odd[K], s_odd[K], a_odd[K], b_odd[K]), ...);
-        (store<A>(out_a + 32 * K, a_even[K], a_odd[K], words), ...);
-        (store<A>(out_b + 32 * K, b_even[K], b_odd[K], words), ...);
-    }
-}
+    template <std::size_t N>
+    struct Coefficients {
+        __m512 c[N], s[N];
+    };
 
-/// apply.hpp's rotate_heads for bfloat16 on avx512_bf16: pairs [pair0, pair0 + n) of every head
-/// of one tensor and token, with the row's cos/sin (not expanded for interleaved pairs);
-/// `prefetch`: hint the lines simd::prefetch_heads_ahead heads ahead.
-template <class A, Pairing P>
-POSENC_ALWAYS_INLINE void rotate_heads(const bfloat16* in, std::ptrdiff_t in_head_stride, bfloat16* out,
-                                       std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, int num_pairs, int pair0,
-                                       int n, const float* cos, const float* sin, bool prefetch) noexcept
-{
-    if constexpr (P == Pairing::half_split) {
-        const bfloat16* in_a = in + pair0;
-        const bfloat16* in_b = in + num_pairs + pair0;
-        bfloat16* out_a = out + pair0;
-        bfloat16* out_b = out + num_pairs + pair0;
-        int j = 0;
-        for (; j + 64 <= n; j += 64)
-            half_split_groups<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
-                                    cos + j, sin + j, 32, prefetch, std::make_index_sequence<2>());
-        for (; j < n; j += 32)
-            half_split_groups<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads,
-                                    cos + j, sin + j, n - j < 32 ? n - j : 32, prefetch, std::make_index_sequence<1>());
-    } else {
-        const bfloat16* in_x = in + 2 * pair0;
-        bfloat16* out_x = out + 2 * pair0;
-        int j = 0;  // pairs
-        for (; j + 64 <= n; j += 64)
-            interleaved_chunks<A>(in_x + 2 * j, out_x + 2 * j, in_head_stride, out_head_stride, heads, cos + j,
-                                     sin + j, 16, prefetch, std::make_index_sequence<4>());
-        for (; j < n; j += 16)
-            interleaved_chunks<A>(in_x + 2 * j, out_x + 2 * j, in_head_stride, out_head_stride, heads, cos + j,
-                                     sin + j, n - j < 16 ? n - j : 16, prefetch, std::make_index_sequence<1>());
+    POSENC_ALWAYS_INLINE int extent(int pairs) const noexcept { return pairs; }
+    static POSENC_ALWAYS_INLINE int element(int j) noexcept { return 2 * j; }  ///< pair j's first element
+
+    template <class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width width, Coefficients<sizeof...(K)>& c,
+                                           std::index_sequence<K...>) const noexcept
+    {
+        const auto row_mask = static_cast<__mmask16>(words_of(width, 1));
+        ((c.c[K] = _mm512_maskz_loadu_ps(row_mask, row.cos + j + 16 * K), c.s[K] = _mm512_maskz_loadu_ps(row_mask, row.sin + j + 16 * K)),
+         ...);
     }
-}
+    template <class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void load(const bfloat16* head, Width width, Regs<sizeof...(K)>& x,
+                                   std::index_sequence<K...>) const noexcept
+    {
+        ((x.x[K] = even_odd::load<A>(head + 32 * K, words_of(width, 2))), ...);
+    }
+    template <class Epilogue, std::size_t... K>
+    static POSENC_ALWAYS_INLINE void rotate(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, NoScale,
+                                            Regs<sizeof...(K)>& y, std::index_sequence<K...>) noexcept
+    {
+        (even_odd::rotate(x.x[K].even, x.x[K].odd, c.c[K], c.s[K], y.x[K].even, y.x[K].odd), ...);
+    }
+    template <class Order, class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void store(bfloat16* head, const Regs<sizeof...(K)>& y, Width width,
+                                    std::index_sequence<K...>) const noexcept
+    {
+        (even_odd::store<A>(head + 32 * K, y.x[K].even, y.x[K].odd, words_of(width, 2)), ...);
+    }
+    template <std::size_t... K>
+    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride, std::index_sequence<K...>) const noexcept
+    {
+        (simd::prefetch(head, simd::prefetch_heads_ahead * stride + static_cast<std::ptrdiff_t>(32 * K)), ...);
+    }
+};
+
+/// The pairing policy of half_split pairs: a chunk is 32 pairs of a (at j) and of b (at half + j),
+/// loaded as even pairs (j, j+2, ...) and odd pairs (j+1, j+3, ...), rotated with cos/sin
+/// permuted the same way (two vpermt2ps per chunk and run of heads, not per head). Plain only.
+template <class A>
+struct HalfSplitPairs {
+    static constexpr int chunk = 32;
+    static constexpr bool forms_inv_rms = false;
+    std::ptrdiff_t half;
+    template <std::size_t N>
+    struct Regs {
+        Lanes a[N], b[N];
+    };
+    template <std::size_t N>
+    struct Coefficients {
+        __m512 c_even[N], c_odd[N], s_even[N], s_odd[N];
+    };
+
+    POSENC_ALWAYS_INLINE int extent(int pairs) const noexcept { return pairs; }
+    static POSENC_ALWAYS_INLINE int element(int j) noexcept { return j; }
+
+    template <class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width width, Coefficients<sizeof...(K)>& c,
+                                           std::index_sequence<K...>) const noexcept
+    {
+        alignas(64) static constexpr std::int32_t even_index[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+        alignas(64) static constexpr std::int32_t odd_index[16] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+        const __m512i even = _mm512_load_si512(even_index), odd = _mm512_load_si512(odd_index);
+        const __mmask32 words = words_of(width, 1);
+        const auto low_mask = static_cast<__mmask16>(words), high_mask = static_cast<__mmask16>(words >> 16);
+        auto split = [&](const float* p, const __m512i& index) {
+            return _mm512_maskz_permutex2var_ps(simd::impl::all_lanes, _mm512_maskz_loadu_ps(low_mask, p), index,
+                                                _mm512_maskz_loadu_ps(high_mask, p + 16));
+        };
+        ((c.c_even[K] = split(row.cos + j + 32 * K, even), c.c_odd[K] = split(row.cos + j + 32 * K, odd)), ...);
+        ((c.s_even[K] = split(row.sin + j + 32 * K, even), c.s_odd[K] = split(row.sin + j + 32 * K, odd)), ...);
+    }
+    template <class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void load(const bfloat16* head, Width width, Regs<sizeof...(K)>& x,
+                                   std::index_sequence<K...>) const noexcept
+    {
+        const __mmask32 words = words_of(width, 1);
+        ((x.a[K] = even_odd::load<A>(head + 32 * K, words), x.b[K] = even_odd::load<A>(head + half + 32 * K, words)), ...);
+    }
+    template <class Epilogue, std::size_t... K>
+    static POSENC_ALWAYS_INLINE void rotate(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, NoScale,
+                                            Regs<sizeof...(K)>& y, std::index_sequence<K...>) noexcept
+    {
+        (even_odd::rotate(x.a[K].even, x.b[K].even, c.c_even[K], c.s_even[K], y.a[K].even, y.b[K].even), ...);
+        (even_odd::rotate(x.a[K].odd, x.b[K].odd, c.c_odd[K], c.s_odd[K], y.a[K].odd, y.b[K].odd), ...);
+    }
+    template <class Order, class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void store(bfloat16* head, const Regs<sizeof...(K)>& y, Width width,
+                                    std::index_sequence<K...>) const noexcept
+    {
+        const __mmask32 words = words_of(width, 1);
+        (even_odd::store<A>(head + 32 * K, y.a[K].even, y.a[K].odd, words), ...);
+        (even_odd::store<A>(head + half + 32 * K, y.b[K].even, y.b[K].odd, words), ...);
+    }
+    template <std::size_t... K>
+    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride, std::index_sequence<K...> k) const noexcept
+    {
+        simd::prefetch_halves_ahead<32>(head, head + half, stride, k);
+    }
+};
 
 }  // namespace posenc::kernels::detail::even_odd
 #endif

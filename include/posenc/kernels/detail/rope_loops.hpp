@@ -23,6 +23,7 @@
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/bfloat16_even_odd.hpp"
 #include "posenc/kernels/detail/prefetch.hpp"
+#include "posenc/kernels/detail/rotation.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/views.hpp"
@@ -31,51 +32,6 @@
 namespace posenc::kernels {
 
 namespace detail {
-
-/// One register of half_split pairs: (a, b) -> (a c - b s, b c + a s). The inverse rotation
-/// R(-m theta) is the same formula with s negated (rope_tokens negates the row once per token).
-template <class A>
-POSENC_ALWAYS_INLINE void rotate_pair_registers(const simd::floats<A>& a, const simd::floats<A>& b,
-                                                const simd::floats<A>& c, const simd::floats<A>& s,
-                                                simd::floats<A>& a_out, simd::floats<A>& b_out) noexcept
-{
-    a_out = simd::mul_sub<A>(a, c, b * s);
-    b_out = simd::mul_add<A>(b, c, a * s);
-}
-
-/// One register of half_split pairs rotated and stored at once (out_a, out_b): the a and b results
-/// of a register go to memory together, so the stores of a head interleave with its arithmetic.
-template <class A, class T>
-POSENC_ALWAYS_INLINE void rotate_and_store_pair(const simd::floats<A>& a, const simd::floats<A>& b,
-                                                const simd::floats<A>& c, const simd::floats<A>& s, T* out_a,
-                                                T* out_b) noexcept
-{
-    simd::store_rounded<A>(out_a, simd::mul_sub<A>(a, c, b * s));
-    simd::store_rounded<A>(out_b, simd::mul_add<A>(b, c, a * s));
-}
-
-/// The last `rest` (< one register) pairs of a half_split row, through register-sized buffers.
-/// Out of line: most heads have none (rotary_dim / 2 a multiple of the register width).
-template <class A, class T>
-void rotate_half_split_tail(const T* in_a, const T* in_b, T* out_a, T* out_b, int rest, const float* cos,
-                            const float* sin) noexcept
-{
-    simd::floats<A> a_out, b_out;
-    rotate_pair_registers<A>(simd::load_first<A>(in_a, rest), simd::load_first<A>(in_b, rest),
-                                simd::load_first<A>(cos, rest), simd::load_first<A>(sin, rest), a_out, b_out);
-    simd::store_first<A>(out_a, a_out, rest);
-    simd::store_first<A>(out_b, b_out, rest);
-}
-
-/// The last `rest` (< one register, even) elements of an interleaved row, through buffers.
-template <class A, class T>
-void rotate_interleaved_tail(const T* in, T* out, int rest, const float* cos_dup, const float* sin_folded) noexcept
-{
-    const simd::floats<A> x = simd::load_first<A>(in, rest);
-    const simd::floats<A> c = simd::load_first<A>(cos_dup, rest);
-    const simd::floats<A> s = simd::load_first<A>(sin_folded, rest);
-    simd::store_first<A>(out, simd::mul_add<A>(simd::swap_pairs<A>(x), s, x * c), rest);
-}
 
 /// cos (c0..c_{n-1}) -> (c0 c0 c1 c1 ...); sin -> (-s0, s0, -s1, s1, ...).
 template <class A>
@@ -152,201 +108,73 @@ inline constexpr bool rotates_row_as_stored = even_odd::used_for<A, T>;
 inline constexpr bool rotates_row_as_stored = false;
 #endif
 
-/// Registers of data per group of chunks. The group's cos/sin stay in registers (2 per chunk):
+/// Chunks per group of apply's rotation: the group's cos/sin stay in registers (2 per chunk):
 /// 4 chunks take 8 of the 16 registers of SSE/AVX2; with AVX-512's 32 registers an interleaved
 /// group of 8 chunks covers a whole 128-dim head, so each head is swept once, in address order.
-template <class A, Pairing P>
-inline constexpr int chunks_per_group = (P == Pairing::interleaved && simd::float_lanes<A> >= 16) ? 8 : 4;
+/// bfloat16's even/odd chunks are 32 (half_split) or 16 (interleaved) pairs: 2 and 4 of them.
+template <class A, Pairing P, class T>
+inline constexpr int apply_chunks = rotates_row_as_stored<A, T> ? (P == Pairing::half_split ? 2 : 4)
+                                    : (P == Pairing::interleaved && simd::float_lanes<A> >= 16) ? 8
+                                                                                                : 4;
 
-/// sizeof...(K) consecutive registers of half_split pairs (chunk k at k * lanes), for every head:
-/// cos/sin loaded once into registers, then each head's chunks in address order, all a
-/// registers stored, then all b registers (the order the prefill was measured with, prefetch
-/// hints or not).
-template <class A, class T, std::size_t... K>
-POSENC_ALWAYS_INLINE void half_split_group(const T* in_a, const T* in_b, T* out_a, T* out_b, std::ptrdiff_t in_head_stride,
-                                           std::ptrdiff_t out_head_stride, std::ptrdiff_t heads, const float* cos,
-                                           const float* sin, bool prefetch, std::index_sequence<K...>) noexcept
+/// The pairing policy (rotation.hpp) apply rotates T with on arch A; num_pairs: the row's pairs
+/// (a half_split pair's b is num_pairs elements after its a).
+template <class A, Pairing P, class T>
+auto apply_pairs(int num_pairs) noexcept
 {
-    using vec = simd::floats<A>;
-    constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
-    const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
-    const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
-    for (std::ptrdiff_t h = 0; h < heads; ++h, in_a += in_head_stride, in_b += in_head_stride, out_a += out_head_stride,
-                        out_b += out_head_stride) {
-        if (prefetch) simd::prefetch_halves_ahead<lanes>(in_a, in_b, in_head_stride, std::index_sequence<K...> {});
-        vec a_out[sizeof...(K)], b_out[sizeof...(K)];
-        if constexpr (simd::paired_access<A, T> && sizeof...(K) % 2 == 0) {  // 16-bit storage on AArch64
-            vec a[sizeof...(K)], b[sizeof...(K)];
-            simd::load_pairs_as_floats<A>(in_a, a);
-            simd::load_pairs_as_floats<A>(in_b, b);
-            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
-        } else {
-            const vec a[] = {simd::load_as_floats<A>(in_a + K * lanes)...};
-            const vec b[] = {simd::load_as_floats<A>(in_b + K * lanes)...};
-            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
-        }
-        simd::store_rounded_group<A>(out_a, a_out);
-        simd::store_rounded_group<A>(out_b, b_out);
-    }
-}
-
-/// The one-token in-place form of half_split_group: one pointer walks the heads, each head's b
-/// half at `half` elements from its a half (in the address, not in a second pointer), and each
-/// register's (a, b) is stored as soon as it is formed, so the stores interleave with the
-/// arithmetic (faster for a decode token than all a registers then all b registers: row
-/// decode_f32/cache_half, docs/benchmarks.md, "Measurements behind the kernels' choices").
-template <class A, class T, std::size_t... K>
-POSENC_ALWAYS_INLINE void half_split_group_in_place(T* x, std::ptrdiff_t half, std::ptrdiff_t head_stride, std::ptrdiff_t heads,
-                                                    const float* cos, const float* sin, std::index_sequence<K...>) noexcept
-{
-    using vec = simd::floats<A>;
-    constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
-    const vec c[] = {vec::load_unaligned(cos + K * lanes)...};
-    const vec s[] = {vec::load_unaligned(sin + K * lanes)...};
-    for (std::ptrdiff_t h = heads; h > 0; --h, x += head_stride) {
-        if constexpr (simd::paired_access<A, T> && sizeof...(K) % 2 == 0) {
-            // 16-bit storage on AArch64: loads and stores two registers at a time (simd::paired_access).
-            vec a[sizeof...(K)], b[sizeof...(K)], a_out[sizeof...(K)], b_out[sizeof...(K)];
-            simd::load_pairs_as_floats<A>(x, a);
-            simd::load_pairs_as_floats<A>(x + half, b);
-            (rotate_pair_registers<A>(a[K], b[K], c[K], s[K], a_out[K], b_out[K]), ...);
-            simd::store_rounded_pairs<A>(x, a_out);
-            simd::store_rounded_pairs<A>(x + half, b_out);
-        } else {
-            const vec a[] = {simd::load_as_floats<A>(x + K * lanes)...};
-            const vec b[] = {simd::load_as_floats<A>(x + half + K * lanes)...};
-            (rotate_and_store_pair<A>(a[K], b[K], c[K], s[K], x + K * lanes, x + half + K * lanes), ...);
-        }
-    }
-}
-
-/// rotate_heads_in_place for any n: groups of registers, then single registers.
-/// Out of line, so that the common head of one group keeps no frame for these loops.
-template <class A, class T>
-POSENC_NOINLINE void rotate_heads_in_place_groups(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
-                                                  const float* cos, const float* sin) noexcept
-{
-    constexpr int lanes = simd::float_lanes<A>;
-    constexpr int group = chunks_per_group<A, Pairing::half_split> * lanes;
-    int j = 0;
-    for (; j + group <= n; j += group)
-        half_split_group_in_place<A>(x + j, n, head_stride, heads, cos + j, sin + j,
-                                     std::make_index_sequence<chunks_per_group<A, Pairing::half_split>>());
-    for (; j < n; j += lanes)
-        half_split_group_in_place<A>(x + j, n, head_stride, heads, cos + j, sin + j, std::make_index_sequence<1>());
+#if POSENC_WITH_AVX512BF16
+    if constexpr (even_odd::used_for<A, T>) {
+        if constexpr (P == Pairing::half_split) return even_odd::HalfSplitPairs<A> {num_pairs};
+        else return even_odd::InterleavedPairs<A> {};
+    } else
+#endif
+    if constexpr (P == Pairing::half_split) return HalfSplitPairs<A> {num_pairs};
+    else return InterleavedPairs<A> {};
 }
 
 /// The heads of one tensor of one token rotated in place, half_split, by one row of n pairs
-/// (n = num_pairs, a multiple of the register width): the decode step's rotation, in a function
-/// of its own with six arguments in registers and nothing else to keep (the general
-/// rotate_heads has in and out pointers, tails, prefetch and store order to carry). A row of
-/// one group of registers (rotary_dim 128 on AVX-512) is one loop over the heads with the b half
-/// at a constant offset, and needs no saved registers; other n go to
-/// rotate_heads_in_place_groups. Precondition: n % float_lanes<A> == 0; rotary dims [0, 2n) of
-/// each head.
+/// (n % float_lanes<A> == 0): the decode step's rotation, six arguments in registers and
+/// nothing else to keep. A row of one group (rotary_dim 128 on AVX-512) is one loop over the
+/// heads with the b half at a constant offset and needs no saved registers; other rows go
+/// through rotate_row out of line, so the common case keeps no frame for those loops.
+template <class A, class T>
+POSENC_NOINLINE void rotate_heads_in_place_rows(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
+                                                const float* cos, const float* sin) noexcept
+{
+    rotate_row<A, apply_chunks<A, Pairing::half_split, T>, PairStores>(InPlaceRun<T> {x, head_stride, heads},
+                                                                      HalfSplitPairs<A> {n}, Plain {}, AngleRow {cos, sin}, n);
+}
 template <class A, class T>
 void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n, const float* cos,
                            const float* sin) noexcept
 {
-    constexpr int group = chunks_per_group<A, Pairing::half_split> * simd::float_lanes<A>;
-    if (n == group)
-        half_split_group_in_place<A>(x, group, head_stride, heads, cos, sin,
-                                     std::make_index_sequence<chunks_per_group<A, Pairing::half_split>>());
+    constexpr int chunks = apply_chunks<A, Pairing::half_split, T>;
+    if (n == chunks * simd::float_lanes<A>)
+        rotate_group<A, PairStores>(InPlaceRun<T> {x, head_stride, heads}, HalfSplitPairs<A> {n}, Plain {},
+                                    AngleRow {cos, sin}, 0, FullWidth {}, std::make_index_sequence<chunks>());
     else
-        rotate_heads_in_place_groups<A>(x, head_stride, heads, n, cos, sin);
+        rotate_heads_in_place_rows<A>(x, head_stride, heads, n, cos, sin);
 }
 
-/// sizeof...(K) consecutive registers of interleaved pairs, for every head (as above).
-template <class A, class T, std::size_t... K>
-POSENC_ALWAYS_INLINE void interleaved_group(const T* in, T* out, std::ptrdiff_t in_head_stride, std::ptrdiff_t out_head_stride,
-                                            std::ptrdiff_t heads, const float* cos_dup, const float* sin_folded,
-                                            bool prefetch, std::index_sequence<K...>) noexcept
-{
-    using vec = simd::floats<A>;
-    constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
-    const vec c[] = {vec::load_unaligned(cos_dup + K * lanes)...};
-    const vec s[] = {vec::load_unaligned(sin_folded + K * lanes)...};
-    for (std::ptrdiff_t h = 0; h < heads; ++h, in += in_head_stride, out += out_head_stride) {
-        if (prefetch) (simd::prefetch(in, simd::prefetch_heads_ahead * in_head_stride + static_cast<std::ptrdiff_t>(K) * lanes), ...);
-        const vec x[] = {simd::load_as_floats<A>(in + K * lanes)...};
-        const vec y[] = {simd::mul_add<A>(simd::swap_pairs<A>(x[K]), s[K], x[K] * c[K])...};
-        simd::store_rounded_group<A>(out, y);
-    }
-}
-
-/// Every head of one tensor for one token and one row of pairs. The row is cut into groups
-/// of up to four registers; for each group, cos/sin are loaded once into registers and applied
-/// to every head, whose chunks are visited in address order. So the row is read once per token
-/// and group (not once per head), no load of it can wait on a store to the data (store-to-load
-/// "4K aliasing" between a table row and a head at the same page offset), and a head of up to
-/// 4 registers of pairs (rotary_dim 128 on AVX-512) is one sequential sweep.
-/// Not forced inline: Q and K and every token of rope_token_loop share one compiled copy per type
-/// (a call per tensor and token is negligible next to its heads, and the per-ISA units compile
-/// it once). `prefetch`: hints simd::prefetch_heads_ahead heads ahead.
+/// Pairs [pair0, pair0 + n) of every head of one tensor and token (the row's cos/sin for those
+/// pairs; interleaved rows expanded unless rotates_row_as_stored): apply's rotation. The row is
+/// read once per group of registers and run of heads (not once per head), so no load of it can
+/// wait on a store to the data (store-to-load "4K aliasing" between a table row and a head at
+/// the same page offset), and a head of one group is one sequential sweep. Not forced inline: Q
+/// and K and every token share one compiled copy per type.
 template <class A, Pairing P, class T>
-void rotate_heads(const T* in, std::ptrdiff_t in_head_stride, T* out, std::ptrdiff_t out_head_stride, std::ptrdiff_t heads,
-                  int num_pairs, int pair0, int n, const float* cos, const float* sin, bool prefetch) noexcept
+void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const AngleRow& row) noexcept
 {
-    constexpr int lanes = simd::float_lanes<A>;
-    constexpr int chunks = chunks_per_group<A, P>;
-    constexpr int group = chunks * lanes;
-#if POSENC_WITH_AVX512BF16
-    // bfloat16 on avx512_bf16 takes this path only: the element-order code below is not even
-    // instantiated for it.
-    if constexpr (even_odd::used_for<A, T>) {
-        even_odd::rotate_heads<A, P>(in, in_head_stride, out, out_head_stride, heads, num_pairs, pair0, n, cos, sin,
-                                        prefetch);
-    } else
-#endif
-    if constexpr (P == Pairing::half_split) {
-        const T* in_a = in + pair0;
-        const T* in_b = in + num_pairs + pair0;
-        T* out_a = out + pair0;
-        T* out_b = out + num_pairs + pair0;
-        int j = 0;
-        for (; j + group <= n; j += group)
-            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
-                                sin + j, prefetch, std::make_index_sequence<chunks>());
-        for (; j + lanes <= n; j += lanes)
-            half_split_group<A>(in_a + j, in_b + j, out_a + j, out_b + j, in_head_stride, out_head_stride, heads, cos + j,
-                                sin + j, prefetch, std::make_index_sequence<1>());
-        if (j < n) {
-            std::ptrdiff_t i = j, o = j;
-            for (std::ptrdiff_t h = 0; h < heads; ++h, i += in_head_stride, o += out_head_stride)
-                rotate_half_split_tail<A>(in_a + i, in_b + i, out_a + o, out_b + o, n - j, cos + j, sin + j);
-        }
-    } else {
-        const int count = 2 * n;  // elements of the row: whole pairs
-        const T* in_x = in + 2 * pair0;
-        T* out_x = out + 2 * pair0;
-        int j = 0;
-        for (; j + group <= count; j += group)
-            interleaved_group<A>(in_x + j, out_x + j, in_head_stride, out_head_stride, heads, cos + j, sin + j, prefetch,
-                                 std::make_index_sequence<chunks>());
-        for (; j + lanes <= count; j += lanes)
-            interleaved_group<A>(in_x + j, out_x + j, in_head_stride, out_head_stride, heads, cos + j, sin + j, prefetch,
-                                 std::make_index_sequence<1>());
-        if (j < count) {
-            std::ptrdiff_t i = j, o = j;
-            for (std::ptrdiff_t h = 0; h < heads; ++h, i += in_head_stride, o += out_head_stride)
-                rotate_interleaved_tail<A>(in_x + i, out_x + o, count - j, cos + j, sin + j);
-        }
-    }
+    const int first = P == Pairing::half_split ? pair0 : 2 * pair0;  // the first element of the pairs
+    rotate_row<A, apply_chunks<A, P, T>, GroupedStores>(run.from(first), apply_pairs<A, P, T>(num_pairs), Plain {}, row, n);
 }
 
-/// The heads of one tensor at one token, as rotate_heads takes them: the first element of head 0
-/// in and out, the head strides (0 for a single head: the head loop steps past the last head,
-/// which must not form an overflowing pointer from a stride that is never used) and the count.
-template <class T>
-struct TokenHeads {
-    const T* in;
-    T* out;
-    std::ptrdiff_t in_head_stride, out_head_stride, heads;
-};
-
-/// A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+/// The heads of one tensor at one token as a run: the first element of head 0 in and out, the
+/// head strides (0 for a single head: the head loop steps past the last head, which must not
+/// form an overflowing pointer from a stride that is never used) and the count. A template on
+/// the arch only to keep per-ISA units' copies apart (dispatch.hpp).
 template <class A, class T>
-POSENC_ALWAYS_INLINE TokenHeads<T> token_heads(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t) noexcept
+POSENC_ALWAYS_INLINE HeadRun<T> token_heads(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t) noexcept
 {
     const bool many = in.heads > 1;
     return {in.data + t * in.token_stride, out.data + t * out.token_stride, many ? in.head_stride : 0,
@@ -380,8 +208,9 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
 
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t position = positions[t];
-        const TokenHeads<T> q = token_heads<A>(views.q_in, views.q_out, t);
-        const TokenHeads<T> k = has_k ? token_heads<A>(views.k_in, views.k_out, t) : TokenHeads<T> {};
+        HeadRun<T> q = token_heads<A>(views.q_in, views.q_out, t);
+        HeadRun<T> k = has_k ? token_heads<A>(views.k_in, views.k_out, t) : HeadRun<T> {};
+        q.prefetch = k.prefetch = prefetch;
         for (int pair0 = 0; pair0 < num_pairs; pair0 += max_pairs_per_row) {
             const int n = std::min(max_pairs_per_row, num_pairs - pair0);
             const AngleRow row = angles.row(A {}, position, pair0, n, scratch_cos, scratch_sin);
@@ -392,31 +221,46 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
                 cos = cos_dup;
                 sin = sin_folded;
             }
-            rotate_heads<A, P>(q.in, q.in_head_stride, q.out, q.out_head_stride, q.heads, num_pairs, pair0, n, cos, sin,
-                               prefetch);
-            if (has_k)
-                rotate_heads<A, P>(k.in, k.in_head_stride, k.out, k.out_head_stride, k.heads, num_pairs, pair0, n, cos, sin,
-                                   prefetch);
+            rotate_heads<A, P>(q, num_pairs, pair0, n, AngleRow {cos, sin});
+            if (has_k) rotate_heads<A, P>(k, num_pairs, pair0, n, AngleRow {cos, sin});
         }
         if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, spec.rotary_dim(), views.q_in.head_dim);
         if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, spec.rotary_dim(), views.k_in.head_dim);
     }
 }
 
-/// One tensor's heads of one token rotated by one row: in place with every pair in whole
-/// registers (half_split, not bfloat16's even/odd path), rotate_heads_in_place; otherwise the
-/// general rotate_heads.
+/// rotate_heads on heads rotated in place (x in and out), out of line: the decode step's other
+/// rows, whose run is built here rather than in the caller's common path.
 template <class A, Pairing P, class T>
-POSENC_ALWAYS_INLINE void rotate_token_heads(const TokenHeads<T>& h, int n, const AngleRow& row) noexcept
+POSENC_NOINLINE void rotate_heads_at(T* x, std::ptrdiff_t stride, std::ptrdiff_t heads, int n, const float* cos,
+                                     const float* sin) noexcept
+{
+    rotate_heads<A, P>(HeadRun<T> {x, x, stride, stride, heads}, n, 0, n, AngleRow {cos, sin});
+}
+
+/// One tensor's heads of one token rotated in place by one row: rotate_heads_in_place where
+/// every pair is in whole registers (half_split in element order), rotate_heads_at otherwise.
+template <class A, Pairing P, class T>
+POSENC_ALWAYS_INLINE void rotate_in_place(T* x, std::ptrdiff_t stride, std::ptrdiff_t heads, int n, const AngleRow& row) noexcept
 {
     if constexpr (P == Pairing::half_split && !rotates_row_as_stored<A, T>) {
-        if (static_cast<const void*>(h.in) == static_cast<const void*>(h.out) && h.in_head_stride == h.out_head_stride &&
-            n % simd::float_lanes<A> == 0) {
-            rotate_heads_in_place<A>(h.out, h.out_head_stride, h.heads, n, row.cos, row.sin);
+        if (n % simd::float_lanes<A> == 0) {
+            rotate_heads_in_place<A>(x, stride, heads, n, row.cos, row.sin);
             return;
         }
     }
-    rotate_heads<A, P>(h.in, h.in_head_stride, h.out, h.out_head_stride, h.heads, n, 0, n, row.cos, row.sin, false);
+    rotate_heads_at<A, P>(x, stride, heads, n, row.cos, row.sin);
+}
+
+/// One tensor's heads of one token rotated by one row: rotate_in_place when in and out are the
+/// same heads, rotate_heads otherwise.
+template <class A, Pairing P, class T>
+POSENC_ALWAYS_INLINE void rotate_token_heads(const HeadRun<T>& h, int n, const AngleRow& row) noexcept
+{
+    if (static_cast<const void*>(h.in) == static_cast<const void*>(h.out) && h.in_stride == h.out_stride)
+        rotate_in_place<A, P>(h.out, h.out_stride, h.heads, n, row);
+    else
+        rotate_heads<A, P>(h, n, 0, n, row);
 }
 
 /// Every head of Q and K of token t rotated by one row (rotate_token_heads).
@@ -458,21 +302,20 @@ template <class A, Pairing P, class T, class Angles>
 POSENC_NOINLINE void rope_token_in_place(const Angles& angles, std::int64_t position, T* x, std::ptrdiff_t heads,
                                          std::ptrdiff_t head_stride, int n) noexcept
 {
-    const std::ptrdiff_t stride = heads > 1 ? head_stride : 0;  // see TokenHeads
+    const std::ptrdiff_t stride = heads > 1 ? head_stride : 0;  // see token_heads
     if constexpr (P == Pairing::interleaved && !rotates_row_as_stored<A, T>) {
         alignas(64) float scratch_cos[max_pairs_per_row];
         alignas(64) float scratch_sin[max_pairs_per_row];
         alignas(64) float cos_dup[2 * max_pairs_per_row];
         alignas(64) float sin_folded[2 * max_pairs_per_row];
         expand_interleaved_row<A>(angles.row(A {}, position, 0, n, scratch_cos, scratch_sin), n, cos_dup, sin_folded);
-        rotate_heads<A, P>(x, stride, x, stride, heads, n, 0, n, cos_dup, sin_folded, false);
+        rotate_heads_at<A, P>(x, stride, heads, n, cos_dup, sin_folded);
     } else if constexpr (angle_row_uses_scratch<Angles>) {
         alignas(64) float scratch_cos[max_pairs_per_row];
         alignas(64) float scratch_sin[max_pairs_per_row];
-        rotate_token_heads<A, P>(TokenHeads<T> {x, x, stride, stride, heads}, n,
-                                 angles.row(A {}, position, 0, n, scratch_cos, scratch_sin));
+        rotate_in_place<A, P>(x, stride, heads, n, angles.row(A {}, position, 0, n, scratch_cos, scratch_sin));
     } else {  // rows of the source's own storage (CosSinCache): no scratch arrays on the stack
-        rotate_token_heads<A, P>(TokenHeads<T> {x, x, stride, stride, heads}, n, angles.row(A {}, position, 0, n, nullptr, nullptr));
+        rotate_in_place<A, P>(x, stride, heads, n, angles.row(A {}, position, 0, n, nullptr, nullptr));
     }
 }
 
@@ -488,9 +331,9 @@ POSENC_ALWAYS_INLINE void rope_prefix_tokens(const RopeSpec& spec, const Angles&
     }
     if (direction == Direction::forward && spec.num_pairs() <= max_pairs_per_row) {
         if (!views.has_k()) {  // Q alone in place: the checked decode step's kernel
-            const TokenHeads<T> q = token_heads<A>(views.q_in, views.q_out, range.begin);
-            if (q.in == q.out && q.in_head_stride == q.out_head_stride) {
-                rope_token_in_place<A, P>(angles, positions[range.begin], q.out, q.heads, q.out_head_stride, spec.num_pairs());
+            const HeadRun<T> q = token_heads<A>(views.q_in, views.q_out, range.begin);
+            if (q.in == q.out && q.in_stride == q.out_stride) {
+                rope_token_in_place<A, P>(angles, positions[range.begin], q.out, q.heads, q.out_stride, spec.num_pairs());
                 return;
             }
         }
