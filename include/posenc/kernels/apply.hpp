@@ -55,7 +55,7 @@
 
 namespace posenc::kernels {
 
-/// Unchecked apply on an explicit architecture: rotates tokens [range.begin, range.end) of
+/// Unchecked apply on an explicit architecture: rotates tokens `range` (default all_tokens) of
 /// views by the positions, with cos/sin from `angles` (CosSinCache, OnTheFlyAngles or any type
 /// following angle_source.hpp). Formula and error: see the file comment.
 /// Preconditions (what apply_rope checks, see checks.hpp): valid views of spec.head_dim, positions
@@ -65,9 +65,11 @@ namespace posenc::kernels {
 /// translation unit's flags (e.g. xsimd::default_arch).
 template <class Arch, class T, class Angles>
 void apply_rope_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                             const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+                             const QKViews<T>& views, Direction direction = Direction::forward,
+                             TokenRange range = all_tokens) noexcept
 {
     static_assert(is_storage_type<T>, "apply_rope rotates float, bfloat16, float16 or double tensors.");
+    range = detail::within(range, views.tokens());
 #if !POSENC_DETAIL_DISPATCH_UNIT
     POSENC_ASSERT(detail::rope_call_is_valid(spec, angles, positions, views, range));
 #else
@@ -90,7 +92,8 @@ void apply_rope_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, c
 /// simd_ops.hpp: AVX-512 under -mavx512bw or -march=native on such a machine, SSE2 with no flags).
 template <class T, class Angles>
 void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                          const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+                          const QKViews<T>& views, Direction direction = Direction::forward,
+                          TokenRange range = all_tokens) noexcept
 {
     apply_rope_unchecked_on(kernels::default_arch {}, spec, angles, positions, views, direction, range);
 }
@@ -99,8 +102,7 @@ namespace detail {
 
 /// The checked entry's path for every call but the usual decode step: check_rope_call, then the
 /// kernel. Out of line, so that the decode step's path (one inline test, then the kernel) holds
-/// no stack frame or saved registers for it; the overload without a range takes its five
-/// arguments in registers, so the entry reaches it by a jump.
+/// no stack frame or saved registers for it.
 template <class T, class Angles>
 POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                           const QKViews<T>& views, Direction direction, TokenRange range)
@@ -108,13 +110,6 @@ POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& an
     check_rope_call(spec, angles, positions, views, range);
     check_direction(direction);
     apply_rope_unchecked(spec, angles, positions, views, direction, range);
-}
-
-template <class T, class Angles>
-POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                                          const QKViews<T>& views, Direction direction)
-{
-    check_and_apply_rope(spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
 /// Whether a checked call is a decode step that run_decode_step may take without further
@@ -145,7 +140,7 @@ POSENC_ALWAYS_INLINE void run_decode_step(const RopeSpec& spec, const Angles& an
 
 }  // namespace detail
 
-/// Checked apply of tokens [range.begin, range.end): throws posenc::error for any violation
+/// Checked apply of tokens `range` (default all_tokens): throws posenc::error for any violation
 /// listed in checks.hpp (shapes, strides, overlaps, position ranges), then runs the kernel.
 /// One call may process any sub-range, so threads can split a batch (partition.hpp). A decode
 /// step (one token, forward, Q in place, no K) is accepted by one inline test and jumps straight
@@ -153,8 +148,9 @@ POSENC_ALWAYS_INLINE void run_decode_step(const RopeSpec& spec, const Angles& an
 /// through all the checks.
 template <class T, class Angles>
 void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                Direction direction, TokenRange range)
+                Direction direction = Direction::forward, TokenRange range = all_tokens)
 {
+    range = detail::within(range, views.tokens());
     if constexpr (!std::is_same_v<T, double>) {  // (double: the reference path, never a decode step)
         if (detail::is_decode_step(spec, angles, positions, views, direction, range)) {
             detail::run_decode_step<kernels::default_arch>(spec, angles, positions.start(), views.q_out);
@@ -162,20 +158,6 @@ void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& p
         }
     }
     detail::check_and_apply_rope(spec, angles, positions, views, direction, range);
-}
-
-/// Checked apply of every token of the views (see the overload above).
-template <class T, class Angles>
-void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                Direction direction = Direction::forward)
-{
-    if constexpr (!std::is_same_v<T, double>) {  // (double: the reference path, never a decode step)
-        if (detail::is_decode_step(spec, angles, positions, views, direction, TokenRange {0, views.tokens()})) {
-            detail::run_decode_step<kernels::default_arch>(spec, angles, positions.start(), views.q_out);
-            return;
-        }
-    }
-    detail::check_and_apply_rope(spec, angles, positions, views, direction);
 }
 
 }  // namespace posenc::kernels

@@ -46,6 +46,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "posenc/config.hpp"
 #include "posenc/error.hpp"
 
 namespace posenc::kernels {
@@ -335,6 +336,18 @@ struct TokenRange {
     std::ptrdiff_t end = 0;
     constexpr std::ptrdiff_t size() const noexcept { return end - begin; }
 };
+
+/// Every token of the call's views, [0, tokens): the entry points' default range. Its end is
+/// one no view reaches, so an explicit range never means it by accident.
+inline constexpr TokenRange all_tokens {0, PTRDIFF_MAX};
+
+namespace detail {
+/// `range`, with all_tokens read as [0, tokens).
+POSENC_ALWAYS_INLINE constexpr TokenRange within(TokenRange range, std::ptrdiff_t tokens) noexcept
+{
+    return range.begin == all_tokens.begin && range.end == all_tokens.end ? TokenRange {0, tokens} : range;
+}
+}  // namespace detail
 
 /// Forward rotates to the position (RoPE); inverse rotates back (undoes it: R(-m theta)).
 enum class Direction { forward, inverse };

@@ -678,17 +678,24 @@ void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionI
         check_rope_call_rules(spec, angles, positions, views, range);
 }
 
+/// Whether `check` returns without throwing: a check as a predicate.
+template <class F>
+bool passes(F&& check) noexcept
+{
+    try {
+        check();
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
 /// check_rope_call as a predicate, for the debug assertions of the unchecked entry points.
 template <class T, class Angles>
 bool rope_call_is_valid(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                         const QKViews<T>& views, TokenRange range) noexcept
 {
-    try {
-        check_rope_call(spec, angles, positions, views, range);
-        return true;
-    } catch (...) {
-        return false;
-    }
+    return passes([&] { check_rope_call(spec, angles, positions, views, range); });
 }
 
 }  // namespace posenc::kernels::detail

@@ -186,12 +186,7 @@ template <class T, class Angles>
 bool multi_axis_call_is_valid(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                               const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range) noexcept
 {
-    try {
-        check_multi_axis_call(spec, layout, angles, positions, views, range);
-        return true;
-    } catch (...) {
-        return false;
-    }
+    return passes([&] { check_multi_axis_call(spec, layout, angles, positions, views, range); });
 }
 
 }  // namespace detail
