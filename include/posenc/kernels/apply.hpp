@@ -11,24 +11,13 @@
 // The inverse runs the forward loops on the row's sin negated (once per token and row: exact,
 // so it rounds exactly as the formula above), which keeps one compiled loop per pairing.
 //
-// half_split (pairs (i, i + R/2)): a and b are two contiguous runs, so one register of W pairs is
-//   two loads, c and s are loaded as they are stored, and
-//       a' = fms(a, c, b*s),  b' = fma(b, c, a*s).
-// interleaved (pairs (2i, 2i + 1)): one register holds W/2 pairs (a0 b0 a1 b1 ...). Once per
-//   token the row is expanded to duplicated cos (c0 c0 c1 c1 ...) and sign-folded sin
-//   (-s0 s0 -s1 s1 ...); then per register
-//       x' = fma(swap_pairs(x), s_folded, x * c_dup)
-//   which is one in-register permute and two multiplies: no scalar loop, no strided access.
-//
-// Loops: tokens (cos/sin row fetched once per token and row of <= 256 pairs) > tensors (Q, K) >
-// groups of up to 4 (interleaved on AVX-512: 8) registers of pairs, whose cos/sin stay in
-// registers > heads > the group's registers in address order. A head's last incomplete register
-// goes through a register-sized buffer (simd::load_first / store_first): the kernel never reads
-// or writes an element outside the rotary slice of the views, and pass-through dims are copied
-// (out of place) or not touched (in place).
+// How the loops evaluate it in registers (half_split: two contiguous runs; interleaved: one
+// in-register permute against a duplicated cos and a sign-folded sin, expanded once per token),
+// how they group registers and heads, and the tail of a head: docs/kernels.md, "Layouts", and
+// detail/rope_loops.hpp. The kernel never reads or writes an element outside the rotary slice of
+// the views; pass-through dims are copied (out of place) or not touched (in place).
 // Storage float / bfloat16 / float16: loaded to float, math in float, rounded to nearest even
-// on store. bfloat16 on avx512_bf16 takes bfloat16_even_odd.hpp's variant of rotate_heads
-// (same math and results, fewer shuffles: pairs in even/odd lane order). double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
+// on store. double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
 // from the exact angle (angles.hpp), for checking and for callers who want double results.
 //
 // Error per output coordinate, float storage; u = 2^-24 (float's unit roundoff), A = attention
@@ -60,9 +49,8 @@ namespace posenc::kernels {
 /// following angle_source.hpp). Formula and error: see the file comment.
 /// Preconditions (what apply_rope checks, see checks.hpp): valid views of spec.head_dim, positions
 /// in angles.position_range(), angles.num_pairs() == spec.num_pairs(). Violations are undefined
-/// behaviour; debug builds assert all of them (POSENC_ASSERT over the full check, which the
-/// expression is not evaluated under NDEBUG). Arch must be enabled by the
-/// translation unit's flags (e.g. xsimd::default_arch).
+/// behaviour (debug builds assert the full check). Arch must be enabled by the translation
+/// unit's flags (e.g. xsimd::default_arch).
 template <class Arch, class T, class Angles>
 void apply_rope_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                              const QKViews<T>& views, Direction direction = Direction::forward,

@@ -1,25 +1,21 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/dispatch.hpp: runtime dispatch of the kernels to the best instruction set the
-// CPU runs (on x86-64: SSE4.2, AVX2, AVX-512, AVX-512 with BF16; on AArch64 Linux: NEON, NEON
-// with FP16 and BF16), for engines that ship one binary.
+// CPU runs (the ISA list, dispatch_isas.hpp: on x86-64 SSE4.2, AVX2, AVX-512, AVX-512 with BF16;
+// on AArch64 Linux NEON, NEON with FP16 and BF16), for engines that ship one binary.
 //
-// The pattern (docs/kernels.md, examples/dispatch_example.cpp):
-//   1. CMake: posenc_add_dispatch(my_target)  (cmake/posencDispatch.cmake). It adds one
-//      generated translation unit per entry of the ISA list (dispatch_isas.hpp: name, xsimd arch,
-//      compiler flags, CPU test) to the target, each compiled with its own flags and containing
-//      only `POSENC_DISPATCH_DEFINE_TARGET(isa, arch)` (dispatch_target.hpp), and defines
-//      POSENC_DISPATCH_ISA_<isa>=1 for the target.
-//   2. C++: include this header and call posenc::kernels::dispatch::apply_rope(...) (same
-//      arguments as kernels::apply_rope). The first call reads the CPU's features (cpuid, and
-//      xgetbv for the OS-enabled register state; on AArch64 Linux the kernel's HWCAP words) once; every call then jumps to the best
-//      compiled ISA the CPU supports, or to the baseline: the header-only kernel at the arch the
-//      calling translation unit targets (kernels::default_arch).
-// The rest of the program keeps the default flags, so the binary runs on any x86-64 (or AArch64) CPU.
+// Build: posenc_add_dispatch(my_target) (cmake/posencDispatch.cmake) adds one translation unit
+// per entry of the ISA list, compiled with that entry's flags (dispatch_target.hpp), and defines
+// POSENC_DISPATCH_ISA_<isa>=1; the rest of the program keeps the default flags, so the binary
+// runs on any x86-64 (or AArch64) CPU. Call: dispatch::apply_rope(...) takes kernels::apply_rope's
+// arguments (every operation has the forms of docs/kernels.md, "Entry-point names"). The first
+// call reads the CPU's features once (cpuid and xgetbv; on AArch64 Linux the HWCAP words); every
+// call then jumps to the best compiled ISA the CPU supports, or to the baseline: the header-only
+// kernel at the calling unit's kernels::default_arch. double storage always takes the (scalar)
+// reference path in the calling unit.
 //
 // Rule for the per-ISA units: they instantiate only templates parameterised on their own arch
 // (the kernel, simd_ops.hpp, the angle sources' row<Arch>), so no function compiled with AVX
 // flags is shared, under the one-definition rule, with code that must run without AVX.
-// double storage always takes the (scalar) reference path in the calling unit.
 #pragma once
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
@@ -212,11 +208,18 @@ static_assert(static_cast<int>(Pairing::interleaved) == 1 && static_cast<int>(St
                   static_cast<int>(AngleSourceKind::on_the_fly) == 1,
               "DecodeSteps is indexed by these enumerators' values");
 
+/// The entry points of one ISA's build: run_<isa>, run_fused_<isa>, decode_steps_<isa> (all
+/// null where this binary lacks that build).
+struct EntryPoints {
+    void (*run)(const KernelCall& call) noexcept = nullptr;
+    void (*run_fused)(const FusedCall& call) noexcept = nullptr;
+    const DecodeSteps* decode_steps = nullptr;
+};
+
 /// An entry of the ISA list as a type: its name, xsimd arch and CPU test, whether this binary
-/// holds its build, and that build's entry points. The entry points are defined in the per-ISA
-/// translation units that posenc_add_dispatch generates (POSENC_DISPATCH_DEFINE_TARGET,
-/// dispatch_target.hpp); those of an ISA not compiled in are named only in discarded `if
-/// constexpr` branches, so nothing refers to them.
+/// holds its build, and that build's entry points. They are defined in the per-ISA translation
+/// units that posenc_add_dispatch generates (POSENC_DISPATCH_DEFINE_TARGET, dispatch_target.hpp);
+/// those of an ISA not compiled in are named only in a discarded `if constexpr` branch.
 template <Isa isa>
 struct IsaEntry;
 
@@ -230,20 +233,10 @@ struct IsaEntry;
         static constexpr const char* name = #entry;                                                    \
         static constexpr bool compiled = POSENC_DISPATCH_ISA_COMPILED(entry) != 0;                     \
         static bool cpu_runs(const CpuFeatures& f) noexcept { return cpu_test; }                       \
-        static bool run(const KernelCall& call) noexcept                                               \
+        static EntryPoints entry_points() noexcept                                                     \
         {                                                                                              \
-            if constexpr (compiled) run_##entry(call);                                                 \
-            return compiled;                                                                           \
-        }                                                                                              \
-        static bool run_fused(const FusedCall& call) noexcept                                          \
-        {                                                                                              \
-            if constexpr (compiled) run_fused_##entry(call);                                           \
-            return compiled;                                                                           \
-        }                                                                                              \
-        static const DecodeSteps* decode_steps() noexcept                                              \
-        {                                                                                              \
-            if constexpr (compiled) return &decode_steps_##entry;                                      \
-            else return nullptr;                                                                       \
+            if constexpr (compiled) return {&run_##entry, &run_fused_##entry, &decode_steps_##entry};  \
+            else return {};                                                                            \
         }                                                                                              \
     };
 POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_ENTRY)
@@ -346,25 +339,28 @@ KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionI
     return {&spec, &angles, angle_kind_of<Angles>, &positions, &views, storage_type_of<T>, direction, range};
 }
 
+/// The entry points of an ISA compiled into this binary; all null for the baseline and for an
+/// ISA not compiled in.
+inline EntryPoints compiled_entry_points(Isa isa) noexcept
+{
+    return visit_isa(isa, [](auto entry) { return decltype(entry)::entry_points(); }, EntryPoints {});
+}
+
 /// Runs a call on a per-ISA build; false if that build is not compiled in (the caller then runs
 /// the baseline).
 inline bool run_compiled(Isa isa, const KernelCall& call) noexcept
 {
-    return visit_isa(isa, [&](auto entry) { return decltype(entry)::run(call); }, false);
+    const EntryPoints entry = compiled_entry_points(isa);
+    if (entry.run != nullptr) entry.run(call);
+    return entry.run != nullptr;
 }
 
 /// Runs a fused call on a per-ISA build; false if that build is not compiled in.
 inline bool run_fused_compiled(Isa isa, const FusedCall& call) noexcept
 {
-    return visit_isa(isa, [&](auto entry) { return decltype(entry)::run_fused(call); }, false);
-}
-
-/// The decode steps of an ISA compiled into this binary; null for the baseline and for an ISA
-/// not compiled in.
-inline const DecodeSteps* compiled_decode_steps(Isa isa) noexcept
-{
-    const DecodeSteps* none = nullptr;
-    return visit_isa(isa, [](auto entry) { return decltype(entry)::decode_steps(); }, none);
+    const EntryPoints entry = compiled_entry_points(isa);
+    if (entry.run_fused != nullptr) entry.run_fused(call);
+    return entry.run_fused != nullptr;
 }
 
 /// The one refusal of an angle source that runtime dispatch cannot carry (at compile time):
@@ -391,7 +387,7 @@ inline void require_isa(Isa isa)
 /// runs on every decode step); null for the baseline (the calling unit's own kernel then runs).
 POSENC_ALWAYS_INLINE const DecodeSteps* best_decode_steps() noexcept
 {
-    static const DecodeSteps* const steps = compiled_decode_steps(best_isa());
+    static const DecodeSteps* const steps = compiled_entry_points(best_isa()).decode_steps;
     return steps;
 }
 

@@ -4,14 +4,9 @@
 // units that posenc_add_dispatch() generates also define run_fused_<isa>, and every call jumps
 // to the best compiled ISA the CPU supports (or the calling unit's default arch).
 //
-//   dispatch::qk_norm_rope(spec, norm, angles, positions, views[, range[, q_multipliers]])
-//   dispatch::rope_into_cache(spec, angles, positions, write[, range])
-//   dispatch::qk_norm_rope_into_cache(spec, norm, angles, positions, write[, range])
-// (range: default all_tokens)
-//   ..._on(isa, ...)            one chosen ISA (throws if this binary or CPU lacks it): tests, benchmarks
-//   ..._unchecked(...)          best ISA, no checks (debug builds assert them)
-//   ..._unchecked_on(isa, ...)  one chosen ISA, no checks (isa_available(isa) is a precondition)
-// Same checks, results and error bounds as the kernels:: entry points of the same names
+// Each comes in dispatch.hpp's forms (op, op_on(isa, ...), op_unchecked, op_unchecked_on(isa, ...);
+// docs/kernels.md, "Entry-point names"), with the arguments of the kernels:: entry point of the
+// same name. Same checks, results and error bounds as the kernels:: entry points of the same names
 // (to within each ISA's rounding). Angle sources: CosSinCache or OnTheFlyAngles. double
 // tensors (qk_norm_rope only) take the reference path in the calling unit.
 #pragma once

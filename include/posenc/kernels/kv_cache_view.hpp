@@ -20,9 +20,6 @@
 // rounded to nearest even), float8_e4m3 or int8 (quantize.hpp: code = convert(fl(x / scale)),
 // saturating; a scale per tensor or one per head is required and must be finite and > 0).
 //
-// CacheStores: ordinary (cached) or non-temporal (streaming) stores into the cache, or a choice
-// by the size of the write (automatic, the default): the values are the same either way.
-//
 // SlotMapping: the cache slot of every token of a call, int32 or int64 (vLLM's slot_mapping);
 // -1 means "skip this token" (padding). Any other value must lie in [0, slots), which the
 // checked entry points verify for every token of the range (an error names the token index and

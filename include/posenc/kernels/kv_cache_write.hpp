@@ -24,15 +24,13 @@
 // quantiser's: the fp8 / int8 code is exactly convert(fl(x / scale)) of the float value that a
 // float cache would hold (bit for bit: the same registers go to either store).
 //
-// Checked entry points throw posenc::error for: a K view that is absent or invalid, V / Q views
-// invalid or with other token counts, a cache absent, with a storage, layout or scale kind that
-// is not one of its enumerators, with data off its element alignment, with other heads or
-// head_dim than its source, blocks or block_size < 1, a quantised cache without a finite positive scale (per
-// tensor or per head) or a float cache with one, a cache overlapping a view or the other cache,
-// slot_mapping absent or of another length, a slot of a token in the range that is neither -1
-// nor in [0, slots) of both caches (the message names the token index and the slot), positions
-// outside the angle source, and the norm's rules when normalising. The unchecked ones assert the
-// same in debug builds.
+// Checked entry points throw posenc::error naming the first broken rule: K absent or invalid
+// (apply's view rules, for Q and V too, with K's token count), a cache that is absent, not of
+// its source's heads and head_dim, larger than its buffer, or with a scale its storage does not
+// take (detail/fused_checks.hpp check_cache), any overlap of a written buffer with another, a
+// slot of a token in the range outside [-1, slots) of both caches (the message names the token
+// and the slot), positions outside the angle source, and the norm's rules when normalising
+// (docs/errors.md lists every message). The unchecked ones assert the same in debug builds.
 #pragma once
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp

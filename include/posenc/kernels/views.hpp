@@ -89,18 +89,6 @@ struct HeadsView {
 
     constexpr HeadsView() noexcept = default;
 
-    /// Contiguous [tokens, heads, head_dim] in data[0 .. size).
-    constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape) noexcept
-        : data(data_)
-        , size(size_)
-        , tokens(shape.tokens)
-        , heads(shape.heads)
-        , head_dim(shape.head_dim)
-        , token_stride(detail::wrapping_product(shape.heads, shape.head_dim))
-        , head_stride(shape.head_dim)
-    {
-    }
-
     /// Strided: element (t, h, d) at data_[t * strides.token + h * strides.head + d], inside data_[0 .. size_).
     constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape, HeadsStrides strides) noexcept
         : data(data_)
@@ -110,6 +98,12 @@ struct HeadsView {
         , head_dim(shape.head_dim)
         , token_stride(strides.token)
         , head_stride(strides.head)
+    {
+    }
+
+    /// Contiguous [tokens, heads, head_dim] in data[0 .. size).
+    constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape) noexcept
+        : HeadsView(data_, size_, shape, {detail::wrapping_product(shape.heads, shape.head_dim), shape.head_dim})
     {
     }
 
@@ -128,13 +122,7 @@ struct HeadsView {
     /// A view of T converts to a view of const T.
     template <class U, std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>, int> = 0>
     constexpr HeadsView(const HeadsView<U>& other) noexcept
-        : data(other.data)
-        , size(other.size)
-        , tokens(other.tokens)
-        , heads(other.heads)
-        , head_dim(other.head_dim)
-        , token_stride(other.token_stride)
-        , head_stride(other.head_stride)
+        : HeadsView(other.data, other.size, other.shape(), other.strides())
     {
     }
 

@@ -1,29 +1,16 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/checks.hpp: what the checked entry points verify before entering a kernel.
 //
-// check_rope_call throws posenc::error ("<field> <value> <rule>") for the first violation of:
-//   views    q_in and q_out present; k_in and k_out both present or both absent;
-//            data != null and aligned for the element type (alignof); 0 <= size <=
-//            max_view_size; tokens >= 0 and equal across all views; heads >= 1, equal between
-//            a tensor's in and out views; head_dim == spec.head_dim;
-//            strides: the [tokens, heads] grid of head_dim-long rows must not overlap itself
-//            (sorting the two axes by stride: small stride >= head_dim, large stride >=
-//            small stride * (small count - 1) + head_dim; an axis of extent 1 has no stride);
-//            bounds: the first element (data[0]) and the last one ((tokens - 1) token_stride +
-//            (heads - 1) head_stride + head_dim - 1) lie inside [0, size), proved in integer
-//            arithmetic that cannot overflow;
-//            no written view overlaps another view, except an output that is exactly its own
-//            input (in place). Views that share memory must have equal strides (then the overlap
-//            test is exact: packed QKV slices pass); otherwise their address ranges must be disjoint.
-//   angles   angles.num_pairs == spec.num_pairs
-//   range    0 <= begin <= end <= tokens
-//   positions  ids: count == tokens, pointer != null; every position of a token in the range
-//            lies in angles.position_range() (a position beyond a cache is an error, never a
-//            read past its end).
-// Cost: O(tokens in range) for the position scan, O(1) otherwise.
-// Each rule is stated once, as a named predicate ("The rules" below; fused_checks.hpp and the
-// Python module's batched arrays use the same ones): the checks that name a broken rule and the
-// inline tests that accept the usual call without a message are both built from them.
+// check_rope_call throws posenc::error ("<field> <value> <rule>") for the first broken rule, in
+// this order: each view (q_in, q_out, then K: present or absent together; data, alignment, size,
+// extents, head_dim == spec.head_dim, strides, bounds: what views.hpp calls a valid view), the
+// shapes and token counts shared between views, the overlaps (no written view meets another
+// view, except an output that is exactly its input), the angle source's pairs, the token range
+// (0 <= begin <= end <= tokens) and the positions of the range (inside angles.position_range()).
+// docs/errors.md lists every message. Cost: O(tokens in range) for the position scan, O(1)
+// otherwise. Each rule is stated once, as a named predicate ("The rules" below; fused_checks.hpp
+// and the Python module's batched arrays use the same ones): the checks that name a broken rule
+// and the inline tests that accept the usual call without a message are both built from them.
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -259,12 +246,8 @@ inline std::string last_index_text(const ViewGeometry& v)
                ", head ", v.heads - 1, ", dim ", d - 1, "): the view would address memory past its buffer"}));
 }
 
-/// The rules of raise_view_error in integer arithmetic, without overflow: data non-null and
-/// aligned for its element type; 0 <= size <= max_view_size; tokens >= 0, heads >= 1, head_dim =
-/// spec's; rows of head_dim elements on the [tokens, heads] grid must not overlap (sorting the
-/// two axes by stride: small stride >= head_dim, large stride >= small stride * (small count -
-/// 1) + head_dim; the stride of an axis of extent 1 is ignored); and the last element
-/// (last_index_within) lies inside the buffer.
+/// The rules of raise_view_error as a predicate, in integer arithmetic without overflow:
+/// data_is_aligned, size_is_addressable, the extents, grid_rows_apart, last_index_within.
 inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
 {
     if (!data_is_aligned(v.address, static_cast<std::uintptr_t>(v.element_align))) return false;
@@ -289,12 +272,6 @@ inline std::ptrdiff_t extent_of(const ViewGeometry& v) noexcept
     return extent_of(v.tokens, v.token_stride, v.heads, v.head_stride, v.head_dim);
 }
 
-template <class U>
-std::ptrdiff_t extent_of(const HeadsView<U>& v) noexcept
-{
-    return extent_of(geometry(v));
-}
-
 /// round(x / y) for y > 0, in double (the caller checks neighbours, so it need not be exact).
 inline std::ptrdiff_t nearest_multiple(double x, double y) noexcept
 {
@@ -315,7 +292,7 @@ ByteRange bytes_of(const HeadsView<U>& v) noexcept
 {
     const auto b = reinterpret_cast<std::uintptr_t>(v.data);
     if (!v.present() || v.tokens == 0) return {b, b};
-    return {b, b + static_cast<std::uintptr_t>(extent_of(v)) * sizeof(U)};
+    return {b, b + static_cast<std::uintptr_t>(extent_of(geometry(v))) * sizeof(U)};
 }
 
 /// True if some row of `a` shares an element with some row of `b` (both valid per check_view,
@@ -389,12 +366,6 @@ inline bool same_view(const ViewGeometry& a, const ViewGeometry& b) noexcept
     // strides of axes of extent 1 are never used: they need not agree
     return a.address == b.address && a.tokens == b.tokens && a.heads == b.heads && a.head_dim == b.head_dim &&
            (a.tokens <= 1 || a.token_stride == b.token_stride) && (a.heads <= 1 || a.head_stride == b.head_stride);
-}
-
-template <class UA, class UB>
-bool same_view(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
-{
-    return same_view(geometry(a), geometry(b));
 }
 
 inline void require_disjoint(const ViewGeometry& written, const char* written_name, const ViewGeometry& other,
@@ -636,11 +607,9 @@ POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles&
 /// one-token view valid: heads in [1, 2^31 - 1), head_stride in [0, 2^31 - 1) and >= head_dim
 /// when heads > 1, the last element (heads - 1) * head_stride + head_dim - 1 inside size <=
 /// max_view_size (the token stride of one token is never used). Every call it accepts passes
-/// check_rope_call_rules (tests/kernels/rope_call_checks.cpp checks this on mutated calls); the
-/// checked entry points send every other call through check_rope_call. A decode step is short
-/// enough that the general test (about 140 instructions and a call frame) shows: rows
-/// decode_f32/cache_half against decode_f32/cache_half_unchecked, and decode_pair_f32
-/// (docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// check_rope_call_rules (tests/kernels/rope_call_checks.cpp checks this on mutated calls). The
+/// general test (about 140 instructions and a call frame) shows on a decode step: rows
+/// decode_f32/cache_half and decode_pair_f32 of docs/benchmarks.md.
 template <class T, class Angles>
 POSENC_ALWAYS_INLINE bool decode_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                                   const QKViews<T>& views, TokenRange range) noexcept

@@ -209,55 +209,12 @@ inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, int head_
            first_invalid_scale(c) == c.heads;
 }
 
-/// Whether a cache call has Q (to rotate in place or out of place) and V (to copy); a view with
-/// extents but no data counts as given (the rules then refuse it).
-template <class T>
-bool has_q(const FusedArgs<T>& f) noexcept
-{
-    return f.q_in.present() || f.q_out.present();
-}
+/// Whether a cache call has V to copy: a view with extents but no data counts as given (the
+/// rules then refuse it).
 template <class T>
 bool has_v(const FusedArgs<T>& f) noexcept
 {
     return f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
-}
-
-/// The memory a cache call touches, each range named; without V, V's and the value cache's are
-/// empty (apart from everything). Precondition: the views and caches are valid.
-struct CacheCallBytes {
-    NamedBytes q_in, q_out, k, v, key, value;
-};
-
-template <class T>
-CacheCallBytes cache_call_bytes(const FusedArgs<T>& f) noexcept
-{
-    const bool v = has_v(f);
-    return {{bytes_of(f.q_in), "q_in"},
-            {bytes_of(f.q_out), "q_out"},
-            {bytes_of(f.k_in), "k"},
-            {bytes_of(f.v_in), "v"},
-            {bytes_of(f.key_cache), "key_cache"},
-            {v ? bytes_of(f.value_cache) : ByteRange {0, 0}, "value_cache"}};
-}
-
-/// cache_call_is_usual's memory rules: no row of Q shared with K or V (where the byte ranges meet,
-/// as with several tokens of packed QKV, the exact row test of the rules), and the written ranges
-/// (Q in place, the two caches) apart from everything else, tested bitwise: one test of all of
-/// them, without a branch per pair.
-template <class T>
-bool cache_call_memory_is_apart(const FusedArgs<T>& f, int head_dim) noexcept
-{
-    const CacheCallBytes b = cache_call_bytes(f);
-    if ((b.q_out.bytes.intersects(b.k.bytes) && views_overlap(geometry(f.q_out), geometry(f.k_in))) ||
-        (b.q_out.bytes.intersects(b.v.bytes) && views_overlap(geometry(f.q_out), geometry(f.v_in))))
-        return false;
-    const ByteRange qw = f.norm ? bytes_of(f.q_weight, head_dim) : ByteRange {0, 0};
-    const ByteRange kw = f.norm ? bytes_of(f.k_weight, head_dim) : ByteRange {0, 0};
-    const ByteRange k = b.k.bytes, v = b.v.bytes, key = b.key.bytes, value = b.value.bytes;
-    auto meets = [](const ByteRange& written, const auto&... others) {
-        return (static_cast<int>(written.intersects(others)) | ...);
-    };
-    return (meets(b.q_out.bytes, key, value, qw, kw) | meets(key, k, v, value, qw, kw) | meets(value, k, v, qw, kw)) == 0;
 }
 
 /// The usual cache call, decided without building a message: K valid; Q absent, or in place,
@@ -279,101 +236,73 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     if (f.norm && (!eps_is_valid(f.eps) || !weighting_is_known(weighting) ||
                    (f.q_in.present() && !weights_are_valid(f.q_weight, d)) || !weights_are_valid(f.k_weight, d)))
         return false;
-    if (has_q(f) && (!identical_views(f.q_in, f.q_out) || !usual_view_is_valid(f.q_in, d) || f.q_in.tokens != tokens))
+    const bool has_q = f.q_in.present() || f.q_out.present();
+    if (has_q && (!identical_views(f.q_in, f.q_out) || !usual_view_is_valid(f.q_in, d) || f.q_in.tokens != tokens))
         return false;
     if (!pairs_and_positions_are_usual(spec, angles, positions, range, tokens)) return false;
     if (!cache_is_valid(f.key_cache, f.k_in.heads, d)) return false;
     std::ptrdiff_t slots = f.key_cache.slots();
+    const ByteRange k = bytes_of(f.k_in), q = bytes_of(f.q_in), key = bytes_of(f.key_cache);
+    ByteRange v {0, 0}, value {0, 0};
     if (has_v(f)) {
         if (!usual_view_is_valid(f.v_in, d) || f.v_in.tokens != tokens || !cache_is_valid(f.value_cache, f.v_in.heads, d))
             return false;
         slots = std::min(slots, f.value_cache.slots());
+        v = bytes_of(f.v_in);
+        value = bytes_of(f.value_cache);
     } else if (f.value_cache.present()) {
         return false;
     }
-    if (!cache_call_memory_is_apart(f, d) || !f.slots.present() || f.slots.count() != tokens) return false;
+    // Q's rows against K's and V's: where the byte ranges meet (several tokens of packed QKV), the
+    // exact row test of the rules
+    if ((q.intersects(k) && views_overlap(geometry(f.q_out), geometry(f.k_in))) ||
+        (q.intersects(v) && views_overlap(geometry(f.q_out), geometry(f.v_in))))
+        return false;
+    // the written ranges (Q in place, the two caches) against everything else, bitwise: one test
+    // of all of them, without a branch per pair
+    const ByteRange qw = f.norm ? bytes_of(f.q_weight, d) : ByteRange {0, 0};
+    const ByteRange kw = f.norm ? bytes_of(f.k_weight, d) : ByteRange {0, 0};
+    auto meets = [](const ByteRange& written, const auto&... others) {
+        return (static_cast<int>(written.intersects(others)) | ...);
+    };
+    const int overlap = meets(q, key, value, qw, kw) | meets(key, k, v, value, qw, kw) | meets(value, k, v, qw, kw);
+    if (overlap != 0 || !f.slots.present() || f.slots.count() != tokens) return false;
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         if (!slot_in_range(f.slots[t], slots)) return false;
     }
     return true;
 }
 
-/// K (required, a valid view), then Q by apply's own rules at K's positions, or without Q the
-/// angle source's pairs and the positions.
-template <class T, class Angles>
-void check_cache_sources(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const FusedArgs<T>& f,
-                         TokenRange range)
-{
-    if (f.k_in.present() || f.k_in.tokens != 0 || f.k_in.heads != 0) check_view(f.k_in, "k", spec);
-    else throw posenc::error("k.data", "null", "must point to the K to rotate into the cache");
-    const std::ptrdiff_t tokens = f.k_in.tokens;
-    if (!has_q(f)) {
-        check_pairs_and_positions(spec, angles, positions, range, tokens);
-        return;
-    }
-    check_rope_call(spec, angles, positions, QKViews<T> {f.q_in, f.q_out, {}, {}}, range);
-    if (f.q_in.tokens != tokens)
-        posenc::detail::raise("q_in.tokens", f.q_in.tokens, posenc::detail::cat({"must equal k.tokens ", tokens}));
-    require_disjoint(f.q_out, "q_out", f.k_in, "k");
-}
-
-/// The slots a call may write (those of both caches) and the cache that has that many.
-struct CacheSlots {
-    std::ptrdiff_t count;
-    const char* cache_name;
-};
-
-/// V, if given, a valid view with K's tokens, and its cache valid; a value cache only with V.
-template <class T>
-CacheSlots check_value_side(const RopeSpec& spec, const FusedArgs<T>& f)
-{
-    CacheSlots slots {f.key_cache.slots(), "key_cache"};
-    if (!has_v(f)) {
-        if (f.value_cache.present())
-            throw posenc::error("v.data", "null", "must point to the V to copy into value_cache (or leave value_cache empty)");
-        return slots;
-    }
-    check_view(f.v_in, "v", spec);
-    if (f.v_in.tokens != f.k_in.tokens)
-        posenc::detail::raise("v.tokens", f.v_in.tokens, posenc::detail::cat({"must equal k.tokens ", f.k_in.tokens}));
-    check_cache(f.value_cache, "value_cache", f.v_in.heads, spec);
-    if (f.value_cache.slots() < slots.count) slots = {f.value_cache.slots(), "value_cache"};
-    return slots;
-}
-
 /// The written ranges apart from the rest: the value cache from every view and the key cache
 /// (and Q's rows from V's), the key cache from every view, both caches and Q's output from the
-/// norm's weights.
+/// norm's weights (without V, V's and the value cache's ranges are empty); then the query
+/// multipliers: only with the norm and a Q, valid, apart from every written range.
 template <class T>
-void check_cache_call_memory(const FusedArgs<T>& f, int head_dim)
+void check_cache_call_memory(const FusedArgs<T>& f, TokenRange range, int head_dim)
 {
-    const CacheCallBytes b = cache_call_bytes(f);
+    const NamedBytes q_in {bytes_of(f.q_in), "q_in"}, q_out {bytes_of(f.q_out), "q_out"}, k {bytes_of(f.k_in), "k"};
+    const NamedBytes v {bytes_of(f.v_in), "v"}, key {bytes_of(f.key_cache), "key_cache"};
+    const NamedBytes value {has_v(f) ? bytes_of(f.value_cache) : ByteRange {0, 0}, "value_cache"};
     if (has_v(f)) {
-        require_apart(b.value, {b.key, b.k, b.v, b.q_in, b.q_out});
+        require_apart(value, {key, k, v, q_in, q_out});
         if (f.q_out.present()) require_disjoint(f.q_out, "q_out", f.v_in, "v");
     }
-    require_apart(b.key, {b.k, b.v, b.q_in, b.q_out});
-    if (!f.norm) return;
-    const NamedBytes q_weight {bytes_of(f.q_weight, head_dim), "norm.q_weight"};
-    const NamedBytes k_weight {bytes_of(f.k_weight, head_dim), "norm.k_weight"};
-    require_apart({b.key.bytes, "the cache"}, {q_weight, k_weight});
-    require_apart({b.value.bytes, "the cache"}, {q_weight, k_weight});
-    require_apart(b.q_out, {q_weight, k_weight});
-}
-
-/// Query multipliers only with the norm and a Q; then check_query_multipliers, and apart from
-/// every written range.
-template <class T>
-void check_cache_multipliers(const FusedArgs<T>& f, TokenRange range)
-{
+    require_apart(key, {k, v, q_in, q_out});
+    if (f.norm) {
+        const NamedBytes q_weight {bytes_of(f.q_weight, head_dim), "norm.q_weight"};
+        const NamedBytes k_weight {bytes_of(f.k_weight, head_dim), "norm.k_weight"};
+        require_apart({key.bytes, "the cache"}, {q_weight, k_weight});
+        require_apart({value.bytes, "the cache"}, {q_weight, k_weight});
+        require_apart(q_out, {q_weight, k_weight});
+    }
+    if (!f.q_multipliers.present()) return;
     if (!f.norm)
         throw posenc::error("q_multipliers", "given",
                             "must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
     if (!f.q_out.present()) throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
     check_query_multipliers(f.q_multipliers, f.k_in.tokens, range);
     const NamedBytes m {bytes_of(f.q_multipliers, f.k_in.tokens), "q_multipliers"};
-    const CacheCallBytes b = cache_call_bytes(f);
-    for (const NamedBytes& written : {b.q_out, b.key, b.value}) require_apart(written, {m});
+    for (const NamedBytes& written : {q_out, key, value}) require_apart(written, {m});
 }
 
 /// All of a cache call's rules (kv_cache_write.hpp), in order, each failure named.
@@ -381,14 +310,36 @@ template <class T, class Angles>
 void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                             const FusedArgs<T>& f, int weighting, TokenRange range)
 {
+    using posenc::detail::cat;
     check_fused_head_dim(spec);
     if (f.norm) check_norm_parameters(f.eps, weighting, f.q_in.present(), f.q_weight, true, f.k_weight, spec.head_dim());
-    check_cache_sources(spec, angles, positions, f, range);
+    if (f.k_in.present() || f.k_in.tokens != 0 || f.k_in.heads != 0) check_view(f.k_in, "k", spec);
+    else throw posenc::error("k.data", "null", "must point to the K to rotate into the cache");
+    const std::ptrdiff_t tokens = f.k_in.tokens;
+    if (f.q_in.present() || f.q_out.present()) {
+        // Q with K's positions, through apply's own rules.
+        check_rope_call(spec, angles, positions, QKViews<T> {f.q_in, f.q_out, {}, {}}, range);
+        if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, cat({"must equal k.tokens ", tokens}));
+        require_disjoint(f.q_out, "q_out", f.k_in, "k");
+    } else {
+        check_pairs_and_positions(spec, angles, positions, range, tokens);
+    }
     check_cache(f.key_cache, "key_cache", f.k_in.heads, spec);
-    const CacheSlots slots = check_value_side(spec, f);
-    check_cache_call_memory(f, spec.head_dim());
-    if (f.q_multipliers.present()) check_cache_multipliers(f, range);
-    check_slots(f.slots, f.k_in.tokens, range, slots.count, slots.cache_name);
+    std::ptrdiff_t slots = f.key_cache.slots();
+    const char* smallest = "key_cache";
+    if (has_v(f)) {
+        check_view(f.v_in, "v", spec);
+        if (f.v_in.tokens != tokens) posenc::detail::raise("v.tokens", f.v_in.tokens, cat({"must equal k.tokens ", tokens}));
+        check_cache(f.value_cache, "value_cache", f.v_in.heads, spec);
+        if (f.value_cache.slots() < slots) {
+            slots = f.value_cache.slots();
+            smallest = "value_cache";
+        }
+    } else if (f.value_cache.present()) {
+        throw posenc::error("v.data", "null", "must point to the V to copy into value_cache (or leave value_cache empty)");
+    }
+    check_cache_call_memory(f, range, spec.head_dim());
+    check_slots(f.slots, tokens, range, slots, smallest);
 }
 
 /// A cache call's rules: the usual case inline (cache_call_is_usual), the rest by the rules.
