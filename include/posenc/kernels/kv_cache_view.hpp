@@ -118,8 +118,7 @@ struct KvCacheView {
                                   std::ptrdiff_t head_dim, CacheLayout layout = CacheLayout::token_major,
                                   CacheScale scale = {}) noexcept
     {
-        static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3 or int8.");
-        return {data, cache_storage_of<C>, layout, 1, slots, heads, head_dim, scale, size};
+        return paged(data, size, 1, slots, heads, head_dim, layout, scale);
     }
 
     /// `blocks` blocks of `block_size` slots: [blocks][block_size][heads][head_dim] or, heads_major,

@@ -27,11 +27,9 @@
 // Strides of longer axes must be >= head_dim (so they are positive: a view walks its buffer
 // forwards, and its first element is data[0]).
 //
-// Within a head, the first rotary_dim elements rotate (pairs placed by the spec's Pairing), the
-// remaining head_dim - rotary_dim pass through (untouched in place, copied out of place):
-//
-//   half_split   [ x0 .. x_{R/2-1} | x_{R/2} .. x_{R-1} | pass-through ]   pair i = (i, i + R/2)
-//   interleaved  [ x0 x1 | x2 x3 | ... | x_{R-2} x_{R-1} | pass-through ]  pair i = (2i, 2i + 1)
+// Within a head, the spec's rotated slice (rotary_dim coordinates from rotary_offset, paired by
+// its Pairing: spec.hpp) rotates; the other coordinates pass through (untouched in place, copied
+// out of place).
 //
 // Alignment: data must be aligned for its element type (alignof: float 4, double 8, bfloat16
 // and float16 2 bytes); the checked entries refuse a misaligned pointer. No wider alignment is
@@ -193,10 +191,9 @@ PackedQkv<T> slice_packed_qkv(T* qkv, std::ptrdiff_t size, PackedQkvShape shape)
                               (static_cast<double>(q_heads) + 2.0 * static_cast<double>(kv_heads)) *
                               static_cast<double>(head_dim);
         posenc::detail::raise("qkv.size", size,
-                              "must be >= tokens * (q_heads + 2 kv_heads) * head_dim = " +
-                                  posenc::detail::format_value(needed) + " (" + std::to_string(tokens) + " x (" +
-                                  std::to_string(q_heads) + " + 2 x " + std::to_string(kv_heads) + ") x " +
-                                  std::to_string(head_dim) + ")");
+                              posenc::detail::cat({"must be >= tokens * (q_heads + 2 kv_heads) * head_dim = ",
+                                                   posenc::detail::format_value(needed), " (", tokens, " x (", q_heads,
+                                                   " + 2 x ", kv_heads, ") x ", head_dim, ")"}));
     }
     const HeadsStrides strides {row, head_dim};
     // with no tokens the buffer may be shorter than one row: keep the slices' pointers inside it
