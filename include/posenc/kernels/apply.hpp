@@ -20,12 +20,9 @@
 // on store. double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
 // from the exact angle (angles.hpp), for checking and for callers who want double results.
 //
-// Error per output coordinate, float storage; u = 2^-24 (float's unit roundoff), A = attention
-// factor, |x| = sqrt(a^2 + b^2) of the input pair; the float cos/sin carry e <= u A (+ 1e-14 A):
-//   a' = a c - b s:  |a c| + |b s| <= A |x| (Cauchy-Schwarz), so the two product roundings (one
-//   of them fused away where the arch has FMA) plus the final one add <= 2 u A |x|, and the
-//   cos/sin errors add <= sqrt(2) e |x|:   total <= (2 + sqrt(2)) u A |x| = 3.41 u A |x|,
-// within 4 ulp of A |x| (4 ulp >= 4 u A |x|) on every arch, with or without FMA. tests/kernels/
+// Error per output coordinate, float storage; u = 2^-24, A = attention factor, |x| = sqrt(a^2 +
+// b^2) of the input pair: <= (2 + sqrt(2)) u A |x| = 3.41 u A |x|, within 4 ulp of A |x| on every
+// arch, with or without FMA (derived in docs/formulas.md, "Kernels"). tests/kernels/
 // checks it against apply_rope_reference in double (measured: <= 1.4 ulp). 16-bit storage adds
 // one final rounding (half an ulp of the 16-bit format) to that float result.
 #pragma once

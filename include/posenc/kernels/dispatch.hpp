@@ -163,26 +163,16 @@ inline constexpr AngleSourceKind angle_kind_of =
                                                                              : AngleSourceKind::multi_axis_on_the_fly;
 
 /// One kernel call with its element type and angle source erased, so that one non-template
-/// function per ISA (run_<isa>) can serve every combination.
+/// function per ISA can serve every combination: run_<isa> (apply) and run_fused_<isa> (the
+/// fused steps of fused_dispatch.hpp).
 struct KernelCall {
     const RopeSpec* spec;
-    const void* angles;  ///< CosSinCache or OnTheFlyAngles, by angle_kind
+    const void* angles;  ///< CosSinCache, OnTheFlyAngles or their MultiAxisRows, by angle_kind
     AngleSourceKind angle_kind;
     const PositionIds* positions;
-    const void* views;  ///< QKViews<T>, by storage
+    const void* tensors;  ///< QKViews<T> (run) or kernels::detail::FusedArgs<T> (run_fused), by storage
     StorageType storage;
-    Direction direction;
-    TokenRange range;
-};
-
-/// One fused call (fused_dispatch.hpp) with its element type and angle source erased.
-struct FusedCall {
-    const RopeSpec* spec;
-    const void* args;  ///< kernels::detail::FusedArgs<T>, by storage
-    StorageType storage;
-    const void* angles;
-    AngleSourceKind angle_kind;
-    const PositionIds* positions;
+    Direction direction;  ///< (the fused steps rotate forward)
     TokenRange range;
 };
 
@@ -212,7 +202,7 @@ static_assert(static_cast<int>(Pairing::interleaved) == 1 && static_cast<int>(St
 /// null where this binary lacks that build).
 struct EntryPoints {
     void (*run)(const KernelCall& call) noexcept = nullptr;
-    void (*run_fused)(const FusedCall& call) noexcept = nullptr;
+    void (*run_fused)(const KernelCall& call) noexcept = nullptr;
     const DecodeSteps* decode_steps = nullptr;
 };
 
@@ -225,7 +215,7 @@ struct IsaEntry;
 
 #define POSENC_DETAIL_ISA_ENTRY(entry, processor, entry_arch, flags, cpu_test)                         \
     void run_##entry(const KernelCall& call) noexcept;                                                 \
-    void run_fused_##entry(const FusedCall& call) noexcept;                                            \
+    void run_fused_##entry(const KernelCall& call) noexcept;                                            \
     extern const DecodeSteps decode_steps_##entry;                                                     \
     template <>                                                                                        \
     struct IsaEntry<Isa::entry> {                                                                      \
@@ -356,7 +346,7 @@ inline bool run_compiled(Isa isa, const KernelCall& call) noexcept
 }
 
 /// Runs a fused call on a per-ISA build; false if that build is not compiled in.
-inline bool run_fused_compiled(Isa isa, const FusedCall& call) noexcept
+inline bool run_fused_compiled(Isa isa, const KernelCall& call) noexcept
 {
     const EntryPoints entry = compiled_entry_points(isa);
     if (entry.run_fused != nullptr) entry.run_fused(call);

@@ -42,7 +42,7 @@ template <class Arch>
 void run_kernel_call(const KernelCall& call) noexcept
 {
     visit_storage(call.storage, [&](auto element) {
-        const auto& views = *static_cast<const QKViews<decltype(element)>*>(call.views);
+        const auto& views = *static_cast<const QKViews<decltype(element)>*>(call.tensors);
         auto run = [&](const auto* angles) {
             kernels::apply_rope_unchecked_on(Arch {}, *call.spec, *angles, *call.positions, views, call.direction,
                                              call.range);
@@ -61,10 +61,10 @@ void run_kernel_call(const KernelCall& call) noexcept
 /// Recovers the element type and angle source of a fused call (fused_dispatch.hpp) and runs it
 /// for Arch.
 template <class Arch>
-void run_fused_call(const FusedCall& call) noexcept
+void run_fused_call(const KernelCall& call) noexcept
 {
     visit_storage(call.storage, [&](auto element) {
-        const auto& args = *static_cast<const FusedArgs<decltype(element)>*>(call.args);
+        const auto& args = *static_cast<const FusedArgs<decltype(element)>*>(call.tensors);
         if (call.angle_kind == AngleSourceKind::cache)
             fused_run<Arch>(call.spec->pairing(), args, *static_cast<const CosSinCache*>(call.angles), *call.positions,
                             call.range);
@@ -110,7 +110,7 @@ constexpr DecodeSteps decode_steps_of() noexcept
     {                                                                                                         \
         run_kernel_call<arch>(call);                                                                          \
     }                                                                                                         \
-    void posenc::kernels::detail::dispatch::run_fused_##isa(const FusedCall& call) noexcept                  \
+    void posenc::kernels::detail::dispatch::run_fused_##isa(const KernelCall& call) noexcept                  \
     {                                                                                                         \
         run_fused_call<arch>(call);                                                                           \
     }                                                                                                         \

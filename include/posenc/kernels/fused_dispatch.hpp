@@ -27,7 +27,8 @@ void run_fused_on(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArg
     require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     if constexpr (!std::is_same_v<T, double>) {
-        const FusedCall call {&spec, &f, storage_type_of<T>, &angles, angle_kind_of<Angles>, &positions, range};
+        const KernelCall call {&spec, &angles, angle_kind_of<Angles>, &positions, &f, storage_type_of<T>,
+                               Direction::forward, range};
         if (run_fused_compiled(isa, call)) return;
     }
     kernels::detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);

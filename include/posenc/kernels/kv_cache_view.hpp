@@ -43,14 +43,9 @@ enum class CacheStorage { float32, bfloat16, float16, float8_e4m3, int8 };
 /// "float32", "bfloat16", "float16", "float8_e4m3" or "int8".
 inline const char* to_string(CacheStorage storage) noexcept
 {
-    switch (storage) {
-    case CacheStorage::float32: return "float32";
-    case CacheStorage::bfloat16: return "bfloat16";
-    case CacheStorage::float16: return "float16";
-    case CacheStorage::float8_e4m3: return "float8_e4m3";
-    case CacheStorage::int8: return "int8";
-    }
-    return "unknown";
+    constexpr const char* names[] = {"float32", "bfloat16", "float16", "float8_e4m3", "int8"};
+    const auto i = static_cast<unsigned>(storage);
+    return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
 }
 
 /// Bytes per element.

@@ -68,9 +68,8 @@ public:
         levels_ = std::min(levels_, bits);
         bits_per_level_ = (bits + levels_ - 1) / levels_;
         posenc::detail::require(bits_per_level_ <= 24, "levels", levels,
-                                ("must leave at most 2^24 rows per level; max_position needs " + std::to_string(bits) +
-                                 " bits")
-                                    .c_str());
+                                posenc::detail::cat({"must leave at most 2^24 rows per level; max_position needs ", bits,
+                                                     " bits"}).c_str());
 
         const std::size_t row = 2 * static_cast<std::size_t>(num_pairs_);
         std::size_t total_rows = 0;

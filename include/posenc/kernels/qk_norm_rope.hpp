@@ -20,15 +20,13 @@
 // bound below. The checked entries refuse multipliers with data null, fewer than `tokens` of
 // them, one that is not finite in the range, or memory shared with an output view.
 //
-// Arithmetic: tensors of float, bfloat16 or float16 are read as float; the sum of squares is
-// accumulated in float (fma, four partial sums), then mean = sum / n, r = 1 / sqrt(mean + eps),
-// each one float rounding; the weight of dim d is w'_d = w_d + offset (offset 1 for Gemma, 0
-// otherwise; w + 1 is rounded to float as Hugging Face's float32 weight does). A rotated pair
-// (a, b) with weights (w'_a, w'_b) and the angle source's (c, s) is computed as
+// Arithmetic: read as float; the sum of squares in float (fma, four partial sums), then
+// r = 1 / sqrt(sum / n + eps), each step one float rounding; w'_d = w_d + offset (offset 1 for
+// Gemma, 0 otherwise; w + 1 rounded to float as Hugging Face's float32 weight is). A rotated
+// pair (a, b) with the angle source's (c, s) is RoPE(x r w') reassociated (c w' and s w' formed
+// once per token and tile of heads):
 //     a' = r (a (c w'_a) - b (s w'_b)),   b' = r (b (c w'_b) + a (s w'_a))
-// which is RoPE(x r w') reassociated: the products c w' and s w' are formed once per token and
-// tile of heads, so a head costs the rotation plus one multiply by r per register. A
-// pass-through dim is x_d (r w'_d). Then one rounding into the storage type. double tensors
+// A pass-through dim is x_d (r w'_d). Then one rounding into the storage type. double tensors
 // take a scalar reference path in double.
 //
 // Error bound (float storage), u = 2^-24, n = head_dim, A = attention factor, against the exact
@@ -47,10 +45,9 @@
 // float (|x| below about 1e18): a larger head would overflow to inf and normalise to zero.
 // eps as configured (rms_norm_eps: Qwen3 1e-6), finite and >= 0.
 //
-// Checked entry points throw posenc::error for anything apply_rope refuses (views, overlaps,
-// positions: detail/checks.hpp), a head_dim above 512, eps negative or not finite, a weighting
-// outside the enum, a null weight for a tensor that is normalised, or a weight array that an
-// output view overlaps. The unchecked ones assert the same in debug builds.
+// Checked entry points throw posenc::error for anything apply_rope refuses, a head_dim above
+// 512, eps negative or not finite, a weighting outside the enum, a missing or short weight for a
+// tensor that is normalised, or a weight an output overlaps (unchecked: debug assertions).
 #pragma once
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
