@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/fused_checks.hpp: what the checked fused entry points verify
-// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel. A cache call
-// first meets cache_call_is_usual, one inline test of the usual case that builds no message;
-// only a call it does not accept goes through check_cache_call_rules, which names the first
-// broken rule. Both are built from the named rules of checks.hpp (slot_in_range, scale_is_valid,
-// weights_are_valid, ...) and the cache predicates below.
+// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel: a cache call
+// meets cache_call_is_usual (inline, no message), then, if refused, check_cache_call_rules (the
+// first broken rule named); both built from checks.hpp's named rules and the predicates below.
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -217,14 +215,10 @@ bool has_v(const FusedArgs<T>& f) noexcept
     return f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
 }
 
-/// The usual cache call, decided without building a message: K valid; Q absent, or in place,
-/// valid and with K's tokens; V absent (and no value cache) or valid with K's tokens; the caches
-/// valid; no row of Q shared with K or V; every other written byte range apart from every range
-/// the call touches; every slot in range. Every call it accepts passes check_cache_call_rules
-/// (the same rules, specialised; tests/kernels/cache_call_checks.cpp draws mutated calls and
-/// compares); the rest go through those, which name the first broken rule. This runs on every
-/// checked call, and a decode step is a few hundred nanoseconds: row decode_step_f32/qwen3_8b
-/// (docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// The usual cache call (Q, if any, in place; every view usual), decided without building a
+/// message: check_cache_call_rules specialised (tests/kernels/cache_call_checks.cpp draws mutated
+/// calls and compares). It runs on every checked call: row decode_step_f32/qwen3_8b of
+/// docs/benchmarks.md.
 template <class T, class Angles>
 bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const FusedArgs<T>& f,
                          int weighting, TokenRange range) noexcept
