@@ -25,12 +25,12 @@
 // float cache would hold (bit for bit: the same registers go to either store).
 //
 // Checked entry points throw posenc::error naming the first broken rule: K absent or invalid
-// (apply's view rules, for Q and V too, with K's token count), a cache that is absent, not of
-// its source's heads and head_dim, larger than its buffer, or with a scale its storage does not
-// take (detail/fused_checks.hpp check_cache), any overlap of a written buffer with another, a
-// slot of a token in the range outside [-1, slots) of both caches (the message names the token
-// and the slot), positions outside the angle source, and the norm's rules when normalising
-// (docs/errors.md lists every message). The unchecked ones assert the same in debug builds.
+// (apply's view rules, for Q and V too, with K's token count); a cache absent, of an unknown
+// storage, layout or scale kind, misaligned, not of its source's heads and head_dim, larger than
+// its buffer, or with a scale its storage does not take (fp8 / int8 need one, finite and > 0);
+// any overlap of a written buffer with another; a slot of a token in the range outside [-1,
+// slots) of both caches (named with the token); positions outside the angle source; the norm's
+// rules when normalising (docs/errors.md lists every message). Unchecked: debug assertions.
 #pragma once
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
