@@ -63,8 +63,8 @@ public:
                                 "must be <= 2147483647 (max_kernel_position)");
         posenc::detail::require(num_positions - 1 <= max_kernel_position - first_position, "num_positions",
                                 num_positions,
-                                ("must be <= " + std::to_string(max_kernel_position - first_position + 1) +
-                                 " so that the last position stays <= 2^31 - 1")
+                                posenc::detail::cat({"must be <= ", max_kernel_position - first_position + 1,
+                                                     " so that the last position stays <= 2^31 - 1"})
                                     .c_str());
         detail::require_reducible(table, first_position + num_positions - 1);
         const std::size_t row = 2 * static_cast<std::size_t>(num_pairs_);

@@ -11,32 +11,18 @@
 // The inverse runs the forward loops on the row's sin negated (once per token and row: exact,
 // so it rounds exactly as the formula above), which keeps one compiled loop per pairing.
 //
-// half_split (pairs (i, i + R/2)): a and b are two contiguous runs, so one register of W pairs is
-//   two loads, c and s are loaded as they are stored, and
-//       a' = fms(a, c, b*s),  b' = fma(b, c, a*s).
-// interleaved (pairs (2i, 2i + 1)): one register holds W/2 pairs (a0 b0 a1 b1 ...). Once per
-//   token the row is expanded to duplicated cos (c0 c0 c1 c1 ...) and sign-folded sin
-//   (-s0 s0 -s1 s1 ...); then per register
-//       x' = fma(swap_pairs(x), s_folded, x * c_dup)
-//   which is one in-register permute and two multiplies: no scalar loop, no strided access.
-//
-// Loops: tokens (cos/sin row fetched once per token and row of <= 256 pairs) > tensors (Q, K) >
-// groups of up to 4 (interleaved on AVX-512: 8) registers of pairs, whose cos/sin stay in
-// registers > heads > the group's registers in address order. A head's last incomplete register
-// goes through a register-sized buffer (simd::load_first / store_first): the kernel never reads
-// or writes an element outside the rotary slice of the views, and pass-through dims are copied
-// (out of place) or not touched (in place).
+// How the loops evaluate it in registers (half_split: two contiguous runs; interleaved: one
+// in-register permute against a duplicated cos and a sign-folded sin, expanded once per token),
+// how they group registers and heads, and the tail of a head: docs/kernels.md, "Layouts", and
+// detail/rope_loops.hpp. The kernel never reads or writes an element outside the rotary slice of
+// the views; pass-through dims are copied (out of place) or not touched (in place).
 // Storage float / bfloat16 / float16: loaded to float, math in float, rounded to nearest even
-// on store. bfloat16 on avx512_bf16 takes bfloat16_even_odd.hpp's pairing policies
-// (same math and results, fewer shuffles: pairs in even/odd lane order). double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
+// on store. double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
 // from the exact angle (angles.hpp), for checking and for callers who want double results.
 //
-// Error per output coordinate, float storage; u = 2^-24 (float's unit roundoff), A = attention
-// factor, |x| = sqrt(a^2 + b^2) of the input pair; the float cos/sin carry e <= u A (+ 1e-14 A):
-//   a' = a c - b s:  |a c| + |b s| <= A |x| (Cauchy-Schwarz), so the two product roundings (one
-//   of them fused away where the arch has FMA) plus the final one add <= 2 u A |x|, and the
-//   cos/sin errors add <= sqrt(2) e |x|:   total <= (2 + sqrt(2)) u A |x| = 3.41 u A |x|,
-// within 4 ulp of A |x| (4 ulp >= 4 u A |x|) on every arch, with or without FMA. tests/kernels/
+// Error per output coordinate, float storage; u = 2^-24, A = attention factor, |x| = sqrt(a^2 +
+// b^2) of the input pair: <= (2 + sqrt(2)) u A |x| = 3.41 u A |x|, within 4 ulp of A |x| on every
+// arch, with or without FMA (derived in docs/formulas.md, "Kernels"). tests/kernels/
 // checks it against apply_rope_reference in double (measured: <= 1.4 ulp). 16-bit storage adds
 // one final rounding (half an ulp of the 16-bit format) to that float result.
 #pragma once
@@ -55,19 +41,20 @@
 
 namespace posenc::kernels {
 
-/// Unchecked apply on an explicit architecture: rotates tokens [range.begin, range.end) of
+/// Unchecked apply on an explicit architecture: rotates tokens `range` (default all_tokens) of
 /// views by the positions, with cos/sin from `angles` (CosSinCache, OnTheFlyAngles or any type
 /// following angle_source.hpp). Formula and error: see the file comment.
 /// Preconditions (what apply_rope checks, see checks.hpp): valid views of spec.head_dim, positions
 /// in angles.position_range(), angles.num_pairs() == spec.num_pairs(). Violations are undefined
-/// behaviour; debug builds assert all of them (POSENC_ASSERT over the full check, which the
-/// expression is not evaluated under NDEBUG). Arch must be enabled by the
-/// translation unit's flags (e.g. xsimd::default_arch).
+/// behaviour (debug builds assert the full check). Arch must be enabled by the translation
+/// unit's flags (e.g. xsimd::default_arch).
 template <class Arch, class T, class Angles>
 void apply_rope_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                             const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+                             const QKViews<T>& views, Direction direction = Direction::forward,
+                             TokenRange range = all_tokens) noexcept
 {
     static_assert(is_storage_type<T>, "apply_rope rotates float, bfloat16, float16 or double tensors.");
+    range = detail::within(range, views.tokens());
 #if !POSENC_DETAIL_DISPATCH_UNIT
     POSENC_ASSERT(detail::rope_call_is_valid(spec, angles, positions, views, range));
 #else
@@ -90,7 +77,8 @@ void apply_rope_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, c
 /// simd_ops.hpp: AVX-512 under -mavx512bw or -march=native on such a machine, SSE2 with no flags).
 template <class T, class Angles>
 void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                          const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+                          const QKViews<T>& views, Direction direction = Direction::forward,
+                          TokenRange range = all_tokens) noexcept
 {
     apply_rope_unchecked_on(kernels::default_arch {}, spec, angles, positions, views, direction, range);
 }
@@ -99,8 +87,7 @@ namespace detail {
 
 /// The checked entry's path for every call but the usual decode step: check_rope_call, then the
 /// kernel. Out of line, so that the decode step's path (one inline test, then the kernel) holds
-/// no stack frame or saved registers for it; the overload without a range takes its five
-/// arguments in registers, so the entry reaches it by a jump.
+/// no stack frame or saved registers for it.
 template <class T, class Angles>
 POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                           const QKViews<T>& views, Direction direction, TokenRange range)
@@ -108,13 +95,6 @@ POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& an
     check_rope_call(spec, angles, positions, views, range);
     check_direction(direction);
     apply_rope_unchecked(spec, angles, positions, views, direction, range);
-}
-
-template <class T, class Angles>
-POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                                          const QKViews<T>& views, Direction direction)
-{
-    check_and_apply_rope(spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
 /// Whether a checked call is a decode step that run_decode_step may take without further
@@ -145,7 +125,7 @@ POSENC_ALWAYS_INLINE void run_decode_step(const RopeSpec& spec, const Angles& an
 
 }  // namespace detail
 
-/// Checked apply of tokens [range.begin, range.end): throws posenc::error for any violation
+/// Checked apply of tokens `range` (default all_tokens): throws posenc::error for any violation
 /// listed in checks.hpp (shapes, strides, overlaps, position ranges), then runs the kernel.
 /// One call may process any sub-range, so threads can split a batch (partition.hpp). A decode
 /// step (one token, forward, Q in place, no K) is accepted by one inline test and jumps straight
@@ -153,8 +133,9 @@ POSENC_ALWAYS_INLINE void run_decode_step(const RopeSpec& spec, const Angles& an
 /// through all the checks.
 template <class T, class Angles>
 void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                Direction direction, TokenRange range)
+                Direction direction = Direction::forward, TokenRange range = all_tokens)
 {
+    range = detail::within(range, views.tokens());
     if constexpr (!std::is_same_v<T, double>) {  // (double: the reference path, never a decode step)
         if (detail::is_decode_step(spec, angles, positions, views, direction, range)) {
             detail::run_decode_step<kernels::default_arch>(spec, angles, positions.start(), views.q_out);
@@ -162,20 +143,6 @@ void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& p
         }
     }
     detail::check_and_apply_rope(spec, angles, positions, views, direction, range);
-}
-
-/// Checked apply of every token of the views (see the overload above).
-template <class T, class Angles>
-void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                Direction direction = Direction::forward)
-{
-    if constexpr (!std::is_same_v<T, double>) {  // (double: the reference path, never a decode step)
-        if (detail::is_decode_step(spec, angles, positions, views, direction, TokenRange {0, views.tokens()})) {
-            detail::run_decode_step<kernels::default_arch>(spec, angles, positions.start(), views.q_out);
-            return;
-        }
-    }
-    detail::check_and_apply_rope(spec, angles, positions, views, direction);
 }
 
 }  // namespace posenc::kernels

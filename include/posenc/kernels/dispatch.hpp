@@ -1,25 +1,21 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/dispatch.hpp: runtime dispatch of the kernels to the best instruction set the
-// CPU runs (on x86-64: SSE4.2, AVX2, AVX-512, AVX-512 with BF16; on AArch64 Linux: NEON, NEON
-// with FP16 and BF16), for engines that ship one binary.
+// CPU runs (the ISA list, dispatch_isas.hpp: on x86-64 SSE4.2, AVX2, AVX-512, AVX-512 with BF16;
+// on AArch64 Linux NEON, NEON with FP16 and BF16), for engines that ship one binary.
 //
-// The pattern (docs/kernels.md, examples/dispatch_example.cpp):
-//   1. CMake: posenc_add_dispatch(my_target)  (cmake/posencDispatch.cmake). It adds one
-//      generated translation unit per entry of the ISA list (dispatch_isas.hpp: name, xsimd arch,
-//      compiler flags, CPU test) to the target, each compiled with its own flags and containing
-//      only `POSENC_DISPATCH_DEFINE_TARGET(isa, arch)` (dispatch_target.hpp), and defines
-//      POSENC_DISPATCH_ISA_<isa>=1 for the target.
-//   2. C++: include this header and call posenc::kernels::dispatch::apply_rope(...) (same
-//      arguments as kernels::apply_rope). The first call reads the CPU's features (cpuid, and
-//      xgetbv for the OS-enabled register state; on AArch64 Linux the kernel's HWCAP words) once; every call then jumps to the best
-//      compiled ISA the CPU supports, or to the baseline: the header-only kernel at the arch the
-//      calling translation unit targets (kernels::default_arch).
-// The rest of the program keeps the default flags, so the binary runs on any x86-64 (or AArch64) CPU.
+// Build: posenc_add_dispatch(my_target) (cmake/posencDispatch.cmake) adds one translation unit
+// per entry of the ISA list, compiled with that entry's flags (dispatch_target.hpp), and defines
+// POSENC_DISPATCH_ISA_<isa>=1; the rest of the program keeps the default flags, so the binary
+// runs on any x86-64 (or AArch64) CPU. Call: dispatch::apply_rope(...) takes kernels::apply_rope's
+// arguments (every operation has the forms of docs/kernels.md, "Entry-point names"). The first
+// call reads the CPU's features once (cpuid and xgetbv; on AArch64 Linux the HWCAP words); every
+// call then jumps to the best compiled ISA the CPU supports, or to the baseline: the header-only
+// kernel at the calling unit's kernels::default_arch. double storage always takes the (scalar)
+// reference path in the calling unit.
 //
 // Rule for the per-ISA units: they instantiate only templates parameterised on their own arch
 // (the kernel, simd_ops.hpp, the angle sources' row<Arch>), so no function compiled with AVX
 // flags is shared, under the one-definition rule, with code that must run without AVX.
-// double storage always takes the (scalar) reference path in the calling unit.
 #pragma once
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
@@ -72,18 +68,6 @@ inline constexpr Isa dispatch_isas[] = {POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_I
 
 /// The highest enumerator of the list.
 inline constexpr Isa last_isa = dispatch_isas[sizeof(dispatch_isas) / sizeof(dispatch_isas[0]) - 1];
-
-inline const char* to_string(Isa isa) noexcept
-{
-#define POSENC_DETAIL_ISA_NAME(entry, ...) \
-    case Isa::entry: return #entry;
-    switch (isa) {
-    case Isa::baseline: return "baseline";
-        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_NAME)
-    }
-#undef POSENC_DETAIL_ISA_NAME
-    return "unknown";
-}
 
 /// What the CPU and the operating system support (x86: register state enabled in XCR0; AArch64:
 /// what the kernel reports in AT_HWCAP and AT_HWCAP2, the /proc/cpuinfo "Features" names).
@@ -154,92 +138,14 @@ inline const CpuFeatures& cpu_features() noexcept
     return features;
 }
 
-/// Whether this binary contains the per-ISA build (posenc_add_dispatch on the calling target).
-inline constexpr bool isa_compiled(Isa isa) noexcept
-{
-#define POSENC_DETAIL_ISA_COMPILED(entry, ...) \
-    case Isa::entry: return POSENC_DISPATCH_ISA_COMPILED(entry) != 0;
-    switch (isa) {
-    case Isa::baseline: return true;
-        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_COMPILED)
-    }
-#undef POSENC_DETAIL_ISA_COMPILED
-    return false;
-}
-
-/// The highest ISA dispatch may use, from the environment variable POSENC_DISPATCH_MAX_ISA
-/// ("baseline" or a name of the ISA list, e.g. "avx2", "neon"), read once; no cap when unset or
-/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2, or
-/// BF16) would.
-inline Isa max_isa_from_environment() noexcept
-{
-    static const Isa cap = [] {
-        const char* value = std::getenv("POSENC_DISPATCH_MAX_ISA");
-        if (value == nullptr) return last_isa;
-        const std::string v(value);
-        if (v == to_string(Isa::baseline)) return Isa::baseline;
-        for (Isa isa : dispatch_isas)
-            if (v == to_string(isa)) return isa;
-        return last_isa;
-    }();
-    return cap;
-}
-
-/// Whether the CPU (and OS) can run that ISA's build (the CPU test of its entry in the ISA
-/// list), within POSENC_DISPATCH_MAX_ISA.
-inline bool isa_supported_by_cpu(Isa isa) noexcept
-{
-    if (static_cast<int>(isa) > static_cast<int>(max_isa_from_environment())) return false;
-    [[maybe_unused]] const CpuFeatures& f = cpu_features();
-#define POSENC_DETAIL_ISA_SUPPORTED(entry, processor, arch, flags, cpu_test) \
-    case Isa::entry: return cpu_test;
-    switch (isa) {
-    case Isa::baseline: return true;
-        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_SUPPORTED)
-    }
-#undef POSENC_DETAIL_ISA_SUPPORTED
-    return false;
-}
-
-/// Compiled in and supported: apply_rope_on(isa, ...) may use it.
-inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_supported_by_cpu(isa); }
-
-/// The ISA dispatch::apply_rope uses: the best available one (baseline if none).
-inline Isa best_isa() noexcept
-{
-    static const Isa best = [] {  // found once: a decode call is too short to search on every call
-        Isa found = Isa::baseline;
-        for (Isa isa : dispatch_isas)
-            if (isa_available(isa)) found = isa;  // the list is in increasing order
-        return found;
-    }();
-    return best;
-}
-
-/// The name of the arch behind an ISA (e.g. "sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16",
-/// "arm64+neon", "arm64+neon+fp16+bf16", or the baseline's).
-inline const char* arch_name(Isa isa) noexcept
-{
-#define POSENC_DETAIL_ISA_ARCH_NAME(entry, processor, arch, ...) \
-    case Isa::entry: return arch::name();
-    switch (isa) {
-        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_ARCH_NAME)
-    default: return kernels::default_arch::name();
-    }
-#undef POSENC_DETAIL_ISA_ARCH_NAME
-}
-
 }  // namespace posenc::kernels::dispatch
 
 // The dispatch plumbing (type-erased calls, the per-ISA entry points run_<isa>, run_fused_<isa>,
 // decode_steps_<isa>) lives in kernels::detail::dispatch, with the kernels' other internals.
 namespace posenc::kernels::detail::dispatch {
 
-using kernels::dispatch::best_isa;
+using kernels::dispatch::CpuFeatures;
 using kernels::dispatch::Isa;
-using kernels::dispatch::isa_available;
-using kernels::dispatch::isa_compiled;
-using kernels::dispatch::to_string;
 
 /// Which angle source a type-erased call carries (multi-axis calls carry the gathering
 /// source of kernels/multi_axis.hpp around one of the two).
@@ -257,26 +163,16 @@ inline constexpr AngleSourceKind angle_kind_of =
                                                                              : AngleSourceKind::multi_axis_on_the_fly;
 
 /// One kernel call with its element type and angle source erased, so that one non-template
-/// function per ISA (run_<isa>) can serve every combination.
+/// function per ISA can serve every combination: run_<isa> (apply) and run_fused_<isa> (the
+/// fused steps of fused_dispatch.hpp).
 struct KernelCall {
     const RopeSpec* spec;
-    const void* angles;  ///< CosSinCache or OnTheFlyAngles, by angle_kind
+    const void* angles;  ///< CosSinCache, OnTheFlyAngles or their MultiAxisRows, by angle_kind
     AngleSourceKind angle_kind;
     const PositionIds* positions;
-    const void* views;  ///< QKViews<T>, by storage
+    const void* tensors;  ///< QKViews<T> (run) or kernels::detail::FusedArgs<T> (run_fused), by storage
     StorageType storage;
-    Direction direction;
-    TokenRange range;
-};
-
-/// One fused call (fused_dispatch.hpp) with its element type and angle source erased.
-struct FusedCall {
-    const RopeSpec* spec;
-    const void* args;  ///< kernels::detail::FusedArgs<T>, by storage
-    StorageType storage;
-    const void* angles;
-    AngleSourceKind angle_kind;
-    const PositionIds* positions;
+    Direction direction;  ///< (the fused steps rotate forward)
     TokenRange range;
 };
 
@@ -302,75 +198,159 @@ static_assert(static_cast<int>(Pairing::interleaved) == 1 && static_cast<int>(St
                   static_cast<int>(AngleSourceKind::on_the_fly) == 1,
               "DecodeSteps is indexed by these enumerators' values");
 
-// The entry points of every ISA of the list: defined in the per-ISA translation units that
-// posenc_add_dispatch generates (POSENC_DISPATCH_DEFINE_TARGET, dispatch_target.hpp); only those
-// of the compiled ISAs are referenced (the others appear in discarded `if constexpr` branches).
-#define POSENC_DETAIL_ISA_DECLARATIONS(entry, ...)                   \
-    void run_##entry(const KernelCall& call) noexcept;               \
-    void run_fused_##entry(const FusedCall& call) noexcept;          \
-    extern const DecodeSteps decode_steps_##entry;
-POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_DECLARATIONS)
-#undef POSENC_DETAIL_ISA_DECLARATIONS
+/// The entry points of one ISA's build: run_<isa>, run_fused_<isa>, decode_steps_<isa> (all
+/// null where this binary lacks that build).
+struct EntryPoints {
+    void (*run)(const KernelCall& call) noexcept = nullptr;
+    void (*run_fused)(const KernelCall& call) noexcept = nullptr;
+    const DecodeSteps* decode_steps = nullptr;
+};
+
+/// An entry of the ISA list as a type: its name, xsimd arch and CPU test, whether this binary
+/// holds its build, and that build's entry points. They are defined in the per-ISA translation
+/// units that posenc_add_dispatch generates (POSENC_DISPATCH_DEFINE_TARGET, dispatch_target.hpp);
+/// those of an ISA not compiled in are named only in a discarded `if constexpr` branch.
+template <Isa isa>
+struct IsaEntry;
+
+#define POSENC_DETAIL_ISA_ENTRY(entry, processor, entry_arch, flags, cpu_test)                         \
+    void run_##entry(const KernelCall& call) noexcept;                                                 \
+    void run_fused_##entry(const KernelCall& call) noexcept;                                            \
+    extern const DecodeSteps decode_steps_##entry;                                                     \
+    template <>                                                                                        \
+    struct IsaEntry<Isa::entry> {                                                                      \
+        using arch = entry_arch;                                                                       \
+        static constexpr const char* name = #entry;                                                    \
+        static constexpr bool compiled = POSENC_DISPATCH_ISA_COMPILED(entry) != 0;                     \
+        static bool cpu_runs(const CpuFeatures& f) noexcept { return cpu_test; }                       \
+        static EntryPoints entry_points() noexcept                                                     \
+        {                                                                                              \
+            if constexpr (compiled) return {&run_##entry, &run_fused_##entry, &decode_steps_##entry};  \
+            else return {};                                                                            \
+        }                                                                                              \
+    };
+POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_ENTRY)
+#undef POSENC_DETAIL_ISA_ENTRY
+
+/// visit(IsaEntry<isa> {}) for an entry of the ISA list; `otherwise` for the baseline (and for a
+/// value outside the enumeration). The one switch over the list.
+template <class Visit, class R>
+constexpr R visit_isa(Isa isa, Visit visit, R otherwise) noexcept
+{
+#define POSENC_DETAIL_ISA_CASE(entry, ...) \
+    case Isa::entry: return visit(IsaEntry<Isa::entry> {});
+    switch (isa) {
+        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_CASE)
+    default: return otherwise;
+    }
+#undef POSENC_DETAIL_ISA_CASE
+}
+
+}  // namespace posenc::kernels::detail::dispatch
+
+namespace posenc::kernels::dispatch {
+
+/// "baseline" or the name of an entry of the ISA list ("avx2", "neon", ...).
+inline const char* to_string(Isa isa) noexcept
+{
+    const char* unknown = isa == Isa::baseline ? "baseline" : "unknown";
+    return detail::dispatch::visit_isa(isa, [](auto entry) { return decltype(entry)::name; }, unknown);
+}
+
+/// Whether this binary contains the per-ISA build (posenc_add_dispatch on the calling target).
+inline constexpr bool isa_compiled(Isa isa) noexcept
+{
+    return detail::dispatch::visit_isa(isa, [](auto entry) { return decltype(entry)::compiled; }, isa == Isa::baseline);
+}
+
+/// The highest ISA dispatch may use, from the environment variable POSENC_DISPATCH_MAX_ISA
+/// ("baseline" or a name of the ISA list, e.g. "avx2", "neon"), read once; no cap when unset or
+/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2, or
+/// BF16) would.
+inline Isa max_isa_from_environment() noexcept
+{
+    static const Isa cap = [] {
+        const char* value = std::getenv("POSENC_DISPATCH_MAX_ISA");
+        if (value == nullptr) return last_isa;
+        const std::string v(value);
+        if (v == to_string(Isa::baseline)) return Isa::baseline;
+        for (Isa isa : dispatch_isas)
+            if (v == to_string(isa)) return isa;
+        return last_isa;
+    }();
+    return cap;
+}
+
+/// Whether the CPU (and OS) can run that ISA's build (the CPU test of its entry in the ISA
+/// list), within POSENC_DISPATCH_MAX_ISA.
+inline bool isa_supported_by_cpu(Isa isa) noexcept
+{
+    if (static_cast<int>(isa) > static_cast<int>(max_isa_from_environment())) return false;
+    const CpuFeatures& f = cpu_features();
+    return detail::dispatch::visit_isa(isa, [&](auto entry) { return decltype(entry)::cpu_runs(f); }, isa == Isa::baseline);
+}
+
+/// Compiled in and supported: apply_rope_on(isa, ...) may use it.
+inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_supported_by_cpu(isa); }
+
+/// The ISA dispatch::apply_rope uses: the best available one (baseline if none).
+inline Isa best_isa() noexcept
+{
+    static const Isa best = [] {  // found once: a decode call is too short to search on every call
+        Isa found = Isa::baseline;
+        for (Isa isa : dispatch_isas)
+            if (isa_available(isa)) found = isa;  // the list is in increasing order
+        return found;
+    }();
+    return best;
+}
+
+/// The name of the arch behind an ISA (e.g. "sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16",
+/// "arm64+neon", "arm64+neon+fp16+bf16", or the baseline's).
+inline const char* arch_name(Isa isa) noexcept
+{
+    const char* baseline = kernels::default_arch::name();
+    return detail::dispatch::visit_isa(isa, [](auto entry) { return decltype(entry)::arch::name(); }, baseline);
+}
+
+}  // namespace posenc::kernels::dispatch
+
+namespace posenc::kernels::detail::dispatch {
+
+using kernels::dispatch::best_isa;
+using kernels::dispatch::isa_available;
+using kernels::dispatch::isa_compiled;
+using kernels::dispatch::to_string;
 
 template <class T, class Angles>
 KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      Direction direction, TokenRange range) noexcept
 {
-    return {&spec, &angles, angle_kind_of<Angles>, &positions,
-            &views,
-            storage_type_of<T>,
-            direction,
-            range};
+    return {&spec, &angles, angle_kind_of<Angles>, &positions, &views, storage_type_of<T>, direction, range};
+}
+
+/// The entry points of an ISA compiled into this binary; all null for the baseline and for an
+/// ISA not compiled in.
+inline EntryPoints compiled_entry_points(Isa isa) noexcept
+{
+    return visit_isa(isa, [](auto entry) { return decltype(entry)::entry_points(); }, EntryPoints {});
 }
 
 /// Runs a call on a per-ISA build; false if that build is not compiled in (the caller then runs
 /// the baseline).
-inline bool run_compiled([[maybe_unused]] Isa isa, [[maybe_unused]] const KernelCall& call) noexcept
+inline bool run_compiled(Isa isa, const KernelCall& call) noexcept
 {
-#define POSENC_DETAIL_ISA_RUN(entry, ...)                      \
-    case Isa::entry:                                           \
-        if constexpr (POSENC_DISPATCH_ISA_COMPILED(entry)) {   \
-            run_##entry(call);                                 \
-            return true;                                      \
-        }                                                     \
-        return false;
-    switch (isa) {
-        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_RUN)
-    default: return false;
-    }
-#undef POSENC_DETAIL_ISA_RUN
+    const EntryPoints entry = compiled_entry_points(isa);
+    if (entry.run != nullptr) entry.run(call);
+    return entry.run != nullptr;
 }
 
 /// Runs a fused call on a per-ISA build; false if that build is not compiled in.
-inline bool run_fused_compiled([[maybe_unused]] Isa isa, [[maybe_unused]] const FusedCall& call) noexcept
+inline bool run_fused_compiled(Isa isa, const KernelCall& call) noexcept
 {
-#define POSENC_DETAIL_ISA_RUN_FUSED(entry, ...)                \
-    case Isa::entry:                                           \
-        if constexpr (POSENC_DISPATCH_ISA_COMPILED(entry)) {   \
-            run_fused_##entry(call);                           \
-            return true;                                      \
-        }                                                     \
-        return false;
-    switch (isa) {
-        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_RUN_FUSED)
-    default: return false;
-    }
-#undef POSENC_DETAIL_ISA_RUN_FUSED
-}
-
-/// The decode steps of an ISA compiled into this binary; null for the baseline and for an ISA
-/// not compiled in.
-inline const DecodeSteps* compiled_decode_steps([[maybe_unused]] Isa isa) noexcept
-{
-#define POSENC_DETAIL_ISA_DECODE_STEPS(entry, ...)                                                  \
-    case Isa::entry:                                                                                \
-        if constexpr (POSENC_DISPATCH_ISA_COMPILED(entry)) return &decode_steps_##entry;            \
-        return nullptr;
-    switch (isa) {
-        POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_DECODE_STEPS)
-    default: return nullptr;
-    }
-#undef POSENC_DETAIL_ISA_DECODE_STEPS
+    const EntryPoints entry = compiled_entry_points(isa);
+    if (entry.run_fused != nullptr) entry.run_fused(call);
+    return entry.run_fused != nullptr;
 }
 
 /// The one refusal of an angle source that runtime dispatch cannot carry (at compile time):
@@ -397,70 +377,8 @@ inline void require_isa(Isa isa)
 /// runs on every decode step); null for the baseline (the calling unit's own kernel then runs).
 POSENC_ALWAYS_INLINE const DecodeSteps* best_decode_steps() noexcept
 {
-    static const DecodeSteps* const steps = compiled_decode_steps(best_isa());
+    static const DecodeSteps* const steps = compiled_entry_points(best_isa()).decode_steps;
     return steps;
-}
-
-}  // namespace posenc::kernels::detail::dispatch
-
-namespace posenc::kernels::dispatch {
-
-/// Unchecked apply on a chosen ISA (same preconditions as kernels::apply_rope_unchecked, plus
-/// isa_available(isa)). T = double always runs the reference path.
-template <class T, class Angles>
-void apply_rope_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                               const QKViews<T>& views, Direction direction, TokenRange range) noexcept
-{
-    detail::dispatch::require_dispatchable_angle_source<Angles>();
-    POSENC_ASSERT(isa_available(isa));
-    POSENC_ASSERT(kernels::detail::rope_call_is_valid(spec, angles, positions, views, range));
-    if constexpr (!std::is_same_v<T, double>) {
-        if (detail::dispatch::run_compiled(isa, detail::dispatch::make_call(spec, angles, positions, views, direction, range))) return;
-    }
-    kernels::apply_rope_unchecked(spec, angles, positions, views, direction, range);
-}
-
-/// Checked apply (kernels::apply_rope's checks) on a chosen ISA; throws posenc::error if that
-/// ISA is not available in this binary on this CPU. For tests and benchmarks of one path.
-template <class T, class Angles>
-void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                     const QKViews<T>& views, Direction direction, TokenRange range)
-{
-    detail::dispatch::require_isa(isa);
-    kernels::detail::check_rope_call(spec, angles, positions, views, range);
-    kernels::detail::check_direction(direction);
-    dispatch::apply_rope_unchecked_on(isa, spec, angles, positions, views, direction, range);
-}
-
-template <class T, class Angles>
-void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                     const QKViews<T>& views, Direction direction = Direction::forward)
-{
-    dispatch::apply_rope_on(isa, spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
-}
-
-}  // namespace posenc::kernels::dispatch
-
-namespace posenc::kernels::detail::dispatch {
-
-/// kernels::dispatch::apply_rope's path for every call but the usual decode step: all the checks, then
-/// best_isa()'s kernel. Out of line (as kernels::apply_rope's), so that the decode step's path
-/// holds no stack frame for it; the overload without a range takes its five arguments in
-/// registers.
-template <class T, class Angles>
-POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                                             const QKViews<T>& views, Direction direction, TokenRange range)
-{
-    kernels::detail::check_rope_call(spec, angles, positions, views, range);
-    kernels::detail::check_direction(direction);
-    kernels::dispatch::apply_rope_unchecked_on(best_isa(), spec, angles, positions, views, direction, range);
-}
-
-template <class T, class Angles>
-POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                                             const QKViews<T>& views, Direction direction)
-{
-    check_and_dispatch_rope(spec, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
 /// A decode step (kernels::detail::is_decode_step) on best_isa(): one indirect jump to that
@@ -480,6 +398,57 @@ POSENC_ALWAYS_INLINE void dispatch_decode_step(const RopeSpec& spec, const Angle
 
 namespace posenc::kernels::dispatch {
 
+/// Unchecked apply on a chosen ISA (same preconditions as kernels::apply_rope_unchecked, plus
+/// isa_available(isa)). T = double always runs the reference path.
+template <class T, class Angles>
+void apply_rope_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                             const QKViews<T>& views, Direction direction = Direction::forward,
+                             TokenRange range = all_tokens) noexcept
+{
+    detail::dispatch::require_dispatchable_angle_source<Angles>();
+    range = kernels::detail::within(range, views.tokens());
+    POSENC_ASSERT(isa_available(isa));
+    POSENC_ASSERT(kernels::detail::rope_call_is_valid(spec, angles, positions, views, range));
+    if constexpr (!std::is_same_v<T, double>) {
+        if (detail::dispatch::run_compiled(isa, detail::dispatch::make_call(spec, angles, positions, views, direction, range)))
+            return;
+    }
+    kernels::apply_rope_unchecked(spec, angles, positions, views, direction, range);
+}
+
+/// Checked apply (kernels::apply_rope's checks) on a chosen ISA; throws posenc::error if that
+/// ISA is not available in this binary on this CPU. For tests and benchmarks of one path.
+template <class T, class Angles>
+void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                   const QKViews<T>& views, Direction direction = Direction::forward, TokenRange range = all_tokens)
+{
+    detail::dispatch::require_isa(isa);
+    range = kernels::detail::within(range, views.tokens());
+    kernels::detail::check_rope_call(spec, angles, positions, views, range);
+    kernels::detail::check_direction(direction);
+    dispatch::apply_rope_unchecked_on(isa, spec, angles, positions, views, direction, range);
+}
+
+}  // namespace posenc::kernels::dispatch
+
+namespace posenc::kernels::detail::dispatch {
+
+/// kernels::dispatch::apply_rope's path for every call but the usual decode step: all the checks,
+/// then best_isa()'s kernel. Out of line (as kernels::apply_rope's), so that the decode step's
+/// path holds no stack frame for it.
+template <class T, class Angles>
+POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                             const QKViews<T>& views, Direction direction, TokenRange range)
+{
+    kernels::detail::check_rope_call(spec, angles, positions, views, range);
+    kernels::detail::check_direction(direction);
+    kernels::dispatch::apply_rope_unchecked_on(best_isa(), spec, angles, positions, views, direction, range);
+}
+
+}  // namespace posenc::kernels::detail::dispatch
+
+namespace posenc::kernels::dispatch {
+
 /// Checked apply on best_isa(): the entry point for a one-binary engine. Same arguments,
 /// checks and results (to within each ISA's rounding, see apply.hpp) as kernels::apply_rope.
 /// A decode step (one token, forward, Q alone in place) is accepted by kernels::apply_rope's
@@ -487,9 +456,10 @@ namespace posenc::kernels::dispatch {
 /// checks, then the per-ISA kernel.
 template <class T, class Angles>
 void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                Direction direction, TokenRange range)
+                Direction direction = Direction::forward, TokenRange range = all_tokens)
 {
     detail::dispatch::require_dispatchable_angle_source<Angles>();
+    range = kernels::detail::within(range, views.tokens());
     if constexpr (!std::is_same_v<T, double>) {
         if (kernels::detail::is_decode_step(spec, angles, positions, views, direction, range)) {
             detail::dispatch::dispatch_decode_step(spec, angles, positions.start(), views.q_out);
@@ -499,24 +469,11 @@ void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& p
     detail::dispatch::check_and_dispatch_rope(spec, angles, positions, views, direction, range);
 }
 
-template <class T, class Angles>
-void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                Direction direction = Direction::forward)
-{
-    detail::dispatch::require_dispatchable_angle_source<Angles>();
-    if constexpr (!std::is_same_v<T, double>) {
-        if (kernels::detail::is_decode_step(spec, angles, positions, views, direction, TokenRange {0, views.tokens()})) {
-            detail::dispatch::dispatch_decode_step(spec, angles, positions.start(), views.q_out);
-            return;
-        }
-    }
-    detail::dispatch::check_and_dispatch_rope(spec, angles, positions, views, direction);
-}
-
 /// Unchecked apply on best_isa().
 template <class T, class Angles>
 void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                          const QKViews<T>& views, Direction direction, TokenRange range) noexcept
+                          const QKViews<T>& views, Direction direction = Direction::forward,
+                          TokenRange range = all_tokens) noexcept
 {
     dispatch::apply_rope_unchecked_on(best_isa(), spec, angles, positions, views, direction, range);
 }
@@ -528,16 +485,18 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
 /// the reference path.
 template <class T, class Angles>
 void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                                          const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
-                                          TokenRange range) noexcept
+                                        const MultiAxisPositions& positions, const QKViews<T>& views,
+                                        Direction direction = Direction::forward, TokenRange range = all_tokens) noexcept
 {
     detail::dispatch::require_dispatchable_angle_source<Angles>();
+    range = kernels::detail::within(range, views.tokens());
     POSENC_ASSERT(isa_available(isa));
     POSENC_ASSERT(kernels::detail::multi_axis_call_is_valid(spec, layout, angles, positions, views, range));
     if constexpr (!std::is_same_v<T, double>) {
-        const kernels::detail::MultiAxisRows<Angles> rows = kernels::detail::make_multi_axis_rows(layout, angles, positions, views.tokens());
+        const auto rows = kernels::detail::make_multi_axis_rows(layout, angles, positions, views.tokens());
         const PositionIds token_index = PositionIds::contiguous(0);
-        if (detail::dispatch::run_compiled(isa, detail::dispatch::make_call(spec, rows, token_index, views, direction, range))) return;
+        if (detail::dispatch::run_compiled(isa, detail::dispatch::make_call(spec, rows, token_index, views, direction, range)))
+            return;
     }
     kernels::apply_multi_axis_rope_unchecked(spec, layout, angles, positions, views, direction, range);
 }
@@ -546,48 +505,31 @@ void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const Mul
 /// posenc::error if that ISA is not available in this binary on this CPU.
 template <class T, class Angles>
 void apply_multi_axis_rope_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                                const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
-                                TokenRange range)
+                              const MultiAxisPositions& positions, const QKViews<T>& views,
+                              Direction direction = Direction::forward, TokenRange range = all_tokens)
 {
     detail::dispatch::require_isa(isa);
+    range = kernels::detail::within(range, views.tokens());
     kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
     kernels::detail::check_direction(direction);
     dispatch::apply_multi_axis_rope_unchecked_on(isa, spec, layout, angles, positions, views, direction, range);
-}
-
-template <class T, class Angles>
-void apply_multi_axis_rope_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                                const MultiAxisPositions& positions, const QKViews<T>& views,
-                                Direction direction = Direction::forward)
-{
-    dispatch::apply_multi_axis_rope_on(isa, spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
 /// Checked multi-axis apply on best_isa(): same arguments, checks and results as
 /// kernels::apply_multi_axis_rope (to within each ISA's rounding).
 template <class T, class Angles>
 void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                           const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
-                           TokenRange range)
-{
-    kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
-    kernels::detail::check_direction(direction);
-    dispatch::apply_multi_axis_rope_unchecked_on(best_isa(), spec, layout, angles, positions, views, direction, range);
-}
-
-template <class T, class Angles>
-void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                            const MultiAxisPositions& positions, const QKViews<T>& views,
-                           Direction direction = Direction::forward)
+                           Direction direction = Direction::forward, TokenRange range = all_tokens)
 {
-    dispatch::apply_multi_axis_rope(spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
+    dispatch::apply_multi_axis_rope_on(best_isa(), spec, layout, angles, positions, views, direction, range);
 }
 
 /// Unchecked multi-axis apply on best_isa().
 template <class T, class Angles>
 void apply_multi_axis_rope_unchecked(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                                     const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
-                                     TokenRange range) noexcept
+                                     const MultiAxisPositions& positions, const QKViews<T>& views,
+                                     Direction direction = Direction::forward, TokenRange range = all_tokens) noexcept
 {
     dispatch::apply_multi_axis_rope_unchecked_on(best_isa(), spec, layout, angles, positions, views, direction, range);
 }

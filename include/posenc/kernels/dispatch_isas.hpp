@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/dispatch_isas.hpp: the ISA list, the one place that names the instruction sets
 // runtime dispatch builds kernels for (dispatch.hpp). Everything per ISA is generated from it:
-// the dispatch::Isa enumerators, to_string, the CPU test, the declarations of each ISA's entry
-// points and the switches that call them (dispatch.hpp, fused_dispatch.hpp), and the per-ISA
-// translation units with their compiler flags (posenc_add_dispatch, cmake/posencDispatch.cmake,
-// which reads the POSENC_ISA lines of this file: keep one entry per line, in this form).
+// the dispatch::Isa enumerators, one IsaEntry per ISA (name, arch, CPU test, entry points) and
+// the one switch over them (dispatch.hpp), and the per-ISA translation units with their
+// compiler flags (posenc_add_dispatch, cmake/posencDispatch.cmake, which reads the POSENC_ISA
+// lines of this file: keep one entry per line, in this form).
 //
 //   POSENC_ISA(name, processor, arch, "flags", cpu_test)
 //     name       the Isa enumerator; the suffix of the unit's entry points (run_<name>, ...)
@@ -18,10 +18,7 @@
 // is the baseline's code in a unit of its own); neon_bf16 needs FP16 and BF16 (BFCVTN stores
 // bfloat16), which every CPU with BF16 so far also has.
 // Adding an ISA: one entry here, the CpuFeatures fields its test reads (dispatch.hpp) and, where
-// xsimd lacks an operation, the arch's overloads in detail/simd_ops.hpp. posenc_add_dispatch
-// defines POSENC_DISPATCH_ISA_<name>=1 for each unit it builds (by hand: compile one file per
-// ISA holding POSENC_DISPATCH_DEFINE_TARGET(name, arch), dispatch_target.hpp, with its flags, and
-// define that macro for the code that calls dispatch::).
+// xsimd lacks an operation, the arch's overloads in detail/simd_ops.hpp.
 #pragma once
 
 // clang-format off

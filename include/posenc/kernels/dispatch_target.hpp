@@ -6,12 +6,12 @@
 //     #include <posenc/kernels/dispatch_target.hpp>
 //     POSENC_DISPATCH_DEFINE_TARGET(avx2, xsimd::fma3<xsimd::avx2>)
 //
-// which defines posenc::kernels::detail::dispatch::run_avx2, the type-erased entry that
-// dispatch.hpp calls: it recovers the element type and angle source and runs the generic
-// kernel (apply.hpp) instantiated for that arch; and decode_steps_avx2, the table of that
-// arch's decode-step kernels (one token, Q alone in place) that the checked entry jumps to. Doing the same by hand in your own build
-// system works too: compile one such file per ISA with the flags of its entry in the ISA list
-// (dispatch_isas.hpp) and define POSENC_DISPATCH_ISA_<isa>=1 for the code that calls dispatch::.
+// which defines posenc::kernels::detail::dispatch::run_avx2 and run_fused_avx2, the type-erased
+// entries that dispatch.hpp calls (they recover the element type and angle source and run the
+// generic kernels instantiated for that arch), and decode_steps_avx2, the table of that arch's
+// decode-step kernels (one token, Q alone in place) that the checked entry jumps to. By hand, in
+// another build system: compile one such file per ISA with the flags of its entry in the ISA
+// list (dispatch_isas.hpp) and define POSENC_DISPATCH_ISA_<isa>=1 for the code that calls dispatch::.
 #pragma once
 
 // Marks this translation unit as a per-ISA unit (apply.hpp keeps its debug assertions to what
@@ -24,59 +24,54 @@
 
 namespace posenc::kernels::detail::dispatch {
 
-template <class Arch, class T>
-void run_typed(const KernelCall& call) noexcept
+/// visit(T {}) for the element type of a call: float, bfloat16 or float16 (double never reaches
+/// a per-ISA unit: dispatch.hpp runs it in the calling unit).
+template <class Visit>
+void visit_storage(StorageType storage, const Visit& visit) noexcept
 {
-    const auto& views = *static_cast<const QKViews<T>*>(call.views);
-    auto run = [&](const auto* angles) {
-        kernels::apply_rope_unchecked_on(Arch {}, *call.spec, *angles, *call.positions, views, call.direction, call.range);
-    };
-    switch (call.angle_kind) {
-    case AngleSourceKind::cache: run(static_cast<const CosSinCache*>(call.angles)); break;
-    case AngleSourceKind::on_the_fly: run(static_cast<const OnTheFlyAngles*>(call.angles)); break;
-    case AngleSourceKind::multi_axis_cache:
-        run(static_cast<const kernels::detail::MultiAxisRows<CosSinCache>*>(call.angles));
-        break;
-    case AngleSourceKind::multi_axis_on_the_fly:
-        run(static_cast<const kernels::detail::MultiAxisRows<OnTheFlyAngles>*>(call.angles));
-        break;
+    switch (storage) {
+    case StorageType::float32: visit(float {}); break;
+    case StorageType::bfloat16: visit(bfloat16 {}); break;
+    case StorageType::float16: visit(float16 {}); break;
+    case StorageType::float64: break;
     }
 }
 
-/// Recovers the storage type of a call and runs the kernel for Arch.
+/// Recovers the element type and angle source of a call and runs the kernel for Arch.
 template <class Arch>
 void run_kernel_call(const KernelCall& call) noexcept
 {
-    switch (call.storage) {
-    case StorageType::float32: run_typed<Arch, float>(call); break;
-    case StorageType::bfloat16: run_typed<Arch, bfloat16>(call); break;
-    case StorageType::float16: run_typed<Arch, float16>(call); break;
-    case StorageType::float64: break;  // double never reaches a per-ISA unit (dispatch.hpp)
-    }
+    visit_storage(call.storage, [&](auto element) {
+        const auto& views = *static_cast<const QKViews<decltype(element)>*>(call.tensors);
+        auto run = [&](const auto* angles) {
+            kernels::apply_rope_unchecked_on(Arch {}, *call.spec, *angles, *call.positions, views, call.direction,
+                                             call.range);
+        };
+        switch (call.angle_kind) {
+        case AngleSourceKind::cache: run(static_cast<const CosSinCache*>(call.angles)); break;
+        case AngleSourceKind::on_the_fly: run(static_cast<const OnTheFlyAngles*>(call.angles)); break;
+        case AngleSourceKind::multi_axis_cache: run(static_cast<const MultiAxisRows<CosSinCache>*>(call.angles)); break;
+        case AngleSourceKind::multi_axis_on_the_fly:
+            run(static_cast<const MultiAxisRows<OnTheFlyAngles>*>(call.angles));
+            break;
+        }
+    });
 }
 
-template <class Arch, class T>
-void run_fused_typed(const FusedCall& call) noexcept
-{
-    const auto& args = *static_cast<const kernels::detail::FusedArgs<T>*>(call.args);
-    if (call.angle_kind == AngleSourceKind::cache)
-        kernels::detail::fused_run<Arch>(call.spec->pairing(), args, *static_cast<const CosSinCache*>(call.angles),
-                                         *call.positions, call.range);
-    else
-        kernels::detail::fused_run<Arch>(call.spec->pairing(), args, *static_cast<const OnTheFlyAngles*>(call.angles),
-                                         *call.positions, call.range);
-}
-
-/// Recovers the storage type of a fused call (fused_dispatch.hpp) and runs it for Arch.
+/// Recovers the element type and angle source of a fused call (fused_dispatch.hpp) and runs it
+/// for Arch.
 template <class Arch>
-void run_fused_call(const FusedCall& call) noexcept
+void run_fused_call(const KernelCall& call) noexcept
 {
-    switch (call.storage) {
-    case StorageType::float32: run_fused_typed<Arch, float>(call); break;
-    case StorageType::bfloat16: run_fused_typed<Arch, bfloat16>(call); break;
-    case StorageType::float16: run_fused_typed<Arch, float16>(call); break;
-    case StorageType::float64: break;  // double never reaches a per-ISA unit
-    }
+    visit_storage(call.storage, [&](auto element) {
+        const auto& args = *static_cast<const FusedArgs<decltype(element)>*>(call.tensors);
+        if (call.angle_kind == AngleSourceKind::cache)
+            fused_run<Arch>(call.spec->pairing(), args, *static_cast<const CosSinCache*>(call.angles), *call.positions,
+                            call.range);
+        else
+            fused_run<Arch>(call.spec->pairing(), args, *static_cast<const OnTheFlyAngles*>(call.angles),
+                            *call.positions, call.range);
+    });
 }
 
 /// The decode step of one (arch, pairing, storage, angle source): rope_token_in_place with its
@@ -115,7 +110,7 @@ constexpr DecodeSteps decode_steps_of() noexcept
     {                                                                                                         \
         run_kernel_call<arch>(call);                                                                          \
     }                                                                                                         \
-    void posenc::kernels::detail::dispatch::run_fused_##isa(const FusedCall& call) noexcept                  \
+    void posenc::kernels::detail::dispatch::run_fused_##isa(const KernelCall& call) noexcept                  \
     {                                                                                                         \
         run_fused_call<arch>(call);                                                                           \
     }                                                                                                         \

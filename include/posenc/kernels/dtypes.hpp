@@ -40,13 +40,9 @@ enum class StorageType { float32, bfloat16, float16, float64 };
 /// "float32", "bfloat16", "float16" or "float64".
 inline const char* to_string(StorageType type) noexcept
 {
-    switch (type) {
-    case StorageType::float32: return "float32";
-    case StorageType::bfloat16: return "bfloat16";
-    case StorageType::float16: return "float16";
-    case StorageType::float64: return "float64";
-    }
-    return "unknown";
+    constexpr const char* names[] = {"float32", "bfloat16", "float16", "float64"};
+    const auto i = static_cast<unsigned>(type);
+    return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
 }
 
 /// storage_type_of<T>: the StorageType of float, bfloat16, float16 or double.

@@ -4,13 +4,9 @@
 // units that posenc_add_dispatch() generates also define run_fused_<isa>, and every call jumps
 // to the best compiled ISA the CPU supports (or the calling unit's default arch).
 //
-//   dispatch::qk_norm_rope(spec, norm, angles, positions, views[, range[, q_multipliers]])
-//   dispatch::rope_into_cache(spec, angles, positions, write[, range])
-//   dispatch::qk_norm_rope_into_cache(spec, norm, angles, positions, write[, range])
-//   ..._on(isa, ...)            one chosen ISA (throws if this binary or CPU lacks it): tests, benchmarks
-//   ..._unchecked(...)          best ISA, no checks (debug builds assert them)
-//   ..._unchecked_on(isa, ...)  one chosen ISA, no checks (isa_available(isa) is a precondition)
-// Same checks, results and error bounds as the kernels:: entry points of the same names
+// Each comes in dispatch.hpp's forms (op, op_on(isa, ...), op_unchecked, op_unchecked_on(isa, ...);
+// docs/kernels.md, "Entry-point names"), with the arguments of the kernels:: entry point of the
+// same name. Same checks, results and error bounds as the kernels:: entry points of the same names
 // (to within each ISA's rounding). Angle sources: CosSinCache or OnTheFlyAngles. double
 // tensors (qk_norm_rope only) take the reference path in the calling unit.
 #pragma once
@@ -26,19 +22,13 @@ namespace posenc::kernels::detail::dispatch {
 
 template <class T, class Angles>
 void run_fused_on(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArgs<T>& f, const Angles& angles,
-                    const PositionIds& positions, TokenRange range) noexcept
+                  const PositionIds& positions, TokenRange range) noexcept
 {
     require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     if constexpr (!std::is_same_v<T, double>) {
-        [[maybe_unused]] const FusedCall call {&spec,
-                                               &f,
-                                               storage_type_of<T>,
-                                               &angles,
-                                               std::is_same_v<Angles, CosSinCache> ? AngleSourceKind::cache
-                                                                                   : AngleSourceKind::on_the_fly,
-                                               &positions,
-                                               range};
+        const KernelCall call {&spec, &angles, angle_kind_of<Angles>, &positions, &f, storage_type_of<T>,
+                               Direction::forward, range};
         if (run_fused_compiled(isa, call)) return;
     }
     kernels::detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
@@ -50,55 +40,42 @@ namespace posenc::kernels::dispatch {
 
 /// Checked qk_norm_rope on a chosen ISA.
 template <class T, class Angles>
-void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                       const PositionIds& positions, const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
+void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
+                     const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
 {
     detail::dispatch::require_isa(isa);
+    range = kernels::detail::within(range, views.tokens());
     const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
-template <class T, class Angles>
-void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                       const PositionIds& positions, const QKViews<T>& views)
-{
-    qk_norm_rope_on(isa, spec, norm, angles, positions, views, TokenRange {0, views.tokens()});
-}
-
 /// Checked qk_norm_rope on best_isa().
 template <class T, class Angles>
 void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                  const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
+                  const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
 {
     qk_norm_rope_on(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
-}
-
-template <class T, class Angles>
-void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                  const QKViews<T>& views)
-{
-    qk_norm_rope_on(best_isa(), spec, norm, angles, positions, views, TokenRange {0, views.tokens()});
 }
 
 /// Unchecked qk_norm_rope on a chosen ISA (kernels::qk_norm_rope_unchecked's preconditions, plus
 /// isa_available(isa)).
 template <class T, class Angles>
 void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                               const PositionIds& positions, const QKViews<T>& views, TokenRange range,
+                               const PositionIds& positions, const QKViews<T>& views, TokenRange range = all_tokens,
                                FloatSpan q_multipliers = {}) noexcept
 {
+    range = kernels::detail::within(range, views.tokens());
     const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
-    POSENC_ASSERT(kernels::detail::passes([&] {
-        kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
-    }));
+    POSENC_ASSERT(kernels::detail::norm_call_is_valid(spec, angles, positions, views, f,
+                                                      static_cast<int>(norm.weighting), range));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 /// Unchecked qk_norm_rope on best_isa().
 template <class T, class Angles>
 void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                            const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {}) noexcept
+                            const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
 {
     qk_norm_rope_unchecked_on(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
 }
@@ -106,50 +83,39 @@ void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angl
 /// Checked rope_into_cache on a chosen ISA.
 template <class T, class Angles>
 void rope_into_cache_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                          const CacheWrite<T>& write, TokenRange range)
+                        const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     detail::dispatch::require_isa(isa);
+    range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, write);
     kernels::detail::check_cache_call(spec, angles, positions, f, 0, range);
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
-template <class T, class Angles>
-void rope_into_cache_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                          const CacheWrite<T>& write)
-{
-    rope_into_cache_on(isa, spec, angles, positions, write, TokenRange {0, write.k.tokens});
-}
-
 /// Checked rope_into_cache on best_isa().
 template <class T, class Angles>
 void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write,
-                     TokenRange range)
+                     TokenRange range = all_tokens)
 {
     rope_into_cache_on(best_isa(), spec, angles, positions, write, range);
-}
-
-template <class T, class Angles>
-void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write)
-{
-    rope_into_cache_on(best_isa(), spec, angles, positions, write, TokenRange {0, write.k.tokens});
 }
 
 /// Unchecked rope_into_cache on a chosen ISA (kernels::rope_into_cache_unchecked's
 /// preconditions, plus isa_available(isa)).
 template <class T, class Angles>
 void rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                                  const CacheWrite<T>& write, TokenRange range) noexcept
+                                  const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
 {
+    range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, write);
-    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_cache_call(spec, angles, positions, f, 0, range); }));
+    POSENC_ASSERT(kernels::detail::cache_call_is_valid(spec, angles, positions, f, 0, range));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 /// Unchecked rope_into_cache on best_isa().
 template <class T, class Angles>
 void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                               const CacheWrite<T>& write, TokenRange range) noexcept
+                               const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
 {
     rope_into_cache_unchecked_on(best_isa(), spec, angles, positions, write, range);
 }
@@ -157,53 +123,41 @@ void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const
 /// Checked qk_norm_rope_into_cache on a chosen ISA.
 template <class T, class Angles>
 void qk_norm_rope_into_cache_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                                  const PositionIds& positions, const CacheWrite<T>& write, TokenRange range)
+                                const PositionIds& positions, const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     detail::dispatch::require_isa(isa);
+    range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, norm, write);
     kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
-template <class T, class Angles>
-void qk_norm_rope_into_cache_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                                  const PositionIds& positions, const CacheWrite<T>& write)
-{
-    qk_norm_rope_into_cache_on(isa, spec, norm, angles, positions, write, TokenRange {0, write.k.tokens});
-}
-
 /// Checked qk_norm_rope_into_cache on best_isa().
 template <class T, class Angles>
 void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                             const PositionIds& positions, const CacheWrite<T>& write, TokenRange range)
+                             const PositionIds& positions, const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     qk_norm_rope_into_cache_on(best_isa(), spec, norm, angles, positions, write, range);
-}
-
-template <class T, class Angles>
-void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                             const PositionIds& positions, const CacheWrite<T>& write)
-{
-    qk_norm_rope_into_cache_on(best_isa(), spec, norm, angles, positions, write, TokenRange {0, write.k.tokens});
 }
 
 /// Unchecked qk_norm_rope_into_cache on a chosen ISA (kernels::qk_norm_rope_into_cache_unchecked's
 /// preconditions, plus isa_available(isa)).
 template <class T, class Angles>
 void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                                          const PositionIds& positions, const CacheWrite<T>& write, TokenRange range) noexcept
+                                          const PositionIds& positions, const CacheWrite<T>& write,
+                                          TokenRange range = all_tokens) noexcept
 {
+    range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, norm, write);
-    POSENC_ASSERT(kernels::detail::passes([&] {
-        kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
-    }));
+    POSENC_ASSERT(kernels::detail::cache_call_is_valid(spec, angles, positions, f, static_cast<int>(norm.weighting), range));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 /// Unchecked qk_norm_rope_into_cache on best_isa().
 template <class T, class Angles>
 void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                                       const PositionIds& positions, const CacheWrite<T>& write, TokenRange range) noexcept
+                                       const PositionIds& positions, const CacheWrite<T>& write,
+                                       TokenRange range = all_tokens) noexcept
 {
     qk_norm_rope_into_cache_unchecked_on(best_isa(), spec, norm, angles, positions, write, range);
 }

@@ -20,9 +20,6 @@
 // rounded to nearest even), float8_e4m3 or int8 (quantize.hpp: code = convert(fl(x / scale)),
 // saturating; a scale per tensor or one per head is required and must be finite and > 0).
 //
-// CacheStores: ordinary (cached) or non-temporal (streaming) stores into the cache, or a choice
-// by the size of the write (automatic, the default): the values are the same either way.
-//
 // SlotMapping: the cache slot of every token of a call, int32 or int64 (vLLM's slot_mapping);
 // -1 means "skip this token" (padding). Any other value must lie in [0, slots), which the
 // checked entry points verify for every token of the range (an error names the token index and
@@ -46,14 +43,9 @@ enum class CacheStorage { float32, bfloat16, float16, float8_e4m3, int8 };
 /// "float32", "bfloat16", "float16", "float8_e4m3" or "int8".
 inline const char* to_string(CacheStorage storage) noexcept
 {
-    switch (storage) {
-    case CacheStorage::float32: return "float32";
-    case CacheStorage::bfloat16: return "bfloat16";
-    case CacheStorage::float16: return "float16";
-    case CacheStorage::float8_e4m3: return "float8_e4m3";
-    case CacheStorage::int8: return "int8";
-    }
-    return "unknown";
+    constexpr const char* names[] = {"float32", "bfloat16", "float16", "float8_e4m3", "int8"};
+    const auto i = static_cast<unsigned>(storage);
+    return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
 }
 
 /// Bytes per element.
@@ -121,8 +113,7 @@ struct KvCacheView {
                                   std::ptrdiff_t head_dim, CacheLayout layout = CacheLayout::token_major,
                                   CacheScale scale = {}) noexcept
     {
-        static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3 or int8.");
-        return {data, cache_storage_of<C>, layout, 1, slots, heads, head_dim, scale, size};
+        return paged(data, size, 1, slots, heads, head_dim, layout, scale);
     }
 
     /// `blocks` blocks of `block_size` slots: [blocks][block_size][heads][head_dim] or, heads_major,

@@ -24,15 +24,13 @@
 // quantiser's: the fp8 / int8 code is exactly convert(fl(x / scale)) of the float value that a
 // float cache would hold (bit for bit: the same registers go to either store).
 //
-// Checked entry points throw posenc::error for: a K view that is absent or invalid, V / Q views
-// invalid or with other token counts, a cache absent, with a storage, layout or scale kind that
-// is not one of its enumerators, with data off its element alignment, with other heads or
-// head_dim than its source, blocks or block_size < 1, a quantised cache without a finite positive scale (per
-// tensor or per head) or a float cache with one, a cache overlapping a view or the other cache,
-// slot_mapping absent or of another length, a slot of a token in the range that is neither -1
-// nor in [0, slots) of both caches (the message names the token index and the slot), positions
-// outside the angle source, and the norm's rules when normalising. The unchecked ones assert the
-// same in debug builds.
+// Checked entry points throw posenc::error naming the first broken rule: K absent or invalid
+// (apply's view rules, for Q and V too, with K's token count); a cache absent, of an unknown
+// storage, layout or scale kind, misaligned, not of its source's heads and head_dim, larger than
+// its buffer, or with a scale its storage does not take (fp8 / int8 need one, finite and > 0);
+// any overlap of a written buffer with another; a slot of a token in the range outside [-1,
+// slots) of both caches (named with the token); positions outside the angle source; the norm's
+// rules when normalising (docs/errors.md lists every message). Unchecked: debug assertions.
 #pragma once
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
@@ -71,6 +69,7 @@ namespace detail {
 template <class T>
 FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
 {
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
     FusedArgs<T> f;
     f.head_dim = spec.head_dim();
     f.rotary_dim = spec.rotary_dim();
@@ -90,13 +89,7 @@ FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
 template <class T>
 FusedArgs<T> cache_args(const RopeSpec& spec, const QkNorm& norm, const CacheWrite<T>& w) noexcept
 {
-    FusedArgs<T> f = cache_args(spec, w);
-    f.norm = true;
-    f.eps = norm.eps;
-    f.weight_offset = norm.weighting == NormWeighting::one_plus_weight ? 1.0f : 0.0f;
-    f.q_weight = norm.q_weight;
-    f.k_weight = norm.k_weight;
-    return f;
+    return with_norm(cache_args(spec, w), norm);
 }
 
 }  // namespace detail
@@ -104,57 +97,53 @@ FusedArgs<T> cache_args(const RopeSpec& spec, const QkNorm& norm, const CacheWri
 /// Unchecked RoPE into the cache on an explicit arch. Preconditions: what rope_into_cache checks.
 template <class Arch, class T, class Angles>
 void rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                                  const CacheWrite<T>& write, TokenRange range) noexcept
+                                  const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
 {
-    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, write);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::passes([&] { detail::check_cache_call(spec, angles, positions, f, 0, range); }));
+    POSENC_ASSERT(detail::cache_call_is_valid(spec, angles, positions, f, 0, range));
 #endif
     detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
 }
 
 template <class T, class Angles>
 void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                               const CacheWrite<T>& write, TokenRange range) noexcept
+                               const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
 {
     rope_into_cache_unchecked_on(kernels::default_arch {}, spec, angles, positions, write, range);
 }
 
-/// Checked RoPE of K into the cache (and V copied, Q rotated) for tokens [range.begin, range.end).
+/// Checked RoPE of K into the cache (and V copied, Q rotated) for tokens `range` (default
+/// all_tokens).
 template <class T, class Angles>
 void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write,
-                     TokenRange range)
+                     TokenRange range = all_tokens)
 {
-    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, write);
     detail::check_cache_call(spec, angles, positions, f, 0, range);
     detail::fused_run<kernels::default_arch>(spec.pairing(), f, angles, positions, range);
 }
 
-template <class T, class Angles>
-void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write)
-{
-    rope_into_cache(spec, angles, positions, write, TokenRange {0, write.k.tokens});
-}
-
 /// Unchecked QK-norm + RoPE into the cache on an explicit arch.
 template <class Arch, class T, class Angles>
 void qk_norm_rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                                          const PositionIds& positions, const CacheWrite<T>& write, TokenRange range) noexcept
+                                          const PositionIds& positions, const CacheWrite<T>& write,
+                                          TokenRange range = all_tokens) noexcept
 {
-    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, norm, write);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::passes(
-        [&] { detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
+    POSENC_ASSERT(detail::cache_call_is_valid(spec, angles, positions, f, static_cast<int>(norm.weighting), range));
 #endif
     detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
 }
 
 template <class T, class Angles>
 void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                                       const PositionIds& positions, const CacheWrite<T>& write, TokenRange range) noexcept
+                                       const PositionIds& positions, const CacheWrite<T>& write,
+                                       TokenRange range = all_tokens) noexcept
 {
     qk_norm_rope_into_cache_unchecked_on(kernels::default_arch {}, spec, norm, angles, positions, write, range);
 }
@@ -162,19 +151,12 @@ void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm,
 /// Checked QK-norm + RoPE of Q (in q_out) and K (into the cache), V copied: one engine step.
 template <class T, class Angles>
 void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                             const CacheWrite<T>& write, TokenRange range)
+                             const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
-    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, norm, write);
     detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
     detail::fused_run<kernels::default_arch>(spec.pairing(), f, angles, positions, range);
-}
-
-template <class T, class Angles>
-void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                             const CacheWrite<T>& write)
-{
-    qk_norm_rope_into_cache(spec, norm, angles, positions, write, TokenRange {0, write.k.tokens});
 }
 
 }  // namespace posenc::kernels

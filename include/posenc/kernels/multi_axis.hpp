@@ -39,18 +39,19 @@
 
 namespace posenc::kernels {
 
-/// Unchecked multi-axis apply on an explicit architecture: tokens [range.begin, range.end) of
-/// views, pair i of token t by positions(t, layout.axis_of_pair(i)); see the file comment.
+/// Unchecked multi-axis apply on an explicit architecture: tokens `range` (default all_tokens)
+/// of views, pair i of token t by positions(t, layout.axis_of_pair(i)); see the file comment.
 /// Preconditions (what apply_multi_axis_rope checks): those of apply_rope_unchecked_on, plus
 /// layout.num_pairs() == spec.num_pairs(), positions of layout.num_axes() axes for every token
 /// of the views, each in angles.position_range(). Violations are undefined behaviour (debug
 /// builds assert them).
 template <class Arch, class T, class Angles>
 void apply_multi_axis_rope_unchecked_on(Arch, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                                        const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
-                                        TokenRange range) noexcept
+                                        const MultiAxisPositions& positions, const QKViews<T>& views,
+                                        Direction direction = Direction::forward, TokenRange range = all_tokens) noexcept
 {
     static_assert(is_storage_type<T>, "apply_multi_axis_rope rotates float, bfloat16, float16 or double tensors.");
+    range = detail::within(range, views.tokens());
 #if !POSENC_DETAIL_DISPATCH_UNIT
     POSENC_ASSERT(detail::multi_axis_call_is_valid(spec, layout, angles, positions, views, range));
 #endif
@@ -65,33 +66,25 @@ void apply_multi_axis_rope_unchecked_on(Arch, const RopeSpec& spec, const MultiA
 /// apply_multi_axis_rope_unchecked_on with kernels::default_arch.
 template <class T, class Angles>
 void apply_multi_axis_rope_unchecked(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                                     const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
-                                     TokenRange range) noexcept
+                                     const MultiAxisPositions& positions, const QKViews<T>& views,
+                                     Direction direction = Direction::forward, TokenRange range = all_tokens) noexcept
 {
     apply_multi_axis_rope_unchecked_on(kernels::default_arch {}, spec, layout, angles, positions, views, direction, range);
 }
 
-/// Checked multi-axis apply of tokens [range.begin, range.end): throws posenc::error for
+/// Checked multi-axis apply of tokens `range` (default all_tokens): throws posenc::error for
 /// anything apply_rope refuses (checks.hpp) and for a layout of another pair count, positions
 /// of another axis count or token count, or any position outside the angle source
 /// ("positions[5][1] 40000 must be in [0, 32767], the positions the CosSinCache serves").
 template <class T, class Angles>
 void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                           const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction,
-                           TokenRange range)
+                           const MultiAxisPositions& positions, const QKViews<T>& views,
+                           Direction direction = Direction::forward, TokenRange range = all_tokens)
 {
+    range = detail::within(range, views.tokens());
     detail::check_multi_axis_call(spec, layout, angles, positions, views, range);
     detail::check_direction(direction);
     apply_multi_axis_rope_unchecked(spec, layout, angles, positions, views, direction, range);
-}
-
-/// Checked multi-axis apply of every token of the views.
-template <class T, class Angles>
-void apply_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                           const MultiAxisPositions& positions, const QKViews<T>& views,
-                           Direction direction = Direction::forward)
-{
-    apply_multi_axis_rope(spec, layout, angles, positions, views, direction, TokenRange {0, views.tokens()});
 }
 
 }  // namespace posenc::kernels

@@ -3,17 +3,14 @@
 // without an O(N) table, by splitting the position into digits and adding angles.
 //
 // Split. Write |m| in base 2^b with L digits:  |m| = d_0 + d_1 2^b + ... + d_{L-1} 2^{(L-1)b}.
-// Level k holds, for every digit value d and pair i, in double,
+// Level k holds, for every digit value d and pair i, in double (angles.hpp's exact reduction,
+// error < 5e-15),
 //
 //     C_k[d][i] + j S_k[d][i] = a_k * exp(j * (d 2^{kb}) theta_i),   a_0 = attention factor, a_k = 1 (k > 0)
 //
-// each from angles.hpp's exact reduction (error < 5e-15). The angle of m is the sum of the
-// digits' angles, so by the angle-addition formulas (a product of unit complex numbers)
-//
-//     cos(x + y) = cos x cos y - sin x sin y,     sin(x + y) = sin x cos y + cos x sin y
-//
-// a * exp(j m theta_i) = prod_k (C_k + j S_k)[d_k][i], evaluated in double (L - 1 complex
-// products per pair) and rounded once to float. A negative m uses |m| and negates sin.
+// and by angle addition a * exp(j m theta_i) = prod_k (C_k + j S_k)[d_k][i], evaluated in double
+// (L - 1 complex products per pair) and rounded once to float (docs/formulas.md, "Kernels"). A
+// negative m uses |m| and negates sin.
 //
 // Two levels is the high/low split: m = hi * 2^b + lo, O(sqrt N) rows per pair. The default
 // picks L = ceil(bits(max_position) / 11) levels of b = ceil(bits / L) bits, so 2^31 - 1 takes
@@ -68,9 +65,8 @@ public:
         levels_ = std::min(levels_, bits);
         bits_per_level_ = (bits + levels_ - 1) / levels_;
         posenc::detail::require(bits_per_level_ <= 24, "levels", levels,
-                                ("must leave at most 2^24 rows per level; max_position needs " + std::to_string(bits) +
-                                 " bits")
-                                    .c_str());
+                                posenc::detail::cat({"must leave at most 2^24 rows per level; max_position needs ", bits,
+                                                     " bits"}).c_str());
 
         const std::size_t row = 2 * static_cast<std::size_t>(num_pairs_);
         std::size_t total_rows = 0;

@@ -20,15 +20,13 @@
 // bound below. The checked entries refuse multipliers with data null, fewer than `tokens` of
 // them, one that is not finite in the range, or memory shared with an output view.
 //
-// Arithmetic: tensors of float, bfloat16 or float16 are read as float; the sum of squares is
-// accumulated in float (fma, four partial sums), then mean = sum / n, r = 1 / sqrt(mean + eps),
-// each one float rounding; the weight of dim d is w'_d = w_d + offset (offset 1 for Gemma, 0
-// otherwise; w + 1 is rounded to float as Hugging Face's float32 weight does). A rotated pair
-// (a, b) with weights (w'_a, w'_b) and the angle source's (c, s) is computed as
+// Arithmetic: read as float; the sum of squares in float (fma, four partial sums), then
+// r = 1 / sqrt(sum / n + eps), each step one float rounding; w'_d = w_d + offset (offset 1 for
+// Gemma, 0 otherwise; w + 1 rounded to float as Hugging Face's float32 weight is). A rotated
+// pair (a, b) with the angle source's (c, s) is RoPE(x r w') reassociated (c w' and s w' formed
+// once per token and tile of heads):
 //     a' = r (a (c w'_a) - b (s w'_b)),   b' = r (b (c w'_b) + a (s w'_a))
-// which is RoPE(x r w') reassociated: the products c w' and s w' are formed once per token and
-// tile of heads, so a head costs the rotation plus one multiply by r per register. A
-// pass-through dim is x_d (r w'_d). Then one rounding into the storage type. double tensors
+// A pass-through dim is x_d (r w'_d). Then one rounding into the storage type. double tensors
 // take a scalar reference path in double.
 //
 // Error bound (float storage), u = 2^-24, n = head_dim, A = attention factor, against the exact
@@ -47,10 +45,9 @@
 // float (|x| below about 1e18): a larger head would overflow to inf and normalise to zero.
 // eps as configured (rms_norm_eps: Qwen3 1e-6), finite and >= 0.
 //
-// Checked entry points throw posenc::error for anything apply_rope refuses (views, overlaps,
-// positions: detail/checks.hpp), a head_dim above 512, eps negative or not finite, a weighting
-// outside the enum, a null weight for a tensor that is normalised, or a weight array that an
-// output view overlaps. The unchecked ones assert the same in debug builds.
+// Checked entry points throw posenc::error for anything apply_rope refuses, a head_dim above
+// 512, eps negative or not finite, a weighting outside the enum, a missing or short weight for a
+// tensor that is normalised, or a weight an output overlaps (unchecked: debug assertions).
 #pragma once
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
@@ -87,6 +84,18 @@ struct QkNorm {
 
 namespace detail {
 
+/// f with the QK-norm of `norm` switched on (qk_norm_rope, qk_norm_rope_into_cache).
+template <class T>
+FusedArgs<T> with_norm(FusedArgs<T> f, const QkNorm& norm) noexcept
+{
+    f.norm = true;
+    f.eps = norm.eps;
+    f.weight_offset = norm.weighting == NormWeighting::one_plus_weight ? 1.0f : 0.0f;
+    f.q_weight = norm.q_weight;
+    f.k_weight = norm.k_weight;
+    return f;
+}
+
 template <class T>
 FusedArgs<T> norm_args(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views, int rotary_dim,
                        FloatSpan q_multipliers = {}) noexcept
@@ -95,17 +104,12 @@ FusedArgs<T> norm_args(const RopeSpec& spec, const QkNorm& norm, const QKViews<T
     f.head_dim = spec.head_dim();
     f.rotary_dim = rotary_dim;
     f.rotary_offset = rotary_dim == 0 ? 0 : spec.rotary_offset();
-    f.norm = true;
-    f.eps = norm.eps;
-    f.weight_offset = norm.weighting == NormWeighting::one_plus_weight ? 1.0f : 0.0f;
-    f.q_weight = norm.q_weight;
-    f.k_weight = norm.k_weight;
     f.q_in = views.q_in;
     f.q_out = views.q_out;
     f.k_in = views.k_in;
     f.k_out = views.k_out;
     f.q_multipliers = q_multipliers;
-    return f;
+    return with_norm(f, norm);
 }
 
 template <class Arch, class T, class Angles>
@@ -118,19 +122,19 @@ void run_fused_on(Arch, const RopeSpec& spec, const FusedArgs<T>& f, const Angle
 
 }  // namespace detail
 
-/// Unchecked QK-norm + RoPE of tokens [range.begin, range.end) on an explicit arch (enabled by
-/// the translation unit's flags). Preconditions: what qk_norm_rope checks (debug builds assert it).
+/// Unchecked QK-norm + RoPE on an explicit arch (enabled by the translation unit's flags).
+/// Preconditions: what qk_norm_rope checks (debug builds assert it).
 template <class Arch, class T, class Angles>
 void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
-                               const PositionIds& positions, const QKViews<T>& views, TokenRange range,
+                               const PositionIds& positions, const QKViews<T>& views, TokenRange range = all_tokens,
                                FloatSpan q_multipliers = {}) noexcept
 {
     static_assert(is_storage_type<T>, "qk_norm_rope reads float, bfloat16, float16 or double tensors.");
+    range = detail::within(range, views.tokens());
     const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::passes([&] {
-        detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
-    }));
+    POSENC_ASSERT(
+        detail::norm_call_is_valid(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range));
 #endif
     detail::run_fused_on(Arch {}, spec, f, angles, positions, range);
 }
@@ -138,49 +142,37 @@ void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, c
 /// qk_norm_rope_unchecked_on with kernels::default_arch.
 template <class T, class Angles>
 void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                            const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {}) noexcept
+                            const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
 {
     qk_norm_rope_unchecked_on(kernels::default_arch {}, spec, norm, angles, positions, views, range, q_multipliers);
 }
 
-/// Checked QK-norm + RoPE of tokens [range.begin, range.end): Q with norm.q_weight, K (if the
-/// views have one) with norm.k_weight, in place or out of place; see the file comment.
-/// q_multipliers (optional, one float per token of the views): Q of token t comes out
-/// multiplied by q_multipliers.data[t] (K is not scaled); see the file comment.
+/// Checked QK-norm + RoPE of tokens `range` (default all_tokens): Q with norm.q_weight, K (if
+/// the views have one) with norm.k_weight, in place or out of place. q_multipliers (optional,
+/// one float per token of the views): Q of token t comes out multiplied by
+/// q_multipliers.data[t] (K is not scaled). See the file comment.
 template <class T, class Angles>
 void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                  const QKViews<T>& views, TokenRange range, FloatSpan q_multipliers = {})
+                  const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
 {
+    range = detail::within(range, views.tokens());
     const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
     detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
 }
 
-/// Checked QK-norm + RoPE of every token of the views.
-template <class T, class Angles>
-void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                  const QKViews<T>& views)
-{
-    qk_norm_rope(spec, norm, angles, positions, views, TokenRange {0, views.tokens()});
-}
-
 /// Checked RMSNorm alone (no rotation) of every head of Q (and K) over head_dim, same rules
 /// and arithmetic as qk_norm_rope (the rotary part of `spec` is not used).
 template <class T>
-void qk_rms_norm(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views, TokenRange range)
+void qk_rms_norm(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views, TokenRange range = all_tokens)
 {
     static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "qk_rms_norm reads float, bfloat16 or float16 tensors.");
+    range = detail::within(range, views.tokens());
     const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, 0);
     const detail::NoAngles none {spec.num_pairs()};
     const PositionIds positions = PositionIds::contiguous(0);
     detail::check_norm_call(spec, none, positions, views, f, static_cast<int>(norm.weighting), range);
     detail::fused_run<kernels::default_arch>(spec.pairing(), f, none, positions, range);
-}
-
-template <class T>
-void qk_rms_norm(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views)
-{
-    qk_rms_norm(spec, norm, views, TokenRange {0, views.tokens()});
 }
 
 }  // namespace posenc::kernels

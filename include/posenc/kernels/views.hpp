@@ -27,11 +27,9 @@
 // Strides of longer axes must be >= head_dim (so they are positive: a view walks its buffer
 // forwards, and its first element is data[0]).
 //
-// Within a head, the first rotary_dim elements rotate (pairs placed by the spec's Pairing), the
-// remaining head_dim - rotary_dim pass through (untouched in place, copied out of place):
-//
-//   half_split   [ x0 .. x_{R/2-1} | x_{R/2} .. x_{R-1} | pass-through ]   pair i = (i, i + R/2)
-//   interleaved  [ x0 x1 | x2 x3 | ... | x_{R-2} x_{R-1} | pass-through ]  pair i = (2i, 2i + 1)
+// Within a head, the spec's rotated slice (rotary_dim coordinates from rotary_offset, paired by
+// its Pairing: spec.hpp) rotates; the other coordinates pass through (untouched in place, copied
+// out of place).
 //
 // Alignment: data must be aligned for its element type (alignof: float 4, double 8, bfloat16
 // and float16 2 bytes); the checked entries refuse a misaligned pointer. No wider alignment is
@@ -46,6 +44,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "posenc/config.hpp"
 #include "posenc/error.hpp"
 
 namespace posenc::kernels {
@@ -88,18 +87,6 @@ struct HeadsView {
 
     constexpr HeadsView() noexcept = default;
 
-    /// Contiguous [tokens, heads, head_dim] in data[0 .. size).
-    constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape) noexcept
-        : data(data_)
-        , size(size_)
-        , tokens(shape.tokens)
-        , heads(shape.heads)
-        , head_dim(shape.head_dim)
-        , token_stride(detail::wrapping_product(shape.heads, shape.head_dim))
-        , head_stride(shape.head_dim)
-    {
-    }
-
     /// Strided: element (t, h, d) at data_[t * strides.token + h * strides.head + d], inside data_[0 .. size_).
     constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape, HeadsStrides strides) noexcept
         : data(data_)
@@ -109,6 +96,12 @@ struct HeadsView {
         , head_dim(shape.head_dim)
         , token_stride(strides.token)
         , head_stride(strides.head)
+    {
+    }
+
+    /// Contiguous [tokens, heads, head_dim] in data[0 .. size).
+    constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape) noexcept
+        : HeadsView(data_, size_, shape, {detail::wrapping_product(shape.heads, shape.head_dim), shape.head_dim})
     {
     }
 
@@ -127,13 +120,7 @@ struct HeadsView {
     /// A view of T converts to a view of const T.
     template <class U, std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>, int> = 0>
     constexpr HeadsView(const HeadsView<U>& other) noexcept
-        : data(other.data)
-        , size(other.size)
-        , tokens(other.tokens)
-        , heads(other.heads)
-        , head_dim(other.head_dim)
-        , token_stride(other.token_stride)
-        , head_stride(other.head_stride)
+        : HeadsView(other.data, other.size, other.shape(), other.strides())
     {
     }
 
@@ -204,10 +191,9 @@ PackedQkv<T> slice_packed_qkv(T* qkv, std::ptrdiff_t size, PackedQkvShape shape)
                               (static_cast<double>(q_heads) + 2.0 * static_cast<double>(kv_heads)) *
                               static_cast<double>(head_dim);
         posenc::detail::raise("qkv.size", size,
-                              "must be >= tokens * (q_heads + 2 kv_heads) * head_dim = " +
-                                  posenc::detail::format_value(needed) + " (" + std::to_string(tokens) + " x (" +
-                                  std::to_string(q_heads) + " + 2 x " + std::to_string(kv_heads) + ") x " +
-                                  std::to_string(head_dim) + ")");
+                              posenc::detail::cat({"must be >= tokens * (q_heads + 2 kv_heads) * head_dim = ",
+                                                   posenc::detail::format_value(needed), " (", tokens, " x (", q_heads,
+                                                   " + 2 x ", kv_heads, ") x ", head_dim, ")"}));
     }
     const HeadsStrides strides {row, head_dim};
     // with no tokens the buffer may be shorter than one row: keep the slices' pointers inside it
@@ -335,6 +321,18 @@ struct TokenRange {
     std::ptrdiff_t end = 0;
     constexpr std::ptrdiff_t size() const noexcept { return end - begin; }
 };
+
+/// Every token of the call's views, [0, tokens): the entry points' default range. Its end is
+/// one no view reaches, so an explicit range never means it by accident.
+inline constexpr TokenRange all_tokens {0, PTRDIFF_MAX};
+
+namespace detail {
+/// `range`, with all_tokens read as [0, tokens).
+POSENC_ALWAYS_INLINE constexpr TokenRange within(TokenRange range, std::ptrdiff_t tokens) noexcept
+{
+    return range.begin == all_tokens.begin && range.end == all_tokens.end ? TokenRange {0, tokens} : range;
+}
+}  // namespace detail
 
 /// Forward rotates to the position (RoPE); inverse rotates back (undoes it: R(-m theta)).
 enum class Direction { forward, inverse };

@@ -1,29 +1,16 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/checks.hpp: what the checked entry points verify before entering a kernel.
 //
-// check_rope_call throws posenc::error ("<field> <value> <rule>") for the first violation of:
-//   views    q_in and q_out present; k_in and k_out both present or both absent;
-//            data != null and aligned for the element type (alignof); 0 <= size <=
-//            max_view_size; tokens >= 0 and equal across all views; heads >= 1, equal between
-//            a tensor's in and out views; head_dim == spec.head_dim;
-//            strides: the [tokens, heads] grid of head_dim-long rows must not overlap itself
-//            (sorting the two axes by stride: small stride >= head_dim, large stride >=
-//            small stride * (small count - 1) + head_dim; an axis of extent 1 has no stride);
-//            bounds: the first element (data[0]) and the last one ((tokens - 1) token_stride +
-//            (heads - 1) head_stride + head_dim - 1) lie inside [0, size), proved in integer
-//            arithmetic that cannot overflow;
-//            no written view overlaps another view, except an output that is exactly its own
-//            input (in place). Views that share memory must have equal strides (then the overlap
-//            test is exact: packed QKV slices pass); otherwise their address ranges must be disjoint.
-//   angles   angles.num_pairs == spec.num_pairs
-//   range    0 <= begin <= end <= tokens
-//   positions  ids: count == tokens, pointer != null; every position of a token in the range
-//            lies in angles.position_range() (a position beyond a cache is an error, never a
-//            read past its end).
-// Cost: O(tokens in range) for the position scan, O(1) otherwise.
-// Each rule is stated once, as a named predicate ("The rules" below; fused_checks.hpp and the
-// Python module's batched arrays use the same ones): the checks that name a broken rule and the
-// inline tests that accept the usual call without a message are both built from them.
+// check_rope_call throws posenc::error ("<field> <value> <rule>") for the first broken rule, in
+// this order: each view (q_in, q_out, then K: present or absent together; data, alignment, size,
+// extents, head_dim == spec.head_dim, strides, bounds: what views.hpp calls a valid view), the
+// shapes and token counts shared between views, the overlaps (no written view meets another
+// view, except an output that is exactly its input), the angle source's pairs, the token range
+// (0 <= begin <= end <= tokens) and the positions of the range (inside angles.position_range()).
+// docs/errors.md lists every message. Cost: O(tokens in range) for the position scan, O(1)
+// otherwise. Each rule is stated once, as a named predicate ("The rules" below; fused_checks.hpp
+// and the Python module's batched arrays use the same ones): the checks that name a broken rule
+// and the inline tests that accept the usual call without a message are both built from them.
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -157,10 +144,9 @@ POSENC_ALWAYS_INLINE constexpr bool weighting_is_known(int weighting) noexcept {
 /// Rule "weights": a weight span present, of at least head_dim floats (one per coordinate).
 inline bool weights_are_valid(const FloatSpan& w, int head_dim) noexcept { return w.data != nullptr && w.size >= head_dim; }
 
-/// Rule "extent": elements from a view's first element to one past its last, (tokens - 1)
-/// token_stride + (heads - 1) head_stride + head_dim (tokens >= 1; an axis of extent 1 adds
-/// nothing). The caller keeps it from overflowing: last_index_within in general, the usual
-/// domain (extents below 2^31) in usual_view_is_valid.
+/// Rule "extent": elements from a view's first element to one past its last (tokens >= 1). The
+/// caller keeps it from overflowing: last_index_within in general, extents below 2^31 in
+/// usual_view_is_valid.
 POSENC_ALWAYS_INLINE constexpr std::ptrdiff_t extent_of(std::ptrdiff_t tokens, std::ptrdiff_t token_stride, std::ptrdiff_t heads,
                                                         std::ptrdiff_t head_stride, std::ptrdiff_t head_dim) noexcept
 {
@@ -169,10 +155,9 @@ POSENC_ALWAYS_INLINE constexpr std::ptrdiff_t extent_of(std::ptrdiff_t tokens, s
 
 // ---------------------------------------------------------------------------------------------
 
-/// Index of the last element a valid view addresses, (tokens - 1) token_stride + (heads - 1)
-/// head_stride + head_dim - 1, if it is < size; -1 otherwise. Computed without overflow: every
-/// partial sum is compared with what remains of the buffer before it is formed. Requires
-/// tokens >= 1, heads >= 1, head_dim >= 1 and the strides of axes longer than 1 >= head_dim.
+/// Index of the last element a valid view addresses (extent_of - 1) if it is < size; -1
+/// otherwise. Without overflow: every partial sum is compared with what remains of the buffer
+/// before it is formed. Requires tokens, heads, head_dim >= 1 and grid_rows_apart.
 inline std::ptrdiff_t last_index_within(const ViewGeometry& v) noexcept
 {
     std::ptrdiff_t room = v.size - v.head_dim;  // room left for the outer offsets
@@ -259,12 +244,8 @@ inline std::string last_index_text(const ViewGeometry& v)
                ", head ", v.heads - 1, ", dim ", d - 1, "): the view would address memory past its buffer"}));
 }
 
-/// The rules of raise_view_error in integer arithmetic, without overflow: data non-null and
-/// aligned for its element type; 0 <= size <= max_view_size; tokens >= 0, heads >= 1, head_dim =
-/// spec's; rows of head_dim elements on the [tokens, heads] grid must not overlap (sorting the
-/// two axes by stride: small stride >= head_dim, large stride >= small stride * (small count -
-/// 1) + head_dim; the stride of an axis of extent 1 is ignored); and the last element
-/// (last_index_within) lies inside the buffer.
+/// The rules of raise_view_error as a predicate, in integer arithmetic without overflow:
+/// data_is_aligned, size_is_addressable, the extents, grid_rows_apart, last_index_within.
 inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
 {
     if (!data_is_aligned(v.address, static_cast<std::uintptr_t>(v.element_align))) return false;
@@ -289,12 +270,6 @@ inline std::ptrdiff_t extent_of(const ViewGeometry& v) noexcept
     return extent_of(v.tokens, v.token_stride, v.heads, v.head_stride, v.head_dim);
 }
 
-template <class U>
-std::ptrdiff_t extent_of(const HeadsView<U>& v) noexcept
-{
-    return extent_of(geometry(v));
-}
-
 /// round(x / y) for y > 0, in double (the caller checks neighbours, so it need not be exact).
 inline std::ptrdiff_t nearest_multiple(double x, double y) noexcept
 {
@@ -315,7 +290,7 @@ ByteRange bytes_of(const HeadsView<U>& v) noexcept
 {
     const auto b = reinterpret_cast<std::uintptr_t>(v.data);
     if (!v.present() || v.tokens == 0) return {b, b};
-    return {b, b + static_cast<std::uintptr_t>(extent_of(v)) * sizeof(U)};
+    return {b, b + static_cast<std::uintptr_t>(extent_of(geometry(v))) * sizeof(U)};
 }
 
 /// True if some row of `a` shares an element with some row of `b` (both valid per check_view,
@@ -339,23 +314,17 @@ inline bool views_overlap(const ViewGeometry& a, const ViewGeometry& b) noexcept
     int n = 0;
     // An axis of extent 1 in one view only ever takes offset 0 there, so its stride may be read
     // as the other view's: the test stays exact (one K head inside packed QKV, any head_stride).
-    auto common_stride = [](std::ptrdiff_t count_a, std::ptrdiff_t stride_a, std::ptrdiff_t count_b,
-                            std::ptrdiff_t stride_b, std::ptrdiff_t& out) {
-        out = count_a > 1 ? stride_a : stride_b;
-        return count_a <= 1 || count_b <= 1 || stride_a == stride_b;
+    // Without a common stride, add_axis says no, and the views count as overlapping.
+    auto add_axis = [&](std::ptrdiff_t count_a, std::ptrdiff_t stride_a, std::ptrdiff_t count_b,
+                        std::ptrdiff_t stride_b) {
+        if (count_a <= 1 && count_b <= 1) return true;
+        if (count_a > 1 && count_b > 1 && stride_a != stride_b) return false;
+        axes[n++] = {count_a > 1 ? stride_a : stride_b, -(count_a - 1), count_b - 1};
+        return true;
     };
-    const bool token_axis = a.tokens > 1 || b.tokens > 1;
-    const bool head_axis = a.heads > 1 || b.heads > 1;
-    if (token_axis) {
-        std::ptrdiff_t stride = 0;
-        if (!common_stride(a.tokens, a.token_stride, b.tokens, b.token_stride, stride)) return true;
-        axes[n++] = {stride, -(a.tokens - 1), b.tokens - 1};
-    }
-    if (head_axis) {
-        std::ptrdiff_t stride = 0;
-        if (!common_stride(a.heads, a.head_stride, b.heads, b.head_stride, stride)) return true;
-        axes[n++] = {stride, -(a.heads - 1), b.heads - 1};
-    }
+    if (!add_axis(a.tokens, a.token_stride, b.tokens, b.token_stride) ||
+        !add_axis(a.heads, a.head_stride, b.heads, b.head_stride))
+        return true;
     const std::ptrdiff_t byte_distance = static_cast<std::ptrdiff_t>(b_begin - a_begin);
     if (byte_distance % a.element_size != 0) return true;
     const std::ptrdiff_t d = byte_distance / a.element_size;
@@ -389,12 +358,6 @@ inline bool same_view(const ViewGeometry& a, const ViewGeometry& b) noexcept
     // strides of axes of extent 1 are never used: they need not agree
     return a.address == b.address && a.tokens == b.tokens && a.heads == b.heads && a.head_dim == b.head_dim &&
            (a.tokens <= 1 || a.token_stride == b.token_stride) && (a.heads <= 1 || a.head_stride == b.head_stride);
-}
-
-template <class UA, class UB>
-bool same_view(const HeadsView<UA>& a, const HeadsView<UB>& b) noexcept
-{
-    return same_view(geometry(a), geometry(b));
 }
 
 inline void require_disjoint(const ViewGeometry& written, const char* written_name, const ViewGeometry& other,
@@ -449,8 +412,6 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
 inline bool check_output_view(const ViewGeometry& out, const char* out_name, const ViewGeometry& in, const char* in_name,
                               int spec_head_dim)
 {
-    // the output is a view of its own whether or not it is its input: in place, its size must
-    // still cover every element the kernel writes through it
     if (!view_is_valid(out, spec_head_dim)) raise_view_error(out, out_name, spec_head_dim);
     if (same_view(out, in)) return true;
     if (out.tokens != in.tokens || out.heads != in.heads)
@@ -517,10 +478,8 @@ inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange ra
                             posenc::detail::cat({"must satisfy 0 <= begin <= end <= tokens ", tokens}));
 }
 
-/// check_pairs_and_range, then check_positions. pairs_and_positions_are_usual is the usual case
-/// (the pairs agree, the range lies in the tokens, contiguous positions whose first and last lie
-/// in the angle source's range), decided without a message; the rest (and every message) goes
-/// through those two.
+/// The usual case of check_pairs_and_positions, decided without a message: the pairs agree, the
+/// range lies in the tokens, contiguous positions whose first and last the angle source serves.
 template <class Angles>
 POSENC_ALWAYS_INLINE bool pairs_and_positions_are_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                    TokenRange range, std::ptrdiff_t tokens) noexcept
@@ -559,9 +518,8 @@ POSENC_ALWAYS_INLINE bool identical_views(const HeadsView<const U>& in, const He
 }
 
 /// view_is_valid for the usual view, whose tokens, heads and strides all lie in [0, 2^31) (one
-/// test of their bitwise or): then no product below can overflow, and the bound is one sum.
-/// Any other view gets false here, and the general rules decide it. Every view it accepts passes
-/// view_is_valid (the same rules on a narrower domain).
+/// test of their bitwise or): no product can overflow, and the bound is one sum. Any other view
+/// gets false here, and the general rules decide it.
 template <class U>
 POSENC_ALWAYS_INLINE bool usual_view_is_valid(const HeadsView<U>& v, std::ptrdiff_t head_dim) noexcept
 {
@@ -588,11 +546,8 @@ POSENC_NOINLINE bool rows_overlap_either_way(const HeadsView<U>& a, const HeadsV
 }
 
 /// The common case of check_rope_views, decided in the caller without building its arguments in
-/// memory (this runs on every checked call; a one-token decode call is a few hundred cycles):
-/// Q in place and valid, K absent, or in place, valid, with Q's token count and no row shared
-/// with Q, all usual views (usual_view_is_valid). Every view set it accepts passes
-/// check_rope_views (the same rules, specialised); the others go through check_rope_views, which
-/// decides and names the first broken rule.
+/// memory (this runs on every checked call): Q in place and valid, K absent, or in place, valid,
+/// with Q's token count and no row shared with Q, all usual views (usual_view_is_valid).
 template <class T>
 POSENC_ALWAYS_INLINE bool in_place_views_are_valid(const QKViews<T>& v, int spec_head_dim) noexcept
 {
@@ -605,9 +560,8 @@ POSENC_ALWAYS_INLINE bool in_place_views_are_valid(const QKViews<T>& v, int spec
     return !rows_overlap_either_way(v.q_in, v.k_in);
 }
 
-/// Every rule above, in order, naming the first one broken (see the file comment). Out of line
-/// and reached only when rope_call_is_usual has not accepted the call, so that the usual call's
-/// path holds no message building, and no stack frame for it.
+/// Every rule above, in order, naming the first one broken (see the file comment). Out of line,
+/// so that the usual call's path (rope_call_is_usual) holds no message building or stack frame.
 template <class T, class Angles>
 POSENC_NOINLINE void check_rope_call_rules(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                            const QKViews<T>& views, TokenRange range)
@@ -619,10 +573,9 @@ POSENC_NOINLINE void check_rope_call_rules(const RopeSpec& spec, const Angles& a
     check_positions(positions, views.q_in.tokens, range, angles.position_range(), angles.name());
 }
 
-/// The usual call, decided inline without a message: views in place and valid
-/// (in_place_views_are_valid), the pairs agree and contiguous positions in range
-/// (pairs_and_positions_are_usual). Every call it accepts passes check_rope_call_rules (the
-/// same rules, specialised; tests/kernels/ checks this on mutated calls).
+/// The usual call, decided inline without a message: in_place_views_are_valid and
+/// pairs_and_positions_are_usual (tests/kernels/rope_call_checks.cpp checks on mutated calls that
+/// it accepts nothing check_rope_call_rules refuses).
 template <class T, class Angles>
 POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                         TokenRange range) noexcept
@@ -636,11 +589,9 @@ POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles&
 /// one-token view valid: heads in [1, 2^31 - 1), head_stride in [0, 2^31 - 1) and >= head_dim
 /// when heads > 1, the last element (heads - 1) * head_stride + head_dim - 1 inside size <=
 /// max_view_size (the token stride of one token is never used). Every call it accepts passes
-/// check_rope_call_rules (tests/kernels/rope_call_checks.cpp checks this on mutated calls); the
-/// checked entry points send every other call through check_rope_call. A decode step is short
-/// enough that the general test (about 140 instructions and a call frame) shows: rows
-/// decode_f32/cache_half against decode_f32/cache_half_unchecked, and decode_pair_f32
-/// (docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// check_rope_call_rules (tests/kernels/rope_call_checks.cpp checks this on mutated calls). The
+/// general test (about 140 instructions and a call frame) shows on a decode step: rows
+/// decode_f32/cache_half and decode_pair_f32 of docs/benchmarks.md.
 template <class T, class Angles>
 POSENC_ALWAYS_INLINE bool decode_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                                   const QKViews<T>& views, TokenRange range) noexcept
@@ -678,17 +629,24 @@ void check_rope_call(const RopeSpec& spec, const Angles& angles, const PositionI
         check_rope_call_rules(spec, angles, positions, views, range);
 }
 
+/// Whether `check` returns without throwing: a check as a predicate.
+template <class F>
+bool passes(F&& check) noexcept
+{
+    try {
+        check();
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
 /// check_rope_call as a predicate, for the debug assertions of the unchecked entry points.
 template <class T, class Angles>
 bool rope_call_is_valid(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                         const QKViews<T>& views, TokenRange range) noexcept
 {
-    try {
-        check_rope_call(spec, angles, positions, views, range);
-        return true;
-    } catch (...) {
-        return false;
-    }
+    return passes([&] { check_rope_call(spec, angles, positions, views, range); });
 }
 
 }  // namespace posenc::kernels::detail

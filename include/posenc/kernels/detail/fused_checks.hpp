@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/fused_checks.hpp: what the checked fused entry points verify
-// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel. A cache call
-// first meets cache_call_is_usual, one inline test of the usual case that builds no message;
-// only a call it does not accept goes through check_cache_call_rules, which names the first
-// broken rule. Both are built from the named rules of checks.hpp (slot_in_range, scale_is_valid,
-// weights_are_valid, ...) and the cache predicates below.
+// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel: a cache call
+// meets cache_call_is_usual (inline, no message), then, if refused, check_cache_call_rules (the
+// first broken rule named); both built from checks.hpp's named rules and the predicates below.
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -15,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "posenc/error.hpp"
@@ -58,10 +57,9 @@ inline void check_norm_parameters(float eps, int weighting, bool has_q, const Fl
         posenc::detail::raise("norm.weighting", weighting, "must be NormWeighting::weight or NormWeighting::one_plus_weight");
     if (has_q && q_weight.data == nullptr) throw posenc::error("norm.q_weight", "null", "must point to head_dim weights of Q");
     if (has_k && k_weight.data == nullptr) throw posenc::error("norm.k_weight", "null", "must point to head_dim weights of K");
-    if (has_q && q_weight.size < head_dim)
-        posenc::detail::raise("norm.q_weight.size", q_weight.size, cat({"must be >= head_dim ", head_dim, " (one weight per coordinate)"}));
-    if (has_k && k_weight.size < head_dim)
-        posenc::detail::raise("norm.k_weight.size", k_weight.size, cat({"must be >= head_dim ", head_dim, " (one weight per coordinate)"}));
+    const std::string rule = cat({"must be >= head_dim ", head_dim, " (one weight per coordinate)"});
+    if (has_q && q_weight.size < head_dim) posenc::detail::raise("norm.q_weight.size", q_weight.size, rule);
+    if (has_k && k_weight.size < head_dim) posenc::detail::raise("norm.k_weight.size", k_weight.size, rule);
 }
 
 inline ByteRange bytes_of(const KvCacheView& c) noexcept
@@ -77,15 +75,23 @@ inline ByteRange bytes_of(const FloatSpan& w, std::ptrdiff_t n) noexcept
     return {b, w.data == nullptr ? b : b + static_cast<std::uintptr_t>(n) * sizeof(float)};
 }
 
+/// The bytes of an argument and its name in messages.
+struct NamedBytes {
+    ByteRange bytes;
+    const char* name;
+};
+
 [[noreturn]] inline void raise_overlap(const char* written_name, const char* other_name)
 {
     throw posenc::error(written_name, "overlapping", std::string("must not share memory with ") + other_name);
 }
 
-/// The test inline, the message out of line (a cache call makes about fifteen of these tests).
-inline void require_apart(ByteRange written, const char* written_name, ByteRange other, const char* other_name)
+/// `written` shares no byte with any of `others`, in order. The test inline, the message out of
+/// line (a cache call makes about fifteen of these tests).
+inline void require_apart(const NamedBytes& written, std::initializer_list<NamedBytes> others)
 {
-    if (written.intersects(other)) raise_overlap(written_name, other_name);
+    for (const NamedBytes& other : others)
+        if (written.bytes.intersects(other.bytes)) raise_overlap(written.name, other.name);
 }
 
 inline bool storage_is_known(CacheStorage s) noexcept
@@ -108,6 +114,13 @@ inline bool cache_elements_fit(const KvCacheView& c) noexcept
 inline bool is_aligned(const KvCacheView& c) noexcept
 {
     return (reinterpret_cast<std::uintptr_t>(c.data) & (element_bytes(c.storage) - 1)) == 0;
+}
+/// The first head whose per-head scale is not valid (scale_is_valid); heads if none.
+inline std::ptrdiff_t first_invalid_scale(const KvCacheView& c) noexcept
+{
+    std::ptrdiff_t h = 0;
+    while (h < c.heads && scale_is_valid(c.scale.per_head.data[h])) ++h;
+    return h;
 }
 
 /// Per-token query multipliers (optional): data present, size >= tokens (one per token), and the
@@ -157,14 +170,12 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
         throw posenc::error(field("scale"), c.scale.kind == Kind::per_tensor ? "per_tensor" : "per_head",
                             cat({"must be none for a ", to_string(c.storage), " cache (scales are for fp8 and int8)"}));
     if (c.scale.kind == Kind::per_tensor && !scale_is_valid(c.scale.value)) raise(field("scale"), c.scale.value, "must be finite and > 0");
-    if (c.scale.kind == Kind::per_head) {
-        if (c.scale.per_head.data == nullptr) throw posenc::error(field("scale.per_head"), "null", "must point to one scale per head");
-        if (c.scale.per_head.size < c.heads)
-            raise(field("scale.per_head.size"), c.scale.per_head.size, cat({"must be >= heads ", c.heads, " (one scale per head)"}));
-        for (std::ptrdiff_t h = 0; h < c.heads; ++h)
-            if (!scale_is_valid(c.scale.per_head.data[h]))
-                raise(cat({name, ".scale[", h, "]"}), c.scale.per_head.data[h], "must be finite and > 0");
-    }
+    if (c.scale.kind != Kind::per_head) return;
+    if (c.scale.per_head.data == nullptr) throw posenc::error(field("scale.per_head"), "null", "must point to one scale per head");
+    if (c.scale.per_head.size < c.heads)
+        raise(field("scale.per_head.size"), c.scale.per_head.size, cat({"must be >= heads ", c.heads, " (one scale per head)"}));
+    const std::ptrdiff_t h = first_invalid_scale(c);
+    if (h < c.heads) raise(cat({name, ".scale[", h, "]"}), c.scale.per_head.data[h], "must be finite and > 0");
 }
 
 /// Every slot of tokens [range.begin, range.end): -1 or in [0, slots).
@@ -192,40 +203,42 @@ inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, int head_
     using Kind = CacheScale::Kind;
     if (!is_quantized(c.storage)) return c.scale.kind == Kind::none;
     if (c.scale.kind == Kind::per_tensor) return scale_is_valid(c.scale.value);
-    if (c.scale.kind != Kind::per_head || c.scale.per_head.data == nullptr || c.scale.per_head.size < c.heads) return false;
-    for (std::ptrdiff_t h = 0; h < c.heads; ++h)
-        if (!scale_is_valid(c.scale.per_head.data[h])) return false;
-    return true;
+    return c.scale.kind == Kind::per_head && c.scale.per_head.data != nullptr && c.scale.per_head.size >= c.heads &&
+           first_invalid_scale(c) == c.heads;
 }
 
-/// The usual cache call, decided without building a message: K valid; Q absent, or in place,
-/// valid and with K's tokens; V absent (and no value cache) or valid with K's tokens; the caches
-/// valid; no row of Q shared with K or V; every other written byte range apart from every range
-/// the call touches; every slot in range. Every call it accepts passes check_cache_call_rules
-/// (the same rules, specialised; tests/kernels/cache_call_checks.cpp draws mutated calls and
-/// compares); the rest go through those, which name the first broken rule. This runs on every
-/// checked call, and a decode step is a few hundred nanoseconds: row decode_step_f32/qwen3_8b
-/// (docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// Whether a cache call has V to copy: a view with extents but no data counts as given (the
+/// rules then refuse it).
+template <class T>
+bool has_v(const FusedArgs<T>& f) noexcept
+{
+    return f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
+}
+
+/// The usual cache call (Q, if any, in place; every view usual), decided without building a
+/// message: check_cache_call_rules specialised (tests/kernels/cache_call_checks.cpp draws mutated
+/// calls and compares). It runs on every checked call: row decode_step_f32/qwen3_8b of
+/// docs/benchmarks.md.
 template <class T, class Angles>
 bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const FusedArgs<T>& f,
                          int weighting, TokenRange range) noexcept
 {
     const int d = spec.head_dim();
+    const std::ptrdiff_t tokens = f.k_in.tokens;
     if (f.q_multipliers.present()) return false;  // (rare: the rules check them)
-    const bool has_q = f.q_in.present() || f.q_out.present();
-    const bool has_v = f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
     if (d > max_fused_head_dim || !usual_view_is_valid(f.k_in, d)) return false;
     if (f.norm && (!eps_is_valid(f.eps) || !weighting_is_known(weighting) ||
                    (f.q_in.present() && !weights_are_valid(f.q_weight, d)) || !weights_are_valid(f.k_weight, d)))
         return false;
-    const std::ptrdiff_t tokens = f.k_in.tokens;
-    if (has_q && (!identical_views(f.q_in, f.q_out) || !usual_view_is_valid(f.q_in, d) || f.q_in.tokens != tokens)) return false;
+    const bool has_q = f.q_in.present() || f.q_out.present();
+    if (has_q && (!identical_views(f.q_in, f.q_out) || !usual_view_is_valid(f.q_in, d) || f.q_in.tokens != tokens))
+        return false;
     if (!pairs_and_positions_are_usual(spec, angles, positions, range, tokens)) return false;
     if (!cache_is_valid(f.key_cache, f.k_in.heads, d)) return false;
     std::ptrdiff_t slots = f.key_cache.slots();
     const ByteRange k = bytes_of(f.k_in), q = bytes_of(f.q_in), key = bytes_of(f.key_cache);
     ByteRange v {0, 0}, value {0, 0};
-    if (has_v) {
+    if (has_v(f)) {
         if (!usual_view_is_valid(f.v_in, d) || f.v_in.tokens != tokens || !cache_is_valid(f.value_cache, f.v_in.heads, d))
             return false;
         slots = std::min(slots, f.value_cache.slots());
@@ -234,8 +247,6 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     } else if (f.value_cache.present()) {
         return false;
     }
-    const ByteRange qw = f.norm ? bytes_of(f.q_weight, d) : ByteRange {0, 0};
-    const ByteRange kw = f.norm ? bytes_of(f.k_weight, d) : ByteRange {0, 0};
     // Q's rows against K's and V's: where the byte ranges meet (several tokens of packed QKV), the
     // exact row test of the rules
     if ((q.intersects(k) && views_overlap(geometry(f.q_out), geometry(f.k_in))) ||
@@ -243,6 +254,8 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
         return false;
     // the written ranges (Q in place, the two caches) against everything else, bitwise: one test
     // of all of them, without a branch per pair
+    const ByteRange qw = f.norm ? bytes_of(f.q_weight, d) : ByteRange {0, 0};
+    const ByteRange kw = f.norm ? bytes_of(f.k_weight, d) : ByteRange {0, 0};
     auto meets = [](const ByteRange& written, const auto&... others) {
         return (static_cast<int>(written.intersects(others)) | ...);
     };
@@ -254,11 +267,44 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     return true;
 }
 
+/// The written ranges apart from the rest: the value cache from every view and the key cache
+/// (and Q's rows from V's), the key cache from every view, both caches and Q's output from the
+/// norm's weights (without V, V's and the value cache's ranges are empty); then the query
+/// multipliers: only with the norm and a Q, valid, apart from every written range.
+template <class T>
+void check_cache_call_memory(const FusedArgs<T>& f, TokenRange range, int head_dim)
+{
+    const NamedBytes q_in {bytes_of(f.q_in), "q_in"}, q_out {bytes_of(f.q_out), "q_out"}, k {bytes_of(f.k_in), "k"};
+    const NamedBytes v {bytes_of(f.v_in), "v"}, key {bytes_of(f.key_cache), "key_cache"};
+    const NamedBytes value {has_v(f) ? bytes_of(f.value_cache) : ByteRange {0, 0}, "value_cache"};
+    if (has_v(f)) {
+        require_apart(value, {key, k, v, q_in, q_out});
+        if (f.q_out.present()) require_disjoint(f.q_out, "q_out", f.v_in, "v");
+    }
+    require_apart(key, {k, v, q_in, q_out});
+    if (f.norm) {
+        const NamedBytes q_weight {bytes_of(f.q_weight, head_dim), "norm.q_weight"};
+        const NamedBytes k_weight {bytes_of(f.k_weight, head_dim), "norm.k_weight"};
+        require_apart({key.bytes, "the cache"}, {q_weight, k_weight});
+        require_apart({value.bytes, "the cache"}, {q_weight, k_weight});
+        require_apart(q_out, {q_weight, k_weight});
+    }
+    if (!f.q_multipliers.present()) return;
+    if (!f.norm)
+        throw posenc::error("q_multipliers", "given",
+                            "must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
+    if (!f.q_out.present()) throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
+    check_query_multipliers(f.q_multipliers, f.k_in.tokens, range);
+    const NamedBytes m {bytes_of(f.q_multipliers, f.k_in.tokens), "q_multipliers"};
+    for (const NamedBytes& written : {q_out, key, value}) require_apart(written, {m});
+}
+
 /// All of a cache call's rules (kv_cache_write.hpp), in order, each failure named.
 template <class T, class Angles>
 void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                             const FusedArgs<T>& f, int weighting, TokenRange range)
 {
+    using posenc::detail::cat;
     check_fused_head_dim(spec);
     if (f.norm) check_norm_parameters(f.eps, weighting, f.q_in.present(), f.q_weight, true, f.k_weight, spec.head_dim());
     if (f.k_in.present() || f.k_in.tokens != 0 || f.k_in.heads != 0) check_view(f.k_in, "k", spec);
@@ -267,61 +313,26 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
     if (f.q_in.present() || f.q_out.present()) {
         // Q with K's positions, through apply's own rules.
         check_rope_call(spec, angles, positions, QKViews<T> {f.q_in, f.q_out, {}, {}}, range);
-        if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, posenc::detail::cat({"must equal k.tokens ", tokens}));
+        if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, cat({"must equal k.tokens ", tokens}));
         require_disjoint(f.q_out, "q_out", f.k_in, "k");
     } else {
         check_pairs_and_positions(spec, angles, positions, range, tokens);
     }
     check_cache(f.key_cache, "key_cache", f.k_in.heads, spec);
-    // the memory of every view, once (each is valid here; V's after its check below)
-    const ByteRange k_bytes = bytes_of(f.k_in), q_in_bytes = bytes_of(f.q_in), q_out_bytes = bytes_of(f.q_out);
-    const ByteRange key = bytes_of(f.key_cache);
-    ByteRange v_bytes {0, 0}, value {0, 0};  // no V: empty ranges, apart from everything
     std::ptrdiff_t slots = f.key_cache.slots();
     const char* smallest = "key_cache";
-    if (f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0) {
+    if (has_v(f)) {
         check_view(f.v_in, "v", spec);
-        if (f.v_in.tokens != tokens) posenc::detail::raise("v.tokens", f.v_in.tokens, posenc::detail::cat({"must equal k.tokens ", tokens}));
+        if (f.v_in.tokens != tokens) posenc::detail::raise("v.tokens", f.v_in.tokens, cat({"must equal k.tokens ", tokens}));
         check_cache(f.value_cache, "value_cache", f.v_in.heads, spec);
         if (f.value_cache.slots() < slots) {
             slots = f.value_cache.slots();
             smallest = "value_cache";
         }
-        v_bytes = bytes_of(f.v_in);
-        value = bytes_of(f.value_cache);
-        require_apart(value, "value_cache", key, "key_cache");
-        require_apart(value, "value_cache", k_bytes, "k");
-        require_apart(value, "value_cache", v_bytes, "v");
-        require_apart(value, "value_cache", q_in_bytes, "q_in");
-        require_apart(value, "value_cache", q_out_bytes, "q_out");
-        if (f.q_out.present()) require_disjoint(f.q_out, "q_out", f.v_in, "v");
     } else if (f.value_cache.present()) {
         throw posenc::error("v.data", "null", "must point to the V to copy into value_cache (or leave value_cache empty)");
     }
-    require_apart(key, "key_cache", k_bytes, "k");
-    require_apart(key, "key_cache", v_bytes, "v");
-    require_apart(key, "key_cache", q_in_bytes, "q_in");
-    require_apart(key, "key_cache", q_out_bytes, "q_out");
-    if (f.norm) {
-        const ByteRange q_weight = bytes_of(f.q_weight, spec.head_dim()), k_weight = bytes_of(f.k_weight, spec.head_dim());
-        for (const ByteRange& cache : {key, value}) {
-            require_apart(cache, "the cache", q_weight, "norm.q_weight");
-            require_apart(cache, "the cache", k_weight, "norm.k_weight");
-        }
-        require_apart(q_out_bytes, "q_out", q_weight, "norm.q_weight");
-        require_apart(q_out_bytes, "q_out", k_weight, "norm.k_weight");
-    }
-    if (f.q_multipliers.present()) {
-        if (!f.norm)
-            throw posenc::error("q_multipliers", "given",
-                                "must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
-        if (!f.q_out.present()) throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
-        check_query_multipliers(f.q_multipliers, tokens, range);
-        const ByteRange m = bytes_of(f.q_multipliers, tokens);
-        require_apart(q_out_bytes, "q_out", m, "q_multipliers");
-        require_apart(key, "key_cache", m, "q_multipliers");
-        require_apart(value, "value_cache", m, "q_multipliers");
-    }
+    check_cache_call_memory(f, range, spec.head_dim());
     check_slots(f.slots, tokens, range, slots, smallest);
 }
 
@@ -339,28 +350,34 @@ template <class T, class Angles>
 void check_norm_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      const FusedArgs<T>& f, int weighting, TokenRange range)
 {
+    const int d = spec.head_dim();
     check_fused_head_dim(spec);
     check_rope_call(spec, angles, positions, views, range);
-    check_norm_parameters(f.eps, weighting, true, f.q_weight, views.has_k(), f.k_weight, spec.head_dim());
+    check_norm_parameters(f.eps, weighting, true, f.q_weight, views.has_k(), f.k_weight, d);
+    const NamedBytes q_out {bytes_of(views.q_out), "q_out"}, k_out {bytes_of(views.k_out), "k_out"};
     for (const FloatSpan& w : {f.q_weight, f.k_weight}) {
-        require_apart(bytes_of(views.q_out), "q_out", bytes_of(w, spec.head_dim()), "a norm weight");
-        require_apart(bytes_of(views.k_out), "k_out", bytes_of(w, spec.head_dim()), "a norm weight");
+        require_apart(q_out, {{bytes_of(w, d), "a norm weight"}});
+        require_apart(k_out, {{bytes_of(w, d), "a norm weight"}});
     }
     check_query_multipliers(f.q_multipliers, views.tokens(), range);
-    const ByteRange m = bytes_of(f.q_multipliers, views.tokens());
-    require_apart(bytes_of(views.q_out), "q_out", m, "q_multipliers");
-    require_apart(bytes_of(views.k_out), "k_out", m, "q_multipliers");
+    const NamedBytes m {bytes_of(f.q_multipliers, views.tokens()), "q_multipliers"};
+    require_apart(q_out, {m});
+    require_apart(k_out, {m});
 }
 
-template <class F>
-bool passes(F&& check) noexcept
+/// check_norm_call and check_cache_call as predicates, for the unchecked entries' debug assertions.
+template <class T, class Angles>
+bool norm_call_is_valid(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                        const FusedArgs<T>& f, int weighting, TokenRange range) noexcept
 {
-    try {
-        check();
-        return true;
-    } catch (...) {
-        return false;
-    }
+    return passes([&] { check_norm_call(spec, angles, positions, views, f, weighting, range); });
+}
+
+template <class T, class Angles>
+bool cache_call_is_valid(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const FusedArgs<T>& f,
+                         int weighting, TokenRange range) noexcept
+{
+    return passes([&] { check_cache_call(spec, angles, positions, f, weighting, range); });
 }
 
 }  // namespace posenc::kernels::detail

@@ -135,14 +135,9 @@ inline void check_positions_buffer(const MultiAxisPositions& p)
         posenc::detail::raise("positions.token_stride", p.token_stride(), "must be >= 1 (positions walk their buffer forwards)");
     if (axes > 1 && p.axis_stride() < 1)
         posenc::detail::raise("positions.axis_stride", p.axis_stride(), "must be >= 1 (positions walk their buffer forwards)");
-    std::ptrdiff_t room = p.size() - 1;  // the largest index the positions may read
-    bool inside = room >= 0;
-    if (inside && tokens > 1) {
-        inside = p.token_stride() <= room / (tokens - 1);
-        if (inside) room -= (tokens - 1) * p.token_stride();
-    }
-    if (inside && axes > 1) inside = p.axis_stride() <= room / (axes - 1);
-    if (!inside)
+    // the [tokens, axes] grid of positions read as a view of rows of one element (checks.hpp)
+    const ViewGeometry grid {0, p.size(), tokens, axes, 1, p.token_stride(), p.axis_stride(), 0, 0, 0};
+    if (last_index_within(grid) < 0)
         posenc::detail::raise("positions.size", p.size(),
                               "must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + " +
                                   std::to_string(tokens - 1) + " * " + std::to_string(p.token_stride()) + " + " +
@@ -186,12 +181,7 @@ template <class T, class Angles>
 bool multi_axis_call_is_valid(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                               const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range) noexcept
 {
-    try {
-        check_multi_axis_call(spec, layout, angles, positions, views, range);
-        return true;
-    } catch (...) {
-        return false;
-    }
+    return passes([&] { check_multi_axis_call(spec, layout, angles, positions, views, range); });
 }
 
 }  // namespace detail
