@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The whole test suite (what CI runs, through .ci/run). Installs what is missing, then:
+#   0. scripts/check-kernel-functions.py (no kernel function over 60 lines or 8 parameters);
 #   1. g++ with -Wall -Wextra -Wpedantic -Werror: every target (tests, examples, benchmarks
 #      compiled but not run, header hygiene checks); ctest, which runs the folders that use
 #      runtime dispatch once per ISA cap (every per-ISA kernel path);
@@ -87,6 +88,10 @@ run_suite() {  # name, ctest arguments (until --), cmake arguments
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" "${ctest_args[@]}"
   end_stage
 }
+
+begin_stage "kernel function sizes"
+python3 scripts/check-kernel-functions.py  # no kernel function over 60 lines or 8 parameters
+end_stage
 
 run_suite gcc -- -DCMAKE_CXX_COMPILER=g++ -DPOSENC_BUILD_BENCHMARKS=ON -DPOSENC_HYGIENE_CHECKS=ON
 

@@ -316,21 +316,23 @@ struct FloatSpan {
 };
 
 /// Tokens [begin, end) of a call; see partition.hpp for splitting a call across threads.
+/// `whole`: every token of the call's views, whatever begin and end say (all_tokens); an
+/// explicit {begin, end} leaves it false, so no range a caller writes can mean "all".
 struct TokenRange {
     std::ptrdiff_t begin = 0;
     std::ptrdiff_t end = 0;
+    bool whole = false;
     constexpr std::ptrdiff_t size() const noexcept { return end - begin; }
 };
 
-/// Every token of the call's views, [0, tokens): the entry points' default range. Its end is
-/// one no view reaches, so an explicit range never means it by accident.
-inline constexpr TokenRange all_tokens {0, PTRDIFF_MAX};
+/// Every token of the call's views, [0, tokens): the entry points' default range.
+inline constexpr TokenRange all_tokens {0, 0, true};
 
 namespace detail {
 /// `range`, with all_tokens read as [0, tokens).
 POSENC_ALWAYS_INLINE constexpr TokenRange within(TokenRange range, std::ptrdiff_t tokens) noexcept
 {
-    return range.begin == all_tokens.begin && range.end == all_tokens.end ? TokenRange {0, tokens} : range;
+    return range.whole ? TokenRange {0, tokens} : range;
 }
 }  // namespace detail
 

@@ -147,16 +147,12 @@ struct InterleavedPairs {
     {
         ((x.x[K] = even_odd::load<A>(head + 32 * K, words_of(width, 2))), ...);
     }
-    template <class Epilogue, std::size_t... K>
-    static POSENC_ALWAYS_INLINE void rotate(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, NoScale,
-                                            Regs<sizeof...(K)>& y, std::index_sequence<K...>) noexcept
+    template <class Epilogue, class Order, class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, NoScale,
+                                           bfloat16* head, Width width, std::index_sequence<K...>) const noexcept
     {
+        Regs<sizeof...(K)> y;
         (even_odd::rotate(x.x[K].even, x.x[K].odd, c.c[K], c.s[K], y.x[K].even, y.x[K].odd), ...);
-    }
-    template <class Order, class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void store(bfloat16* head, const Regs<sizeof...(K)>& y, Width width,
-                                    std::index_sequence<K...>) const noexcept
-    {
         (even_odd::store<A>(head + 32 * K, y.x[K].even, y.x[K].odd, words_of(width, 2)), ...);
     }
     template <std::size_t... K>
@@ -209,17 +205,13 @@ struct HalfSplitPairs {
         const __mmask32 words = words_of(width, 1);
         ((x.a[K] = even_odd::load<A>(head + 32 * K, words), x.b[K] = even_odd::load<A>(head + half + 32 * K, words)), ...);
     }
-    template <class Epilogue, std::size_t... K>
-    static POSENC_ALWAYS_INLINE void rotate(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, NoScale,
-                                            Regs<sizeof...(K)>& y, std::index_sequence<K...>) noexcept
+    template <class Epilogue, class Order, class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, NoScale,
+                                           bfloat16* head, Width width, std::index_sequence<K...>) const noexcept
     {
+        Regs<sizeof...(K)> y;
         (even_odd::rotate(x.a[K].even, x.b[K].even, c.c_even[K], c.s_even[K], y.a[K].even, y.b[K].even), ...);
         (even_odd::rotate(x.a[K].odd, x.b[K].odd, c.c_odd[K], c.s_odd[K], y.a[K].odd, y.b[K].odd), ...);
-    }
-    template <class Order, class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void store(bfloat16* head, const Regs<sizeof...(K)>& y, Width width,
-                                    std::index_sequence<K...>) const noexcept
-    {
         const __mmask32 words = words_of(width, 1);
         (even_odd::store<A>(head + 32 * K, y.a[K].even, y.a[K].odd, words), ...);
         (even_odd::store<A>(head + half + 32 * K, y.b[K].even, y.b[K].odd, words), ...);

@@ -191,7 +191,7 @@ struct InPlaceRun {
 //
 // A pairing policy has a chunk (row units per register), Regs<N> (a group's data registers of
 // one head) and Coefficients<N> (the group's cos and sin, weights folded in), and fills them in
-// place: coefficients(), load(), rotate(), store(). Everything goes through references to the
+// place: coefficients(), load(), rotate_store(). Everything goes through references to the
 // skeleton's own objects, never by aggregate copies, which compilers may leave in memory.
 
 /// Pair i is (i, i + half) of the slice: a group of N registers is N registers of a (at j) and N
@@ -239,27 +239,24 @@ struct HalfSplitPairs {
         load_registers<A>(head + half, x.b, width, k);
     }
 
-    template <class Epilogue, class Scale, std::size_t... K>
-    static POSENC_ALWAYS_INLINE void rotate(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, const Scale& r,
-                                            Regs<sizeof...(K)>& y, std::index_sequence<K...>) noexcept
+    /// The rotated group of one head, scaled and stored in the order Order. PairStores stores each
+    /// register's a' before forming its b', so x's registers stay loaded once (an in-place head's
+    /// memory has changed under them).
+    template <class Epilogue, class Order, class Scale, class Out, class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, const Scale& r,
+                                           Out* head, Width width, std::index_sequence<K...> k) const noexcept
     {
         constexpr bool plain = std::is_same_v<Epilogue, Plain>;
         const auto& cb = plain ? c.ca : c.cb;
         const auto& sa = plain ? c.sb : c.sa;
-        ((y.a[K] = scaled<A>(r, simd::mul_sub<A>(x.a[K], c.ca[K], x.b[K] * c.sb[K]))), ...);
-        ((y.b[K] = scaled<A>(r, simd::mul_add<A>(x.b[K], cb[K], x.a[K] * sa[K]))), ...);
-    }
-
-    template <class Order, class Out, class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void store(Out* head, const Regs<sizeof...(K)>& y, Width width,
-                                    std::index_sequence<K...> k) const noexcept
-    {
+        auto a_of = [&](std::size_t i) { return scaled<A>(r, simd::mul_sub<A>(x.a[i], c.ca[i], x.b[i] * c.sb[i])); };
+        auto b_of = [&](std::size_t i) { return scaled<A>(r, simd::mul_add<A>(x.b[i], cb[i], x.a[i] * sa[i])); };
         if constexpr (std::is_same_v<Order, PairStores> && !(simd::paired_access<A, Out> && sizeof...(K) % 2 == 0)) {
-            ((store_lanes<A>(head + K * lanes, y.a[K], width), store_lanes<A>(head + half + K * lanes, y.b[K], width)),
-             ...);
+            ((store_lanes<A>(head + K * lanes, a_of(K), width), store_lanes<A>(head + half + K * lanes, b_of(K), width)), ...);
         } else {
-            store_registers<A>(head, y.a, width, k);
-            store_registers<A>(head + half, y.b, width, k);
+            const vec a[] = {a_of(K)...}, b[] = {b_of(K)...};
+            store_registers<A>(head, a, width, k);
+            store_registers<A>(head + half, b, width, k);
         }
     }
 
@@ -327,18 +324,12 @@ struct InterleavedPairs {
         load_registers<A>(head, x.v, width, k);
     }
 
-    template <class Epilogue, class Scale, std::size_t... K>
-    static POSENC_ALWAYS_INLINE void rotate(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, const Scale& r,
-                                            Regs<sizeof...(K)>& y, std::index_sequence<K...>) noexcept
+    template <class Epilogue, class Order, class Scale, class Out, class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, const Scale& r,
+                                           Out* head, Width width, std::index_sequence<K...> k) const noexcept
     {
-        ((y.v[K] = scaled<A>(r, simd::mul_add<A>(simd::swap_pairs<A>(x.v[K]), c.s[K], x.v[K] * c.c[K]))), ...);
-    }
-
-    template <class Order, class Out, class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void store(Out* head, const Regs<sizeof...(K)>& y, Width width,
-                                    std::index_sequence<K...> k) const noexcept
-    {
-        store_registers<A>(head, y.v, width, k);
+        const vec y[] = {scaled<A>(r, simd::mul_add<A>(simd::swap_pairs<A>(x.v[K]), c.s[K], x.v[K] * c.c[K]))...};
+        store_registers<A>(head, y, width, k);
     }
 
     template <class T, std::size_t... K>
@@ -362,10 +353,9 @@ POSENC_ALWAYS_INLINE void rotate_group(const Run& run, const Pairs& pairs, const
     Run heads = run.from(Pairs::element(j));
     for (std::ptrdiff_t left = heads.heads, h = 0; left > 0; --left, ++h, heads.next()) {  // h: only Normed reads it
         if (heads.prefetch) pairs.prefetch(heads.source(), heads.source_stride(), k);
-        typename Pairs::template Regs<sizeof...(K)> x, y;
+        typename Pairs::template Regs<sizeof...(K)> x;
         pairs.load(heads.source(), width, x, k);
-        Pairs::template rotate<Epilogue>(x, coefficients, scale_of<A, Pairs>(e, h, x), y, k);
-        pairs.template store<Order>(heads.target(), y, width, k);
+        pairs.template rotate_store<Epilogue, Order>(x, coefficients, scale_of<A, Pairs>(e, h, x), heads.target(), width, k);
     }
 }
 
