@@ -36,7 +36,7 @@
 #include "posenc/config.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/detail/prefetch.hpp"
-#include "posenc/kernels/detail/rotation.hpp"
+#include "posenc/kernels/detail/rotation_skeleton.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/views.hpp"
 #include "posenc/spec.hpp"
@@ -114,7 +114,7 @@ POSENC_ALWAYS_INLINE void rotate(__m512 a, __m512 b, __m512 c, __m512 s, __m512&
 POSENC_ALWAYS_INLINE __mmask32 words_of(FullWidth, int) noexcept { return ~__mmask32 {0}; }
 POSENC_ALWAYS_INLINE __mmask32 words_of(PartialWidth w, int words_per_unit) noexcept { return first_words(words_per_unit * w.count); }
 
-/// The pairing policy (rotation.hpp) of interleaved pairs: a chunk is 16 pairs (32 elements at
+/// The pairing policy (rotation_skeleton.hpp) of interleaved pairs: a chunk is 16 pairs (32 elements at
 /// element 2j, even lanes the pairs' a, odd lanes their b), rotated with cos/sin of its pairs as
 /// the row stores them (at pair j); j counted in pairs. Plain epilogue only.
 template <class A>

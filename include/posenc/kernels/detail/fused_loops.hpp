@@ -6,7 +6,7 @@
 //   - the norm's 1 / rms: per tile of norm_tile heads in a pass of its own (tile_inv_rms), or,
 //     for several tokens when each half of a head is one register group (rms_per_head), from the
 //     registers the rotation loads;
-//   - the rotation: rotation.hpp's rotate_row with the Normed epilogue (weights folded into cos
+//   - the rotation: rotation_skeleton.hpp's rotate_row with the Normed epilogue (weights folded into cos
 //     and sin, one multiply by 1 / rms per register) or Plain; the other coordinates scaled or
 //     copied (norm_pass_through);
 //   - the destination: an output view, or a cache slot (float / 16-bit from registers; 8-bit
@@ -31,7 +31,7 @@
 #include "posenc/config.hpp"
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/rope_loops.hpp"
-#include "posenc/kernels/detail/rotation.hpp"
+#include "posenc/kernels/detail/rotation_skeleton.hpp"
 #include "posenc/kernels/detail/prefetch.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/dtypes.hpp"
@@ -185,7 +185,7 @@ void norm_pass_through(HeadRun<T, Out> run, int begin, int end, const Normed& no
 }
 
 /// The rotated slice [offset, offset + rotary_dim) of the run's heads through the rotation
-/// skeleton (rotation.hpp) in groups of norm_chunks registers: Normed (inv_rms[h] RoPE(x (w +
+/// skeleton (rotation_skeleton.hpp) in groups of norm_chunks registers: Normed (inv_rms[h] RoPE(x (w +
 /// offset)), the weights folded into cos and sin) or Plain. `grouped_stores`: the store order
 /// for several tokens (GroupedStores), else PairStores. Prefetch hints only for half_split heads
 /// whose 1 / rms is not formed in a pass of its own (tile_inv_rms prefetches then).

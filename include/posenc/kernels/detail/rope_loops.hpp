@@ -23,7 +23,7 @@
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/bfloat16_even_odd.hpp"
 #include "posenc/kernels/detail/prefetch.hpp"
-#include "posenc/kernels/detail/rotation.hpp"
+#include "posenc/kernels/detail/rotation_skeleton.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/views.hpp"
@@ -117,7 +117,7 @@ inline constexpr int apply_chunks = rotates_row_as_stored<A, T> ? (P == Pairing:
                                     : (P == Pairing::interleaved && simd::float_lanes<A> >= 16) ? 8
                                                                                                 : 4;
 
-/// The pairing policy (rotation.hpp) apply rotates T with on arch A; num_pairs: the row's pairs
+/// The pairing policy (rotation_skeleton.hpp) apply rotates T with on arch A; num_pairs: the row's pairs
 /// (a half_split pair's b is num_pairs elements after its a).
 template <class A, Pairing P, class T>
 auto apply_pairs(int num_pairs) noexcept
@@ -388,7 +388,7 @@ POSENC_NOINLINE void rope_tokens_at_offset(const RopeSpec& spec, const Angles& a
 
 /// One token of double storage: cos/sin in double from the exactly reduced angle of
 /// `table` at position_of_pair(i) for pair i, then every Q and K head by pairs, and the
-/// pass-through dims copied when out of place. Error < 1e-14 |x| per pair (rotation.hpp's
+/// pass-through dims copied when out of place. Error < 1e-14 |x| per pair (posenc/rotation.hpp's
 /// apply_rope_reference). Shared by the 1-D path (every pair at the token's position) and the
 /// multi-axis path (each pair at its axis's position).
 template <class PositionOfPair>
@@ -435,7 +435,7 @@ void rope_token_double(const RopeSpec& spec, const FrequencyTable& table, const 
 
 /// The reference path for double storage: per token, cos/sin in double from the exactly reduced
 /// angle of the angle source's frequency table (not its float values), then every head by pairs.
-/// Error < 1e-14 |x| per pair (rotation.hpp's apply_rope_reference).
+/// Error < 1e-14 |x| per pair (posenc/rotation.hpp's apply_rope_reference).
 template <class Angles>
 void rope_tokens_double(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                         const QKViews<double>& views, Direction direction, TokenRange range) noexcept

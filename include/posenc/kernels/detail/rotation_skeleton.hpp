@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc/kernels/detail/rotation.hpp: the rotation skeleton. Every kernel (apply, the one-token
+// posenc/kernels/detail/rotation_skeleton.hpp: the rotation skeleton. Every kernel (apply, the one-token
 // decode step, the fused QK-norm + RoPE, the KV-cache write, multi-axis apply) rotates heads
 // through rotate_row and rotate_group below, with two policies:
 //
@@ -18,7 +18,7 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/rotation.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error "posenc/kernels/detail/rotation_skeleton.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <cstddef>
