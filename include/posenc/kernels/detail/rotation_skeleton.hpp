@@ -70,7 +70,7 @@ POSENC_ALWAYS_INLINE void load_registers(const T* p, simd::floats<A> (&v)[sizeof
     if constexpr (std::is_same_v<Width, FullWidth> && simd::paired_access<A, T> && sizeof...(K) % 2 == 0)
         simd::load_pairs_as_floats<A>(p, v);
     else
-        ((v[K] = load_lanes<A>(p + K * lanes, width)), ...);
+        ((v[K] = load_lanes<A>(p + static_cast<int>(K) * lanes, width)), ...);
 }
 
 // ---- store orders ------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ POSENC_ALWAYS_INLINE void store_registers(T* p, const simd::floats<A> (&v)[sizeo
     if constexpr (std::is_same_v<Width, FullWidth> && simd::paired_access<A, T> && sizeof...(K) % 2 == 0)
         simd::store_rounded_pairs<A>(p, v);
     else
-        (store_lanes<A>(p + K * lanes, v[K], width), ...);
+        (store_lanes<A>(p + static_cast<int>(K) * lanes, v[K], width), ...);
 }
 
 // ---- epilogues -----------------------------------------------------------------------------------
@@ -221,11 +221,11 @@ struct HalfSplitPairs {
     POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Epilogue& e, int j, Width width,
                                            Coefficients<sizeof...(K)>& c, std::index_sequence<K...>) const noexcept
     {
-        ((c.ca[K] = load_lanes<A>(row.cos + j + K * lanes, width)), ...);
-        ((c.sb[K] = load_lanes<A>(row.sin + j + K * lanes, width)), ...);
+        ((c.ca[K] = load_lanes<A>(row.cos + j + static_cast<int>(K) * lanes, width)), ...);
+        ((c.sb[K] = load_lanes<A>(row.sin + j + static_cast<int>(K) * lanes, width)), ...);
         if constexpr (std::is_same_v<Epilogue, Normed>) {
-            const vec w_a[] = {e.weights.template load<A>(j + K * lanes, width)...};
-            const vec w_b[] = {e.weights.template load<A>(half + j + K * lanes, width)...};
+            const vec w_a[] = {e.weights.template load<A>(j + static_cast<int>(K) * lanes, width)...};
+            const vec w_b[] = {e.weights.template load<A>(half + j + static_cast<int>(K) * lanes, width)...};
             ((c.cb[K] = c.ca[K] * w_b[K], c.sa[K] = c.sb[K] * w_a[K], c.ca[K] = c.ca[K] * w_a[K], c.sb[K] = c.sb[K] * w_b[K]),
              ...);
         }
@@ -252,7 +252,7 @@ struct HalfSplitPairs {
         auto a_of = [&](std::size_t i) { return scaled<A>(r, simd::mul_sub<A>(x.a[i], c.ca[i], x.b[i] * c.sb[i])); };
         auto b_of = [&](std::size_t i) { return scaled<A>(r, simd::mul_add<A>(x.b[i], cb[i], x.a[i] * sa[i])); };
         if constexpr (std::is_same_v<Order, PairStores> && !(simd::paired_access<A, Out> && sizeof...(K) % 2 == 0)) {
-            ((store_lanes<A>(head + K * lanes, a_of(K), width), store_lanes<A>(head + half + K * lanes, b_of(K), width)), ...);
+            ((store_lanes<A>(head + static_cast<int>(K) * lanes, a_of(K), width), store_lanes<A>(head + half + static_cast<int>(K) * lanes, b_of(K), width)), ...);
         } else {
             const vec a[] = {a_of(K)...}, b[] = {b_of(K)...};
             store_registers<A>(head, a, width, k);
@@ -309,10 +309,10 @@ struct InterleavedPairs {
     POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Epilogue& e, int j, Width width,
                                            Coefficients<sizeof...(K)>& c, std::index_sequence<K...>) const noexcept
     {
-        ((c.c[K] = load_lanes<A>(row.cos + j + K * lanes, width)), ...);
-        ((c.s[K] = load_lanes<A>(row.sin + j + K * lanes, width)), ...);
+        ((c.c[K] = load_lanes<A>(row.cos + j + static_cast<int>(K) * lanes, width)), ...);
+        ((c.s[K] = load_lanes<A>(row.sin + j + static_cast<int>(K) * lanes, width)), ...);
         if constexpr (std::is_same_v<Epilogue, Normed>) {
-            const vec w[] = {e.weights.template load<A>(j + K * lanes, width)...};
+            const vec w[] = {e.weights.template load<A>(j + static_cast<int>(K) * lanes, width)...};
             ((c.c[K] = c.c[K] * w[K], c.s[K] = c.s[K] * simd::swap_pairs<A>(w[K])), ...);
         }
     }
