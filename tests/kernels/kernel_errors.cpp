@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,12 @@ TEST_CASE("[errors] a position outside the angle source is an error, never a rea
     CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {2, 3}); }) == "(no error)");
     CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {2, 4}); }) ==
           "range [2, 4) must satisfy 0 <= begin <= end <= tokens 3");
+    // the default range (all_tokens) is a flag, not a value: no explicit range means "every token"
+    const std::ptrdiff_t huge = std::numeric_limits<std::ptrdiff_t>::max();
+    CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {0, huge}); }) ==
+          "range [0, " + std::to_string(huge) + ") must satisfy 0 <= begin <= end <= tokens 3");
+    CHECK(message_of([&] { dispatch::apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {0, huge}); }) ==
+          "range [0, " + std::to_string(huge) + ") must satisfy 0 <= begin <= end <= tokens 3");
 }
 
 TEST_CASE("[errors] shapes, strides and overlaps of the views")

@@ -758,17 +758,6 @@ POSENC_ALWAYS_INLINE void store_rounded_pairs(T* p, const floats<A> (&v)[N]) noe
     simd::store_rounded_pairs<A>(p, v, std::make_index_sequence<N / 2>());
 }
 
-/// store_rounded of v[k] at p + k * float_lanes<A> for k < N (store_rounded_pairs where
-/// paired_access<A, T> holds and N is even).
-template <class A, int N, class T>
-void store_rounded_group(T* p, const floats<A> (&v)[N]) noexcept
-{
-    if constexpr (paired_access<A, T> && N % 2 == 0)
-        store_rounded_pairs<A>(p, v);
-    else
-        for (int k = 0; k < N; ++k) impl::store<A>(p + k * float_lanes<A>, v[k], A {});
-}
-
 /// Like load_as_floats, for the first `count` elements only (0 < count <= float_lanes<A>); the other lanes
 /// are zero. Never reads p[count] or beyond: the elements go through a register-sized buffer.
 template <class A, class T>
