@@ -413,10 +413,8 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
         const std::ptrdiff_t h = h0 + i;
         std::byte* const row = cache.head(s, h);
         const bool staged = step.stream && simd::stream_copy_possible<A>(row, row_bytes);
-        Normed one = norm;
-        if (norm.inv_rms != nullptr) one.inv_rms = norm.inv_rms + i;
-        norm_rope_heads<A, P, Norm>(HeadRun<T, float> {run.in + i * run.in_stride, buffer, 0, 0, 1}, slice, step.row, one, true,
-                                    step.several_tokens);
+        norm_rope_heads<A, P, Norm>(HeadRun<T, float> {run.in + i * run.in_stride, buffer, 0, 0, 1}, slice, step.row,
+                                    norm.from_head(i), true, step.several_tokens);
         store_quantized<A>(buffer, staged ? staging : row, slice.head_dim, cache.storage,
                            cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head.data[h] : cache.scale.value);
         if (staged) simd::stream_copy<A>(row, staging, row_bytes);
@@ -448,10 +446,8 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
         } else {
             for (int i0 = 0; i0 < count; i0 += stage_heads) {
                 const int n = std::min(stage_heads, count - i0);
-                Normed part = tile;
-                if (tile.inv_rms != nullptr) part.inv_rms = tile.inv_rms + i0;
                 heads_to_rows<A, P, Norm, T>({run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n, step.prefetch},
-                                          cache.storage, slice, part, step);
+                                             cache.storage, slice, tile.from_head(i0), step);
                 stream_rows<A>(cache.head(s, h0 + i0), head_step * element, staging, static_cast<std::ptrdiff_t>(row_bytes), n,
                                row_bytes);
             }

@@ -124,6 +124,11 @@ struct Normed {
     const float* inv_rms;
     float eps;
     int head_dim;
+    /// The same norm for the run's heads from head i on (inv_rms null stays null).
+    POSENC_ALWAYS_INLINE Normed from_head(std::ptrdiff_t i) const noexcept
+    {
+        return {weights, inv_rms == nullptr ? nullptr : inv_rms + i, eps, head_dim};
+    }
 };
 
 struct NoScale {};
