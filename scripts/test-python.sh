@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The Python package's tests (docs/python.md):
 #   1. configure and build the module (Ninja, ccache when present) with POSENC_BUILD_PYTHON=ON;
-#   2. run pytest on python/tests with that module; exit status 5 ("no tests collected") fails;
+#   2. run pytest on python/tests with that module (in the background, beside steps 3 and 4's
+#      first install; checked before the pip route); exit status 5 ("no tests collected") fails;
 #   3. the Python code blocks of README.md and docs/*.md run with that module
 #      (scripts/check-doc-examples.py --lang python);
 #   4. the install routes, from a clone of this checkout's committed state in a temporary
@@ -41,22 +42,17 @@ build_module() {
 echo "=== posenc Python module: build ==="
 build_module "$root" "$root/$build_dir"
 
-echo "=== posenc Python module: pytest ==="
-status=0
-PYTHONPATH="$root/$build_dir/python" "$python" -m pytest -q -p no:cacheprovider python/tests || status=$?
-if [ "$status" -eq 5 ]; then
-  echo "test-python.sh: pytest collected no tests" >&2
-  exit 1
-elif [ "$status" -ne 0 ]; then
-  exit "$status"
-fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+# pytest on the built module runs on one core, beside the docs' blocks and the clone's build
+# (mostly ccache hits); its output is printed, and its status checked, before the pip route.
+PYTHONPATH="$root/$build_dir/python" "$python" -m pytest -q -p no:cacheprovider python/tests >"$tmp/pytest.log" 2>&1 &
+pytest_pid=$!
 
 echo "=== posenc Python module: the docs' Python blocks ==="
 "$python" scripts/check-doc-examples.py --lang python --python-path "$root/$build_dir/python"
 
 echo "=== posenc Python module: install from a fresh clone ==="
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
 git clone -q "$root" "$tmp/src"
 build_module "$tmp/src" "$tmp/src/$build_dir" -DCMAKE_INSTALL_PREFIX="$tmp/prefix"
 cmake --install "$tmp/src/$build_dir" --component python >/dev/null
@@ -73,6 +69,17 @@ if [ "$result" != 24 ]; then
   exit 1
 fi
 echo "installed package at $site imports; acceptance line prints $result"
+
+echo "=== posenc Python module: pytest (the module built in $build_dir) ==="
+status=0
+wait "$pytest_pid" || status=$?
+cat "$tmp/pytest.log"
+if [ "$status" -eq 5 ]; then
+  echo "test-python.sh: pytest collected no tests" >&2
+  exit 1
+elif [ "$status" -ne 0 ]; then
+  exit "$status"
+fi
 
 echo "=== posenc Python module: pip install --no-build-isolation into a fresh venv ==="
 "$python" -m venv --system-site-packages "$tmp/venv"
