@@ -27,9 +27,8 @@ void run_fused_on(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArg
     require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     if constexpr (!std::is_same_v<T, double>) {
-        const KernelCall call {&spec, &angles, angle_kind_of<Angles>, &positions, &f, storage_type_of<T>,
-                               Direction::forward, range};
-        if (run_fused_compiled(isa, call)) return;
+        if (run_compiled(isa, make_call(spec, angles, positions, f, Direction::forward, range), &EntryPoints::run_fused))
+            return;
     }
     kernels::detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
 }
@@ -67,8 +66,8 @@ void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm
 {
     range = kernels::detail::within(range, views.tokens());
     const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
-    POSENC_ASSERT(kernels::detail::norm_call_is_valid(spec, angles, positions, views, f,
-                                                      static_cast<int>(norm.weighting), range));
+    POSENC_ASSERT(kernels::detail::passes(
+        [&] { kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range); }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
@@ -108,7 +107,7 @@ void rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& a
 {
     range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, write);
-    POSENC_ASSERT(kernels::detail::cache_call_is_valid(spec, angles, positions, f, 0, range));
+    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_cache_call(spec, angles, positions, f, 0, range); }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
@@ -149,7 +148,8 @@ void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Q
 {
     range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, norm, write);
-    POSENC_ASSERT(kernels::detail::cache_call_is_valid(spec, angles, positions, f, static_cast<int>(norm.weighting), range));
+    POSENC_ASSERT(kernels::detail::passes(
+        [&] { kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 

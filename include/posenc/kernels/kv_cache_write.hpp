@@ -102,7 +102,7 @@ void rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const Angles& angl
     range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, write);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::cache_call_is_valid(spec, angles, positions, f, 0, range));
+    POSENC_ASSERT(detail::passes([&] { detail::check_cache_call(spec, angles, positions, f, 0, range); }));
 #endif
     detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
 }
@@ -135,7 +135,8 @@ void qk_norm_rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const QkNo
     range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, norm, write);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::cache_call_is_valid(spec, angles, positions, f, static_cast<int>(norm.weighting), range));
+    POSENC_ASSERT(
+        detail::passes([&] { detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
 #endif
     detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
 }

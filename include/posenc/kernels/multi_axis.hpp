@@ -53,7 +53,7 @@ void apply_multi_axis_rope_unchecked_on(Arch, const RopeSpec& spec, const MultiA
     static_assert(is_storage_type<T>, "apply_multi_axis_rope rotates float, bfloat16, float16 or double tensors.");
     range = detail::within(range, views.tokens());
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::multi_axis_call_is_valid(spec, layout, angles, positions, views, range));
+    POSENC_ASSERT(detail::passes([&] { detail::check_multi_axis_call(spec, layout, angles, positions, views, range); }));
 #endif
     if constexpr (std::is_same_v<T, double>) {
         detail::multi_axis_tokens_double(spec, layout, angles, positions, views, direction, range);

@@ -131,16 +131,6 @@ struct HeadsView {
         return data + t * token_stride + h * head_stride;
     }
 
-    /// The same view with the stride of every axis of extent 1 set to 0 (it is never used; 0
-    /// keeps loops that step past the last head or token free of pointer overflow).
-    constexpr HeadsView normalized() const noexcept
-    {
-        HeadsView v = *this;
-        if (v.tokens <= 1) v.token_stride = 0;
-        if (v.heads <= 1) v.head_stride = 0;
-        return v;
-    }
-
     constexpr bool present() const noexcept { return data != nullptr; }
     constexpr HeadsShape shape() const noexcept { return {tokens, heads, head_dim}; }
     constexpr HeadsStrides strides() const noexcept { return {token_stride, head_stride}; }

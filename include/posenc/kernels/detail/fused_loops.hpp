@@ -238,14 +238,10 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 }
 
 /// Whether a normalising call forms each head's 1 / rms from the registers norm_rope_heads
-/// rotates (inv_rms null, HalfSplitPairs::inv_rms_of) rather than in tiles first
-/// (tile_inv_rms). Possible when half_split, every dim rotated and each half exactly one group
-/// of norm_chunks registers (head_dim 128 on AVX-512, 32 on AVX2); then a tile is the whole
-/// tensor: no pass over the
-/// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
-/// previous ones. Chosen for several tokens (row fused_f32/norm_rope against fused_f32/stream);
-/// a one-token call is faster in tiles of 16 (16 independent sums, then one vector sqrt: row
-/// decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// rotates (inv_rms null, HalfSplitPairs::inv_rms_of) rather than in tiles first (tile_inv_rms):
+/// half_split, every dim rotated, each half one group of norm_chunks registers (head_dim 128 on
+/// AVX-512, 32 on AVX2), and several tokens (row fused_f32/norm_rope; one token is faster in
+/// tiles: row decode_step_f32/qwen3_8b; docs/benchmarks.md).
 template <class A, Pairing P>
 bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
 {
@@ -294,17 +290,10 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
     });
 }
 
-/// The cache storage that holds elements of type T unchanged (float, bfloat16, float16).
-template <class T>
-inline constexpr CacheStorage storage_of = std::is_same_v<T, float>      ? CacheStorage::float32
-                                           : std::is_same_v<T, bfloat16> ? CacheStorage::bfloat16
-                                                                         : CacheStorage::float16;
-
 /// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit, in
-/// register-sized byte moves (the last partial register through memcpy): one run when both
-/// sides are contiguous (a slot of a token-major or paged cache, V inside packed QKV), a run per
-/// row otherwise. Register moves rather than one memcpy call: faster for a decode step's few KiB
-/// of V (row decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// register-sized byte moves (the last partial register through memcpy; rather than one memcpy
+/// call: row decode_step_f32/qwen3_8b of docs/benchmarks.md): one run when both sides are
+/// contiguous (a slot of a token-major or paged cache, V inside packed QKV), a run per row otherwise.
 template <class A, class T>
 void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads, int n) noexcept
 {
@@ -350,16 +339,13 @@ void stream_rows(std::byte* dst, std::ptrdiff_t dst_step, const std::byte* src, 
 }
 
 /// V of token t into its cache row at `slot` when the cache holds V's own element type: a copy
-/// (copy_heads), made here in the token loop rather than through heads_to_cache's frame (row
-/// decode_step_f32/qwen3_8b); streamed rows straight from V with non-temporal stores
-/// (simd::stream_copy), without a staging buffer (row cache_f32/rope_cache; docs/benchmarks.md, "Measurements behind the kernels' choices"),
-/// each row that stream_copy cannot write by a plain copy. Returns false, copying
-/// nothing, for a cache of another element type.
+/// (copy_heads), or streamed straight from V (stream_rows, no staging buffer: row
+/// cache_f32/rope_cache of docs/benchmarks.md). False, copying nothing, for another element type.
 template <class A, class T>
 POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const KvCacheView& cache, std::ptrdiff_t t,
                                               std::int64_t slot, int head_dim, bool stream) noexcept
 {
-    if (cache.storage != storage_of<T>) return false;
+    if (cache.storage != cache_storage_of<T>) return false;
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
     const T* x = v.head(t, 0);
     T* y = reinterpret_cast<T*>(cache.head(s, 0));
@@ -374,10 +360,8 @@ POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const
     return true;
 }
 
-/// Bytes of rows a streamed cache write forms before writing them with non-temporal stores:
-/// a whole token's K of 8 heads of 128 floats, or more heads of fewer bytes. One stage of heads
-/// rather than one head at a time (row cache_f32/rope_cache against cache_f32/copy_kv;
-/// docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// Bytes of rows a streamed cache write forms before writing them with non-temporal stores: a
+/// token's K of 8 heads of 128 floats (row cache_f32/rope_cache of docs/benchmarks.md).
 inline constexpr std::size_t cache_stage_bytes = 16384;
 
 /// The run's heads into rows of the cache's element type (float32, bfloat16 or float16) at
@@ -416,7 +400,7 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
         norm_rope_heads<A, P, Norm>(HeadRun<T, float> {run.in + i * run.in_stride, buffer, 0, 0, 1}, slice, step.row,
                                     norm.from_head(i), true, step.several_tokens);
         store_quantized<A>(buffer, staged ? staging : row, slice.head_dim, cache.storage,
-                           cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head.data[h] : cache.scale.value);
+                           cache.scale.of_head(h));
         if (staged) simd::stream_copy<A>(row, staging, row_bytes);
     }
 }
@@ -436,10 +420,9 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     const auto s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
     const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
-    const bool eight_bit = cache.storage == CacheStorage::float8_e4m3 || cache.storage == CacheStorage::int8;
     for_each_tile<A, P, Norm>(in, t, slice, norm, step, [&](std::ptrdiff_t h0, int count, const Normed& tile) {
         const HeadRun<T, std::byte> run {in.head(t, h0), cache.head(s, h0), in.head_stride, head_step, count, step.prefetch};
-        if (eight_bit) {
+        if (is_quantized(cache.storage)) {
             heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, tile, step);
         } else if (!step.stream) {
             heads_to_rows<A, P, Norm>(run, cache.storage, slice, tile, step);

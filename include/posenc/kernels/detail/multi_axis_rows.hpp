@@ -177,13 +177,6 @@ void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, 
                                           "], the positions the " + angles.name() + " serves");
 }
 
-template <class T, class Angles>
-bool multi_axis_call_is_valid(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                              const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range) noexcept
-{
-    return passes([&] { check_multi_axis_call(spec, layout, angles, positions, views, range); });
-}
-
 }  // namespace detail
 
 }  // namespace posenc::kernels

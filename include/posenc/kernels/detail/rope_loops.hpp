@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/rope_loops.hpp: the loops of the SIMD RoPE kernel (apply.hpp holds the
 // formula, the error bound and the entry points): per-register rotations, the head and token
-// loops, the interleaved row expansion, and the scalar double reference path.
+// loops, the interleaved row expansion, and the scalar double reference path. Helpers that do
+// not depend on the arch still take it as a template parameter, so that each per-ISA unit of
+// runtime dispatch has its own copy (dispatch.hpp).
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -71,8 +73,7 @@ const float* negated_row(const float* sin, int n, float* out) noexcept
     return out;
 }
 
-/// Copies coordinates [begin, end) of every head of one token (pass-through dims, out of place
-/// only). A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+/// Copies coordinates [begin, end) of every head of one token (pass-through dims, out of place).
 template <class A, class T>
 void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t, std::ptrdiff_t begin,
                        std::ptrdiff_t end) noexcept
@@ -84,7 +85,7 @@ void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, st
 
 /// The views from coordinate `offset` of every head on (data + offset, head_dim - offset): the
 /// rotated slice [offset, offset + rotary_dim) of the spec is their prefix. Absent views stay
-/// absent. A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+/// absent.
 template <class A, class T>
 QKViews<T> views_from_coordinate(const QKViews<T>& views, int offset) noexcept
 {
@@ -171,8 +172,7 @@ void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const 
 
 /// The heads of one tensor at one token as a run: the first element of head 0 in and out, the
 /// head strides (0 for a single head: the head loop steps past the last head, which must not
-/// form an overflowing pointer from a stride that is never used) and the count. A template on
-/// the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+/// form an overflowing pointer from a stride that is never used) and the count.
 template <class A, class T>
 POSENC_ALWAYS_INLINE HeadRun<T> token_heads(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t) noexcept
 {
@@ -275,9 +275,8 @@ POSENC_ALWAYS_INLINE void rotate_one_token(const QKViews<T>& views, std::ptrdiff
 /// the forward direction, a row the loops take as stored (half_split, or bfloat16's even/odd
 /// interleaved path) and no pass-through dims to copy. The row is asked for once (without
 /// scratch arrays on the stack when the angle source needs none) and each tensor's heads
-/// rotated (rotate_token_heads); nothing else runs. A decode call is a few hundred cycles, too
-/// short for the general loop's token and row loops, in and out pointers, tails, prefetch and
-/// store-order tests: row decode_f32/cache_half against decode_f32/plain_table_loop.
+/// rotated (rotate_token_heads), without the general loop (row decode_f32/cache_half against
+/// decode_f32/plain_table_loop of docs/benchmarks.md).
 template <class A, Pairing P, class T, class Angles>
 void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
                         std::ptrdiff_t t) noexcept

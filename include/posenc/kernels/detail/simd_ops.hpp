@@ -385,18 +385,6 @@ void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::avx2>
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packed);
 }
 #endif
-#if XSIMD_WITH_AVX512F
-template <class A>
-int32s<A> widen_u16(const std::uint16_t* p, requires_arch<xsimd::avx512f>) noexcept
-{
-    return _mm512_maskz_cvtepu16_epi32(all_lanes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-}
-template <class A>
-void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::avx512f>) noexcept
-{
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_maskz_cvtepi32_epi16(all_lanes, v));  // keeps the low 16 bits
-}
-#endif
 
 // ---- float16 <-> float in 32-bit lanes, integer arithmetic (dtypes.hpp's scalar rules, lane-wise) ----
 template <class A>
@@ -586,19 +574,12 @@ void store_fence(requires_arch<xsimd::avx512f>) noexcept
 #endif
 
 // ---- two registers of 16-bit storage in one access ----------------------------------------------------
-// Only where paired_access (below) holds: AArch64 (simd_ops_neon.hpp). These generic forms are
-// never called; they give the name its meaning on every ISA.
+// Only where paired_access (below) holds: AArch64 (simd_ops_neon.hpp defines them). Declared here
+// so that the name is a template on every ISA.
 template <class A, class T>
-FloatPair<A> load_two(const T* p, requires_arch<xsimd::generic>) noexcept
-{
-    return {impl::load<A>(p, A {}), impl::load<A>(p + float_lanes<A>, A {})};
-}
+FloatPair<A> load_two(const T* p, requires_arch<xsimd::generic>) noexcept;
 template <class A, class T>
-void store_two(T* p, const floats<A>& lo, const floats<A>& hi, requires_arch<xsimd::generic>) noexcept
-{
-    impl::store<A>(p, lo, A {});
-    impl::store<A>(p + float_lanes<A>, hi, A {});
-}
+void store_two(T* p, const floats<A>& lo, const floats<A>& hi, requires_arch<xsimd::generic>) noexcept;
 
 }  // namespace impl
 }  // namespace posenc::kernels::detail::simd
@@ -630,19 +611,17 @@ floats<A> sqrt(const floats<A>& v) noexcept
     return impl::sqrt<A>(v, A {});
 }
 
-/// Copies `bytes` from src (any alignment: a staging buffer or a tensor's row) to dst with
-/// non-temporal stores (written to memory without reading the destination's cache lines first,
-/// and without keeping them in the caches); dst must be 16-byte aligned and bytes a multiple of
-/// 16 (stream_copy_possible).
-/// Where the arch has no such store it is a memcpy. Call store_fence<A>() once after the last one.
+/// Copies `bytes` from src (any alignment) to dst with non-temporal stores (to memory without
+/// reading or keeping the destination's cache lines); dst 16-byte aligned and bytes a multiple of
+/// 16 (stream_copy_possible). A memcpy where the arch has no such store. Call store_fence<A>()
+/// once after the last one.
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
 {
     impl::stream_copy<A>(dst, src, bytes, A {});
 }
 
-/// Whether stream_copy may write `bytes` at dst. (Templated on the arch, as everything a per-ISA
-/// unit compiles.)
+/// Whether stream_copy may write `bytes` at dst.
 template <class A>
 bool stream_copy_possible(const void* dst, std::size_t bytes) noexcept
 {
