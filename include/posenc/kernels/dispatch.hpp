@@ -174,10 +174,9 @@ struct KernelCall {
     TokenRange range;
 };
 
-/// A decode step's kernel on one ISA: kernels::detail::rope_token_in_place (Q's heads of one
-/// token rotated in place, forward, by the row at `position`) with the angle source and the
-/// element type erased. Six arguments in registers: the checked entry reaches it by one
-/// indirect jump, with no call record on the stack.
+/// A decode step's kernel on one ISA: kernels::detail::rope_token_in_place with the angle source
+/// and the element type erased. Six arguments in registers: the checked entry reaches it by one
+/// indirect jump.
 using DecodeStep = void (*)(const void* angles, std::int64_t position, void* x, std::ptrdiff_t heads,
                             std::ptrdiff_t head_stride, int num_pairs) noexcept;
 
@@ -264,8 +263,7 @@ inline constexpr bool isa_compiled(Isa isa) noexcept
 
 /// The highest ISA dispatch may use, from the environment variable POSENC_DISPATCH_MAX_ISA
 /// ("baseline" or a name of the ISA list, e.g. "avx2", "neon"), read once; no cap when unset or
-/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2, or
-/// BF16) would.
+/// unrecognised (so that one machine runs the suite as one without AVX-512 would).
 inline Isa max_isa_from_environment() noexcept
 {
     static const Isa cap = [] {
@@ -364,8 +362,8 @@ inline void require_isa(Isa isa)
                                               : "was not compiled into this binary (posenc_add_dispatch)");
 }
 
-/// The decode steps of best_isa(), found once (a guarded constant, inline in the caller: this
-/// runs on every decode step); null for the baseline (the calling unit's own kernel then runs).
+/// The decode steps of best_isa(), found once (a guarded constant, inline in the caller); null
+/// for the baseline (the calling unit's own kernel then runs).
 POSENC_ALWAYS_INLINE const DecodeSteps* best_decode_steps() noexcept
 {
     static const DecodeSteps* const steps = compiled_entry_points(best_isa()).decode_steps;
@@ -425,8 +423,7 @@ void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const Po
 namespace posenc::kernels::detail::dispatch {
 
 /// kernels::dispatch::apply_rope's path for every call but the usual decode step: all the checks,
-/// then best_isa()'s kernel. Out of line (as kernels::apply_rope's), so that the decode step's
-/// path holds no stack frame for it.
+/// then best_isa()'s kernel. Out of line, off the decode step's path (as kernels::apply_rope's).
 template <class T, class Angles>
 POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                              const QKViews<T>& views, Direction direction, TokenRange range)
@@ -469,9 +466,8 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
 
 // ---- multi-axis RoPE (kernels/multi_axis.hpp) ------------------------------------------------
 
-/// Unchecked multi-axis apply on a chosen ISA (same preconditions as
-/// kernels::apply_multi_axis_rope_unchecked, plus isa_available(isa)). T = double always runs
-/// the reference path.
+/// Unchecked multi-axis apply on a chosen ISA (kernels::apply_multi_axis_rope_unchecked's
+/// preconditions, plus isa_available(isa)). T = double always runs the reference path.
 template <class T, class Angles>
 void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                         const MultiAxisPositions& positions, const QKViews<T>& views,

@@ -512,64 +512,37 @@ void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexce
 }
 #endif
 
-// ---- non-temporal copy of a staged row (dst 16-byte aligned, bytes % 16 == 0, src 64-byte aligned:
-// the widest such store the alignment allows; memcpy on generic archs), and the fence after it ----
+// ---- non-temporal copy of a staged row (dst 16-byte aligned, bytes % 16 == 0): the widest such
+// store the alignment allows; memcpy on generic archs ------------------------------------------------
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::generic>) noexcept
 {
     std::memcpy(dst, src, bytes);
 }
-template <class A>
-void store_fence(requires_arch<xsimd::generic>) noexcept {}
 #if XSIMD_WITH_SSE2
 template <class A>
-void stream_copy_16(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
+void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::sse2>) noexcept
 {
     for (std::size_t i = 0; i < bytes; i += 16)
         _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
 }
-template <class A>
-void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::sse2>) noexcept
-{
-    stream_copy_16<A>(dst, src, bytes);
-}
-template <class A>
-void store_fence(requires_arch<xsimd::sse2>) noexcept
-{
-    _mm_sfence();
-}
 #endif
 #if XSIMD_WITH_AVX
 template <class A>
-void stream_copy_32(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
-{
-    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 32 != 0) return stream_copy_16<A>(dst, src, bytes);
-    for (std::size_t i = 0; i < bytes; i += 32)
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
-}
-template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx>) noexcept
 {
-    stream_copy_32<A>(dst, src, bytes);
-}
-template <class A>
-void store_fence(requires_arch<xsimd::avx>) noexcept
-{
-    _mm_sfence();
+    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 32 != 0) return impl::stream_copy<A>(dst, src, bytes, xsimd::sse2 {});
+    for (std::size_t i = 0; i < bytes; i += 32)
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
 }
 #endif
 #if XSIMD_WITH_AVX512F
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx512f>) noexcept
 {
-    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 64 != 0) return stream_copy_32<A>(dst, src, bytes);
+    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 64 != 0) return impl::stream_copy<A>(dst, src, bytes, xsimd::avx {});
     for (std::size_t i = 0; i < bytes; i += 64)
         _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(reinterpret_cast<const void*>(src + i)));
-}
-template <class A>
-void store_fence(requires_arch<xsimd::avx512f>) noexcept
-{
-    _mm_sfence();
 }
 #endif
 
@@ -628,12 +601,14 @@ bool stream_copy_possible(const void* dst, std::size_t bytes) noexcept
     return (reinterpret_cast<std::uintptr_t>(dst) | bytes) % 16 == 0;
 }
 
-/// Orders the streaming stores before every later store (sfence on x86): after it, another
-/// thread that synchronises with this one sees the data.
+/// Orders the streaming stores before every later store (sfence on x86; nothing elsewhere, where
+/// stream_copy is a memcpy): after it, another thread that synchronises with this one sees the data.
 template <class A>
 void store_fence() noexcept
 {
-    impl::store_fence<A>(A {});
+#if XSIMD_WITH_SSE2
+    _mm_sfence();
+#endif
 }
 
 /// Lane k: the sum of the lanes of rows[k], for k < float_lanes<A> (an add tree; the order of
