@@ -141,26 +141,20 @@ xsimd::batch<T, A> mul_sub(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>
 {
     return xsimd::fms(a, b, c);
 }
-#if XSIMD_WITH_AVX512F
-template <class A>
-floats<A> mul_add(const floats<A>& a, const floats<A>& b, const floats<A>& c, requires_arch<xsimd::avx512f>) noexcept
+#if XSIMD_WITH_AVX512F  // (xsimd 8.1 has no avx512f fma: its generic one is x * y + z)
+template <class A, class T>
+xsimd::batch<T, A> mul_add(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b, const xsimd::batch<T, A>& c,
+                           requires_arch<xsimd::avx512f>) noexcept
 {
-    return _mm512_fmadd_ps(a, b, c);
+    if constexpr (std::is_same_v<T, float>) return _mm512_fmadd_ps(a, b, c);
+    else return _mm512_fmadd_pd(a, b, c);
 }
-template <class A>
-floats<A> mul_sub(const floats<A>& a, const floats<A>& b, const floats<A>& c, requires_arch<xsimd::avx512f>) noexcept
+template <class A, class T>
+xsimd::batch<T, A> mul_sub(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b, const xsimd::batch<T, A>& c,
+                           requires_arch<xsimd::avx512f>) noexcept
 {
-    return _mm512_fmsub_ps(a, b, c);
-}
-template <class A>
-doubles<A> mul_add(const doubles<A>& a, const doubles<A>& b, const doubles<A>& c, requires_arch<xsimd::avx512f>) noexcept
-{
-    return _mm512_fmadd_pd(a, b, c);
-}
-template <class A>
-doubles<A> mul_sub(const doubles<A>& a, const doubles<A>& b, const doubles<A>& c, requires_arch<xsimd::avx512f>) noexcept
-{
-    return _mm512_fmsub_pd(a, b, c);
+    if constexpr (std::is_same_v<T, float>) return _mm512_fmsub_ps(a, b, c);
+    else return _mm512_fmsub_pd(a, b, c);
 }
 #endif
 
