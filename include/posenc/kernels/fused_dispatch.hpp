@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/fused_dispatch.hpp: runtime dispatch of the fused steps (qk_norm_rope.hpp,
-// kv_cache_write.hpp), the same way dispatch.hpp dispatches apply_rope: the per-ISA translation
-// units that posenc_add_dispatch() generates also define run_fused_<isa>, and every call jumps
-// to the best compiled ISA the CPU supports (or the calling unit's default arch).
-//
-// Each comes in dispatch.hpp's forms (op, op_on(isa, ...), op_unchecked, op_unchecked_on(isa, ...);
-// docs/kernels.md, "Entry-point names"), with the arguments of the kernels:: entry point of the
-// same name. Same checks, results and error bounds as the kernels:: entry points of the same names
-// (to within each ISA's rounding). Angle sources: CosSinCache or OnTheFlyAngles. double
-// tensors (qk_norm_rope only) take the reference path in the calling unit.
+// kv_cache_write.hpp) as dispatch.hpp dispatches apply_rope (the per-ISA units also define
+// run_fused_<isa>). Each comes in dispatch.hpp's forms (op, op_on(isa, ...), op_unchecked,
+// op_unchecked_on(isa, ...); docs/kernels.md, "Entry-point names") with the arguments, checks,
+// results and error bounds of the kernels:: entry point of the same name (to within each ISA's
+// rounding). Angle sources: CosSinCache or OnTheFlyAngles. double tensors (qk_norm_rope only)
+// take the reference path in the calling unit.
 #pragma once
 
 #include <type_traits>

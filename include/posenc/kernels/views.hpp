@@ -39,7 +39,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <utility>
 #include <type_traits>
 #include <vector>

@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "posenc/config.hpp"
@@ -63,8 +62,8 @@ inline std::string shape_text(std::ptrdiff_t tokens, std::ptrdiff_t heads, std::
 }
 
 /// Whether count * stride <= room, for count >= 1, stride >= 0, room >= 0, without overflow: a
-/// multiplication when both factors are below 2^31 (the product then fits in 62 bits), a
-/// division otherwise (this runs on every checked call; a 64-bit division costs tens of cycles).
+/// multiplication when both factors are below 2^31 (the product fits in 62 bits; a 64-bit
+/// division costs tens of cycles), a division otherwise.
 inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptrdiff_t room) noexcept
 {
     constexpr std::ptrdiff_t small = std::ptrdiff_t {1} << 31;
@@ -75,8 +74,7 @@ inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptr
 // ---------------------------------------------------------------------------------------------
 // The rules, each stated once as a named predicate. The full checks below (which name the first
 // broken rule) and the inline fast-accept tests (rope_call_is_usual, decode_call_is_usual,
-// fused_checks.hpp's cache_call_is_usual, the Python module's batched arrays) are compositions
-// of these, so a call a fast test accepts passes the full rules by construction.
+// cache_call_is_usual, the Python module's batched arrays) are compositions of these.
 
 /// Rule "data": non-null and aligned for its element type (`align` a power of two).
 POSENC_ALWAYS_INLINE constexpr bool data_is_aligned(std::uintptr_t address, std::uintptr_t align) noexcept
@@ -392,7 +390,7 @@ void require_disjoint(const HeadsView<UA>& written, const char* written_name, co
 inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens, TokenRange range,
                             PositionRange allowed, const char* source_name)
 {
-    // the message is built only on failure: this runs on every checked call
+    // the message is built only on failure
     auto fail = [&](std::string field, std::int64_t value) {
         posenc::detail::raise(std::move(field), value,
                               posenc::detail::cat({"must be in [", allowed.first, ", ", allowed.last, "], the positions the ",

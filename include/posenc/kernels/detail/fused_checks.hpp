@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/fused_checks.hpp: what the checked fused entry points verify
-// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel: a cache call
-// meets cache_call_is_usual (inline, no message), then, if refused, check_cache_call_rules (the
-// first broken rule named); both built from checks.hpp's named rules and the predicates below.
+// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules): a cache call meets
+// cache_call_is_usual (inline, no message), then, if refused, check_cache_call_rules (the first
+// broken rule named), both built from checks.hpp's named rules and the predicates below.
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED

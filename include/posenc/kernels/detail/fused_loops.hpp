@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <utility>
 
 #include "posenc/config.hpp"
 #include "posenc/kernels/angle_source.hpp"

@@ -8,7 +8,6 @@
 #error "posenc/kernels/detail/multi_axis_rows.hpp is internal to the kernels: include <posenc/kernels/multi_axis.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
