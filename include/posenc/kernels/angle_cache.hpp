@@ -17,7 +17,6 @@
 // Immutable after construction: one cache may be shared by any number of threads.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>

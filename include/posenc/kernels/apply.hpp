@@ -11,11 +11,9 @@
 // The inverse runs the forward loops on the row's sin negated (once per token and row: exact,
 // so it rounds exactly as the formula above), which keeps one compiled loop per pairing.
 //
-// How the loops evaluate it in registers (half_split: two contiguous runs; interleaved: one
-// in-register permute against a duplicated cos and a sign-folded sin, expanded once per token),
-// how they group registers and heads, and the tail of a head: docs/kernels.md, "Layouts", and
-// detail/rope_loops.hpp. The kernel never reads or writes an element outside the rotary slice of
-// the views; pass-through dims are copied (out of place) or not touched (in place).
+// How the loops evaluate it in registers: docs/kernels.md, "Layouts", and detail/rope_loops.hpp.
+// The kernel never reads or writes an element outside the rotary slice of the views;
+// pass-through dims are copied (out of place) or not touched (in place).
 // Storage float / bfloat16 / float16: loaded to float, math in float, rounded to nearest even
 // on store. double: the reference path (detail::rope_tokens_double): scalar, cos/sin in double
 // from the exact angle (angles.hpp), for checking and for callers who want double results.
@@ -86,8 +84,7 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
 namespace detail {
 
 /// The checked entry's path for every call but the usual decode step: check_rope_call, then the
-/// kernel. Out of line, so that the decode step's path (one inline test, then the kernel) holds
-/// no stack frame or saved registers for it.
+/// kernel. Out of line, so that the decode step's path holds no stack frame for it.
 template <class T, class Angles>
 POSENC_NOINLINE void check_and_apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                           const QKViews<T>& views, Direction direction, TokenRange range)

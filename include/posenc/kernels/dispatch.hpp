@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/dispatch.hpp: runtime dispatch of the kernels to the best instruction set the
-// CPU runs (the ISA list, dispatch_isas.hpp: on x86-64 SSE4.2, AVX2, AVX-512, AVX-512 with BF16;
-// on AArch64 Linux NEON, NEON with FP16 and BF16), for engines that ship one binary.
+// CPU runs (the ISA list of dispatch_isas.hpp), for engines that ship one binary.
 //
 // Build: posenc_add_dispatch(my_target) (cmake/posencDispatch.cmake) adds one translation unit
-// per entry of the ISA list, compiled with that entry's flags (dispatch_target.hpp), and defines
+// per ISA of the list, compiled with its flags (dispatch_target.hpp), and defines
 // POSENC_DISPATCH_ISA_<isa>=1; the rest of the program keeps the default flags, so the binary
 // runs on any x86-64 (or AArch64) CPU. Call: dispatch::apply_rope(...) takes kernels::apply_rope's
 // arguments (every operation has the forms of docs/kernels.md, "Entry-point names"). The first
-// call reads the CPU's features once (cpuid and xgetbv; on AArch64 Linux the HWCAP words); every
-// call then jumps to the best compiled ISA the CPU supports, or to the baseline: the header-only
-// kernel at the calling unit's kernels::default_arch. double storage always takes the (scalar)
-// reference path in the calling unit.
+// call reads the CPU's features once; every call then jumps to the best compiled ISA the CPU
+// supports, or to the baseline: the header-only kernel at the calling unit's
+// kernels::default_arch. double storage always takes the reference path in the calling unit.
 //
-// Rule for the per-ISA units: they instantiate only templates parameterised on their own arch
-// (the kernel, simd_ops.hpp, the angle sources' row<Arch>), so no function compiled with AVX
-// flags is shared, under the one-definition rule, with code that must run without AVX.
+// Rule for the per-ISA units: they instantiate only templates parameterised on their own arch,
+// so no function compiled with AVX flags is shared (one-definition rule) with code that must
+// run without AVX.
 #pragma once
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
@@ -176,10 +174,9 @@ struct KernelCall {
     TokenRange range;
 };
 
-/// A decode step's kernel on one ISA: kernels::detail::rope_token_in_place (Q's heads of one
-/// token rotated in place, forward, by the row at `position`) with the angle source and the
-/// element type erased. Six arguments in registers: the checked entry reaches it by one
-/// indirect jump, with no call record on the stack.
+/// A decode step's kernel on one ISA: kernels::detail::rope_token_in_place with the angle source
+/// and the element type erased. Six arguments in registers: the checked entry reaches it by one
+/// indirect jump.
 using DecodeStep = void (*)(const void* angles, std::int64_t position, void* x, std::ptrdiff_t heads,
                             std::ptrdiff_t head_stride, int num_pairs) noexcept;
 
@@ -201,8 +198,9 @@ static_assert(static_cast<int>(Pairing::interleaved) == 1 && static_cast<int>(St
 /// The entry points of one ISA's build: run_<isa>, run_fused_<isa>, decode_steps_<isa> (all
 /// null where this binary lacks that build).
 struct EntryPoints {
-    void (*run)(const KernelCall& call) noexcept = nullptr;
-    void (*run_fused)(const KernelCall& call) noexcept = nullptr;
+    using Run = void (*)(const KernelCall& call) noexcept;
+    Run run = nullptr;
+    Run run_fused = nullptr;
     const DecodeSteps* decode_steps = nullptr;
 };
 
@@ -265,8 +263,7 @@ inline constexpr bool isa_compiled(Isa isa) noexcept
 
 /// The highest ISA dispatch may use, from the environment variable POSENC_DISPATCH_MAX_ISA
 /// ("baseline" or a name of the ISA list, e.g. "avx2", "neon"), read once; no cap when unset or
-/// unrecognised. It lets one machine run the suite as a machine without AVX-512 (or AVX2, or
-/// BF16) would.
+/// unrecognised (so that one machine runs the suite as one without AVX-512 would).
 inline Isa max_isa_from_environment() noexcept
 {
     static const Isa cap = [] {
@@ -322,11 +319,12 @@ using kernels::dispatch::isa_available;
 using kernels::dispatch::isa_compiled;
 using kernels::dispatch::to_string;
 
-template <class T, class Angles>
-KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+/// A call with its tensors (QKViews<T> or kernels::detail::FusedArgs<T>) and angle source erased.
+template <template <class> class Tensors, class T, class Angles>
+KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const Tensors<T>& tensors,
                      Direction direction, TokenRange range) noexcept
 {
-    return {&spec, &angles, angle_kind_of<Angles>, &positions, &views, storage_type_of<T>, direction, range};
+    return {&spec, &angles, angle_kind_of<Angles>, &positions, &tensors, storage_type_of<T>, direction, range};
 }
 
 /// The entry points of an ISA compiled into this binary; all null for the baseline and for an
@@ -336,25 +334,16 @@ inline EntryPoints compiled_entry_points(Isa isa) noexcept
     return visit_isa(isa, [](auto entry) { return decltype(entry)::entry_points(); }, EntryPoints {});
 }
 
-/// Runs a call on a per-ISA build; false if that build is not compiled in (the caller then runs
-/// the baseline).
-inline bool run_compiled(Isa isa, const KernelCall& call) noexcept
+/// Runs a call on a per-ISA build's entry `run` (&EntryPoints::run or ::run_fused); false if
+/// that build is not compiled in (the caller then runs the baseline).
+inline bool run_compiled(Isa isa, const KernelCall& call, EntryPoints::Run EntryPoints::*run = &EntryPoints::run) noexcept
 {
-    const EntryPoints entry = compiled_entry_points(isa);
-    if (entry.run != nullptr) entry.run(call);
-    return entry.run != nullptr;
+    const EntryPoints::Run entry = compiled_entry_points(isa).*run;
+    if (entry != nullptr) entry(call);
+    return entry != nullptr;
 }
 
-/// Runs a fused call on a per-ISA build; false if that build is not compiled in.
-inline bool run_fused_compiled(Isa isa, const KernelCall& call) noexcept
-{
-    const EntryPoints entry = compiled_entry_points(isa);
-    if (entry.run_fused != nullptr) entry.run_fused(call);
-    return entry.run_fused != nullptr;
-}
-
-/// The one refusal of an angle source that runtime dispatch cannot carry (at compile time):
-/// every kernels::dispatch:: entry point calls it.
+/// The one refusal (at compile time) of an angle source that runtime dispatch cannot carry.
 template <class Angles>
 constexpr void require_dispatchable_angle_source() noexcept
 {
@@ -373,8 +362,8 @@ inline void require_isa(Isa isa)
                                               : "was not compiled into this binary (posenc_add_dispatch)");
 }
 
-/// The decode steps of best_isa(), found once (a guarded constant, inline in the caller: this
-/// runs on every decode step); null for the baseline (the calling unit's own kernel then runs).
+/// The decode steps of best_isa(), found once (a guarded constant, inline in the caller); null
+/// for the baseline (the calling unit's own kernel then runs).
 POSENC_ALWAYS_INLINE const DecodeSteps* best_decode_steps() noexcept
 {
     static const DecodeSteps* const steps = compiled_entry_points(best_isa()).decode_steps;
@@ -434,8 +423,7 @@ void apply_rope_on(Isa isa, const RopeSpec& spec, const Angles& angles, const Po
 namespace posenc::kernels::detail::dispatch {
 
 /// kernels::dispatch::apply_rope's path for every call but the usual decode step: all the checks,
-/// then best_isa()'s kernel. Out of line (as kernels::apply_rope's), so that the decode step's
-/// path holds no stack frame for it.
+/// then best_isa()'s kernel. Out of line, off the decode step's path (as kernels::apply_rope's).
 template <class T, class Angles>
 POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                              const QKViews<T>& views, Direction direction, TokenRange range)
@@ -450,10 +438,8 @@ POSENC_NOINLINE void check_and_dispatch_rope(const RopeSpec& spec, const Angles&
 namespace posenc::kernels::dispatch {
 
 /// Checked apply on best_isa(): the entry point for a one-binary engine. Same arguments,
-/// checks and results (to within each ISA's rounding, see apply.hpp) as kernels::apply_rope.
-/// A decode step (one token, forward, Q alone in place) is accepted by kernels::apply_rope's
-/// inline test and jumps to best_isa()'s decode step; every other call goes through all the
-/// checks, then the per-ISA kernel.
+/// checks and results (to within each ISA's rounding, see apply.hpp) as kernels::apply_rope,
+/// whose inline test sends a decode step to best_isa()'s decode step.
 template <class T, class Angles>
 void apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                 Direction direction = Direction::forward, TokenRange range = all_tokens)
@@ -480,9 +466,8 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
 
 // ---- multi-axis RoPE (kernels/multi_axis.hpp) ------------------------------------------------
 
-/// Unchecked multi-axis apply on a chosen ISA (same preconditions as
-/// kernels::apply_multi_axis_rope_unchecked, plus isa_available(isa)). T = double always runs
-/// the reference path.
+/// Unchecked multi-axis apply on a chosen ISA (kernels::apply_multi_axis_rope_unchecked's
+/// preconditions, plus isa_available(isa)). T = double always runs the reference path.
 template <class T, class Angles>
 void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                         const MultiAxisPositions& positions, const QKViews<T>& views,
@@ -491,7 +476,8 @@ void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const Mul
     detail::dispatch::require_dispatchable_angle_source<Angles>();
     range = kernels::detail::within(range, views.tokens());
     POSENC_ASSERT(isa_available(isa));
-    POSENC_ASSERT(kernels::detail::multi_axis_call_is_valid(spec, layout, angles, positions, views, range));
+    POSENC_ASSERT(kernels::detail::passes(
+        [&] { kernels::detail::check_multi_axis_call(spec, layout, angles, positions, views, range); }));
     if constexpr (!std::is_same_v<T, double>) {
         const auto rows = kernels::detail::make_multi_axis_rows(layout, angles, positions, views.tokens());
         const PositionIds token_index = PositionIds::contiguous(0);

@@ -79,9 +79,8 @@ inline float float_from_bits(std::uint32_t u) noexcept
 inline float to_float(bfloat16 x) noexcept { return kernels::detail::float_from_bits(static_cast<std::uint32_t>(x.bits) << 16); }
 
 namespace kernels::detail {
-/// to_bfloat16's body, as a template on an arch tag: code compiled for one instruction set
-/// (a runtime-dispatch unit) instantiates its own copy, to_bfloat16_on<Arch>, whose symbol no
-/// other unit shares (kernels/dispatch.hpp, per-ISA isolation). Integer work only.
+/// to_bfloat16's body, as a template on an arch tag so that a per-ISA dispatch unit gets a copy
+/// of its own (kernels/dispatch.hpp).
 template <class Arch>
 bfloat16 to_bfloat16_on(float f) noexcept
 {
@@ -134,7 +133,7 @@ inline float16 to_float16(float f) noexcept
     return {static_cast<std::uint16_t>(sign | ((a - 0x38000000u + 0x0fffu + odd) >> 13))};
 }
 
-/// Storage -> float (identity for float, narrowing for double). For tests and scalar code.
+/// Storage -> float (identity for float). For tests and scalar code.
 inline float load_as_float(float x) noexcept { return x; }
 inline float load_as_float(bfloat16 x) noexcept { return to_float(x); }
 inline float load_as_float(float16 x) noexcept { return to_float(x); }

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/fused_dispatch.hpp: runtime dispatch of the fused steps (qk_norm_rope.hpp,
-// kv_cache_write.hpp), the same way dispatch.hpp dispatches apply_rope: the per-ISA translation
-// units that posenc_add_dispatch() generates also define run_fused_<isa>, and every call jumps
-// to the best compiled ISA the CPU supports (or the calling unit's default arch).
-//
-// Each comes in dispatch.hpp's forms (op, op_on(isa, ...), op_unchecked, op_unchecked_on(isa, ...);
-// docs/kernels.md, "Entry-point names"), with the arguments of the kernels:: entry point of the
-// same name. Same checks, results and error bounds as the kernels:: entry points of the same names
-// (to within each ISA's rounding). Angle sources: CosSinCache or OnTheFlyAngles. double
-// tensors (qk_norm_rope only) take the reference path in the calling unit.
+// kv_cache_write.hpp) as dispatch.hpp dispatches apply_rope (the per-ISA units also define
+// run_fused_<isa>). Each comes in dispatch.hpp's forms (op, op_on(isa, ...), op_unchecked,
+// op_unchecked_on(isa, ...); docs/kernels.md, "Entry-point names") with the arguments, checks,
+// results and error bounds of the kernels:: entry point of the same name (to within each ISA's
+// rounding). Angle sources: CosSinCache or OnTheFlyAngles. double tensors (qk_norm_rope only)
+// take the reference path in the calling unit.
 #pragma once
 
 #include <type_traits>
@@ -27,9 +24,8 @@ void run_fused_on(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArg
     require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     if constexpr (!std::is_same_v<T, double>) {
-        const KernelCall call {&spec, &angles, angle_kind_of<Angles>, &positions, &f, storage_type_of<T>,
-                               Direction::forward, range};
-        if (run_fused_compiled(isa, call)) return;
+        if (run_compiled(isa, make_call(spec, angles, positions, f, Direction::forward, range), &EntryPoints::run_fused))
+            return;
     }
     kernels::detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
 }
@@ -58,8 +54,7 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
     qk_norm_rope_on(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
 }
 
-/// Unchecked qk_norm_rope on a chosen ISA (kernels::qk_norm_rope_unchecked's preconditions, plus
-/// isa_available(isa)).
+/// Unchecked qk_norm_rope on a chosen ISA (isa_available(isa) is a precondition too).
 template <class T, class Angles>
 void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                                const PositionIds& positions, const QKViews<T>& views, TokenRange range = all_tokens,
@@ -67,8 +62,8 @@ void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm
 {
     range = kernels::detail::within(range, views.tokens());
     const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
-    POSENC_ASSERT(kernels::detail::norm_call_is_valid(spec, angles, positions, views, f,
-                                                      static_cast<int>(norm.weighting), range));
+    POSENC_ASSERT(kernels::detail::passes(
+        [&] { kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range); }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
@@ -100,15 +95,14 @@ void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionI
     rope_into_cache_on(best_isa(), spec, angles, positions, write, range);
 }
 
-/// Unchecked rope_into_cache on a chosen ISA (kernels::rope_into_cache_unchecked's
-/// preconditions, plus isa_available(isa)).
+/// Unchecked rope_into_cache on a chosen ISA (isa_available(isa) is a precondition too).
 template <class T, class Angles>
 void rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                   const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
 {
     range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, write);
-    POSENC_ASSERT(kernels::detail::cache_call_is_valid(spec, angles, positions, f, 0, range));
+    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_cache_call(spec, angles, positions, f, 0, range); }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
@@ -140,8 +134,7 @@ void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Ang
     qk_norm_rope_into_cache_on(best_isa(), spec, norm, angles, positions, write, range);
 }
 
-/// Unchecked qk_norm_rope_into_cache on a chosen ISA (kernels::qk_norm_rope_into_cache_unchecked's
-/// preconditions, plus isa_available(isa)).
+/// Unchecked qk_norm_rope_into_cache on a chosen ISA (isa_available(isa) is a precondition too).
 template <class T, class Angles>
 void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                                           const PositionIds& positions, const CacheWrite<T>& write,
@@ -149,7 +142,8 @@ void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Q
 {
     range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, norm, write);
-    POSENC_ASSERT(kernels::detail::cache_call_is_valid(spec, angles, positions, f, static_cast<int>(norm.weighting), range));
+    POSENC_ASSERT(kernels::detail::passes(
+        [&] { kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 

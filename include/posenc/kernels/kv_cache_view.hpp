@@ -162,10 +162,8 @@ struct KvCacheView {
 enum class CacheStores { automatic, cached, streaming };
 
 /// The write size from which CacheStores::automatic streams: 4 MiB, twice the 2 MiB L2 of one
-/// core on current server parts (a prefill of 512 tokens of 8 float K and V heads of 128 writes
-/// 4 MiB). Streaming pays for writes well past the caches: benchmark rows cache_f32/rope_cache
-/// against cache_f32/rope_cache_cached (docs/benchmarks.md, "Measurements behind the kernels'
-/// choices").
+/// core on current server parts (rows cache_f32/rope_cache against cache_f32/rope_cache_cached
+/// of docs/benchmarks.md).
 inline constexpr std::size_t streaming_stores_from = std::size_t {1} << 22;
 
 /// The cache slot of every token: int32 or int64 ids, -1 = skip; see the file comment.
@@ -188,7 +186,6 @@ public:
     constexpr std::int64_t operator[](std::ptrdiff_t t) const noexcept { return slots32_ ? slots32_[t] : slots64_[t]; }
     constexpr std::ptrdiff_t count() const noexcept { return count_; }
     constexpr bool present() const noexcept { return slots32_ != nullptr || slots64_ != nullptr; }
-    constexpr bool is_int32() const noexcept { return slots32_ != nullptr; }
 
 private:
     const std::int32_t* slots32_ = nullptr;

@@ -19,10 +19,9 @@
 // normalised): one engine step, from the QKV projection's output to the cache, in one pass.
 //
 // Error: the stored value before the final rounding or quantisation is apply's (3.41 u A |x| per
-// pair coordinate, float) or qk_norm_rope's ((n/2 + 9) u A |y|); V is copied exactly before its
-// rounding. Then one rounding into the cache type: half an ulp of bfloat16 / float16, or the
-// quantiser's: the fp8 / int8 code is exactly convert(fl(x / scale)) of the float value that a
-// float cache would hold (bit for bit: the same registers go to either store).
+// pair coordinate, float) or qk_norm_rope's ((n/2 + 9) u A |y|); V is copied exactly. Then one
+// rounding into the cache type: half an ulp of bfloat16 / float16, or the fp8 / int8 code
+// convert(fl(x / scale)) of exactly the float value a float cache would hold.
 //
 // Checked entry points throw posenc::error naming the first broken rule: K absent or invalid
 // (apply's view rules, for Q and V too, with K's token count); a cache absent, of an unknown
@@ -102,7 +101,7 @@ void rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const Angles& angl
     range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, write);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::cache_call_is_valid(spec, angles, positions, f, 0, range));
+    POSENC_ASSERT(detail::passes([&] { detail::check_cache_call(spec, angles, positions, f, 0, range); }));
 #endif
     detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
 }
@@ -135,7 +134,8 @@ void qk_norm_rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const QkNo
     range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, norm, write);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::cache_call_is_valid(spec, angles, positions, f, static_cast<int>(norm.weighting), range));
+    POSENC_ASSERT(
+        detail::passes([&] { detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
 #endif
     detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
 }

@@ -8,18 +8,15 @@
 // axes-major [axes][tokens] of Hugging Face's position_ids and vLLM's M-RoPE positions).
 //
 // How: once per token (and row of up to 256 pairs) the kernel fetches the 1-D cos/sin row of
-// each distinct position of the token from the angle source, gathers each pair's cos/sin from
-// the row of its axis (contiguous runs of the layout), and hands the gathered row to the 1-D
-// kernel's loops (detail/rope_loops.hpp), unchanged. The gather is amortised over every Q and K head
-// of the token. A token whose positions are all equal (text) skips the gather and uses the
-// 1-D row itself.
+// each distinct position of the token, gathers each pair's cos/sin from the row of its axis, and
+// hands the gathered row to the 1-D kernel's loops (detail/rope_loops.hpp), unchanged, for every
+// Q and K head of the token. A token whose positions are all equal (text) uses the 1-D row itself.
 //
-// Bit-exactness. Every pair's cos/sin is the value the 1-D kernel would use for that pair at
-// its axis's position (the source's row is always asked for the same whole row of pairs as
-// the 1-D kernel asks), and the head loops are the 1-D kernel's. So a token with every axis at
-// m gives exactly the bits of apply_rope at m, on every arch, storage type and angle source;
-// and any token gives, pair by pair, the 1-D result at that pair's position. Error bounds are
-// therefore apply.hpp's (float: < 4 ulp of A |x| per pair; 16-bit storage: plus half an ulp).
+// Bit-exactness. Every pair's cos/sin is the value the 1-D kernel would use for that pair at its
+// axis's position, and the head loops are the 1-D kernel's: a token with every axis at m gives
+// exactly the bits of apply_rope at m, on every arch, storage type and angle source, and any
+// token gives, pair by pair, the 1-D result at that pair's position. Error bounds are therefore
+// apply.hpp's (float: < 4 ulp of A |x| per pair; 16-bit storage: plus half an ulp).
 // double storage takes the reference path: cos/sin in double from the exact angle, per pair at
 // its axis's position (posenc::apply_multi_axis_rope_reference's arithmetic).
 #pragma once
@@ -53,7 +50,7 @@ void apply_multi_axis_rope_unchecked_on(Arch, const RopeSpec& spec, const MultiA
     static_assert(is_storage_type<T>, "apply_multi_axis_rope rotates float, bfloat16, float16 or double tensors.");
     range = detail::within(range, views.tokens());
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::multi_axis_call_is_valid(spec, layout, angles, positions, views, range));
+    POSENC_ASSERT(detail::passes([&] { detail::check_multi_axis_call(spec, layout, angles, positions, views, range); }));
 #endif
     if constexpr (std::is_same_v<T, double>) {
         detail::multi_axis_tokens_double(spec, layout, angles, positions, views, direction, range);

@@ -111,18 +111,10 @@ public:
     {
         POSENC_ASSERT(position >= -max_position() && position <= max_position());
         const std::int64_t m = position < 0 ? -position : position;
-        const double* r0 = digit_row<void>(0, m);
-        double c = r0[pair];
-        double s = r0[num_pairs_ + pair];
-        for (int k = 1; k < levels_; ++k) {
-            const double* r = digit_row<void>(k, m);
-            const double ck = r[pair];
-            const double sk = r[num_pairs_ + pair];
-            const double next_c = c * ck - s * sk;
-            s = s * ck + c * sk;
-            c = next_c;
-        }
-        return {c, position < 0 ? -s : s};
+        const double* rows[4] = {};
+        for (int k = 0; k < levels_; ++k) rows[k] = digit_row<void>(k, m);
+        const CosSin cs = digit_product<void>(rows, pair);
+        return {cs.cos, position < 0 ? -cs.sin : cs.sin};
     }
 
     /// The angle-source protocol (angle_source.hpp): fills scratch_cos / scratch_sin with `count`
@@ -153,28 +145,37 @@ public:
             detail::simd::store_as_float<Arch>(scratch_sin + j, s * sign);
         }
         for (; j < count; ++j) {  // fewer than `lanes` pairs left: the same products, one pair at a time
-            double c = rows[0][j];
-            double s = rows[0][sin_offset + j];
-            for (int k = 1; k < levels_; ++k) {
-                const double ck = rows[k][j];
-                const double sk = rows[k][sin_offset + j];
-                const double next_c = c * ck - s * sk;
-                s = s * ck + c * sk;
-                c = next_c;
-            }
-            scratch_cos[j] = static_cast<float>(c);
-            scratch_sin[j] = static_cast<float>(position < 0 ? -s : s);
+            const CosSin cs = digit_product<Arch>(rows, j);
+            scratch_cos[j] = static_cast<float>(cs.cos);
+            scratch_sin[j] = static_cast<float>(position < 0 ? -cs.sin : cs.sin);
         }
         return {scratch_cos, scratch_sin};
     }
 
 private:
-    // A template on the arch only so that per-ISA translation units (dispatch.hpp) each get their own copy.
+    // Templates on the arch only so that per-ISA translation units (dispatch.hpp) each get their own copy.
     template <class Arch>
     const double* digit_row(int level, std::int64_t m) const noexcept
     {
         const std::int64_t digit = (m >> (level * bits_per_level_)) & ((std::int64_t {1} << bits_per_level_) - 1);
         return values_.data() + offset_[level] + static_cast<std::size_t>(digit) * 2 * static_cast<std::size_t>(num_pairs_);
+    }
+
+    /// The digit products prod_k (C_k + j S_k) of element j of the levels' rows (cos at j, sin at
+    /// num_pairs + j), in double, for |position|.
+    template <class Arch>
+    POSENC_ALWAYS_INLINE CosSin digit_product(const double* const* rows, std::ptrdiff_t j) const noexcept
+    {
+        double c = rows[0][j];
+        double s = rows[0][num_pairs_ + j];
+        for (int k = 1; k < levels_; ++k) {
+            const double ck = rows[k][j];
+            const double sk = rows[k][num_pairs_ + j];
+            const double next_c = c * ck - s * sk;
+            s = s * ck + c * sk;
+            c = next_c;
+        }
+        return {c, s};
     }
 
     FrequencyTable table_;

@@ -30,17 +30,12 @@
 // take a scalar reference path in double.
 //
 // Error bound (float storage), u = 2^-24, n = head_dim, A = attention factor, against the exact
-// real result (an exact RMSNorm followed by the exact rotation), y = the exact normalised pair:
-//   the sum of n squares carries at most (n - 1) u relative error, so r carries at most
-//   (n/2 + 2.5) u. In a' the cos/sin errors (<= u A each) add sqrt(2) u A |y|; the roundings of
-//   c w'_a, s w'_b and b (s w'_b) add 2 u (|a w'_a c| + |b w'_b s|) r <= 2 u A |y| (Cauchy-
-//   Schwarz); the subtraction (fused, or one more rounding without FMA), the multiply by r and
-//   r's own error add (n/2 + 5.5) u A |y| at most. Per coordinate of a rotated pair:
+// real result (an exact RMSNorm followed by the exact rotation), y = the exact normalised pair
+// (derived in docs/formulas.md, "Kernels"): per coordinate of a rotated pair
 //       |error| <= (n/2 + 9) u A |y|                   (n = 128: 73 u = 4.4e-6 of A |y|)
 //   and per pass-through dim (n/2 + 6) u |y_d|. 16-bit storage adds half an ulp of the format.
-//   The bound grows with n because float summation may; the measured error is a few u
-//   (tests/kernels/qk_norm_rope.cpp checks the bound on random shapes against a long double
-//   RMSNorm composed with apply_rope_reference, on every arch path).
+//   tests/kernels/qk_norm_rope.cpp checks it against a long double RMSNorm composed with
+//   apply_rope_reference, on every arch path.
 // Range: head_dim <= max_fused_head_dim (512); the sum of squares of a head must be finite in
 // float (|x| below about 1e18): a larger head would overflow to inf and normalise to zero.
 // eps as configured (rms_norm_eps: Qwen3 1e-6), finite and >= 0.
@@ -133,8 +128,8 @@ void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, c
     range = detail::within(range, views.tokens());
     const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(
-        detail::norm_call_is_valid(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range));
+    POSENC_ASSERT(detail::passes(
+        [&] { detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range); }));
 #endif
     detail::run_fused_on(Arch {}, spec, f, angles, positions, range);
 }

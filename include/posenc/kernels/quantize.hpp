@@ -29,7 +29,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <type_traits>
 
 namespace posenc {
@@ -40,9 +39,6 @@ struct float8_e4m3 {
 };
 
 static_assert(sizeof(float8_e4m3) == 1 && std::is_trivially_copyable_v<float8_e4m3>, "float8_e4m3 must be one plain byte.");
-
-/// The largest finite float8_e4m3 value, 448.
-inline constexpr float float8_e4m3_max = 448.0f;
 
 /// The value of an e4m3 code (exact); NaN for the two NaN patterns.
 inline float to_float(float8_e4m3 v) noexcept

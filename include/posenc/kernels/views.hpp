@@ -39,7 +39,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <utility>
 #include <type_traits>
 #include <vector>
@@ -129,16 +128,6 @@ struct HeadsView {
     constexpr T* head(std::ptrdiff_t t, std::ptrdiff_t h) const noexcept
     {
         return data + t * token_stride + h * head_stride;
-    }
-
-    /// The same view with the stride of every axis of extent 1 set to 0 (it is never used; 0
-    /// keeps loops that step past the last head or token free of pointer overflow).
-    constexpr HeadsView normalized() const noexcept
-    {
-        HeadsView v = *this;
-        if (v.tokens <= 1) v.token_stride = 0;
-        if (v.heads <= 1) v.head_stride = 0;
-        return v;
     }
 
     constexpr bool present() const noexcept { return data != nullptr; }

@@ -8,9 +8,7 @@
 // view, except an output that is exactly its input), the angle source's pairs, the token range
 // (0 <= begin <= end <= tokens) and the positions of the range (inside angles.position_range()).
 // docs/errors.md lists every message. Cost: O(tokens in range) for the position scan, O(1)
-// otherwise. Each rule is stated once, as a named predicate ("The rules" below; fused_checks.hpp
-// and the Python module's batched arrays use the same ones): the checks that name a broken rule
-// and the inline tests that accept the usual call without a message are both built from them.
+// otherwise. Each rule is stated once, as a named predicate ("The rules" below).
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -23,7 +21,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "posenc/config.hpp"
@@ -40,7 +37,7 @@ namespace posenc::kernels::detail {
 constexpr std::ptrdiff_t max_view_size(std::ptrdiff_t element_size) noexcept { return PTRDIFF_MAX / element_size / 16; }
 
 /// What the checks read of a HeadsView, without its element type: one compiled copy of each
-/// check below serves every storage type and const-ness (a header-only user pays for it once).
+/// check below serves every storage type and const-ness.
 struct ViewGeometry {
     std::uintptr_t address;  ///< data as an integer
     std::ptrdiff_t size, tokens, heads, head_dim, token_stride, head_stride;
@@ -65,8 +62,8 @@ inline std::string shape_text(std::ptrdiff_t tokens, std::ptrdiff_t heads, std::
 }
 
 /// Whether count * stride <= room, for count >= 1, stride >= 0, room >= 0, without overflow: a
-/// multiplication when both factors are below 2^31 (the product then fits in 62 bits), a
-/// division otherwise (this runs on every checked call; a 64-bit division costs tens of cycles).
+/// multiplication when both factors are below 2^31 (the product fits in 62 bits; a 64-bit
+/// division costs tens of cycles), a division otherwise.
 inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptrdiff_t room) noexcept
 {
     constexpr std::ptrdiff_t small = std::ptrdiff_t {1} << 31;
@@ -77,8 +74,7 @@ inline bool product_within(std::ptrdiff_t count, std::ptrdiff_t stride, std::ptr
 // ---------------------------------------------------------------------------------------------
 // The rules, each stated once as a named predicate. The full checks below (which name the first
 // broken rule) and the inline fast-accept tests (rope_call_is_usual, decode_call_is_usual,
-// fused_checks.hpp's cache_call_is_usual, the Python module's batched arrays) are compositions
-// of these, so a call a fast test accepts passes the full rules by construction.
+// cache_call_is_usual, the Python module's batched arrays) are compositions of these.
 
 /// Rule "data": non-null and aligned for its element type (`align` a power of two).
 POSENC_ALWAYS_INLINE constexpr bool data_is_aligned(std::uintptr_t address, std::uintptr_t align) noexcept
@@ -138,15 +134,22 @@ inline bool scale_is_valid(float s) noexcept { return std::isfinite(s) && s > 0.
 /// Rule "norm.eps": finite and >= 0.
 inline bool eps_is_valid(float eps) noexcept { return std::isfinite(eps) && eps >= 0.0f; }
 
+/// Rule "enumerator": a value of an enumeration is one of its enumerators first..last (0, 1,
+/// ...), not another integer cast to the enumeration.
+template <class E>
+POSENC_ALWAYS_INLINE constexpr bool is_enumerator(E value, E last) noexcept
+{
+    return static_cast<unsigned>(value) <= static_cast<unsigned>(last);
+}
+
 /// Rule "norm.weighting": 0 (weight) or 1 (one_plus_weight).
 POSENC_ALWAYS_INLINE constexpr bool weighting_is_known(int weighting) noexcept { return weighting == 0 || weighting == 1; }
 
 /// Rule "weights": a weight span present, of at least head_dim floats (one per coordinate).
 inline bool weights_are_valid(const FloatSpan& w, int head_dim) noexcept { return w.data != nullptr && w.size >= head_dim; }
 
-/// Rule "extent": elements from a view's first element to one past its last (tokens >= 1). The
-/// caller keeps it from overflowing: last_index_within in general, extents below 2^31 in
-/// usual_view_is_valid.
+/// Rule "extent": elements from a view's first element to one past its last (tokens >= 1),
+/// kept from overflowing by the caller (last_index_within, or usual_view_is_valid's extents).
 POSENC_ALWAYS_INLINE constexpr std::ptrdiff_t extent_of(std::ptrdiff_t tokens, std::ptrdiff_t token_stride, std::ptrdiff_t heads,
                                                         std::ptrdiff_t head_stride, std::ptrdiff_t head_dim) noexcept
 {
@@ -189,8 +192,8 @@ inline std::string last_index_text(const ViewGeometry& v)
                                         static_cast<double>(h) * static_cast<double>(hs) + static_cast<double>(d));
 }
 
-/// One view on its own: presence, alignment, extents, strides, bounds; builds the message. Out
-/// of line and only called once view_is_valid has failed (this runs on every checked call).
+/// One view on its own: presence, alignment, extents, strides, bounds; builds the message. Called
+/// only once view_is_valid has failed.
 [[noreturn]] inline void raise_view_error(const ViewGeometry& v, const char* name, int spec_head_dim)
 {
     using posenc::detail::cat;
@@ -257,11 +260,14 @@ inline bool view_is_valid(const ViewGeometry& v, int spec_head_dim) noexcept
 }
 
 /// One view on its own (see view_is_valid); throws posenc::error naming the first broken rule.
+inline void check_view(const ViewGeometry& v, const char* name, int spec_head_dim)
+{
+    if (!view_is_valid(v, spec_head_dim)) raise_view_error(v, name, spec_head_dim);
+}
 template <class U>
 void check_view(const HeadsView<U>& v, const char* name, const RopeSpec& spec)
 {
-    const ViewGeometry g = geometry(v);
-    if (!view_is_valid(g, spec.head_dim())) raise_view_error(g, name, spec.head_dim());
+    check_view(geometry(v), name, spec.head_dim());
 }
 
 /// Elements from a view's first element to one past its last (a valid view with tokens >= 1).
@@ -384,7 +390,7 @@ void require_disjoint(const HeadsView<UA>& written, const char* written_name, co
 inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens, TokenRange range,
                             PositionRange allowed, const char* source_name)
 {
-    // the message is built only on failure: this runs on every checked call
+    // the message is built only on failure
     auto fail = [&](std::string field, std::int64_t value) {
         posenc::detail::raise(std::move(field), value,
                               posenc::detail::cat({"must be in [", allowed.first, ", ", allowed.last, "], the positions the ",
@@ -412,7 +418,7 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
 inline bool check_output_view(const ViewGeometry& out, const char* out_name, const ViewGeometry& in, const char* in_name,
                               int spec_head_dim)
 {
-    if (!view_is_valid(out, spec_head_dim)) raise_view_error(out, out_name, spec_head_dim);
+    check_view(out, out_name, spec_head_dim);
     if (same_view(out, in)) return true;
     if (out.tokens != in.tokens || out.heads != in.heads)
         throw posenc::error(out_name, shape_text(out.tokens, out.heads, out.head_dim),
@@ -434,7 +440,7 @@ inline void check_absent_means_empty(const ViewGeometry& k, const char* name)
 inline void check_rope_views(const ViewGeometry& q_in, const ViewGeometry& q_out, const ViewGeometry& k_in,
                              const ViewGeometry& k_out, int spec_head_dim)
 {
-    if (!view_is_valid(q_in, spec_head_dim)) raise_view_error(q_in, "q_in", spec_head_dim);
+    check_view(q_in, "q_in", spec_head_dim);
     const bool q_in_place = check_output_view(q_out, "q_out", q_in, "q_in", spec_head_dim);
     check_absent_means_empty(k_in, "k_in");
     check_absent_means_empty(k_out, "k_out");
@@ -444,7 +450,7 @@ inline void check_rope_views(const ViewGeometry& q_in, const ViewGeometry& q_out
                             std::string("must be given together with ") + (k_in_present ? "k_in" : "k_out"));
     const bool has_k = k_in_present;
     if (has_k) {
-        if (!view_is_valid(k_in, spec_head_dim)) raise_view_error(k_in, "k_in", spec_head_dim);
+        check_view(k_in, "k_in", spec_head_dim);
         check_output_view(k_out, "k_out", k_in, "k_in", spec_head_dim);
         if (k_in.tokens != q_in.tokens)
             posenc::detail::raise("k_in.tokens", k_in.tokens, posenc::detail::cat({"must equal q_in.tokens ", q_in.tokens}));
@@ -462,7 +468,7 @@ inline void check_rope_views(const ViewGeometry& q_in, const ViewGeometry& q_out
 /// the float loops would take it as forward and the double path as inverse.
 inline void check_direction(Direction direction)
 {
-    if (direction != Direction::forward && direction != Direction::inverse)
+    if (!is_enumerator(direction, Direction::inverse))
         posenc::detail::raise("direction", static_cast<int>(direction), "must be forward (0) or inverse (1)");
 }
 
@@ -479,7 +485,7 @@ inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange ra
 }
 
 /// The usual case of check_pairs_and_positions, decided without a message: the pairs agree, the
-/// range lies in the tokens, contiguous positions whose first and last the angle source serves.
+/// range lies in the tokens, contiguous positions whose first and last the source serves.
 template <class Angles>
 POSENC_ALWAYS_INLINE bool pairs_and_positions_are_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                    TokenRange range, std::ptrdiff_t tokens) noexcept
@@ -536,8 +542,7 @@ POSENC_ALWAYS_INLINE bool usual_view_is_valid(const HeadsView<U>& v, std::ptrdif
 }
 
 /// views_overlap(a, b) || views_overlap(b, a), as the rules test a pair of written views. Out of
-/// line: only views whose byte ranges meet (several tokens of packed QKV) get here, and inlined
-/// it would give every checked call its stack frame.
+/// line: only views whose byte ranges meet (several tokens of packed QKV) get here.
 template <class U>
 POSENC_NOINLINE bool rows_overlap_either_way(const HeadsView<U>& a, const HeadsView<U>& b) noexcept
 {
@@ -545,9 +550,9 @@ POSENC_NOINLINE bool rows_overlap_either_way(const HeadsView<U>& a, const HeadsV
     return views_overlap(ga, gb) || views_overlap(gb, ga);
 }
 
-/// The common case of check_rope_views, decided in the caller without building its arguments in
-/// memory (this runs on every checked call): Q in place and valid, K absent, or in place, valid,
-/// with Q's token count and no row shared with Q, all usual views (usual_view_is_valid).
+/// The common case of check_rope_views, decided without building its arguments in memory: Q in
+/// place and valid, K absent, or in place, valid, with Q's token count and no row shared with Q,
+/// all usual views (usual_view_is_valid).
 template <class T>
 POSENC_ALWAYS_INLINE bool in_place_views_are_valid(const QKViews<T>& v, int spec_head_dim) noexcept
 {
@@ -561,7 +566,7 @@ POSENC_ALWAYS_INLINE bool in_place_views_are_valid(const QKViews<T>& v, int spec
 }
 
 /// Every rule above, in order, naming the first one broken (see the file comment). Out of line,
-/// so that the usual call's path (rope_call_is_usual) holds no message building or stack frame.
+/// off the usual call's path (rope_call_is_usual).
 template <class T, class Angles>
 POSENC_NOINLINE void check_rope_call_rules(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                            const QKViews<T>& views, TokenRange range)
@@ -584,14 +589,13 @@ POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles&
            pairs_and_positions_are_usual(spec, angles, positions, range, views.q_in.tokens);
 }
 
-/// A decode step's call, decided in about 45 instructions: one token (range {0, 1}), Q in
-/// place, K absent, the pairs agree, a contiguous position inside the angle source, and Q's
-/// one-token view valid: heads in [1, 2^31 - 1), head_stride in [0, 2^31 - 1) and >= head_dim
-/// when heads > 1, the last element (heads - 1) * head_stride + head_dim - 1 inside size <=
-/// max_view_size (the token stride of one token is never used). Every call it accepts passes
-/// check_rope_call_rules (tests/kernels/rope_call_checks.cpp checks this on mutated calls). The
-/// general test (about 140 instructions and a call frame) shows on a decode step: rows
-/// decode_f32/cache_half and decode_pair_f32 of docs/benchmarks.md.
+/// A decode step's call, decided without a call frame: one token (range {0, 1}), Q in place, K
+/// absent, the pairs agree, a contiguous position inside the angle source, and Q's one-token
+/// view valid: heads in [1, 2^31 - 1), head_stride in [0, 2^31 - 1) and >= head_dim when heads
+/// > 1, the last element (heads - 1) * head_stride + head_dim - 1 inside size <= max_view_size.
+/// Every call it accepts passes check_rope_call_rules (tests/kernels/rope_call_checks.cpp). The
+/// general test would show on a decode step: rows decode_f32/cache_half and decode_pair_f32 of
+/// docs/benchmarks.md.
 template <class T, class Angles>
 POSENC_ALWAYS_INLINE bool decode_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                                   const QKViews<T>& views, TokenRange range) noexcept

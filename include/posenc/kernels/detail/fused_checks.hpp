@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/fused_checks.hpp: what the checked fused entry points verify
-// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules) before entering a kernel: a cache call
-// meets cache_call_is_usual (inline, no message), then, if refused, check_cache_call_rules (the
-// first broken rule named); both built from checks.hpp's named rules and the predicates below.
+// (qk_norm_rope.hpp and kv_cache_write.hpp list the rules): a cache call meets
+// cache_call_is_usual (inline, no message), then, if refused, check_cache_call_rules (the first
+// broken rule named), both built from checks.hpp's named rules and the predicates below.
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -94,16 +94,6 @@ inline void require_apart(const NamedBytes& written, std::initializer_list<Named
         if (written.bytes.intersects(other.bytes)) raise_overlap(written.name, other.name);
 }
 
-inline bool storage_is_known(CacheStorage s) noexcept
-{
-    return s == CacheStorage::float32 || s == CacheStorage::bfloat16 || s == CacheStorage::float16 ||
-           s == CacheStorage::float8_e4m3 || s == CacheStorage::int8;
-}
-inline bool layout_is_known(CacheLayout l) noexcept { return l == CacheLayout::token_major || l == CacheLayout::heads_major; }
-inline bool scale_kind_is_known(CacheScale::Kind k) noexcept
-{
-    return k == CacheScale::Kind::none || k == CacheScale::Kind::per_tensor || k == CacheScale::Kind::per_head;
-}
 /// blocks x block_size x heads x head_dim below 2^60 elements (blocks, block_size >= 1).
 inline bool cache_elements_fit(const KvCacheView& c) noexcept
 {
@@ -144,9 +134,9 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
     using posenc::detail::raise;
     auto field = [name](const char* member) { return cat({name, ".", member}); };
     if (c.data == nullptr) throw posenc::error(field("data"), "null", "must point to the cache");
-    if (!storage_is_known(c.storage))
+    if (!is_enumerator(c.storage, CacheStorage::int8))
         raise(field("storage"), static_cast<int>(c.storage), "must be one of float32, bfloat16, float16, float8_e4m3, int8");
-    if (!layout_is_known(c.layout)) raise(field("layout"), static_cast<int>(c.layout), "must be token_major or heads_major");
+    if (!is_enumerator(c.layout, CacheLayout::heads_major)) raise(field("layout"), static_cast<int>(c.layout), "must be token_major or heads_major");
     if (!is_aligned(c))
         raise(field("data"), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(c.data)),
               cat({"must be a multiple of ", element_bytes(c.storage), " (the alignment of a ", to_string(c.storage),
@@ -164,7 +154,7 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
     using Kind = CacheScale::Kind;
     if (quantized && c.scale.kind == Kind::none)
         throw posenc::error(field("scale"), "none", cat({"must be given (per tensor or per head) for a ", to_string(c.storage), " cache"}));
-    if (!scale_kind_is_known(c.scale.kind))
+    if (!is_enumerator(c.scale.kind, CacheScale::Kind::per_head))
         raise(field("scale.kind"), static_cast<int>(c.scale.kind), "must be none, per_tensor or per_head");
     if (!quantized && c.scale.kind != Kind::none)
         throw posenc::error(field("scale"), c.scale.kind == Kind::per_tensor ? "per_tensor" : "per_head",
@@ -196,9 +186,9 @@ inline void check_slots(const SlotMapping& slots, std::ptrdiff_t tokens, TokenRa
 /// check_cache's rules as a predicate, without building a field name (cache_call_is_usual).
 inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, int head_dim) noexcept
 {
-    if (c.data == nullptr || !storage_is_known(c.storage) || !layout_is_known(c.layout) || !is_aligned(c) ||
-        c.blocks < 1 || c.block_size < 1 || c.heads != heads || c.head_dim != head_dim || !cache_elements_fit(c) ||
-        c.size < c.elements())
+    if (c.data == nullptr || !is_enumerator(c.storage, CacheStorage::int8) ||
+        !is_enumerator(c.layout, CacheLayout::heads_major) || !is_aligned(c) || c.blocks < 1 || c.block_size < 1 ||
+        c.heads != heads || c.head_dim != head_dim || !cache_elements_fit(c) || c.size < c.elements())
         return false;
     using Kind = CacheScale::Kind;
     if (!is_quantized(c.storage)) return c.scale.kind == Kind::none;
@@ -207,12 +197,12 @@ inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, int head_
            first_invalid_scale(c) == c.heads;
 }
 
-/// Whether a cache call has V to copy: a view with extents but no data counts as given (the
-/// rules then refuse it).
+/// Whether a cache call's K or V is given: a view with extents but no data counts (the rules
+/// then refuse it).
 template <class T>
-bool has_v(const FusedArgs<T>& f) noexcept
+bool is_given(const HeadsView<const T>& v) noexcept
 {
-    return f.v_in.present() || f.v_in.tokens != 0 || f.v_in.heads != 0;
+    return v.present() || v.tokens != 0 || v.heads != 0;
 }
 
 /// The usual cache call (Q, if any, in place; every view usual), decided without building a
@@ -238,7 +228,7 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     std::ptrdiff_t slots = f.key_cache.slots();
     const ByteRange k = bytes_of(f.k_in), q = bytes_of(f.q_in), key = bytes_of(f.key_cache);
     ByteRange v {0, 0}, value {0, 0};
-    if (has_v(f)) {
+    if (is_given(f.v_in)) {
         if (!usual_view_is_valid(f.v_in, d) || f.v_in.tokens != tokens || !cache_is_valid(f.value_cache, f.v_in.heads, d))
             return false;
         slots = std::min(slots, f.value_cache.slots());
@@ -276,8 +266,8 @@ void check_cache_call_memory(const FusedArgs<T>& f, TokenRange range, int head_d
 {
     const NamedBytes q_in {bytes_of(f.q_in), "q_in"}, q_out {bytes_of(f.q_out), "q_out"}, k {bytes_of(f.k_in), "k"};
     const NamedBytes v {bytes_of(f.v_in), "v"}, key {bytes_of(f.key_cache), "key_cache"};
-    const NamedBytes value {has_v(f) ? bytes_of(f.value_cache) : ByteRange {0, 0}, "value_cache"};
-    if (has_v(f)) {
+    const NamedBytes value {is_given(f.v_in) ? bytes_of(f.value_cache) : ByteRange {0, 0}, "value_cache"};
+    if (is_given(f.v_in)) {
         require_apart(value, {key, k, v, q_in, q_out});
         if (f.q_out.present()) require_disjoint(f.q_out, "q_out", f.v_in, "v");
     }
@@ -307,7 +297,7 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
     using posenc::detail::cat;
     check_fused_head_dim(spec);
     if (f.norm) check_norm_parameters(f.eps, weighting, f.q_in.present(), f.q_weight, true, f.k_weight, spec.head_dim());
-    if (f.k_in.present() || f.k_in.tokens != 0 || f.k_in.heads != 0) check_view(f.k_in, "k", spec);
+    if (is_given(f.k_in)) check_view(f.k_in, "k", spec);
     else throw posenc::error("k.data", "null", "must point to the K to rotate into the cache");
     const std::ptrdiff_t tokens = f.k_in.tokens;
     if (f.q_in.present() || f.q_out.present()) {
@@ -321,7 +311,7 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
     check_cache(f.key_cache, "key_cache", f.k_in.heads, spec);
     std::ptrdiff_t slots = f.key_cache.slots();
     const char* smallest = "key_cache";
-    if (has_v(f)) {
+    if (is_given(f.v_in)) {
         check_view(f.v_in, "v", spec);
         if (f.v_in.tokens != tokens) posenc::detail::raise("v.tokens", f.v_in.tokens, cat({"must equal k.tokens ", tokens}));
         check_cache(f.value_cache, "value_cache", f.v_in.heads, spec);
@@ -363,21 +353,6 @@ void check_norm_call(const RopeSpec& spec, const Angles& angles, const PositionI
     const NamedBytes m {bytes_of(f.q_multipliers, views.tokens()), "q_multipliers"};
     require_apart(q_out, {m});
     require_apart(k_out, {m});
-}
-
-/// check_norm_call and check_cache_call as predicates, for the unchecked entries' debug assertions.
-template <class T, class Angles>
-bool norm_call_is_valid(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                        const FusedArgs<T>& f, int weighting, TokenRange range) noexcept
-{
-    return passes([&] { check_norm_call(spec, angles, positions, views, f, weighting, range); });
-}
-
-template <class T, class Angles>
-bool cache_call_is_valid(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const FusedArgs<T>& f,
-                         int weighting, TokenRange range) noexcept
-{
-    return passes([&] { check_cache_call(spec, angles, positions, f, weighting, range); });
 }
 
 }  // namespace posenc::kernels::detail

@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <utility>
 
 #include "posenc/config.hpp"
 #include "posenc/kernels/angle_source.hpp"
@@ -85,9 +84,8 @@ bool streams_cache(const FusedArgs<T>& f, TokenRange range) noexcept
     return row > 0 && tokens >= (streaming_stores_from + row - 1) / row;  // tokens * row >= threshold, without overflow
 }
 
-/// Sum of x^2 over one head, accumulated in float (fma) in four registers (four independent
-/// chains, so the adds of one head overlap) and returned per lane: the lanes are added across
-/// heads at once by tile_inv_rms.
+/// Sum of x^2 over one head in float (fma) in four independent chains, returned per lane
+/// (tile_inv_rms adds the lanes of several heads at once).
 template <class A, class T>
 POSENC_ALWAYS_INLINE simd::floats<A> head_sum_squares(const T* x, int head_dim) noexcept
 {
@@ -116,9 +114,8 @@ POSENC_ALWAYS_INLINE simd::floats<A> head_sum_squares(const T* x, int head_dim) 
     return (acc0 + acc1) + (acc2 + acc3);
 }
 
-/// Heads handled per tile: their sums of squares, then their 1 / sqrt(sum / n + eps), are
-/// independent of each other (the CPU overlaps them), instead of one divide-sqrt-divide chain in
-/// front of every head's rotation.
+/// Heads per tile: their sums of squares and 1 / sqrt(sum / n + eps) are independent chains the
+/// CPU overlaps.
 inline constexpr int norm_tile = 16;
 
 /// r[i] = 1 / sqrt(sum_i / n + eps) for heads [h0, h0 + count) of token t (count <= norm_tile),
@@ -157,10 +154,9 @@ struct HeadSlice {
     int offset;
 };
 
-/// Registers of pairs per group in norm_rope_heads: the group's cos, sin and weights stay in
-/// registers (4 per register of pairs) while every head of the tile passes through, so no load
-/// of them can wait on a store to a head (store-to-load "4K aliasing" between a table row and a
-/// head at the same page offset, as in rope_loops.hpp). 4 on AVX-512 (32 registers), 2 otherwise.
+/// Registers of pairs per group in norm_rope_heads: the group's cos, sin and weights (4 registers
+/// per register of pairs) stay loaded while every head of the tile passes through (see
+/// rope_loops.hpp's rotate_heads). 4 on AVX-512 (32 registers), 2 otherwise.
 template <class A>
 inline constexpr int norm_chunks = simd::float_lanes<A> >= 16 ? 4 : 2;
 
@@ -184,11 +180,9 @@ void norm_pass_through(HeadRun<T, Out> run, int begin, int end, const Normed& no
     }
 }
 
-/// The rotated slice [offset, offset + rotary_dim) of the run's heads through the rotation
-/// skeleton (rotation_skeleton.hpp) in groups of norm_chunks registers: Normed (inv_rms[h] RoPE(x (w +
-/// offset)), the weights folded into cos and sin) or Plain. `grouped_stores`: the store order
-/// for several tokens (GroupedStores), else PairStores. Prefetch hints only for half_split heads
-/// whose 1 / rms is not formed in a pass of its own (tile_inv_rms prefetches then).
+/// The rotated slice of the run's heads through rotate_row in groups of norm_chunks registers:
+/// Normed or Plain; GroupedStores for several tokens, else PairStores. Prefetch hints only for
+/// half_split heads whose 1 / rms is not formed in a pass of its own (tile_inv_rms prefetches then).
 template <class A, Pairing P, bool Norm, class T, class Out>
 POSENC_ALWAYS_INLINE void norm_rotate_slice(HeadRun<T, Out> run, HeadSlice slice, const AngleRow& row, Normed norm,
                                             bool grouped_stores) noexcept
@@ -211,11 +205,10 @@ POSENC_ALWAYS_INLINE void norm_rotate_slice(HeadRun<T, Out> run, HeadSlice slice
 
 /// The run's heads: y = RoPE(x * s) over the slice [offset, offset + rotary_dim) and x * s over
 /// the other coordinates, with s = inv_rms[h] * (w + offset) when Norm, s = 1 otherwise. row:
-/// cos/sin as stored (half_split) or duplicated and sign-folded (interleaved, rope_loops.hpp).
-/// Out: float, bfloat16 or float16 (rounded to nearest even). `copy_rest`: store the
-/// coordinates outside the slice (false only without the norm, in place). Not forced inline: its
-/// callers (a tile of heads, or one head into a staging buffer) share one compiled copy per type
-/// combination, which halves the per-ISA units' compile time.
+/// cos/sin as stored (half_split) or duplicated and sign-folded (interleaved). Out: float,
+/// bfloat16 or float16. `copy_rest`: store the coordinates outside the slice (false only without
+/// the norm, in place). Not forced inline: one compiled copy per type combination serves every
+/// caller (half the per-ISA units' compile time).
 template <class A, Pairing P, bool Norm, class T, class Out>
 void norm_rope_heads(const HeadRun<T, Out>& run, HeadSlice slice, const AngleRow& row, const Normed& norm, bool copy_rest,
                      bool grouped_stores) noexcept
@@ -238,14 +231,10 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 }
 
 /// Whether a normalising call forms each head's 1 / rms from the registers norm_rope_heads
-/// rotates (inv_rms null, HalfSplitPairs::inv_rms_of) rather than in tiles first
-/// (tile_inv_rms). Possible when half_split, every dim rotated and each half exactly one group
-/// of norm_chunks registers (head_dim 128 on AVX-512, 32 on AVX2); then a tile is the whole
-/// tensor: no pass over the
-/// heads before the rotation, so the loads from memory of one head overlap the arithmetic of the
-/// previous ones. Chosen for several tokens (row fused_f32/norm_rope against fused_f32/stream);
-/// a one-token call is faster in tiles of 16 (16 independent sums, then one vector sqrt: row
-/// decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// rotates (inv_rms null, HalfSplitPairs::inv_rms_of) rather than in tiles first (tile_inv_rms):
+/// half_split, every dim rotated, each half one group of norm_chunks registers (head_dim 128 on
+/// AVX-512, 32 on AVX2), and several tokens (row fused_f32/norm_rope; one token is faster in
+/// tiles: row decode_step_f32/qwen3_8b; docs/benchmarks.md).
 template <class A, Pairing P>
 bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
 {
@@ -253,14 +242,12 @@ bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
     return several_tokens && P == Pairing::half_split && rotary_dim == head_dim && head_dim == 2 * group;
 }
 
-/// What every tensor of one token shares in a fused call: its angle row (cos/sin, expanded for
-/// interleaved pairs), whether to hint heads ahead, whether the call has several tokens (the
-/// store order and rms_per_head) and whether cache rows are streamed (streams_cache).
+/// What every tensor of one token shares in a fused call.
 struct TokenStep {
-    AngleRow row;
-    bool prefetch;
-    bool several_tokens;
-    bool stream;
+    AngleRow row;         ///< cos/sin (expanded for interleaved pairs)
+    bool prefetch;        ///< hint heads ahead
+    bool several_tokens;  ///< the store order and rms_per_head
+    bool stream;          ///< cache rows streamed (streams_cache)
 };
 
 /// The heads of one tensor at token t in tiles: all of them when each head forms its own 1 / rms
@@ -294,17 +281,10 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
     });
 }
 
-/// The cache storage that holds elements of type T unchanged (float, bfloat16, float16).
-template <class T>
-inline constexpr CacheStorage storage_of = std::is_same_v<T, float>      ? CacheStorage::float32
-                                           : std::is_same_v<T, bfloat16> ? CacheStorage::bfloat16
-                                                                         : CacheStorage::float16;
-
 /// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit, in
-/// register-sized byte moves (the last partial register through memcpy): one run when both
-/// sides are contiguous (a slot of a token-major or paged cache, V inside packed QKV), a run per
-/// row otherwise. Register moves rather than one memcpy call: faster for a decode step's few KiB
-/// of V (row decode_step_f32/qwen3_8b; docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// register-sized byte moves (the last partial register through memcpy; rather than one memcpy
+/// call: row decode_step_f32/qwen3_8b of docs/benchmarks.md): one run when both sides are
+/// contiguous (a slot of a token-major or paged cache, V inside packed QKV), a run per row otherwise.
 template <class A, class T>
 void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads, int n) noexcept
 {
@@ -350,16 +330,13 @@ void stream_rows(std::byte* dst, std::ptrdiff_t dst_step, const std::byte* src, 
 }
 
 /// V of token t into its cache row at `slot` when the cache holds V's own element type: a copy
-/// (copy_heads), made here in the token loop rather than through heads_to_cache's frame (row
-/// decode_step_f32/qwen3_8b); streamed rows straight from V with non-temporal stores
-/// (simd::stream_copy), without a staging buffer (row cache_f32/rope_cache; docs/benchmarks.md, "Measurements behind the kernels' choices"),
-/// each row that stream_copy cannot write by a plain copy. Returns false, copying
-/// nothing, for a cache of another element type.
+/// (copy_heads), or streamed straight from V (stream_rows, no staging buffer: row
+/// cache_f32/rope_cache of docs/benchmarks.md). False, copying nothing, for another element type.
 template <class A, class T>
 POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const KvCacheView& cache, std::ptrdiff_t t,
                                               std::int64_t slot, int head_dim, bool stream) noexcept
 {
-    if (cache.storage != storage_of<T>) return false;
+    if (cache.storage != cache_storage_of<T>) return false;
     const std::ptrdiff_t s = static_cast<std::ptrdiff_t>(slot);
     const T* x = v.head(t, 0);
     T* y = reinterpret_cast<T*>(cache.head(s, 0));
@@ -374,14 +351,12 @@ POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const
     return true;
 }
 
-/// Bytes of rows a streamed cache write forms before writing them with non-temporal stores:
-/// a whole token's K of 8 heads of 128 floats, or more heads of fewer bytes. One stage of heads
-/// rather than one head at a time (row cache_f32/rope_cache against cache_f32/copy_kv;
-/// docs/benchmarks.md, "Measurements behind the kernels' choices").
+/// Bytes of rows a streamed cache write forms before writing them with non-temporal stores: a
+/// token's K of 8 heads of 128 floats (row cache_f32/rope_cache of docs/benchmarks.md).
 inline constexpr std::size_t cache_stage_bytes = 16384;
 
-/// The run's heads into rows of the cache's element type (float32, bfloat16 or float16) at
-/// `rows`, `step` elements apart. False, writing nothing, for an 8-bit cache.
+/// The run's heads into rows of the cache's element type (float32, bfloat16 or float16). False,
+/// writing nothing, for an 8-bit cache.
 template <class A, Pairing P, bool Norm, class T>
 bool heads_to_rows(const HeadRun<T, std::byte>& run, CacheStorage storage, HeadSlice slice, const Normed& norm,
                    const TokenStep& step) noexcept
@@ -400,8 +375,8 @@ bool heads_to_rows(const HeadRun<T, std::byte>& run, CacheStorage storage, HeadS
     }
 }
 
-/// The run's heads (heads h0, h0 + 1, ... of a token) into an 8-bit cache at slot s, head by head through a float
-/// buffer and the converters (quantize.hpp); streamed rows through a staging buffer.
+/// The run's heads (h0, h0 + 1, ... of a token) into an 8-bit cache at slot s, head by head
+/// through a float buffer and quantize.hpp's converters; streamed rows through a staging buffer.
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cache, std::ptrdiff_t s, std::ptrdiff_t h0,
                         HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
@@ -416,15 +391,14 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
         norm_rope_heads<A, P, Norm>(HeadRun<T, float> {run.in + i * run.in_stride, buffer, 0, 0, 1}, slice, step.row,
                                     norm.from_head(i), true, step.several_tokens);
         store_quantized<A>(buffer, staged ? staging : row, slice.head_dim, cache.storage,
-                           cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head.data[h] : cache.scale.value);
+                           cache.scale.of_head(h));
         if (staged) simd::stream_copy<A>(row, staging, row_bytes);
     }
 }
 
-/// Every head of one tensor of token t into its cache row at `slot`, a tile at a time
-/// (for_each_tile). Float and 16-bit caches are written straight from registers; streamed
-/// (step.stream), up to cache_stage_bytes of rows are formed in a staging buffer, then written
-/// with non-temporal stores (stream_rows). 8-bit caches: heads_to_quantized.
+/// Every head of one tensor of token t into its cache row at `slot`, a tile at a time: from
+/// registers, or streamed (cache_stage_bytes of rows staged, then stream_rows); 8-bit caches
+/// through heads_to_quantized.
 template <class A, Pairing P, bool Norm, class T>
 void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
                     HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
@@ -436,10 +410,9 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     const auto s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
     const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
-    const bool eight_bit = cache.storage == CacheStorage::float8_e4m3 || cache.storage == CacheStorage::int8;
     for_each_tile<A, P, Norm>(in, t, slice, norm, step, [&](std::ptrdiff_t h0, int count, const Normed& tile) {
         const HeadRun<T, std::byte> run {in.head(t, h0), cache.head(s, h0), in.head_stride, head_step, count, step.prefetch};
-        if (eight_bit) {
+        if (is_quantized(cache.storage)) {
             heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, tile, step);
         } else if (!step.stream) {
             heads_to_rows<A, P, Norm>(run, cache.storage, slice, tile, step);

@@ -8,7 +8,6 @@
 #error "posenc/kernels/detail/multi_axis_rows.hpp is internal to the kernels: include <posenc/kernels/multi_axis.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -175,13 +174,6 @@ void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, 
                 posenc::detail::raise("positions[" + std::to_string(t) + "][" + std::to_string(a) + "]", positions(t, a),
                                       "must be in [" + std::to_string(allowed.first) + ", " + std::to_string(allowed.last) +
                                           "], the positions the " + angles.name() + " serves");
-}
-
-template <class T, class Angles>
-bool multi_axis_call_is_valid(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                              const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range) noexcept
-{
-    return passes([&] { check_multi_axis_call(spec, layout, angles, positions, views, range); });
 }
 
 }  // namespace detail

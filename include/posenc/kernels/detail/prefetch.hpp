@@ -23,9 +23,8 @@
 namespace posenc::kernels::detail::simd {
 
 /// Heads ahead of the current one whose cache lines the kernel prefetches when it streams
-/// several tokens and software_prefetch_pays. A head loop walks many short runs (a and b halves,
-/// Q and K), which some hardware prefetchers follow late; the hints keep enough lines in flight.
-/// Distances of 8 to 32 heads measured equal, 2 heads less: rows prefill_f32/cache_half_pos0 and
+/// several tokens and software_prefetch_pays: a head loop walks many short runs (a and b halves,
+/// Q and K), which some hardware prefetchers follow late. Rows prefill_f32/cache_half_pos0 and
 /// prefill_bf16/cache_half_pos0 (docs/benchmarks.md, "Measurements behind the kernels' choices").
 inline constexpr std::ptrdiff_t prefetch_heads_ahead = 8;
 
@@ -62,12 +61,8 @@ bool cpu_prefetch_pays() noexcept
 }  // namespace impl
 
 /// Whether the kernels issue software prefetches (prefetch_heads_ahead) when a call streams
-/// several tokens: where they were measured to pay (rows prefill_f32/*, fused_f32/norm_rope and
-/// mrope_f32/* with and without the hints; docs/benchmarks.md, "Measurements behind the kernels'
-/// choices"): Intel, and AMD from Zen 5 on (impl::cpu_prefetch_pays), whose hardware prefetchers
-/// fall behind on the head loops' many short runs; on earlier AMD families the hints only cost,
-/// and other vendors were not measured. CPUID is read once
-/// per arch (a template on the arch, as every function a per-ISA unit compiles).
+/// several tokens: on the CPUs of impl::cpu_prefetch_pays (rows prefill_f32/*, fused_f32/norm_rope
+/// and mrope_f32/* with and without the hints; docs/benchmarks.md). CPUID is read once per arch.
 template <class A>
 bool software_prefetch_pays() noexcept
 {

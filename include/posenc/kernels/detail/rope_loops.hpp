@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/rope_loops.hpp: the loops of the SIMD RoPE kernel (apply.hpp holds the
 // formula, the error bound and the entry points): per-register rotations, the head and token
-// loops, the interleaved row expansion, and the scalar double reference path.
+// loops, the interleaved row expansion, and the scalar double reference path. Helpers that do
+// not depend on the arch still take it as a template parameter, so that each per-ISA unit of
+// runtime dispatch has its own copy (dispatch.hpp).
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -58,8 +60,7 @@ void expand_interleaved_row(const AngleRow& row, int n, float* cos_dup, float* s
     }
 }
 
-/// -sin of a row into `out` (exact): the inverse rotation's row. Once per token and row, so the
-/// rotation loops are compiled once for both directions.
+/// -sin of a row into `out` (exact): the inverse rotation's row (apply.hpp).
 template <class A>
 const float* negated_row(const float* sin, int n, float* out) noexcept
 {
@@ -71,8 +72,7 @@ const float* negated_row(const float* sin, int n, float* out) noexcept
     return out;
 }
 
-/// Copies coordinates [begin, end) of every head of one token (pass-through dims, out of place
-/// only). A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+/// Copies coordinates [begin, end) of every head of one token (pass-through dims, out of place).
 template <class A, class T>
 void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t, std::ptrdiff_t begin,
                        std::ptrdiff_t end) noexcept
@@ -84,7 +84,7 @@ void copy_pass_through(const HeadsView<const T>& in, const HeadsView<T>& out, st
 
 /// The views from coordinate `offset` of every head on (data + offset, head_dim - offset): the
 /// rotated slice [offset, offset + rotary_dim) of the spec is their prefix. Absent views stay
-/// absent. A template on the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+/// absent.
 template <class A, class T>
 QKViews<T> views_from_coordinate(const QKViews<T>& views, int offset) noexcept
 {
@@ -108,10 +108,9 @@ inline constexpr bool rotates_row_as_stored = even_odd::used_for<A, T>;
 inline constexpr bool rotates_row_as_stored = false;
 #endif
 
-/// Chunks per group of apply's rotation: the group's cos/sin stay in registers (2 per chunk):
-/// 4 chunks take 8 of the 16 registers of SSE/AVX2; with AVX-512's 32 registers an interleaved
-/// group of 8 chunks covers a whole 128-dim head, so each head is swept once, in address order.
-/// bfloat16's even/odd chunks are 32 (half_split) or 16 (interleaved) pairs: 2 and 4 of them.
+/// Chunks per group of apply's rotation, whose cos/sin stay in registers (2 per chunk): 4 take 8
+/// of SSE/AVX2's 16 registers; on AVX-512 an interleaved group of 8 covers a 128-dim head (one
+/// sweep in address order). bfloat16's even/odd chunks are 32 (half_split) or 16 pairs: 2 and 4.
 template <class A, Pairing P, class T>
 inline constexpr int apply_chunks = rotates_row_as_stored<A, T> ? (P == Pairing::half_split ? 2 : 4)
                                     : (P == Pairing::interleaved && simd::float_lanes<A> >= 16) ? 8
@@ -133,10 +132,9 @@ auto apply_pairs(int num_pairs) noexcept
 }
 
 /// The heads of one tensor of one token rotated in place, half_split, by one row of n pairs
-/// (n % float_lanes<A> == 0): the decode step's rotation, six arguments in registers and
-/// nothing else to keep. A row of one group (rotary_dim 128 on AVX-512) is one loop over the
-/// heads with the b half at a constant offset and needs no saved registers; other rows go
-/// through rotate_row out of line, so the common case keeps no frame for those loops.
+/// (n % float_lanes<A> == 0): the decode step's rotation. A row of one group (rotary_dim 128 on
+/// AVX-512) is one loop over the heads without saved registers; other rows go through rotate_row
+/// out of line.
 template <class A, class T>
 POSENC_NOINLINE void rotate_heads_in_place_rows(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
                                                 const float* cos, const float* sin) noexcept
@@ -156,12 +154,10 @@ void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t head
         rotate_heads_in_place_rows<A>(x, head_stride, heads, n, cos, sin);
 }
 
-/// Pairs [pair0, pair0 + n) of every head of one tensor and token (the row's cos/sin for those
-/// pairs; interleaved rows expanded unless rotates_row_as_stored): apply's rotation. The row is
-/// read once per group of registers and run of heads (not once per head), so no load of it can
-/// wait on a store to the data (store-to-load "4K aliasing" between a table row and a head at
-/// the same page offset), and a head of one group is one sequential sweep. Not forced inline: Q
-/// and K and every token share one compiled copy per type.
+/// Pairs [pair0, pair0 + n) of every head of one tensor and token (interleaved rows expanded
+/// unless rotates_row_as_stored): apply's rotation. The row is read once per group of registers
+/// and run of heads, so no load of it waits on a store to a head (store-to-load "4K aliasing"
+/// between a row and a head at the same page offset). Not forced inline: one copy per type.
 template <class A, Pairing P, class T>
 void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const AngleRow& row) noexcept
 {
@@ -171,8 +167,7 @@ void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const 
 
 /// The heads of one tensor at one token as a run: the first element of head 0 in and out, the
 /// head strides (0 for a single head: the head loop steps past the last head, which must not
-/// form an overflowing pointer from a stride that is never used) and the count. A template on
-/// the arch only to keep per-ISA units' copies apart (dispatch.hpp).
+/// form an overflowing pointer from a stride that is never used) and the count.
 template <class A, class T>
 POSENC_ALWAYS_INLINE HeadRun<T> token_heads(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t) noexcept
 {
@@ -182,18 +177,15 @@ POSENC_ALWAYS_INLINE HeadRun<T> token_heads(const HeadsView<const T>& in, const 
 }
 
 /// The general loop of rope_tokens: every token of `range`, each row of up to
-/// max_pairs_per_row pairs (asked for once per token and row, negated for the inverse
-/// direction, expanded for interleaved pairs), every head of Q and K, then the pass-through dims
-/// of an out-of-place call. Prefetch hints only when the range has several tokens.
+/// max_pairs_per_row pairs (negated for the inverse, expanded for interleaved pairs), every head
+/// of Q and K, then the pass-through dims of an out-of-place call.
 template <class A, Pairing P, class T, class Angles>
 void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
                      Direction direction, TokenRange range) noexcept
 {
     const int num_pairs = spec.num_pairs();
     const bool has_k = views.has_k();
-    // Several tokens stream through memory: prefetch heads ahead (simd::prefetch_heads_ahead)
-    // where that pays (simd::software_prefetch_pays). One token (decode) is latency-bound and
-    // usually in cache; the hints would only cost.
+    // prefetch hints for several tokens only: one token (decode) is usually in cache
     const bool prefetch = range.end - range.begin > 1 && simd::software_prefetch_pays<A>();
     const bool inverse = direction == Direction::inverse;
     // out of place with pass-through dims: those are copied (the rotation never reads them)
@@ -275,9 +267,8 @@ POSENC_ALWAYS_INLINE void rotate_one_token(const QKViews<T>& views, std::ptrdiff
 /// the forward direction, a row the loops take as stored (half_split, or bfloat16's even/odd
 /// interleaved path) and no pass-through dims to copy. The row is asked for once (without
 /// scratch arrays on the stack when the angle source needs none) and each tensor's heads
-/// rotated (rotate_token_heads); nothing else runs. A decode call is a few hundred cycles, too
-/// short for the general loop's token and row loops, in and out pointers, tails, prefetch and
-/// store-order tests: row decode_f32/cache_half against decode_f32/plain_table_loop.
+/// rotated (rotate_token_heads), without the general loop (row decode_f32/cache_half against
+/// decode_f32/plain_table_loop of docs/benchmarks.md).
 template <class A, Pairing P, class T, class Angles>
 void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
                         std::ptrdiff_t t) noexcept
@@ -293,10 +284,8 @@ void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t
 }
 
 /// One tensor of one token rotated in place, forward, by the row at `position`: the checked
-/// entry's decode step (Q alone, in place; apply.hpp). The row is asked for once (and expanded
-/// for interleaved pairs where the loops need that), then every head is rotated
-/// (rotate_token_heads). Six arguments, all in registers, so that the checked entry reaches it
-/// by a jump and keeps no frame of its own. Preconditions: 1 <= n = num_pairs <=
+/// entry's decode step (Q alone, in place; apply.hpp). Six arguments, all in registers, so that
+/// the checked entry reaches it by a jump. Preconditions: 1 <= n = num_pairs <=
 /// max_pairs_per_row; the heads valid for x (head_stride is not used for one head).
 template <class A, Pairing P, class T, class Angles>
 POSENC_NOINLINE void rope_token_in_place(const Angles& angles, std::int64_t position, T* x, std::ptrdiff_t heads,
@@ -350,10 +339,8 @@ POSENC_ALWAYS_INLINE void rope_prefix_tokens(const RopeSpec& spec, const Angles&
 }
 
 /// The kernel: every token of `range`, every head of Q (and K), pairs by pairing P over the
-/// rotated slice [rotary_offset, rotary_offset + rotary_dim) of each head. The inverse direction
-/// rotates by the negated sin row (exact, so both directions round alike). A slice that does not
-/// start the head is handled as the prefix of views starting at it; an out-of-place call copies
-/// the coordinates before it (rope_tokens_at_offset, below).
+/// rotated slice [rotary_offset, rotary_offset + rotary_dim) of each head. A slice that does not
+/// start the head: rope_tokens_at_offset, below.
 template <class A, Pairing P, class T, class Angles>
 POSENC_NOINLINE void rope_tokens_at_offset(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                            const QKViews<T>& views, Direction direction, TokenRange range) noexcept;
@@ -386,11 +373,9 @@ POSENC_NOINLINE void rope_tokens_at_offset(const RopeSpec& spec, const Angles& a
     rope_prefix_tokens<A, P>(spec, angles, positions, views_from_coordinate<A>(views, offset), direction, range);
 }
 
-/// One token of double storage: cos/sin in double from the exactly reduced angle of
-/// `table` at position_of_pair(i) for pair i, then every Q and K head by pairs, and the
-/// pass-through dims copied when out of place. Error < 1e-14 |x| per pair (posenc/rotation.hpp's
-/// apply_rope_reference). Shared by the 1-D path (every pair at the token's position) and the
-/// multi-axis path (each pair at its axis's position).
+/// One token of double storage: cos/sin in double from the exactly reduced angle of `table` at
+/// position_of_pair(i) for pair i, then every Q and K head by pairs, and the pass-through dims
+/// copied when out of place. Shared by the 1-D and the multi-axis paths.
 template <class PositionOfPair>
 void rope_token_double(const RopeSpec& spec, const FrequencyTable& table, const QKViews<double>& views,
                        std::ptrdiff_t t, double sign, PositionOfPair position_of_pair) noexcept

@@ -141,26 +141,20 @@ xsimd::batch<T, A> mul_sub(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>
 {
     return xsimd::fms(a, b, c);
 }
-#if XSIMD_WITH_AVX512F
-template <class A>
-floats<A> mul_add(const floats<A>& a, const floats<A>& b, const floats<A>& c, requires_arch<xsimd::avx512f>) noexcept
+#if XSIMD_WITH_AVX512F  // (xsimd 8.1 has no avx512f fma: its generic one is x * y + z)
+template <class A, class T>
+xsimd::batch<T, A> mul_add(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b, const xsimd::batch<T, A>& c,
+                           requires_arch<xsimd::avx512f>) noexcept
 {
-    return _mm512_fmadd_ps(a, b, c);
+    if constexpr (std::is_same_v<T, float>) return _mm512_fmadd_ps(a, b, c);
+    else return _mm512_fmadd_pd(a, b, c);
 }
-template <class A>
-floats<A> mul_sub(const floats<A>& a, const floats<A>& b, const floats<A>& c, requires_arch<xsimd::avx512f>) noexcept
+template <class A, class T>
+xsimd::batch<T, A> mul_sub(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b, const xsimd::batch<T, A>& c,
+                           requires_arch<xsimd::avx512f>) noexcept
 {
-    return _mm512_fmsub_ps(a, b, c);
-}
-template <class A>
-doubles<A> mul_add(const doubles<A>& a, const doubles<A>& b, const doubles<A>& c, requires_arch<xsimd::avx512f>) noexcept
-{
-    return _mm512_fmadd_pd(a, b, c);
-}
-template <class A>
-doubles<A> mul_sub(const doubles<A>& a, const doubles<A>& b, const doubles<A>& c, requires_arch<xsimd::avx512f>) noexcept
-{
-    return _mm512_fmsub_pd(a, b, c);
+    if constexpr (std::is_same_v<T, float>) return _mm512_fmsub_ps(a, b, c);
+    else return _mm512_fmsub_pd(a, b, c);
 }
 #endif
 
@@ -385,18 +379,6 @@ void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::avx2>
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packed);
 }
 #endif
-#if XSIMD_WITH_AVX512F
-template <class A>
-int32s<A> widen_u16(const std::uint16_t* p, requires_arch<xsimd::avx512f>) noexcept
-{
-    return _mm512_maskz_cvtepu16_epi32(all_lanes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-}
-template <class A>
-void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::avx512f>) noexcept
-{
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_maskz_cvtepi32_epi16(all_lanes, v));  // keeps the low 16 bits
-}
-#endif
 
 // ---- float16 <-> float in 32-bit lanes, integer arithmetic (dtypes.hpp's scalar rules, lane-wise) ----
 template <class A>
@@ -524,81 +506,47 @@ void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexce
 }
 #endif
 
-// ---- non-temporal copy of a staged row (dst 16-byte aligned, bytes % 16 == 0, src 64-byte aligned:
-// the widest such store the alignment allows; memcpy on generic archs), and the fence after it ----
+// ---- non-temporal copy of a staged row (dst 16-byte aligned, bytes % 16 == 0): the widest such
+// store the alignment allows; memcpy on generic archs ------------------------------------------------
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::generic>) noexcept
 {
     std::memcpy(dst, src, bytes);
 }
-template <class A>
-void store_fence(requires_arch<xsimd::generic>) noexcept {}
 #if XSIMD_WITH_SSE2
 template <class A>
-void stream_copy_16(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
+void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::sse2>) noexcept
 {
     for (std::size_t i = 0; i < bytes; i += 16)
         _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
 }
-template <class A>
-void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::sse2>) noexcept
-{
-    stream_copy_16<A>(dst, src, bytes);
-}
-template <class A>
-void store_fence(requires_arch<xsimd::sse2>) noexcept
-{
-    _mm_sfence();
-}
 #endif
 #if XSIMD_WITH_AVX
 template <class A>
-void stream_copy_32(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
-{
-    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 32 != 0) return stream_copy_16<A>(dst, src, bytes);
-    for (std::size_t i = 0; i < bytes; i += 32)
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
-}
-template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx>) noexcept
 {
-    stream_copy_32<A>(dst, src, bytes);
-}
-template <class A>
-void store_fence(requires_arch<xsimd::avx>) noexcept
-{
-    _mm_sfence();
+    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 32 != 0) return impl::stream_copy<A>(dst, src, bytes, xsimd::sse2 {});
+    for (std::size_t i = 0; i < bytes; i += 32)
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
 }
 #endif
 #if XSIMD_WITH_AVX512F
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx512f>) noexcept
 {
-    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 64 != 0) return stream_copy_32<A>(dst, src, bytes);
+    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 64 != 0) return impl::stream_copy<A>(dst, src, bytes, xsimd::avx {});
     for (std::size_t i = 0; i < bytes; i += 64)
         _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(reinterpret_cast<const void*>(src + i)));
-}
-template <class A>
-void store_fence(requires_arch<xsimd::avx512f>) noexcept
-{
-    _mm_sfence();
 }
 #endif
 
 // ---- two registers of 16-bit storage in one access ----------------------------------------------------
-// Only where paired_access (below) holds: AArch64 (simd_ops_neon.hpp). These generic forms are
-// never called; they give the name its meaning on every ISA.
+// Only where paired_access (below) holds: AArch64 (simd_ops_neon.hpp defines them). Declared here
+// so that the name is a template on every ISA.
 template <class A, class T>
-FloatPair<A> load_two(const T* p, requires_arch<xsimd::generic>) noexcept
-{
-    return {impl::load<A>(p, A {}), impl::load<A>(p + float_lanes<A>, A {})};
-}
+FloatPair<A> load_two(const T* p, requires_arch<xsimd::generic>) noexcept;
 template <class A, class T>
-void store_two(T* p, const floats<A>& lo, const floats<A>& hi, requires_arch<xsimd::generic>) noexcept
-{
-    impl::store<A>(p, lo, A {});
-    impl::store<A>(p + float_lanes<A>, hi, A {});
-}
+void store_two(T* p, const floats<A>& lo, const floats<A>& hi, requires_arch<xsimd::generic>) noexcept;
 
 }  // namespace impl
 }  // namespace posenc::kernels::detail::simd
@@ -630,31 +578,31 @@ floats<A> sqrt(const floats<A>& v) noexcept
     return impl::sqrt<A>(v, A {});
 }
 
-/// Copies `bytes` from src (any alignment: a staging buffer or a tensor's row) to dst with
-/// non-temporal stores (written to memory without reading the destination's cache lines first,
-/// and without keeping them in the caches); dst must be 16-byte aligned and bytes a multiple of
-/// 16 (stream_copy_possible).
-/// Where the arch has no such store it is a memcpy. Call store_fence<A>() once after the last one.
+/// Copies `bytes` from src (any alignment) to dst with non-temporal stores (to memory without
+/// reading or keeping the destination's cache lines); dst 16-byte aligned and bytes a multiple of
+/// 16 (stream_copy_possible). A memcpy where the arch has no such store. Call store_fence<A>()
+/// once after the last one.
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept
 {
     impl::stream_copy<A>(dst, src, bytes, A {});
 }
 
-/// Whether stream_copy may write `bytes` at dst. (Templated on the arch, as everything a per-ISA
-/// unit compiles.)
+/// Whether stream_copy may write `bytes` at dst.
 template <class A>
 bool stream_copy_possible(const void* dst, std::size_t bytes) noexcept
 {
     return (reinterpret_cast<std::uintptr_t>(dst) | bytes) % 16 == 0;
 }
 
-/// Orders the streaming stores before every later store (sfence on x86): after it, another
-/// thread that synchronises with this one sees the data.
+/// Orders the streaming stores before every later store (sfence on x86; nothing elsewhere, where
+/// stream_copy is a memcpy): after it, another thread that synchronises with this one sees the data.
 template <class A>
 void store_fence() noexcept
 {
-    impl::store_fence<A>(A {});
+#if XSIMD_WITH_SSE2
+    _mm_sfence();
+#endif
 }
 
 /// Lane k: the sum of the lanes of rows[k], for k < float_lanes<A> (an add tree; the order of

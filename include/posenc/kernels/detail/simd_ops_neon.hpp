@@ -17,7 +17,6 @@
 //   load bfloat16                      ushll #16 (shift into the upper half)     (neon64)
 //   store bfloat16                     integer RNE: cmtst, sub, addhn; NaN: orn   bfcvtn
 //   load / store float16               fcvtl / fcvtn (base AArch64)              (neon64)
-//   widen / narrow u16                 uxtl / xtn                                (neon64)
 //   two registers of bfloat16 / float16 (paired_access): one 128-bit ldr / str for 8 elements,
 //     widened by ushll + ushll2 / fcvtl + fcvtl2, narrowed by addhn + addhn2 / fcvtn + fcvtn2
 //     (bfcvtn + bfcvtn2 on neon64_bf16)
@@ -95,18 +94,6 @@ template <class A>
 POSENC_ALWAYS_INLINE void store_as_float(float* dst, const doubles<A>& v, requires_arch<xsimd::neon64>) noexcept
 {
     vst1_f32(dst, vcvt_f32_f64(v));
-}
-
-// ---- 16-bit storage <-> 32-bit lanes -------------------------------------------------------------------------
-template <class A>
-POSENC_ALWAYS_INLINE int32s<A> widen_u16(const std::uint16_t* p, requires_arch<xsimd::neon64>) noexcept
-{
-    return vreinterpretq_s32_u32(vmovl_u16(vld1_u16(p)));
-}
-template <class A>
-POSENC_ALWAYS_INLINE void narrow_u16(std::uint16_t* p, const int32s<A>& v, requires_arch<xsimd::neon64>) noexcept
-{
-    vst1_u16(p, vmovn_u32(vreinterpretq_u32_s32(v)));  // keeps the low 16 bits
 }
 
 // ---- bfloat16 --------------------------------------------------------------------------------------------------
