@@ -29,12 +29,17 @@
 // token after the prompt on every axis is tokens + rope_delta (ERNIE; HunYuan-VL decodes at s).
 // Two consecutive vision segments of one kind are refused: Hugging Face groups consecutive tokens
 // of one type into one span and would read them as one image.
+//
+// Both functions are templates on their result type (always AxisPositionIds) only so that a
+// translation unit that includes this header without calling them does not compile them and
+// their lists of lists (docs/benchmarks.md, "Compile time").
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "posenc/error.hpp"
@@ -112,7 +117,9 @@ inline void require_prompt_size(std::int64_t tokens)
     if (tokens > max_prompt_tokens) raise("tokens", tokens, "must be <= 2^31 - 1");
 }
 
-inline AxisPositionIds axes_major(const std::vector<std::vector<std::int64_t>>& per_axis)
+/// The per-axis lists (a std::vector of std::vector<std::int64_t>) laid out axes-major.
+template <class Axes>
+AxisPositionIds axes_major(const Axes& per_axis)
 {
     AxisPositionIds out;
     out.num_axes = static_cast<int>(per_axis.size());
@@ -133,12 +140,14 @@ inline AxisPositionIds axes_major(const std::vector<std::vector<std::int64_t>>& 
 /// ERNIE-4.5-VL's 3-D position ids (temporal, height, width) of a prompt; see the file comment.
 /// Throws posenc::error for merge sizes < 1, a negative text length, a vision grid smaller than
 /// its merge sizes, two consecutive vision segments of one kind, or more than 2^31 - 1 tokens.
-inline AxisPositionIds ernie_4_5_vl_position_ids(const std::vector<PromptSegment>& segments, int spatial_merge_size,
-                                                 int temporal_merge_size)
+template <class Ids = AxisPositionIds>
+Ids ernie_4_5_vl_position_ids(const std::vector<PromptSegment>& segments, int spatial_merge_size,
+                              int temporal_merge_size)
 {
+    static_assert(std::is_same_v<Ids, AxisPositionIds>, "the position ids are an AxisPositionIds");
     detail::require(spatial_merge_size >= 1, "spatial_merge_size", spatial_merge_size, "must be >= 1");
     detail::require(temporal_merge_size >= 1, "temporal_merge_size", temporal_merge_size, "must be >= 1");
-    std::vector<std::vector<std::int64_t>> axes(3);
+    std::vector<decltype(Ids::ids)> axes(3);
     std::int64_t c = 0;
     for (std::size_t index = 0; index < segments.size(); ++index) {
         const PromptSegment& s = segments[index];
@@ -170,14 +179,16 @@ inline AxisPositionIds ernie_4_5_vl_position_ids(const std::vector<PromptSegment
 /// Throws posenc::error for num_axes outside [3, 4], spatial_merge_size < 1, first_image_index
 /// < 0, a video segment, a negative text length, a grid smaller than the merge size, two
 /// consecutive images, or more than 2^31 - 1 tokens.
-inline AxisPositionIds hunyuan_vl_position_ids(const std::vector<PromptSegment>& segments, int num_axes,
-                                               int spatial_merge_size, std::int64_t first_image_index = 0)
+template <class Ids = AxisPositionIds>
+Ids hunyuan_vl_position_ids(const std::vector<PromptSegment>& segments, int num_axes, int spatial_merge_size,
+                            std::int64_t first_image_index = 0)
 {
+    static_assert(std::is_same_v<Ids, AxisPositionIds>, "the position ids are an AxisPositionIds");
     detail::require(num_axes >= 3 && num_axes <= 4, "num_axes", num_axes,
                     "must be 3 (width, height, image index) or 4 (position, width, height, image index)");
     detail::require(spatial_merge_size >= 1, "spatial_merge_size", spatial_merge_size, "must be >= 1");
     detail::require(first_image_index >= 0, "first_image_index", first_image_index, "must be >= 0");
-    std::vector<std::vector<std::int64_t>> axes(static_cast<std::size_t>(num_axes));
+    std::vector<decltype(Ids::ids)> axes(static_cast<std::size_t>(num_axes));
     const std::size_t offset = static_cast<std::size_t>(num_axes - 3);
     std::int64_t image_index = first_image_index;
     const auto push_plain = [&axes]() {
@@ -210,7 +221,7 @@ inline AxisPositionIds hunyuan_vl_position_ids(const std::vector<PromptSegment>&
         if (seg.delimited) push_plain();
         ++image_index;
     }
-    if (axes[0].empty()) return AxisPositionIds{num_axes, 0, {}, 0};
+    if (axes[0].empty()) return Ids{num_axes, 0, {}, 0};
     return detail::axes_major(axes);
 }
 

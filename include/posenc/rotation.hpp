@@ -53,11 +53,15 @@ inline void require_matching_pairs(const RopeSpec& spec, const FrequencyTable& t
 /// Throws posenc::error if table.num_pairs() != spec.num_pairs() or the position lies outside
 /// the exact reduction's range (require_exact_angle_range: |position| <= 2^53,
 /// |position * inv_freq| <= 2^50). Error as cos_sin (< 5e-15).
-inline Eigen::MatrixXd rotation_matrix(const RopeSpec& spec, const FrequencyTable& table, std::int64_t position)
+/// `Matrix` is always Eigen::MatrixXd: a template parameter only so that a translation unit that
+/// never calls this does not instantiate Eigen's matrix classes (docs/benchmarks.md, "Compile time").
+template <class Matrix = Eigen::MatrixXd>
+Matrix rotation_matrix(const RopeSpec& spec, const FrequencyTable& table, std::int64_t position)
 {
+    static_assert(std::is_same_v<Matrix, Eigen::MatrixXd>, "rotation_matrix returns an Eigen::MatrixXd");
     detail::require_matching_pairs(spec, table);
     require_exact_angle_range("position", position, table);
-    Eigen::MatrixXd r = Eigen::MatrixXd::Identity(spec.head_dim(), spec.head_dim());
+    Matrix r = Matrix::Identity(spec.head_dim(), spec.head_dim());
     for (int i = 0; i < spec.num_pairs(); ++i) {
         const CosSin cs = cos_sin(table, position, i);
         const PairCoordinates p = spec.pair_coordinates(i);
@@ -72,9 +76,14 @@ inline Eigen::MatrixXd rotation_matrix(const RopeSpec& spec, const FrequencyTabl
 /// The permutation P with x_half_split = P x_interleaved for a spec's head: inside the rotated
 /// slice (o = rotary_offset) coordinate o + 2i goes to o + i and o + 2i + 1 to o + i + R/2;
 /// pass-through coordinates stay. Then R_half = P R_interleaved P^T.
-inline Eigen::PermutationMatrix<Eigen::Dynamic> pairing_permutation(const RopeSpec& spec)
+/// `Permutation` is always Eigen::PermutationMatrix<Eigen::Dynamic> (a template parameter for
+/// the same reason as rotation_matrix's).
+template <class Permutation = Eigen::PermutationMatrix<Eigen::Dynamic>>
+Permutation pairing_permutation(const RopeSpec& spec)
 {
-    Eigen::PermutationMatrix<Eigen::Dynamic> p(spec.head_dim());
+    static_assert(std::is_same_v<Permutation, Eigen::PermutationMatrix<Eigen::Dynamic>>,
+                  "pairing_permutation returns an Eigen::PermutationMatrix<Eigen::Dynamic>");
+    Permutation p(spec.head_dim());
     for (int d = 0; d < spec.head_dim(); ++d) p.indices()[d] = d;
     const int o = spec.rotary_offset();
     for (int i = 0; i < spec.num_pairs(); ++i) {

@@ -19,6 +19,7 @@
 #include <complex>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "posenc/analysis/search_limit.hpp"
@@ -174,13 +175,17 @@ struct BoundSample {
 /// U(r) at `count` evenly spaced distances from `first` to `last` inclusive (count >= 2), e.g.
 /// for plotting RoFormer's Figure 2. Throws posenc::error for count < 2, last < first or a
 /// distance beyond 2^50 (or beyond the exact reduction's range for the table's frequencies).
-inline std::vector<BoundSample> roformer_bound_curve(const FrequencyTable& table, double first, double last, int count)
+/// `Sample` is always BoundSample: a template only so that a translation unit that never calls
+/// this does not compile it (docs/benchmarks.md, "Compile time").
+template <class Sample = BoundSample>
+std::vector<Sample> roformer_bound_curve(const FrequencyTable& table, double first, double last, int count)
 {
+    static_assert(std::is_same_v<Sample, BoundSample>, "roformer_bound_curve returns BoundSample values");
     detail::require(count >= 2, "count", count, "must be >= 2");
     detail::require_distance(table, first);
     detail::require_distance(table, last);
     if (!(last >= first)) detail::raise("last", last, "must be >= first " + detail::format_value(first));
-    std::vector<BoundSample> curve(static_cast<std::size_t>(count));  // sized, not grown: fewer vector members to compile
+    std::vector<Sample> curve(static_cast<std::size_t>(count));  // sized, not grown: fewer vector members to compile
     for (int i = 0; i < count; ++i) {
         const double r = i + 1 == count ? last : first + (last - first) * static_cast<double>(i) / (count - 1);
         curve[static_cast<std::size_t>(i)] = {r, roformer_relative_bound(table, r)};

@@ -155,7 +155,10 @@ struct ScalingParameter {
 /// original_max_position_embeddings, beta_fast, ..., plus "truncate" for YaRN's rounding and
 /// the attention factor actually applied as "attention_factor"; PhiMoE's "short_mscale" and
 /// "long_mscale"; proportional's "partial_rotary_factor"). None: empty.
-inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling);
+/// `Parameter` is always ScalingParameter: a template only so that a translation unit that
+/// never calls it does not compile it (docs/benchmarks.md, "Compile time").
+template <class Parameter = ScalingParameter>
+std::vector<Parameter> scaling_parameters(const Scaling& scaling);
 
 /// The per-pair frequencies of `spec` under `scaling` (exact or Hugging Face float32; each
 /// method's header gives the formula and error), for `sequence_length` where it matters.
@@ -238,49 +241,52 @@ namespace detail {
 
 /// Writes scaling_parameters' entries in order, into a vector sized beforehand (a first pass
 /// without a target only counts them). Each value is built in place: appending would
-/// instantiate ScalingParameter's moves, and the variant visits behind them, in every
-/// translation unit that includes this header.
+/// instantiate ScalingParameter's moves, and the variant visits behind them. A template (on
+/// ScalingParameter), like write_scaling_parameters, so that only scaling_parameters' callers
+/// compile it.
+template <class Parameter>
 class ScalingParameterWriter
 {
 public:
-    explicit ScalingParameterWriter(std::vector<ScalingParameter>* target) noexcept : target_(target) {}
+    explicit ScalingParameterWriter(std::vector<Parameter>* target) noexcept : target_(target) {}
 
     void number(const char* name, double value)
     {
-        if (ScalingParameter* p = next(name)) p->value.emplace<double>(value);
+        if (Parameter* p = next(name)) p->value.template emplace<double>(value);
     }
     void integer(const char* name, std::int64_t value)
     {
-        if (ScalingParameter* p = next(name)) p->value.emplace<std::int64_t>(value);
+        if (Parameter* p = next(name)) p->value.template emplace<std::int64_t>(value);
     }
     void flag(const char* name, bool value)
     {
-        if (ScalingParameter* p = next(name)) p->value.emplace<bool>(value);
+        if (Parameter* p = next(name)) p->value.template emplace<bool>(value);
     }
     void list(const char* name, const std::vector<double>& value)
     {
         // An empty list emplaced, then assigned: emplacing a copy would instantiate the variant's
         // move assignment (libstdc++ builds a temporary when the copy may throw).
-        if (ScalingParameter* p = next(name)) p->value.emplace<std::vector<double>>() = value;
+        if (Parameter* p = next(name)) p->value.template emplace<std::vector<double>>() = value;
     }
 
     std::size_t count() const noexcept { return count_; }
 
 private:
-    ScalingParameter* next(const char* name)
+    Parameter* next(const char* name)
     {
         ++count_;
         if (target_ == nullptr) return nullptr;
-        ScalingParameter& p = (*target_)[count_ - 1];
+        Parameter& p = (*target_)[count_ - 1];
         p.name = name;
         return &p;
     }
 
-    std::vector<ScalingParameter>* target_;
+    std::vector<Parameter>* target_;
     std::size_t count_ = 0;
 };
 
-inline void write_scaling_parameters(const Scaling& scaling, ScalingParameterWriter& out)
+template <class Writer>
+void write_scaling_parameters(const Scaling& scaling, Writer& out)
 {
     visit_scaling(
         [&out](const auto& s) {
@@ -327,12 +333,14 @@ inline void write_scaling_parameters(const Scaling& scaling, ScalingParameterWri
 
 }  // namespace detail
 
-inline std::vector<ScalingParameter> scaling_parameters(const Scaling& scaling)
+template <class Parameter>
+std::vector<Parameter> scaling_parameters(const Scaling& scaling)
 {
-    detail::ScalingParameterWriter counter(nullptr);
+    static_assert(std::is_same_v<Parameter, ScalingParameter>, "scaling_parameters lists ScalingParameter values");
+    detail::ScalingParameterWriter<Parameter> counter(nullptr);
     detail::write_scaling_parameters(scaling, counter);
-    std::vector<ScalingParameter> out(counter.count());
-    detail::ScalingParameterWriter writer(&out);
+    std::vector<Parameter> out(counter.count());
+    detail::ScalingParameterWriter<Parameter> writer(&out);
     detail::write_scaling_parameters(scaling, writer);
     return out;
 }
