@@ -390,8 +390,10 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
         const bool staged = step.stream && simd::stream_copy_possible<A>(row, row_bytes);
         norm_rope_heads<A, P, Norm>(HeadRun<T, float> {run.in + i * run.in_stride, buffer, 0, 0, 1}, slice, step.row,
                                     norm.from_head(i), true, step.several_tokens);
-        store_quantized<A>(buffer, staged ? staging : row, slice.head_dim, cache.storage,
-                           cache.scale.of_head(h));
+        // the scale read here, not through CacheScale::of_head: a non-template function compiled in
+        // a per-ISA unit would be one symbol shared with the default-flag code (check-isa-symbols.sh)
+        const float scale = cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head.data[h] : cache.scale.value;
+        store_quantized<A>(buffer, staged ? staging : row, slice.head_dim, cache.storage, scale);
         if (staged) simd::stream_copy<A>(row, staging, row_bytes);
     }
 }
