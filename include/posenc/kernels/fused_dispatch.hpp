@@ -54,7 +54,8 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
     qk_norm_rope_on(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
 }
 
-/// Unchecked qk_norm_rope on a chosen ISA (isa_available(isa) is a precondition too).
+/// Unchecked qk_norm_rope on a chosen ISA: kernels::qk_norm_rope_unchecked's preconditions, plus
+/// isa_available(isa).
 template <class T, class Angles>
 void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                                const PositionIds& positions, const QKViews<T>& views, TokenRange range = all_tokens,
@@ -95,7 +96,8 @@ void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionI
     rope_into_cache_on(best_isa(), spec, angles, positions, write, range);
 }
 
-/// Unchecked rope_into_cache on a chosen ISA (isa_available(isa) is a precondition too).
+/// Unchecked rope_into_cache on a chosen ISA: kernels::rope_into_cache_unchecked's preconditions, plus
+/// isa_available(isa).
 template <class T, class Angles>
 void rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                   const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
@@ -134,7 +136,8 @@ void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Ang
     qk_norm_rope_into_cache_on(best_isa(), spec, norm, angles, positions, write, range);
 }
 
-/// Unchecked qk_norm_rope_into_cache on a chosen ISA (isa_available(isa) is a precondition too).
+/// Unchecked qk_norm_rope_into_cache on a chosen ISA: kernels::qk_norm_rope_into_cache_unchecked's preconditions, plus
+/// isa_available(isa).
 template <class T, class Angles>
 void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
                                           const PositionIds& positions, const CacheWrite<T>& write,

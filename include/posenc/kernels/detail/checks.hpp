@@ -594,8 +594,8 @@ POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles&
 /// view valid: heads in [1, 2^31 - 1), head_stride in [0, 2^31 - 1) and >= head_dim when heads
 /// > 1, the last element (heads - 1) * head_stride + head_dim - 1 inside size <= max_view_size.
 /// Every call it accepts passes check_rope_call_rules (tests/kernels/rope_call_checks.cpp). The
-/// general test would show on a decode step: rows decode_f32/cache_half and decode_pair_f32 of
-/// docs/benchmarks.md.
+/// general test, with its call frame, would cost a decode step measurably: rows
+/// decode_f32/cache_half and decode_pair_f32 of docs/benchmarks.md.
 template <class T, class Angles>
 POSENC_ALWAYS_INLINE bool decode_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                                   const QKViews<T>& views, TokenRange range) noexcept
