@@ -77,6 +77,9 @@ struct Model {
     std::optional<std::vector<int>> mrope_section;  ///< M-RoPE pairs per axis (temporal, height, width)
     bool mrope_interleaved = false;            ///< M-RoPE axes assigned round-robin by pair
     std::vector<int> pair_axis;                ///< M-RoPE: the axis of each pair (empty otherwise)
+    std::vector<int> partner_pair_axis;        ///< the axis of each pair's second coordinate, when it differs (XD-RoPE)
+    std::string multi_axis_kind;               ///< MultiAxisKind's name ("" without M-RoPE)
+    int num_axes = 0;                          ///< position axes the pairs read (0 without M-RoPE)
     std::optional<QueryScale> query_scale;     ///< null when the model scales no query by position
     std::int64_t learned_positions = 0;        ///< learned table: rows
     int learned_width = 0;                     ///< learned table: d_model
@@ -124,6 +127,9 @@ inline Model model_from_rope(const std::string& name, const posenc::ModelRope& r
         if (!layout->mrope_section().empty()) m.mrope_section = layout->mrope_section();
         m.mrope_interleaved = layout->is_interleaved();
         m.pair_axis = layout->pair_axes();
+        if (layout->splits_pairs()) m.partner_pair_axis = layout->partner_axes();
+        m.multi_axis_kind = posenc::to_string(layout->kind());
+        m.num_axes = layout->num_axes();
     }
     return m;
 }

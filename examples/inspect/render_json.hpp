@@ -14,7 +14,10 @@
 //                 pairs [{index, inv_freq_original, inv_freq}]}],
 //     -- head_dim: the group's layers' head; the rotated slice is [rotary_offset,
 //        rotary_offset + rotary_dim); zero_freq_pairs: its pairs with inv_freq exactly 0
-//   mrope_section [t, h, w] (or null), mrope_interleaved,
+//                 pair_axes [...] (or null), partner_pair_axes [...] (only when they differ)}],
+//     -- pair_axes[i]: the position axis pair i reads (M-RoPE; null without it);
+//        partner_pair_axes[i]: the axis of its second coordinate where that differs (XD-RoPE)
+//   mrope_section [t, h, w] (or null), mrope_interleaved, multi_axis {kind, num_axes} (or null),
 //   query_scale {beta, divisor, position_offset, layers} (or null): the query of each listed
 //     layer times 1 + beta ln(1 + floor((pos + position_offset) / divisor)), pos from 0,
 //   roformer_bound {pairs, u0, half, distances [1, 10, ...], series [{base, values, first_below_half}]},
@@ -156,10 +159,20 @@ inline std::string render_json(const Report& r)
     j["num_layers"] = r.num_layers ? nlohmann::ordered_json(*r.num_layers) : nullptr;
     j["nope_layers"] = r.nope_layers;
     nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-    for (const GroupReport& g : r.groups) groups.push_back(detail::group_json(g));
+    for (const GroupReport& g : r.groups) {
+        // The multi-axis layout is the model's: every group's pairs read the same axes.
+        nlohmann::ordered_json group = detail::group_json(g);
+        group["pair_axes"] = r.pair_axis.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.pair_axis);
+        if (!r.partner_pair_axis.empty()) group["partner_pair_axes"] = r.partner_pair_axis;
+        groups.push_back(std::move(group));
+    }
     j["rope_groups"] = std::move(groups);
     j["mrope_section"] = r.mrope_section ? nlohmann::ordered_json(*r.mrope_section) : nullptr;
     j["mrope_interleaved"] = r.mrope_interleaved;
+    if (r.multi_axis_kind.empty())
+        j["multi_axis"] = nullptr;
+    else
+        j["multi_axis"] = {{"kind", r.multi_axis_kind}, {"num_axes", r.num_axes}};
     if (r.query_scale)
         j["query_scale"] = {{"beta", r.query_scale->beta},
                             {"divisor", r.query_scale->divisor},

@@ -89,6 +89,9 @@ struct Report {
     std::optional<std::vector<int>> mrope_section;
     bool mrope_interleaved = false;
     std::vector<int> pair_axis;  ///< M-RoPE: axis of each pair of the focus group (empty otherwise)
+    std::vector<int> partner_pair_axis;  ///< axis of each pair's second coordinate, when it differs
+    std::string multi_axis_kind;         ///< "" without M-RoPE
+    int num_axes = 0;
     std::optional<QueryScale> query_scale;  ///< per-position query multiplier, when the model has one
     BoundReport bound;
     std::vector<posenc::hf::ConfigWarning> warnings;
@@ -168,6 +171,9 @@ inline Report report_for(const Model& model, const Options& options)
     r.mrope_section = model.mrope_section;
     r.mrope_interleaved = model.mrope_interleaved;
     r.pair_axis = model.pair_axis;
+    r.partner_pair_axis = model.partner_pair_axis;
+    r.multi_axis_kind = model.multi_axis_kind;
+    r.num_axes = model.num_axes;
     r.query_scale = model.query_scale;
     r.focus = focus_group(model, options);
     for (std::size_t g = 0; g < model.groups.size(); ++g) {

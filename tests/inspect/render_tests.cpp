@@ -100,7 +100,7 @@ TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the libra
                                            "original_length", "target_length", "attention_factor",
                                            "softmax_scale_multiplier", "pairs", "summary", "num_layers",
                                            "nope_layers", "rope_groups", "mrope_section", "mrope_interleaved",
-                                           "query_scale", "roformer_bound"});
+                                           "multi_axis", "query_scale", "roformer_bound"});
     CHECK(j["name"] == "Qwen3-8B");
     CHECK(j["head_dim"] == 128);
     CHECK(j["rotary_dim"] == 128);
@@ -375,7 +375,7 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     for (auto it = sliding.begin(); it != sliding.end(); ++it) keys.push_back(it.key());
     CHECK(keys == std::vector<std::string>{"name", "layers", "head_dim", "rotary_dim", "rotary_offset", "zero_freq_pairs",
                                            "inverse_rope_on_output", "base", "pairing", "scaling", "attention_factor",
-                                           "pairs"});
+                                           "pairs", "pair_axes"});
     CHECK(sliding["name"] == "sliding_attention");
     // Gemma 3 rotates a prefix of the whole head with no zero frequencies and no output rotation.
     CHECK(sliding["rotary_offset"] == 0);
@@ -389,6 +389,8 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     CHECK(std::abs(j["rope_groups"][1]["pairs"][1]["inv_freq"].get<double>() / (std::pow(1e6, -2.0 / 256.0) / 8) - 1) <= 1e-15);
     CHECK(j["mrope_section"].is_null());
     CHECK(j["mrope_interleaved"] == false);
+    CHECK(j["multi_axis"].is_null());
+    CHECK(sliding["pair_axes"].is_null());
 
     const inspect::Report layer3 = inspect::report_for(m, inspect::parse_options({"--preset", "x", "--layer", "3"}));
     CHECK(layer3.focus == 0);
@@ -514,6 +516,31 @@ TEST_CASE("[cli json] new keys from configs: Gemma 4's global head and zero-freq
     CHECK(l["query_scale"]["position_offset"] == 1);
     CHECK(l["query_scale"]["layers"] == l["nope_layers"]);
     CHECK(l["query_scale"]["layers"].size() == 12);
+}
+
+TEST_CASE("[cli json] pair_axes: the position axis each pair reads (ERNIE-4.5-VL's alternating layout, Qwen3-VL's interleaved)")
+{
+    const std::string dir = std::string(POSENC_TEST_DATA_DIR) + "/configs/";
+    // ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py recomposition_to_3d: sections [22, 22, 20] split the
+    // pre-permuted table into h (position row 1), w (row 2) and t (row 0); stack(h, w).flatten() makes
+    // pairs 0..43 alternate row 1, row 2; pairs 44..63 read row 0.
+    const auto e = nlohmann::ordered_json::parse(
+        inspect::render_json(run({"--config", dir + "ernie-4.5-vl-28b-a3b-class-defaults.json", "--json"})));
+    std::vector<int> ernie;
+    for (int k = 0; k < 64; ++k) ernie.push_back(k < 44 ? 1 + k % 2 : 0);
+    REQUIRE(e["rope_groups"].size() == 1);
+    CHECK(e["rope_groups"][0]["pair_axes"] == nlohmann::ordered_json(ernie));
+    CHECK(e["rope_groups"][0].count("partner_pair_axes") == 0);
+    CHECK(e["multi_axis"]["kind"] == "height_width_alternating");
+    CHECK(e["multi_axis"]["num_axes"] == 3);
+    // qwen3_vl/modeling_qwen3_vl.py apply_interleaved_mrope, sections [24, 20, 20]: pair k reads row
+    // k mod 3 while row 1 has pairs left (k < 3 * 20), row 0 after.
+    const auto q = nlohmann::ordered_json::parse(
+        inspect::render_json(run({"--config", dir + "qwen3-vl-8b-instruct.json", "--json"})));
+    std::vector<int> qwen;
+    for (int k = 0; k < 64; ++k) qwen.push_back(k < 60 ? k % 3 : 0);
+    CHECK(q["rope_groups"][0]["pair_axes"] == nlohmann::ordered_json(qwen));
+    CHECK(q["multi_axis"]["kind"] == "interleaved");
 }
 
 }  // namespace inspect_render_tests_tests
