@@ -525,6 +525,16 @@ TEST_CASE("[ministral3/modular_ministral3.py, ministral3/configuration_ministral
     CHECK(dflt.rope.query_scale()->layers == std::vector<int>{0, 1});
     // 1 + 0.1 ln(1 + floor(40000 / 16384)) = 1 + 0.1 ln 3 = 1.1098612288668110 (mpmath)
     CHECK(std::abs(dflt.rope.query_scale()->scale.multiplier(40000) - 1.1098612288668110) <= 1e-15);
+    // No num_hidden_layers: the class default 34 (ministral3/configuration_ministral3.py), and the
+    // query scale on every one of them; Mistral 4's class default is 36 (mistral4/configuration_mistral4.py).
+    const auto no_count = posenc::hf::parse_model(R"({"model_type": "ministral3"})");
+    CHECK(no_count.rope.num_layers() == 34);
+    REQUIRE(no_count.rope.query_scale().has_value());
+    CHECK(no_count.rope.query_scale()->layers.size() == 34);
+    const auto mistral4 = posenc::hf::parse_model(R"({"model_type": "mistral4"})");
+    CHECK(mistral4.rope.num_layers() == 36);
+    REQUIRE(mistral4.rope.query_scale().has_value());
+    CHECK(mistral4.rope.query_scale()->layers.size() == 36);
     // Absent from a config's dict, transformers' forward fails on None: refused.
     CHECK(error_of(R"({"model_type": "ministral3", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}})")
               .rfind("rope_parameters.llama_4_scaling_beta: expected a number", 0) == 0);
@@ -854,6 +864,12 @@ TEST_CASE("[deepseek_v4/configuration_deepseek_v4.py __post_init__, modeling_dee
     REQUIRE(m.rope.num_groups() == 2);
     CHECK(m.rope.layer_map() == std::vector<int>{0, 1, 1, 1});
     const posenc::RopeGroup& main = m.rope.group("main");
+    // The class defaults alone (no key at all): 43 layers, every one compressed (two heavily compressed,
+    // then compressed_sparse / heavily_compressed alternating), one group "compress".
+    const auto c = posenc::hf::parse_model(R"({"model_type": "deepseek_v4"})");
+    CHECK(c.rope.num_layers() == 43);
+    REQUIRE(c.rope.num_groups() == 1);
+    CHECK(c.rope.groups()[0].name == "compress");
     const posenc::RopeGroup& compress = m.rope.group("compress");
     for (const posenc::RopeGroup* g : {&main, &compress}) {
         // the last 64 of 512, interleaved, the output's slice rotated back
@@ -874,6 +890,8 @@ TEST_CASE("[deepseek_v4/configuration_deepseek_v4.py __post_init__, modeling_dee
     // Without compress_ratios or layer_types: two heavily compressed layers, then CSA / HCA alternating: all compress.
     const auto d = posenc::hf::parse_model(R"({"model_type": "deepseek_v4", "num_hidden_layers": 4})");
     CHECK(d.rope.num_groups() == 1);
+    // DeepseekV4RotaryEmbedding keeps one table per rope label: the group is "compress", not "default".
+    CHECK(d.rope.primary_group().name == "compress");
     CHECK(d.rope.primary_group().spec.base() == 160000.0);
     CHECK(d.rope.primary_group().spec.rotary_offset() == 448);
     CHECK(error_of(R"({"model_type": "deepseek_v4", "num_hidden_layers": 2, "compress_ratios": [0, 8]})") ==

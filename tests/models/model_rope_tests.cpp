@@ -184,12 +184,13 @@ TEST_CASE("[published configs] head counts and rms_norm_eps come with the model:
     CHECK(gemma.num_key_value_heads == 1);
     CHECK(gemma.hidden_size == 1152);
     CHECK(gemma.rms_norm_eps == 1e-6);
-    // Llama-3.1-8B config.json: 32 heads, 8 key-value heads, hidden_size 4096, no rms_norm_eps in the test file.
+    // Llama-3.1-8B config.json: 32 heads, 8 key-value heads, hidden_size 4096; no rms_norm_eps in the
+    // test file, so LlamaConfig's class default 1e-6 (llama/configuration_llama.py).
     const posenc::hf::HfModel llama = load("llama-3.1-8b.json");
     CHECK(llama.num_attention_heads == 32);
     CHECK(llama.num_key_value_heads == 8);
     CHECK(llama.hidden_size == 4096);
-    CHECK_FALSE(llama.rms_norm_eps.has_value());
+    CHECK(llama.rms_norm_eps == 1e-6);
     // GPT-J's n_head / n_embd; no num_key_value_heads: every head has its own keys (= n_head 16).
     const posenc::hf::HfModel gptj = load("gpt-j-6b.json");
     CHECK(gptj.num_attention_heads == 16);
@@ -201,7 +202,7 @@ TEST_CASE("[published configs] head counts and rms_norm_eps come with the model:
           "rms_norm_eps: expected a finite number > 0, got -1");
 }
 
-TEST_CASE("[gemma3/configuration_gemma3.py Gemma3TextConfig defaults] gemma-3-4b-it omits its head counts: 8 heads, 4 key-value heads, rms_norm_eps 1e-06")
+TEST_CASE("[gemma3/configuration_gemma3.py, llama/configuration_llama.py class defaults] gemma-3-4b-it omits its head counts: 8 heads, 4 key-value heads, rms_norm_eps 1e-06")
 {
     // Gemma3TextConfig.__init__ (transformers): num_attention_heads=8, num_key_value_heads=4,
     // hidden_size=2304, rms_norm_eps=1e-6. gemma-3-4b-it's text_config gives hidden_size 2560 only.
@@ -216,12 +217,25 @@ TEST_CASE("[gemma3/configuration_gemma3.py Gemma3TextConfig defaults] gemma-3-4b
     CHECK(heads_only.num_attention_heads == 16);
     CHECK(heads_only.num_key_value_heads == 4);
     CHECK(heads_only.hidden_size == 2304);
-    // A family without checked defaults keeps them empty (Llama: the config must say them).
-    const posenc::hf::HfModel llama = posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64})");
-    CHECK_FALSE(llama.num_attention_heads.has_value());
-    CHECK_FALSE(llama.num_key_value_heads.has_value());
-    CHECK_FALSE(llama.hidden_size.has_value());
-    CHECK_FALSE(llama.rms_norm_eps.has_value());
+    // Every family takes its class's defaults (llama/configuration_llama.py: 32 layers, hidden_size
+    // 4096, 32 heads, num_key_value_heads None = num_attention_heads, rms_norm_eps 1e-6); a config
+    // with no size at all gets head_dim = 4096 // 32 = 128 from them, as transformers' object does.
+    const posenc::hf::HfModel llama = posenc::hf::parse_model(R"({"model_type": "llama"})");
+    CHECK(llama.num_attention_heads == 32);
+    CHECK(llama.num_key_value_heads == 32);
+    CHECK(llama.hidden_size == 4096);
+    CHECK(llama.rms_norm_eps == 1e-6);
+    CHECK(llama.rope.num_layers() == 32);
+    CHECK(llama.rope.primary_group().spec.head_dim() == 128);
+    // A model_type read under the half_split opt-in has no class: nothing is filled in.
+    posenc::hf::ReadOptions opt_in;
+    opt_in.assume_half_split = true;
+    const posenc::hf::HfModel unknown =
+        posenc::hf::parse_model(R"({"model_type": "brand_new_lm", "head_dim": 64})", opt_in);
+    CHECK_FALSE(unknown.num_attention_heads.has_value());
+    CHECK_FALSE(unknown.hidden_size.has_value());
+    CHECK_FALSE(unknown.rms_norm_eps.has_value());
+    CHECK_FALSE(unknown.rope.num_layers().has_value());
 }
 
 TEST_CASE("[llama4/modeling_llama4.py temperature tuning, mpmath] Llama 4 Scout: NoPE layers' query times 1 + 0.1 ln(1 + floor((pos + 1) / 8192))")

@@ -159,9 +159,6 @@ struct FamilyRules {
     /// copies the attribute over the RoPE dict's own value for yarn, llama3 and longrope, so a config
     /// without the key still gets this length.
     std::int64_t original_max_position_embeddings = 0;
-    /// The class-default num_hidden_layers when the family's layer map needs a count (Gemma 3n: 35;
-    /// 0: none, a config without the key names no layer count).
-    int num_hidden_layers = 0;
     /// MLA class defaults (trait::mla): qk_rope_head_dim and qk_nope_head_dim (DeepSeek: 64 and 128).
     int qk_rope_head_dim = 64;
     int qk_nope_head_dim = 128;
@@ -169,13 +166,6 @@ struct FamilyRules {
     /// unscaled; the full_attention layers take rope_theta and the scaling) and its class default.
     std::string_view local_base_key = "";
     double local_base = 0.0;
-    /// The attention's sizes that the configuration class (defaults_source) fills in when a config
-    /// leaves them out, for engines (HfModel); 0: no default posenc has checked, the field stays
-    /// empty. Only values read in that configuration file are given here.
-    int hidden_size = 0;
-    int num_attention_heads = 0;
-    int num_key_value_heads = 0;  ///< 0: num_attention_heads, as most configuration classes set it
-    double rms_norm_eps = 0.0;
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -200,14 +190,14 @@ inline constexpr FamilyRules known_families[] = {
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, {}, 256, 0, "gemma/configuration_gemma.py", LayerRule::uniform, 0, 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
     {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0,
-     "", "", "", "", 0, 0, 64, 128, "rope_local_base_freq", 10000.0, 2304, 8, 4, 1e-6},
+     "", "", "", "", 0, 64, 128, "rope_local_base_freq", 10000.0},
     // Gemma 4: sliding_attention {default, 1e4} over head_dim 256, full_attention {proportional, p 0.25, 1e6}
     // over global_head_dim 512; 30 layers by default, every 6th full, the last forced full
     {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
      R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})",
-     "", "", 0, 30},
+     "", "", 0},
     {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0,
-     "", "", "", "", 0, 35, 64, 128, "rope_local_base_freq", 10000.0},
+     "", "", "", "", 0, 64, 128, "rope_local_base_freq", 10000.0},
     {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, 0, "",
@@ -252,7 +242,7 @@ inline constexpr FamilyRules known_families[] = {
     {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", 1000000.0, {}, 0, 131072, "phimoe/configuration_phimoe.py", LayerRule::uniform, 0, trait::phimoe_mscales, "", "", "", "short_mscale long_mscale"},
     // MiniCPM3: MLA (q and k split into a nope part and a qk_rope_head_dim part) with rotate_half on
     // the rope part, class defaults qk_rope_head_dim 32 and qk_nope_head_dim 64
-    {"minicpm3", Pairing::half_split, "minicpm3/modeling_minicpm3.py", {}, {}, 0, 32768, "minicpm3/configuration_minicpm3.py", LayerRule::uniform, 0, trait::mla, "", "", "", "", 0, 0, 32, 64},
+    {"minicpm3", Pairing::half_split, "minicpm3/modeling_minicpm3.py", {}, {}, 0, 32768, "minicpm3/configuration_minicpm3.py", LayerRule::uniform, 0, trait::mla, "", "", "", "", 0, 32, 64},
     {"minicpm", Pairing::half_split, "minicpm/modeling_minicpm.py", {}, {}, 0, 32768, "minicpm/configuration_minicpm.py", LayerRule::uniform, 0, 0},
     {"ministral", Pairing::half_split, "ministral/modeling_ministral.py", {}, {}, 0, 131072, "ministral/configuration_ministral.py", LayerRule::uniform, 0, 0},
     {"dots1", Pairing::half_split, "dots1/modeling_dots1.py", {}, {}, 0, 2048, "dots1/configuration_dots1.py", LayerRule::uniform, 0, 0},
@@ -279,12 +269,12 @@ inline constexpr FamilyRules known_families[] = {
     {"mistral4", Pairing::interleaved, "mistral4/modeling_mistral4.py", {}, {}, 0, 1048576, "mistral4/configuration_mistral4.py", LayerRule::uniform, 0,
      trait::mla_rope_suffix | trait::partial_rotary | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::llama_4_scaling_beta, "",
      R"({"type": "yarn", "rope_theta": 10000.0, "factor": 128.0, "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
-     "", "llama_4_scaling_beta max_position_embeddings", 0, 0, 64, 64},
+     "", "llama_4_scaling_beta max_position_embeddings", 0, 64, 64},
     // ---- interleaved pairs (2i, 2i + 1)
     // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
     // the output's slice rotated back; groups "main" and "compress"
     {"deepseek_v4", Pairing::interleaved, "deepseek_v4/modeling_deepseek_v4.py", {}, {}, 512, 1048576, "deepseek_v4/configuration_deepseek_v4.py", LayerRule::deepseek_v4_main_compress, 0,
-     trait::rope_suffix_inverse_output | trait::partial_rotary, "", "", "", "", 0, 43},
+     trait::rope_suffix_inverse_output | trait::partial_rotary},
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::rotary_dim_key},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::rotary_dim_key},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},

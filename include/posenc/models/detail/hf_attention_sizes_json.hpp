@@ -27,26 +27,27 @@ public:
 
 protected:
     /// Head counts, hidden size and rms_norm_eps, for engines (not used by the RoPE tables): the
-    /// config's value, else the family's class default where hf_families.hpp gives one, else empty
+    /// config's value, else the family's class default (hf_class_defaults.hpp), else empty
     /// (num_key_value_heads: else num_attention_heads).
     void read_attention_sizes()
     {
+        const ClassDefaults* defaults = family ? find_class_defaults(out.model_type) : nullptr;
         auto count = [&](std::initializer_list<const char*> keys, int class_default) -> std::optional<int> {
             for (const char* key : keys)
                 if (const json* v = member(*text, key)) return positive_int(*v, pre + key);
             if (class_default > 0) return class_default;
             return std::nullopt;
         };
-        out.num_attention_heads = count({"num_attention_heads", "n_head"}, family ? family->num_attention_heads : 0);
-        out.num_key_value_heads = count({"num_key_value_heads"}, family ? family->num_key_value_heads : 0);
+        out.num_attention_heads = count({"num_attention_heads", "n_head"}, defaults ? defaults->num_attention_heads : 0);
+        out.num_key_value_heads = count({"num_key_value_heads"}, defaults ? defaults->num_key_value_heads : 0);
         if (!out.num_key_value_heads) out.num_key_value_heads = out.num_attention_heads;
-        out.hidden_size = count({"hidden_size", "n_embd"}, family ? family->hidden_size : 0);
+        out.hidden_size = count({"hidden_size", "n_embd"}, defaults ? defaults->hidden_size : 0);
         if (const json* v = member(*text, "rms_norm_eps")) {
             const double eps = number(*v, pre + "rms_norm_eps", "expected a finite number > 0");
             if (!(eps > 0.0)) fail_json(pre + "rms_norm_eps", "expected a finite number > 0", *v);
             out.rms_norm_eps = eps;
-        } else if (family && family->rms_norm_eps > 0.0) {
-            out.rms_norm_eps = family->rms_norm_eps;
+        } else if (defaults && defaults->rms_norm_eps > 0.0) {
+            out.rms_norm_eps = defaults->rms_norm_eps;
         }
     }
 };

@@ -93,7 +93,8 @@ protected:
         return 512;
     }
 
-    /// One group per layer type with its own dict (per-layer-type rope_parameters, Gemma 3), else one.
+    /// One group per layer type with its own dict (per-layer-type rope_parameters, Gemma 3), else one
+    /// (named "default").
     void build_groups()
     {
         if (per_type) per_layer_type_groups();
@@ -102,7 +103,9 @@ protected:
         else one_group();
         if (out.groups.empty())
             fail(pre + "layer_types", "expected at least one layer with RoPE", std::to_string(types.size()) + " layers without");
-        if (out.groups.size() == 1) out.groups.front().name = "default";
+        // A family whose attention builds one table per layer type (or per rope label) names its
+        // groups so even when the config uses only one of them (DeepSeek-V4's class defaults: every
+        // layer "compress"); one_group's "default" is the one-table models' name.
     }
 
     /// v5 per-layer-type rope_parameters: one group per layer type that rotates.

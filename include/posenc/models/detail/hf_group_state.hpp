@@ -18,6 +18,7 @@
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_rope_values.hpp"
 #include "posenc/models/detail/hf_scaling_dict_json.hpp"
+#include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_families.hpp"
 
 namespace posenc::hf::detail_json {

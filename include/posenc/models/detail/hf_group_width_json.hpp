@@ -123,10 +123,18 @@ protected:
             const char* heads_key = member(config, "num_attention_heads") ? "num_attention_heads" : "n_head";
             const json* hidden = member(config, hidden_key);
             const json* heads = member(config, heads_key);
-            if (!hidden) fail("hidden_size", "expected a positive integer (no head_dim given)", "nothing");
-            if (!heads) fail("num_attention_heads", "expected a positive integer (no head_dim given)", "nothing");
-            const int h = positive_int(*hidden, hidden_key);
-            const int n = positive_int(*heads, heads_key);
+            // A key left out takes the configuration class's default (hf_class_defaults.hpp), as
+            // transformers' config object holds it.
+            const ClassDefaults* defaults = family ? find_class_defaults(out.model_type) : nullptr;
+            auto size = [&](const json* v, const char* key, const char* name, int class_default) {
+                if (v) return positive_int(*v, key);
+                if (class_default <= 0) fail(name, "expected a positive integer (no head_dim given)", "nothing");
+                out.notes.push_back(std::string(name) + " absent: " + out.model_type + "'s class default " +
+                                    std::to_string(class_default));
+                return class_default;
+            };
+            const int h = size(hidden, hidden_key, "hidden_size", defaults ? defaults->hidden_size : 0);
+            const int n = size(heads, heads_key, "num_attention_heads", defaults ? defaults->num_attention_heads : 0);
             out.head_dim = h / n;  // Python floor division of positive ints
             out.head_dim_key = std::string(hidden_key) + " / " + heads_key;
             if (out.head_dim <= 0)

@@ -37,10 +37,11 @@ protected:
                 out.num_layers = n;
                 break;
             }
-        if (!out.num_layers && family && family->num_hidden_layers > 0 && !member(*text, "layer_types")) {
-            out.num_layers = family->num_hidden_layers;
+        const ClassDefaults* defaults = family ? find_class_defaults(out.model_type) : nullptr;
+        if (!out.num_layers && defaults && defaults->num_hidden_layers > 0 && !member(*text, "layer_types")) {
+            out.num_layers = defaults->num_hidden_layers;
             out.notes.push_back("num_hidden_layers absent: " + out.model_type + "'s class default " +
-                                std::to_string(family->num_hidden_layers));
+                                std::to_string(defaults->num_hidden_layers) + " (" + std::string(defaults->source) + ")");
         }
         if (family && family->layers == LayerRule::paired_sublayers) {
             // longcat_flash/modeling_longcat_flash.py: num_layers decoder layers of two attention

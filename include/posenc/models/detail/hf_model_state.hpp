@@ -21,6 +21,7 @@
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 #include "posenc/models/detail/hf_model_values.hpp"
+#include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_families.hpp"
 #include "posenc/models/hf_read_options.hpp"
 
