@@ -660,13 +660,30 @@ TEST_CASE("[lfm2_moe/modular_lfm2_moe.py, lfm2_moe/configuration_lfm2_moe.py] LF
     CHECK(has_warning(idxs, "full_attn_idxs"));
 }
 
-TEST_CASE("[minimax_m2/modular_minimax_m2.py] refused: the rotary width is not settled")
+TEST_CASE("[minimax_m2/configuration_minimax_m2.py, modeling_minimax_m2.py (transformers 5.16)] partial_rotary_factor, not rotary_dim")
 {
-    CHECK(error_of(R"({"model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48, "head_dim": 128,
-                       "rotary_dim": 64})")
-              .rfind("rotary_dim: is not read: MiniMax-M2 rotates part of each head", 0) == 0);
-    CHECK(error_of(R"({"model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48})")
-              .rfind("model_type: is not read: MiniMax-M2", 0) == 0);
+    // MiniMax-M2's published key set: head_dim 128, rotary_dim 64, partial_rotary_factor 0.5, rope_theta 5e6.
+    // The rotary embedding takes int(head_dim * partial_rotary_factor) = 64 dims, apply_rotary_pos_emb
+    // rotates q[..., :64] with rotate_half; rotary_dim is not read.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48,
+        "head_dim": 128, "rotary_dim": 64, "partial_rotary_factor": 0.5, "rope_theta": 5000000, "num_hidden_layers": 62,
+        "max_position_embeddings": 196608})");
+    CHECK(m.rope.num_layers() == 62);
+    check_group(m.rope.primary_group(), 128, 64, 5e6, posenc::Pairing::half_split, plain_inv_freq(5e6, 64));
+    CHECK(m.warnings.empty());
+    // The class-level default_theta 5e6 and head_dim 128 when absent; no factor: the whole head.
+    const auto d = posenc::hf::parse_model(R"({"model_type": "minimax_m2"})");
+    check_group(d.rope.primary_group(), 128, 128, 5e6, posenc::Pairing::half_split, plain_inv_freq(5e6, 128));
+    // partial_rotary_factor wins where the two disagree: a warning names rotary_dim.
+    const auto w = posenc::hf::parse_model(R"({"model_type": "minimax_m2", "rotary_dim": 32, "partial_rotary_factor": 0.5})");
+    CHECK(w.rope.primary_group().spec.rotary_dim() == 64);
+    CHECK(has_warning(w, "rotary_dim"));
+    // rotary_dim alone, unequal to the width transformers rotates: refused, naming it.
+    CHECK(error_of(R"({"model_type": "minimax_m2", "rotary_dim": 64})") ==
+          "rotary_dim: expected int(head_dim * partial_rotary_factor) = 128: model_type \"minimax_m2\"'s code does not "
+          "read rotary_dim and rotates 128 dims of each head; give partial_rotary_factor (rotary_dim / head_dim) to say "
+          "the width, got 64");
+    CHECK(error_of(R"({"model_type": "llama", "head_dim": 128, "rotary_dim": 64})").rfind("rotary_dim: expected", 0) == 0);
 }
 
 // ---- a model_type posenc does not know ----

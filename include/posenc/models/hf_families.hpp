@@ -270,6 +270,10 @@ inline constexpr FamilyRules known_families[] = {
      trait::mla_rope_suffix | trait::partial_rotary | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::llama_4_scaling_beta, "",
      R"({"type": "yarn", "rope_theta": 10000.0, "factor": 128.0, "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings", 0, 64, 64},
+    // MiniMax-M2: GLM-4-MoE-style rotate_half on the first int(head_dim * partial_rotary_factor) dims; its
+    // configuration class declares neither the factor nor rotary_dim (a config's partial_rotary_factor
+    // reaches the dict, rotary_dim is not read); class-level default_theta 5e6
+    {"minimax_m2", Pairing::half_split, "minimax_m2/modeling_minimax_m2.py", 5000000.0, {}, 128, 196608, "minimax_m2/configuration_minimax_m2.py", LayerRule::uniform, 0, trait::partial_rotary},
     // ---- interleaved pairs (2i, 2i + 1)
     // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
     // the output's slice rotated back; groups "main" and "compress"
@@ -351,11 +355,6 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: MiniMax rotates only its full-attention layers (lightning attention layers have none), and its "
      "rotary width is not settled by the config",
      "minimax/modular_minimax.py"},
-    {"minimax_m2", RefuseWhen::always, "rotary_dim",
-     "is not read: MiniMax-M2 rotates part of each head with GLM-4-MoE's rotary embedding (width head_dim * "
-     "partial_rotary_factor), its configuration class declares neither rotary_dim nor partial_rotary_factor, and how a "
-     "config's rotary_dim reaches that width could not be settled from transformers' code",
-     "minimax_m2/modular_minimax_m2.py"},
     // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
     // posenc does not follow.
     {"bailing_moe", RefuseWhen::always, "model_type",

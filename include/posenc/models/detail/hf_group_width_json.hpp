@@ -218,6 +218,31 @@ protected:
 
     }
 
+    /// A top-level rotary_dim outside GPT-J / CodeGen: transformers does not read it (the width is
+    /// int(head_dim * partial_rotary_factor)). Where it disagrees with that width, a config that gives
+    /// a partial_rotary_factor keeps it (with a warning: MiniMax-M2 ships both); one that gives none is
+    /// refused, since the checkpoint's own code may rotate rotary_dim dims where transformers rotates more.
+    void check_unread_rotary_dim()
+    {
+        const json* v = member(config, "rotary_dim");
+        if (!v) return;
+        const int given = positive_int(*v, "rotary_dim");
+        if (given == out.rotary_dim) return;
+        const bool explicit_factor = member(config, "partial_rotary_factor") || member(config, "rotary_pct") ||
+                                     (scaling && member(*scaling, "partial_rotary_factor"));
+        if (explicit_factor) {
+            out.warnings.push_back({"rotary_dim", "transformers does not read it for model_type \"" + out.model_type +
+                                                      "\": " + prf_key + " gives rotary_dim " + std::to_string(out.rotary_dim) +
+                                                      ", not " + std::to_string(given) + "; ignored"});
+            return;
+        }
+        fail("rotary_dim", "expected int(head_dim * partial_rotary_factor) = " + std::to_string(out.rotary_dim) +
+                               ": model_type \"" + out.model_type + "\"'s code does not read rotary_dim and rotates " +
+                               std::to_string(out.rotary_dim) + " dims of each head; give partial_rotary_factor " +
+                               "(rotary_dim / head_dim) to say the width",
+             shown(*v));
+    }
+
     /// rotary_dim = int(head_dim * partial_rotary_factor); GPT-J / CodeGen: rotary_dim (class default 64).
     void read_rotary_dim()
     {
@@ -233,6 +258,7 @@ protected:
         } else {
             out.rotary_dim = static_cast<int>(static_cast<double>(out.head_dim) * prf);  // HF: int(H * prf)
             if (!prf_key.empty()) out.rotary_dim_key = prf_key;
+            check_unread_rotary_dim();
         }
         if (out.rotary_dim <= 0 || out.rotary_dim % 2 != 0 || out.rotary_dim > out.head_dim)
             fail(out.rotary_dim_key,
