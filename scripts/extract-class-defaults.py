@@ -90,7 +90,7 @@ def sizes(classes, name):
 def known_model_types(header):
     text = header.read_text(encoding="utf-8")
     table = text[text.index("known_families[] = {"):text.index("};", text.index("known_families[] = {"))]
-    return re.findall(r'^\s*\{"([a-z0-9_]+)", Pairing::', table, flags=re.M)
+    return re.findall(r'^\s*(?:FamilyRules)?\{"([a-z0-9_]+)", Pairing::', table, flags=re.M)
 
 
 def main():

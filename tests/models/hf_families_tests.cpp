@@ -570,7 +570,7 @@ TEST_CASE("[ministral3/modular_ministral3.py, ministral3/configuration_ministral
     CHECK(g.attention_factor == 1.0);
 }
 
-TEST_CASE("[qwen2_5_omni/configuration_qwen2_5_omni.py, qwen2_5_omni/modeling_qwen2_5_omni.py] thinker and talker on their own; the wrapper refused")
+TEST_CASE("[qwen2_5_omni/configuration_qwen2_5_omni.py, qwen2_5_omni/modeling_qwen2_5_omni.py] thinker and talker on their own; the wrapper reads as its thinker")
 {
     // Both language models use apply_multimodal_rotary_pos_emb: rotate_half, mrope_section over the
     // pairs. Thinker text config (qwen2_5_omni_text, nested in qwen2_5_omni_thinker): rope_theta 1e6,
@@ -601,12 +601,83 @@ TEST_CASE("[qwen2_5_omni/configuration_qwen2_5_omni.py, qwen2_5_omni/modeling_qw
                        "num_hidden_layers": 2})") ==
           "rope_scaling.mrope_section: expected a list of pairs per position axis: model_type \"qwen2_5_omni_talker\"'s "
           "attention reads mrope_section on every forward pass and its configuration class has no default, got nothing");
-    // The wrapper holds both (and Qwen3-Omni more): refused, naming thinker_config.
-    CHECK(error_of(R"({"model_type": "qwen2_5_omni", "thinker_config": {"model_type": "qwen2_5_omni_thinker"},
-                       "talker_config": {"model_type": "qwen2_5_omni_talker"}})")
-              .rfind("thinker_config: is not representable as one model: Qwen2.5-Omni holds two language models", 0) == 0);
-    CHECK(error_of(R"({"model_type": "qwen3_omni_moe", "thinker_config": {}, "talker_config": {}})")
-              .rfind("thinker_config: is not representable as one model: Qwen3-Omni", 0) == 0);
+    // The wrapper holds both: the thinker's language model (thinker_config.text_config) is read, with a
+    // note; key paths carry the whole prefix.
+    const auto omni = posenc::hf::parse_model(R"({"model_type": "qwen2_5_omni", "thinker_config": {
+        "model_type": "qwen2_5_omni_thinker", "text_config": {"model_type": "qwen2_5_omni_text", "hidden_size": 3584,
+        "num_attention_heads": 28, "num_hidden_layers": 2, "rope_scaling": {"type": "default", "mrope_section": [16, 24, 24]}}},
+        "talker_config": {"model_type": "qwen2_5_omni_talker"}})");
+    CHECK(omni.model_type == "qwen2_5_omni_text");
+    check_uniform_plain(omni, 2, 128, 128, 1e6, posenc::Pairing::half_split);
+    CHECK(omni.rope.multi_axis()->pair_axes() == axes);
+    CHECK(error_of(R"({"model_type": "qwen2_5_omni", "thinker_config": {"text_config": {"head_dim": 127,
+        "num_hidden_layers": 2}}})").rfind("thinker_config.text_config.head_dim: expected", 0) == 0);
+    CHECK(error_of(R"({"model_type": "qwen2_5_omni"})") ==
+          "thinker_config: expected an object (model_type \"qwen2_5_omni\" keeps its language model there), got nothing");
+}
+
+TEST_CASE("[qwen3_omni_moe/configuration_qwen3_omni_moe.py, modeling_qwen3_omni_moe.py (transformers 5.16)] the thinker's text model")
+{
+    // Qwen3OmniMoeThinkerTextRotaryEmbedding: Qwen3-VL's always-interleaved M-RoPE, default sections
+    // [24, 20, 20]; class-level default_theta 1e6. head_dim 128 here: pair k < 60 reads axis k mod 3.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "qwen3_omni_moe", "thinker_config": {"text_config": {
+        "hidden_size": 2048, "num_attention_heads": 32, "head_dim": 128, "num_hidden_layers": 2}}})");
+    CHECK(m.model_type == "qwen3_omni_moe_text");
+    check_uniform_plain(m, 2, 128, 128, 1e6, posenc::Pairing::half_split);
+    REQUIRE(m.rope.multi_axis().has_value());
+    std::vector<int> axes;
+    for (int k = 0; k < 64; ++k) axes.push_back(k < 60 ? k % 3 : 0);
+    CHECK(m.rope.multi_axis()->pair_axes() == axes);
+}
+
+TEST_CASE("[qwen3_5/configuration_qwen3_5.py, modeling_qwen3_5.py (transformers 5.16)] Qwen3.5: linear attention NoPE, 25 %, interleaved M-RoPE [11, 11, 10]")
+{
+    // Class defaults: head_dim 256, partial_rotary_factor 0.25 (rotary 64: 32 pairs = 11 + 11 + 10),
+    // layer i linear_attention unless (i + 1) % 4 == 0; apply_interleaved_mrope always; legacy layer
+    // type names remapped (remap_legacy_layer_types: "attention" is full_attention).
+    const auto m = posenc::hf::parse_model(R"({"model_type": "qwen3_5", "text_config": {"num_hidden_layers": 8,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000000}}})");
+    CHECK(m.model_type == "qwen3_5_text");
+    CHECK(m.rope.nope_layers() == std::vector<int>{0, 1, 2, 4, 5, 6});
+    check_group(m.rope.primary_group(), 256, 64, 1e7, posenc::Pairing::half_split, plain_inv_freq(1e7, 64));
+    REQUIRE(m.rope.multi_axis().has_value());
+    std::vector<int> axes;
+    // apply_interleaved_mrope: height at slice(1, 3 * 11, 3), width at slice(2, 3 * 10, 3), time elsewhere.
+    for (int k = 0; k < 32; ++k) axes.push_back(k % 3 == 1 && k < 33 ? 1 : k % 3 == 2 && k < 30 ? 2 : 0);
+    CHECK(m.rope.multi_axis()->pair_axes() == axes);
+    const auto legacy = posenc::hf::parse_model(R"({"model_type": "qwen3_5_moe_text", "num_hidden_layers": 2,
+        "layer_types": ["mamba", "attention"]})");
+    CHECK(legacy.rope.nope_layers() == std::vector<int>{0});
+    CHECK(legacy.rope.num_layers() == 2);
+}
+
+TEST_CASE("[glm_ocr/modeling_glm_ocr.py, paddleocr_vl/modeling_paddleocr_vl.py, cwm/configuration_cwm.py (transformers 5.16)] GLM-OCR, PaddleOCR-VL, CWM")
+{
+    // GLM-OCR text: class defaults hidden 1024 / 16 heads = 64, interleaved (repeat_interleave of the
+    // first half of cos / sin), M-RoPE sections [8, 12, 12] by default: pair k reads axis 0, 1, 2 by block.
+    const auto g = posenc::hf::parse_model(R"({"model_type": "glm_ocr", "text_config": {"rope_parameters": {"rope_type": "default"}}})");
+    CHECK(g.model_type == "glm_ocr_text");
+    CHECK(g.rope.num_layers() == 16);
+    check_group(g.rope.primary_group(), 64, 64, 1e4, posenc::Pairing::interleaved, plain_inv_freq(1e4, 64));
+    std::vector<int> axes;
+    for (int k = 0; k < 32; ++k) axes.push_back(k < 8 ? 0 : k < 20 ? 1 : 2);
+    CHECK(g.rope.multi_axis()->pair_axes() == axes);
+    // PaddleOCR-VL: flat hub layout, rotate_half with Qwen2-VL sections; base 5e5 and head_dim 128 by default;
+    // mrope_section has no default (apply_multimodal_rotary_pos_emb indexes it).
+    const auto p = posenc::hf::parse_model(R"({"model_type": "paddleocr_vl", "hidden_size": 1024, "num_attention_heads": 16,
+        "num_hidden_layers": 18, "rope_scaling": {"rope_type": "default", "mrope_section": [16, 24, 24]}})");
+    check_group(p.rope.primary_group(), 128, 128, 5e5, posenc::Pairing::half_split, plain_inv_freq(5e5, 128));
+    CHECK(error_of(R"({"model_type": "paddleocr_vl", "num_hidden_layers": 2})").rfind("rope_scaling.mrope_section: expected", 0) == 0);
+    // CWM: no RoPE dict = llama3 x16 at base 1e6, L0 8192, low / high 1 / 4; one table for every layer.
+    const auto c = posenc::hf::parse_model(R"({"model_type": "cwm", "num_hidden_layers": 4})");
+    REQUIRE(c.rope.num_groups() == 1);
+    CHECK(c.rope.nope_layers().empty());
+    const posenc::RopeGroup& cg = c.rope.primary_group();
+    REQUIRE(std::holds_alternative<posenc::Llama3Scaling>(cg.scaling));
+    CHECK(cg.spec.base() == 1e6);
+    CHECK(cg.spec.head_dim() == 128);
+    // Llama 3's rule at pair 63: wavelength 2 pi / 1e6^(-126/128) > L0 / low_freq_factor = 8192: divided by 16.
+    CHECK(relative(cg.table(posenc::Precision::exact).inv_freq(63), std::pow(1e6, -126.0 / 128.0) / 16.0) <= 1e-12);
 }
 
 TEST_CASE("[glm4v_moe/modular_glm4v_moe.py, glm4v_moe/configuration_glm4v_moe.py] half_split M-RoPE sections in the rotary half")

@@ -127,6 +127,10 @@ inline constexpr unsigned window_required = 1u << 23;
 /// An empty no_rope_layers list counts as absent (Llama 4's `if self.no_rope_layers`; SmolLM3 only
 /// treats None so).
 inline constexpr unsigned empty_no_rope_layers_absent = 1u << 24;
+/// The configuration class renames the legacy layer types in layer_types (configuration_utils.py
+/// remap_legacy_layer_types): "mamba" and "conv" read as linear_attention, "attention" as
+/// full_attention (Qwen3-Next, Qwen3.5).
+inline constexpr unsigned legacy_layer_type_names = 1u << 25;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -166,6 +170,18 @@ struct FamilyRules {
     /// unscaled; the full_attention layers take rope_theta and the scaling) and its class default.
     std::string_view local_base_key = "";
     double local_base = 0.0;
+    /// The M-RoPE sections the family's rotary embedding uses when the RoPE dict has none (JSON list;
+    /// "" when it has no default): Qwen3-VL [24, 20, 20], ERNIE-4.5-VL [22, 22, 20], Qwen3.5 [11, 11, 10].
+    std::string_view default_mrope_section = "";
+
+    /// This row with default_mrope_section set (rows list their positional fields up to the last one
+    /// they need; later fields are set by name this way).
+    constexpr FamilyRules with_default_mrope_section(std::string_view sections) const noexcept
+    {
+        FamilyRules r = *this;
+        r.default_mrope_section = sections;
+        return r;
+    }
 
     constexpr bool has(unsigned t) const noexcept { return (traits & t) != 0; }
 };
@@ -180,7 +196,13 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen2_moe", Pairing::half_split, "qwen2_moe/modeling_qwen2_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"qwen3", Pairing::half_split, "qwen3/modeling_qwen3.py", {}, {}, 128, 0, "qwen3/configuration_qwen3.py", LayerRule::uniform, 0, 0},
     {"qwen3_moe", Pairing::half_split, "qwen3_moe/modeling_qwen3_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
-    {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::linear_attention_nope, 4, trait::partial_rotary},
+    {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::linear_attention_nope, 4, trait::partial_rotary | trait::legacy_layer_type_names},
+    // Qwen3.5 (text models of qwen3_5 / qwen3_5_moe): Qwen3-Next's layers and 25 % rotary part with
+    // Qwen3-VL's always-interleaved M-RoPE, default sections [11, 11, 10]
+    FamilyRules{"qwen3_5_text", Pairing::half_split, "qwen3_5/modeling_qwen3_5.py", {}, 0.25, 256, 32768, "qwen3_5/configuration_qwen3_5.py", LayerRule::linear_attention_nope, 4,
+     trait::partial_rotary | trait::legacy_layer_type_names | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
+    FamilyRules{"qwen3_5_moe_text", Pairing::half_split, "qwen3_5_moe/modeling_qwen3_5_moe.py", {}, 0.25, 256, 32768, "qwen3_5_moe/configuration_qwen3_5_moe.py", LayerRule::linear_attention_nope, 4,
+     trait::partial_rotary | trait::legacy_layer_type_names | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
     {"phi", Pairing::half_split, "phi/modeling_phi.py", {}, 0.5, 0, 2048, "phi/configuration_phi.py", LayerRule::uniform, 0, trait::partial_rotary},
     // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
     // class-default top-level original_max_position_embeddings 4096 wins over the dict's
@@ -213,8 +235,19 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen2_vl_text", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen2_5_vl", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
     {"qwen2_5_vl_text", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis},
-    {"qwen3_vl_text", Pairing::half_split, "qwen3_vl/modeling_qwen3_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis | trait::always_interleaved_mrope},
-    {"qwen3_vl_moe_text", Pairing::half_split, "qwen3_vl_moe/modeling_qwen3_vl_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis | trait::always_interleaved_mrope},
+    FamilyRules{"qwen3_vl_text", Pairing::half_split, "qwen3_vl/modeling_qwen3_vl.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis | trait::always_interleaved_mrope}
+        .with_default_mrope_section("[24, 20, 20]"),
+    FamilyRules{"qwen3_vl_moe_text", Pairing::half_split, "qwen3_vl_moe/modeling_qwen3_vl_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::multi_axis | trait::always_interleaved_mrope}
+        .with_default_mrope_section("[24, 20, 20]"),
+    // Qwen3-Omni's thinker text model (nested in thinker_config.text_config): Qwen3-VL-MoE's text rotary
+    // embedding, class-level default_theta 1e6
+    FamilyRules{"qwen3_omni_moe_text", Pairing::half_split, "qwen3_omni_moe/modeling_qwen3_omni_moe.py", 1000000.0, {}, 0, 32768, "qwen3_omni_moe/configuration_qwen3_omni_moe.py", LayerRule::uniform, 0,
+                trait::multi_axis | trait::always_interleaved_mrope}
+        .with_default_mrope_section("[24, 20, 20]"),
+    // PaddleOCR-VL's language model: Qwen2-VL's M-RoPE sections with rotate_half, read from
+    // rope_parameters["mrope_section"] on every forward pass (no default); hub configs are flat
+    {"paddleocr_vl", Pairing::half_split, "paddleocr_vl/modeling_paddleocr_vl.py", 500000.0, {}, 128, 131072, "paddleocr_vl/configuration_paddleocr_vl.py", LayerRule::uniform, 0, trait::multi_axis | trait::mrope_required},
+    {"paddleocr_vl_text", Pairing::half_split, "paddleocr_vl/modeling_paddleocr_vl.py", 500000.0, {}, 128, 131072, "paddleocr_vl/configuration_paddleocr_vl.py", LayerRule::uniform, 0, trait::multi_axis | trait::mrope_required},
     // Qwen2.5-Omni's language models (the wrapper qwen2_5_omni holds both and is refused below):
     // the thinker's text model and the talker, M-RoPE sections with rotate_half. The thinker's
     // configuration class fills a missing dict with sections [16, 24, 24]; the talker has no
@@ -258,6 +291,10 @@ inline constexpr FamilyRules known_families[] = {
     {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::mamba_nope, 0, trait::forced_partial_rotary_factor | trait::partial_rotary},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", 12000000.0, {}, 0, 65536, "apertus/configuration_apertus.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
+    // CWM: Llama's rotate_half over the whole head, one table for every layer (layer types set only
+    // the sliding window); no RoPE dict = llama3 x16 at 1e6
+    {"cwm", Pairing::half_split, "cwm/modeling_cwm.py", 1000000.0, {}, 128, 131072, "cwm/configuration_cwm.py", LayerRule::uniform, 0, 0, "",
+     R"({"rope_type": "llama3", "rope_theta": 1000000.0, "factor": 16.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0, "original_max_position_embeddings": 8192})"},
     {"flex_olmo", Pairing::half_split, "flex_olmo/modular_flex_olmo.py", 500000.0, {}, 0, 4096, "flex_olmo/configuration_flex_olmo.py", LayerRule::uniform, 0, 0},
     // Ministral 3: Mistral's rotate_half; no RoPE dict = YaRN x16 with Llama 4's query scale
     // (llama_4_scaling_beta: trait::llama_4_scaling_beta)
@@ -296,8 +333,13 @@ inline constexpr FamilyRules known_families[] = {
     {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", 500000.0, {}, 128, 0, "ernie4_5/configuration_ernie4_5.py", LayerRule::uniform, 0, 0},
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", 500000.0, {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", LayerRule::uniform, 0, 0},
     // ERNIE-4.5-VL: ERNIE 4.5's interleaved pairs with its 3-D RoPE
-    {"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", 500000.0, {}, 0, 131072, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", LayerRule::uniform, 0, trait::multi_axis | trait::height_width_alternating_mrope},
+    FamilyRules{"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", 500000.0, {}, 0, 131072, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", LayerRule::uniform, 0, trait::multi_axis | trait::height_width_alternating_mrope}
+        .with_default_mrope_section("[22, 22, 20]"),
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
+    // GLM-OCR's text model: GLM-4.1V's interleaved pairs (apply_rotary_pos_emb repeat_interleave) in the
+    // rotary part, M-RoPE sections, default [8, 12, 12]
+    FamilyRules{"glm_ocr_text", Pairing::interleaved, "glm_ocr/modeling_glm_ocr.py", {}, {}, 0, 131072, "glm_ocr/configuration_glm_ocr.py", LayerRule::uniform, 0, trait::multi_axis | trait::partial_rotary}
+        .with_default_mrope_section("[8, 12, 12]"),
     {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden | trait::partial_rotary},
     {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, trait::llama4_temperature_tuning | trait::empty_no_rope_layers_absent},
 };
@@ -369,15 +411,6 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not defined in transformers (Ling's vision-language models run their checkpoint's own remote code, whose "
      "multimodal RoPE posenc has not been checked against)",
      "(no transformers file)"},
-    {"qwen2_5_omni", RefuseWhen::always, "thinker_config",
-     "is not representable as one model: Qwen2.5-Omni holds two language models with their own layers and M-RoPE, the "
-     "thinker (thinker_config.text_config, model_type qwen2_5_omni_text) and the talker (talker_config, model_type "
-     "qwen2_5_omni_talker); read one of them on its own (the thinker_config or talker_config object)",
-     "qwen2_5_omni/configuration_qwen2_5_omni.py"},
-    {"qwen3_omni_moe", RefuseWhen::always, "thinker_config",
-     "is not representable as one model: Qwen3-Omni holds several transformers with their own layers and RoPE (the "
-     "thinker in thinker_config, the talker and its code predictor in talker_config, the code2wav decoder)",
-     "qwen3_omni_moe/configuration_qwen3_omni_moe.py"},
 };
 
 /// The refusal of `model_type`, or nullptr.
@@ -437,6 +470,12 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "gemma4") return "gemma4_text";
     if (outer == "hunyuan_vl") return "hunyuan_vl_text";
     if (outer == "ernie4_5_vl_moe") return "ernie4_5_vl_moe_text";
+    if (outer == "qwen3_5") return "qwen3_5_text";
+    if (outer == "qwen3_5_moe") return "qwen3_5_moe_text";
+    if (outer == "glm_ocr") return "glm_ocr_text";
+    if (outer == "paddleocr_vl") return "paddleocr_vl_text";
+    if (outer == "qwen3_omni_moe_thinker" || outer == "qwen3_omni_moe") return "qwen3_omni_moe_text";
+    if (outer == "qwen2_5_omni") return "qwen2_5_omni_text";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
 }

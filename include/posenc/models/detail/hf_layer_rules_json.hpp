@@ -83,6 +83,9 @@ protected:
         }
         if (const json* v = member(*text, "layer_types"); v && rule != LayerRule::mamba_nope && rule != LayerRule::paired_sublayers) {
             types = layer_type_list(*v, pre + "layer_types");
+            if (family && family->has(trait::legacy_layer_type_names))
+                for (std::string& t : types)  // configuration_utils.py remap_legacy_layer_types
+                    t = t == "mamba" || t == "conv" ? "linear_attention" : t == "attention" ? "full_attention" : t;
             if (!out.num_layers) {
                 if (types.empty() || types.size() > static_cast<std::size_t>(ModelRope::max_layers))
                     fail_json(pre + "layer_types", "expected one entry per layer (1 to 1000000)", *v);

@@ -80,6 +80,10 @@ public:
             for (ConfigWarning& w : g.config.warnings) w.key = pre + w.key;
         return out;
     }
+
+    /// The language model's key path ("", "text_config.", "thinker_config.text_config."), once
+    /// read() has read the identity (also when it threw after that).
+    const std::string& key_prefix() const noexcept { return out.key_prefix; }
 };
 
 /// The JSON stage of hf::read_model (hf_config.hpp): resolves a parsed config.json object into
@@ -88,19 +92,20 @@ public:
 /// Face or posenc accepts, and keys posenc cannot represent.
 inline HfModelConfig resolve_model(const nlohmann::json& config, const ReadOptions& options)
 {
-    // Nested configs report key paths under text_config.
-    const bool nested = config.is_object() && member(config, "text_config") != nullptr;
+    // Nested configs report key paths under the language model's path (text_config., ...).
+    ModelReader reader(config, options);
     try {
-        return ModelReader(config, options).read();
+        return reader.read();
     } catch (const nlohmann::json::exception& e) {
         fail("config", "expected JSON values nlohmann_json can read (" + ellipsized(e.what(), 160) + ")",
              "an unreadable value");
     } catch (const posenc::error& e) {
         const std::string field = e.field();
-        if (!nested || field.rfind("text_config", 0) == 0 || field == "config" || field == "model_type" ||
-            field == "_name_or_path")
+        const std::string& prefix = reader.key_prefix();
+        if (prefix.empty() || field.rfind("text_config", 0) == 0 || field.rfind("thinker_config", 0) == 0 ||
+            field == "config" || field == "model_type" || field == "_name_or_path")
             throw;
-        const std::string path = "text_config." + field;
+        const std::string path = prefix + field;
         throw posenc::error(path, e.value(), e.rule(), path + ": " + e.rule() + ", got " + e.value());
     }
 }

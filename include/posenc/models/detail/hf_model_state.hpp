@@ -87,7 +87,18 @@ protected:
         return base;
     }
 
-    /// model_type, _name_or_path, the language model's object (text_config when nested), the family row.
+    /// The thinker_config object of a Qwen2.5-Omni / Qwen3-Omni wrapper, else nullptr.
+    static const json* thinker_config_of(const json& root, const std::string& outer_type)
+    {
+        if (outer_type != "qwen2_5_omni" && outer_type != "qwen3_omni_moe") return nullptr;
+        const json* v = member(root, "thinker_config");
+        if (!v) fail("thinker_config", "expected an object (model_type \"" + outer_type + "\" keeps its language model there)", "nothing");
+        if (!v->is_object()) fail_json("thinker_config", "expected an object", *v);
+        return v;
+    }
+
+    /// model_type, _name_or_path, the language model's object (text_config when nested; a thinker's
+    /// text_config under thinker_config), the family row.
     void read_identity()
     {
         std::string outer_type;
@@ -101,10 +112,19 @@ protected:
         }
 
         text = &root;
-        if (const json* v = member(root, "text_config")) {
-            if (!v->is_object()) fail_json("text_config", "expected an object or null", *v);
+        if (const json* thinker = thinker_config_of(root, outer_type)) {
+            // Qwen2.5-Omni / Qwen3-Omni: the thinker's language model is the model read (the talker, its
+            // code predictor and the audio decoder are transformers of their own, read on their own).
+            text = thinker;
+            out.key_prefix = "thinker_config.";
+            out.notes.push_back("model_type " + ellipsized('"' + outer_type + '"') +
+                                " holds several language models: this is the thinker's (thinker_config); read "
+                                "talker_config on its own for the talker");
+        }
+        if (const json* v = member(*text, "text_config")) {
+            if (!v->is_object()) fail_json(out.key_prefix + "text_config", "expected an object", *v);
             text = v;
-            out.key_prefix = "text_config.";
+            out.key_prefix += "text_config.";
         }
         pre = out.key_prefix;
         out.model_type = text == &root ? outer_type : std::string(text_model_type_of(outer_type));

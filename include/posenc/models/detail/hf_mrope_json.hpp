@@ -30,27 +30,22 @@ protected:
     void read_mrope()
     {
         HfRopeConfig& primary = out.primary_group().config;
-        if (family && family->has(trait::height_width_alternating_mrope) && primary.mrope_section.empty()) {
-            // ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py: rope_parameters.get("mrope_section", [22, 22, 20]).
-            primary.mrope_section = {22, 22, 20};
-            out.notes.push_back((primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key) +
-                                ".mrope_section absent: " + out.model_type + "'s default [22, 22, 20]");
+        const std::string dict = primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key;
+        if (family && !family->default_mrope_section.empty() && primary.mrope_section.empty()) {
+            // The rotary embedding's rope_parameters.get("mrope_section", <default>) (qwen3_vl, ernie4_5_vl_moe,
+            // qwen3_5, glm_ocr modeling files).
+            primary.mrope_section = json::parse(family->default_mrope_section.begin(), family->default_mrope_section.end())
+                                        .get<std::vector<int>>();
+            out.notes.push_back(dict + ".mrope_section absent: " + out.model_type + "'s default " +
+                                std::string(family->default_mrope_section));
         }
-        if (family && family->has(trait::always_interleaved_mrope)) {
-            // qwen3_vl/modeling_qwen3_vl.py: the text rotary embedding reads mrope_section with the default
-            // [24, 20, 20] and always applies apply_interleaved_mrope (mrope_interleaved is not read).
-            const std::string dict = primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key;
-            if (primary.mrope_section.empty()) {
-                primary.mrope_section = {24, 20, 20};
-                out.notes.push_back(dict + ".mrope_section absent: " + out.model_type + "'s default [24, 20, 20]");
-            }
-            if (!primary.mrope_interleaved) {
-                // an explicit false in the dict the group was read from is not what the code does
-                if (primary.mrope_interleaved_given)
-                    out.warnings.push_back({pre + dict + ".mrope_interleaved",
-                                            "model_type " + type_shown + "'s code always interleaves the M-RoPE axes; ignored"});
-                primary.mrope_interleaved = true;
-            }
+        if (family && family->has(trait::always_interleaved_mrope) && !primary.mrope_interleaved) {
+            // qwen3_vl/modeling_qwen3_vl.py: the text rotary embedding always applies apply_interleaved_mrope
+            // (mrope_interleaved is not read); an explicit false in the group's dict is not what the code does.
+            if (primary.mrope_interleaved_given)
+                out.warnings.push_back({pre + dict + ".mrope_interleaved",
+                                        "model_type " + type_shown + "'s code always interleaves the M-RoPE axes; ignored"});
+            primary.mrope_interleaved = true;
         }
         if (!primary.mrope_section.empty()) {
             if (family && !family->has(trait::multi_axis))
