@@ -593,6 +593,10 @@ def nope_layers(model_type, config):
         if base == "olmo_hybrid":  # noqa: SIM102
             # the model passes position embeddings to full_attention layers only
             add((i for i, t in enumerate(layer_types) if t != "full_attention"), "RoPE on full_attention layers only")
+    cross = safe_get(config, "cross_attention_layers")
+    if base.startswith("mllama") and isinstance(cross, (list, tuple)):
+        # mllama: the cross-attention layers (MllamaTextCrossAttention) apply no RoPE
+        add(cross, "cross_attention_layers have no RoPE")
     blocks = safe_get(config, "layers_block_type")
     if base == "recurrent_gemma" and isinstance(blocks, (list, tuple)):
         # only the "attention" blocks attend (and rotate); "recurrent" blocks are RG-LRU
