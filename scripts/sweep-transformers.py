@@ -1,0 +1,780 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Maintainers' sweep: posenc's expected RoPE facts, computed by transformers' own code.
+
+Usage (Debian's Python and Debian's torch; the script is not run by CI, its output is committed):
+
+    /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC [--out tests/data/transformers_sweep.json]
+                                                   [--commit SHORT_SHA] [--only MODEL_TYPE,...]
+
+TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
+`transformers` package). For each model folder whose modeling code applies RoPE (a rotary
+embedding class, `ROPE_INIT_FUNCTIONS`, `apply_rotary_pos_emb` or `rotate_half`), the script
+instantiates every configuration class of the folder that transformers registers under a
+`model_type` with its class defaults, finds the language model's config inside it (the config
+itself, or a nested one: `text_config`, `thinker_config.text_config`, ...), constructs the
+family's text rotary embedding module from it and runs it, and writes down what came out:
+
+  - `config`: the config dict posenc is given (the class's `to_dict()`, less the generic keys no
+    RoPE reader looks at, and less the nested configs off the path to the language model);
+  - per group (one per layer type where the module builds one table per layer type, else one
+    named `default`): `inv_freq` (the module's buffer, float32 values written as Python floats,
+    which hold them exactly), `attention_scaling`, `rotary_dim` (2 x the number of frequencies,
+    zero frequencies included), and cos/sin from the module's forward at the positions listed
+    (1, 4095, and one past the original length; 3 or 4 rows of position ids for M-RoPE), stored
+    as base64 of little-endian float32 with the shape the module returned;
+  - `layer_types`, `no_rope_layers` and `nope_layers`: the layers that apply no RoPE where the
+    modeling code decides so from the config (see `nope_layers` below for the rules read);
+  - families whose only rotary code is a vision or audio tower's are listed with `kind: vision`.
+
+Families whose code could not be run are listed with the error, so the data says what it misses.
+The output holds facts only (numbers and config values); no transformers code is copied.
+
+The environment: transformers 5.x imports packages Debian 12 does not ship (huggingface_hub,
+tokenizers, safetensors, httpx) and wants torch >= 2.5 where Debian 12 has 1.13. Nothing of that
+is on the rotary path, so the script stands in for it before importing transformers:
+  1. a missing top-level package (huggingface_hub, tokenizers, safetensors, httpx) is a permissive
+     module: any attribute is a placeholder class (callable, raisable, falsy);
+     `huggingface_hub.dataclasses.strict` is the identity (transformers' own `__init_subclass__`
+     makes each config class a keyword-only dataclass; the class validators are not run) and
+     `as_validated_field` returns a plain `dataclasses.field` with the default;
+  2. `transformers.dependency_versions_check` is replaced by an empty module (Debian's regex,
+     tqdm and friends are older than transformers pins) and `is_torch_available()` is patched to
+     True (it refuses torch < 2.5); `is_torch_greater_or_equal` still sees 1.13, so transformers
+     takes its paths for older torch;
+  3. torch 1.13 gaps used at import time get stand-ins: missing `torch.*` submodules (the
+     distributed tensor API) are permissive modules, `torch.compiler`/`torch._dynamo` decorators
+     are pass-throughs, `torch.library` and `torch.utils._pytree` answer missing names with
+     placeholders, float8/uint dtypes are aliases of existing dtypes (only quantization code reads
+     them), `torch.no_grad` is usable as a bare decorator, `torch.is_autocast_enabled` takes the
+     device type (and answers for the CPU's default, off here), and `torch.nn.Buffer` registers a buffer
+     as torch 2.5 does (the rotary modules store inv_freq with it);
+  4. typing_extensions.get_original_bases (4.7) is added where Debian's 4.4 lacks it.
+Install what Debian has: `apt-get install -y python3-torch python3-packaging python3-regex
+python3-tqdm python3-filelock python3-yaml python3-requests`.
+"""
+
+import argparse
+import base64
+import dataclasses
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import inspect
+import json
+import math
+import os
+import re
+import struct
+import sys
+import traceback
+import types
+import warnings
+
+# ----------------------------------------------------------------------------------------------
+# 1. Stand-ins for what Debian 12 lacks (see the docstring).
+
+STOOD_IN = set()
+
+
+class _Anything(Exception):
+    """A placeholder: a class that can be called, raised, caught, and is falsy."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return _Anything()
+
+    def __getattr__(self, name):
+        return _Anything()
+
+    def __bool__(self):
+        return False
+
+    def __iter__(self):
+        return iter(())
+
+
+def _passthrough(fn=None, *args, **kwargs):
+    return fn if callable(fn) else (lambda f: f)
+
+
+class _PermissiveModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self.__name__.endswith(".constants"):
+            return "/nonexistent/sweep-hf" if any(w in name for w in ("HOME", "CACHE", "PATH", "DIR")) else None
+        if name in ("constants", "utils", "errors", "dataclasses", "file_download", "torch", "hf_api"):
+            return importlib.import_module(self.__name__ + "." + name)
+        placeholder = type(name, (_Anything,), {})
+        setattr(self, name, placeholder)
+        STOOD_IN.add(self.__name__ + "." + name)
+        return placeholder
+
+
+def _strict(cls=None, *, accept_kwargs=False):
+    return (lambda c: c) if cls is None else cls
+
+
+def _as_validated_field(validator):
+    def make(default=dataclasses.MISSING, default_factory=dataclasses.MISSING, init=True, repr=True, hash=None,
+             compare=True, metadata=None, **kwargs):
+        return dataclasses.field(default=default, default_factory=default_factory, init=init, repr=repr,
+                                 hash=hash, compare=compare, metadata=metadata)
+    return make
+
+
+MISSING_PACKAGES = {n for n in ("huggingface_hub", "tokenizers", "safetensors", "httpx")
+                    if importlib.util.find_spec(n) is None}
+
+
+class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path, target=None):
+        top = fullname.split(".")[0]
+        if top in MISSING_PACKAGES or (
+                fullname.startswith("torch.") and not fullname.startswith("torch._C")
+                and importlib.machinery.PathFinder.find_spec(fullname, path) is None):
+            STOOD_IN.add(fullname)
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _PermissiveModule(spec.name)
+        module.__path__ = []
+        module.__version__ = "0.0.0+sweep-stand-in"
+        return module
+
+    def exec_module(self, module):
+        if module.__name__ == "huggingface_hub.dataclasses":
+            module.strict = _strict
+            module.as_validated_field = _as_validated_field
+            module.validate_typed_dict = lambda *a, **k: None
+
+
+class _PatchImportUtils(importlib.abc.MetaPathFinder):
+    """transformers.utils.import_utils, with is_torch_available() True on torch 1.13."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "transformers.utils.import_utils":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        original = spec.loader.exec_module
+
+        def exec_module(module):
+            original(module)
+            module.is_torch_available = lambda: True
+            module.BACKENDS_MAPPING["torch"] = (module.is_torch_available, module.BACKENDS_MAPPING["torch"][1])
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def _lenient(module):
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        STOOD_IN.add(module.__name__ + "." + name)
+        return type(name, (_Anything,), {})
+    module.__getattr__ = __getattr__
+
+
+def prepare_environment(src):
+    sys.path.insert(0, src)
+    sys.meta_path.insert(0, _StandInFinder())
+    sys.meta_path.insert(0, _PatchImportUtils())
+
+    import typing_extensions
+    if not hasattr(typing_extensions, "get_original_bases"):
+        typing_extensions.get_original_bases = lambda cls: cls.__dict__.get("__orig_bases__", cls.__bases__)
+
+    import torch
+    for name, alias in (("float8_e4m3fn", torch.float16), ("float8_e5m2", torch.float16),
+                        ("float8_e4m3fnuz", torch.float16), ("float8_e5m2fnuz", torch.float16),
+                        ("float8_e8m0fnu", torch.float16), ("float4_e2m1fn_x2", torch.float16),
+                        ("uint16", torch.int16), ("uint32", torch.int32), ("uint64", torch.int64)):
+        if not hasattr(torch, name):
+            setattr(torch, name, alias)
+            STOOD_IN.add("torch." + name)
+
+    original_no_grad = torch.no_grad
+
+    class no_grad(original_no_grad):  # usable bare, as in torch >= 2.0
+        def __new__(cls, func=None):
+            if func is not None and callable(func):
+                return original_no_grad()(func)
+            return super().__new__(cls)
+
+        def __init__(self, func=None):
+            super().__init__()
+
+    torch.no_grad = no_grad
+
+    original_autocast_enabled = torch.is_autocast_enabled
+    torch.is_autocast_enabled = lambda device_type=None: original_autocast_enabled()
+
+    import torch.utils._pytree as pytree
+    _lenient(pytree)
+    import torch.library
+    _lenient(torch.library)
+
+    if not hasattr(torch, "compiler"):
+        compiler = types.ModuleType("torch.compiler")
+        compiler.is_compiling = lambda: False
+        compiler.is_dynamo_compiling = lambda: False
+        compiler.disable = _passthrough
+        compiler.allow_in_graph = _passthrough
+        compiler.assume_constant_result = _passthrough
+        torch.compiler = compiler
+        sys.modules["torch.compiler"] = compiler
+        STOOD_IN.add("torch.compiler")
+    if not hasattr(torch, "_dynamo"):
+        dynamo = types.ModuleType("torch._dynamo")
+        for name in ("assume_constant_result", "disable", "allow_in_graph", "mark_static_address", "mark_dynamic"):
+            setattr(dynamo, name, _passthrough)
+        dynamo.is_compiling = lambda: False
+        _lenient(dynamo)
+        torch._dynamo = dynamo
+        sys.modules["torch._dynamo"] = dynamo
+        STOOD_IN.add("torch._dynamo")
+
+    if not hasattr(torch.nn, "Buffer"):
+        def Buffer(data=None, *, persistent=True):
+            tensor = data if data is not None else torch.empty(0)
+            tensor._sweep_buffer_persistent = persistent
+            return tensor
+
+        torch.nn.Buffer = Buffer
+        original_setattr = torch.nn.Module.__setattr__
+
+        def module_setattr(self, name, value):
+            if isinstance(value, torch.Tensor) and hasattr(value, "_sweep_buffer_persistent"):
+                persistent = value._sweep_buffer_persistent
+                del value._sweep_buffer_persistent
+                self.__dict__.pop(name, None)
+                self.register_buffer(name, value, persistent=persistent)
+            else:
+                original_setattr(self, name, value)
+
+        torch.nn.Module.__setattr__ = module_setattr
+        STOOD_IN.add("torch.nn.Buffer")
+
+    deps = types.ModuleType("transformers.dependency_versions_check")
+    deps.dep_version_check = lambda *a, **k: None
+    sys.modules["transformers.dependency_versions_check"] = deps
+
+    import transformers  # noqa: F401
+    from transformers.utils import logging as hf_logging
+    hf_logging.set_verbosity_error()
+    warnings.simplefilter("ignore")
+    return torch
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. Which folders apply RoPE, and their configuration classes.
+
+ROPE_MARKERS = re.compile(r"class \w*Rotary\w*\(|ROPE_INIT_FUNCTIONS|apply_rotary_pos_emb|rotate_half")
+# Keys of PreTrainedConfig that no RoPE reader looks at (dropped from the stored config dicts).
+GENERIC_KEYS = {
+    "return_dict", "output_hidden_states", "output_attentions", "torchscript", "dtype", "torch_dtype",
+    "pruned_heads", "tie_word_embeddings", "chunk_size_feed_forward", "is_encoder_decoder", "is_decoder",
+    "cross_attention_hidden_size", "add_cross_attention", "tie_encoder_decoder", "architectures",
+    "finetuning_task", "id2label", "label2id", "tokenizer_class", "prefix", "bos_token_id", "pad_token_id",
+    "eos_token_id", "sep_token_id", "decoder_start_token_id", "task_specific_params", "problem_type",
+    "_name_or_path", "transformers_version", "output_scores", "use_cache", "initializer_range",
+    "vocab_size", "_attn_implementation_autoset", "problem_type", "base_model_tp_plan", "base_model_pp_plan",
+    "keys_to_ignore_at_inference", "attention_dropout", "hidden_dropout", "hidden_act", "_output_attentions",
+    "image_token_id", "video_token_id", "audio_token_id", "image_token_index", "video_token_index",
+    "vision_start_token_id", "vision_end_token_id", "vision_token_id", "audio_start_token_id",
+    "audio_end_token_id", "boi_token_id", "eoi_token_id", "boa_token_id", "eoa_token_id",
+}
+TEXT_CONFIG_NAMES = ("text_config", "thinker_config", "language_config", "llm_config", "text_model_config",
+                     "decoder_config", "decoder", "generator", "talker_config")
+NOT_TEXT = re.compile(r"Vision|Audio|Visual|Encoder|DiT|Code2Wav|Token2Wav|3D|ViT")
+
+
+def rope_folders(models_dir):
+    found = []
+    for folder in sorted(os.listdir(models_dir)):
+        path = os.path.join(models_dir, folder)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            if name.startswith("modeling_") and name.endswith(".py"):
+                with open(os.path.join(path, name), encoding="utf-8") as f:
+                    if ROPE_MARKERS.search(f.read()):
+                        found.append(folder)
+                        break
+    return found
+
+
+def nested_configs(config, base_class, path="", depth=0):
+    """(path, config) for config and every PreTrainedConfig held in its attributes, breadth first."""
+    out = [(path, config)]
+    if depth > 3:
+        return out
+    for key, value in list(vars(config).items()):
+        if isinstance(value, base_class):
+            out.extend(nested_configs(value, base_class, f"{path}.{key}" if path else key, depth + 1))
+    return out
+
+
+def safe_get(config, name, default=None):
+    try:
+        return getattr(config, name, default)
+    except Exception:  # noqa: BLE001 - per-layer attributes refuse global access
+        return default
+
+
+def language_config(config, base_class):
+    """(path, config) of the language model's config inside `config`: the config itself, or the
+    one a wrapper nests under a text-model name (text_config, thinker_config.text_config, ...).
+    A config that nests none and has no vocabulary (a vision or audio tower) gives (None, None)."""
+    for name in TEXT_CONFIG_NAMES:
+        inner = vars(config).get(name)
+        if isinstance(inner, base_class):
+            sub_path, sub = language_config(inner, base_class)
+            if sub is not None:
+                return (f"{name}.{sub_path}" if sub_path else name), sub
+    if "vocab_size" in vars(config) and safe_get(config, "num_attention_heads") is not None:
+        return "", config
+    return None, None
+
+
+def plain(value):
+    """A JSON-able copy of a config value."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # JSON has no inf/nan (only mamba keys such as time_step_limit hold them)
+    if isinstance(value, float) or isinstance(value, (int, str, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+def stored_dict(config, keep_path, base_class):
+    """config.to_dict() without generic keys and without nested configs off keep_path."""
+    full = config.to_dict()
+    first = keep_path.split(".")[0] if keep_path else None
+    rest = ".".join(keep_path.split(".")[1:]) if keep_path else ""
+    out = {}
+    for key, value in full.items():
+        if key in GENERIC_KEYS:
+            continue
+        attr = vars(config).get(key)
+        if isinstance(attr, base_class) or (isinstance(value, dict) and "model_type" in value):
+            if key != first:
+                continue
+            value = stored_dict(attr, rest, base_class) if isinstance(attr, base_class) else value
+        out[key] = plain(value)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. Running the rotary module.
+
+TABLES = {}  # the float32 arrays, stored once: name -> base64 of little-endian float32
+
+
+def f32_b64(tensor):
+    """The name of `tensor`'s float32 values in TABLES (f + the first 12 hex digits of their SHA-1)."""
+    import hashlib
+    import torch
+    flat = tensor.detach().to(torch.float32).contiguous().reshape(-1).tolist()
+    text = base64.b64encode(struct.pack(f"<{len(flat)}f", *flat)).decode("ascii")
+    name = "f" + hashlib.sha1(text.encode("ascii")).hexdigest()[:12]
+    TABLES[name] = text
+    return name
+
+
+def compact(tensor):
+    """{shape, repeat, b64}: repeat "cat" stores the first half of the last axis (the row is
+    cat(h, h)), "interleave" every second value (repeat_interleave(h, 2)), "none" the row as is."""
+    import torch
+    if torch.is_complex(tensor):
+        return {"complex": True, "real": compact(tensor.real), "imag": compact(tensor.imag)}
+    t = tensor.detach().to(torch.float32)
+    n = t.shape[-1]
+    out = {"shape": list(t.shape)}
+    if n % 2 == 0 and n > 0 and torch.equal(t[..., : n // 2], t[..., n // 2:]):
+        out["repeat"], t = "cat", t[..., : n // 2]
+    elif n % 2 == 0 and n > 0 and torch.equal(t[..., 0::2], t[..., 1::2]):
+        out["repeat"], t = "interleave", t[..., 0::2]
+    else:
+        out["repeat"] = "none"
+    out["values"] = f32_b64(t)
+    return out
+
+
+def rope_dict_of(config):
+    rp = getattr(config, "rope_parameters", None)
+    return rp if isinstance(rp, dict) else {}
+
+
+def axes_of(config, group):
+    rp = rope_dict_of(config)
+    if group != "default" and isinstance(rp.get(group), dict):
+        rp = rp[group]
+    for key in ("mrope_section", "xdrope_section"):
+        section = rp.get(key) if isinstance(rp, dict) else None
+        if section is None:
+            section = getattr(config, key, None)
+        if isinstance(section, (list, tuple)) and len(section) > 1:
+            return len(section)
+    return 1
+
+
+def original_length(config, group):
+    rp = rope_dict_of(config)
+    if group != "default" and isinstance(rp.get(group), dict):
+        rp = rp[group]
+    value = rp.get("original_max_position_embeddings") if isinstance(rp, dict) else None
+    return int(value or getattr(config, "max_position_embeddings", None) or 4096)
+
+
+EXTRA_AXIS_ROWS = ([2, 17, 33], [3, 100, 1000], [4, 7, 9])
+
+
+def call_forward(rot, group, per_type, positions, rows):
+    """The module's forward at `positions` (rows of position ids: None for one row)."""
+    import torch
+    kwargs = {"layer_type": group} if per_type else {}
+    x = torch.zeros(1, len(positions), 8, dtype=torch.float32)
+    ids = torch.tensor([positions]) if rows is None else torch.tensor(rows)[:, None, :]
+    out = rot(x, ids, **kwargs)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    return ids, [o for o in outs if hasattr(o, "shape")]
+
+
+def run_forward(rot, config, group, per_type):
+    """cos/sin (whatever the forward returns) at positions 1, 4095 and one past the original
+    length; for M-RoPE once with distinct rows per axis and once with every row the text position."""
+    length = original_length(config, group)
+    positions = [1, 4095, length + 1]
+    n_axes = axes_of(config, group)
+    tries = []
+    if n_axes > 1:
+        tries.append([positions] + [r for r in EXTRA_AXIS_ROWS[: n_axes - 1]])
+    tries.append(None)
+    tries.append([positions] + [r for r in EXTRA_AXIS_ROWS[:2]])
+    last_error = None
+    for rows in tries:
+        try:
+            ids, outs = call_forward(rot, group, per_type, positions, rows)
+        except Exception as e:  # noqa: BLE001 - the next layout is tried
+            last_error = e
+            continue
+        result = {"position_ids": ids.tolist(), "outputs": [compact(o) for o in outs]}
+        if rows is not None:
+            _, text_outs = call_forward(rot, group, per_type, positions, [positions] * len(rows))
+            result["text_outputs"] = [compact(o) for o in text_outs]
+            result["_text_raw"] = text_outs
+        else:
+            result["_text_raw"] = outs
+        return result
+    raise RuntimeError(f"forward failed: {type(last_error).__name__}: {last_error}")
+
+
+def pair_order(inv_freq, text_outputs, scaling):
+    """Which buffer entry each pair of the forward's output uses, when the module reorders its
+    buffer (ERNIE-4.5-VL stores inv_freq pre-permuted and recomposes in forward); None when the
+    output follows the buffer's order. Read from cos/sin at position 1 (the first position)."""
+    import torch
+    if len(text_outputs) < 2 or torch.is_complex(text_outputs[0]):
+        return None
+    cos, sin = (o.detach().to(torch.float32).reshape(-1, o.shape[-1]) for o in text_outputs[:2])
+    # the first position's row (shapes [..., P, W]; the leading axes repeat it)
+    width = cos.shape[-1]
+    n = inv_freq.numel()
+    c_row, s_row = text_outputs[0].reshape(-1, text_outputs[0].shape[-2], width)[0, 0], \
+        text_outputs[1].reshape(-1, text_outputs[1].shape[-2], width)[0, 0]
+    if width == 2 * n and torch.equal(c_row[:n], c_row[n:]):
+        c_pairs, s_pairs = c_row[:n], s_row[:n]
+    elif width == 2 * n and torch.equal(c_row[0::2], c_row[1::2]):
+        c_pairs, s_pairs = c_row[0::2], s_row[0::2]
+    elif width == n:
+        c_pairs, s_pairs = c_row, s_row
+    else:
+        return None
+    want_c = torch.cos(inv_freq.to(torch.float32)) * scaling
+    want_s = torch.sin(inv_freq.to(torch.float32)) * scaling
+    if torch.allclose(c_pairs, want_c, atol=1e-6) and torch.allclose(s_pairs, want_s, atol=1e-6):
+        return None
+    order, used = [], set()
+    for j in range(n):
+        error = ((want_c - c_pairs[j]).abs() + (want_s - s_pairs[j]).abs()).tolist()
+        best = min((e, i) for i, e in enumerate(error) if i not in used)
+        if best[0] > 1e-6:
+            return None
+        order.append(best[1])
+        used.add(best[1])
+    return order
+
+
+def groups_of(rot, config):
+    """[(group name, inv_freq tensor, attention_scaling, per_type)] from the module's buffers."""
+    import torch
+    groups = []
+    buffers = dict(rot.named_buffers())
+    for name, buf in buffers.items():
+        if not name.endswith("inv_freq") or "original" in name:
+            continue
+        prefix = name[: -len("inv_freq")].rstrip("._")
+        if not prefix:
+            scaling = getattr(rot, "attention_scaling", 1.0)
+            groups.append(("default", buf, scaling, False))
+        else:
+            holder = rot
+            for part in prefix.split(".")[:-1]:
+                holder = getattr(holder, part)
+            scaling = getattr(rot, f"{prefix}_attention_scaling", None)
+            if scaling is None:
+                scaling = getattr(holder, "attention_scaling", 1.0)
+            groups.append((prefix.split(".")[-1], buf, scaling, True))
+    if isinstance(getattr(rot, "attention_scaling", None), dict):
+        groups = [(n, b, rot.attention_scaling.get(n, s), p) for n, b, s, p in groups]
+    return groups
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. NoPE layers: where the modeling code skips RoPE on some layers, by a rule on the config.
+# Each rule restates a condition of the family's modeling file (read there, not derived here).
+
+NON_ROPE_LAYER_TYPES = {"linear_attention", "mamba", "mamba2", "conv", "short_conv", "ssm", "rwkv", "gated_deltanet",
+                        "deltanet", "recurrent", "lightning_attention", "kimi_delta_attention"}
+
+
+def nope_layers(model_type, config):
+    """(sorted NoPE layer indices, the rules applied) for the language model's config."""
+    n = safe_get(config, "num_hidden_layers") or 0
+    layer_types = safe_get(config, "layer_types")
+    layer_types = list(layer_types) if isinstance(layer_types, (list, tuple)) else None
+    base = model_type[: -len("_text")] if model_type.endswith("_text") else model_type
+    nope, rules = set(), []
+
+    def add(layers, rule):
+        layers = set(layers)
+        if layers:
+            nope.update(layers)
+            rules.append(rule)
+
+    no_rope = safe_get(config, "no_rope_layers")
+    if isinstance(no_rope, (list, tuple)) and no_rope:
+        # smollm3, llama4: `self.use_rope = config.no_rope_layers[layer_idx]` (0: NoPE)
+        add((i for i, v in enumerate(no_rope) if not v), "no_rope_layers[i] == 0")
+    theta = safe_get(config, "layer_rope_theta")
+    if isinstance(theta, (list, tuple)):
+        # granite_swa, granitemoe_swa, muse_glimmer: layers whose layer_rope_theta is 0 get no
+        # position embeddings from the model
+        add((i for i, v in enumerate(theta) if not v), "layer_rope_theta[i] == 0")
+    if layer_types:
+        add((i for i, t in enumerate(layer_types) if t in NON_ROPE_LAYER_TYPES),
+            "layer type without attention (linear attention, mamba, conv)")
+        if base in ("cohere2", "exaone4", "exaone_moe") and safe_get(config, "sliding_window") is not None:
+            # cohere2: RoPE only `if self.sliding_window is not None`; exaone4, exaone_moe:
+            # `if self.sliding_window is None or self.is_sliding`
+            add((i for i, t in enumerate(layer_types) if t == "full_attention"),
+                "full_attention layers NoPE while sliding_window is set")
+        if base == "cohere2_moe":
+            # RoPE `if self.sliding_window is not None or self.force_rope`, force_rope =
+            # mlp_layer_types[i] == "dense" and prefix_dense_sliding_window_pattern == 1
+            mlp = safe_get(config, "mlp_layer_types") or []
+            pattern = safe_get(config, "prefix_dense_sliding_window_pattern")
+            add((i for i, t in enumerate(layer_types) if t != "sliding_attention"
+                 and not (i < len(mlp) and mlp[i] == "dense" and pattern == 1)),
+                "non-sliding layers NoPE unless force_rope")
+        if base == "afmoe":
+            # RoPE only `if self.is_local_attention` (layer_types[i] == "sliding_attention")
+            add((i for i, t in enumerate(layer_types) if t != "sliding_attention"), "RoPE on sliding_attention layers only")
+        if base == "olmo_hybrid":  # noqa: SIM102
+            # the model passes position embeddings to full_attention layers only
+            add((i for i, t in enumerate(layer_types) if t != "full_attention"), "RoPE on full_attention layers only")
+    cross = safe_get(config, "cross_attention_layers")
+    if base.startswith("mllama") and isinstance(cross, (list, tuple)):
+        # mllama: the cross-attention layers (MllamaTextCrossAttention) apply no RoPE
+        add(cross, "cross_attention_layers have no RoPE")
+    blocks = safe_get(config, "layers_block_type")
+    if base == "recurrent_gemma" and isinstance(blocks, (list, tuple)):
+        # only the "attention" blocks attend (and rotate); "recurrent" blocks are RG-LRU
+        add((i for i, t in enumerate(blocks) if t != "attention"), "recurrent blocks have no attention")
+    return sorted(i for i in nope if i < n or not n), (" + ".join(rules) if rules else "all layers rotate")
+
+
+# ----------------------------------------------------------------------------------------------
+# 5. The sweep.
+
+def rotary_classes(folder):
+    import torch
+    classes = []
+    pkg = f"transformers.models.{folder}"
+    import transformers
+    base = os.path.join(os.path.dirname(transformers.__file__), "models", folder)
+    for name in sorted(os.listdir(base)):
+        if not (name.startswith("modeling_") and name.endswith(".py")):
+            continue
+        module = importlib.import_module(f"{pkg}.{name[:-3]}")
+        for cname, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__ and "Rotary" in cname and issubclass(cls, torch.nn.Module):
+                classes.append(cls)
+    return classes
+
+
+def takes_config(cls):
+    try:
+        params = list(inspect.signature(cls.__init__).parameters)
+    except (TypeError, ValueError):
+        return False
+    return len(params) > 1 and params[1] == "config"
+
+
+def sweep_family(model_type, config_cls, folder, base_class):
+    import torch
+    from transformers.models.auto import configuration_auto as auto
+    entry = {"model_type": model_type, "folder": folder, "config_class": config_cls.__name__}
+    config = config_cls()
+    rotaries = rotary_classes(folder)
+    path, text = language_config(config, base_class)
+    text_folder = auto.model_type_to_module_name(getattr(text, "model_type", "") or model_type) if text else folder
+    if text is not None and text_folder != folder:
+        rotaries = rotary_classes(text_folder) + rotaries
+    text_rotaries = [c for c in rotaries if takes_config(c)]
+    if text is None or not text_rotaries:
+        entry["kind"] = "not_language" if text is None else "no_rotary_module"
+        entry["rotary_classes"] = [c.__name__ for c in rotaries]
+        return entry
+
+    # The language model's rotary class: the one annotated with the language config's class,
+    # then one named Text, then any other that is not a vision or audio tower's.
+    def rank(c):
+        ann = inspect.signature(c.__init__).parameters["config"].annotation
+        if getattr(ann, "__name__", str(ann)) == type(text).__name__:
+            return 0 if "__init__" in vars(c) else 0.5
+        if "Text" in c.__name__:
+            return 1
+        return 3 if NOT_TEXT.search(c.__name__) else 2
+    text_rotaries.sort(key=rank)
+    errors = []
+    for cls in text_rotaries:
+        if rank(cls) == 3:
+            continue
+        try:
+            rot = cls(text)
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"{cls.__name__}: {type(e).__name__}: {e}")
+            continue
+        break
+    else:
+        raise RuntimeError("; ".join(errors) or "no language-model rotary class")
+    entry["kind"] = "text"
+    entry["text_config_path"] = path
+    entry["rotary_class"] = cls.__name__
+    entry["config"] = stored_dict(config, path, base_class)
+    groups = []
+    for name, inv_freq, scaling, per_type in groups_of(rot, text):
+        inv = inv_freq.detach().to(torch.float32).reshape(-1)
+        g = {"name": name, "inv_freq": f32_b64(inv), "num_freqs": int(inv.numel()), "rotary_dim": 2 * int(inv.numel()),
+             "attention_scaling": float(scaling) if scaling is not None else None}
+        try:
+            g.update(run_forward(rot, text, name, per_type))
+            order = pair_order(inv, g.pop("_text_raw"), float(scaling if scaling is not None else 1.0))
+            if order is not None:
+                g["pair_order"] = order  # pair j of the output rotates at inv_freq[pair_order[j]]
+        except Exception as e:  # noqa: BLE001
+            g["forward_error"] = str(e)[:300]
+        groups.append(g)
+    if not groups:
+        raise RuntimeError(f"{cls.__name__} holds no inv_freq buffer")
+    entry["groups"] = groups
+    entry["num_hidden_layers"] = safe_get(text, "num_hidden_layers")
+    entry["nope_layers"], entry["nope_rule"] = nope_layers(safe_get(text, "model_type") or model_type, text)
+    lt = safe_get(text, "layer_types")
+    names = [g["name"] for g in groups]
+    if len(groups) > 1 or names != ["default"]:
+        # Which table each layer's attention uses: the module is called with the layer's type
+        # (config.layer_types[i]); DeepSeek-V4 calls it with "main" for sliding_attention layers
+        # and "compress" for the others (deepseek_v4/modeling_deepseek_v4.py, the attention's
+        # rope_layer_type).
+        n = entry["num_hidden_layers"] or 0
+        table = []
+        for i in range(n):
+            t = lt[i] if isinstance(lt, (list, tuple)) and i < len(lt) else None
+            if model_type.startswith("deepseek_v4"):
+                t = "main" if t == "sliding_attention" else "compress"
+            table.append(names.index(t) if t in names else (0 if len(names) == 1 else -2))
+        for i in entry["nope_layers"]:
+            if i < len(table):
+                table[i] = -1
+        entry["layer_group"] = table  # index into groups; -1: no RoPE; -2: no table for the layer's type
+    return entry
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("src", help="the src folder of a transformers checkout")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "data",
+                                                      "transformers_sweep.json"))
+    parser.add_argument("--commit", default="", help="the checkout's commit, recorded in the data")
+    parser.add_argument("--only", default="", help="comma-separated model types (a partial run; give --out elsewhere)")
+    args = parser.parse_args()
+
+    torch = prepare_environment(os.path.abspath(args.src))
+    import transformers
+    from transformers.configuration_utils import PreTrainedConfig
+    from transformers.models.auto import configuration_auto as auto
+
+    models_dir = os.path.join(os.path.dirname(transformers.__file__), "models")
+    folders = rope_folders(models_dir)
+    only = {m for m in args.only.split(",") if m}
+    families, failures = [], []
+    for model_type in sorted(auto.CONFIG_MAPPING_NAMES):
+        folder = auto.model_type_to_module_name(model_type)
+        if folder not in folders or (only and model_type not in only):
+            continue
+        try:
+            config_cls = auto.CONFIG_MAPPING[model_type]
+            families.append(sweep_family(model_type, config_cls, folder, PreTrainedConfig))
+        except Exception as e:  # noqa: BLE001
+            failures.append({"model_type": model_type, "folder": folder,
+                             "error": f"{type(e).__name__}: {str(e)[:400]}"})
+            if os.environ.get("SWEEP_DEBUG"):
+                traceback.print_exc()
+        print(f"{model_type}: {families[-1]['kind'] if families and families[-1]['model_type'] == model_type else 'FAILED'}",
+              file=sys.stderr)
+    covered = {auto.model_type_to_module_name(f["model_type"]) for f in families + failures}
+    data = {
+        "source": "transformers " + transformers.__version__ + (" at " + args.commit if args.commit else ""),
+        "torch": torch.__version__,
+        "rope_folders": folders,
+        "folders_without_registered_config": sorted(set(folders) - covered),
+        "stood_in": sorted(STOOD_IN),
+        "families": families,
+        "failures": failures,
+        "tables": dict(sorted(TABLES.items())),
+    }
+    # One line per family, per failure and per table (diffs stay readable).
+    def dumps(value):
+        return json.dumps(value, separators=(",", ":"))
+    lines = ["{"]
+    for key, value in data.items():
+        if isinstance(value, list) and key in ("families", "failures"):
+            body = ",\n".join(dumps(v) for v in value)
+            lines.append(f"{dumps(key)}:[\n{body}\n],")
+        elif isinstance(value, dict):
+            body = ",\n".join(f"{dumps(k)}:{dumps(v)}" for k, v in value.items())
+            lines.append(f"{dumps(key)}:{{\n{body}\n}},")
+        else:
+            lines.append(f"{dumps(key)}:{dumps(value)},")
+    lines[-1] = lines[-1].rstrip(",")
+    lines.append("}")
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"{len(families)} families ({sum(f['kind'] == 'text' for f in families)} text), "
+          f"{len(failures)} failures, {len(folders)} RoPE folders -> {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
