@@ -49,17 +49,7 @@ using nlohmann::json;
 const std::set<std::string>& known_gaps()
 {
     static const std::set<std::string> gaps = {
-        // Plain llama-like half_split, one table, an unknown model_type (needs a row with the class
-        // default theta; wrappers nest it under text_config / decoder_config / decoder).
-        "aria", "aria_text", "chameleon", "csm", "csm_depth_decoder_model", "deepseek_ocr2", "deepseek_ocr2_encoder",
-        "deepseek_ocr2_text", "dia", "dia_decoder", "dia_encoder", "diffllama", "doge", "emu3", "emu3_text_model",
-        "eurobert", "evolla", "EvollaModel", "gpt_neox_japanese", "granite4_vision_text", "granitemoeshared", "hrm_text",
-        "hy_v3", "hyperclovax", "jais2", "jina_embeddings_v3", "kyutai_speech_to_text", "moshi", "nanochat", "nomic_bert",
-        "phi4_multimodal", "solar_open", "t5_gemma_module", "t5gemma", "voxtral_realtime", "voxtral_realtime_encoder",
-        "voxtral_realtime_text",
-        // ... with a scaled class default (llama3).
-        "cwm", "higgs_audio_v2",
-        // Interleaved pairs.
+        // Interleaved pairs (BLT nests its language model under decoder_config).
         "blt", "blt_local_decoder", "blt_local_encoder", "blt_patcher", "openai_privacy_filter",
         // DeepSeek look-alikes: MLA, RoPE on the qk_rope_head_dim slice.
         "axk1", "axk2", "glm4_moe_lite", "glm_moe_dsa", "youtu",
@@ -68,16 +58,15 @@ const std::set<std::string>& known_gaps()
         "modernbert", "modernbert-decoder", "pe_audio", "t5gemma2", "t5gemma2_decoder", "t5gemma2_encoder",
         "t5gemma2_text", "mellum", "step3p5", "step3p7", "laguna", "mimo_v2_flash", "zaya", "diffusion_gemma",
         "diffusion_gemma_text", "gemma4_unified", "gemma4_unified_text",
-        // Linear-attention hybrids (NoPE by layer type) with partial rotary and M-RoPE.
-        "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "olmo_hybrid",
+        // Linear-attention hybrids (NoPE by layer type).
+        "olmo_hybrid",
         // NoPE by attention kind or pattern.
         "afmoe", "cohere2_moe", "exaone_moe", "mllama", "mllama_text_model", "recurrent_gemma",
         // Per-layer theta lists, 0 = NoPE.
         "granite_swa", "granitemoe_swa", "muse_glimmer", "muse_glimmer_text",
         // M-RoPE / multi-axis on an unknown model_type.
-        "cosmos3_edge", "cosmos3_edge_text", "paddleocr_vl", "paddleocr_vl_text", "glm_ocr", "glm_ocr_text",
-        "glm_image", "glm_image_text", "minimax_m3_vl", "minimax_m3_vl_text", "qwen3_omni_moe_text",
-        "qwen3_omni_moe_thinker", "qwen3_omni_moe_talker_text", "qwen3_omni_moe_talker_code_predictor",
+        "cosmos3_edge", "cosmos3_edge_text", "glm_image", "glm_image_text", "minimax_m3_vl", "minimax_m3_vl_text",
+        "qwen3_omni_moe_talker_text", "qwen3_omni_moe_talker_code_predictor",
         // Speech encoders and protein models with rotary embeddings but no RoPE dict.
         "wav2vec2-bert", "wav2vec2-conformer", "seamless_m4t", "clvp", "clvp_encoder", "moonshine",
         "moonshine_streaming", "esm",

@@ -311,6 +311,43 @@ inline constexpr FamilyRules known_families[] = {
     // configuration class declares neither the factor nor rotary_dim (a config's partial_rotary_factor
     // reaches the dict, rotary_dim is not read); class-level default_theta 5e6
     {"minimax_m2", Pairing::half_split, "minimax_m2/modeling_minimax_m2.py", 5000000.0, {}, 128, 196608, "minimax_m2/configuration_minimax_m2.py", LayerRule::uniform, 0, trait::partial_rotary},
+    // Llama's rotate_half over the whole head, one table for every layer; class defaults as each
+    // configuration class declares them (default_theta / rope_theta, head_dim, max_position_embeddings)
+    {"aria_text", Pairing::half_split, "aria/modeling_aria.py", {}, {}, 0, 2048, "aria/configuration_aria.py", LayerRule::uniform, 0, 0},
+    {"chameleon", Pairing::half_split, "chameleon/modeling_chameleon.py", {}, {}, 0, 4096, "chameleon/configuration_chameleon.py", LayerRule::uniform, 0, 0},
+    {"csm", Pairing::half_split, "csm/modeling_csm.py", 500000.0, {}, 0, 2048, "csm/configuration_csm.py", LayerRule::uniform, 0, 0},
+    {"csm_depth_decoder_model", Pairing::half_split, "csm/modeling_csm.py", 500000.0, {}, 0, 33, "csm/configuration_csm.py", LayerRule::uniform, 0, 0},
+    {"deepseek_ocr2_text", Pairing::half_split, "deepseek_ocr2/modeling_deepseek_ocr2.py", {}, {}, 0, 2048, "deepseek_ocr2/configuration_deepseek_ocr2.py", LayerRule::uniform, 0, 0},
+    {"deepseek_ocr2_encoder", Pairing::half_split, "deepseek_ocr2/modeling_deepseek_ocr2.py", {}, {}, 0, 32768, "deepseek_ocr2/configuration_deepseek_ocr2.py", LayerRule::uniform, 0, 0},
+    {"dia_decoder", Pairing::half_split, "dia/modeling_dia.py", {}, {}, 128, 3072, "dia/configuration_dia.py", LayerRule::uniform, 0, 0},
+    {"dia_encoder", Pairing::half_split, "dia/modeling_dia.py", {}, {}, 128, 1024, "dia/configuration_dia.py", LayerRule::uniform, 0, 0},
+    {"diffllama", Pairing::half_split, "diffllama/modeling_diffllama.py", {}, {}, 0, 2048, "diffllama/configuration_diffllama.py", LayerRule::uniform, 0, 0},
+    {"doge", Pairing::half_split, "doge/modeling_doge.py", {}, {}, 0, 2048, "doge/configuration_doge.py", LayerRule::uniform, 0, 0},
+    {"emu3_text_model", Pairing::half_split, "emu3/modeling_emu3.py", 1000000.0, {}, 0, 9216, "emu3/configuration_emu3.py", LayerRule::uniform, 0, 0},
+    {"eurobert", Pairing::half_split, "eurobert/modeling_eurobert.py", {}, {}, 0, 8192, "eurobert/configuration_eurobert.py", LayerRule::uniform, 0, 0},
+    {"evolla", Pairing::half_split, "evolla/modeling_evolla.py", 500000.0, {}, 0, 8192, "evolla/configuration_evolla.py", LayerRule::uniform, 0, 0},
+    {"EvollaModel", Pairing::half_split, "evolla/modeling_evolla.py", 500000.0, {}, 0, 8192, "evolla/configuration_evolla.py", LayerRule::uniform, 0, 0},
+    {"gpt_neox_japanese", Pairing::half_split, "gpt_neox_japanese/modeling_gpt_neox_japanese.py", {}, {}, 0, 2048, "gpt_neox_japanese/configuration_gpt_neox_japanese.py", LayerRule::uniform, 0, 0},
+    {"granite4_vision_text", Pairing::half_split, "granite4_vision/modeling_granite4_vision.py", {}, {}, 0, 2048, "granite4_vision/configuration_granite4_vision.py", LayerRule::uniform, 0, 0},
+    {"granitemoeshared", Pairing::half_split, "granitemoeshared/modeling_granitemoeshared.py", {}, {}, 0, 2048, "granitemoeshared/configuration_granitemoeshared.py", LayerRule::uniform, 0, 0},
+    {"hrm_text", Pairing::half_split, "hrm_text/modeling_hrm_text.py", {}, {}, 128, 2048, "hrm_text/configuration_hrm_text.py", LayerRule::uniform, 0, 0},
+    {"hy_v3", Pairing::half_split, "hy_v3/modeling_hy_v3.py", 11158840.0, {}, 128, 131072, "hy_v3/configuration_hy_v3.py", LayerRule::uniform, 0, 0},
+    {"hyperclovax", Pairing::half_split, "hyperclovax/modeling_hyperclovax.py", {}, {}, 0, 2048, "hyperclovax/configuration_hyperclovax.py", LayerRule::uniform, 0, 0},
+    {"jais2", Pairing::half_split, "jais2/modeling_jais2.py", {}, {}, 0, 8192, "jais2/configuration_jais2.py", LayerRule::uniform, 0, 0},
+    {"jina_embeddings_v3", Pairing::half_split, "jina_embeddings_v3/modeling_jina_embeddings_v3.py", 20000.0, {}, 0, 8194, "jina_embeddings_v3/configuration_jina_embeddings_v3.py", LayerRule::uniform, 0, 0},
+    {"kyutai_speech_to_text", Pairing::half_split, "kyutai_speech_to_text/modeling_kyutai_speech_to_text.py", {}, {}, 0, 750, "kyutai_speech_to_text/configuration_kyutai_speech_to_text.py", LayerRule::uniform, 0, 0},
+    {"moshi", Pairing::half_split, "moshi/modeling_moshi.py", {}, {}, 0, 3000, "moshi/configuration_moshi.py", LayerRule::uniform, 0, 0},
+    {"nanochat", Pairing::half_split, "nanochat/modeling_nanochat.py", {}, {}, 0, 2048, "nanochat/configuration_nanochat.py", LayerRule::uniform, 0, 0},
+    {"nomic_bert", Pairing::half_split, "nomic_bert/modeling_nomic_bert.py", 1000.0, {}, 0, 2048, "nomic_bert/configuration_nomic_bert.py", LayerRule::uniform, 0, 0},
+    {"solar_open", Pairing::half_split, "solar_open/modeling_solar_open.py", 1000000.0, {}, 128, 131072, "solar_open/configuration_solar_open.py", LayerRule::uniform, 0, 0},
+    {"t5_gemma_module", Pairing::half_split, "t5gemma/modeling_t5gemma.py", {}, {}, 256, 8192, "t5gemma/configuration_t5gemma.py", LayerRule::uniform, 0, 0},
+    {"voxtral_realtime_text", Pairing::half_split, "voxtral_realtime/modeling_voxtral_realtime.py", {}, {}, 0, 131072, "voxtral_realtime/configuration_voxtral_realtime.py", LayerRule::uniform, 0, 0},
+    {"voxtral_realtime_encoder", Pairing::half_split, "voxtral_realtime/modeling_voxtral_realtime.py", {}, {}, 64, 1500, "voxtral_realtime/configuration_voxtral_realtime.py", LayerRule::uniform, 0, 0},
+    // ... rotating the first int(head_dim * partial_rotary_factor) dims (the attention slices q and k)
+    {"phi4_multimodal", Pairing::half_split, "phi4_multimodal/modeling_phi4_multimodal.py", {}, {}, 0, 131072, "phi4_multimodal/configuration_phi4_multimodal.py", LayerRule::uniform, 0, trait::partial_rotary},
+    // ... with a class-default llama3 dict
+    {"higgs_audio_v2", Pairing::half_split, "higgs_audio_v2/modeling_higgs_audio_v2.py", {}, {}, 128, 2048, "higgs_audio_v2/configuration_higgs_audio_v2.py", LayerRule::uniform, 0, 0, "",
+     R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0, "high_freq_factor": 0.5, "low_freq_factor": 0.125, "original_max_position_embeddings": 1024})"},
     // ---- interleaved pairs (2i, 2i + 1)
     // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
     // the output's slice rotated back; groups "main" and "compress"
@@ -476,6 +513,12 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "paddleocr_vl") return "paddleocr_vl_text";
     if (outer == "qwen3_omni_moe_thinker" || outer == "qwen3_omni_moe") return "qwen3_omni_moe_text";
     if (outer == "qwen2_5_omni") return "qwen2_5_omni_text";
+    if (outer == "aria") return "aria_text";
+    if (outer == "deepseek_ocr2") return "deepseek_ocr2_text";
+    if (outer == "emu3") return "emu3_text_model";
+    if (outer == "voxtral_realtime") return "voxtral_realtime_text";
+    if (outer == "dia") return "dia_decoder";
+    if (outer == "t5gemma") return "t5_gemma_module";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
 }

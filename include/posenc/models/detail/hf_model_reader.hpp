@@ -102,8 +102,8 @@ inline HfModelConfig resolve_model(const nlohmann::json& config, const ReadOptio
     } catch (const posenc::error& e) {
         const std::string field = e.field();
         const std::string& prefix = reader.key_prefix();
-        if (prefix.empty() || field.rfind("text_config", 0) == 0 || field.rfind("thinker_config", 0) == 0 ||
-            field == "config" || field == "model_type" || field == "_name_or_path")
+        if (prefix.empty() || field.rfind(prefix.substr(0, prefix.find('.')), 0) == 0 || field == "config" ||
+            field == "model_type" || field == "_name_or_path")
             throw;
         const std::string path = prefix + field;
         throw posenc::error(path, e.value(), e.rule(), path + ": " + e.rule() + ", got " + e.value());

@@ -87,13 +87,23 @@ protected:
         return base;
     }
 
-    /// The thinker_config object of a Qwen2.5-Omni / Qwen3-Omni wrapper, else nullptr.
-    static const json* thinker_config_of(const json& root, const std::string& outer_type)
+    /// The sub-config that holds a composite model's language model, and what the note says of it:
+    /// the thinker of Qwen2.5-Omni / Qwen3-Omni (thinker_config), the decoder of an encoder-decoder
+    /// (Dia, BLT: decoder_config; T5Gemma, T5Gemma 2: decoder). nullptr for other models.
+    static const json* language_model_config_of(const json& root, const std::string& outer_type, std::string& key,
+                                                 std::string& note)
     {
-        if (outer_type != "qwen2_5_omni" && outer_type != "qwen3_omni_moe") return nullptr;
-        const json* v = member(root, "thinker_config");
-        if (!v) fail("thinker_config", "expected an object (model_type \"" + outer_type + "\" keeps its language model there)", "nothing");
-        if (!v->is_object()) fail_json("thinker_config", "expected an object", *v);
+        if (outer_type == "qwen2_5_omni" || outer_type == "qwen3_omni_moe")
+            key = "thinker_config", note = "this is the thinker's language model; read talker_config on its own for the talker";
+        else if (outer_type == "dia" || outer_type == "blt")
+            key = "decoder_config", note = "this is the decoder; read encoder_config on its own for the encoder";
+        else if (outer_type == "t5gemma" || outer_type == "t5gemma2")
+            key = "decoder", note = "this is the decoder; read encoder on its own for the encoder";
+        else
+            return nullptr;
+        const json* v = member(root, key.c_str());
+        if (!v) fail(key, "expected an object (model_type \"" + outer_type + "\" keeps its language model there)", "nothing");
+        if (!v->is_object()) fail_json(key, "expected an object", *v);
         return v;
     }
 
@@ -112,14 +122,13 @@ protected:
         }
 
         text = &root;
-        if (const json* thinker = thinker_config_of(root, outer_type)) {
-            // Qwen2.5-Omni / Qwen3-Omni: the thinker's language model is the model read (the talker, its
-            // code predictor and the audio decoder are transformers of their own, read on their own).
-            text = thinker;
-            out.key_prefix = "thinker_config.";
-            out.notes.push_back("model_type " + ellipsized('"' + outer_type + '"') +
-                                " holds several language models: this is the thinker's (thinker_config); read "
-                                "talker_config on its own for the talker");
+        std::string sub_key, sub_note;
+        if (const json* sub = language_model_config_of(root, outer_type, sub_key, sub_note)) {
+            // A composite model: its other transformers have layers and RoPE of their own, read on their own.
+            text = sub;
+            out.key_prefix = sub_key + ".";
+            out.notes.push_back("model_type " + ellipsized('"' + outer_type + '"') + " holds several transformers: " +
+                                sub_note);
         }
         if (const json* v = member(*text, "text_config")) {
             if (!v->is_object()) fail_json(out.key_prefix + "text_config", "expected an object", *v);
