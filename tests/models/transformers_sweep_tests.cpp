@@ -49,10 +49,6 @@ using nlohmann::json;
 const std::set<std::string>& known_gaps()
 {
     static const std::set<std::string> gaps = {
-        // Interleaved pairs (BLT nests its language model under decoder_config).
-        "blt", "blt_local_decoder", "blt_local_encoder", "blt_patcher", "openai_privacy_filter",
-        // DeepSeek look-alikes: MLA, RoPE on the qk_rope_head_dim slice.
-        "axk1", "axk2", "glm4_moe_lite", "glm_moe_dsa", "youtu",
         // Per-layer-type rope_parameters (some with per-type partial_rotary_factor, some Gemma-4-like
         // proportional full_attention tables).
         "modernbert", "modernbert-decoder", "pe_audio", "t5gemma2", "t5gemma2_decoder", "t5gemma2_encoder",

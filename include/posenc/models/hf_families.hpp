@@ -372,6 +372,24 @@ inline constexpr FamilyRules known_families[] = {
     // ERNIE-4.5-VL: ERNIE 4.5's interleaved pairs with its 3-D RoPE
     FamilyRules{"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", 500000.0, {}, 0, 131072, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", LayerRule::uniform, 0, trait::multi_axis | trait::height_width_alternating_mrope}
         .with_default_mrope_section("[22, 22, 20]"),
+    // DeepSeek-V3's MLA in other families: RoPE on the qk_rope_head_dim slice, rope_interleave read (true by
+    // default; false: rotate_half), the softmax scale times g(s, mscale_all_dim)^2 under YaRN
+    {"axk1", Pairing::interleaved, "axk1/modeling_axk1.py", {}, {}, 0, 32768, "axk1/configuration_axk1.py", LayerRule::uniform, 0,
+     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 128},
+    {"glm4_moe_lite", Pairing::interleaved, "glm4_moe_lite/modeling_glm4_moe_lite.py", {}, {}, 0, 202752, "glm4_moe_lite/configuration_glm4_moe_lite.py", LayerRule::uniform, 0,
+     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
+    {"youtu", Pairing::interleaved, "youtu/modeling_youtu.py", {}, {}, 0, 131072, "youtu/configuration_youtu.py", LayerRule::uniform, 0,
+     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 128},
+    // DeepSeek-V3.2's MLA (always interleaved) with a sparse-attention indexer; the indexer's own use of
+    // the table (AXK2: rotate_half on its first qk_rope_head_dim dims) scores tokens, it is not attention
+    {"axk2", Pairing::interleaved, "axk2/modeling_axk2.py", {}, {}, 0, 131072, "axk2/configuration_axk2.py", LayerRule::uniform, 0,
+     trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 32, 64},
+    {"glm_moe_dsa", Pairing::interleaved, "glm_moe_dsa/modeling_glm_moe_dsa.py", {}, {}, 0, 202752, "glm_moe_dsa/configuration_glm_moe_dsa.py", LayerRule::uniform, 0,
+     trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
+    // OpenAI's privacy filter: gpt-oss's class-default YaRN x32 at base 150000 with interleaved pairs
+    // (_apply_rotary_emb: x[..., ::2] and x[..., 1::2])
+    {"openai_privacy_filter", Pairing::interleaved, "openai_privacy_filter/modeling_openai_privacy_filter.py", 150000.0, {}, 64, 131072, "openai_privacy_filter/configuration_openai_privacy_filter.py", LayerRule::uniform, 0, 0, "",
+     R"({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096})"},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", 100000.0, {}, 128, 4096, "helium/configuration_helium.py", LayerRule::uniform, 0, 0},
     // GLM-OCR's text model: GLM-4.1V's interleaved pairs (apply_rotary_pos_emb repeat_interleave) in the
     // rotary part, M-RoPE sections, default [8, 12, 12]
@@ -401,6 +419,14 @@ struct FamilyRefusal {
     std::string_view reason;  ///< the rule of the error message
     std::string_view source;  ///< the transformers file that decides it
 };
+
+/// BLT's attention multiplies q by cos / sin built with repeat_interleave (cos[2i] = cos[2i + 1] =
+/// cos(theta_i)) but rotates with rotate_half (coordinate j with j + H/2): the two coordinates of a
+/// pair turn by different angles, which is not a rotation.
+inline constexpr std::string_view blt_reason =
+    "is not representable: BLT pairs coordinate j with j + H/2 (rotate_half) but builds cos and sin with repeat_interleave, "
+    "so the two coordinates of a pair turn by different angles (theta_{j/2} and theta_{j/2 + H/4}); that is not a "
+    "rotation, and posenc describes rotations only";
 
 /// The refusals. Paths are relative to src/transformers/models/ in the transformers repository.
 inline constexpr FamilyRefusal family_refusals[] = {
@@ -434,6 +460,9 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: MiniMax rotates only its full-attention layers (lightning attention layers have none), and its "
      "rotary width is not settled by the config",
      "minimax/modular_minimax.py"},
+    {"blt_local_decoder", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
+    {"blt_local_encoder", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
+    {"blt_patcher", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
     // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
     // posenc does not follow.
     {"bailing_moe", RefuseWhen::always, "model_type",
@@ -518,6 +547,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "emu3") return "emu3_text_model";
     if (outer == "voxtral_realtime") return "voxtral_realtime_text";
     if (outer == "dia") return "dia_decoder";
+    if (outer == "blt") return "blt_local_decoder";
     if (outer == "t5gemma") return "t5_gemma_module";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
