@@ -52,12 +52,11 @@ const std::set<std::string>& known_gaps()
         // Per-layer-type rope_parameters (some with per-type partial_rotary_factor, some Gemma-4-like
         // proportional full_attention tables).
         "modernbert", "modernbert-decoder", "pe_audio", "t5gemma2", "t5gemma2_decoder", "t5gemma2_encoder",
-        "t5gemma2_text", "mellum", "step3p5", "step3p7", "laguna", "mimo_v2_flash", "zaya", "diffusion_gemma",
-        "diffusion_gemma_text", "gemma4_unified", "gemma4_unified_text",
+        "t5gemma2_text", "mellum", "step3p5", "step3p7", "laguna", "mimo_v2_flash", "zaya",
         // Linear-attention hybrids (NoPE by layer type).
         "olmo_hybrid",
         // NoPE by attention kind or pattern.
-        "afmoe", "cohere2_moe", "exaone_moe", "mllama", "mllama_text_model", "recurrent_gemma",
+        "afmoe", "cohere2_moe", "mllama", "mllama_text_model", "recurrent_gemma",
         // Per-layer theta lists, 0 = NoPE.
         "granite_swa", "granitemoe_swa", "muse_glimmer", "muse_glimmer_text",
         // M-RoPE / multi-axis on an unknown model_type.

@@ -218,6 +218,11 @@ inline constexpr FamilyRules known_families[] = {
     {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
      R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})",
      "", "", 0},
+    // Gemma 4's layout in Gemma 4 Unified's and DiffusionGemma's text models (the same configuration rules)
+    {"gemma4_unified_text", Pairing::half_split, "gemma4_unified/modeling_gemma4_unified.py", {}, {}, 256, 262144, "gemma4_unified/configuration_gemma4_unified.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
+     R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})"},
+    {"diffusion_gemma_text", Pairing::half_split, "diffusion_gemma/modeling_diffusion_gemma.py", {}, {}, 256, 131072, "diffusion_gemma/configuration_diffusion_gemma.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
+     R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})"},
     {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0,
      "", "", "", "", 0, 64, 128, "rope_local_base_freq", 10000.0},
     {"olmo", Pairing::half_split, "olmo/modeling_olmo.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
@@ -226,6 +231,7 @@ inline constexpr FamilyRules known_families[] = {
      R"({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096})"},
     {"smollm3", Pairing::half_split, "smollm3/modeling_smollm3.py", 2000000.0, {}, 0, 0, "smollm3/configuration_smollm3.py", LayerRule::no_rope_layers, 4, 0},
     {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, trait::null_window_all_full},
+    {"exaone_moe", Pairing::half_split, "exaone_moe/modeling_exaone_moe.py", {}, {}, 0, 2048, "exaone_moe/configuration_exaone_moe.py", LayerRule::nope_when_full, 4, trait::null_window_all_full},
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
@@ -548,6 +554,8 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "voxtral_realtime") return "voxtral_realtime_text";
     if (outer == "dia") return "dia_decoder";
     if (outer == "blt") return "blt_local_decoder";
+    if (outer == "gemma4_unified") return "gemma4_unified_text";
+    if (outer == "diffusion_gemma") return "diffusion_gemma_text";
     if (outer == "t5gemma") return "t5_gemma_module";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
