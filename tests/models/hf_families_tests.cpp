@@ -757,6 +757,23 @@ TEST_CASE("[minimax_m2/configuration_minimax_m2.py, modeling_minimax_m2.py (tran
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 128, "rotary_dim": 64})").rfind("rotary_dim: expected", 0) == 0);
 }
 
+TEST_CASE("[mllama/configuration_mllama.py, mllama/modeling_mllama.py (transformers 5.16)] Llama 3.2 Vision: cross-attention layers without RoPE")
+{
+    // MllamaTextModel: layers in cross_attention_layers attend to the image (no position embeddings), the
+    // others are Llama self-attention with rotate_half; class defaults 40 layers, [3, 8, ..., 38], base 5e5.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "mllama", "text_config": {"hidden_size": 4096,
+        "num_attention_heads": 32}})");
+    CHECK(m.model_type == "mllama_text_model");
+    CHECK(m.rope.num_layers() == 40);
+    CHECK(m.rope.nope_layers() == std::vector<int>{3, 8, 13, 18, 23, 28, 33, 38});
+    check_group(m.rope.primary_group(), 128, 128, 5e5, posenc::Pairing::half_split, plain_inv_freq(5e5, 128));
+    const auto listed = posenc::hf::parse_model(R"({"model_type": "mllama_text_model", "head_dim": 64, "num_hidden_layers": 4,
+        "cross_attention_layers": [1, 9]})");
+    CHECK(listed.rope.nope_layers() == std::vector<int>{1});
+    CHECK(error_of(R"({"model_type": "mllama_text_model", "head_dim": 64, "num_hidden_layers": 4, "cross_attention_layers": [-1]})") ==
+          "cross_attention_layers[0]: expected a layer index >= 0, got -1");
+}
+
 // ---- a model_type posenc does not know ----
 
 TEST_CASE("[model_type] a model_type posenc does not know: refused unless the caller opts in to half_split")

@@ -56,7 +56,7 @@ const std::set<std::string>& known_gaps()
         // Linear-attention hybrids (NoPE by layer type).
         "olmo_hybrid",
         // NoPE by attention kind or pattern.
-        "afmoe", "cohere2_moe", "mllama", "mllama_text_model", "recurrent_gemma",
+        "afmoe", "cohere2_moe", "recurrent_gemma",
         // Per-layer theta lists, 0 = NoPE.
         "granite_swa", "granitemoe_swa", "muse_glimmer", "muse_glimmer_text",
         // M-RoPE / multi-axis on an unknown model_type.

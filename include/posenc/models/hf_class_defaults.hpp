@@ -57,6 +57,7 @@ inline constexpr ClassDefaults class_defaults_table[] = {
     {"gpt_oss",                     36,   2880,   64,    8,    1e-05, "gpt_oss/configuration_gpt_oss.py"},
     {"smollm3",                     36,   2048,   16,    4,    1e-06, "smollm3/configuration_smollm3.py"},
     {"exaone4",                     32,   4096,   32,   32,    1e-05, "exaone4/configuration_exaone4.py"},
+    {"mllama_text_model",           40,   4096,   32,    8,    1e-05, "mllama/configuration_mllama.py"},
     {"exaone_moe",                  32,   4096,   32,   32,    1e-05, "exaone_moe/configuration_exaone_moe.py"},
     {"hunyuan_v1_dense",            32,   4096,   32,    0,    1e-05, "hunyuan_v1_dense/configuration_hunyuan_v1_dense.py"},
     {"hunyuan_v1_moe",              32,   4096,   32,    0,    1e-05, "hunyuan_v1_moe/configuration_hunyuan_v1_moe.py"},
