@@ -374,6 +374,16 @@ inline constexpr FamilyRules known_families[] = {
     // ... with a class-default llama3 dict
     {"higgs_audio_v2", Pairing::half_split, "higgs_audio_v2/modeling_higgs_audio_v2.py", {}, {}, 128, 2048, "higgs_audio_v2/configuration_higgs_audio_v2.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0, "high_freq_factor": 0.5, "low_freq_factor": 0.125, "original_max_position_embeddings": 1024})"},
+    // Families whose configuration class fills in per-layer-type rope_parameters (models/detail/families/):
+    // Laguna, MiMo-V2-Flash, ZAYA rotate the first int(head_dim * partial_rotary_factor) dims with rotate_half
+    {"laguna", Pairing::half_split, "laguna/modeling_laguna.py", {}, {}, 128, 131072, "laguna/configuration_laguna.py", LayerRule::uniform, 0, trait::partial_rotary},
+    {"mimo_v2_flash", Pairing::half_split, "mimo_v2_flash/modeling_mimo_v2_flash.py", {}, {}, 192, 131072, "mimo_v2_flash/configuration_mimo_v2_flash.py", LayerRule::uniform, 0, trait::partial_rotary},
+    {"zaya", Pairing::half_split, "zaya/modeling_zaya.py", {}, {}, 128, 131072, "zaya/configuration_zaya.py", LayerRule::uniform, 0, trait::partial_rotary},
+    {"mellum", Pairing::half_split, "mellum/modeling_mellum.py", {}, {}, 128, 131072, "mellum/configuration_mellum.py", LayerRule::uniform, 0, 0},
+    {"modernbert", Pairing::half_split, "modernbert/modeling_modernbert.py", {}, {}, 0, 8192, "modernbert/configuration_modernbert.py", LayerRule::uniform, 0, 0},
+    {"modernbert-decoder", Pairing::half_split, "modernbert_decoder/modeling_modernbert_decoder.py", {}, {}, 0, 8192, "modernbert_decoder/configuration_modernbert_decoder.py", LayerRule::uniform, 0, 0},
+    // Step 3.5 / 3.7: per-layer rope_theta and partial_rotary_factors lists, one table per layer type
+    {"step3p5", Pairing::half_split, "step3p7/modeling_step3p7.py", 10000.0, {}, 128, 128000, "step3p7/configuration_step3p7.py", LayerRule::uniform, 0, trait::partial_rotary},
     // ---- interleaved pairs (2i, 2i + 1)
     // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
     // the output's slice rotated back; groups "main" and "compress"
@@ -576,6 +586,8 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "dia") return "dia_decoder";
     if (outer == "blt") return "blt_local_decoder";
     if (outer == "mllama") return "mllama_text_model";
+    if (outer == "step3p7") return "step3p5";
+    if (outer == "pe_audio") return "modernbert";
     if (outer == "gemma4_unified") return "gemma4_unified_text";
     if (outer == "diffusion_gemma") return "diffusion_gemma_text";
     if (outer == "t5gemma") return "t5_gemma_module";

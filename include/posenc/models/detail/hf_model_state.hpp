@@ -17,6 +17,7 @@
 
 #include "posenc/error.hpp"
 #include "posenc/model_rope.hpp"
+#include "posenc/models/detail/families/family_rules.hpp"
 #include "posenc/models/detail/hf_group_json.hpp"
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
@@ -44,6 +45,7 @@ protected:
     const ReadOptions& options;
     HfModelConfig out;
     const json* text = nullptr;  ///< the language model's object (root, or text_config)
+    json family_text;             ///< the language model's object as its family rule leaves it (families/), when it has one
     std::string pre;             ///< "text_config." when nested, else ""
     const FamilyRules* family = nullptr;
     std::string type_shown;      ///< model_type quoted, or "(absent)"
@@ -143,6 +145,15 @@ protected:
                 out.model_type = v->get<std::string>();
             }
         family = find_family(out.model_type);
+        if (const families::FamilyConfigRule normalise = family ? families::family_config_rule(out.model_type) : nullptr) {
+            // The family's configuration class fills in layer_types and per-layer-type rope_parameters
+            // (models/detail/families/); the reader reads the result.
+            families::FamilyConfig normalised = normalise(*text, pre, out.model_type);
+            family_text = std::move(normalised.text);
+            text = &family_text;
+            out.notes.insert(out.notes.end(), normalised.notes.begin(), normalised.notes.end());
+            out.warnings.insert(out.warnings.end(), normalised.warnings.begin(), normalised.warnings.end());
+        }
         type_shown = out.model_type.empty() ? "(absent)" : ellipsized('"' + out.model_type + '"');  // as shown() cuts
         rope_parameters = member(*text, "rope_parameters");
         per_type = is_per_layer_type(rope_parameters);

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/families/family_config.hpp: what a family rule returns, and the helpers the
+// rules share.
+//
+// A family rule does what the family's configuration class does before its rotary embedding reads
+// the config (its __post_init__ and convert_rope_params_to_dict in transformers): it turns the
+// language model's config object into the canonical form the generic reader reads — layer_types,
+// and rope_parameters with one dict per layer type — and says what it filled in (notes) or what the
+// class does not read (warnings). The reader then reads the result like any config with that form.
+// One header per family (or per group of families whose classes share the rule) in this folder;
+// family_rules.hpp lists them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "posenc/models/detail/hf_json_values.hpp"
+#include "posenc/models/hf_class_defaults.hpp"
+#include "posenc/models/hf_read_options.hpp"
+
+namespace posenc::hf::detail_json::families {
+
+/// A family rule's result: the normalised language-model config, and what to tell the reader's user.
+struct FamilyConfig {
+    json text;  ///< the config object as the configuration class leaves it (layer_types, rope_parameters)
+    std::vector<std::string> notes;
+    std::vector<ConfigWarning> warnings;
+};
+
+/// A family rule: the language model's config object, its key prefix ("text_config." when nested) and
+/// its model_type in, the normalised config out. Refusals are posenc::error naming the key (with `pre`).
+using FamilyConfigRule = FamilyConfig (*)(const json& text, const std::string& pre, const std::string& model_type);
+
+/// num_hidden_layers as given, else the configuration class's default (hf_class_defaults.hpp), with a note.
+inline int layer_count(const json& text, const std::string& pre, const std::string& model_type, FamilyConfig& out)
+{
+    if (const json* v = member(text, "num_hidden_layers")) return positive_int(*v, pre + "num_hidden_layers");
+    const ClassDefaults* d = find_class_defaults(model_type);
+    if (!d || d->num_hidden_layers <= 0)
+        fail(pre + "num_hidden_layers", "expected a positive integer (the layer pattern needs it)", "nothing");
+    out.notes.push_back("num_hidden_layers absent: " + model_type + "'s class default " + std::to_string(d->num_hidden_layers) +
+                        " (" + std::string(d->source) + ")");
+    out.text["num_hidden_layers"] = d->num_hidden_layers;
+    return d->num_hidden_layers;
+}
+
+/// A top-level key the family's configuration class does not read: a warning naming it.
+inline void ignore_key(const json& text, const std::string& pre, const std::string& model_type, const char* key,
+                       const std::string& why, FamilyConfig& out)
+{
+    if (member(text, key)) out.warnings.push_back({pre + key, "model_type \"" + model_type + "\"'s configuration " + why + "; ignored"});
+}
+
+}  // namespace posenc::hf::detail_json::families

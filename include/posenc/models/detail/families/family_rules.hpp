@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/families/family_rules.hpp: which model_type has a family rule (a header of
+// this folder). The config reader calls the rule on the language model's config object before it
+// reads anything else (hf_model_state.hpp read_identity).
+#pragma once
+
+#include <string_view>
+
+#include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/families/layer_type_dicts.hpp"
+#include "posenc/models/detail/families/modernbert.hpp"
+#include "posenc/models/detail/families/step3p7.hpp"
+
+namespace posenc::hf::detail_json::families {
+
+/// The family rule of `model_type`, or nullptr when the generic reader reads its config as it is.
+inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
+{
+    if (model_type == "laguna" || model_type == "mimo_v2_flash" || model_type == "mellum" || model_type == "zaya")
+        return &layer_type_dicts_config;
+    if (model_type == "modernbert" || model_type == "modernbert-decoder") return &modernbert_config;
+    if (model_type == "step3p5") return &step3p7_config;
+    return nullptr;
+}
+
+}  // namespace posenc::hf::detail_json::families

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// The family rules (posenc/models/detail/families/) through the whole-model reader
+// (posenc/models/hf_config.hpp parse_model): what each family's configuration class fills in before
+// its rotary embedding reads the config — layer types from the class's pattern, per-layer-type
+// rope_parameters from legacy keys or per-layer lists — and what it refuses or ignores.
+//
+// Each test case is named after the transformers file that decides it. Expected values are written
+// out from those rules (layer i full_attention when i % 3 == 0, ...) and inv_freq_i = base^(-2i / R)
+// evaluated here with std::pow.
+#include <posenc/models/hf_config.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "support/model_parse_errors.hpp"
+
+namespace models_family_rules_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
+
+namespace {
+
+using test_support::models::error_of;
+
+double relative(double got, double want) { return std::abs(got - want) / std::abs(want); }
+
+/// The group's rotary width and base, and its table against base^(-2i / R).
+void check_plain(const posenc::RopeGroup& g, int head_dim, int rotary_dim, double base)
+{
+    CHECK(g.spec.head_dim() == head_dim);
+    CHECK(g.spec.rotary_dim() == rotary_dim);
+    CHECK(g.spec.base() == base);
+    const posenc::FrequencyTable t = g.table(posenc::Precision::exact);
+    REQUIRE(t.num_pairs() == rotary_dim / 2);
+    for (int i = 0; i < t.num_pairs(); ++i) CHECK(relative(t.inv_freq(i), std::pow(base, -2.0 * i / rotary_dim)) <= 1e-12);
+}
+
+/// The layers of the group called `name`.
+std::vector<int> layers_named(const posenc::ModelRope& rope, const std::string& name)
+{
+    for (int g = 0; g < rope.num_groups(); ++g)
+        if (rope.groups()[static_cast<std::size_t>(g)].name == name) return rope.layers_of_group(g);
+    FAIL("no group " << name);
+    return {};
+}
+
+bool has_warning(const posenc::hf::HfModel& m, const std::string& key)
+{
+    for (const auto& w : m.warnings)
+        if (w.key == key) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("[modernbert/configuration_modernbert.py (transformers 5.16)] ModernBERT-base's legacy keys: global every 3rd layer, 160000 / 10000")
+{
+    // answerdotai/ModernBERT-base's key set: 22 layers, 768 / 12 heads = 64, global_attn_every_n_layers 3,
+    // global_rope_theta 160000, local_rope_theta 10000; no layer_types, no rope_parameters.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "modernbert", "hidden_size": 768, "num_attention_heads": 12,
+        "num_hidden_layers": 22, "global_attn_every_n_layers": 3, "global_rope_theta": 160000.0, "local_rope_theta": 10000.0,
+        "max_position_embeddings": 8192})");
+    REQUIRE(m.rope.num_groups() == 2);
+    std::vector<int> full;
+    for (int i = 0; i < 22; i += 3) full.push_back(i);
+    CHECK(layers_named(m.rope, "full_attention") == full);
+    check_plain(m.rope.group("full_attention"), 64, 64, 160000.0);
+    check_plain(m.rope.group("sliding_attention"), 64, 64, 10000.0);
+    // every 2nd layer global, the class-default bases when the keys are absent
+    const auto d = posenc::hf::parse_model(R"({"model_type": "modernbert", "hidden_size": 768, "num_attention_heads": 12,
+        "num_hidden_layers": 4, "global_attn_every_n_layers": 2})");
+    CHECK(layers_named(d.rope, "full_attention") == std::vector<int>{0, 2});
+    CHECK(d.rope.group("full_attention").spec.base() == 160000.0);
+    CHECK(d.rope.group("sliding_attention").spec.base() == 10000.0);
+    CHECK(error_of(R"({"model_type": "modernbert", "num_hidden_layers": 4, "global_attn_every_n_layers": 0})") ==
+          "global_attn_every_n_layers: expected a positive integer, got 0");
+}
+
+TEST_CASE("[step3p7/configuration_step3p7.py Step3p5TextConfig (transformers 5.16)] per-layer rope_theta and partial_rotary_factors lists")
+{
+    // Layer types from sparse_attention_freq (1: minimax_m3_sparse), each type's dict from its first
+    // layer: full_attention theta 5e6 with 0.5 of the head, minimax_m3_sparse theta 1e4 with the whole head.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "step3p5", "head_dim": 128, "num_hidden_layers": 4,
+        "sparse_attention_config": {"sparse_attention_freq": [0, 1, 0, 1]},
+        "rope_theta": [5000000.0, 10000.0, 5000000.0, 10000.0], "partial_rotary_factors": [0.5, 1.0, 0.5, 1.0]})");
+    REQUIRE(m.rope.num_groups() == 2);
+    CHECK(m.rope.layer_map() == std::vector<int>{0, 1, 0, 1});
+    check_plain(m.rope.group("full_attention"), 128, 64, 5e6);
+    check_plain(m.rope.group("minimax_m3_sparse"), 128, 128, 1e4);
+    // Lists padded with the multi-token-prediction layers lose their tail.
+    const auto mtp = posenc::hf::parse_model(R"({"model_type": "step3p5", "head_dim": 128, "num_hidden_layers": 2,
+        "num_nextn_predict_layers": 1, "rope_theta": [1e6, 1e6, 7.0], "partial_rotary_factors": [0.5, 0.5, 0.25]})");
+    check_plain(mtp.rope.primary_group(), 128, 64, 1e6);
+    // A later layer of the same type that disagrees: transformers would give it the first layer's values.
+    CHECK(error_of(R"({"model_type": "step3p5", "head_dim": 128, "num_hidden_layers": 2, "rope_theta": [1e6, 2e6]})") ==
+          "rope_theta[1]: expected the value of layer 0, the first full_attention layer: transformers builds one table "
+          "per layer type from its first layer, got 2000000.0");
+    // The wrapper step3p7 nests it in text_config.
+    const auto w = posenc::hf::parse_model(R"({"model_type": "step3p7", "text_config": {"head_dim": 128, "num_hidden_layers": 1,
+        "rope_theta": 1e6}})");
+    CHECK(w.model_type == "step3p5");
+    check_plain(w.rope.primary_group(), 128, 128, 1e6);
+}
+
+TEST_CASE("[laguna/configuration_laguna.py, mimo_v2_flash/configuration_mimo_v2_flash.py (transformers 5.16)] rope_parameters per layer type, as given")
+{
+    // MiMo-V2-Flash's class defaults: layer 0 and every 6th full_attention, head 192, both types 0.334 of
+    // the head (int(192 * 0.334) = 64), bases 5e6 / 1e4.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "mimo_v2_flash", "num_hidden_layers": 12})");
+    CHECK(layers_named(m.rope, "full_attention") == std::vector<int>{0, 5, 11});
+    check_plain(m.rope.group("full_attention"), 192, 64, 5e6);
+    check_plain(m.rope.group("sliding_attention"), 192, 64, 1e4);
+    // Laguna: every layer full_attention by default, half the head at 5e5; a top-level rope_theta is not read.
+    const auto l = posenc::hf::parse_model(R"({"model_type": "laguna", "num_hidden_layers": 2, "rope_theta": 1e4})");
+    REQUIRE(l.rope.num_groups() == 1);
+    check_plain(l.rope.primary_group(), 128, 64, 5e5);
+    CHECK(has_warning(l, "rope_theta"));
+    // Each given dict must carry its rope_theta (the rotary embedding indexes it), and a flat dict is refused.
+    CHECK(error_of(R"({"model_type": "laguna", "num_hidden_layers": 1, "rope_parameters": {"full_attention": {"rope_type": "default"}}})") ==
+          "rope_parameters.full_attention.rope_theta: expected a number: model_type \"laguna\"'s configuration keeps "
+          "rope_parameters as given, and its rotary embedding reads rope_theta from each layer type's dict, got nothing");
+    CHECK(error_of(R"({"model_type": "laguna", "num_hidden_layers": 1, "rope_parameters": {"rope_type": "default", "rope_theta": 1e4}})")
+              .rfind("rope_parameters: expected a dict for layer type \"full_attention\"", 0) == 0);
+}
+
+}  // namespace models_family_rules_tests
