@@ -515,6 +515,108 @@ def pair_order(inv_freq, text_outputs, scaling):
     return order
 
 
+def apply_function(rot_cls, n_axes, config):
+    """The family's own apply function (module level, next to its rotary class): the
+    interleaved-weights variant where the attention calls it (always, or under
+    `if self.config.rope_interleave:` when the config sets it), else the plain or multimodal one."""
+    module = sys.modules[rot_cls.__module__]
+    source = inspect.getsource(module)
+    interleave = getattr(module, "apply_rotary_pos_emb_interleave", None)
+    if callable(interleave) and re.search(r"=\s*apply_rotary_pos_emb_interleave\(", source):
+        conditional = re.search(r"if self\.config\.rope_interleave:[^\n]*\n\s*q_rot, k_rot = "
+                                r"apply_rotary_pos_emb_interleave\(", source)
+        if not conditional or safe_get(config, "rope_interleave"):
+            return interleave
+    names = ["apply_multimodal_rotary_pos_emb", "apply_rotary_pos_emb"] if n_axes > 1 else \
+        ["apply_rotary_pos_emb", "apply_multimodal_rotary_pos_emb"]
+    names.append("apply_rotary_emb")  # llama4, deepseek_v2: complex freqs_cis
+    for name in names:
+        fn = getattr(module, name, None)
+        if callable(fn):
+            return fn
+    return None
+
+
+def probe_pairing(rot, config, group, per_type, n_axes):
+    """Which coordinates the family's own apply function rotates together: it is given every
+    unit vector e_j as a query, with cos/sin from the module's forward at position 1; the image
+    of e_j has one other non-zero coordinate, j's partner. "half_split": partner j + R/2 (mod R),
+    "interleaved": partner j xor 1, "other": neither; None when the function could not be called
+    with (q, k, cos, sin[, mrope_section]). Coordinates left unrotated (frequency 0) are skipped."""
+    import torch
+    fn = apply_function(type(rot), n_axes, config)
+    if fn is None:
+        return None
+    outs = None
+    for axes in ([n_axes] if n_axes > 1 else []) + [1, 3]:
+        try:
+            _, outs = call_forward(rot, group, per_type, [1], [[1]] * axes if axes > 1 else None)
+            break
+        except Exception:  # noqa: BLE001 - the next layout of position ids is tried
+            continue
+    if outs is None:
+        return None
+    complex_out = torch.is_complex(outs[0])
+    if len(outs) < 2 and not complex_out:
+        return None
+    cos, sin = (outs[0], outs[1]) if not complex_out else (None, None)
+    width = outs[0].shape[-1]
+    params = inspect.signature(fn).parameters
+    rp = rope_dict_of(config)
+    if group != "default" and isinstance(rp.get(group), dict):
+        rp = rp[group]
+    for q_width in (width, 2 * width):
+        basis = torch.eye(q_width, dtype=torch.float32).reshape(1, q_width, 1, q_width)
+        args = {}
+        for i, (name, param) in enumerate(params.items()):
+            if i == 0 or name in ("q", "x", "xq", "query", "tensor", "hidden_states"):
+                args[name] = basis
+            elif name in ("k", "xk", "key"):
+                args[name] = basis
+            elif name == "cos":
+                args[name] = cos
+            elif name == "sin":
+                args[name] = sin
+            elif name == "freqs_cis" and complex_out:
+                args[name] = outs[0]
+            elif name in ("mrope_section", "xdrope_section"):
+                args[name] = (rp or {}).get(name) or safe_get(config, name)
+            elif param.default is inspect.Parameter.empty:
+                args = None
+                break
+        if args is None:
+            return None
+        try:
+            out = fn(**args)
+        except Exception:  # noqa: BLE001 - the next query width is tried
+            continue
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        if out.numel() != q_width * q_width:
+            continue
+        image = out.reshape(q_width, q_width)
+        # Input coordinates j and j' rotate together when their images span the same output
+        # coordinates (the interleaved-weights variant also permutes its output, the same for q
+        # and k, which leaves q.k as interleaved pairs give it).
+        support = [frozenset((image[j].abs() > 1e-6).nonzero().reshape(-1).tolist()) for j in range(q_width)]
+        kinds = set()
+        for j in range(q_width):
+            if len(support[j]) < 2:
+                continue  # unrotated at position 1 (frequency 0) or dropped
+            partners = [i for i in range(q_width) if i != j and support[i] == support[j]]
+            if len(partners) != 1:
+                kinds.add("other")
+            elif partners[0] == j ^ 1:
+                kinds.add("interleaved")
+            elif partners[0] == (j + q_width // 2) % q_width:
+                kinds.add("half_split")
+            else:
+                kinds.add("other")
+        if len(kinds) == 1:
+            return kinds.pop()
+        return "other" if kinds else None
+    return None
+
+
 def groups_of(rot, config):
     """[(group name, inv_freq tensor, attention_scaling, per_type)] from the module's buffers."""
     import torch
@@ -683,6 +785,9 @@ def sweep_family(model_type, config_cls, folder, base_class):
             order = pair_order(inv, g.pop("_text_raw"), float(scaling if scaling is not None else 1.0))
             if order is not None:
                 g["pair_order"] = order  # pair j of the output rotates at inv_freq[pair_order[j]]
+            pairing = probe_pairing(rot, text, name, per_type, axes_of(text, name))
+            if pairing is not None:
+                g["pairing"] = pairing
         except Exception as e:  # noqa: BLE001
             g["forward_error"] = str(e)[:300]
         groups.append(g)
