@@ -6,10 +6,14 @@ Usage (Debian's Python and Debian's torch; the script is not run by CI, its outp
 
     /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC [--out tests/data/transformers_sweep.json]
                                                    [--commit SHORT_SHA] [--only MODEL_TYPE,...]
+    /usr/bin/python3 scripts/sweep-transformers.py --coverage BUILD/tests/posenc_tests_models
+
+The second form runs the test that checks posenc against the data (tests/models/
+transformers_sweep_tests.cpp) and writes its K/N line into docs/models.md.
 
 TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
-`transformers` package). For each model folder whose modeling code applies RoPE (a rotary
-embedding class, `ROPE_INIT_FUNCTIONS`, `apply_rotary_pos_emb` or `rotate_half`), the script
+`transformers` package). For each model folder whose modeling code applies RoPE (it instantiates
+a rotary embedding class or calls a rotary apply function), the script
 instantiates every configuration class of the folder that transformers registers under a
 `model_type` with its class defaults, finds the language model's config inside it (the config
 itself, or a nested one: `text_config`, `thinker_config.text_config`, ...), constructs the
@@ -275,7 +279,9 @@ def prepare_environment(src):
 # ----------------------------------------------------------------------------------------------
 # 2. Which folders apply RoPE, and their configuration classes.
 
-ROPE_MARKERS = re.compile(r"class \w*Rotary\w*\(|ROPE_INIT_FUNCTIONS|apply_rotary_pos_emb|rotate_half")
+# A folder applies RoPE when its modeling code instantiates a rotary class or calls a rotary apply
+# function (jamba and nemotron_h define apply_rotary_pos_emb but never call it).
+ROPE_USE = re.compile(r"=\s*\w*Rotary\w*\(|^(?!\s*def )[^\n]*\bapply_rotary\w*\(", re.MULTILINE)
 # Keys of PreTrainedConfig that no RoPE reader looks at (dropped from the stored config dicts).
 GENERIC_KEYS = {
     "return_dict", "output_hidden_states", "output_attentions", "torchscript", "dtype", "torch_dtype",
@@ -304,7 +310,7 @@ def rope_folders(models_dir):
         for name in sorted(os.listdir(path)):
             if name.startswith("modeling_") and name.endswith(".py"):
                 with open(os.path.join(path, name), encoding="utf-8") as f:
-                    if ROPE_MARKERS.search(f.read()):
+                    if ROPE_USE.search(f.read()):
                         found.append(folder)
                         break
     return found
@@ -515,6 +521,108 @@ def pair_order(inv_freq, text_outputs, scaling):
     return order
 
 
+def apply_function(rot_cls, n_axes, config):
+    """The family's own apply function (module level, next to its rotary class): the
+    interleaved-weights variant where the attention calls it (always, or under
+    `if self.config.rope_interleave:` when the config sets it), else the plain or multimodal one."""
+    module = sys.modules[rot_cls.__module__]
+    source = inspect.getsource(module)
+    interleave = getattr(module, "apply_rotary_pos_emb_interleave", None)
+    if callable(interleave) and re.search(r"=\s*apply_rotary_pos_emb_interleave\(", source):
+        conditional = re.search(r"if self\.config\.rope_interleave:[^\n]*\n\s*q_rot, k_rot = "
+                                r"apply_rotary_pos_emb_interleave\(", source)
+        if not conditional or safe_get(config, "rope_interleave"):
+            return interleave
+    names = ["apply_multimodal_rotary_pos_emb", "apply_rotary_pos_emb"] if n_axes > 1 else \
+        ["apply_rotary_pos_emb", "apply_multimodal_rotary_pos_emb"]
+    names.append("apply_rotary_emb")  # llama4, deepseek_v2: complex freqs_cis
+    for name in names:
+        fn = getattr(module, name, None)
+        if callable(fn):
+            return fn
+    return None
+
+
+def probe_pairing(rot, config, group, per_type, n_axes):
+    """Which coordinates the family's own apply function rotates together: it is given every
+    unit vector e_j as a query, with cos/sin from the module's forward at position 1; the image
+    of e_j has one other non-zero coordinate, j's partner. "half_split": partner j + R/2 (mod R),
+    "interleaved": partner j xor 1, "other": neither; None when the function could not be called
+    with (q, k, cos, sin[, mrope_section]). Coordinates left unrotated (frequency 0) are skipped."""
+    import torch
+    fn = apply_function(type(rot), n_axes, config)
+    if fn is None:
+        return None
+    outs = None
+    for axes in ([n_axes] if n_axes > 1 else []) + [1, 3]:
+        try:
+            _, outs = call_forward(rot, group, per_type, [1], [[1]] * axes if axes > 1 else None)
+            break
+        except Exception:  # noqa: BLE001 - the next layout of position ids is tried
+            continue
+    if outs is None:
+        return None
+    complex_out = torch.is_complex(outs[0])
+    if len(outs) < 2 and not complex_out:
+        return None
+    cos, sin = (outs[0], outs[1]) if not complex_out else (None, None)
+    width = outs[0].shape[-1]
+    params = inspect.signature(fn).parameters
+    rp = rope_dict_of(config)
+    if group != "default" and isinstance(rp.get(group), dict):
+        rp = rp[group]
+    for q_width in (width, 2 * width):
+        basis = torch.eye(q_width, dtype=torch.float32).reshape(1, q_width, 1, q_width)
+        args = {}
+        for i, (name, param) in enumerate(params.items()):
+            if i == 0 or name in ("q", "x", "xq", "query", "tensor", "hidden_states"):
+                args[name] = basis
+            elif name in ("k", "xk", "key"):
+                args[name] = basis
+            elif name == "cos":
+                args[name] = cos
+            elif name == "sin":
+                args[name] = sin
+            elif name == "freqs_cis" and complex_out:
+                args[name] = outs[0]
+            elif name in ("mrope_section", "xdrope_section"):
+                args[name] = (rp or {}).get(name) or safe_get(config, name)
+            elif param.default is inspect.Parameter.empty:
+                args = None
+                break
+        if args is None:
+            return None
+        try:
+            out = fn(**args)
+        except Exception:  # noqa: BLE001 - the next query width is tried
+            continue
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        if out.numel() != q_width * q_width:
+            continue
+        image = out.reshape(q_width, q_width)
+        # Input coordinates j and j' rotate together when their images span the same output
+        # coordinates (the interleaved-weights variant also permutes its output, the same for q
+        # and k, which leaves q.k as interleaved pairs give it).
+        support = [frozenset((image[j].abs() > 1e-6).nonzero().reshape(-1).tolist()) for j in range(q_width)]
+        kinds = set()
+        for j in range(q_width):
+            if len(support[j]) < 2:
+                continue  # unrotated at position 1 (frequency 0) or dropped
+            partners = [i for i in range(q_width) if i != j and support[i] == support[j]]
+            if len(partners) != 1:
+                kinds.add("other")
+            elif partners[0] == j ^ 1:
+                kinds.add("interleaved")
+            elif partners[0] == (j + q_width // 2) % q_width:
+                kinds.add("half_split")
+            else:
+                kinds.add("other")
+        if len(kinds) == 1:
+            return kinds.pop()
+        return "other" if kinds else None
+    return None
+
+
 def groups_of(rot, config):
     """[(group name, inv_freq tensor, attention_scaling, per_type)] from the module's buffers."""
     import torch
@@ -631,6 +739,55 @@ def takes_config(cls):
     return len(params) > 1 and params[1] == "config"
 
 
+def sweep_sinusoidal_table(entry, config, text, folder, base_class):
+    """GPT-J and CodeGen keep no rotary module: the attention holds
+    create_sinusoidal_positions(max_position_embeddings, rotary_dim or hidden_size), cat(sin, cos)
+    per position (gptj/modeling_gptj.py, the attention's embed_positions). The function is run as
+    is; its inv_freq is read from the torch.einsum call it makes (the outer product positions x
+    inv_freq), and the pairing from the module's apply_rotary_pos_emb(tensor, sin, cos)."""
+    import torch
+    module = importlib.import_module(f"transformers.models.{folder}.modeling_{folder}")
+    dim = safe_get(text, "rotary_dim") or safe_get(text, "hidden_size")
+    n = int(safe_get(text, "max_position_embeddings"))
+    captured = []
+    original = torch.einsum
+
+    def spy(equation, *operands):
+        captured.append(operands)
+        return original(equation, *operands)
+
+    torch.einsum = spy
+    try:
+        sincos = module.create_sinusoidal_positions(n, dim)
+    finally:
+        torch.einsum = original
+    inv = captured[0][1].detach().to(torch.float32).reshape(-1)
+    positions = sorted({1, min(4095, n - 1), n - 1})  # the table ends at max_position_embeddings
+    half = sincos.shape[-1] // 2
+    rows = sincos[positions]
+    sin, cos = rows[:, :half][None], rows[:, half:][None]
+    group = {"name": "default", "inv_freq": f32_b64(inv), "num_freqs": int(inv.numel()),
+             "rotary_dim": 2 * int(inv.numel()), "attention_scaling": 1.0, "position_ids": [positions],
+             "outputs": [compact(cos), compact(sin)]}
+    # pairing: unit vectors through the module's apply_rotary_pos_emb(tensor, sin, cos)
+    width = 2 * half
+    basis = torch.eye(width).reshape(1, width, 1, width)
+    image = module.apply_rotary_pos_emb(basis, sincos[[1], :half][None], sincos[[1], half:][None])
+    image = image.reshape(width, width)
+    support = [frozenset((image[j].abs() > 1e-6).nonzero().reshape(-1).tolist()) for j in range(width)]
+    partners = {j: [i for i in range(width) if i != j and support[i] == support[j]] for j in range(width)
+                if len(support[j]) > 1}
+    if partners and all(p == [j ^ 1] for j, p in partners.items()):
+        group["pairing"] = "interleaved"
+    elif partners and all(p == [(j + half) % width] for j, p in partners.items()):
+        group["pairing"] = "half_split"
+    entry.update({"kind": "text", "text_config_path": "", "rotary_class": "create_sinusoidal_positions",
+                  "config": stored_dict(config, "", base_class), "groups": [group],
+                  "num_hidden_layers": safe_get(text, "num_hidden_layers")})
+    entry["nope_layers"], entry["nope_rule"] = nope_layers(entry["model_type"], text)
+    return entry
+
+
 def sweep_family(model_type, config_cls, folder, base_class):
     import torch
     from transformers.models.auto import configuration_auto as auto
@@ -642,6 +799,8 @@ def sweep_family(model_type, config_cls, folder, base_class):
     if text is not None and text_folder != folder:
         rotaries = rotary_classes(text_folder) + rotaries
     text_rotaries = [c for c in rotaries if takes_config(c)]
+    if text is not None and not text_rotaries and folder in ("gptj", "codegen"):
+        return sweep_sinusoidal_table(entry, config, text, folder, base_class)
     if text is None or not text_rotaries:
         entry["kind"] = "not_language" if text is None else "no_rotary_module"
         entry["rotary_classes"] = [c.__name__ for c in rotaries]
@@ -683,6 +842,9 @@ def sweep_family(model_type, config_cls, folder, base_class):
             order = pair_order(inv, g.pop("_text_raw"), float(scaling if scaling is not None else 1.0))
             if order is not None:
                 g["pair_order"] = order  # pair j of the output rotates at inv_freq[pair_order[j]]
+            pairing = probe_pairing(rot, text, name, per_type, axes_of(text, name))
+            if pairing is not None:
+                g["pairing"] = pairing
         except Exception as e:  # noqa: BLE001
             g["forward_error"] = str(e)[:300]
         groups.append(g)
@@ -712,14 +874,56 @@ def sweep_family(model_type, config_cls, folder, base_class):
     return entry
 
 
+COVERAGE_BEGIN = "<!-- coverage: written by scripts/sweep-transformers.py --coverage -->"
+COVERAGE_END = "<!-- end of coverage -->"
+
+
+def write_coverage(binary):
+    """Runs the sweep's test case and writes K/N into docs/models.md between the markers."""
+    import subprocess
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    run = subprocess.run([binary, "--no-intro=true", "--test-case=transformers * class defaults*"],
+                         capture_output=True, text=True, check=False)
+    found = re.search(r"(\d+) of (\d+) language-model families read and match transformers", run.stdout)
+    if run.returncode != 0 or not found:
+        sys.exit(f"{binary} failed or printed no coverage:\n{run.stdout[-3000:]}{run.stderr[-2000:]}")
+    with open(os.path.join(root, "tests", "data", "transformers_sweep.json"), encoding="utf-8") as f:
+        data = json.load(f)
+    kinds = {}
+    for family in data["families"]:
+        kinds[family["kind"]] = kinds.get(family["kind"], 0) + 1
+    line = (f"Coverage at {data['source']}: **{found.group(1)} of {found.group(2)}** language-model "
+            f"model_types with RoPE are read and match transformers' own tables (class defaults); "
+            f"{len(data['rope_folders'])} model folders apply RoPE, and they also register "
+            f"{kinds.get('not_language', 0)} vision, audio and other non-language model_types, "
+            f"{kinds.get('no_rotary_module', 0)} without a rotary module and {len(data['failures'])} that "
+            f"transformers itself cannot build from class defaults here.")
+    path = os.path.join(root, "docs", "models.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    begin, end = text.index(COVERAGE_BEGIN), text.index(COVERAGE_END)
+    text = text[: begin + len(COVERAGE_BEGIN)] + "\n" + line + "\n" + text[end:]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(line)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("src", help="the src folder of a transformers checkout")
+    parser.add_argument("src", nargs="?", help="the src folder of a transformers checkout")
+    parser.add_argument("--coverage", metavar="TEST_BINARY",
+                        help="instead of sweeping: run posenc's tests/models binary on the committed data and "
+                             "write its coverage line into docs/models.md")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "data",
                                                       "transformers_sweep.json"))
     parser.add_argument("--commit", default="", help="the checkout's commit, recorded in the data")
     parser.add_argument("--only", default="", help="comma-separated model types (a partial run; give --out elsewhere)")
     args = parser.parse_args()
+    if args.coverage:
+        write_coverage(args.coverage)
+        return
+    if not args.src:
+        parser.error("give the src folder of a transformers checkout (or --coverage)")
 
     torch = prepare_environment(os.path.abspath(args.src))
     import transformers

@@ -14,9 +14,16 @@
 // family that now reads and matches fails the test too, so the list only shrinks. A mismatch is
 // always a failure.
 //
-// Tolerances: inv_freq within 4 float32 ulps relative (4 * 2^-23; posenc's Precision::hf_float32
-// table reproduces transformers' float32 pipeline, so most agree exactly), attention_scaling
-// within 1e-12 relative (both are doubles from the same formula).
+// Also from transformers: the pairing, read by giving the family's own apply function every unit
+// vector (half_split or interleaved), and cos/sin of the module's forward at positions 1, 4095
+// and one past the original length (the last is compared only where posenc's group has no
+// original length below it; M-RoPE groups with every axis at the text position).
+//
+// Tolerances: inv_freq within 4 float32 ulps relative (4 * 2^-23): posenc's Precision::hf_float32
+// table follows transformers' float32 operation order, yet at one or two pairs of about 30
+// families its value is the float32 neighbour of what Debian's torch 1.13 computes (its float32
+// pow rounds differently); attention_scaling within 1e-12 relative (both are doubles from the
+// same formula); cos/sin as compare_cos_sin says.
 #include <posenc/models/hf_config.hpp>
 #include <posenc/models/hf_families.hpp>
 
@@ -153,6 +160,72 @@ double relative(double got, double want)
     return std::abs(got - want) / std::max(std::abs(want), 1e-300);
 }
 
+/// One output of the module's forward as [position][pair] values: the first block of positions
+/// of a [..., P, W] tensor, W/2 values per position when the row was cat(h, h) or
+/// repeat_interleave(h, 2), W otherwise. Empty when the layout is not per pair.
+std::vector<std::vector<double>> per_pair_rows(const json& output, const json& tables, std::size_t positions)
+{
+    const std::vector<float> v = decode_f32(tables.at(output.at("values").get<std::string>()).get<std::string>());
+    const json& shape = output.at("shape");
+    std::size_t width = shape.back().get<std::size_t>();
+    if (output.at("repeat").get<std::string>() != "none") width /= 2;
+    std::vector<std::vector<double>> rows;
+    if (shape.size() < 2 || shape.at(shape.size() - 2).get<std::size_t>() != positions || v.size() < positions * width)
+        return rows;
+    for (std::size_t i = 0; i < positions; ++i)
+        rows.emplace_back(v.begin() + static_cast<std::ptrdiff_t>(i * width),
+                          v.begin() + static_cast<std::ptrdiff_t>((i + 1) * width));
+    return rows;
+}
+
+/// cos/sin of the module's forward against posenc's table: at each stored position p and pair
+/// i, cos(fl(fl(p) * inv_freq_i)) * attention_factor with the float32 angle transformers forms
+/// (the table is posenc's Precision::hf_float32 one), within (1e-6 + |angle| * 4 * 2^-23) times
+/// the attention factor: float32 cos/sin of one float32 angle differ by about 1e-7, and the
+/// inv_freq tolerance moves the angle by up to |angle| * 4 * 2^-23. Only the positions up to
+/// the original length are compared: past it a dynamic or LongRoPE module switches tables in
+/// forward, which posenc states per group instead. "" when they agree or nothing is comparable.
+std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const json& tables)
+{
+    if (!t.contains("position_ids")) return "";
+    const json& outputs = t.contains("text_outputs") ? t.at("text_outputs") : t.at("outputs");
+    json ids = t.at("position_ids");
+    while (ids.is_array() && ids.at(0).is_array()) ids = ids.at(0);  // the first row: the text positions
+    const std::size_t positions = ids.size();
+    std::vector<std::vector<double>> cos, sin;
+    if (outputs.size() == 1 && outputs.at(0).value("complex", false)) {
+        cos = per_pair_rows(outputs.at(0).at("real"), tables, positions);
+        sin = per_pair_rows(outputs.at(0).at("imag"), tables, positions);
+    } else if (outputs.size() >= 2) {
+        cos = per_pair_rows(outputs.at(0), tables, positions);
+        sin = per_pair_rows(outputs.at(1), tables, positions);
+    }
+    const posenc::FrequencyTable table = p.table(posenc::Precision::hf_float32);
+    if (cos.empty() || sin.empty() || cos.at(0).size() != static_cast<std::size_t>(table.num_pairs())) return "";
+    const double factor = static_cast<double>(static_cast<float>(p.attention_factor));
+    std::ostringstream diff;
+    for (std::size_t k = 0; k < positions; ++k) {
+        const std::int64_t position = ids.at(k).get<std::int64_t>();
+        if (p.original_length > 0 && position > p.original_length) continue;
+        for (int i = 0; i < table.num_pairs(); ++i) {
+            const float angle = static_cast<float>(table.inv_freq(i)) * static_cast<float>(position);
+            const double c = std::cos(static_cast<double>(angle)) * factor;
+            const double s = std::sin(static_cast<double>(angle)) * factor;
+            const double got_c = cos[k][static_cast<std::size_t>(i)];
+            const double got_s = sin[k][static_cast<std::size_t>(i)];
+            // float32 cos/sin of one float32 angle, plus what inv_freq's own tolerance moves the angle
+            const double tolerance =
+                (1e-6 + std::abs(static_cast<double>(angle)) * inv_freq_tolerance) * std::max(1.0, factor);
+            if (std::abs(c - got_c) > tolerance || std::abs(s - got_s) > tolerance) {
+                diff << "cos/sin at position " << position << " pair " << i << ": posenc (" << c << ", " << s
+                     << "), transformers (" << got_c << ", " << got_s << "); ";
+                return diff.str();
+            }
+        }
+    }
+    return diff.str();
+}
+
 /// What differs between posenc's group `p` and transformers' table `t` ("" when they agree).
 std::string compare_group(const posenc::RopeGroup& p, const json& t, const json& tables)
 {
@@ -182,6 +255,12 @@ std::string compare_group(const posenc::RopeGroup& p, const json& t, const json&
             diff << "inv_freq[" << at << "] " << table.inv_freq(at) << " (transformers "
                  << static_cast<double>(want[static_cast<std::size_t>(at)]) << ", relative " << worst << "); ";
     }
+    if (t.contains("pairing")) {
+        const std::string want_pairing = t.at("pairing").get<std::string>();
+        const std::string got = p.spec.pairing() == posenc::Pairing::half_split ? "half_split" : "interleaved";
+        if (want_pairing != got) diff << "pairing " << got << " (transformers " << want_pairing << "); ";
+    }
+    diff << compare_cos_sin(p, t, tables);
     if (!t.at("attention_scaling").is_null()) {
         const double a = t.at("attention_scaling").get<double>();
         if (relative(p.attention_factor, a) > attention_tolerance)
