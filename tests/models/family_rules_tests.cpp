@@ -124,4 +124,36 @@ TEST_CASE("[laguna/configuration_laguna.py, mimo_v2_flash/configuration_mimo_v2_
               .rfind("rope_parameters: expected a dict for layer type \"full_attention\"", 0) == 0);
 }
 
+TEST_CASE("[granite_swa/modeling_granite_swa.py, muse_glimmer/modeling_muse_glimmer.py (transformers 5.16)] layer_rope_theta: a base per layer, 0 = NoPE")
+{
+    // GraniteSWAModel: one rotary embedding per distinct non-zero theta (the dict with that rope_theta), None for 0.
+    const auto g = posenc::hf::parse_model(R"({"model_type": "granite_swa", "hidden_size": 2560, "num_attention_heads": 20,
+        "num_hidden_layers": 4, "layer_rope_theta": [10000, 0, 500000, 10000]})");
+    CHECK(g.rope.nope_layers() == std::vector<int>{1});
+    REQUIRE(g.rope.num_groups() == 2);
+    CHECK(g.rope.layer_map() == std::vector<int>{0, -1, 1, 0});
+    check_plain(g.rope.groups()[0], 128, 128, 1e4);
+    check_plain(g.rope.groups()[1], 128, 128, 5e5);
+    // The class default: every layer at rope_theta, one table.
+    const auto one = posenc::hf::parse_model(R"({"model_type": "granite_swa", "hidden_size": 2560, "num_attention_heads": 20,
+        "num_hidden_layers": 3, "rope_theta": 1e6})");
+    REQUIRE(one.rope.num_groups() == 1);
+    CHECK(one.rope.nope_layers().empty());
+    check_plain(one.rope.primary_group(), 128, 128, 1e6);
+    CHECK(error_of(R"({"model_type": "granite_swa", "num_hidden_layers": 2, "layer_rope_theta": [1e4]})")
+              .rfind("layer_rope_theta: expected one base per layer (2; 0 = no RoPE)", 0) == 0);
+    // Muse Glimmer: 0 on every 4th layer counted back from the last; every other layer the one table.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "muse_glimmer", "text_config": {"num_hidden_layers": 8,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}}})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{3, 7});
+    REQUIRE(m.rope.num_groups() == 1);
+    check_plain(m.rope.primary_group(), 128, 128, 5e5);
+    // A non-zero entry other than the table's base only says "rotate": a warning names it.
+    const auto w = posenc::hf::parse_model(R"({"model_type": "muse_glimmer_text", "num_hidden_layers": 2,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}, "layer_rope_theta": [0, 1000]})");
+    CHECK(w.rope.nope_layers() == std::vector<int>{0});
+    CHECK(w.rope.primary_group().spec.base() == 5e5);
+    CHECK(has_warning(w, "layer_rope_theta[1]"));
+}
+
 }  // namespace models_family_rules_tests

@@ -64,8 +64,6 @@ const std::set<std::string>& known_gaps()
         "olmo_hybrid",
         // NoPE by attention kind or pattern.
         "afmoe", "cohere2_moe", "recurrent_gemma",
-        // Per-layer theta lists, 0 = NoPE.
-        "granite_swa", "granitemoe_swa", "muse_glimmer", "muse_glimmer_text",
         // M-RoPE / multi-axis on an unknown model_type.
         "cosmos3_edge", "cosmos3_edge_text", "glm_image", "glm_image_text", "minimax_m3_vl", "minimax_m3_vl_text",
         "qwen3_omni_moe_talker_text", "qwen3_omni_moe_talker_code_predictor",

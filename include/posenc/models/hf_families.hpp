@@ -382,6 +382,10 @@ inline constexpr FamilyRules known_families[] = {
     {"mellum", Pairing::half_split, "mellum/modeling_mellum.py", {}, {}, 128, 131072, "mellum/configuration_mellum.py", LayerRule::uniform, 0, 0},
     {"modernbert", Pairing::half_split, "modernbert/modeling_modernbert.py", {}, {}, 0, 8192, "modernbert/configuration_modernbert.py", LayerRule::uniform, 0, 0},
     {"modernbert-decoder", Pairing::half_split, "modernbert_decoder/modeling_modernbert_decoder.py", {}, {}, 0, 8192, "modernbert_decoder/configuration_modernbert_decoder.py", LayerRule::uniform, 0, 0},
+    // A base per layer, 0 = NoPE (layer_rope_theta; models/detail/families/layer_rope_theta.hpp)
+    {"granite_swa", Pairing::half_split, "granite_swa/modeling_granite_swa.py", {}, {}, 0, 8192, "granite_swa/configuration_granite_swa.py", LayerRule::uniform, 0, 0},
+    {"granitemoe_swa", Pairing::half_split, "granitemoe_swa/modeling_granitemoe_swa.py", {}, {}, 0, 2048, "granitemoe_swa/configuration_granitemoe_swa.py", LayerRule::uniform, 0, 0},
+    {"muse_glimmer_text", Pairing::half_split, "muse_glimmer/modeling_muse_glimmer.py", {}, {}, 128, 131072, "muse_glimmer/configuration_muse_glimmer.py", LayerRule::uniform, 0, 0},
     // Step 3.5 / 3.7: per-layer rope_theta and partial_rotary_factors lists, one table per layer type
     {"step3p5", Pairing::half_split, "step3p7/modeling_step3p7.py", 10000.0, {}, 128, 128000, "step3p7/configuration_step3p7.py", LayerRule::uniform, 0, trait::partial_rotary},
     // ---- interleaved pairs (2i, 2i + 1)
@@ -587,6 +591,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "blt") return "blt_local_decoder";
     if (outer == "mllama") return "mllama_text_model";
     if (outer == "step3p7") return "step3p5";
+    if (outer == "muse_glimmer") return "muse_glimmer_text";
     if (outer == "pe_audio") return "modernbert";
     if (outer == "gemma4_unified") return "gemma4_unified_text";
     if (outer == "diffusion_gemma") return "diffusion_gemma_text";

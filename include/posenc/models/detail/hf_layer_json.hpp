@@ -17,7 +17,7 @@ namespace posenc::hf::detail_json {
 /// Keys whose meaning depends on the model's own code (refused for an unknown model_type).
 inline constexpr const char* model_specific_keys[] = {"rope_local_base_freq", "no_rope_layers", "no_rope_layer_interval",
                                                       "sliding_window_pattern", "full_attention_interval", "full_attn_idxs",
-                                                      "attn_layer_indices", "cross_attention_layers"};
+                                                      "attn_layer_indices", "cross_attention_layers", "layer_rope_theta"};
 
 inline std::vector<std::string> layer_type_list(const json& v, const std::string& path)
 {

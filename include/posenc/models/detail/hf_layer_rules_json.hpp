@@ -297,6 +297,9 @@ protected:
         } else if (rule == LayerRule::no_rope_layers) {
             no_rope_layer_rotation();
         }
+        for (std::size_t i = 0; i < types.size(); ++i)  // a family rule's layer types without position embeddings
+            if (std::find(family_nope_types.begin(), family_nope_types.end(), types[i]) != family_nope_types.end())
+                rotates[i] = false;
     }
 
     /// SmolLM3, Llama 4: no_rope_layers[i] == 1 rotates; absent, every no_rope_layer_interval-th layer is NoPE.

@@ -25,6 +25,8 @@ namespace posenc::hf::detail_json::families {
 /// A family rule's result: the normalised language-model config, and what to tell the reader's user.
 struct FamilyConfig {
     json text;  ///< the config object as the configuration class leaves it (layer_types, rope_parameters)
+    /// Layer types (of text's layer_types) whose layers get no position embeddings at all.
+    std::vector<std::string> nope_layer_types;
     std::vector<std::string> notes;
     std::vector<ConfigWarning> warnings;
 };
