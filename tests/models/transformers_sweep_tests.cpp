@@ -58,8 +58,6 @@ const std::set<std::string>& known_gaps()
     static const std::set<std::string> gaps = {
         // Per-layer-type rope_parameters (some with per-type partial_rotary_factor, some Gemma-4-like
         // proportional full_attention tables).
-        "t5gemma2", "t5gemma2_decoder", "t5gemma2_encoder",
-        "t5gemma2_text", 
         // Linear-attention hybrids (NoPE by layer type).
         "olmo_hybrid",
         // NoPE by attention kind or pattern.

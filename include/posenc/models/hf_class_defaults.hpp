@@ -48,6 +48,8 @@ inline constexpr ClassDefaults class_defaults_table[] = {
     {"gemma",                       28,   3072,   16,   16,    1e-06, "gemma/configuration_gemma.py"},
     {"gemma2",                      26,   2304,    8,    4,    1e-06, "gemma2/configuration_gemma2.py"},
     {"gemma3_text",                 26,   2304,    8,    4,    1e-06, "gemma3/configuration_gemma3.py"},
+    {"t5gemma2_text",               26,   2304,    8,    4,    1e-06, "t5gemma2/configuration_t5gemma2.py"},
+    {"t5gemma2_decoder",            26,   2304,    8,    4,    1e-06, "t5gemma2/configuration_t5gemma2.py"},
     {"gemma4_text",                 30,   2304,    8,    4,    1e-06, "gemma4/configuration_gemma4.py"},
     {"gemma4_unified_text",         30,   2304,    8,    4,    1e-06, "gemma4_unified/configuration_gemma4_unified.py"},
     {"diffusion_gemma_text",        30,   2304,    8,    4,    1e-06, "diffusion_gemma/configuration_diffusion_gemma.py"},

@@ -229,6 +229,11 @@ inline constexpr FamilyRules known_families[] = {
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, {}, 256, 0, "gemma2/configuration_gemma2.py", LayerRule::uniform, 0, 0},
     {"gemma3_text", Pairing::half_split, "gemma3/modeling_gemma3.py", 1e6, {}, 256, 131072, "gemma3/configuration_gemma3.py", LayerRule::gemma3_local_base, 6, 0,
      "", "", "", "", 0, 64, 128, "rope_local_base_freq", 10000.0},
+    // T5Gemma 2's text models (the encoder's text_config and the decoder): Gemma 3's configuration rules
+    {"t5gemma2_text", Pairing::half_split, "t5gemma2/modeling_t5gemma2.py", 1e6, {}, 256, 131072, "t5gemma2/configuration_t5gemma2.py", LayerRule::gemma3_local_base, 6, 0,
+     "", "", "", "", 0, 64, 128, "rope_local_base_freq", 10000.0},
+    {"t5gemma2_decoder", Pairing::half_split, "t5gemma2/modeling_t5gemma2.py", 1e6, {}, 256, 131072, "t5gemma2/configuration_t5gemma2.py", LayerRule::gemma3_local_base, 6, 0,
+     "", "", "", "", 0, 64, 128, "rope_local_base_freq", 10000.0},
     // Gemma 4: sliding_attention {default, 1e4} over head_dim 256, full_attention {proportional, p 0.25, 1e6}
     // over global_head_dim 512; 30 layers by default, every 6th full, the last forced full
     {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
@@ -596,6 +601,8 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "gemma4_unified") return "gemma4_unified_text";
     if (outer == "diffusion_gemma") return "diffusion_gemma_text";
     if (outer == "t5gemma") return "t5_gemma_module";
+    if (outer == "t5gemma2") return "t5gemma2_decoder";
+    if (outer == "t5gemma2_encoder") return "t5gemma2_text";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
     return outer;
 }
