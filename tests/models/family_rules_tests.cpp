@@ -156,4 +156,22 @@ TEST_CASE("[granite_swa/modeling_granite_swa.py, muse_glimmer/modeling_muse_glim
     CHECK(has_warning(w, "layer_rope_theta[1]"));
 }
 
+TEST_CASE("[afmoe/modeling_afmoe.py, cohere2_moe/modeling_cohere2_moe.py (transformers 5.16)] RoPE decided by the layer's attention")
+{
+    // AFMoE: is_local_attention layers rotate; full_attention every 4th ((i + 1) % 4 == 0) by default.
+    const auto a = posenc::hf::parse_model(R"({"model_type": "afmoe", "num_hidden_layers": 8, "sliding_window": null})");
+    CHECK(a.rope.nope_layers() == std::vector<int>{3, 7});
+    check_plain(a.rope.primary_group(), 128, 128, 1e4);
+    // Cohere 2 MoE: sliding layers rotate while a window is set; the first first_k_dense_replace (dense)
+    // layers under prefix_dense_sliding_window_pattern 1 are full_attention and rotate anyway (force_rope).
+    const auto c = posenc::hf::parse_model(R"({"model_type": "cohere2_moe", "num_hidden_layers": 6, "first_k_dense_replace": 2})");
+    // layer types: dense prefix [full, full] (pattern 1), then [sliding, sliding, sliding, full] (pattern 4)
+    CHECK(c.rope.nope_layers() == std::vector<int>{5});
+    CHECK(c.rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
+    // no window: only the forced dense layers rotate
+    const auto n = posenc::hf::parse_model(R"({"model_type": "cohere2_moe", "num_hidden_layers": 4, "first_k_dense_replace": 1,
+        "sliding_window": null})");
+    CHECK(n.rope.nope_layers() == std::vector<int>{1, 2, 3});
+}
+
 }  // namespace models_family_rules_tests

@@ -61,7 +61,7 @@ const std::set<std::string>& known_gaps()
         // Linear-attention hybrids (NoPE by layer type).
         "olmo_hybrid",
         // NoPE by attention kind or pattern.
-        "afmoe", "cohere2_moe", "recurrent_gemma",
+        "recurrent_gemma",
         // M-RoPE / multi-axis on an unknown model_type.
         "cosmos3_edge", "cosmos3_edge_text", "glm_image", "glm_image_text", "minimax_m3_vl", "minimax_m3_vl_text",
         "qwen3_omni_moe_talker_text", "qwen3_omni_moe_talker_code_predictor",

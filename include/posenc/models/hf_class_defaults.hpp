@@ -143,6 +143,8 @@ inline constexpr ClassDefaults class_defaults_table[] = {
     {"granite_swa",                 24,   2560,   20,    4,    1e-05, "granite_swa/configuration_granite_swa.py"},
     {"granitemoe_swa",              32,   4096,   32,    0,    1e-06, "granitemoe_swa/configuration_granitemoe_swa.py"},
     {"muse_glimmer_text",           52,   6656,   32,    2,    1e-05, "muse_glimmer/configuration_muse_glimmer.py"},
+    {"afmoe",                       32,   2048,   16,    0,    1e-05, "afmoe/configuration_afmoe.py"},
+    {"cohere2_moe",                 40,   8192,   64,    0,      0.0, "cohere2_moe/configuration_cohere2_moe.py"},
     {"step3p5",                     45,   4096,   64,    8,    1e-05, "step3p7/configuration_step3p7.py"},
     {"deepseek_v4",                 43,   4096,   64,    1,    1e-06, "deepseek_v4/configuration_deepseek_v4.py"},
     {"gptj",                        28,   4096,   16,    0,      0.0, "gptj/configuration_gptj.py"},

@@ -391,6 +391,9 @@ inline constexpr FamilyRules known_families[] = {
     {"granite_swa", Pairing::half_split, "granite_swa/modeling_granite_swa.py", {}, {}, 0, 8192, "granite_swa/configuration_granite_swa.py", LayerRule::uniform, 0, 0},
     {"granitemoe_swa", Pairing::half_split, "granitemoe_swa/modeling_granitemoe_swa.py", {}, {}, 0, 2048, "granitemoe_swa/configuration_granitemoe_swa.py", LayerRule::uniform, 0, 0},
     {"muse_glimmer_text", Pairing::half_split, "muse_glimmer/modeling_muse_glimmer.py", {}, {}, 128, 131072, "muse_glimmer/configuration_muse_glimmer.py", LayerRule::uniform, 0, 0},
+    // RoPE decided per layer by the attention kind (models/detail/families/nope_by_attention.hpp)
+    {"afmoe", Pairing::half_split, "afmoe/modeling_afmoe.py", {}, {}, 128, 16384, "afmoe/configuration_afmoe.py", LayerRule::uniform, 0, 0},
+    {"cohere2_moe", Pairing::interleaved, "cohere2_moe/modeling_cohere2_moe.py", {}, {}, 128, 8192, "cohere2_moe/configuration_cohere2_moe.py", LayerRule::uniform, 0, 0},
     // Step 3.5 / 3.7: per-layer rope_theta and partial_rotary_factors lists, one table per layer type
     {"step3p5", Pairing::half_split, "step3p7/modeling_step3p7.py", 10000.0, {}, 128, 128000, "step3p7/configuration_step3p7.py", LayerRule::uniform, 0, trait::partial_rotary},
     // ---- interleaved pairs (2i, 2i + 1)
