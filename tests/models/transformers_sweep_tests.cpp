@@ -56,12 +56,6 @@ using nlohmann::json;
 const std::set<std::string>& known_gaps()
 {
     static const std::set<std::string> gaps = {
-        // Per-layer-type rope_parameters (some with per-type partial_rotary_factor, some Gemma-4-like
-        // proportional full_attention tables).
-        // Linear-attention hybrids (NoPE by layer type).
-        "olmo_hybrid",
-        // NoPE by attention kind or pattern.
-        "recurrent_gemma",
         // M-RoPE / multi-axis on an unknown model_type.
         "cosmos3_edge", "cosmos3_edge_text", "glm_image", "glm_image_text", "minimax_m3_vl", "minimax_m3_vl_text",
         "qwen3_omni_moe_talker_text", "qwen3_omni_moe_talker_code_predictor",

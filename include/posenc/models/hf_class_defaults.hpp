@@ -39,6 +39,7 @@ inline constexpr ClassDefaults class_defaults_table[] = {
     {"qwen3",                       32,   4096,   32,   32,    1e-06, "qwen3/configuration_qwen3.py"},
     {"qwen3_moe",                   24,   2048,   32,    4,    1e-06, "qwen3_moe/configuration_qwen3_moe.py"},
     {"qwen3_next",                  48,   2048,   16,    2,    1e-06, "qwen3_next/configuration_qwen3_next.py"},
+    {"olmo_hybrid",                 32,   3840,   30,    0,    1e-06, "olmo_hybrid/configuration_olmo_hybrid.py"},
     {"qwen3_5_text",                32,   4096,   16,    4,    1e-06, "qwen3_5/configuration_qwen3_5.py"},
     {"qwen3_5_moe_text",            40,   2048,   16,    2,    1e-06, "qwen3_5_moe/configuration_qwen3_5_moe.py"},
     {"phi",                         24,   2048,   32,    0,      0.0, "phi/configuration_phi.py"},

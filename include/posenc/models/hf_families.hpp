@@ -213,6 +213,9 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen3", Pairing::half_split, "qwen3/modeling_qwen3.py", {}, {}, 128, 0, "qwen3/configuration_qwen3.py", LayerRule::uniform, 0, 0},
     {"qwen3_moe", Pairing::half_split, "qwen3_moe/modeling_qwen3_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::linear_attention_nope, 4, trait::partial_rotary | trait::legacy_layer_type_names},
+    // OLMo Hybrid: Gated DeltaNet layers without RoPE, full_attention every 4th ((i + 1) % 4 == 0); the
+    // released checkpoints set rope_theta null (no rotary embedding at all: refused, naming rope_theta)
+    {"olmo_hybrid", Pairing::half_split, "olmo_hybrid/modeling_olmo_hybrid.py", {}, {}, 0, 65536, "olmo_hybrid/configuration_olmo_hybrid.py", LayerRule::linear_attention_nope, 4, trait::legacy_layer_type_names},
     // Qwen3.5 (text models of qwen3_5 / qwen3_5_moe): Qwen3-Next's layers and 25 % rotary part with
     // Qwen3-VL's always-interleaved M-RoPE, default sections [11, 11, 10]
     FamilyRules{"qwen3_5_text", Pairing::half_split, "qwen3_5/modeling_qwen3_5.py", {}, 0.25, 256, 32768, "qwen3_5/configuration_qwen3_5.py", LayerRule::linear_attention_nope, 4,
@@ -508,6 +511,11 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: MiniMax rotates only its full-attention layers (lightning attention layers have none), and its "
      "rotary width is not settled by the config",
      "minimax/modular_minimax.py"},
+    {"recurrent_gemma", RefuseWhen::always, "partial_rotary_factor",
+     "is not representable as one answer: RecurrentGemma's configuration sets it to 0.5 by default, the released model "
+     "rotates half of each head, transformers 5.16's default rope table ignores it (the whole head rotates) while its "
+     "scaled rope types honour it",
+     "recurrent_gemma/configuration_recurrent_gemma.py, recurrent_gemma/modeling_recurrent_gemma.py"},
     {"blt_local_decoder", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
     {"blt_local_encoder", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
     {"blt_patcher", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
