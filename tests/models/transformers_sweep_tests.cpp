@@ -56,9 +56,6 @@ using nlohmann::json;
 const std::set<std::string>& known_gaps()
 {
     static const std::set<std::string> gaps = {
-        // M-RoPE / multi-axis on an unknown model_type.
-        "cosmos3_edge", "cosmos3_edge_text", "glm_image", "glm_image_text", "minimax_m3_vl", "minimax_m3_vl_text",
-        "qwen3_omni_moe_talker_text", "qwen3_omni_moe_talker_code_predictor",
         // Speech encoders and protein models with rotary embeddings but no RoPE dict.
         "wav2vec2-bert", "wav2vec2-conformer", "seamless_m4t", "clvp", "clvp_encoder", "moonshine",
         "moonshine_streaming", "esm",
@@ -229,7 +226,16 @@ std::string compare_group(const posenc::RopeGroup& p, const json& t, const json&
         want = std::move(applied);
     }
     const posenc::FrequencyTable table = p.table(posenc::Precision::hf_float32);
-    const int rotary_dim = t.at("rotary_dim").get<int>();
+    int rotary_dim = t.at("rotary_dim").get<int>();
+    if (want.size() == 3 * static_cast<std::size_t>(table.num_pairs())) {
+        // The module holds one masked row of frequencies per position axis (Cosmos3 Edge: 3 x R/2, each pair's
+        // frequency in the row of the axis it reads, 0 in the others): pair i's frequency is the column's sum.
+        const std::size_t pairs = want.size() / 3;
+        std::vector<float> merged(pairs);
+        for (std::size_t i = 0; i < pairs; ++i) merged[i] = want[i] + want[pairs + i] + want[2 * pairs + i];
+        want = std::move(merged);
+        rotary_dim /= 3;
+    }
     if (p.spec.rotary_dim() != rotary_dim)
         diff << "rotary width " << p.spec.rotary_dim() << " (transformers " << rotary_dim << "); ";
     if (table.num_pairs() != static_cast<int>(want.size())) {

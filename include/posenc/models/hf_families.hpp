@@ -278,6 +278,23 @@ inline constexpr FamilyRules known_families[] = {
     FamilyRules{"qwen3_omni_moe_text", Pairing::half_split, "qwen3_omni_moe/modeling_qwen3_omni_moe.py", 1000000.0, {}, 0, 32768, "qwen3_omni_moe/configuration_qwen3_omni_moe.py", LayerRule::uniform, 0,
                 trait::multi_axis | trait::always_interleaved_mrope}
         .with_default_mrope_section("[24, 20, 20]"),
+    // Qwen3-Omni's talker (talker_config.text_config) rotates like the thinker; its code predictor has a plain
+    // one-axis table (Qwen3OmniMoeRotaryEmbedding)
+    FamilyRules{"qwen3_omni_moe_talker_text", Pairing::half_split, "qwen3_omni_moe/modeling_qwen3_omni_moe.py", {}, {}, 0, 32768, "qwen3_omni_moe/configuration_qwen3_omni_moe.py", LayerRule::uniform, 0,
+                trait::multi_axis | trait::always_interleaved_mrope}
+        .with_default_mrope_section("[24, 20, 20]"),
+    {"qwen3_omni_moe_talker_code_predictor", Pairing::half_split, "qwen3_omni_moe/modeling_qwen3_omni_moe.py", {}, {}, 128, 32768, "qwen3_omni_moe/configuration_qwen3_omni_moe.py", LayerRule::uniform, 0, 0},
+    // Cosmos3 Edge's text model: Qwen3-VL's interleaved M-RoPE written as a masked 3 x (R/2) frequency matrix;
+    // rope_parameters["mrope_section"] is required (the class default dict has [24, 20, 20])
+    FamilyRules{"cosmos3_edge_text", Pairing::half_split, "cosmos3_edge/modeling_cosmos3_edge.py", 100000000.0, {}, 128, 131072, "cosmos3_edge/configuration_cosmos3_edge.py", LayerRule::uniform, 0,
+                trait::multi_axis | trait::always_interleaved_mrope | trait::mrope_required, "",
+                R"({"rope_type": "default", "rope_theta": 100000000.0, "mrope_section": [24, 20, 20]})"},
+    // GLM-Image's text model: rotate_half on the rotary part with GLM-4.5V's M-RoPE sections (default [8, 12, 12])
+    FamilyRules{"glm_image_text", Pairing::half_split, "glm_image/modeling_glm_image.py", {}, {}, 0, 131072, "glm_image/configuration_glm_image.py", LayerRule::uniform, 0, trait::multi_axis | trait::partial_rotary}
+        .with_default_mrope_section("[8, 12, 12]"),
+    // MiniMax-M3-VL's text model: MiniMax-M2's rotary part (its class declares rotary_dim 64, which the rotary
+    // embedding does not read: see check_unread_rotary_dim), base 5e6
+    {"minimax_m3_vl_text", Pairing::half_split, "minimax_m3_vl/modeling_minimax_m3_vl.py", 5000000.0, {}, 128, 524288, "minimax_m3_vl/configuration_minimax_m3_vl.py", LayerRule::uniform, 0, trait::partial_rotary},
     // PaddleOCR-VL's language model: Qwen2-VL's M-RoPE sections with rotate_half, read from
     // rope_parameters["mrope_section"] on every forward pass (no default); hub configs are flat
     {"paddleocr_vl", Pairing::half_split, "paddleocr_vl/modeling_paddleocr_vl.py", 500000.0, {}, 128, 131072, "paddleocr_vl/configuration_paddleocr_vl.py", LayerRule::uniform, 0, trait::multi_axis | trait::mrope_required},
@@ -608,6 +625,9 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "mllama") return "mllama_text_model";
     if (outer == "step3p7") return "step3p5";
     if (outer == "muse_glimmer") return "muse_glimmer_text";
+    if (outer == "cosmos3_edge") return "cosmos3_edge_text";
+    if (outer == "glm_image") return "glm_image_text";
+    if (outer == "minimax_m3_vl") return "minimax_m3_vl_text";
     if (outer == "pe_audio") return "modernbert";
     if (outer == "gemma4_unified") return "gemma4_unified_text";
     if (outer == "diffusion_gemma") return "diffusion_gemma_text";
