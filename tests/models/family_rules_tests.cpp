@@ -174,4 +174,35 @@ TEST_CASE("[afmoe/modeling_afmoe.py, cohere2_moe/modeling_cohere2_moe.py (transf
     CHECK(n.rope.nope_layers() == std::vector<int>{1, 2, 3});
 }
 
+TEST_CASE("[wav2vec2_conformer, seamless_m4t, esm, clvp, moonshine modeling files (transformers 5.16)] RoPE switched on by keys of their own")
+{
+    // Wav2Vec2ConformerRotaryPositionalEmbedding: dim = hidden_size // num_attention_heads, base rotary_embedding_base.
+    const auto w = posenc::hf::parse_model(R"({"model_type": "wav2vec2-conformer", "hidden_size": 1024, "num_attention_heads": 16,
+        "num_hidden_layers": 2, "position_embeddings_type": "rotary", "rotary_embedding_base": 10000})");
+    check_plain(w.rope.primary_group(), 64, 64, 1e4);
+    CHECK(w.rope.primary_group().max_position_embeddings == 5000);  // max_source_positions' class default
+    CHECK(error_of(R"({"model_type": "wav2vec2-conformer", "num_hidden_layers": 2})") ==
+          "position_embeddings_type: expected \"rotary\": model_type \"wav2vec2-conformer\" rotates only then (\"relative\" is "
+          "another position encoding, which posenc does not describe; it is the class default), got \"relative\"");
+    // SeamlessM4T's speech encoder: hidden_size // speech_encoder_attention_heads.
+    const auto m4t = posenc::hf::parse_model(R"({"model_type": "seamless_m4t", "hidden_size": 1024, "speech_encoder_attention_heads": 8,
+        "num_hidden_layers": 2, "position_embeddings_type": "rotary", "rotary_embedding_base": 50000})");
+    check_plain(m4t.rope.primary_group(), 128, 128, 5e4);
+    // ESM-2: position_embedding_type "rotary", base 10000.
+    const auto e = posenc::hf::parse_model(R"({"model_type": "esm", "hidden_size": 320, "num_attention_heads": 20,
+        "num_hidden_layers": 6, "position_embedding_type": "rotary"})");
+    check_plain(e.rope.primary_group(), 16, 16, 1e4);
+    // CLVP: max(projection_dim // (2 heads), 32) = max(768 // 24, 32) = 32 of the 64-wide head rotate.
+    const auto c = posenc::hf::parse_model(R"({"model_type": "clvp_encoder", "hidden_size": 768, "num_attention_heads": 12,
+        "num_hidden_layers": 2, "projection_dim": 768})");
+    check_plain(c.rope.primary_group(), 64, 32, 1e4);
+    // Moonshine: the decoder's heads (attribute_map): 288 // 8 = 36, the class default 0.9 of it rotates.
+    const auto mo = posenc::hf::parse_model(R"({"model_type": "moonshine", "hidden_size": 288, "decoder_num_attention_heads": 8,
+        "decoder_num_hidden_layers": 6})");
+    CHECK(mo.rope.num_layers() == 6);
+    CHECK(mo.rope.primary_group().spec.head_dim() == 36);
+    CHECK(mo.rope.primary_group().spec.rotary_dim() == 32);  // int(36 * 0.9)
+    CHECK(mo.rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
+}
+
 }  // namespace models_family_rules_tests

@@ -56,9 +56,6 @@ using nlohmann::json;
 const std::set<std::string>& known_gaps()
 {
     static const std::set<std::string> gaps = {
-        // Speech encoders and protein models with rotary embeddings but no RoPE dict.
-        "wav2vec2-bert", "wav2vec2-conformer", "seamless_m4t", "clvp", "clvp_encoder", "moonshine",
-        "moonshine_streaming", "esm",
     };
     return gaps;
 }

@@ -414,6 +414,16 @@ inline constexpr FamilyRules known_families[] = {
     // RoPE decided per layer by the attention kind (models/detail/families/nope_by_attention.hpp)
     {"afmoe", Pairing::half_split, "afmoe/modeling_afmoe.py", {}, {}, 128, 16384, "afmoe/configuration_afmoe.py", LayerRule::uniform, 0, 0},
     {"cohere2_moe", Pairing::interleaved, "cohere2_moe/modeling_cohere2_moe.py", {}, {}, 128, 8192, "cohere2_moe/configuration_cohere2_moe.py", LayerRule::uniform, 0, 0},
+    // Encoders that switch RoPE on with keys of their own (models/detail/families/own_rope_keys.hpp)
+    {"wav2vec2-bert", Pairing::half_split, "wav2vec2_bert/modeling_wav2vec2_bert.py", {}, {}, 0, 5000, "wav2vec2_bert/configuration_wav2vec2_bert.py", LayerRule::uniform, 0, 0},
+    {"wav2vec2-conformer", Pairing::half_split, "wav2vec2_conformer/modeling_wav2vec2_conformer.py", {}, {}, 0, 5000, "wav2vec2_conformer/configuration_wav2vec2_conformer.py", LayerRule::uniform, 0, 0},
+    {"seamless_m4t", Pairing::half_split, "seamless_m4t/modeling_seamless_m4t.py", {}, {}, 0, 4096, "seamless_m4t/configuration_seamless_m4t.py", LayerRule::uniform, 0, 0},
+    {"esm", Pairing::half_split, "esm/modeling_esm.py", {}, {}, 0, 1026, "esm/configuration_esm.py", LayerRule::uniform, 0, 0},
+    {"clvp_encoder", Pairing::half_split, "clvp/modeling_clvp.py", {}, {}, 0, 0, "clvp/configuration_clvp.py", LayerRule::uniform, 0, trait::partial_rotary},
+    // Moonshine: GLM-style interleaved pairs (repeat_interleave of cos / sin's first half) in the rotary part
+    {"moonshine", Pairing::interleaved, "moonshine/modeling_moonshine.py", {}, 0.9, 0, 512, "moonshine/configuration_moonshine.py", LayerRule::uniform, 0, trait::partial_rotary},
+    {"moonshine_streaming", Pairing::interleaved, "moonshine_streaming/modeling_moonshine_streaming.py", {}, {}, 0, 4096, "moonshine_streaming/configuration_moonshine_streaming.py", LayerRule::uniform, 0, trait::partial_rotary, "",
+     R"({"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.8})"},
     // Step 3.5 / 3.7: per-layer rope_theta and partial_rotary_factors lists, one table per layer type
     {"step3p5", Pairing::half_split, "step3p7/modeling_step3p7.py", 10000.0, {}, 128, 128000, "step3p7/configuration_step3p7.py", LayerRule::uniform, 0, trait::partial_rotary},
     // ---- interleaved pairs (2i, 2i + 1)
@@ -625,6 +635,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "mllama") return "mllama_text_model";
     if (outer == "step3p7") return "step3p5";
     if (outer == "muse_glimmer") return "muse_glimmer_text";
+    if (outer == "clvp") return "clvp_encoder";
     if (outer == "cosmos3_edge") return "cosmos3_edge_text";
     if (outer == "glm_image") return "glm_image_text";
     if (outer == "minimax_m3_vl") return "minimax_m3_vl_text";

@@ -11,6 +11,7 @@
 #include "posenc/models/detail/families/layer_type_dicts.hpp"
 #include "posenc/models/detail/families/modernbert.hpp"
 #include "posenc/models/detail/families/nope_by_attention.hpp"
+#include "posenc/models/detail/families/own_rope_keys.hpp"
 #include "posenc/models/detail/families/step3p7.hpp"
 
 namespace posenc::hf::detail_json::families {
@@ -23,6 +24,9 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "modernbert" || model_type == "modernbert-decoder") return &modernbert_config;
     if (model_type == "step3p5") return &step3p7_config;
     if (model_type == "afmoe") return &afmoe_config;
+    if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t" ||
+        model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine")
+        return &own_rope_keys_config;
     if (model_type == "cohere2_moe") return &cohere2_moe_config;
     if (model_type == "granite_swa" || model_type == "granitemoe_swa" || model_type == "muse_glimmer_text")
         return &layer_rope_theta_config;
