@@ -15,7 +15,9 @@
 // always a failure.
 //
 // Also from transformers: the pairing, read by giving the family's own apply function every unit
-// vector (half_split or interleaved), and cos/sin of the module's forward at positions 1, 4095
+// vector (half_split or interleaved); for M-RoPE the position axis each coordinate reads (one
+// axis moved at a time through the same function), against posenc's MultiAxisLayout; and
+// cos/sin of the module's forward at positions 1, 4095
 // and one past the original length (the last is compared only where posenc's group has no
 // original length below it; M-RoPE groups with every axis at the text position).
 //
@@ -242,6 +244,33 @@ std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const jso
     return diff.str();
 }
 
+/// The position axis each pair reads (M-RoPE): transformers' coordinate_axes (the script moved
+/// one axis at a time through the family's own apply function) against posenc's MultiAxisLayout,
+/// both coordinates of every rotated pair (axis 0 for all when posenc has no layout).
+std::string compare_axes(const std::optional<posenc::MultiAxisLayout>& layout, const posenc::RopeGroup& p, const json& t)
+{
+    if (!t.contains("coordinate_axes")) return "";
+    const json& reads = t.at("coordinate_axes");
+    std::ostringstream diff;
+    for (int i = 0; i < p.spec.num_pairs(); ++i) {
+        const posenc::PairCoordinates c = p.spec.pair_coordinates(i);
+        const std::size_t c1 = static_cast<std::size_t>(c.first - p.spec.rotary_offset());
+        const std::size_t c2 = static_cast<std::size_t>(c.second - p.spec.rotary_offset());
+        if (c1 >= reads.size() || c2 >= reads.size()) return "coordinate_axes shorter than the rotary width; ";
+        const int want1 = reads.at(c1).get<int>();
+        const int want2 = reads.at(c2).get<int>();
+        if (want1 == -1 && want2 == -1) continue;  // frequency 0: no axis moves it
+        const int got1 = layout ? layout->axis_of_pair(i) : 0;
+        const int got2 = layout ? layout->partner_axis_of_pair(i) : 0;
+        if (got1 != want1 || got2 != want2) {
+            diff << "pair " << i << " reads axes (" << got1 << ", " << got2 << ") (transformers (" << want1 << ", "
+                 << want2 << ")); ";
+            break;
+        }
+    }
+    return diff.str();
+}
+
 /// What differs between posenc's group `p` and transformers' table `t` ("" when they agree).
 std::string compare_group(const posenc::RopeGroup& p, const json& t, const json& tables)
 {
@@ -343,7 +372,9 @@ Result check_family(const json& family)
         compared.insert({0, 0});
     }
     for (const auto& [t, p] : compared) {
-        const std::string d = compare_group(rope.groups()[static_cast<std::size_t>(p)], groups.at(static_cast<std::size_t>(t)), tables);
+        const posenc::RopeGroup& group = rope.groups()[static_cast<std::size_t>(p)];
+        const json& want = groups.at(static_cast<std::size_t>(t));
+        const std::string d = compare_group(group, want, tables) + compare_axes(rope.multi_axis(), group, want);
         if (!d.empty())
             diff << "group " << rope.groups()[static_cast<std::size_t>(p)].name << " vs transformers "
                  << groups.at(static_cast<std::size_t>(t)).at("name").get<std::string>() << ": " << d;
