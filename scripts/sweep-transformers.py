@@ -686,7 +686,9 @@ def groups_of(rot, config):
             groups.append((prefix.split(".")[-1], buf, scaling, True))
     if isinstance(getattr(rot, "attention_scaling", None), dict):
         groups = [(n, b, rot.attention_scaling.get(n, s), p) for n, b, s, p in groups]
-    return groups
+    # by name: modules that build one table per layer type walk set(layer_types), whose order
+    # changes from run to run with Python's string hashing
+    return sorted(groups, key=lambda g: g[0])
 
 
 # ----------------------------------------------------------------------------------------------
