@@ -878,11 +878,15 @@ def sweep_family(model_type, config_cls, folder, base_class):
     groups = []
     for name, inv_freq, scaling, per_type in groups_of(rot, text):
         inv = inv_freq.detach().to(torch.float32).reshape(-1)
-        g = {"name": name, "inv_freq": f32_b64(inv), "num_freqs": int(inv.numel()), "rotary_dim": 2 * int(inv.numel()),
+        width = int(inv_freq.shape[-1])  # Cosmos3-Edge keeps [axes, pairs]: each axis's pairs, others 0
+        g = {"name": name, "inv_freq": f32_b64(inv), "num_freqs": width, "rotary_dim": 2 * width,
              "attention_scaling": float(scaling) if scaling is not None else None}
         try:
             g.update(run_forward(rot, text, name, per_type))
-            order = pair_order(inv, g.pop("_text_raw"), float(scaling if scaling is not None else 1.0))
+            text_raw = g.pop("_text_raw")
+            order = None
+            if inv_freq.dim() == 1:
+                order = pair_order(inv, text_raw, float(scaling if scaling is not None else 1.0))
             if order is not None:
                 g["pair_order"] = order  # pair j of the output rotates at inv_freq[pair_order[j]]
             axes = position_axes(rot, text, name, per_type, axes_of(text, name))
@@ -899,6 +903,8 @@ def sweep_family(model_type, config_cls, folder, base_class):
                 g["coordinate_axes"] = coordinate_axes  # the position axis each coordinate reads
         except Exception as e:  # noqa: BLE001
             g["forward_error"] = str(e)[:300]
+        if inv_freq.dim() > 1:
+            g["inv_freq_shape"] = list(inv_freq.shape)
         groups.append(g)
     if not groups:
         raise RuntimeError(f"{cls.__name__} holds no inv_freq buffer")

@@ -276,6 +276,13 @@ std::string compare_group(const posenc::RopeGroup& p, const json& t, const json&
 {
     std::ostringstream diff;
     std::vector<float> want = decode_f32(tables.at(t.at("inv_freq").get<std::string>()).get<std::string>());
+    if (t.contains("inv_freq_shape") && t.at("inv_freq_shape").size() == 2) {
+        // [axes][pairs], each pair non-zero on the axis it reads (Cosmos3-Edge): the pair's frequency
+        const std::size_t pairs = t.at("inv_freq_shape").at(1).get<std::size_t>();
+        std::vector<float> folded(pairs, 0.0f);
+        for (std::size_t k = 0; k < want.size(); ++k) folded[k % pairs] = std::max(folded[k % pairs], want[k]);
+        want = std::move(folded);
+    }
     if (t.contains("pair_order")) {
         // The module keeps its buffer permuted and reorders in forward (ERNIE-4.5-VL): pair j
         // rotates at buffer[pair_order[j]], as the script read from the forward's cos/sin.
