@@ -138,17 +138,7 @@ const json& sweep_data()
     return data;
 }
 
-/// The language model's model_type inside a stored config (the wrapper's own when it nests none).
-std::string text_model_type(const json& family)
-{
-    const json* c = &family.at("config");
-    const std::string path = family.value("text_config_path", std::string());
-    std::stringstream parts(path);
-    std::string part;
-    while (std::getline(parts, part, '.'))
-        if (c->contains(part)) c = &c->at(part);
-    return c->value("model_type", family.at("model_type").get<std::string>());
-}
+
 
 enum class Outcome { match, mismatch, refused_by_name, refused_unknown, failed };
 
@@ -200,10 +190,11 @@ std::vector<std::vector<double>> per_pair_rows(const json& output, const json& t
 /// i, cos(fl(fl(p) * inv_freq_i)) * attention_factor with the float32 angle transformers forms
 /// (the table is posenc's Precision::hf_float32 one), within (1e-6 + |angle| * 4 * 2^-23) times
 /// the attention factor: float32 cos/sin of one float32 angle differ by about 1e-7, and the
-/// inv_freq tolerance moves the angle by up to |angle| * 4 * 2^-23. Only the positions up to
-/// the original length are compared: past it a dynamic or LongRoPE module switches tables in
-/// forward, which posenc states per group instead. "" when they agree or nothing is comparable.
-std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const json& tables)
+/// inv_freq tolerance moves the angle by up to |angle| * 4 * 2^-23. Where the rope type is
+/// dynamic or longrope (`switching`), only the positions up to the original length are compared:
+/// past it the module switches tables in forward, which posenc states per group instead. "" when
+/// they agree or nothing is comparable.
+std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const json& tables, bool switching)
 {
     if (!t.contains("position_ids")) return "";
     const json& outputs = t.contains("text_outputs") ? t.at("text_outputs") : t.at("outputs");
@@ -224,7 +215,7 @@ std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const jso
     std::ostringstream diff;
     for (std::size_t k = 0; k < positions; ++k) {
         const std::int64_t position = ids.at(k).get<std::int64_t>();
-        if (p.original_length > 0 && position > p.original_length) continue;
+        if (switching && p.original_length > 0 && position > p.original_length) continue;
         for (int i = 0; i < table.num_pairs(); ++i) {
             const float angle = static_cast<float>(table.inv_freq(i)) * static_cast<float>(position);
             const double c = std::cos(static_cast<double>(angle)) * factor;
@@ -272,7 +263,7 @@ std::string compare_axes(const std::optional<posenc::MultiAxisLayout>& layout, c
 }
 
 /// What differs between posenc's group `p` and transformers' table `t` ("" when they agree).
-std::string compare_group(const posenc::RopeGroup& p, const json& t, const json& tables)
+std::string compare_group(const posenc::RopeGroup& p, const json& t, const json& tables, bool switching)
 {
     std::ostringstream diff;
     std::vector<float> want = decode_f32(tables.at(t.at("inv_freq").get<std::string>()).get<std::string>());
@@ -312,13 +303,42 @@ std::string compare_group(const posenc::RopeGroup& p, const json& t, const json&
         const std::string got = p.spec.pairing() == posenc::Pairing::half_split ? "half_split" : "interleaved";
         if (want_pairing != got) diff << "pairing " << got << " (transformers " << want_pairing << "); ";
     }
-    diff << compare_cos_sin(p, t, tables);
+    diff << compare_cos_sin(p, t, tables, switching);
     if (!t.at("attention_scaling").is_null()) {
         const double a = t.at("attention_scaling").get<double>();
         if (relative(p.attention_factor, a) > attention_tolerance)
             diff << "attention factor " << p.attention_factor << " (transformers " << a << "); ";
     }
     return diff.str();
+}
+
+/// The language model's config inside a stored config.
+const json& text_config_of(const json& family)
+{
+    const json* c = &family.at("config");
+    std::stringstream parts(family.value("text_config_path", std::string()));
+    std::string part;
+    while (std::getline(parts, part, '.'))
+        if (c->contains(part)) c = &c->at(part);
+    return *c;
+}
+
+/// Whether the config gives table `group` a rope type whose module switches tables in forward
+/// past the original length (dynamic, longrope).
+bool switches_tables(const json& family, const std::string& group)
+{
+    const json& text = text_config_of(family);
+    for (const char* key : {"rope_parameters", "rope_scaling"}) {
+        if (!text.contains(key) || !text.at(key).is_object()) continue;
+        const json* d = &text.at(key);
+        if (d->contains(group) && d->at(group).is_object()) d = &d->at(group);
+        for (const char* type_key : {"rope_type", "type"}) {
+            if (!d->contains(type_key) || !d->at(type_key).is_string()) continue;
+            const std::string type = d->at(type_key).get<std::string>();
+            if (type == "dynamic" || type == "longrope") return true;
+        }
+    }
+    return false;
 }
 
 /// Reads family["config"] with posenc and compares it with transformers' facts.
@@ -332,7 +352,7 @@ Result check_family(const json& family)
         model = posenc::hf::model_from_json(family.at("config"));
     } catch (const posenc::error& e) {
         r.detail = e.what();
-        const std::string text_type = text_model_type(family);
+        const std::string text_type = text_config_of(family).value("model_type", model_type);
         const bool known = posenc::hf::find_family(model_type) || posenc::hf::find_refusal(model_type) ||
                            posenc::hf::find_family(text_type) || posenc::hf::find_refusal(text_type);
         const bool unknown_message = r.detail.find("model type posenc knows") != std::string::npos ||
@@ -381,7 +401,9 @@ Result check_family(const json& family)
     for (const auto& [t, p] : compared) {
         const posenc::RopeGroup& group = rope.groups()[static_cast<std::size_t>(p)];
         const json& want = groups.at(static_cast<std::size_t>(t));
-        const std::string d = compare_group(group, want, tables) + compare_axes(rope.multi_axis(), group, want);
+        const std::string d =
+            compare_group(group, want, tables, switches_tables(family, want.at("name").get<std::string>())) +
+            compare_axes(rope.multi_axis(), group, want);
         if (!d.empty())
             diff << "group " << rope.groups()[static_cast<std::size_t>(p)].name << " vs transformers "
                  << groups.at(static_cast<std::size_t>(t)).at("name").get<std::string>() << ": " << d;
