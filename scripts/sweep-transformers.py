@@ -342,15 +342,17 @@ def safe_get(config, name, default=None):
 def language_config(config, base_class):
     """(path, config) of the language model's config inside `config`: the config itself, or the
     one a wrapper nests under a text-model name (text_config, thinker_config.text_config, ...).
-    A config that nests none and has no vocabulary (a vision or audio tower) gives (None, None)."""
+    A config that nests none and has neither a vocabulary nor an end-of-sequence token (a vision
+    or audio tower, a codec) gives (None, None)."""
     for name in TEXT_CONFIG_NAMES:
         inner = vars(config).get(name)
         if isinstance(inner, base_class):
             sub_path, sub = language_config(inner, base_class)
             if sub is not None:
                 return (f"{name}.{sub_path}" if sub_path else name), sub
-    if "vocab_size" in vars(config) and safe_get(config, "num_attention_heads") is not None:
-        return "", config
+    if safe_get(config, "num_attention_heads") is not None and (
+            "vocab_size" in vars(config) or vars(config).get("eos_token_id") is not None):
+        return "", config  # a vocabulary, or an end-of-sequence token (a draft model sharing one)
     return None, None
 
 

@@ -64,8 +64,8 @@ const std::set<std::string>& known_gaps()
         "deepseek_ocr2_text", "dia", "dia_decoder", "dia_encoder", "diffllama", "doge", "emu3", "emu3_text_model",
         "eurobert", "evolla", "EvollaModel", "gpt_neox_japanese", "granite4_vision_text", "granitemoeshared", "hrm_text",
         "hy_v3", "hyperclovax", "jais2", "jina_embeddings_v3", "kyutai_speech_to_text", "moshi", "nanochat", "nomic_bert",
-        "phi4_multimodal", "solar_open", "t5_gemma_module", "t5gemma", "voxtral_realtime", "voxtral_realtime_encoder",
-        "voxtral_realtime_text",
+        "muse_glimmer_assistant", "phi4_multimodal", "solar_open", "t5_gemma_module", "t5gemma", "voxtral_realtime",
+        "voxtral_realtime_encoder", "voxtral_realtime_text",
         // ... with a scaled class default (llama3).
         "cwm", "higgs_audio_v2",
         // Interleaved pairs.
