@@ -27,8 +27,13 @@ family's text rotary embedding module from it and runs it, and writes down what 
     zero frequencies included), and cos/sin from the module's forward at the positions listed
     (1, 4095, and one past the original length; 3 or 4 rows of position ids for M-RoPE), stored
     as base64 of little-endian float32 with the shape the module returned;
-  - `layer_types`, `no_rope_layers` and `nope_layers`: the layers that apply no RoPE where the
-    modeling code decides so from the config (see `nope_layers` below for the rules read);
+  - per group also `pairing` (half_split or interleaved: every unit vector through the family's
+    own apply function) and, for M-RoPE, `coordinate_axes` (the position axis each coordinate
+    reads: one axis moved at a time through the same function); `pair_order` where the module
+    keeps its buffer permuted (ERNIE-4.5-VL);
+  - `num_hidden_layers`, `nope_layers` and `layer_group` (the table each layer uses): the
+    layers that apply no RoPE where the modeling code decides so from the config (see
+    `nope_layers` below for the rules restated from the modeling files);
   - families whose only rotary code is a vision or audio tower's are listed with `kind: vision`.
 
 Families whose code could not be run are listed with the error, so the data says what it misses.
@@ -337,15 +342,17 @@ def safe_get(config, name, default=None):
 def language_config(config, base_class):
     """(path, config) of the language model's config inside `config`: the config itself, or the
     one a wrapper nests under a text-model name (text_config, thinker_config.text_config, ...).
-    A config that nests none and has no vocabulary (a vision or audio tower) gives (None, None)."""
+    A config that nests none and has neither a vocabulary nor an end-of-sequence token (a vision
+    or audio tower, a codec) gives (None, None)."""
     for name in TEXT_CONFIG_NAMES:
         inner = vars(config).get(name)
         if isinstance(inner, base_class):
             sub_path, sub = language_config(inner, base_class)
             if sub is not None:
                 return (f"{name}.{sub_path}" if sub_path else name), sub
-    if "vocab_size" in vars(config) and safe_get(config, "num_attention_heads") is not None:
-        return "", config
+    if safe_get(config, "num_attention_heads") is not None and (
+            "vocab_size" in vars(config) or vars(config).get("eos_token_id") is not None):
+        return "", config  # a vocabulary, or an end-of-sequence token (a draft model sharing one)
     return None, None
 
 
@@ -543,24 +550,21 @@ def apply_function(rot_cls, n_axes, config):
     return None
 
 
-def probe_pairing(rot, config, group, per_type, n_axes):
-    """Which coordinates the family's own apply function rotates together: it is given every
-    unit vector e_j as a query, with cos/sin from the module's forward at position 1; the image
-    of e_j has one other non-zero coordinate, j's partner. "half_split": partner j + R/2 (mod R),
-    "interleaved": partner j xor 1, "other": neither; None when the function could not be called
-    with (q, k, cos, sin[, mrope_section]). Coordinates left unrotated (frequency 0) are skipped."""
+def apply_images(rot, config, group, per_type, axes, positions):
+    """The images of the unit vectors e_0 .. e_{Q-1} under the family's own apply function, with
+    cos/sin from the module's forward at one position per axis (`positions[a]` on axis a; one
+    row of position ids when axes is 1): a [Q, Q] tensor whose row j is the rotated e_j, Q the
+    width of the cos rows (or twice it, where the apply function widens them). None when the
+    forward or the apply function cannot be called so ((q, k, cos, sin[, mrope_section]) or
+    (xq, xk, freqs_cis))."""
     import torch
-    fn = apply_function(type(rot), n_axes, config)
+    fn = apply_function(type(rot), axes, config)
     if fn is None:
         return None
-    outs = None
-    for axes in ([n_axes] if n_axes > 1 else []) + [1, 3]:
-        try:
-            _, outs = call_forward(rot, group, per_type, [1], [[1]] * axes if axes > 1 else None)
-            break
-        except Exception:  # noqa: BLE001 - the next layout of position ids is tried
-            continue
-    if outs is None:
+    try:
+        rows = [[p] for p in positions[:axes]] if axes > 1 else None
+        _, outs = call_forward(rot, group, per_type, [positions[0]], rows)
+    except Exception:  # noqa: BLE001
         return None
     complex_out = torch.is_complex(outs[0])
     if len(outs) < 2 and not complex_out:
@@ -588,39 +592,78 @@ def probe_pairing(rot, config, group, per_type, n_axes):
             elif name in ("mrope_section", "xdrope_section"):
                 args[name] = (rp or {}).get(name) or safe_get(config, name)
             elif param.default is inspect.Parameter.empty:
-                args = None
-                break
-        if args is None:
-            return None
+                return None
         try:
             out = fn(**args)
         except Exception:  # noqa: BLE001 - the next query width is tried
             continue
         out = out[0] if isinstance(out, (tuple, list)) else out
-        if out.numel() != q_width * q_width:
-            continue
-        image = out.reshape(q_width, q_width)
-        # Input coordinates j and j' rotate together when their images span the same output
-        # coordinates (the interleaved-weights variant also permutes its output, the same for q
-        # and k, which leaves q.k as interleaved pairs give it).
-        support = [frozenset((image[j].abs() > 1e-6).nonzero().reshape(-1).tolist()) for j in range(q_width)]
-        kinds = set()
-        for j in range(q_width):
-            if len(support[j]) < 2:
-                continue  # unrotated at position 1 (frequency 0) or dropped
-            partners = [i for i in range(q_width) if i != j and support[i] == support[j]]
-            if len(partners) != 1:
-                kinds.add("other")
-            elif partners[0] == j ^ 1:
-                kinds.add("interleaved")
-            elif partners[0] == (j + q_width // 2) % q_width:
-                kinds.add("half_split")
-            else:
-                kinds.add("other")
-        if len(kinds) == 1:
-            return kinds.pop()
-        return "other" if kinds else None
+        if out.numel() == q_width * q_width:
+            return out.reshape(q_width, q_width)
     return None
+
+
+def position_axes(rot, config, group, per_type, n_axes):
+    """The number of rows of position ids the module's forward takes (1, or its M-RoPE axes)."""
+    for axes in ([n_axes] if n_axes > 1 else []) + [1, 3]:
+        try:
+            call_forward(rot, group, per_type, [1], [[1]] * axes if axes > 1 else None)
+            return axes
+        except Exception:  # noqa: BLE001 - the next layout of position ids is tried
+            continue
+    return None
+
+
+def probe_pairing(rot, config, group, per_type, axes):
+    """Which coordinates the family's own apply function rotates together: the image of e_j at
+    position 1 (every axis) has one other non-zero coordinate, j's partner. "half_split": partner
+    j + R/2 (mod R), "interleaved": partner j xor 1, "other": neither; None when the function
+    could not be called. Coordinates left unrotated (frequency 0) are skipped. Coordinates j and
+    j' rotate together when their images span the same output coordinates (the
+    interleaved-weights variant also permutes its output, the same for q and k, which leaves q.k
+    as interleaved pairs give it)."""
+    image = apply_images(rot, config, group, per_type, axes, [1] * max(axes, 1))
+    if image is None:
+        return None
+    q_width = image.shape[0]
+    support = [frozenset((image[j].abs() > 1e-6).nonzero().reshape(-1).tolist()) for j in range(q_width)]
+    kinds = set()
+    for j in range(q_width):
+        if len(support[j]) < 2:
+            continue  # unrotated at position 1 (frequency 0) or dropped
+        partners = [i for i in range(q_width) if i != j and support[i] == support[j]]
+        if len(partners) != 1:
+            kinds.add("other")
+        elif partners[0] == j ^ 1:
+            kinds.add("interleaved")
+        elif partners[0] == (j + q_width // 2) % q_width:
+            kinds.add("half_split")
+        else:
+            kinds.add("other")
+    if len(kinds) == 1:
+        return kinds.pop()
+    return "other" if kinds else None
+
+
+def probe_axes(rot, config, group, per_type, axes):
+    """For M-RoPE: which position axis each coordinate reads. The images of the unit vectors
+    with every axis at position 7 are compared with those where axis a alone moves to 1000: the
+    coordinates whose image changes read axis a. -1: a coordinate no axis moves (frequency 0).
+    None for one axis, or when the apply function could not be called."""
+    if axes < 2:
+        return None
+    base = apply_images(rot, config, group, per_type, axes, [7] * axes)
+    if base is None:
+        return None
+    reads = [-1] * base.shape[0]
+    for a in range(axes):
+        moved = apply_images(rot, config, group, per_type, axes, [1000 if b == a else 7 for b in range(axes)])
+        if moved is None or moved.shape != base.shape:
+            return None
+        for j in range(base.shape[0]):
+            if not bool((moved[j] - base[j]).abs().max() <= 1e-6):
+                reads[j] = a if reads[j] == -1 else -2  # -2: moved by two axes (not a per-axis layout)
+    return reads
 
 
 def groups_of(rot, config):
@@ -645,7 +688,9 @@ def groups_of(rot, config):
             groups.append((prefix.split(".")[-1], buf, scaling, True))
     if isinstance(getattr(rot, "attention_scaling", None), dict):
         groups = [(n, b, rot.attention_scaling.get(n, s), p) for n, b, s, p in groups]
-    return groups
+    # by name: modules that build one table per layer type walk set(layer_types), whose order
+    # changes from run to run with Python's string hashing
+    return sorted(groups, key=lambda g: g[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -835,18 +880,33 @@ def sweep_family(model_type, config_cls, folder, base_class):
     groups = []
     for name, inv_freq, scaling, per_type in groups_of(rot, text):
         inv = inv_freq.detach().to(torch.float32).reshape(-1)
-        g = {"name": name, "inv_freq": f32_b64(inv), "num_freqs": int(inv.numel()), "rotary_dim": 2 * int(inv.numel()),
+        width = int(inv_freq.shape[-1])  # Cosmos3-Edge keeps [axes, pairs]: each axis's pairs, others 0
+        g = {"name": name, "inv_freq": f32_b64(inv), "num_freqs": width, "rotary_dim": 2 * width,
              "attention_scaling": float(scaling) if scaling is not None else None}
         try:
             g.update(run_forward(rot, text, name, per_type))
-            order = pair_order(inv, g.pop("_text_raw"), float(scaling if scaling is not None else 1.0))
+            text_raw = g.pop("_text_raw")
+            order = None
+            if inv_freq.dim() == 1:
+                order = pair_order(inv, text_raw, float(scaling if scaling is not None else 1.0))
             if order is not None:
                 g["pair_order"] = order  # pair j of the output rotates at inv_freq[pair_order[j]]
-            pairing = probe_pairing(rot, text, name, per_type, axes_of(text, name))
+            axes = position_axes(rot, text, name, per_type, axes_of(text, name))
+            coordinate_axes = probe_axes(rot, text, name, per_type, axes) if axes else None
+            if axes == 1 and "mrope" in inspect.getsource(type(rot)):
+                # a module that also takes one row of position ids (Qwen3-VL expands it to three)
+                coordinate_axes = probe_axes(rot, text, name, per_type, 3)
+                axes = 3 if coordinate_axes and any(a > 0 for a in coordinate_axes) else 1
+                coordinate_axes = coordinate_axes if axes == 3 else None
+            pairing = probe_pairing(rot, text, name, per_type, axes) if axes else None
             if pairing is not None:
                 g["pairing"] = pairing
+            if coordinate_axes is not None:
+                g["coordinate_axes"] = coordinate_axes  # the position axis each coordinate reads
         except Exception as e:  # noqa: BLE001
             g["forward_error"] = str(e)[:300]
+        if inv_freq.dim() > 1:
+            g["inv_freq_shape"] = list(inv_freq.shape)
         groups.append(g)
     if not groups:
         raise RuntimeError(f"{cls.__name__} holds no inv_freq buffer")

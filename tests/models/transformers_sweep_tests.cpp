@@ -15,7 +15,9 @@
 // always a failure.
 //
 // Also from transformers: the pairing, read by giving the family's own apply function every unit
-// vector (half_split or interleaved), and cos/sin of the module's forward at positions 1, 4095
+// vector (half_split or interleaved); for M-RoPE the position axis each coordinate reads (one
+// axis moved at a time through the same function), against posenc's MultiAxisLayout; and
+// cos/sin of the module's forward at positions 1, 4095
 // and one past the original length (the last is compared only where posenc's group has no
 // original length below it; M-RoPE groups with every axis at the text position).
 //
@@ -56,6 +58,10 @@ using nlohmann::json;
 const std::set<std::string>& known_gaps()
 {
     static const std::set<std::string> gaps = {
+        // The sweep ran the thinker's M-RoPE rotary class on this config; transformers'
+        // Qwen3OmniMoeTalkerCodePredictorModel builds the plain Qwen3OmniMoeRotaryEmbedding, which
+        // posenc's row follows. The sweep's class choice is to be fixed.
+        "qwen3_omni_moe_talker_code_predictor",
     };
     return gaps;
 }
@@ -104,17 +110,7 @@ const json& sweep_data()
     return data;
 }
 
-/// The language model's model_type inside a stored config (the wrapper's own when it nests none).
-std::string text_model_type(const json& family)
-{
-    const json* c = &family.at("config");
-    const std::string path = family.value("text_config_path", std::string());
-    std::stringstream parts(path);
-    std::string part;
-    while (std::getline(parts, part, '.'))
-        if (c->contains(part)) c = &c->at(part);
-    return c->value("model_type", family.at("model_type").get<std::string>());
-}
+
 
 enum class Outcome { match, mismatch, refused_by_name, refused_unknown, failed };
 
@@ -166,10 +162,11 @@ std::vector<std::vector<double>> per_pair_rows(const json& output, const json& t
 /// i, cos(fl(fl(p) * inv_freq_i)) * attention_factor with the float32 angle transformers forms
 /// (the table is posenc's Precision::hf_float32 one), within (1e-6 + |angle| * 4 * 2^-23) times
 /// the attention factor: float32 cos/sin of one float32 angle differ by about 1e-7, and the
-/// inv_freq tolerance moves the angle by up to |angle| * 4 * 2^-23. Only the positions up to
-/// the original length are compared: past it a dynamic or LongRoPE module switches tables in
-/// forward, which posenc states per group instead. "" when they agree or nothing is comparable.
-std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const json& tables)
+/// inv_freq tolerance moves the angle by up to |angle| * 4 * 2^-23. Where the rope type is
+/// dynamic or longrope (`switching`), only the positions up to the original length are compared:
+/// past it the module switches tables in forward, which posenc states per group instead. "" when
+/// they agree or nothing is comparable.
+std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const json& tables, bool switching)
 {
     if (!t.contains("position_ids")) return "";
     const json& outputs = t.contains("text_outputs") ? t.at("text_outputs") : t.at("outputs");
@@ -190,7 +187,7 @@ std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const jso
     std::ostringstream diff;
     for (std::size_t k = 0; k < positions; ++k) {
         const std::int64_t position = ids.at(k).get<std::int64_t>();
-        if (p.original_length > 0 && position > p.original_length) continue;
+        if (switching && p.original_length > 0 && position > p.original_length) continue;
         for (int i = 0; i < table.num_pairs(); ++i) {
             const float angle = static_cast<float>(table.inv_freq(i)) * static_cast<float>(position);
             const double c = std::cos(static_cast<double>(angle)) * factor;
@@ -210,11 +207,45 @@ std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const jso
     return diff.str();
 }
 
+/// The position axis each pair reads (M-RoPE): transformers' coordinate_axes (the script moved
+/// one axis at a time through the family's own apply function) against posenc's MultiAxisLayout,
+/// both coordinates of every rotated pair (axis 0 for all when posenc has no layout).
+std::string compare_axes(const std::optional<posenc::MultiAxisLayout>& layout, const posenc::RopeGroup& p, const json& t)
+{
+    if (!t.contains("coordinate_axes")) return "";
+    const json& reads = t.at("coordinate_axes");
+    std::ostringstream diff;
+    for (int i = 0; i < p.spec.num_pairs(); ++i) {
+        const posenc::PairCoordinates c = p.spec.pair_coordinates(i);
+        const std::size_t c1 = static_cast<std::size_t>(c.first - p.spec.rotary_offset());
+        const std::size_t c2 = static_cast<std::size_t>(c.second - p.spec.rotary_offset());
+        if (c1 >= reads.size() || c2 >= reads.size()) return "coordinate_axes shorter than the rotary width; ";
+        const int want1 = reads.at(c1).get<int>();
+        const int want2 = reads.at(c2).get<int>();
+        if (want1 == -1 && want2 == -1) continue;  // frequency 0: no axis moves it
+        const int got1 = layout ? layout->axis_of_pair(i) : 0;
+        const int got2 = layout ? layout->partner_axis_of_pair(i) : 0;
+        if (got1 != want1 || got2 != want2) {
+            diff << "pair " << i << " reads axes (" << got1 << ", " << got2 << ") (transformers (" << want1 << ", "
+                 << want2 << ")); ";
+            break;
+        }
+    }
+    return diff.str();
+}
+
 /// What differs between posenc's group `p` and transformers' table `t` ("" when they agree).
-std::string compare_group(const posenc::RopeGroup& p, const json& t, const json& tables)
+std::string compare_group(const posenc::RopeGroup& p, const json& t, const json& tables, bool switching)
 {
     std::ostringstream diff;
     std::vector<float> want = decode_f32(tables.at(t.at("inv_freq").get<std::string>()).get<std::string>());
+    if (t.contains("inv_freq_shape") && t.at("inv_freq_shape").size() == 2) {
+        // [axes][pairs], each pair non-zero on the axis it reads (Cosmos3-Edge): the pair's frequency
+        const std::size_t pairs = t.at("inv_freq_shape").at(1).get<std::size_t>();
+        std::vector<float> folded(pairs, 0.0f);
+        for (std::size_t k = 0; k < want.size(); ++k) folded[k % pairs] = std::max(folded[k % pairs], want[k]);
+        want = std::move(folded);
+    }
     if (t.contains("pair_order")) {
         // The module keeps its buffer permuted and reorders in forward (ERNIE-4.5-VL): pair j
         // rotates at buffer[pair_order[j]], as the script read from the forward's cos/sin.
@@ -253,13 +284,42 @@ std::string compare_group(const posenc::RopeGroup& p, const json& t, const json&
         const std::string got = p.spec.pairing() == posenc::Pairing::half_split ? "half_split" : "interleaved";
         if (want_pairing != got) diff << "pairing " << got << " (transformers " << want_pairing << "); ";
     }
-    diff << compare_cos_sin(p, t, tables);
+    diff << compare_cos_sin(p, t, tables, switching);
     if (!t.at("attention_scaling").is_null()) {
         const double a = t.at("attention_scaling").get<double>();
         if (relative(p.attention_factor, a) > attention_tolerance)
             diff << "attention factor " << p.attention_factor << " (transformers " << a << "); ";
     }
     return diff.str();
+}
+
+/// The language model's config inside a stored config.
+const json& text_config_of(const json& family)
+{
+    const json* c = &family.at("config");
+    std::stringstream parts(family.value("text_config_path", std::string()));
+    std::string part;
+    while (std::getline(parts, part, '.'))
+        if (c->contains(part)) c = &c->at(part);
+    return *c;
+}
+
+/// Whether the config gives table `group` a rope type whose module switches tables in forward
+/// past the original length (dynamic, longrope).
+bool switches_tables(const json& family, const std::string& group)
+{
+    const json& text = text_config_of(family);
+    for (const char* key : {"rope_parameters", "rope_scaling"}) {
+        if (!text.contains(key) || !text.at(key).is_object()) continue;
+        const json* d = &text.at(key);
+        if (d->contains(group) && d->at(group).is_object()) d = &d->at(group);
+        for (const char* type_key : {"rope_type", "type"}) {
+            if (!d->contains(type_key) || !d->at(type_key).is_string()) continue;
+            const std::string type = d->at(type_key).get<std::string>();
+            if (type == "dynamic" || type == "longrope") return true;
+        }
+    }
+    return false;
 }
 
 /// Reads family["config"] with posenc and compares it with transformers' facts.
@@ -273,7 +333,7 @@ Result check_family(const json& family)
         model = posenc::hf::model_from_json(family.at("config"));
     } catch (const posenc::error& e) {
         r.detail = e.what();
-        const std::string text_type = text_model_type(family);
+        const std::string text_type = text_config_of(family).value("model_type", model_type);
         const bool known = posenc::hf::find_family(model_type) || posenc::hf::find_refusal(model_type) ||
                            posenc::hf::find_family(text_type) || posenc::hf::find_refusal(text_type);
         const bool unknown_message = r.detail.find("model type posenc knows") != std::string::npos ||
@@ -320,7 +380,11 @@ Result check_family(const json& family)
         compared.insert({0, 0});
     }
     for (const auto& [t, p] : compared) {
-        const std::string d = compare_group(rope.groups()[static_cast<std::size_t>(p)], groups.at(static_cast<std::size_t>(t)), tables);
+        const posenc::RopeGroup& group = rope.groups()[static_cast<std::size_t>(p)];
+        const json& want = groups.at(static_cast<std::size_t>(t));
+        const std::string d =
+            compare_group(group, want, tables, switches_tables(family, want.at("name").get<std::string>())) +
+            compare_axes(rope.multi_axis(), group, want);
         if (!d.empty())
             diff << "group " << rope.groups()[static_cast<std::size_t>(p)].name << " vs transformers "
                  << groups.at(static_cast<std::size_t>(t)).at("name").get<std::string>() << ": " << d;
@@ -348,7 +412,7 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
         if (r.outcome == Outcome::match) ++matched;
         if (gap) {
             CHECK_MESSAGE(r.outcome != Outcome::match, "listed in known_gaps but reads and matches now: remove it");
-            CHECK(r.outcome != Outcome::failed);
+            CHECK((r.outcome == Outcome::refused_unknown || r.outcome == Outcome::refused_by_name));  // a mismatch fails too
         } else {
             CHECK((r.outcome == Outcome::match || r.outcome == Outcome::refused_by_name));
         }

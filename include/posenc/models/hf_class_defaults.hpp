@@ -148,6 +148,7 @@ inline constexpr ClassDefaults class_defaults_table[] = {
     {"modernbert",                              22,    768,   12,    0,      0.0, "modernbert/configuration_modernbert.py"},
     {"granite_swa",                             24,   2560,   20,    4,    1e-05, "granite_swa/configuration_granite_swa.py"},
     {"granitemoe_swa",                          32,   4096,   32,    0,    1e-06, "granitemoe_swa/configuration_granitemoe_swa.py"},
+    {"muse_glimmer_assistant",                   5,   6656,   32,    8,    1e-05, "muse_glimmer_assistant/configuration_muse_glimmer_assistant.py"},
     {"muse_glimmer_text",                       52,   6656,   32,    2,    1e-05, "muse_glimmer/configuration_muse_glimmer.py"},
     {"afmoe",                                   32,   2048,   16,    0,    1e-05, "afmoe/configuration_afmoe.py"},
     {"cohere2_moe",                             40,   8192,   64,    0,      0.0, "cohere2_moe/configuration_cohere2_moe.py"},

@@ -410,6 +410,8 @@ inline constexpr FamilyRules known_families[] = {
     // A base per layer, 0 = NoPE (layer_rope_theta; models/detail/families/layer_rope_theta.hpp)
     {"granite_swa", Pairing::half_split, "granite_swa/modeling_granite_swa.py", {}, {}, 0, 8192, "granite_swa/configuration_granite_swa.py", LayerRule::uniform, 0, 0},
     {"granitemoe_swa", Pairing::half_split, "granitemoe_swa/modeling_granitemoe_swa.py", {}, {}, 0, 2048, "granitemoe_swa/configuration_granitemoe_swa.py", LayerRule::uniform, 0, 0},
+    // Muse Glimmer's draft model: rotate_half on every layer (its queries take the table's last rows)
+    {"muse_glimmer_assistant", Pairing::half_split, "muse_glimmer_assistant/modeling_muse_glimmer_assistant.py", 500000.0, {}, 128, 131072, "muse_glimmer_assistant/configuration_muse_glimmer_assistant.py", LayerRule::uniform, 0, 0},
     {"muse_glimmer_text", Pairing::half_split, "muse_glimmer/modeling_muse_glimmer.py", {}, {}, 128, 131072, "muse_glimmer/configuration_muse_glimmer.py", LayerRule::uniform, 0, 0},
     // RoPE decided per layer by the attention kind (models/detail/families/nope_by_attention.hpp)
     {"afmoe", Pairing::half_split, "afmoe/modeling_afmoe.py", {}, {}, 128, 16384, "afmoe/configuration_afmoe.py", LayerRule::uniform, 0, 0},
