@@ -776,6 +776,25 @@ def rotary_classes(folder):
     return classes
 
 
+def built_rotary_class(folder, config_class_name):
+    """The rotary class that the folder's model class for `config_class_name` builds: the
+    `self.rotary_emb = X(` line of a class body that names `config: <config_class_name>` (a class
+    attribute or its __init__'s parameter), else None."""
+    import transformers
+    base = os.path.join(os.path.dirname(transformers.__file__), "models", folder)
+    for name in sorted(os.listdir(base)):
+        if not (name.startswith("modeling_") and name.endswith(".py")):
+            continue
+        with open(os.path.join(base, name), encoding="utf-8") as f:
+            source = f.read()
+        for block in re.split(r"\nclass ", source)[1:]:
+            if re.search(r"\bconfig: " + re.escape(config_class_name) + r"\b", block):
+                m = re.search(r"self\.rotary_emb = (\w+)\(", block)
+                if m:
+                    return m.group(1)
+    return None
+
+
 def takes_config(cls):
     try:
         params = list(inspect.signature(cls.__init__).parameters)
@@ -851,9 +870,15 @@ def sweep_family(model_type, config_cls, folder, base_class):
         entry["rotary_classes"] = [c.__name__ for c in rotaries]
         return entry
 
-    # The language model's rotary class: the one annotated with the language config's class,
-    # then one named Text, then any other that is not a vision or audio tower's.
+    # The language model's rotary class: the one a model class of the folder builds
+    # (`self.rotary_emb = X(`) when that model class is annotated with the language config's class,
+    # then the one annotated with that class, then one named Text, then any other that is not a
+    # vision or audio tower's.
+    built = built_rotary_class(text_folder if text is not None else folder, type(text).__name__)
+
     def rank(c):
+        if c.__name__ == built:
+            return -1
         ann = inspect.signature(c.__init__).parameters["config"].annotation
         if getattr(ann, "__name__", str(ann)) == type(text).__name__:
             return 0 if "__init__" in vars(c) else 0.5

@@ -57,12 +57,7 @@ using nlohmann::json;
 /// says so) or is refused by name.
 const std::set<std::string>& known_gaps()
 {
-    static const std::set<std::string> gaps = {
-        // The sweep ran the thinker's M-RoPE rotary class on this config; transformers'
-        // Qwen3OmniMoeTalkerCodePredictorModel builds the plain Qwen3OmniMoeRotaryEmbedding, which
-        // posenc's row follows. The sweep's class choice is to be fixed.
-        "qwen3_omni_moe_talker_code_predictor",
-    };
+    static const std::set<std::string> gaps = {};
     return gaps;
 }
 
