@@ -969,7 +969,8 @@ def write_coverage(binary):
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     run = subprocess.run([binary, "--no-intro=true", "--test-case=transformers * class defaults*"],
                          capture_output=True, text=True, check=False)
-    found = re.search(r"(\d+) of (\d+) language-model families read and match transformers", run.stdout)
+    found = re.search(r"(\d+) of (\d+) language-model families read and match transformers; (\d+) refused by name; "
+                      r"(\d+) listed gaps", run.stdout)
     if run.returncode != 0 or not found:
         sys.exit(f"{binary} failed or printed no coverage:\n{run.stdout[-3000:]}{run.stderr[-2000:]}")
     with open(os.path.join(root, "tests", "data", "transformers_sweep.json"), encoding="utf-8") as f:
@@ -978,7 +979,9 @@ def write_coverage(binary):
     for family in data["families"]:
         kinds[family["kind"]] = kinds.get(family["kind"], 0) + 1
     line = (f"Coverage at {data['source']}: **{found.group(1)} of {found.group(2)}** language-model "
-            f"model_types with RoPE are read and match transformers' own tables (class defaults); "
+            f"model_types with RoPE are read and match transformers' own tables (class defaults), "
+            f"{found.group(3)} are refused with an error naming the key posenc cannot represent, "
+            f"{found.group(4)} are listed gaps; "
             f"{len(data['rope_folders'])} model folders apply RoPE, and they also register "
             f"{kinds.get('not_language', 0)} vision, audio and other non-language model_types, "
             f"{kinds.get('no_rotary_module', 0)} without a rotary module and {len(data['failures'])} that "

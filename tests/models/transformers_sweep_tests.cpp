@@ -396,6 +396,7 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
     const json& data = sweep_data();
     REQUIRE(data.at("families").size() > 100);
     int matched = 0;
+    int refused = 0;
     int text_families = 0;
     for (const json& family : data.at("families")) {
         if (family.at("kind").get<std::string>() != "text") continue;
@@ -405,6 +406,7 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
         const bool gap = known_gaps().count(model_type) > 0;
         INFO(model_type << ": " << std::string(outcome_name(r.outcome)) << ": " << r.detail);
         if (r.outcome == Outcome::match) ++matched;
+        if (r.outcome == Outcome::refused_by_name && !gap) ++refused;
         if (gap) {
             CHECK_MESSAGE(r.outcome != Outcome::match, "listed in known_gaps but reads and matches now: remove it");
             CHECK((r.outcome == Outcome::refused_unknown || r.outcome == Outcome::refused_by_name));  // a mismatch fails too
@@ -412,7 +414,8 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
             CHECK((r.outcome == Outcome::match || r.outcome == Outcome::refused_by_name));
         }
     }
-    MESSAGE(matched << " of " << text_families << " language-model families read and match transformers");
+    MESSAGE(matched << " of " << text_families << " language-model families read and match transformers; " << refused
+                    << " refused by name; " << known_gaps().size() << " listed gaps");
 }
 
 }  // namespace models_transformers_sweep_tests
