@@ -205,4 +205,17 @@ TEST_CASE("[wav2vec2_conformer, seamless_m4t, esm, clvp, moonshine modeling file
     CHECK(mo.rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
 }
 
+TEST_CASE("[roformer/modeling_roformer.py (transformers 5.16)] RoFormer: interleaved pairs at base 10000; rotary_value refused")
+{
+    // RoFormerSinusoidalPositionalEmbedding over hidden_size // num_attention_heads = 64; apply_rotary_position_embeddings
+    // pairs (2i, 2i + 1) (x[..., ::2] with x[..., 1::2]).
+    const auto r = posenc::hf::parse_model(R"({"model_type": "roformer", "hidden_size": 768, "num_attention_heads": 12,
+        "num_hidden_layers": 12, "max_position_embeddings": 1536})");
+    check_plain(r.rope.primary_group(), 64, 64, 1e4);
+    CHECK(r.rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
+    CHECK(error_of(R"({"model_type": "roformer", "num_hidden_layers": 1, "rotary_value": true})") ==
+          "rotary_value: expected false: RoFormer then rotates the values too, and posenc describes the rotation of queries "
+          "and keys only, got true");
+}
+
 }  // namespace models_family_rules_tests

@@ -418,4 +418,26 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
                     << " refused by name; " << known_gaps().size() << " listed gaps");
 }
 
+TEST_CASE("transformers decba1d2 class defaults: every non-language model_type with RoPE is refused as such, naming model_type")
+{
+    // Vision towers, audio encoders, codecs and the rest that the sweep found applying RoPE outside a
+    // language model: each is refused with an error that names model_type and says what it is.
+    int towers = 0;
+    for (const json& family : sweep_data().at("families")) {
+        if (family.at("kind").get<std::string>() != "not_language") continue;
+        ++towers;
+        const std::string model_type = family.at("model_type").get<std::string>();
+        INFO(model_type);
+        try {
+            // the sweep stores no config for these: the model_type is what identifies them
+            (void)posenc::hf::model_from_json(json{{"model_type", model_type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
+            FAIL("read as a language model");
+        } catch (const posenc::error& e) {
+            CHECK(e.field() == "model_type");
+            CHECK(std::string(e.what()).find("expected a language model's config") != std::string::npos);
+        }
+    }
+    CHECK(towers > 50);
+}
+
 }  // namespace models_transformers_sweep_tests

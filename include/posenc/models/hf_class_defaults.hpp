@@ -155,6 +155,7 @@ inline constexpr ClassDefaults class_defaults_table[] = {
     {"seamless_m4t",                            24,   1024,   16,    0,      0.0, "seamless_m4t/configuration_seamless_m4t.py"},
     {"esm",                                     12,    768,   12,    0,      0.0, "esm/configuration_esm.py"},
     {"clvp_encoder",                            20,    768,   12,    0,      0.0, "clvp/configuration_clvp.py"},
+    {"roformer",                                12,    768,   12,    0,      0.0, "roformer/configuration_roformer.py"},
     {"moonshine",                                6,    288,    8,    0,      0.0, "moonshine/configuration_moonshine.py"},
     {"moonshine_streaming",                      6,    320,    8,    0,      0.0, "moonshine_streaming/configuration_moonshine_streaming.py"},
     {"step3p5",                                 45,   4096,   64,    8,    1e-05, "step3p7/configuration_step3p7.py"},

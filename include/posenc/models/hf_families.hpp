@@ -422,6 +422,8 @@ inline constexpr FamilyRules known_families[] = {
     {"seamless_m4t", Pairing::half_split, "seamless_m4t/modeling_seamless_m4t.py", {}, {}, 0, 4096, "seamless_m4t/configuration_seamless_m4t.py", LayerRule::uniform, 0, 0},
     {"esm", Pairing::half_split, "esm/modeling_esm.py", {}, {}, 0, 1026, "esm/configuration_esm.py", LayerRule::uniform, 0, 0},
     {"clvp_encoder", Pairing::half_split, "clvp/modeling_clvp.py", {}, {}, 0, 0, "clvp/configuration_clvp.py", LayerRule::uniform, 0, trait::partial_rotary},
+    // RoFormer (the RoPE paper's model): interleaved pairs over the whole head, base 10000
+    {"roformer", Pairing::interleaved, "roformer/modeling_roformer.py", {}, {}, 0, 1536, "roformer/configuration_roformer.py", LayerRule::uniform, 0, 0},
     // Moonshine: GLM-style interleaved pairs (repeat_interleave of cos / sin's first half) in the rotary part
     {"moonshine", Pairing::interleaved, "moonshine/modeling_moonshine.py", {}, 0.9, 0, 512, "moonshine/configuration_moonshine.py", LayerRule::uniform, 0, trait::partial_rotary},
     {"moonshine_streaming", Pairing::interleaved, "moonshine_streaming/modeling_moonshine_streaming.py", {}, {}, 0, 4096, "moonshine_streaming/configuration_moonshine_streaming.py", LayerRule::uniform, 0, trait::partial_rotary, "",
@@ -548,6 +550,10 @@ inline constexpr FamilyRefusal family_refusals[] = {
     {"blt_local_decoder", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
     {"blt_local_encoder", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
     {"blt_patcher", RefuseWhen::always, "model_type", blt_reason, "blt/modeling_blt.py"},
+    {"cohere_compass_text", RefuseWhen::always, "rope_parameters",
+     "is not representable: Cohere Compass builds one M-RoPE table per layer type (mrope_section in each layer type's "
+     "dict), and posenc's model has one multi-axis layout for all its layers",
+     "cohere_compass/modeling_cohere_compass.py"},
     // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
     // posenc does not follow.
     {"bailing_moe", RefuseWhen::always, "model_type",
@@ -563,6 +569,61 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "multimodal RoPE posenc has not been checked against)",
      "(no transformers file)"},
 };
+
+/// What a non-language model_type with RoPE is (RoPEOutsideLanguage::kind).
+enum class TowerKind {
+    vision,      ///< a vision encoder: 2-D (or 3-D) RoPE over image patches or video frames
+    audio,       ///< an audio or speech encoder, or an audio decoder (vocoder, codec)
+    other,       ///< time series, image matching, a byte model's global transformer
+};
+
+/// A model_type whose code applies RoPE outside a language model's attention (the sweep of
+/// transformers' own code found these; docs/models.md). The reader refuses its config, naming
+/// model_type and saying what it is: posenc describes language models' RoPE, with one position per
+/// token or a few position axes.
+struct RoPEOutsideLanguage {
+    std::string_view model_type;
+    TowerKind kind;
+};
+
+inline constexpr RoPEOutsideLanguage rope_outside_language[] = {
+    {"chameleon_vqgan", TowerKind::vision}, {"cohere_compass_vision", TowerKind::vision},
+    {"cosmos3_edge_vision", TowerKind::vision}, {"deepseek_ocr2_sam_vision_model", TowerKind::vision},
+    {"deepseek_ocr2_vision", TowerKind::vision}, {"dinov3_vit", TowerKind::vision}, {"edgetam_video", TowerKind::vision},
+    {"emu3_vqgan", TowerKind::vision}, {"eomt_dinov3", TowerKind::vision}, {"ernie4_5_vl_moe_vision", TowerKind::vision},
+    {"exaone4_5_vision", TowerKind::vision}, {"gemma3n_vision", TowerKind::vision}, {"gemma4_unified_vision", TowerKind::vision},
+    {"gemma4_vision", TowerKind::vision}, {"glm4v_moe_vision", TowerKind::vision}, {"glm4v_vision", TowerKind::vision},
+    {"glm_image_vision", TowerKind::vision}, {"glm_image_vqmodel", TowerKind::vision}, {"glm_ocr_vision", TowerKind::vision},
+    {"hunyuan_vl_vision", TowerKind::vision}, {"idefics_perciever", TowerKind::vision}, {"idefics_vision", TowerKind::vision},
+    {"kimi_k25_vision", TowerKind::vision}, {"llama4_vision_model", TowerKind::vision}, {"minimax_m3_vl_vision", TowerKind::vision},
+    {"mlcd", TowerKind::vision}, {"mlcd_vision_model", TowerKind::vision}, {"mllama_vision_model", TowerKind::vision},
+    {"muse_glimmer_vision", TowerKind::vision}, {"paddleocr_vl_vision", TowerKind::vision},
+    {"phi4_multimodal_vision", TowerKind::vision}, {"pixtral", TowerKind::vision},
+    {"qwen2_5_omni_vision_encoder", TowerKind::vision}, {"qwen2_5_vl_vision", TowerKind::vision},
+    {"qwen2_vl_vision", TowerKind::vision}, {"qwen3_5_moe_vision", TowerKind::vision}, {"qwen3_5_vision", TowerKind::vision},
+    {"qwen3_omni_moe_vision_encoder", TowerKind::vision}, {"qwen3_vl_moe_vision", TowerKind::vision},
+    {"qwen3_vl_vision", TowerKind::vision}, {"sam2_video", TowerKind::vision}, {"sam3_detr_decoder", TowerKind::vision},
+    {"sam3_detr_encoder", TowerKind::vision}, {"sam3_geometry_encoder", TowerKind::vision},
+    {"sam3_mask_decoder", TowerKind::vision}, {"sam3_tracker_video", TowerKind::vision}, {"sam3_vision_model", TowerKind::vision},
+    {"sam3_vit_model", TowerKind::vision}, {"sapiens2", TowerKind::vision}, {"sapiens2_head", TowerKind::vision},
+    {"step3p5_vision", TowerKind::vision}, {"video_llama_3_vision", TowerKind::vision}, {"vjepa2", TowerKind::vision},
+    {"gemma3n_audio", TowerKind::audio}, {"gemma4_audio", TowerKind::audio}, {"gemma4_unified_audio", TowerKind::audio},
+    {"glmasr_encoder", TowerKind::audio}, {"lasr_ctc", TowerKind::audio}, {"lasr_encoder", TowerKind::audio},
+    {"mimi", TowerKind::audio}, {"moonshine_streaming_encoder", TowerKind::audio}, {"pe_audio_encoder", TowerKind::audio},
+    {"phi4_multimodal_audio", TowerKind::audio}, {"qwen2_5_omni_audio_encoder", TowerKind::audio},
+    {"qwen2_5_omni_bigvgan", TowerKind::audio}, {"qwen2_5_omni_dit", TowerKind::audio}, {"qwen2_5_omni_token2wav", TowerKind::audio},
+    {"qwen3_omni_moe_audio_encoder", TowerKind::audio}, {"xcodec2", TowerKind::audio},
+    {"blt_global_transformer", TowerKind::other}, {"efficientloftr", TowerKind::other}, {"lightglue", TowerKind::other},
+    {"timesfm2_5", TowerKind::other},
+};
+
+/// The entry of `model_type` in rope_outside_language, or nullptr.
+inline const RoPEOutsideLanguage* find_rope_outside_language(std::string_view model_type) noexcept
+{
+    for (const RoPEOutsideLanguage& t : rope_outside_language)
+        if (t.model_type == model_type) return &t;
+    return nullptr;
+}
 
 /// The refusal of `model_type`, or nullptr.
 inline const FamilyRefusal* find_refusal(std::string_view model_type) noexcept
@@ -638,6 +699,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "step3p7") return "step3p5";
     if (outer == "muse_glimmer") return "muse_glimmer_text";
     if (outer == "clvp") return "clvp_encoder";
+    if (outer == "cohere_compass") return "cohere_compass_text";
     if (outer == "cosmos3_edge") return "cosmos3_edge_text";
     if (outer == "glm_image") return "glm_image_text";
     if (outer == "minimax_m3_vl") return "minimax_m3_vl_text";

@@ -136,6 +136,15 @@ protected:
     void check_unknown_family()
     {
         if (family) return;
+        if (const RoPEOutsideLanguage* tower = find_rope_outside_language(out.model_type))
+            fail(pre + "model_type",
+                 std::string("expected a language model's config: this is ") +
+                     (tower->kind == TowerKind::vision  ? "a vision encoder's, whose RoPE runs over image patches or frames in 2-D or 3-D"
+                      : tower->kind == TowerKind::audio ? "an audio or speech model's (an encoder, vocoder or codec)"
+                                                        : "a model outside language modelling (time series, image matching, or a "
+                                                          "byte model's global transformer)") +
+                     "; posenc describes the RoPE of language models' attention (read a multimodal model's text_config)",
+                 type_shown);
         if (per_type)
             fail(pre + "rope_parameters", "expected one dict for model_type " + type_shown +
                                               " (per-layer-type RoPE is read only for model types posenc knows)",

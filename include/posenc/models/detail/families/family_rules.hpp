@@ -25,7 +25,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "step3p5") return &step3p7_config;
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t" ||
-        model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine")
+        model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine" || model_type == "roformer")
         return &own_rope_keys_config;
     if (model_type == "cohere2_moe") return &cohere2_moe_config;
     if (model_type == "granite_swa" || model_type == "granitemoe_swa" || model_type == "muse_glimmer_text")

@@ -15,6 +15,9 @@
 //                                       each head rotate
 //   moonshine                           the decoder's keys (attribute_map): num_attention_heads is
 //                                       decoder_num_attention_heads, num_hidden_layers decoder_num_hidden_layers
+//   roformer                            always RoPE (RoFormerSinusoidalPositionalEmbedding, base 10000, interleaved
+//                                       pairs); rotary_value true (values rotated too) is refused: posenc describes
+//                                       the rotation of queries and keys
 //
 // The result is the canonical config: rope_parameters {"rope_type": "default", "rope_theta": base},
 // head_dim, partial_rotary_factor where part of the head rotates, max_position_embeddings.
@@ -78,6 +81,13 @@ inline FamilyConfig own_rope_keys_config(const json& text, const std::string& pr
         heads = size_or(text, pre, heads_key, model_type == "seamless_m4t" ? 16 : (d ? d->num_attention_heads : 0));
         out.text["max_position_embeddings"] = size_or(text, pre, "max_source_positions", model_type == "seamless_m4t" ? 4096 : 5000);
         out.text.erase("position_embeddings_type");
+    } else if (model_type == "roformer") {
+        if (const json* v = member(text, "rotary_value"); v && !(v->is_boolean() && !v->get<bool>()))
+            fail_json(pre + "rotary_value", "expected false: RoFormer then rotates the values too, and posenc describes the "
+                                            "rotation of queries and keys only",
+                      *v);
+        heads = size_or(text, pre, "num_attention_heads", d ? d->num_attention_heads : 0);
+        out.text.erase("rotary_value");
     } else if (model_type == "esm") {
         require_value(text, pre, model_type, "position_embedding_type", "absolute", "rotary");
         heads = size_or(text, pre, "num_attention_heads", d ? d->num_attention_heads : 0);
