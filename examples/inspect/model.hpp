@@ -23,6 +23,7 @@
 #pragma once
 
 #include <posenc/models/hf_config.hpp>
+#include <posenc/models/hf_config_file.hpp>
 #include <posenc/model_rope.hpp>
 #include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
@@ -38,9 +39,6 @@
 #include <variant>
 #include <vector>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "inspect/format.hpp"
 #include "inspect/options.hpp"
@@ -187,51 +185,15 @@ inline const std::vector<WholeModelPreset>& whole_model_presets()
     return presets;
 }
 
-/// Largest config file the tool reads (real ones are kilobytes).
-inline constexpr std::size_t max_config_bytes = std::size_t{16} << 20;
-
-/// The bytes of the config file at `path`. Opens without blocking and refuses, before reading,
-/// anything that is not a regular file (a FIFO or a terminal would block; /dev/zero never ends),
-/// files over 16 MiB, and text with a NUL byte (which a JSON text cannot hold; a parser that
-/// stops there would accept whatever follows). Throws UsageError naming --config.
+/// The bytes of the config file at `path`: hf::read_config_file's checks (posenc/models/hf_config_file.hpp),
+/// with messages that name --config. Throws UsageError.
 inline std::string read_config_text(const std::string& path)
 {
-    const std::string shown = "--config " + detail::in_quotes(path);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) throw UsageError(shown + ": cannot be opened (" + std::strerror(errno) + ")");
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw UsageError(shown + ": cannot be read (" + std::strerror(errno) + ")");
-    if (!S_ISREG(st.st_mode)) {
-        const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                           : S_ISFIFO(st.st_mode) ? "a FIFO (pipe), which could block"
-                           : S_ISCHR(st.st_mode)  ? "a character device, which could block or never end"
-                           : S_ISSOCK(st.st_mode) ? "a socket"
-                                                  : "not a regular file";
-        throw UsageError(shown + ": is " + kind + "; expected a regular config.json file");
+    try {
+        return posenc::hf::read_config_file(path, "--config " + detail::in_quotes(path));
+    } catch (const posenc::error& e) {
+        throw UsageError(e.what());
     }
-    if (static_cast<unsigned long long>(st.st_size) > max_config_bytes)
-        throw UsageError(shown + ": is larger than 16 MiB, not a config file");
-    std::string text;
-    char buffer[65536];
-    while (true) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw UsageError(shown + ": cannot be read (" + std::strerror(errno) + ")");
-        }
-        if (n == 0) break;
-        text.append(buffer, static_cast<std::size_t>(n));
-        if (text.size() > max_config_bytes) throw UsageError(shown + ": is larger than 16 MiB, not a config file");
-    }
-    const std::size_t nul = text.find('\0');
-    if (nul != std::string::npos)
-        throw UsageError(shown + ": holds a NUL byte at offset " + std::to_string(nul) +
-                         "; a JSON config is text without NUL bytes");
-    return text;
 }
 
 /// Names of every preset, for suggestions.

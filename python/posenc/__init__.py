@@ -15,7 +15,6 @@ SIMD kernels on NumPy arrays and PyTorch CPU tensors. Every refusal is a posenc.
 
 import math as _math
 import os as _os
-import stat as _stat
 import sys as _sys
 
 from . import _posenc
@@ -45,7 +44,6 @@ def _cut(text, width=57):
 # blocks).
 
 _MAX_CONFIG_DEPTH = 64               # as the native reader: deeper JSON is refused
-_MAX_CONFIG_BYTES = 16 << 20         # as the native reader: larger files are refused
 
 
 def _config_error(key, rule, got):
@@ -103,50 +101,12 @@ def _config_json(source):
 
 
 def _read_config_file(source):
-    """The bytes of the config file at `source` (str, bytes or os.PathLike). Refused, naming the
-    path: a NUL byte in the path (the OS would read another file), anything that is not a regular
-    file (opened without blocking and checked before reading: a FIFO or a terminal would block),
-    files over 16 MiB, and text with a NUL byte (which JSON text cannot hold)."""
-    path = _os.fspath(source)
+    """The bytes of the config file at `source` (str, bytes or os.PathLike): the native
+    posenc::hf::read_config_file (the library's, posenc-inspect's and this module's one set of
+    file checks), naming the path as the file system decodes it."""
+    path = _os.fsencode(_os.fspath(source))
     shown = _os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
-    quoted = '"%s"' % shown
-
-    def refuse(rule, message):
-        return _error("path", quoted, rule, message)
-
-    if (b"\0" if isinstance(path, bytes) else "\0") in path:
-        raise refuse("must not contain a NUL byte", "%s: must not contain a NUL byte (a path cannot hold one)"
-                     % shown.replace("\0", "\\x00"))
-    flags = _os.O_RDONLY | getattr(_os, "O_NONBLOCK", 0) | getattr(_os, "O_CLOEXEC", 0) | getattr(_os, "O_NOCTTY", 0)
-    try:
-        fd = _os.open(path, flags)
-    except OSError as e:
-        raise refuse("cannot be opened", "%s: cannot be opened (%s)" % (shown, e.strerror)) from None
-    try:
-        st = _os.fstat(fd)
-        if _stat.S_ISDIR(st.st_mode):
-            raise refuse("is a directory", "%s: is a directory, not a config file" % shown)
-        if not _stat.S_ISREG(st.st_mode):
-            kind = ("a FIFO (pipe), which could block" if _stat.S_ISFIFO(st.st_mode)
-                    else "a character device, which could block or never end" if _stat.S_ISCHR(st.st_mode)
-                    else "a socket" if _stat.S_ISSOCK(st.st_mode) else "not a regular file")
-            raise refuse("is not a regular file", "%s: is %s; expected a regular config.json file" % (shown, kind))
-        chunks, size = [], 0
-        while size <= _MAX_CONFIG_BYTES:
-            chunk = _os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as e:
-        raise refuse("cannot be read", "%s: cannot be read (%s)" % (shown, e.strerror)) from None
-    finally:
-        _os.close(fd)
-    if size > _MAX_CONFIG_BYTES:
-        raise refuse("is larger than 16 MiB", "%s: is larger than 16 MiB, not a config file" % shown)
-    data = b"".join(chunks)
-    _refuse_nul(data, shown)
-    return data
+    return _posenc._read_config_file(path, shown.replace("\0", "\\x00"))
 
 
 def _refuse_nul(text, where):

@@ -5,6 +5,7 @@
 
 #include <posenc/frequencies.hpp>
 #include <posenc/models/hf_config.hpp>
+#include <posenc/models/hf_config_file.hpp>
 #include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
 #include <posenc/spec.hpp>
@@ -134,6 +135,15 @@ void bind_models(py::module_& m)
         .def("__repr__", [](const hf::HfModelRope& r) {
             return "HfModelRope(name='" + r.name + "', rope_type='" + scaling_type_name(r.scaling) + "')";
         });
+    m.def(
+        "_read_config_file",
+        [](const py::bytes& path, const std::string& shown) {
+            const std::string text = hf::read_config_file(std::string(path), shown);
+            return py::bytes(text);
+        },
+        py::arg("path"), py::arg("shown"),
+        "The bytes of the config file at `path` (the file system's bytes): posenc::hf::read_config_file's checks,\n"
+        "with messages that start with `shown`. Raises posenc.Error (field 'path').");
     m.def(
         "parse_hf_config",
         [](const std::string& text, bool assume_half_split) {

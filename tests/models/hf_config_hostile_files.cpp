@@ -107,10 +107,10 @@ TEST_CASE("[POSIX open(2)] a path with a NUL byte is refused, not read as the pa
     }
 }
 
-TEST_CASE("[POSIX mkfifo(3), open(2)] a FIFO without a writer, a socket, a device and a directory are refused before opening")
+TEST_CASE("[POSIX mkfifo(3), open(2), fstat(2)] a FIFO without a writer, a socket, a device and a directory are refused before reading")
 {
     const TempFolder folder;
-    // A FIFO nobody writes to: std::ifstream would block in open(2) forever.
+    // A FIFO nobody writes to: a blocking open(2) would wait forever; opened with O_NONBLOCK, fstat says what it is.
     const std::string fifo = (folder.path / "fifo.json").string();
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(fifo)); }) ==

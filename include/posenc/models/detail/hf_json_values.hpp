@@ -31,9 +31,6 @@ namespace detail_json {
 
 using json = nlohmann::json;
 
-/// Largest config file read_model accepts (real ones are kilobytes).
-inline constexpr std::size_t max_config_bytes = std::size_t{16} << 20;
-
 /// Deeper nesting than this is refused before parsing (real configs nest 3 levels).
 inline constexpr int max_nesting_depth = 64;
 
