@@ -52,9 +52,21 @@ inline std::string read_config_file(const std::string& path, std::string shown =
         throw posenc::error("path", '"' + cut + '"', "must not contain a NUL byte",
                             where + ": must not contain a NUL byte (a path cannot hold one)");
     }
+    // What the file is when it is not a regular one (a directory, a FIFO, ...).
+    auto refuse_kind = [&](const struct stat& st) {
+        if (S_ISDIR(st.st_mode)) return refuse("is a directory", "is a directory, not a config file");
+        const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO (pipe), which could block"
+                           : S_ISCHR(st.st_mode)  ? "a character device, which could block or never end"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        return refuse("is not a regular file", std::string("is ") + kind + "; expected a regular config.json file");
+    };
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         const int e = errno;
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) throw refuse_kind(st);  // a socket: ENXIO
         throw refuse("cannot be opened (" + reason(e) + ")", "cannot be opened (" + reason(e) + ")");
     }
     struct Closer {
@@ -66,15 +78,7 @@ inline std::string read_config_file(const std::string& path, std::string shown =
         const int e = errno;
         throw refuse("cannot be read (" + reason(e) + ")", "cannot be read (" + reason(e) + ")");
     }
-    if (S_ISDIR(st.st_mode)) throw refuse("is a directory", "is a directory, not a config file");
-    if (!S_ISREG(st.st_mode)) {
-        const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO (pipe), which could block"
-                           : S_ISCHR(st.st_mode)  ? "a character device, which could block or never end"
-                           : S_ISBLK(st.st_mode)  ? "a block device"
-                           : S_ISSOCK(st.st_mode) ? "a socket"
-                                                  : "not a regular file";
-        throw refuse("is not a regular file", std::string("is ") + kind + "; expected a regular config.json file");
-    }
+    if (!S_ISREG(st.st_mode)) throw refuse_kind(st);
     const auto too_large = [&] { return refuse("is larger than 16 MiB", "is larger than 16 MiB, not a config file"); };
     if (static_cast<unsigned long long>(st.st_size) > max_config_file_bytes) throw too_large();
     std::string text;
