@@ -22,11 +22,13 @@ family's text rotary embedding module from it and runs it, and writes down what 
   - `config`: the config dict posenc is given (the class's `to_dict()`, less the generic keys no
     RoPE reader looks at, and less the nested configs off the path to the language model);
   - per group (one per layer type where the module builds one table per layer type, else one
-    named `default`): `inv_freq` (the module's buffer, float32 values written as Python floats,
-    which hold them exactly), `attention_scaling`, `rotary_dim` (2 x the number of frequencies,
-    zero frequencies included), and cos/sin from the module's forward at the positions listed
-    (1, 4095, and one past the original length; 3 or 4 rows of position ids for M-RoPE), stored
-    as base64 of little-endian float32 with the shape the module returned;
+    named `default`): `inv_freq` (the module's buffer), `attention_scaling`, `rotary_dim` (2 x the
+    number of frequencies, zero frequencies included), and cos/sin from the module's forward at
+    positions 1, 4095 and one past the original length (3 or 4 rows of position ids for M-RoPE,
+    then also `text_outputs` with every row at the text position), with the shape the module
+    returned (`repeat` says when a row was cat(h, h) or repeat_interleave(h, 2) and only h is
+    stored). Every float32 array is stored once, in `tables`, as base64 of its little-endian
+    float32 bytes (bit for bit as transformers computed it), named by a hash;
   - per group also `pairing` (half_split or interleaved: every unit vector through the family's
     own apply function) and, for M-RoPE, `coordinate_axes` (the position axis each coordinate
     reads: one axis moved at a time through the same function); `pair_order` where the module
@@ -34,7 +36,10 @@ family's text rotary embedding module from it and runs it, and writes down what 
   - `num_hidden_layers`, `nope_layers` and `layer_group` (the table each layer uses): the
     layers that apply no RoPE where the modeling code decides so from the config (see
     `nope_layers` below for the rules restated from the modeling files);
-  - families whose only rotary code is a vision or audio tower's are listed with `kind: vision`.
+  - `kind`: `text` for a language model; `not_language` for a config without vocabulary or
+    end-of-sequence token (vision and audio towers, codecs), listed with its rotary classes;
+    `no_rotary_module` where RoPE is applied without a module (idefics, roformer; GPT-J and
+    CodeGen are run through their create_sinusoidal_positions instead).
 
 Families whose code could not be run are listed with the error, so the data says what it misses.
 The output holds facts only (numbers and config values); no transformers code is copied.
@@ -56,8 +61,8 @@ is on the rotary path, so the script stands in for it before importing transform
      are pass-throughs, `torch.library` and `torch.utils._pytree` answer missing names with
      placeholders, float8/uint dtypes are aliases of existing dtypes (only quantization code reads
      them), `torch.no_grad` is usable as a bare decorator, `torch.is_autocast_enabled` takes the
-     device type (and answers for the CPU's default, off here), and `torch.nn.Buffer` registers a buffer
-     as torch 2.5 does (the rotary modules store inv_freq with it);
+     device type (and answers for the CPU's default, off here), and `torch.nn.Buffer` registers
+     a buffer as torch 2.5 does (the rotary modules store inv_freq with it);
   4. typing_extensions.get_original_bases (4.7) is added where Debian's 4.4 lacks it.
 Install what Debian has: `apt-get install -y python3-torch python3-packaging python3-regex
 python3-tqdm python3-filelock python3-yaml python3-requests`.
@@ -319,17 +324,6 @@ def rope_folders(models_dir):
                         found.append(folder)
                         break
     return found
-
-
-def nested_configs(config, base_class, path="", depth=0):
-    """(path, config) for config and every PreTrainedConfig held in its attributes, breadth first."""
-    out = [(path, config)]
-    if depth > 3:
-        return out
-    for key, value in list(vars(config).items()):
-        if isinstance(value, base_class):
-            out.extend(nested_configs(value, base_class, f"{path}.{key}" if path else key, depth + 1))
-    return out
 
 
 def safe_get(config, name, default=None):
@@ -742,7 +736,8 @@ def nope_layers(model_type, config):
                 "non-sliding layers NoPE unless force_rope")
         if base == "afmoe":
             # RoPE only `if self.is_local_attention` (layer_types[i] == "sliding_attention")
-            add((i for i, t in enumerate(layer_types) if t != "sliding_attention"), "RoPE on sliding_attention layers only")
+            add((i for i, t in enumerate(layer_types) if t != "sliding_attention"),
+                "RoPE on sliding_attention layers only")
         if base == "olmo_hybrid":  # noqa: SIM102
             # the model passes position embeddings to full_attention layers only
             add((i for i, t in enumerate(layer_types) if t != "full_attention"), "RoPE on full_attention layers only")
@@ -1006,8 +1001,8 @@ def main():
                              "error": f"{type(e).__name__}: {str(e)[:400]}"})
             if os.environ.get("SWEEP_DEBUG"):
                 traceback.print_exc()
-        print(f"{model_type}: {families[-1]['kind'] if families and families[-1]['model_type'] == model_type else 'FAILED'}",
-              file=sys.stderr)
+        swept = families and families[-1]["model_type"] == model_type
+        print(f"{model_type}: {families[-1]['kind'] if swept else 'FAILED'}", file=sys.stderr)
     covered = {auto.model_type_to_module_name(f["model_type"]) for f in families + failures}
     data = {
         "source": "transformers " + transformers.__version__ + (" at " + args.commit if args.commit else ""),
