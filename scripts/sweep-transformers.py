@@ -447,14 +447,20 @@ EXTRA_AXIS_ROWS = ([2, 17, 33], [3, 100, 1000], [4, 7, 9])
 
 
 def call_forward(rot, group, per_type, positions, rows):
-    """The module's forward at `positions` (rows of position ids: None for one row)."""
+    """The module's forward at `positions` (rows of position ids: None for one row), one call
+    per position, the results joined along the position axis: a module with a dynamic rope type
+    rebuilds its table from the largest position of a call, so each position is a sequence of its
+    own (as at the last step of a prefill that ends there)."""
     import torch
     kwargs = {"layer_type": group} if per_type else {}
-    x = torch.zeros(1, len(positions), 8, dtype=torch.float32)
+    x = torch.zeros(1, 1, 8, dtype=torch.float32)
     ids = torch.tensor([positions]) if rows is None else torch.tensor(rows)[:, None, :]
-    out = rot(x, ids, **kwargs)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    return ids, [o for o in outs if hasattr(o, "shape")]
+    parts = []
+    for k in range(len(positions)):
+        out = rot(x, ids[..., k:k + 1], **kwargs)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        parts.append([o for o in outs if hasattr(o, "shape")])
+    return ids, [torch.cat([p[i] for p in parts], dim=-2) for i in range(len(parts[0]))]
 
 
 def run_forward(rot, config, group, per_type):
@@ -828,13 +834,43 @@ def sweep_sinusoidal_table(entry, config, text, folder, base_class):
     return entry
 
 
-def sweep_family(model_type, config_cls, folder, base_class):
+# --variants: the class defaults with the RoPE dict of the language model (its full_attention
+# entry where it holds one per layer type) updated by each of these. Not committed data: a
+# maintainer's look at how the scaled rope types of every family compare.
+VARIANTS = {
+    "linear": {"rope_type": "linear", "factor": 4.0},
+    "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    "yarn": {"rope_type": "yarn", "factor": 4.0},
+    "llama3": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+}
+
+
+def apply_variant(text, variant):
+    rp = getattr(text, "rope_parameters", None)
+    if not isinstance(rp, dict):
+        raise RuntimeError("no rope_parameters dict to vary")
+    per_type = any(isinstance(v, dict) for v in rp.values())
+    if per_type and not isinstance(rp.get("full_attention"), dict):
+        raise RuntimeError("a RoPE dict per group without full_attention (not varied)")
+    target = rp["full_attention"] if per_type else rp
+    update = dict(VARIANTS[variant])
+    if update["rope_type"] in ("yarn", "llama3"):
+        update["original_max_position_embeddings"] = int(safe_get(text, "max_position_embeddings") or 4096)
+    target.update(update)
+
+
+def sweep_family(model_type, config_cls, folder, base_class, variant=None):
     import torch
     from transformers.models.auto import configuration_auto as auto
     entry = {"model_type": model_type, "folder": folder, "config_class": config_cls.__name__}
     config = config_cls()
     rotaries = rotary_classes(folder)
     path, text = language_config(config, base_class)
+    if variant:
+        entry["model_type"] = f"{model_type}+{variant}"
+        if text is None:
+            raise RuntimeError("no language model to vary")
+        apply_variant(text, variant)
     text_folder = auto.model_type_to_module_name(getattr(text, "model_type", "") or model_type) if text else folder
     if text is not None and text_folder != folder:
         rotaries = rotary_classes(text_folder) + rotaries
@@ -973,6 +1009,9 @@ def main():
                                                       "transformers_sweep.json"))
     parser.add_argument("--commit", default="", help="the checkout's commit, recorded in the data")
     parser.add_argument("--only", default="", help="comma-separated model types (a partial run; give --out elsewhere)")
+    parser.add_argument("--variants", action="store_true",
+                        help="sweep each language model with the scaled RoPE dicts of VARIANTS instead of its class "
+                             "defaults (give --out elsewhere: a look for maintainers, not test data)")
     args = parser.parse_args()
     if args.coverage:
         write_coverage(args.coverage)
@@ -993,16 +1032,18 @@ def main():
         folder = auto.model_type_to_module_name(model_type)
         if folder not in folders or (only and model_type not in only):
             continue
-        try:
-            config_cls = auto.CONFIG_MAPPING[model_type]
-            families.append(sweep_family(model_type, config_cls, folder, PreTrainedConfig))
-        except Exception as e:  # noqa: BLE001
-            failures.append({"model_type": model_type, "folder": folder,
-                             "error": f"{type(e).__name__}: {str(e)[:400]}"})
-            if os.environ.get("SWEEP_DEBUG"):
-                traceback.print_exc()
-        swept = families and families[-1]["model_type"] == model_type
-        print(f"{model_type}: {families[-1]['kind'] if swept else 'FAILED'}", file=sys.stderr)
+        for variant in (list(VARIANTS) if args.variants else [None]):
+            name = f"{model_type}+{variant}" if variant else model_type
+            try:
+                config_cls = auto.CONFIG_MAPPING[model_type]
+                families.append(sweep_family(model_type, config_cls, folder, PreTrainedConfig, variant))
+            except Exception as e:  # noqa: BLE001
+                failures.append({"model_type": name, "folder": folder,
+                                 "error": f"{type(e).__name__}: {str(e)[:400]}"})
+                if os.environ.get("SWEEP_DEBUG"):
+                    traceback.print_exc()
+            swept = families and families[-1]["model_type"] == name
+            print(f"{name}: {families[-1]['kind'] if swept else 'FAILED'}", file=sys.stderr)
     covered = {auto.model_type_to_module_name(f["model_type"]) for f in families + failures}
     data = {
         "source": "transformers " + transformers.__version__ + (" at " + args.commit if args.commit else ""),
