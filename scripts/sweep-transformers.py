@@ -9,7 +9,11 @@ Usage (Debian's Python and Debian's torch; the script is not run by CI, its outp
     /usr/bin/python3 scripts/sweep-transformers.py --coverage BUILD/tests/posenc_tests_models
 
 The second form runs the test that checks posenc against the data (tests/models/
-transformers_sweep_tests.cpp) and writes its K/N line into docs/models.md.
+transformers_sweep_tests.cpp) and writes its K/N line into docs/models.md. With --variants (and
+an --out elsewhere) the first form sweeps every language model with linear, dynamic, yarn and
+llama3 RoPE dicts instead of its class defaults: a maintainer's look, not test data (the test
+binary reads a data folder's transformers_sweep.json, so point a build's POSENC_TEST_DATA_DIR
+there to check posenc against it).
 
 TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
 `transformers` package). For each model folder whose modeling code applies RoPE (it instantiates
