@@ -9,7 +9,11 @@ Usage (Debian's Python and Debian's torch; the script is not run by CI, its outp
     /usr/bin/python3 scripts/sweep-transformers.py --coverage BUILD/tests/posenc_tests_models
 
 The second form runs the test that checks posenc against the data (tests/models/
-transformers_sweep_tests.cpp) and writes its K/N line into docs/models.md.
+transformers_sweep_tests.cpp) and writes its K/N line into docs/models.md. With --variants (and
+an --out elsewhere) the first form sweeps every language model with linear, dynamic, yarn and
+llama3 RoPE dicts instead of its class defaults: a maintainer's look, not test data (the test
+binary reads a data folder's transformers_sweep.json, so point a build's POSENC_TEST_DATA_DIR
+there to check posenc against it).
 
 TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
 `transformers` package). For each model folder whose modeling code applies RoPE (it instantiates
@@ -22,11 +26,13 @@ family's text rotary embedding module from it and runs it, and writes down what 
   - `config`: the config dict posenc is given (the class's `to_dict()`, less the generic keys no
     RoPE reader looks at, and less the nested configs off the path to the language model);
   - per group (one per layer type where the module builds one table per layer type, else one
-    named `default`): `inv_freq` (the module's buffer, float32 values written as Python floats,
-    which hold them exactly), `attention_scaling`, `rotary_dim` (2 x the number of frequencies,
-    zero frequencies included), and cos/sin from the module's forward at the positions listed
-    (1, 4095, and one past the original length; 3 or 4 rows of position ids for M-RoPE), stored
-    as base64 of little-endian float32 with the shape the module returned;
+    named `default`): `inv_freq` (the module's buffer), `attention_scaling`, `rotary_dim` (2 x the
+    number of frequencies, zero frequencies included), and cos/sin from the module's forward at
+    positions 1, 4095 and one past the original length (3 or 4 rows of position ids for M-RoPE,
+    then also `text_outputs` with every row at the text position), with the shape the module
+    returned (`repeat` says when a row was cat(h, h) or repeat_interleave(h, 2) and only h is
+    stored). Every float32 array is stored once, in `tables`, as base64 of its little-endian
+    float32 bytes (bit for bit as transformers computed it), named by a hash;
   - per group also `pairing` (half_split or interleaved: every unit vector through the family's
     own apply function) and, for M-RoPE, `coordinate_axes` (the position axis each coordinate
     reads: one axis moved at a time through the same function); `pair_order` where the module
@@ -34,7 +40,10 @@ family's text rotary embedding module from it and runs it, and writes down what 
   - `num_hidden_layers`, `nope_layers` and `layer_group` (the table each layer uses): the
     layers that apply no RoPE where the modeling code decides so from the config (see
     `nope_layers` below for the rules restated from the modeling files);
-  - families whose only rotary code is a vision or audio tower's are listed with `kind: vision`.
+  - `kind`: `text` for a language model; `not_language` for a config without vocabulary or
+    end-of-sequence token (vision and audio towers, codecs), listed with its rotary classes;
+    `no_rotary_module` where RoPE is applied without a module (idefics, roformer; GPT-J and
+    CodeGen are run through their create_sinusoidal_positions instead).
 
 Families whose code could not be run are listed with the error, so the data says what it misses.
 The output holds facts only (numbers and config values); no transformers code is copied.
@@ -56,8 +65,8 @@ is on the rotary path, so the script stands in for it before importing transform
      are pass-throughs, `torch.library` and `torch.utils._pytree` answer missing names with
      placeholders, float8/uint dtypes are aliases of existing dtypes (only quantization code reads
      them), `torch.no_grad` is usable as a bare decorator, `torch.is_autocast_enabled` takes the
-     device type (and answers for the CPU's default, off here), and `torch.nn.Buffer` registers a buffer
-     as torch 2.5 does (the rotary modules store inv_freq with it);
+     device type (and answers for the CPU's default, off here), and `torch.nn.Buffer` registers
+     a buffer as torch 2.5 does (the rotary modules store inv_freq with it);
   4. typing_extensions.get_original_bases (4.7) is added where Debian's 4.4 lacks it.
 Install what Debian has: `apt-get install -y python3-torch python3-packaging python3-regex
 python3-tqdm python3-filelock python3-yaml python3-requests`.
@@ -321,17 +330,6 @@ def rope_folders(models_dir):
     return found
 
 
-def nested_configs(config, base_class, path="", depth=0):
-    """(path, config) for config and every PreTrainedConfig held in its attributes, breadth first."""
-    out = [(path, config)]
-    if depth > 3:
-        return out
-    for key, value in list(vars(config).items()):
-        if isinstance(value, base_class):
-            out.extend(nested_configs(value, base_class, f"{path}.{key}" if path else key, depth + 1))
-    return out
-
-
 def safe_get(config, name, default=None):
     try:
         return getattr(config, name, default)
@@ -453,14 +451,20 @@ EXTRA_AXIS_ROWS = ([2, 17, 33], [3, 100, 1000], [4, 7, 9])
 
 
 def call_forward(rot, group, per_type, positions, rows):
-    """The module's forward at `positions` (rows of position ids: None for one row)."""
+    """The module's forward at `positions` (rows of position ids: None for one row), one call
+    per position, the results joined along the position axis: a module with a dynamic rope type
+    rebuilds its table from the largest position of a call, so each position is a sequence of its
+    own (as at the last step of a prefill that ends there)."""
     import torch
     kwargs = {"layer_type": group} if per_type else {}
-    x = torch.zeros(1, len(positions), 8, dtype=torch.float32)
+    x = torch.zeros(1, 1, 8, dtype=torch.float32)
     ids = torch.tensor([positions]) if rows is None else torch.tensor(rows)[:, None, :]
-    out = rot(x, ids, **kwargs)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    return ids, [o for o in outs if hasattr(o, "shape")]
+    parts = []
+    for k in range(len(positions)):
+        out = rot(x, ids[..., k:k + 1], **kwargs)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        parts.append([o for o in outs if hasattr(o, "shape")])
+    return ids, [torch.cat([p[i] for p in parts], dim=-2) for i in range(len(parts[0]))]
 
 
 def run_forward(rot, config, group, per_type):
@@ -742,7 +746,8 @@ def nope_layers(model_type, config):
                 "non-sliding layers NoPE unless force_rope")
         if base == "afmoe":
             # RoPE only `if self.is_local_attention` (layer_types[i] == "sliding_attention")
-            add((i for i, t in enumerate(layer_types) if t != "sliding_attention"), "RoPE on sliding_attention layers only")
+            add((i for i, t in enumerate(layer_types) if t != "sliding_attention"),
+                "RoPE on sliding_attention layers only")
         if base == "olmo_hybrid":  # noqa: SIM102
             # the model passes position embeddings to full_attention layers only
             add((i for i, t in enumerate(layer_types) if t != "full_attention"), "RoPE on full_attention layers only")
@@ -852,13 +857,43 @@ def sweep_sinusoidal_table(entry, config, text, folder, base_class):
     return entry
 
 
-def sweep_family(model_type, config_cls, folder, base_class):
+# --variants: the class defaults with the RoPE dict of the language model (its full_attention
+# entry where it holds one per layer type) updated by each of these. Not committed data: a
+# maintainer's look at how the scaled rope types of every family compare.
+VARIANTS = {
+    "linear": {"rope_type": "linear", "factor": 4.0},
+    "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    "yarn": {"rope_type": "yarn", "factor": 4.0},
+    "llama3": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+}
+
+
+def apply_variant(text, variant):
+    rp = getattr(text, "rope_parameters", None)
+    if not isinstance(rp, dict):
+        raise RuntimeError("no rope_parameters dict to vary")
+    per_type = any(isinstance(v, dict) for v in rp.values())
+    if per_type and not isinstance(rp.get("full_attention"), dict):
+        raise RuntimeError("a RoPE dict per group without full_attention (not varied)")
+    target = rp["full_attention"] if per_type else rp
+    update = dict(VARIANTS[variant])
+    if update["rope_type"] in ("yarn", "llama3"):
+        update["original_max_position_embeddings"] = int(safe_get(text, "max_position_embeddings") or 4096)
+    target.update(update)
+
+
+def sweep_family(model_type, config_cls, folder, base_class, variant=None):
     import torch
     from transformers.models.auto import configuration_auto as auto
     entry = {"model_type": model_type, "folder": folder, "config_class": config_cls.__name__}
     config = config_cls()
     rotaries = rotary_classes(folder)
     path, text = language_config(config, base_class)
+    if variant:
+        entry["model_type"] = f"{model_type}+{variant}"
+        if text is None:
+            raise RuntimeError("no language model to vary")
+        apply_variant(text, variant)
     text_folder = auto.model_type_to_module_name(getattr(text, "model_type", "") or model_type) if text else folder
     if text is not None and text_folder != folder:
         rotaries = rotary_classes(text_folder) + rotaries
@@ -1006,6 +1041,9 @@ def main():
                                                       "transformers_sweep.json"))
     parser.add_argument("--commit", default="", help="the checkout's commit, recorded in the data")
     parser.add_argument("--only", default="", help="comma-separated model types (a partial run; give --out elsewhere)")
+    parser.add_argument("--variants", action="store_true",
+                        help="sweep each language model with the scaled RoPE dicts of VARIANTS instead of its class "
+                             "defaults (give --out elsewhere: a look for maintainers, not test data)")
     args = parser.parse_args()
     if args.coverage:
         write_coverage(args.coverage)
@@ -1026,16 +1064,18 @@ def main():
         folder = auto.model_type_to_module_name(model_type)
         if folder not in folders or (only and model_type not in only):
             continue
-        try:
-            config_cls = auto.CONFIG_MAPPING[model_type]
-            families.append(sweep_family(model_type, config_cls, folder, PreTrainedConfig))
-        except Exception as e:  # noqa: BLE001
-            failures.append({"model_type": model_type, "folder": folder,
-                             "error": f"{type(e).__name__}: {str(e)[:400]}"})
-            if os.environ.get("SWEEP_DEBUG"):
-                traceback.print_exc()
-        print(f"{model_type}: {families[-1]['kind'] if families and families[-1]['model_type'] == model_type else 'FAILED'}",
-              file=sys.stderr)
+        for variant in (list(VARIANTS) if args.variants else [None]):
+            name = f"{model_type}+{variant}" if variant else model_type
+            try:
+                config_cls = auto.CONFIG_MAPPING[model_type]
+                families.append(sweep_family(model_type, config_cls, folder, PreTrainedConfig, variant))
+            except Exception as e:  # noqa: BLE001
+                failures.append({"model_type": name, "folder": folder,
+                                 "error": f"{type(e).__name__}: {str(e)[:400]}"})
+                if os.environ.get("SWEEP_DEBUG"):
+                    traceback.print_exc()
+            swept = families and families[-1]["model_type"] == name
+            print(f"{name}: {families[-1]['kind'] if swept else 'FAILED'}", file=sys.stderr)
     covered = {auto.model_type_to_module_name(f["model_type"]) for f in families + failures}
     data = {
         "source": "transformers " + transformers.__version__ + (" at " + args.commit if args.commit else ""),

@@ -16,10 +16,10 @@
 //
 // Also from transformers: the pairing, read by giving the family's own apply function every unit
 // vector (half_split or interleaved); for M-RoPE the position axis each coordinate reads (one
-// axis moved at a time through the same function), against posenc's MultiAxisLayout; and
-// cos/sin of the module's forward at positions 1, 4095
-// and one past the original length (the last is compared only where posenc's group has no
-// original length below it; M-RoPE groups with every axis at the text position).
+// axis moved at a time through the same function), against posenc's MultiAxisLayout; and cos/sin
+// of the module's forward at positions 1, 4095 and one past the original length (M-RoPE groups
+// with every axis at the text position; past the original length not for dynamic and longrope,
+// whose modules switch tables there).
 //
 // Tolerances: inv_freq within 4 float32 ulps relative (4 * 2^-23): posenc's Precision::hf_float32
 // table follows transformers' float32 operation order, yet at one or two pairs of about 30
@@ -38,7 +38,6 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -395,6 +394,13 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
 {
     const json& data = sweep_data();
     REQUIRE(data.at("families").size() > 100);
+    std::set<std::string> swept;
+    for (const json& family : data.at("families"))
+        if (family.at("kind").get<std::string>() == "text") swept.insert(family.at("model_type").get<std::string>());
+    for (const std::string& gap : known_gaps()) {
+        INFO(gap);
+        CHECK_MESSAGE(swept.count(gap) == 1, "known_gaps names a model type the sweep has no language model for");
+    }
     int matched = 0;
     int refused = 0;
     int text_families = 0;
