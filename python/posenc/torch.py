@@ -111,6 +111,7 @@ class RotaryEmbedding(_torch.nn.Module):
         self._levels = {}         # (table key, device) -> (digit tables on the device, bits)
         self._angles = {}         # table key -> OnTheFlyAngles (the CPU angle source)
         self._interleaved_axes = None
+        self._dynamic_groups = {g.name for g in rope.groups if isinstance(g.scaling, _posenc.DynamicNtkScaling)}
         self._axis_masks = {}     # (device, width) -> per-axis column masks (interleaved M-RoPE)
         if layout is not None and str(layout.kind).split(".")[-1] == "interleaved":
             self._interleaved_axes = list(layout.pair_axes)
@@ -147,14 +148,15 @@ class RotaryEmbedding(_torch.nn.Module):
             self._cached_length[group.name] = cached
             key = (group.name, cached if cached > original else None)
         elif isinstance(scaling, _posenc.LongRopeScaling):
-            # the library's switching rule (longrope.hpp): the table for seq_len differs from the
-            # init one exactly when seq_len is past the original length
-            key = (group.name, seq_len if scaling.past_original_length(seq_len) else None)
+            # the library's switching rule (longrope.hpp): the table for seq_len is the init one up
+            # to the original length and one other table (long factors; PhiMoE: its long mscale)
+            # at every length past it, so one table serves every length past it
+            key = (group.name, "past_original" if scaling.past_original_length(seq_len) else None)
         else:
             key = (group.name, None)
         table = self._tables.get(key)
         if table is None:
-            table = group.table(key[1])
+            table = group.table(seq_len if key[1] is not None else None)
             self._tables = {k: v for k, v in self._tables.items() if k[0] != group.name}
             self._tables[key] = table
             for cache in (self._rows, self._levels):
@@ -163,10 +165,16 @@ class RotaryEmbedding(_torch.nn.Module):
             self._angles = {k: v for k, v in self._angles.items() if k[0] != group.name or k == key}
         return key, table
 
-    def _angle_source(self, key, table):
+    def _angle_source(self, key, table, reach=_MAX_POSITION):
+        """OnTheFlyAngles for |position| <= 2^31 - 1: three 11-bit digits, the same digit products
+        on the CPU and on any device, so both paths give the same values bit for bit. Dynamic NTK's
+        table changes with the length: its digit tables serve the reach a call needs (a few hundred
+        rows below 2^16), which costs little to rebuild at every new length."""
+        if key[0] not in self._dynamic_groups:
+            reach = _MAX_POSITION
         angles = self._angles.get(key)
-        if angles is None:
-            angles = _posenc.OnTheFlyAngles(table, _MAX_POSITION)
+        if angles is None or angles.max_position < reach:
+            angles = _posenc.OnTheFlyAngles(table, max(1, min(reach, _MAX_POSITION)))
             self._angles[key] = angles
         return angles
 
@@ -215,7 +223,7 @@ class RotaryEmbedding(_torch.nn.Module):
         while n < rows:
             n *= 2
         n = min(n, _MAX_TABLE_ROWS)
-        angles = self._angle_source(key, table)
+        angles = self._angle_source(key, table, n - 1)
         positions = _np.arange(n, dtype=_np.int64)[None]
         cos, sin = _posenc._on_the_fly_rows(angles, positions, None, _FLOAT_DTYPES[dtype], "hf")
         cos, sin = _rows_to_torch(cos, dtype), _rows_to_torch(sin, dtype)
@@ -247,7 +255,7 @@ class RotaryEmbedding(_torch.nn.Module):
                 cos, sin = self._pick_axes(cos), self._pick_axes(sin)
             return cos, sin
         # negative or far positions: this call's rows alone, from the C++ angle source
-        angles = self._angle_source(key, table)
+        angles = self._angle_source(key, table, min(max(-lowest, highest), _MAX_POSITION))
         arr = ids.to(_torch.int64).contiguous().numpy()
         axes = self._interleaved_axes
         flat = arr.reshape(arr.shape[0], -1) if axes is not None else arr.reshape(1, -1)
@@ -261,25 +269,26 @@ class RotaryEmbedding(_torch.nn.Module):
         return out[0], out[1]
 
     # ---- any device: OnTheFlyAngles' digit tables on the device, no host synchronisation
-    def _device_levels(self, key, table, device):
-        """The digit tables on `device`, uploaded on the first call (run one forward before capturing
-        a CUDA graph, as with any module that allocates on its first call)."""
+    def _device_levels(self, key, table, device, reach=_MAX_POSITION):
+        """(digit tables on `device`, bits per digit, the largest |position| they serve), uploaded on
+        the first call (run one forward before capturing a CUDA graph, as with any module that
+        allocates on its first call). reach is 2^31 - 1 unless the caller read the positions."""
         cached = self._levels.get((key, device))
-        if cached is None:
-            angles = self._angle_source(key, table)
+        if cached is None or cached[2] < reach:
+            angles = self._angle_source(key, table, reach)
             levels = [_torch.from_numpy(t).to(device) for t in _posenc._on_the_fly_levels(angles)]
-            cached = (levels, angles.bits_per_level)
+            cached = (levels, angles.bits_per_level, angles.max_position)
             self._levels[(key, device)] = cached
         return cached
 
-    def _device_forward(self, key, table, dtype, ids):
+    def _device_forward(self, key, table, dtype, ids, reach=_MAX_POSITION):
         """Sync-free: digit gathers, complex products in float64, one rounding; CUDA-graph capturable
         once the digit tables are on the device. Positions beyond +-(2^31 - 1) give NaN rows (a refusal
         would need the host to read the positions)."""
-        levels, bits = self._device_levels(key, table, ids.device)
+        levels, bits, max_position = self._device_levels(key, table, ids.device, reach)
         m = ids.to(_torch.int64)
         magnitude = m.abs()
-        beyond = magnitude > _MAX_POSITION
+        beyond = magnitude > max_position
         magnitude = _torch.where(beyond, _torch.zeros_like(magnitude), magnitude)
         flat = magnitude.reshape(-1)
         pairs = levels[0].shape[-1] // 2
@@ -322,6 +331,8 @@ class RotaryEmbedding(_torch.nn.Module):
             key, table = self._table(group, None)
         if on_cpu:
             cos, sin = self._cpu_forward(key, table, x.dtype, ids, lowest, highest)
+        elif self._length_dependent(group):  # positions already read: digit tables for their reach
+            cos, sin = self._device_forward(key, table, x.dtype, ids, min(max(-lowest, highest), _MAX_POSITION))
         else:
             cos, sin = self._device_forward(key, table, x.dtype, ids)
         if cos.device != x.device:

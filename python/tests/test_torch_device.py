@@ -159,3 +159,25 @@ def test_config_objects_with_sets_as_transformers_qwen2_5_vl_config_holds(torch,
         got = pt.RotaryEmbedding.from_config(config)(torch.zeros(1), ids)
         assert got[0].shape == (3, 1, 4, 128) and torch.equal(got[0], want[0])
         assert posenc.export.cos_sin_cache(config, 4, "vllm").shape == (4, 128)
+
+
+def test_phi3_longrope_switches_at_the_original_length_by_the_librarys_rule(torch, pt):
+    # transformers longrope_frequency_update: seq_len = max(position_ids) + 1 > 4096 -> long factors,
+    # else short; the attention factor sqrt(1 + ln(131072 / 4096) / ln 4096) at every length.
+    path = os.path.join(CONFIGS, "phi-3-mini-128k-instruct.json")
+    with open(path) as f:
+        scaling = json.load(f)["rope_scaling"]
+    rotary = pt.RotaryEmbedding.from_config(path)
+    a = math.sqrt(1 + math.log(131072 / 4096) / math.log(4096))
+    th = thetas(10000.0, 96)
+    x = torch.zeros(1, dtype=torch.float64)
+    for last, factors in ((4095, scaling["short_factor"]), (4096, scaling["long_factor"]),
+                          (6000, scaling["long_factor"]), (100, scaling["short_factor"])):
+        cos, _ = rotary(x, torch.tensor([[3, last]]))
+        want, _ = exact_half([3], [t / f for t, f in zip(th, factors)])
+        assert np.max(np.abs(cos[0, 0, :48].numpy() - a * want[0])) <= 1e-13, last
+    assert len(rotary._tables) == 1  # one table in effect at a time
+    rotary(x, torch.tensor([[5000]]))
+    past = rotary._tables[("default", "past_original")] if ("default", "past_original") in rotary._tables else None
+    rotary(x, torch.tensor([[7000]]))
+    assert past is not None and rotary._tables.get(("default", "past_original")) is past  # no rebuild per length
