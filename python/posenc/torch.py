@@ -288,7 +288,7 @@ class RotaryEmbedding(_torch.nn.Module):
         levels, bits, max_position = self._device_levels(key, table, ids.device, reach)
         m = ids.to(_torch.int64)
         magnitude = m.abs()
-        beyond = magnitude > max_position
+        beyond = (magnitude > max_position) | (magnitude < 0)  # |-2^63| wraps to itself
         magnitude = _torch.where(beyond, _torch.zeros_like(magnitude), magnitude)
         flat = magnitude.reshape(-1)
         pairs = levels[0].shape[-1] // 2

@@ -106,8 +106,9 @@ def test_meta_tensors_take_the_device_path_with_transformers_shapes(torch, pt):
 def test_device_path_gives_nan_past_2_31_and_cpu_path_refuses(torch, pt):
     rotary = pt.RotaryEmbedding.from_config(LLAMA)
     key, table = rotary._table(rotary.rope.groups[0], None)
-    cos, _ = rotary._device_forward(key, table, torch.float32, torch.tensor([[2**31, 5]]))
-    assert torch.isnan(cos[0, 0]).all() and not torch.isnan(cos[0, 1]).any()
+    cos, _ = rotary._device_forward(key, table, torch.float32, torch.tensor([[2**31, 5, -2**63, -(2**31 - 1)]]))
+    assert torch.isnan(cos[0, 0]).all() and torch.isnan(cos[0, 2]).all()
+    assert not torch.isnan(cos[0, 1]).any() and not torch.isnan(cos[0, 3]).any()
     with pytest.raises(posenc.Error, match="position_ids 2147483648 must be in \\[-2147483647, 2147483647\\]"):
         rotary(torch.zeros(1), torch.tensor([[2**31]]))
 
