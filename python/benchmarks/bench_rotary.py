@@ -17,8 +17,6 @@ import statistics
 import sys
 import time
 
-import posenc
-
 HEAD_DIM, BASE = 128, 500000.0
 CONFIG = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": BASE,
           "max_position_embeddings": 131072}
@@ -43,6 +41,7 @@ def main():
     except ImportError:
         print("bench_rotary.py: torch is not installed (Debian python3-torch); nothing measured")
         return 0
+    import posenc.export
     import posenc.torch
 
     torch.set_num_threads(1)
