@@ -97,7 +97,7 @@ run_suite gcc -- -DCMAKE_CXX_COMPILER=g++ -DPOSENC_BUILD_BENCHMARKS=ON -DPOSENC_
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  run_suite clang-asan-ubsan -E '^(package_consumer|subdirectory_consumer|cxx14_refused|docs_examples|header_conversions)$' -- \
+  run_suite clang-asan-ubsan -E '^(package_consumer|subdirectory_consumer|unbuilt_install|cxx14_refused|docs_examples|header_conversions)$' -- \
     -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_TEST_DISPATCH=OFF -DPOSENC_OPTIMIZED_TEST_FLAGS=-O1 \
     "-DPOSENC_EXTRA_FLAGS=${sanitize// /;}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitize}"
 

@@ -23,31 +23,49 @@ DTYPES = ("float32", "float16", "bfloat16", "float64")
 
 
 # ---------------------------------------------------------------- configs
+def _json_value(value, depth):
+    """value with the Python containers JSON has no form for made JSON's: sets and frozensets as
+    sorted lists (a transformers config holds some, e.g. Qwen2.5-VL's
+    ignore_keys_at_rope_validation), tuples as lists, nested config objects as dicts. Numbers,
+    strings, None and what the reader refuses by itself are left as they are."""
+    if depth > 64:
+        raise _error("config", "object", "is nested more than 64 levels deep")
+    if isinstance(value, dict):
+        return {k: _json_value(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v, depth + 1) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [_json_value(v, depth + 1) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:  # mixed types: a stable order all the same
+            return sorted(items, key=repr)
+    if hasattr(value, "__dict__") and not isinstance(value, type) and not callable(value):
+        to_dict = getattr(value, "to_dict", None)
+        return _json_value(to_dict() if callable(to_dict) else _attributes(value, depth + 1), depth + 1)
+    return value
+
+
 def _attributes(obj, depth=0):
     """An object's public attributes as a dict (nested config objects as dicts): for configs that
     are neither dicts nor have to_dict()."""
     if depth > 64:
         raise _error("config", "object", "is nested more than 64 levels deep")
-    out = {}
-    for key, value in vars(obj).items():
-        if key.startswith("_") or callable(value):
-            continue
-        if hasattr(value, "__dict__") and not isinstance(value, type):
-            value = _attributes(value, depth + 1)
-        out[key] = value
-    return out
+    return {key: value for key, value in vars(obj).items() if not key.startswith("_") and not callable(value)}
 
 
 def config_source(config):
     """A config as the reader takes it: a dict or a path as they are; an object with to_dict() (a
-    transformers PretrainedConfig) as to_dict(); any other object as its public attributes."""
+    transformers PretrainedConfig) as to_dict(); any other object as its public attributes. Values
+    of an object's dict JSON cannot hold as they are (sets, tuples, nested config objects) become
+    JSON's (_json_value)."""
     if isinstance(config, (dict, str, bytes, _os.PathLike)):
         return config
     to_dict = getattr(config, "to_dict", None)
     if callable(to_dict):
-        return to_dict()
+        return _json_value(to_dict(), 0)
     if hasattr(config, "__dict__"):
-        return _attributes(config)
+        return _json_value(_attributes(config), 0)
     raise _error("config", type(config).__name__,
                  "must be a config dict, a path to a config.json, a transformers config or a posenc ModelRope")
 
@@ -62,6 +80,59 @@ def model_rope(config, *, assume_half_split=False):
     from . import model_from_hf_config
 
     return model_from_hf_config(config_source(config), assume_half_split=assume_half_split).rope
+
+
+# Interleaved-pair families whose transformers rotary module still returns cos/sin rows, and the
+# row layout it returns (the interleaving is done in their apply): DeepSeek-V3, GLM and GLM-4
+# (modeling_deepseek_v3.py / modeling_glm.py / modeling_glm4.py: emb = cat((freqs, freqs), -1)),
+# Cohere (modeling_cohere.py / modeling_cohere2.py: emb = repeat_interleave(freqs, 2, -1)). Other
+# interleaved families (Llama 4, DeepSeek-V2: complex freqs_cis) have no such rows.
+_INTERLEAVED_FAMILY_ROWS = {"deepseek_v3": "cat", "glm": "cat", "glm4": "cat",
+                            "cohere": "repeat_interleave", "cohere2": "repeat_interleave"}
+
+
+def _model_type(source):
+    if isinstance(source, _posenc.HfModel):
+        return source.model_type
+    if isinstance(source, (str, bytes, _os.PathLike)):
+        import json
+
+        try:
+            with open(source, "rb") as f:
+                source = json.load(f)
+        except (OSError, ValueError):
+            return None
+    if isinstance(source, dict):
+        return source.get("model_type")
+    return None
+
+
+def hf_module_layout(rope, source):
+    """The row layout transformers' rotary module of this model returns: "cat" (cat(freqs, freqs))
+    for half-split models and for the interleaved families that still return rows (DeepSeek-V3,
+    GLM, GLM-4), "repeat_interleave" for Cohere; posenc.Error naming the pairing and the model_type
+    for the others (source: the config, for its model_type)."""
+    interleaved = [g.name for g in rope.groups if str(g.spec.pairing).split(".")[-1] != "half_split"]
+    if not interleaved:
+        return "cat"
+    model_type = _model_type(source)
+    layout = _INTERLEAVED_FAMILY_ROWS.get(model_type)
+    if layout is None:
+        raise _error("pairing", "\"interleaved\"",
+                     "is not served for model_type %s: transformers' rotary modules return cos/sin rows "
+                     "for interleaved pairs only for %s; use posenc.apply_rope (group \"%s\")"
+                     % (model_type, ", ".join(sorted(_INTERLEAVED_FAMILY_ROWS)), interleaved[0]))
+    return layout
+
+
+def rows_to_torch(array, dtype):
+    """A row table from the C++ module (float32 / float64, or float16 / bfloat16 as uint16 storage
+    bits) as a torch tensor of `dtype`, without copying."""
+    import torch
+
+    if array.dtype == _np.uint16:
+        return torch.from_numpy(array.view(_np.int16)).view(dtype)
+    return torch.from_numpy(array)
 
 
 def group_of(rope, layer_type):
@@ -106,13 +177,24 @@ def round_once(values, dtype):
     return _np.rint(values / quantum) * quantum
 
 
-def _as_tensor(array, name):
+def _torch_dtype(name):
     try:
         import torch
     except ImportError:
         raise _error("tensor", "True", "needs PyTorch (Debian python3-torch), which is not installed") from None
+    return getattr(torch, name)
 
-    return torch.from_numpy(_np.ascontiguousarray(array)).to(getattr(torch, name))
+
+def _as_tensor(array, name):
+    torch_dtype = _torch_dtype(name)
+    array = _np.ascontiguousarray(array)
+    if array.dtype in (_np.uint16, _np.float16):  # 16-bit storage from the C++ rows
+        return rows_to_torch(array.view(_np.uint16), torch_dtype)
+    return rows_to_torch(array, torch_dtype).to(torch_dtype)
+
+
+def _is_torch_dtype(dtype):
+    return type(dtype).__module__ == "torch" and type(dtype).__name__ == "dtype"
 
 
 # ---------------------------------------------------------------- exporters
@@ -126,40 +208,73 @@ def cos_sin_cache(config, max_positions, layout="vllm", dtype="float32", *, laye
                     _compute_cos_sin_cache: cat((cos, sin), -1)), in `dtype`.
       "flashinfer"  the same layout in float32 (flashinfer/rope.py apply_rope_with_cos_sin_cache);
                     dtype must be float32.
-      "hf"          (cos, sin), each [max_positions, rotary_dim], row m = a cos(cat(freqs, freqs))
-                    (transformers modeling_llama.py LlamaRotaryEmbedding.forward), in `dtype`.
+      "hf"          (cos, sin) as transformers' rotary module returns them for position_ids
+                    [[first_position, ..]]: each [1, max_positions, rotary_dim] ([3, 1, max_positions,
+                    rotary_dim] for M-RoPE with sections, Qwen2-VL / Qwen2.5-VL: every axis at the
+                    same text positions), row m = a cos(cat(freqs, freqs)) (transformers
+                    modeling_llama.py LlamaRotaryEmbedding.forward; Cohere: repeat_interleave), in
+                    `dtype`. Interleaved-pair families whose module returns no such rows are refused.
     a = the group's attention factor (YaRN's mscale, LongRoPE's factor, else 1), folded in as the
     engines do.
 
     config           a config dict (as config.json), a path, a transformers config, a ModelRope or an
                      HfModel; refusals are the config reader's posenc.Error.
-    dtype            "float32" (default), "float16", "bfloat16" (needs tensor=True), "float64", or a
-                     NumPy / torch dtype. Each entry is rounded once from the exact double value.
+    dtype            "float32" (default), "float16", "bfloat16", "float64", or a NumPy / torch
+                     dtype. A torch dtype gives torch tensors; "bfloat16" as a name needs
+                     tensor=True (NumPy has no bfloat16). Each entry is rounded once from the exact
+                     double value.
     layer_type       the RoPE group for models with several (Gemma 3: "full_attention",
                      "sliding_attention"); required then.
-    sequence_length  the table in effect for that many tokens (dynamic NTK, LongRoPE); None: the
-                     table at init, as the engines build it.
+    sequence_length  the table in effect for that many tokens (dynamic NTK, LongRoPE). None: the
+                     table at init, except for LongRoPE, whose table follows the length rule for a
+                     sequence of first_position + max_positions tokens (LongRopeScaling: the long
+                     factors past original_max_position_embeddings; PhiMoE: its mscale there), as
+                     the runtime that reads rows past the original length uses it.
     tensor           return torch tensors instead of NumPy arrays (needs torch).
     Positions up to 2^31 - 1 are served; a table holds at most 2^31 entries.
     """
     if layout not in LAYOUTS:
         raise _error("layout", repr(layout), "must be one of \"vllm\", \"flashinfer\", \"hf\"")
     name = _dtype_name(dtype)
+    if _is_torch_dtype(dtype):
+        tensor = True
     if layout == "flashinfer" and name != "float32":
         raise _error("dtype", name, "must be float32 for layout \"flashinfer\" (FlashInfer reads a float32 cos_sin_cache)")
     if name == "bfloat16" and not tensor:
-        raise _error("dtype", name, "needs tensor=True (NumPy has no bfloat16)")
+        raise _error("dtype", name, "needs tensor=True or dtype=torch.bfloat16 (NumPy has no bfloat16)")
     for arg, value in (("max_positions", max_positions), ("first_position", first_position)):
         if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
             raise _error(arg, repr(value), "must be an int")
-    group = group_of(model_rope(config, assume_half_split=assume_half_split), layer_type)
+    max_positions, first_position = int(max_positions), int(first_position)
+    source = config if isinstance(config, (_posenc.ModelRope, _posenc.HfModel)) else config_source(config)
+    rope = model_rope(source, assume_half_split=assume_half_split)
+    row_layout = hf_module_layout(rope, source) if layout == "hf" else "cat"
+    group = group_of(rope, layer_type)
+    if sequence_length is None and isinstance(group.scaling, _posenc.LongRopeScaling):
+        sequence_length = first_position + max_positions
     table = group.table(sequence_length)
-    raw = _posenc._export_cos_sin(table, int(max_positions), int(first_position), layout)
+    _posenc._require_export_rows(table, max_positions, first_position)
+    # OnTheFlyAngles' digit products (double, error < 3 * 6e-15 a), rounded once to the dtype
+    angles = _posenc.OnTheFlyAngles(table, max(1, first_position + max_positions - 1))
+    positions = _np.arange(first_position, first_position + max_positions, dtype=_np.int64)[None]
+    raw = _posenc._on_the_fly_rows(angles, positions, None, name, "vllm" if layout != "hf" else "hf")
     parts = raw if isinstance(raw, tuple) else (raw,)
-    out = tuple(round_once(p, name) for p in parts)
+    if layout == "hf" and row_layout != "cat":
+        half = parts[0].shape[-1] // 2
+        parts = tuple(_np.repeat(p[:, :half], 2, axis=-1) for p in parts)
+    if name == "float16":
+        parts = tuple(p.view(_np.float16) for p in parts)
     if tensor:
-        out = tuple(_as_tensor(p, name) for p in out)
-    return out if layout == "hf" else out[0]
+        parts = tuple(_as_tensor(p, name) for p in parts)
+    if layout != "hf":
+        return parts[0]
+    sections = rope.multi_axis is not None and str(rope.multi_axis.kind).split(".")[-1] == "sections"
+    shape = ((3,) if sections else ()) + (1,) + parts[0].shape
+    if sections:
+        shape = (rope.multi_axis.num_axes,) + shape[1:]
+    if tensor:
+        return tuple(p.unsqueeze(0).expand(shape).contiguous() if sections else p.reshape(shape) for p in parts)
+    return tuple(_np.broadcast_to(p, shape).copy() if sections else p.reshape(shape) for p in parts)
 
 
 def rope_freqs(config, *, layer_type=None, tensor=False, assume_half_split=False):

@@ -493,6 +493,11 @@ void bind_kernels(py::module_& m)
     m.def(
         "isa", []() { return std::string(kn::dispatch::to_string(kn::dispatch::best_isa())); },
         "The instruction set apply_rope runs on this CPU ('avx512', 'avx2', ...; POSENC_DISPATCH_MAX_ISA caps it).");
+    m.def(
+        "dispatch_summary", []() { return kn::dispatch::dispatch_summary(); },
+        "One line: the instruction set apply_rope runs, the ones compiled into the module and the best this\n"
+        "CPU runs, e.g. 'dispatch runs avx512_bf16 (avx512bw+bf16); compiled: baseline (sse2), sse4_2, avx2,\n"
+        "avx512, avx512_bf16; this CPU runs up to avx512_bf16'.");
 }
 
 }  // namespace posenc::python

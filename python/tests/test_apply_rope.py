@@ -201,3 +201,23 @@ def test_the_gil_is_released_while_the_kernel_runs():
         sys.setswitchinterval(interval)
     t0, t1 = window
     assert sum(t0 < s < t1 for s in stamps) > 10
+
+
+def test_dispatch_summary_names_what_runs_what_is_compiled_and_the_cpus_best():
+    # The module is built with posenc_add_dispatch: every ISA of its processor is compiled in, so
+    # what runs is the CPU's best, which /proc/cpuinfo's flags give independently (x86-64, no cap).
+    summary = posenc.dispatch_summary()
+    assert summary.startswith("dispatch runs %s (" % posenc.isa())
+    assert "compiled: baseline (" in summary and ("; this CPU runs up to %s" % posenc.isa()) in summary
+    import os
+    import platform
+
+    if platform.machine() != "x86_64" or "POSENC_DISPATCH_MAX_ISA" in os.environ or not os.path.exists("/proc/cpuinfo"):
+        return
+    with open("/proc/cpuinfo") as f:
+        flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    avx512 = all(x in flags for x in ("avx512f", "avx512cd", "avx512dq", "avx512bw", "fma", "f16c"))
+    want = ("avx512_bf16" if avx512 and "avx512_bf16" in flags else "avx512" if avx512
+            else "avx2" if all(x in flags for x in ("avx2", "fma", "f16c")) else "sse4_2" if "sse4_2" in flags
+            else "baseline")
+    assert posenc.isa() == want

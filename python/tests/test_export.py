@@ -84,7 +84,8 @@ def test_hf_pair_is_cat_freqs_freqs_and_folds_the_yarn_attention_factor_into_bot
     # YaRN's attention factor 0.1 ln(s) + 1 (transformers _compute_yarn_parameters, get_mscale).
     config = dict(LLAMA, rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192})
     cos, sin = posenc.export.cos_sin_cache(config, 50, "hf", "float64", first_position=2**31 - 50)
-    assert cos.shape == sin.shape == (50, 128)
+    assert cos.shape == sin.shape == (1, 50, 128)  # transformers' module: [batch 1, seq, rotary_dim]
+    cos, sin = cos[0], sin[0]
     assert np.array_equal(cos[:, :64], cos[:, 64:]) and np.array_equal(sin[:, :64], sin[:, 64:])
     a = 0.1 * math.log(4.0) + 1.0
     assert np.max(np.abs(np.hypot(cos, sin) - a)) <= 1e-14
@@ -100,8 +101,55 @@ def test_bfloat16_tensors_are_rounded_once_from_double(torch):
     assert t.dtype == torch.bfloat16 and t.shape == (8, 128)
     f64 = posenc.export.cos_sin_cache(LLAMA, 8, "vllm", "float64", first_position=99)
     assert torch.equal(t, torch.from_numpy(posenc.export.round_once(f64, "bfloat16")).to(torch.bfloat16))
-    with pytest.raises(posenc.Error, match="needs tensor=True"):
+    with pytest.raises(posenc.Error, match="needs tensor=True or dtype=torch.bfloat16"):
         posenc.export.cos_sin_cache(LLAMA, 8, "vllm", "bfloat16")
+
+
+def test_a_torch_dtype_gives_torch_tensors_without_tensor_true(torch):
+    t = posenc.export.cos_sin_cache(LLAMA, 8, "vllm", torch.bfloat16, first_position=99)
+    assert isinstance(t, torch.Tensor) and t.dtype == torch.bfloat16 and t.shape == (8, 128)
+    f64 = posenc.export.cos_sin_cache(LLAMA, 8, "vllm", "float64", first_position=99)
+    assert torch.equal(t, torch.from_numpy(posenc.export.round_once(f64, "bfloat16")).to(torch.bfloat16))
+    cos, sin = posenc.export.cos_sin_cache(LLAMA, 8, "hf", torch.float16)
+    assert cos.dtype == sin.dtype == torch.float16 and cos.shape == (1, 8, 128)
+    assert isinstance(posenc.export.cos_sin_cache(LLAMA, 8, "vllm", np.float32), np.ndarray)
+
+
+def test_hf_layout_has_transformers_module_shapes_for_m_rope(torch):
+    # transformers Qwen2_5_VLRotaryEmbedding.forward: position_ids [3, batch, seq] -> cos [3, batch, seq, R];
+    # text positions are the same on the three axes. Qwen2.5-VL-7B: head 128, base 1e6.
+    cos, sin = posenc.export.cos_sin_cache(os.path.join(CONFIGS, "qwen2.5-vl-7b-instruct.json"), 5, "hf", "float64",
+                                           first_position=1000)
+    assert cos.shape == sin.shape == (3, 1, 5, 128)
+    th = thetas(1000000.0, 128)
+    for axis in range(3):
+        for i in (0, 17, 63):
+            want_cos, want_sin = exact_cos_sin(1003, th[i])
+            assert abs(cos[axis, 0, 3, i] - want_cos) <= 1e-14 and abs(cos[axis, 0, 3, 64 + i] - want_cos) <= 1e-14
+            assert abs(sin[axis, 0, 3, i] - want_sin) <= 1e-14
+
+
+def test_longrope_export_past_the_original_length_uses_the_long_factors():
+    # Phi-3-mini-128k (tests/data/configs): R 96, base 10000, original 4096, max 131072.
+    # transformers _compute_longrope_parameters / longrope_frequency_update: seq_len > original ->
+    # inv_freq = base^(-2i/R) / long_factor[i]; attention factor sqrt(1 + ln(131072/4096) / ln 4096).
+    import json
+
+    path = os.path.join(CONFIGS, "phi-3-mini-128k-instruct.json")
+    with open(path) as f:
+        config = json.load(f)
+    long_factor = config["rope_scaling"]["long_factor"]
+    short_factor = config["rope_scaling"]["short_factor"]
+    a = math.sqrt(1 + math.log(131072 / 4096) / math.log(4096))
+    th = thetas(10000.0, 96)
+    cache = posenc.export.cos_sin_cache(path, 8192, "vllm", "float64")
+    short = posenc.export.cos_sin_cache(path, 4096, "vllm", "float64")
+    for m in (1, 4000, 8191):
+        for i in (0, 20, 47):
+            want_cos, want_sin = exact_cos_sin(m, th[i] / long_factor[i], a)
+            assert abs(cache[m, i] - want_cos) <= 1e-13 and abs(cache[m, 48 + i] - want_sin) <= 1e-13
+    want_cos, _ = exact_cos_sin(4000, th[47] / short_factor[47], a)  # 4096 rows: the short factors
+    assert abs(short[4000, 47] - want_cos) <= 1e-13
 
 
 def test_llama3_rope_freqs_follow_llama_cpp_rule_restated_in_float64():
@@ -159,3 +207,14 @@ def test_refusals_name_the_argument_and_configs_are_refused_with_the_readers_mes
     sliding = posenc.export.cos_sin_cache(gemma, 4, layer_type="sliding_attention", dtype="float64")
     c, s = exact_cos_sin(3, thetas(10000.0, 256)[5])
     assert abs(sliding[3, 5] - c) <= 1e-14 and abs(sliding[3, 128 + 5] - s) <= 1e-14
+
+
+def test_float16_and_bfloat16_rows_equal_numpys_one_rounding_including_float16_subnormals(torch):
+    # Positions 0..63: sin of the slow pairs is below 2^-14 (float16's subnormal range). NumPy's
+    # float64 -> float16 cast rounds once; round_once restates bfloat16's rule.
+    f64 = posenc.export.cos_sin_cache(LLAMA, 64, "vllm", "float64")
+    f16 = posenc.export.cos_sin_cache(LLAMA, 64, "vllm", "float16")
+    assert np.min(np.abs(f64[1:, 64:])) < 2.0**-14
+    assert f16.dtype == np.float16 and np.array_equal(f16, f64.astype(np.float16))
+    b16 = posenc.export.cos_sin_cache(LLAMA, 64, "vllm", torch.bfloat16)
+    assert torch.equal(b16, torch.from_numpy(posenc.export.round_once(f64, "bfloat16")).to(torch.bfloat16))

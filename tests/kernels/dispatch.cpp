@@ -128,3 +128,59 @@ TEST_CASE("[dispatch] dispatch::apply_rope runs the best ISA's kernel, bit for b
 }
 
 }  // namespace kernels_dispatch_tests
+
+namespace kernels_dispatch_tests {
+
+TEST_CASE("[dispatch] compiled_isas, best_cpu_isa and the missed-ISA diagnostic say what runs and what the CPU could run")
+{
+    // Independent source for what the CPU runs: /proc/cpuinfo's flags (x86-64; the OS-enabled set).
+    const std::vector<pd::Isa> compiled = pd::compiled_isas();
+    REQUIRE(!compiled.empty());
+    CHECK(compiled.front() == pd::Isa::baseline);
+    std::size_t next = 1;
+    for (pd::Isa isa : pd::dispatch_isas)
+        if (pd::isa_compiled(isa)) {
+            REQUIRE(next < compiled.size());
+            CHECK(compiled[next++] == isa);  // in the list's order
+        }
+    CHECK(next == compiled.size());
+
+    const pd::Isa cpu = pd::best_cpu_isa();
+    CHECK(pd::isa_supported_by_cpu(cpu));
+    for (pd::Isa isa : pd::dispatch_isas)
+        if (static_cast<int>(isa) > static_cast<int>(cpu)) CHECK_FALSE(pd::isa_supported_by_cpu(isa));
+    CHECK(static_cast<int>(pd::best_isa()) <= static_cast<int>(cpu));
+#if defined(__x86_64__)
+    const std::string flags = cpuinfo_flags();
+    if (!flags.empty() && pd::max_isa_from_environment() == pd::last_isa) {
+        auto has = [&](const char* name) { return flags.find(std::string(" ") + name + " ") != std::string::npos; };
+        // the ISA list's CPU tests (docs/kernels.md, "Runtime dispatch"), read from the flags
+        const bool avx512 = has("avx512f") && has("avx512cd") && has("avx512dq") && has("avx512bw") && has("fma") && has("f16c");
+        const char* want = avx512 && has("avx512_bf16") ? "avx512_bf16"
+                         : avx512 ? "avx512"
+                         : has("avx2") && has("fma") && has("f16c") ? "avx2"
+                         : has("sse4_2") ? "sse4_2" : "baseline";
+        CHECK(std::string(pd::to_string(cpu)) == want);
+    }
+#endif
+
+    // The diagnostic: only when dispatch is left on the baseline while the CPU runs more.
+    const std::string line = pd::missed_isa_diagnostic();
+    const std::string baseline_arch = pd::arch_name(pd::Isa::baseline);  // "sse2" unless -march says more
+    const bool baseline_is_sse2 = baseline_arch == "sse2";
+    const bool on_baseline_below_cpu = pd::best_isa() == pd::Isa::baseline && cpu != pd::Isa::baseline &&
+                                       (baseline_is_sse2 || std::string(pd::arch_name(cpu)) != baseline_arch);
+    CHECK(line.empty() == !on_baseline_below_cpu);
+    if (!line.empty()) {
+        MESSAGE(line);
+        CHECK(line.find(std::string("runs ") + pd::to_string(cpu) + " (") != std::string::npos);
+        CHECK(line.find(std::string("baseline kernel (") + pd::arch_name(pd::Isa::baseline) + ")") != std::string::npos);
+        CHECK(line.find("posenc_add_dispatch") != std::string::npos);
+    }
+    const std::string summary = pd::dispatch_summary();
+    MESSAGE(summary);
+    CHECK(summary.find(std::string("dispatch runs ") + pd::to_string(pd::best_isa()) + " (" + pd::arch_name(pd::best_isa()) + ")") == 0);
+    CHECK(summary.find(std::string("this CPU runs up to ") + pd::to_string(cpu)) != std::string::npos);
+}
+
+}  // namespace kernels_dispatch_tests

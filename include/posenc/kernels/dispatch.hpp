@@ -21,9 +21,11 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "posenc/error.hpp"
 #include "posenc/kernels/angle_cache.hpp"
@@ -209,24 +211,91 @@ inline bool isa_supported_by_cpu(Isa isa) noexcept
 /// Compiled in and supported: apply_rope_on(isa, ...) may use it.
 inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_supported_by_cpu(isa); }
 
-/// The ISA dispatch::apply_rope uses: the best available one (baseline if none).
+/// The name of the arch behind an ISA (e.g. "sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16",
+/// "arm64+neon", "arm64+neon+fp16+bf16", or the baseline's: kernels::default_arch, "sse2" on
+/// x86-64 without -march).
+inline const char* arch_name(Isa isa) noexcept
+{
+    const char* baseline = kernels::default_arch::name();
+    return detail::dispatch::visit_isa(isa, [](auto entry) { return decltype(entry)::arch::name(); }, baseline);
+}
+
+/// The ISAs this binary holds: the baseline first, then every entry of the ISA list whose
+/// per-ISA unit is compiled in (posenc_add_dispatch, or posenc.pc's units and defines), in the
+/// list's order. Only the baseline when no unit is compiled in.
+inline std::vector<Isa> compiled_isas()
+{
+    std::vector<Isa> out {Isa::baseline};
+    for (Isa isa : dispatch_isas)
+        if (isa_compiled(isa)) out.push_back(isa);
+    return out;
+}
+
+/// The best entry of the ISA list this CPU runs (within POSENC_DISPATCH_MAX_ISA), compiled in
+/// or not; the baseline when it runs none.
+inline Isa best_cpu_isa() noexcept
+{
+    Isa found = Isa::baseline;
+    for (Isa isa : dispatch_isas)
+        if (isa_supported_by_cpu(isa)) found = isa;  // the list is in increasing order
+    return found;
+}
+
+/// Empty, unless dispatch runs the baseline although the CPU runs an entry of the ISA list whose
+/// unit this binary lacks (the build compiled no per-ISA unit) and that is above the baseline's
+/// own arch (a -march build's baseline may run it already): then one line naming the
+/// baseline's arch, the CPU's best ISA and how to compile it in. best_isa() writes it to stderr
+/// once, on its first call, unless the environment sets POSENC_DISPATCH_QUIET.
+inline std::string missed_isa_diagnostic()
+{
+    Isa best = Isa::baseline;
+    for (Isa isa : dispatch_isas)
+        if (isa_available(isa)) best = isa;
+    const Isa cpu = best_cpu_isa();
+    if (best != Isa::baseline || cpu == Isa::baseline) return {};
+    // a baseline compiled for that ISA or better (-march) already runs it: xsimd's arch versions
+    const unsigned cpu_version =
+        detail::dispatch::visit_isa(cpu, [](auto entry) { return decltype(entry)::arch::version(); }, 0u);
+    if (cpu_version <= kernels::default_arch::version()) return {};
+    return std::string("posenc: runtime dispatch runs the baseline kernel (") + arch_name(Isa::baseline) +
+           ") although this CPU runs " + to_string(cpu) + " (" + arch_name(cpu) +
+           "): no per-ISA unit is compiled into this binary; add posenc_add_dispatch(<target>) "
+           "(docs/kernels.md, \"Runtime dispatch\") or compile with -march; POSENC_DISPATCH_QUIET=1 "
+           "silences this line";
+}
+
+/// The ISA dispatch::apply_rope uses: the best available one (baseline if none). Its first call
+/// writes missed_isa_diagnostic() to stderr when that is not empty (once per process).
 inline Isa best_isa() noexcept
 {
     static const Isa best = [] {  // found once: a decode call is too short to search on every call
         Isa found = Isa::baseline;
         for (Isa isa : dispatch_isas)
             if (isa_available(isa)) found = isa;  // the list is in increasing order
+        if (found == Isa::baseline && std::getenv("POSENC_DISPATCH_QUIET") == nullptr) {
+            try {
+                const std::string line = missed_isa_diagnostic();
+                if (!line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
+            } catch (...) {  // no diagnostic without memory; dispatch goes on
+            }
+        }
         return found;
     }();
     return best;
 }
 
-/// The name of the arch behind an ISA (e.g. "sse4.2", "fma3+avx2", "avx512bw", "avx512bw+bf16",
-/// "arm64+neon", "arm64+neon+fp16+bf16", or the baseline's).
-inline const char* arch_name(Isa isa) noexcept
+/// One line for a log: the ISA dispatch runs and its arch, the ISAs compiled in, the CPU's best,
+/// e.g. "dispatch runs avx512_bf16 (avx512bw+bf16); compiled: baseline (sse2), sse4_2, avx2,
+/// avx512, avx512_bf16; this CPU runs up to avx512_bf16".
+inline std::string dispatch_summary()
 {
-    const char* baseline = kernels::default_arch::name();
-    return detail::dispatch::visit_isa(isa, [](auto entry) { return decltype(entry)::arch::name(); }, baseline);
+    std::string out = std::string("dispatch runs ") + to_string(best_isa()) + " (" + arch_name(best_isa()) + "); compiled: ";
+    const std::vector<Isa> compiled = compiled_isas();
+    for (std::size_t i = 0; i < compiled.size(); ++i) {
+        out += (i ? ", " : "") + std::string(to_string(compiled[i]));
+        if (compiled[i] == Isa::baseline) out += std::string(" (") + arch_name(Isa::baseline) + ")";
+    }
+    return out + "; this CPU runs up to " + to_string(best_cpu_isa());
 }
 
 }  // namespace posenc::kernels::dispatch

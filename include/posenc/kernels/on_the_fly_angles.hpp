@@ -104,6 +104,21 @@ public:
     int bits_per_level() const noexcept { return bits_per_level_; }
     /// Bytes held by the double tables.
     std::size_t memory_bytes() const noexcept { return values_.size() * sizeof(double); }
+    /// Rows of level k's table (0 <= level < levels()): digit values 0 .. level_rows(k) - 1.
+    std::size_t level_rows(int level) const noexcept
+    {
+        POSENC_ASSERT(level >= 0 && level < levels_);
+        const std::size_t end = level + 1 < levels_ ? offset_[level + 1] : values_.size();
+        return (end - offset_[level]) / (2 * static_cast<std::size_t>(num_pairs_));
+    }
+    /// Level k's table, level_rows(k) rows of 2 * num_pairs() doubles: row d holds
+    /// a_k cos(d 2^(k b) theta_i) for every pair i, then a_k sin(d 2^(k b) theta_i) (see the file
+    /// comment), so that a device copy can form the same digit products (posenc.torch).
+    const double* level_values(int level) const noexcept
+    {
+        POSENC_ASSERT(level >= 0 && level < levels_);
+        return values_.data() + offset_[level];
+    }
 
     /// a * (cos, sin)(position * theta_pair) in double, by the same digit products as row().
     /// Preconditions: |position| <= max_position(), 0 <= pair < num_pairs(). Error < L * 6e-15 a.
