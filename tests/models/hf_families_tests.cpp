@@ -17,6 +17,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
@@ -772,6 +774,24 @@ TEST_CASE("[mllama/configuration_mllama.py, mllama/modeling_mllama.py (transform
     CHECK(listed.rope.nope_layers() == std::vector<int>{1});
     CHECK(error_of(R"({"model_type": "mllama_text_model", "head_dim": 64, "num_hidden_layers": 4, "cross_attention_layers": [-1]})") ==
           "cross_attention_layers[0]: expected a layer index >= 0, got -1");
+}
+
+TEST_CASE("[docs/models.md] every row of known_families is in the pairing table readers see")
+{
+    std::ifstream in(POSENC_TEST_DATA_DIR "/../../docs/models.md");
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    const std::size_t begin = doc.find("## Pairing by model_type");
+    const std::size_t end = doc.find("## Defaults by model_type");
+    REQUIRE(begin != std::string::npos);
+    REQUIRE(end > begin);
+    const std::string table = doc.substr(begin, end - begin);
+    for (const posenc::hf::FamilyRules& f : posenc::hf::known_families) {
+        INFO(f.model_type);
+        CHECK(table.find("`" + std::string(f.model_type) + "`") != std::string::npos);
+    }
 }
 
 // ---- a model_type posenc does not know ----
