@@ -43,11 +43,6 @@ enum class LayerRule {
     /// Gemma 4: one RoPE dict per layer type (rope_parameters; the class default when absent), layer
     /// types every layer_pattern-th full_attention when absent, the last layer always full_attention.
     gemma4_per_layer_type,
-    /// DeepSeek-V4: sliding_attention layers rotate with the "main" rope (rope_theta, default), the
-    /// compressed layers (compressed_sparse_attention, heavily_compressed_attention) with the "compress"
-    /// rope (compress_rope_theta, the config's YaRN); layer types from layer_types, else the legacy
-    /// compress_ratios (0, 4, 128), else two heavily compressed layers then alternating.
-    deepseek_v4_main_compress,
     /// The rotary embedding builds one table per layer type (OLMo 3: Olmo3RotaryEmbedding), so the
     /// groups are named by layer type even when their tables are equal; layer_types, when absent,
     /// are sliding_attention except every layer_pattern-th, full_attention.
@@ -432,8 +427,8 @@ inline constexpr FamilyRules known_families[] = {
     {"step3p5", Pairing::half_split, "step3p7/modeling_step3p7.py", 10000.0, {}, 128, 128000, "step3p7/configuration_step3p7.py", LayerRule::uniform, 0, trait::partial_rotary},
     // ---- interleaved pairs (2i, 2i + 1)
     // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
-    // the output's slice rotated back; groups "main" and "compress"
-    {"deepseek_v4", Pairing::interleaved, "deepseek_v4/modeling_deepseek_v4.py", {}, {}, 512, 1048576, "deepseek_v4/configuration_deepseek_v4.py", LayerRule::deepseek_v4_main_compress, 0,
+    // the output's slice rotated back; groups "main" and "compress" (models/detail/families/deepseek_v4.hpp)
+    {"deepseek_v4", Pairing::interleaved, "deepseek_v4/modeling_deepseek_v4.py", {}, {}, 512, 1048576, "deepseek_v4/configuration_deepseek_v4.py", LayerRule::uniform, 0,
      trait::rope_suffix_inverse_output | trait::partial_rotary},
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::rotary_dim_key},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::rotary_dim_key},

@@ -47,40 +47,6 @@ protected:
                             std::string(family->default_rope));
     }
 
-    /// DeepSeek-V4 (deepseek_v4/configuration_deepseek_v4.py __post_init__): rope_parameters {"main",
-    /// "compress"} as given, else built as transformers folds the config: main {default, rope_theta},
-    /// compress {the flat dict's keys (YaRN), compress_rope_theta (160000), attention_factor 1 for yarn
-    /// unless given}, both with partial_rotary_factor = the top-level one, else the legacy
-    /// qk_rope_head_dim / head_dim, else 64 / 512.
-    void use_deepseek_v4_rope_parameters()
-    {
-        if (per_type) return;
-        double head_dim = 512.0;
-        if (const json* v = member(*text, "head_dim")) head_dim = positive_int(*v, pre + "head_dim");
-        double prf = 64.0 / 512.0;
-        if (const json* v = member(*text, "qk_rope_head_dim")) prf = positive_int(*v, pre + "qk_rope_head_dim") / head_dim;
-        if (const json* v = member(*text, "partial_rotary_factor")) prf = number(*v, pre + "partial_rotary_factor");
-        json flat = json::object();
-        if (rope_parameters && rope_parameters->is_object()) flat = *rope_parameters;
-        else if (const json* v = member(*text, "rope_scaling"); v && v->is_object()) flat = *v;
-        json compress = flat;
-        compress.erase("main");
-        compress.erase("compress");
-        compress["rope_theta"] = 160000.0;
-        if (const json* v = member(*text, "compress_rope_theta")) compress["rope_theta"] = *v;
-        compress["partial_rotary_factor"] = prf;
-        if (!compress.contains("rope_type") && !compress.contains("type")) compress["rope_type"] = "default";
-        const json& type = compress.contains("rope_type") ? compress["rope_type"] : compress["type"];
-        if (type == "yarn" && !compress.contains("attention_factor")) compress["attention_factor"] = 1.0;
-        json main = {{"rope_type", "default"}, {"rope_theta", 10000.0}, {"partial_rotary_factor", prf}};
-        if (const json* v = member(*text, "rope_theta")) main["rope_theta"] = *v;
-        class_default_rope = {{"main", main}, {"compress", compress}};
-        rope_parameters = &class_default_rope;
-        per_type = true;
-        out.notes.push_back("rope_parameters {main, compress} built as transformers folds the config: " +
-                            ellipsized(class_default_rope.dump(), 400));
-    }
-
     /// Gemma 4's full_attention head dim: global_head_dim, class default 512.
     int global_head_dim()
     {

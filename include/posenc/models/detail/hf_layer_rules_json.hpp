@@ -103,7 +103,6 @@ protected:
         } else {
             derive_layer_types();
         }
-        if (rule == LayerRule::deepseek_v4_main_compress) deepseek_v4_rope_labels();
         if (rule == LayerRule::gemma4_per_layer_type && !types.empty() && types.back() != "full_attention") {
             // gemma4/configuration_gemma4.py __post_init__: the last layer is forced to full_attention.
             out.warnings.push_back({pre + "layer_types", "the last entry is \"" + ellipsized(types.back()) +
@@ -149,8 +148,6 @@ protected:
         } else if (rule == LayerRule::gemma4_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");
-        } else if (rule == LayerRule::deepseek_v4_main_compress) {
-            deepseek_v4_layer_types();
         } else if (rule == LayerRule::tables_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");
@@ -224,43 +221,6 @@ protected:
                 if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
                 if (i < n) types[static_cast<std::size_t>(i)] = "full_attention";
             }
-        }
-    }
-
-    /// DeepSeek-V4 without layer_types: the legacy compress_ratios (0 sliding, 4 CSA, 128 HCA), else two
-    /// heavily compressed layers, then compressed_sparse_attention at odd i, heavily compressed at even i.
-    void deepseek_v4_layer_types()
-    {
-        const int n = need_layers("the layer pattern needs it");
-        if (const json* ratios = member(*text, "compress_ratios")) {
-            if (!ratios->is_array()) fail_json(pre + "compress_ratios", "expected a list of 0, 4 or 128", *ratios);
-            for (std::size_t k = 0; k < ratios->size() && k < static_cast<std::size_t>(n); ++k) {
-                const std::int64_t r = integer((*ratios)[k], pre + "compress_ratios[" + std::to_string(k) + "]", "expected 0, 4 or 128");
-                if (r != 0 && r != 4 && r != 128)
-                    fail_json(pre + "compress_ratios[" + std::to_string(k) + "]", "expected 0, 4 or 128", (*ratios)[k]);
-                types.push_back(r == 0 ? "sliding_attention" : r == 4 ? "compressed_sparse_attention" : "heavily_compressed_attention");
-            }
-            if (types.size() != static_cast<std::size_t>(n))
-                fail(pre + "compress_ratios", "expected at least one entry per layer (" + std::to_string(n) + ")",
-                     std::to_string(ratios->size()) + " entries");
-            return;
-        }
-        for (int i = 0; i < n; ++i)
-            types.push_back(i < 2 ? "heavily_compressed_attention"
-                                  : ((i - 2) % 2 ? "compressed_sparse_attention" : "heavily_compressed_attention"));
-    }
-
-    /// DeepSeek-V4's layer types (sliding_attention, compressed_sparse_attention,
-    /// heavily_compressed_attention) as the rope each uses: "main" or "compress".
-    void deepseek_v4_rope_labels()
-    {
-        for (std::size_t i = 0; i < types.size(); ++i) {
-            if (types[i] != "sliding_attention" && types[i] != "compressed_sparse_attention" &&
-                types[i] != "heavily_compressed_attention")
-                fail(pre + "layer_types[" + std::to_string(i) + "]",
-                     "expected sliding_attention, compressed_sparse_attention or heavily_compressed_attention",
-                     '"' + ellipsized(types[i]) + '"');
-            types[i] = types[i] == "sliding_attention" ? "main" : "compress";
         }
     }
 
