@@ -40,9 +40,6 @@ enum class LayerRule {
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
     /// overwrites num_hidden_layers with 2 * num_layers.
     paired_sublayers,
-    /// Gemma 4: one RoPE dict per layer type (rope_parameters; the class default when absent), layer
-    /// types every layer_pattern-th full_attention when absent, the last layer always full_attention.
-    gemma4_per_layer_type,
     /// The rotary embedding builds one table per layer type (OLMo 3: Olmo3RotaryEmbedding), so the
     /// groups are named by layer type even when their tables are equal; layer_types, when absent,
     /// are sliding_attention except every layer_pattern-th, full_attention.
@@ -234,13 +231,13 @@ inline constexpr FamilyRules known_families[] = {
      "", "", "", "", 0, 64, 128, "rope_local_base_freq", 10000.0},
     // Gemma 4: sliding_attention {default, 1e4} over head_dim 256, full_attention {proportional, p 0.25, 1e6}
     // over global_head_dim 512; 30 layers by default, every 6th full, the last forced full
-    {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
+    {"gemma4_text", Pairing::half_split, "gemma4/modeling_gemma4.py", {}, {}, 256, 131072, "gemma4/configuration_gemma4.py", LayerRule::uniform, 0, trait::proportional_full_attention, "",
      R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})",
      "", "", 0},
     // Gemma 4's layout in Gemma 4 Unified's and DiffusionGemma's text models (the same configuration rules)
-    {"gemma4_unified_text", Pairing::half_split, "gemma4_unified/modeling_gemma4_unified.py", {}, {}, 256, 262144, "gemma4_unified/configuration_gemma4_unified.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
+    {"gemma4_unified_text", Pairing::half_split, "gemma4_unified/modeling_gemma4_unified.py", {}, {}, 256, 262144, "gemma4_unified/configuration_gemma4_unified.py", LayerRule::uniform, 0, trait::proportional_full_attention, "",
      R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})"},
-    {"diffusion_gemma_text", Pairing::half_split, "diffusion_gemma/modeling_diffusion_gemma.py", {}, {}, 256, 131072, "diffusion_gemma/configuration_diffusion_gemma.py", LayerRule::gemma4_per_layer_type, 6, trait::proportional_full_attention, "",
+    {"diffusion_gemma_text", Pairing::half_split, "diffusion_gemma/modeling_diffusion_gemma.py", {}, {}, 256, 131072, "diffusion_gemma/configuration_diffusion_gemma.py", LayerRule::uniform, 0, trait::proportional_full_attention, "",
      R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0}})"},
     {"gemma3n_text", Pairing::half_split, "gemma3n/modeling_gemma3n.py", 1e6, {}, 256, 32768, "gemma3n/configuration_gemma3n.py", LayerRule::gemma3_local_base, 5, 0,
      "", "", "", "", 0, 64, 128, "rope_local_base_freq", 10000.0},

@@ -27,38 +27,6 @@ public:
     using LayerMapRules::LayerMapRules;
 
 protected:
-    /// Gemma 4 (gemma4/configuration_gemma4.py): rope_parameters one dict per layer type, the class
-    /// default when absent (convert_rope_params_to_dict keeps no legacy rope_scaling form).
-    void use_gemma4_rope_parameters()
-    {
-        if (rope_parameters && !per_type)
-            fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
-                                          "model_type " + type_shown + " looks its dicts up by layer type",
-                 shown(*rope_parameters));
-        if (const json* v = member(*text, "rope_scaling"))
-            fail(pre + "rope_scaling", "expected no rope_scaling: model_type " + type_shown +
-                                           " reads rope_parameters per layer type only",
-                 shown(*v));
-        if (rope_parameters) return;
-        class_default_rope = json::parse(family->default_rope.begin(), family->default_rope.end());
-        rope_parameters = &class_default_rope;
-        per_type = true;
-        out.notes.push_back("rope_parameters absent: " + out.model_type + "'s class default " +
-                            std::string(family->default_rope));
-    }
-
-    /// Gemma 4's full_attention head dim: global_head_dim, class default 512.
-    int global_head_dim()
-    {
-        if (const json* v = member(*text, "global_head_dim")) {
-            const int h = positive_int(*v, pre + "global_head_dim");
-            if (h > max_head_dim) fail_json(pre + "global_head_dim", "expected a positive integer <= 65536", *v);
-            return h;
-        }
-        out.notes.push_back("global_head_dim absent: " + out.model_type + "'s class default 512");
-        return 512;
-    }
-
     /// One group per layer type with its own dict (per-layer-type rope_parameters, Gemma 3), else one
     /// (named "default").
     void build_groups()
@@ -93,10 +61,8 @@ protected:
             c.dict_key = "rope_parameters." + t;
             c.per_layer_type = true;
             c.check_rope_scaling = t == "full_attention" || group_types.size() == 1;
-            if (t == "full_attention" && family && family->has(trait::proportional_full_attention)) {
-                c.head_dim = global_head_dim();
-                c.head_dim_key = "global_head_dim";
-            }
+            for (const auto& h : family_head_dims)  // a family rule's head dim for this layer type
+                if (h.layer_type == t) c.head_dim = h.head_dim, c.head_dim_key = h.key;
             out.groups.push_back({t, resolve_group(c)});
         }
     }

@@ -103,13 +103,6 @@ protected:
         } else {
             derive_layer_types();
         }
-        if (rule == LayerRule::gemma4_per_layer_type && !types.empty() && types.back() != "full_attention") {
-            // gemma4/configuration_gemma4.py __post_init__: the last layer is forced to full_attention.
-            out.warnings.push_back({pre + "layer_types", "the last entry is \"" + ellipsized(types.back()) +
-                                                             "\"; transformers forces the last layer to full_attention "
-                                                             "(write \"full_attention\" there to silence this)"});
-            types.back() = "full_attention";
-        }
         if (!family && !types.empty())
             for (std::size_t i = 1; i < types.size(); ++i)
                 if (types[i] != types[0])
@@ -145,9 +138,6 @@ protected:
             types = pattern_layer_types(need_layers("the layer pattern needs it"),
                                         layer_pattern(),
                                         "linear_attention", "full_attention");
-        } else if (rule == LayerRule::gemma4_per_layer_type) {
-            types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
-                                        "sliding_attention", "full_attention");
         } else if (rule == LayerRule::tables_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");

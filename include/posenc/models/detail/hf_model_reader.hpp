@@ -59,7 +59,6 @@ public:
     {
         if (!root.is_object()) fail_json("config", "expected a JSON object", root);
         read_identity();
-        if (rule == LayerRule::gemma4_per_layer_type) use_gemma4_rope_parameters();
         refuse_other_position_encodings();
         apply_family_refusal();
         check_rope_interleave();

@@ -46,6 +46,7 @@ protected:
     HfModelConfig out;
     const json* text = nullptr;  ///< the language model's object (root, or text_config)
     std::vector<std::string> family_nope_types;  ///< layer types without RoPE, by the family rule
+    std::vector<families::FamilyConfig::LayerTypeHeadDim> family_head_dims;  ///< head dims by layer type, by the family rule
     json family_text;             ///< the language model's object as its family rule leaves it (families/), when it has one
     std::string pre;             ///< "text_config." when nested, else ""
     const FamilyRules* family = nullptr;
@@ -155,6 +156,7 @@ protected:
             out.notes.insert(out.notes.end(), normalised.notes.begin(), normalised.notes.end());
             out.warnings.insert(out.warnings.end(), normalised.warnings.begin(), normalised.warnings.end());
             family_nope_types = std::move(normalised.nope_layer_types);
+            family_head_dims = std::move(normalised.head_dims);
         }
         type_shown = out.model_type.empty() ? "(absent)" : ellipsized('"' + out.model_type + '"');  // as shown() cuts
         rope_parameters = member(*text, "rope_parameters");

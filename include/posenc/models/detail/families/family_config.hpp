@@ -27,6 +27,14 @@ struct FamilyConfig {
     json text;  ///< the config object as the configuration class leaves it (layer_types, rope_parameters)
     /// Layer types (of text's layer_types) whose layers get no position embeddings at all.
     std::vector<std::string> nope_layer_types;
+    /// A head dim of its own for the layers of a layer type, and the key it comes from (Gemma 4's
+    /// full_attention layers: global_head_dim).
+    struct LayerTypeHeadDim {
+        std::string layer_type;
+        int head_dim;
+        std::string key;
+    };
+    std::vector<LayerTypeHeadDim> head_dims;
     std::vector<std::string> notes;
     std::vector<ConfigWarning> warnings;
 };

@@ -8,6 +8,7 @@
 
 #include "posenc/models/detail/families/deepseek_v4.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/families/gemma4.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/layer_type_dicts.hpp"
 #include "posenc/models/detail/families/modernbert.hpp"
@@ -25,6 +26,8 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "modernbert" || model_type == "modernbert-decoder") return &modernbert_config;
     if (model_type == "step3p5") return &step3p7_config;
     if (model_type == "deepseek_v4") return &deepseek_v4_config;
+    if (model_type == "gemma4_text" || model_type == "gemma4_unified_text" || model_type == "diffusion_gemma_text")
+        return &gemma4_config;
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t" ||
         model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine" || model_type == "roformer")
