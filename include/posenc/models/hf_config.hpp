@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "posenc/model_rope.hpp"
+#define POSENC_MODELS_DETAIL_ALLOWED 1  // this public header may include posenc/models/detail/*.hpp
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_model_objects.hpp"
 #include "posenc/models/hf_config_json.hpp"

@@ -47,6 +47,7 @@
 // names no model: it is read as the generic description (half_split), with that warning.
 #pragma once
 
+#define POSENC_MODELS_DETAIL_ALLOWED 1  // this public header may include posenc/models/detail/*.hpp
 #include "posenc/models/detail/hf_model_reader.hpp"
 #include "posenc/models/hf_families.hpp"
 #include "posenc/models/hf_read_options.hpp"

@@ -4,6 +4,10 @@
 // and accept whatever follows); the file checks are hf_config_file.hpp's.
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/hf_config_text.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <cstddef>
 #include <string>
 #include <string_view>

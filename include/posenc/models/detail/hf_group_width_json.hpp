@@ -4,6 +4,10 @@
 // rotary_dim (partial rotary factor, rotary_pct, GPT-J's rotary_dim, proportional RoPE's fraction).
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/hf_group_width_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -5,6 +5,10 @@
 // which layers rotate (NoPE by layer type or by no_rope_layers), and the group index of each layer.
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/hf_layer_rules_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

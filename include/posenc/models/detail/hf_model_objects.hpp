@@ -5,6 +5,10 @@
 // re-thrown under the config key path; the layer map, the M-RoPE layout and the query scale.
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/hf_model_objects.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string>

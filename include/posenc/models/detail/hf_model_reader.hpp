@@ -4,6 +4,10 @@
 // runs the stages (the classes of hf_model_state.hpp and the headers that derive from it) in order.
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/hf_model_reader.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

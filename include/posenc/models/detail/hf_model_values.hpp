@@ -5,6 +5,10 @@
 // (hf_model_reader.hpp); turned into posenc objects by hf_model_objects.hpp.
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/hf_model_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

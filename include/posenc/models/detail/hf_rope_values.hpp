@@ -4,6 +4,10 @@
 // and what the whole-model reader tells the group reader beyond the config object (GroupContext).
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/hf_rope_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

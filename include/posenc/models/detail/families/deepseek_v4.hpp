@@ -17,6 +17,10 @@
 // slice is rotated back: the row's trait::rope_suffix_inverse_output (hf_families.hpp).
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/deepseek_v4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>

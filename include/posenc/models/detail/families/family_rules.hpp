@@ -4,6 +4,10 @@
 // reads anything else (hf_model_state.hpp read_identity).
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/family_rules.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <string_view>
 
 #include "posenc/models/detail/families/deepseek_v4.hpp"

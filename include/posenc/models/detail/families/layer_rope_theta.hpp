@@ -16,6 +16,10 @@
 // else "rope_theta=<value>"; the layers without RoPE carry the type "nope".
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/layer_rope_theta.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <set>

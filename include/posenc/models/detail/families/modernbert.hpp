@@ -11,6 +11,10 @@
 //                    (sliding_attention; default 10000)
 #pragma once
 
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/modernbert.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <string>
