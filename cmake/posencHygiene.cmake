@@ -11,10 +11,10 @@ find_package(nlohmann_json 3 QUIET)
 file(GLOB_RECURSE _posenc_headers RELATIVE "${PROJECT_SOURCE_DIR}/include" CONFIGURE_DEPENDS
   "${PROJECT_SOURCE_DIR}/include/posenc/*.hpp")
 # kernels/detail/*.hpp stop with #error unless a public kernels header includes them (they are
-# compiled here through those headers, each of which is checked alone). models/detail/*.hpp, the
-# config reader's internal steps, are compiled through the public reader headers that include
-# them (each checked alone), not one by one: each pulls in nlohmann_json, and alone they cost
-# about a minute of the test command's CPU for no header a user includes.
+# compiled here through those headers, each of which is checked alone). models/detail/*.hpp (and
+# models/detail/families/), the config reader's internal steps, stop the same way
+# (POSENC_MODELS_DETAIL_ALLOWED) and are compiled through the public reader headers that include
+# them.
 list(FILTER _posenc_headers EXCLUDE REGEX "^posenc/(kernels|models)/detail/")
 set(_sources)
 foreach(_header IN LISTS _posenc_headers)
