@@ -44,10 +44,6 @@ enum class LayerRule {
     /// groups are named by layer type even when their tables are equal; layer_types, when absent,
     /// are sliding_attention except every layer_pattern-th, full_attention.
     tables_per_layer_type,
-    /// The layers listed under FamilyRules::listed_layers_key (class default listed_layers) have no
-    /// RoPE, every other layer rotates with the one table (Mllama: cross_attention_layers attend to
-    /// the image, without positions). layer_types is not read.
-    nope_at_listed_layers,
 };
 
 /// Properties of a family's code beyond pairing and defaults (bits of FamilyRules::traits).
@@ -169,10 +165,6 @@ struct FamilyRules {
     /// The M-RoPE sections the family's rotary embedding uses when the RoPE dict has none (JSON list;
     /// "" when it has no default): Qwen3-VL [24, 20, 20], ERNIE-4.5-VL [22, 22, 20], Qwen3.5 [11, 11, 10].
     std::string_view default_mrope_section = "";
-    /// LayerRule::nope_at_listed_layers: the config key of the NoPE layers' indices, and its class
-    /// default (JSON list).
-    std::string_view listed_layers_key = "";
-    std::string_view listed_layers = "";
 
     /// This row with default_mrope_section set (rows list their positional fields up to the last one
     /// they need; later fields are set by name this way).
@@ -180,14 +172,6 @@ struct FamilyRules {
     {
         FamilyRules r = *this;
         r.default_mrope_section = sections;
-        return r;
-    }
-    /// This row with the NoPE layers' key and class-default list (LayerRule::nope_at_listed_layers).
-    constexpr FamilyRules with_listed_nope_layers(std::string_view key, std::string_view default_list) const noexcept
-    {
-        FamilyRules r = *this;
-        r.listed_layers_key = key;
-        r.listed_layers = default_list;
         return r;
     }
 
@@ -248,9 +232,8 @@ inline constexpr FamilyRules known_families[] = {
     {"smollm3", Pairing::half_split, "smollm3/modeling_smollm3.py", 2000000.0, {}, 0, 0, "smollm3/configuration_smollm3.py", LayerRule::no_rope_layers, 4, 0},
     {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, trait::null_window_all_full},
     // Mllama's text model (Llama 3.2 Vision): Llama's rotate_half, base 5e5; the cross-attention layers
-    // attend to the image and get no RoPE
-    FamilyRules{"mllama_text_model", Pairing::half_split, "mllama/modeling_mllama.py", 500000.0, {}, 0, 131072, "mllama/configuration_mllama.py", LayerRule::nope_at_listed_layers, 0, 0}
-        .with_listed_nope_layers("cross_attention_layers", "[3, 8, 13, 18, 23, 28, 33, 38]"),
+    // attend to the image and get no RoPE (models/detail/families/mllama.hpp)
+    {"mllama_text_model", Pairing::half_split, "mllama/modeling_mllama.py", 500000.0, {}, 0, 131072, "mllama/configuration_mllama.py", LayerRule::uniform, 0, 0},
     {"exaone_moe", Pairing::half_split, "exaone_moe/modeling_exaone_moe.py", {}, {}, 0, 2048, "exaone_moe/configuration_exaone_moe.py", LayerRule::nope_when_full, 4, trait::null_window_all_full},
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
@@ -655,7 +638,6 @@ constexpr bool reads_key(const FamilyRules& family, std::string_view key) noexce
     if (key == "no_rope_layers") return family.layers == LayerRule::no_rope_layers;
     if (key == "full_attn_idxs") return family.layers == LayerRule::conv_nope && !family.has(trait::layer_types_required);
     if (key == "attn_layer_indices") return family.layers == LayerRule::mamba_nope;
-    if (key == family.listed_layers_key) return family.layers == LayerRule::nope_at_listed_layers;
     return false;
 }
 

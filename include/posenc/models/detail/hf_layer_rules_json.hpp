@@ -81,16 +81,12 @@ protected:
                                                              "'s code does not read it (every attention sublayer has the one "
                                                              "table); ignored"});
         }
-        if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::nope_at_listed_layers) {
-            out.warnings.push_back({pre + "layer_types", "model_type " + type_shown + "'s code takes its NoPE layers from " +
-                                                             std::string(family->listed_layers_key) + "; ignored"});
-        }
         if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::mamba_nope) {
             out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
                                                              "'s code takes its layers from attn_layer_indices; ignored"});
         }
         if (const json* v = member(*text, "layer_types");
-            v && rule != LayerRule::mamba_nope && rule != LayerRule::paired_sublayers && rule != LayerRule::nope_at_listed_layers) {
+            v && rule != LayerRule::mamba_nope && rule != LayerRule::paired_sublayers) {
             types = layer_type_list(*v, pre + "layer_types");
             if (family && family->has(trait::legacy_layer_type_names))
                 for (std::string& t : types)  // configuration_utils.py remap_legacy_layer_types
@@ -147,8 +143,6 @@ protected:
                                         "sliding_attention", "full_attention");
         } else if (rule == LayerRule::mamba_nope) {
             mamba_layer_types();
-        } else if (rule == LayerRule::nope_at_listed_layers) {
-            listed_nope_layer_types();
         } else if (rule == LayerRule::conv_nope) {
             conv_layer_types();
         }
@@ -175,29 +169,6 @@ protected:
                                                  std::to_string(n) + " (every other layer is mamba, without RoPE)",
                  idxs ? shown(*idxs) : std::string("nothing"));
 
-    }
-
-    /// LayerRule::nope_at_listed_layers (Mllama): "nope" at the listed indices (the key, else the class
-    /// default list), "attention" elsewhere; indices past the last layer are not layers.
-    void listed_nope_layer_types()
-    {
-        const int n = need_layers("the layer map needs it");
-        const std::string key(family->listed_layers_key);
-        types.assign(static_cast<std::size_t>(n), "attention");
-        json class_default;
-        const json* list = member(*text, key.c_str());
-        if (!list) {
-            class_default = json::parse(family->listed_layers.begin(), family->listed_layers.end());
-            list = &class_default;
-            out.notes.push_back(key + " absent: " + out.model_type + "'s class default " + std::string(family->listed_layers));
-        }
-        if (!list->is_array()) fail_json(pre + key, "expected a list of layer indices", *list);
-        for (std::size_t k = 0; k < list->size(); ++k) {
-            const std::string path = pre + key + "[" + std::to_string(k) + "]";
-            const std::int64_t i = integer((*list)[k], path, "expected a layer index >= 0");
-            if (i < 0) fail_json(path, "expected a layer index >= 0", (*list)[k]);
-            if (i < n) types[static_cast<std::size_t>(i)] = "nope";
-        }
     }
 
     /// LFM2 (lfm2/configuration_lfm2.py): attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
@@ -246,7 +217,7 @@ protected:
             for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
         } else if (rule == LayerRule::conv_nope) {
             for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "conv";
-        } else if (rule == LayerRule::mamba_nope || rule == LayerRule::nope_at_listed_layers) {
+        } else if (rule == LayerRule::mamba_nope) {
             for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] == "attention";
         } else if (rule == LayerRule::no_rope_layers) {
             no_rope_layer_rotation();
