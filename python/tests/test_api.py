@@ -240,4 +240,8 @@ def test_whole_model_carries_head_counts_and_rms_norm_eps_from_the_published_con
     assert model.num_key_value_heads == 1
     assert model.hidden_size == 1152
     assert model.rms_norm_eps == 1e-6
-    assert posenc.model_from_hf_config(CONFIGS / "llama-3.1-8b.json").rms_norm_eps is None
+    # the test file has no rms_norm_eps: LlamaConfig's class default 1e-6 (llama/configuration_llama.py)
+    assert posenc.model_from_hf_config(CONFIGS / "llama-3.1-8b.json").rms_norm_eps == 1e-6
+    # a model_type read under the half_split opt-in has no class: nothing filled in
+    unknown = posenc.model_from_hf_config({"model_type": "brand_new_lm", "head_dim": 64}, assume_half_split=True)
+    assert unknown.rms_norm_eps is None and unknown.hidden_size is None
