@@ -11,25 +11,16 @@ and the ratio. Needs torch (Debian python3-torch); exits 0 with a note when it i
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import posenc
+from timing import median_seconds
 
 TOKENS, HEADS, HEAD_DIM, BASE = 4096, 32, 128, 1e6
 
 
-def median_seconds(run, repeats):
-    run()  # warm-up: page faults, caches
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main():

@@ -13,23 +13,15 @@ baseline / posenc (above 1: posenc is faster). Needs torch (Debian python3-torch
 note when it is absent.
 """
 import argparse
-import statistics
 import sys
-import time
+
+from timing import median_seconds
 
 HEAD_DIM, BASE = 128, 500000.0
 CONFIG = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": BASE,
           "max_position_embeddings": 131072}
 
 
-def median_seconds(run, repeats):
-    run()  # warm-up: tables built, page faults taken
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main():

@@ -12,12 +12,11 @@ Both on x [1, 4096, 32, 128] float32 with requires_grad, in one process, one thr
 Prints the median of --repeats timings of forward + backward for each, and the ratio.
 """
 import argparse
-import statistics
-import time
 
 import torch
 
 import posenc
+from timing import median_seconds
 import posenc.torch as pt
 
 SEQ, HEADS, DIM, BASE = 4096, 32, 128, 1e6
@@ -28,14 +27,6 @@ def rotate_half(x):
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
 
 
-def timed(step, repeats):
-    step()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main():
@@ -63,8 +54,8 @@ def main():
         x.grad = None
         pt.apply_rope(x, spec, cache, 0).backward(g)
 
-    ours = timed(posenc_step, args.repeats)
-    theirs = timed(pytorch_step, args.repeats)
+    ours = median_seconds(posenc_step, args.repeats)
+    theirs = median_seconds(pytorch_step, args.repeats)
     print("forward + backward, x [1, %d, %d, %d] float32, one thread, median of %d:" % (SEQ, HEADS, DIM, args.repeats))
     print("  pytorch x*cos + rotate_half(x)*sin : %9.2f ms" % (theirs * 1e3))
     print("  posenc.torch.apply_rope            : %9.2f ms" % (ours * 1e3))
