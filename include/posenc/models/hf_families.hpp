@@ -34,7 +34,6 @@ enum class LayerRule {
     nope_when_full,      ///< full_attention layers have no RoPE (Cohere 2 always; EXAONE 4 when a sliding window is set)
     linear_attention_nope,  ///< linear_attention layers (Gated DeltaNet) have no RoPE at all
     conv_nope,           ///< conv layers (LFM2's short convolutions) have no attention, hence no RoPE; attention at full_attn_idxs
-    mamba_nope,          ///< mamba layers have no attention, hence no RoPE; attention only at attn_layer_indices (Bamba)
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
     /// Each decoder layer holds two attention sublayers with the one table (LongCat Flash): 2 *
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
@@ -314,7 +313,8 @@ inline constexpr FamilyRules known_families[] = {
     {"lfm2", Pairing::half_split, "lfm2/modeling_lfm2.py", 1000000.0, {}, 0, 128000, "lfm2/configuration_lfm2.py", LayerRule::conv_nope, 0, 0, "", "", "theta"},
     // LFM2-MoE: LFM2's attention and conv layers, but layer_types only (no full_attn_idxs, no theta alias)
     {"lfm2_moe", Pairing::half_split, "lfm2_moe/modular_lfm2_moe.py", 1000000.0, {}, 0, 128000, "lfm2_moe/configuration_lfm2_moe.py", LayerRule::conv_nope, 0, trait::layer_types_required},
-    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::mamba_nope, 0, trait::forced_partial_rotary_factor | trait::partial_rotary},
+    // Bamba: attention at attn_layer_indices only (models/detail/families/bamba.hpp)
+    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::uniform, 0, trait::forced_partial_rotary_factor | trait::partial_rotary},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", 12000000.0, {}, 0, 65536, "apertus/configuration_apertus.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     // CWM: Llama's rotate_half over the whole head, one table for every layer (layer types set only
@@ -637,7 +637,6 @@ constexpr bool reads_key(const FamilyRules& family, std::string_view key) noexce
     if (key == family.local_base_key || key == layer_pattern_key(family.layers)) return true;
     if (key == "no_rope_layers") return family.layers == LayerRule::no_rope_layers;
     if (key == "full_attn_idxs") return family.layers == LayerRule::conv_nope && !family.has(trait::layer_types_required);
-    if (key == "attn_layer_indices") return family.layers == LayerRule::mamba_nope;
     return false;
 }
 

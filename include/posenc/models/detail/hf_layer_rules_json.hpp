@@ -81,12 +81,8 @@ protected:
                                                              "'s code does not read it (every attention sublayer has the one "
                                                              "table); ignored"});
         }
-        if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::mamba_nope) {
-            out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
-                                                             "'s code takes its layers from attn_layer_indices; ignored"});
-        }
         if (const json* v = member(*text, "layer_types");
-            v && rule != LayerRule::mamba_nope && rule != LayerRule::paired_sublayers) {
+            v && rule != LayerRule::paired_sublayers) {
             types = layer_type_list(*v, pre + "layer_types");
             if (family && family->has(trait::legacy_layer_type_names))
                 for (std::string& t : types)  // configuration_utils.py remap_legacy_layer_types
@@ -141,34 +137,9 @@ protected:
         } else if (rule == LayerRule::tables_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");
-        } else if (rule == LayerRule::mamba_nope) {
-            mamba_layer_types();
         } else if (rule == LayerRule::conv_nope) {
             conv_layer_types();
         }
-    }
-
-    /// Bamba (bamba/configuration_bamba.py layers_block_type): attention at attn_layer_indices, mamba elsewhere.
-    void mamba_layer_types()
-    {
-        // bamba/configuration_bamba.py (layers_block_type): attention at attn_layer_indices, mamba
-        // elsewhere; without indices every layer is mamba.
-        const int n = need_layers("the layer map needs it");
-        types.assign(static_cast<std::size_t>(n), "mamba");
-        const json* idxs = member(*text, "attn_layer_indices");
-        if (idxs && !idxs->is_array()) fail_json(pre + "attn_layer_indices", "expected a list of layer indices", *idxs);
-        if (idxs)
-            for (std::size_t k = 0; k < idxs->size(); ++k) {
-                const std::string path = pre + "attn_layer_indices[" + std::to_string(k) + "]";
-                const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
-                if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
-                if (i < n) types[static_cast<std::size_t>(i)] = "attention";
-            }
-        if (std::find(types.begin(), types.end(), "attention") == types.end())
-            fail(pre + "attn_layer_indices", "expected at least one attention layer below num_hidden_layers " +
-                                                 std::to_string(n) + " (every other layer is mamba, without RoPE)",
-                 idxs ? shown(*idxs) : std::string("nothing"));
-
     }
 
     /// LFM2 (lfm2/configuration_lfm2.py): attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
@@ -217,8 +188,6 @@ protected:
             for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
         } else if (rule == LayerRule::conv_nope) {
             for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "conv";
-        } else if (rule == LayerRule::mamba_nope) {
-            for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] == "attention";
         } else if (rule == LayerRule::no_rope_layers) {
             no_rope_layer_rotation();
         }

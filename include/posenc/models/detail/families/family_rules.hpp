@@ -10,6 +10,7 @@
 
 #include <string_view>
 
+#include "posenc/models/detail/families/bamba.hpp"
 #include "posenc/models/detail/families/deepseek_v4.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
@@ -34,6 +35,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "gemma4_text" || model_type == "gemma4_unified_text" || model_type == "diffusion_gemma_text")
         return &gemma4_config;
     if (model_type == "afmoe") return &afmoe_config;
+    if (model_type == "bamba") return &bamba_config;
     if (model_type == "mllama_text_model") return &mllama_config;
     if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t" ||
         model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine" || model_type == "roformer")

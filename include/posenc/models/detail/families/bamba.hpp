@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/families/bamba.hpp: Bamba (bamba/configuration_bamba.py layers_block_type,
+// bamba/modular_bamba.py, transformers 5.16).
+//
+//   attention at the layers of attn_layer_indices, mamba elsewhere; mamba layers have no attention,
+//   hence no RoPE. Without indices every layer is mamba: refused (no layer would rotate). The
+//   code takes its layers from attn_layer_indices, so layer_types is not read (a warning says so).
+#pragma once
+
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/bamba.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "posenc/models/detail/families/family_config.hpp"
+
+namespace posenc::hf::detail_json::families {
+
+/// The rule for Bamba (see the file comment).
+inline FamilyConfig bamba_config(const json& text, const std::string& pre, const std::string& model_type)
+{
+    FamilyConfig out{text, {}, {}, {}, {}};
+    if (member(text, "layer_types"))
+        out.warnings.push_back({pre + "layer_types", "model_type \"" + model_type +
+                                                         "\"'s code takes its layers from attn_layer_indices; ignored"});
+    const int n = layer_count(text, pre, model_type, out);
+    json types = json::array();
+    for (int i = 0; i < n; ++i) types.push_back("mamba");
+    bool any_attention = false;
+    const json* idxs = member(text, "attn_layer_indices");
+    if (idxs && !idxs->is_array()) fail_json(pre + "attn_layer_indices", "expected a list of layer indices", *idxs);
+    if (idxs)
+        for (std::size_t k = 0; k < idxs->size(); ++k) {
+            const std::string path = pre + "attn_layer_indices[" + std::to_string(k) + "]";
+            const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
+            if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
+            if (i < n) types[static_cast<std::size_t>(i)] = "attention", any_attention = true;
+        }
+    if (!any_attention)
+        fail(pre + "attn_layer_indices", "expected at least one attention layer below num_hidden_layers " +
+                                             std::to_string(n) + " (every other layer is mamba, without RoPE)",
+             idxs ? shown(*idxs) : std::string("nothing"));
+    out.text["layer_types"] = std::move(types);
+    out.text.erase("attn_layer_indices");
+    out.nope_layer_types.push_back("mamba");
+    return out;
+}
+
+}  // namespace posenc::hf::detail_json::families
