@@ -33,7 +33,6 @@ enum class LayerRule {
     gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling (Gemma 3, Gemma 3n)
     nope_when_full,      ///< full_attention layers have no RoPE (Cohere 2 always; EXAONE 4 when a sliding window is set)
     linear_attention_nope,  ///< linear_attention layers (Gated DeltaNet) have no RoPE at all
-    conv_nope,           ///< conv layers (LFM2's short convolutions) have no attention, hence no RoPE; attention at full_attn_idxs
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
     /// Each decoder layer holds two attention sublayers with the one table (LongCat Flash): 2 *
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
@@ -60,9 +59,6 @@ inline constexpr unsigned mla_softmax_mscale = 1u << 6;
 /// MLA whose rotary table is head_dim wide (class default in FamilyRules::head_dim), not
 /// qk_rope_head_dim wide (LongCat Flash): the two must agree, else transformers cannot apply it.
 inline constexpr unsigned mla_table_width_head_dim = 1u << 7;
-/// The code reads layer_types[i] for every layer and has no default for it (LFM2-MoE): a config
-/// without layer_types is refused.
-inline constexpr unsigned layer_types_required = 1u << 8;
 /// The attention reads the RoPE dict's mrope_section on every forward pass and the configuration
 /// class has no default (Qwen2.5-Omni's talker): a config without it is refused.
 inline constexpr unsigned mrope_required = 1u << 9;
@@ -310,9 +306,10 @@ inline constexpr FamilyRules known_families[] = {
     {"jetmoe", Pairing::half_split, "jetmoe/modeling_jetmoe.py", {}, {}, 128, 4096, "jetmoe/configuration_jetmoe.py", LayerRule::uniform, 0, 0, "kv_channels"},
     {"vaultgemma", Pairing::half_split, "vaultgemma/modeling_vaultgemma.py", {}, {}, 256, 8192, "vaultgemma/configuration_vaultgemma.py", LayerRule::uniform, 0, 0},
     {"falcon_h1", Pairing::half_split, "falcon_h1/modeling_falcon_h1.py", {}, {}, 0, 8192, "falcon_h1/configuration_falcon_h1.py", LayerRule::uniform, 0, 0},
-    {"lfm2", Pairing::half_split, "lfm2/modeling_lfm2.py", 1000000.0, {}, 0, 128000, "lfm2/configuration_lfm2.py", LayerRule::conv_nope, 0, 0, "", "", "theta"},
-    // LFM2-MoE: LFM2's attention and conv layers, but layer_types only (no full_attn_idxs, no theta alias)
-    {"lfm2_moe", Pairing::half_split, "lfm2_moe/modular_lfm2_moe.py", 1000000.0, {}, 0, 128000, "lfm2_moe/configuration_lfm2_moe.py", LayerRule::conv_nope, 0, trait::layer_types_required},
+    {"lfm2", Pairing::half_split, "lfm2/modeling_lfm2.py", 1000000.0, {}, 0, 128000, "lfm2/configuration_lfm2.py", LayerRule::uniform, 0, 0, "", "", "theta"},
+    // LFM2, LFM2-MoE: conv layers without RoPE (models/detail/families/lfm2.hpp); LFM2-MoE reads layer_types
+    // only (no full_attn_idxs, no theta alias)
+    {"lfm2_moe", Pairing::half_split, "lfm2_moe/modular_lfm2_moe.py", 1000000.0, {}, 0, 128000, "lfm2_moe/configuration_lfm2_moe.py", LayerRule::uniform, 0, 0},
     // Bamba: attention at attn_layer_indices only (models/detail/families/bamba.hpp)
     {"bamba", Pairing::half_split, "bamba/modular_bamba.py", {}, 0.5, 0, 262144, "bamba/configuration_bamba.py", LayerRule::uniform, 0, trait::forced_partial_rotary_factor | trait::partial_rotary},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", 12000000.0, {}, 0, 65536, "apertus/configuration_apertus.py", LayerRule::uniform, 0, 0, "",
@@ -636,7 +633,6 @@ constexpr bool reads_key(const FamilyRules& family, std::string_view key) noexce
 {
     if (key == family.local_base_key || key == layer_pattern_key(family.layers)) return true;
     if (key == "no_rope_layers") return family.layers == LayerRule::no_rope_layers;
-    if (key == "full_attn_idxs") return family.layers == LayerRule::conv_nope && !family.has(trait::layer_types_required);
     return false;
 }
 

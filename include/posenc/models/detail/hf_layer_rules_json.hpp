@@ -72,10 +72,6 @@ protected:
     /// layer_types as given, else derived by the family's layer rule.
     void read_layer_types()
     {
-        if (family && family->has(trait::layer_types_required) && !member(*text, "layer_types"))
-            fail(pre + "layer_types", "expected one entry per layer: model_type " + type_shown +
-                                          "'s code reads layer_types[i] for every layer and has no default for it",
-                 "nothing");
         if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::paired_sublayers) {
             out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
                                                              "'s code does not read it (every attention sublayer has the one "
@@ -137,26 +133,6 @@ protected:
         } else if (rule == LayerRule::tables_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");
-        } else if (rule == LayerRule::conv_nope) {
-            conv_layer_types();
-        }
-    }
-
-    /// LFM2 (lfm2/configuration_lfm2.py): attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
-    void conv_layer_types()
-    {
-        // lfm2/configuration_lfm2.py: attention at full_attn_idxs, conv elsewhere; absent: every layer attention.
-        const int n = need_layers("the layer map needs it");
-        types.assign(static_cast<std::size_t>(n), "full_attention");
-        if (const json* idxs = member(*text, "full_attn_idxs")) {
-            if (!idxs->is_array()) fail_json(pre + "full_attn_idxs", "expected a list of layer indices", *idxs);
-            types.assign(static_cast<std::size_t>(n), "conv");
-            for (std::size_t k = 0; k < idxs->size(); ++k) {
-                const std::string path = pre + "full_attn_idxs[" + std::to_string(k) + "]";
-                const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
-                if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
-                if (i < n) types[static_cast<std::size_t>(i)] = "full_attention";
-            }
         }
     }
 
@@ -164,10 +140,8 @@ protected:
     void decide_rotation()
     {
         // The families whose layer types decide RoPE accept only the types their code tests for.
-        if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope || rule == LayerRule::conv_nope) {
-            const char* other = rule == LayerRule::nope_when_full        ? "sliding_attention"
-                                : rule == LayerRule::linear_attention_nope ? "linear_attention"
-                                                                           : "conv";
+        if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope) {
+            const char* other = rule == LayerRule::nope_when_full ? "sliding_attention" : "linear_attention";
             for (std::size_t i = 0; i < types.size(); ++i)
                 if (types[i] != "full_attention" && types[i] != other)
                     fail(pre + "layer_types[" + std::to_string(i) + "]",
@@ -186,8 +160,6 @@ protected:
                 for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "full_attention";
         } else if (rule == LayerRule::linear_attention_nope) {
             for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
-        } else if (rule == LayerRule::conv_nope) {
-            for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "conv";
         } else if (rule == LayerRule::no_rope_layers) {
             no_rope_layer_rotation();
         }
