@@ -32,7 +32,6 @@ enum class LayerRule {
     uniform,             ///< every attention layer rotates with the one table (layer_types, if any, do not matter)
     gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling (Gemma 3, Gemma 3n)
     nope_when_full,      ///< full_attention layers have no RoPE (Cohere 2 always; EXAONE 4 when a sliding window is set)
-    linear_attention_nope,  ///< linear_attention layers (Gated DeltaNet) have no RoPE at all
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
     /// Each decoder layer holds two attention sublayers with the one table (LongCat Flash): 2 *
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
@@ -114,10 +113,6 @@ inline constexpr unsigned window_required = 1u << 23;
 /// An empty no_rope_layers list counts as absent (Llama 4's `if self.no_rope_layers`; SmolLM3 only
 /// treats None so).
 inline constexpr unsigned empty_no_rope_layers_absent = 1u << 24;
-/// The configuration class renames the legacy layer types in layer_types (configuration_utils.py
-/// remap_legacy_layer_types): "mamba" and "conv" read as linear_attention, "attention" as
-/// full_attention (Qwen3-Next, Qwen3.5).
-inline constexpr unsigned legacy_layer_type_names = 1u << 25;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -183,16 +178,16 @@ inline constexpr FamilyRules known_families[] = {
     {"qwen2_moe", Pairing::half_split, "qwen2_moe/modeling_qwen2_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"qwen3", Pairing::half_split, "qwen3/modeling_qwen3.py", {}, {}, 128, 0, "qwen3/configuration_qwen3.py", LayerRule::uniform, 0, 0},
     {"qwen3_moe", Pairing::half_split, "qwen3_moe/modeling_qwen3_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
-    {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::linear_attention_nope, 4, trait::partial_rotary | trait::legacy_layer_type_names},
+    {"qwen3_next", Pairing::half_split, "qwen3_next/modeling_qwen3_next.py", {}, 0.25, 256, 0, "qwen3_next/configuration_qwen3_next.py", LayerRule::uniform, 0, trait::partial_rotary},
     // OLMo Hybrid: Gated DeltaNet layers without RoPE, full_attention every 4th ((i + 1) % 4 == 0); the
     // released checkpoints set rope_theta null (no rotary embedding at all: refused, naming rope_theta)
-    {"olmo_hybrid", Pairing::half_split, "olmo_hybrid/modeling_olmo_hybrid.py", {}, {}, 0, 65536, "olmo_hybrid/configuration_olmo_hybrid.py", LayerRule::linear_attention_nope, 4, trait::legacy_layer_type_names},
+    {"olmo_hybrid", Pairing::half_split, "olmo_hybrid/modeling_olmo_hybrid.py", {}, {}, 0, 65536, "olmo_hybrid/configuration_olmo_hybrid.py", LayerRule::uniform, 0, 0},
     // Qwen3.5 (text models of qwen3_5 / qwen3_5_moe): Qwen3-Next's layers and 25 % rotary part with
     // Qwen3-VL's always-interleaved M-RoPE, default sections [11, 11, 10]
-    FamilyRules{"qwen3_5_text", Pairing::half_split, "qwen3_5/modeling_qwen3_5.py", {}, 0.25, 256, 32768, "qwen3_5/configuration_qwen3_5.py", LayerRule::linear_attention_nope, 4,
-     trait::partial_rotary | trait::legacy_layer_type_names | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
-    FamilyRules{"qwen3_5_moe_text", Pairing::half_split, "qwen3_5_moe/modeling_qwen3_5_moe.py", {}, 0.25, 256, 32768, "qwen3_5_moe/configuration_qwen3_5_moe.py", LayerRule::linear_attention_nope, 4,
-     trait::partial_rotary | trait::legacy_layer_type_names | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
+    FamilyRules{"qwen3_5_text", Pairing::half_split, "qwen3_5/modeling_qwen3_5.py", {}, 0.25, 256, 32768, "qwen3_5/configuration_qwen3_5.py", LayerRule::uniform, 0,
+     trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
+    FamilyRules{"qwen3_5_moe_text", Pairing::half_split, "qwen3_5_moe/modeling_qwen3_5_moe.py", {}, 0.25, 256, 32768, "qwen3_5_moe/configuration_qwen3_5_moe.py", LayerRule::uniform, 0,
+     trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
     {"phi", Pairing::half_split, "phi/modeling_phi.py", {}, 0.5, 0, 2048, "phi/configuration_phi.py", LayerRule::uniform, 0, trait::partial_rotary},
     // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
     // class-default top-level original_max_position_embeddings 4096 wins over the dict's
@@ -620,7 +615,6 @@ constexpr std::string_view layer_pattern_key(LayerRule rule) noexcept
     switch (rule) {
     case LayerRule::gemma3_local_base:
     case LayerRule::nope_when_full: return "sliding_window_pattern";
-    case LayerRule::linear_attention_nope: return "full_attention_interval";
     case LayerRule::no_rope_layers: return "no_rope_layer_interval";
     default: return "";
     }

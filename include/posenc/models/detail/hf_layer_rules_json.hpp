@@ -80,9 +80,6 @@ protected:
         if (const json* v = member(*text, "layer_types");
             v && rule != LayerRule::paired_sublayers) {
             types = layer_type_list(*v, pre + "layer_types");
-            if (family && family->has(trait::legacy_layer_type_names))
-                for (std::string& t : types)  // configuration_utils.py remap_legacy_layer_types
-                    t = t == "mamba" || t == "conv" ? "linear_attention" : t == "attention" ? "full_attention" : t;
             if (!out.num_layers) {
                 if (types.empty() || types.size() > static_cast<std::size_t>(ModelRope::max_layers))
                     fail_json(pre + "layer_types", "expected one entry per layer (1 to 1000000)", *v);
@@ -126,10 +123,6 @@ protected:
                 types = pattern_layer_types(need_layers("the layer pattern needs it"),
                                             layer_pattern(),
                                             "sliding_attention", "full_attention");
-        } else if (rule == LayerRule::linear_attention_nope) {
-            types = pattern_layer_types(need_layers("the layer pattern needs it"),
-                                        layer_pattern(),
-                                        "linear_attention", "full_attention");
         } else if (rule == LayerRule::tables_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");
@@ -140,8 +133,8 @@ protected:
     void decide_rotation()
     {
         // The families whose layer types decide RoPE accept only the types their code tests for.
-        if (rule == LayerRule::nope_when_full || rule == LayerRule::linear_attention_nope) {
-            const char* other = rule == LayerRule::nope_when_full ? "sliding_attention" : "linear_attention";
+        if (rule == LayerRule::nope_when_full) {
+            const char* other = "sliding_attention";
             for (std::size_t i = 0; i < types.size(); ++i)
                 if (types[i] != "full_attention" && types[i] != other)
                     fail(pre + "layer_types[" + std::to_string(i) + "]",
@@ -158,8 +151,6 @@ protected:
                      "null");
             if (windowed)
                 for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "full_attention";
-        } else if (rule == LayerRule::linear_attention_nope) {
-            for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "linear_attention";
         } else if (rule == LayerRule::no_rope_layers) {
             no_rope_layer_rotation();
         }

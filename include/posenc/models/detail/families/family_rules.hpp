@@ -16,6 +16,7 @@
 #include "posenc/models/detail/families/gemma4.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/lfm2.hpp"
+#include "posenc/models/detail/families/linear_attention.hpp"
 #include "posenc/models/detail/families/layer_type_dicts.hpp"
 #include "posenc/models/detail/families/mllama.hpp"
 #include "posenc/models/detail/families/modernbert.hpp"
@@ -38,6 +39,9 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
+    if (model_type == "qwen3_next" || model_type == "qwen3_5_text" || model_type == "qwen3_5_moe_text" ||
+        model_type == "olmo_hybrid")
+        return &linear_attention_config;
     if (model_type == "mllama_text_model") return &mllama_config;
     if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t" ||
         model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine" || model_type == "roformer")

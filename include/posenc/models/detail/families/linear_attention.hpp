@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/families/linear_attention.hpp: hybrids of linear attention (Gated DeltaNet)
+// and full attention, where only full_attention layers rotate: Qwen3-Next, Qwen3.5 and Qwen3.5-MoE
+// (qwen3_next/, qwen3_5/, qwen3_5_moe/ configuration files) and OLMo Hybrid (olmo_hybrid/,
+// transformers 5.16).
+//
+//   layer_types   as given, with the legacy names renamed as the configuration classes do
+//                 (remap_legacy_layer_types: "mamba" and "conv" are linear_attention, "attention"
+//                 full_attention); an entry other than linear_attention / full_attention is refused,
+//                 naming it; else linear_attention unless (i + 1) % full_attention_interval == 0
+//                 (default 4; OLMo Hybrid: always 4, and its last layer full_attention when no layer
+//                 would be)
+//   RoPE          linear_attention layers have none; full_attention layers the one table
+#pragma once
+
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/linear_attention.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/hf_layer_json.hpp"
+
+namespace posenc::hf::detail_json::families {
+
+/// The rule for the linear-attention hybrids (see the file comment).
+inline FamilyConfig linear_attention_config(const json& text, const std::string& pre, const std::string& model_type)
+{
+    FamilyConfig out{text, {}, {}, {}, {}};
+    out.nope_layer_types.push_back("linear_attention");
+    if (const json* given = member(text, "layer_types")) {
+        if (!given->is_array()) return out;  // the reader refuses it, naming layer_types
+        json& types = out.text["layer_types"];
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            json& t = types[i];
+            if (!t.is_string()) continue;  // the reader refuses it, naming the entry
+            if (t == "mamba" || t == "conv") t = "linear_attention";
+            if (t == "attention") t = "full_attention";
+            if (t != "linear_attention" && t != "full_attention")
+                fail(pre + "layer_types[" + std::to_string(i) + "]",
+                     "expected \"linear_attention\" or \"full_attention\" for model_type \"" + model_type + "\"",
+                     '"' + t.get<std::string>() + '"');
+        }
+        return out;
+    }
+    const int n = layer_count(text, pre, model_type, out);
+    const bool olmo = model_type == "olmo_hybrid";
+    const int every = olmo ? 4 : pattern_value(text, "full_attention_interval", 4, pre);
+    json types = json::array();
+    bool any_full = false;
+    for (int i = 0; i < n; ++i) {
+        const bool full = (i + 1) % every == 0;
+        any_full = any_full || full;
+        types.push_back(full ? "full_attention" : "linear_attention");
+    }
+    if (olmo && !any_full && n > 0) types.back() = "full_attention";  // "at least one full attention layer"
+    out.text["layer_types"] = std::move(types);
+    out.text.erase("full_attention_interval");
+    return out;
+}
+
+}  // namespace posenc::hf::detail_json::families
