@@ -3,9 +3,12 @@
 """Compiles and runs every C++ and Python code block of README.md and docs/*.md, as written.
 
 Every fenced block tagged ```cpp, ```c++ or ```python is extracted and:
-  C++     compiled as a program of its own (C++17, -Wall -Wextra -Wpedantic -Werror, against the
-          in-tree headers in include/ and the include directories given with -I) and run; it
-          must exit with status 0. A block that includes the config reader (posenc/models/)
+  C++     compiled (C++17, -Wall -Wextra -Wpedantic -Werror, against the in-tree headers in
+          include/ and the include directories given with -I) and run; it must exit with status 0.
+          All blocks are first compiled as one program whose main runs each block's main in order
+          (each block in a namespace of its own, its # lines first); if that program does not
+          compile or a block fails, each block is compiled and run as a program of its own, which
+          names the failing one. A block that includes the config reader (posenc/models/)
           needs nlohmann_json, whose headers must be on the include path given.
   Python  run by the interpreter running this script, with --python-path prepended to
           PYTHONPATH (the built or installed posenc package); it must exit with status 0. A block
@@ -111,6 +114,65 @@ def check_cpp(block, args, workdir):
     if status != 0:
         return "fail", f"compiled, but the program exited with status {status}:\n{output}"
     return "pass", output
+
+
+def with_explicit_return(text):
+    """The block with `return 0;` before the closing brace of its main: only the global main may
+    fall off its end, and in the one program each block's main is an ordinary function. The brace
+    is found by counting braces outside string and character literals and comments."""
+    start = re.search(r"\bint\s+main\s*\([^)]*\)\s*\{", text)
+    if not start:
+        return text
+    depth, i, n = 1, start.end(), len(text)
+    while i < n and depth:
+        c = text[i]
+        if text.startswith("//", i):
+            i = text.find("\n", i) if text.find("\n", i) >= 0 else n
+            continue
+        if text.startswith("/*", i):
+            i = text.find("*/", i) + 2 if text.find("*/", i) >= 0 else n
+            continue
+        if c in "\"'":
+            i += 1
+            while i < n and text[i] != c:
+                i += 2 if text[i] == "\\" else 1
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return text[:i] + "    return 0;\n" + text[i:]
+        i += 1
+    return text
+
+
+def check_cpp_together(blocks, args, workdir):
+    """Every C++ block compiled as one program (merged_block: the headers parsed once) whose main
+    runs each block's main in order. {block: (outcome, output)} when it compiles and every block
+    returns 0; None otherwise, and the caller checks each block on its own (check_cpp), which names
+    the one that fails."""
+    merged = merged_block([Block(b.path, b.line, b.lang, with_explicit_return(b.text)) for b in blocks])
+    def call(n, block):  # a block's main(int, char**) gets the program's arguments
+        takes_args = re.search(r"\bint\s+main\s*\(\s*int\b", block.text) is not None
+        return (f"    if (int status = posenc_doc_block_{n}::main({'argc, argv' if takes_args else ''}); status != 0) {{\n"
+                f"        std::fprintf(stderr, \"posenc-doc-block {n} exited with %d\\n\", status);\n"
+                f"        return status;\n    }}\n")
+    calls = "".join(call(n, b) for n, b in enumerate(blocks))
+    text = ("#include <cstdio>\n" + merged.text + "\nint main([[maybe_unused]] int argc, [[maybe_unused]] char** argv)\n{\n" + calls) + "    return 0;\n}\n"
+    source, program = os.path.join(workdir, "all_blocks.cpp"), os.path.join(workdir, "all_blocks")
+    with open(source, "w", encoding="utf-8") as out:
+        out.write(text)
+    launcher = ["ccache"] if args.ccache else []
+    command = (launcher + shlex.split(args.cxx) + ["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+               "-Wno-main", "-O0", "-pthread", "-I", os.path.join(ROOT, "include")]
+               + [flag for d in args.include for flag in ("-I", d)] + [source, "-o", program])
+    status, _ = run(command)
+    if status != 0:
+        return None
+    status, output = run([program], cwd=ROOT)
+    if status != 0:
+        return None
+    return {b: ("pass", "") for b in blocks}
 
 
 def public_headers_block(include_dir):
@@ -245,9 +307,17 @@ def main():
 
     results = {}
     with tempfile.TemporaryDirectory(prefix="posenc-doc-examples-") as workdir:
+        # The C++ blocks as one program first (one compile instead of one per block); when that
+        # program does not compile or a block fails, each block is compiled and run on its own.
+        cpp = [b for b in to_run if b.lang == "cpp"]
+        together = check_cpp_together(cpp, args, workdir) if len(cpp) > 1 else None
+        if together is not None:
+            results.update(together)
+        elif len(cpp) > 1:
+            print("check-doc-examples: the C++ blocks do not pass as one program; one program per block")
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
             futures = {pool.submit(check_cpp if b.lang == "cpp" else check_python, b, args, workdir): b
-                       for b in to_run}
+                       for b in to_run if b not in results}
             for future in concurrent.futures.as_completed(futures):
                 results[futures[future]] = future.result()
 
