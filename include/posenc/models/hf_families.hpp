@@ -31,7 +31,6 @@ namespace posenc::hf {
 enum class LayerRule {
     uniform,             ///< every attention layer rotates with the one table (layer_types, if any, do not matter)
     gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling (Gemma 3, Gemma 3n)
-    nope_when_full,      ///< full_attention layers have no RoPE (Cohere 2 always; EXAONE 4 when a sliding window is set)
     no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
     /// Each decoder layer holds two attention sublayers with the one table (LongCat Flash): 2 *
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
@@ -104,12 +103,6 @@ inline constexpr unsigned rotary_dim_key = 1u << 20;
 /// Rope types default and longrope only, the legacy "su" and "yarn" read as longrope
 /// (phi3/configuration_phi3.py validate_rope).
 inline constexpr unsigned longrope_only = 1u << 21;
-/// nope_when_full without a window: sliding_window null makes every layer full_attention, with RoPE
-/// (EXAONE 4).
-inline constexpr unsigned null_window_all_full = 1u << 22;
-/// nope_when_full without a window: sliding_window null is refused, since only the sliding-window
-/// layers rotate and none would (Cohere 2).
-inline constexpr unsigned window_required = 1u << 23;
 /// An empty no_rope_layers list counts as absent (Llama 4's `if self.no_rope_layers`; SmolLM3 only
 /// treats None so).
 inline constexpr unsigned empty_no_rope_layers_absent = 1u << 24;
@@ -220,11 +213,11 @@ inline constexpr FamilyRules known_families[] = {
     {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096})"},
     {"smollm3", Pairing::half_split, "smollm3/modeling_smollm3.py", 2000000.0, {}, 0, 0, "smollm3/configuration_smollm3.py", LayerRule::no_rope_layers, 4, 0},
-    {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::nope_when_full, 4, trait::null_window_all_full},
+    {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::uniform, 0, 0},
     // Mllama's text model (Llama 3.2 Vision): Llama's rotate_half, base 5e5; the cross-attention layers
     // attend to the image and get no RoPE (models/detail/families/mllama.hpp)
     {"mllama_text_model", Pairing::half_split, "mllama/modeling_mllama.py", 500000.0, {}, 0, 131072, "mllama/configuration_mllama.py", LayerRule::uniform, 0, 0},
-    {"exaone_moe", Pairing::half_split, "exaone_moe/modeling_exaone_moe.py", {}, {}, 0, 2048, "exaone_moe/configuration_exaone_moe.py", LayerRule::nope_when_full, 4, trait::null_window_all_full},
+    {"exaone_moe", Pairing::half_split, "exaone_moe/modeling_exaone_moe.py", {}, {}, 0, 2048, "exaone_moe/configuration_exaone_moe.py", LayerRule::uniform, 0, 0},
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::hunyuan_alpha},
     // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
@@ -405,7 +398,7 @@ inline constexpr FamilyRules known_families[] = {
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::rotary_dim_key},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, trait::rotary_dim_key},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
-    {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, {}, 0, 0, "cohere2/configuration_cohere2.py", LayerRule::nope_when_full, 4, trait::head_dim_from_hidden | trait::window_required},
+    {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, {}, 0, 0, "cohere2/configuration_cohere2.py", LayerRule::uniform, 0, trait::head_dim_from_hidden},
     {"glm", Pairing::interleaved, "glm/modeling_glm.py", {}, 0.5, 0, 0, "glm/configuration_glm.py", LayerRule::uniform, 0, trait::partial_rotary},
     {"glm4", Pairing::interleaved, "glm4/modeling_glm4.py", {}, 0.5, 0, 0, "glm4/configuration_glm4.py", LayerRule::uniform, 0, trait::partial_rotary},
     // DeepSeek MLA: RoPE on the qk_rope_head_dim slice; V2 rotates complex pairs, V3 reads rope_interleave, V3.2 always interleaves
@@ -614,7 +607,6 @@ constexpr std::string_view layer_pattern_key(LayerRule rule) noexcept
 {
     switch (rule) {
     case LayerRule::gemma3_local_base:
-    case LayerRule::nope_when_full: return "sliding_window_pattern";
     case LayerRule::no_rope_layers: return "no_rope_layer_interval";
     default: return "";
     }

@@ -114,44 +114,18 @@ protected:
             types = pattern_layer_types(need_layers("Gemma 3's layer pattern needs it"),
                                         layer_pattern(),
                                         "sliding_attention", "full_attention");
-        } else if (rule == LayerRule::nope_when_full) {
-            const json* window = text->find("sliding_window") == text->end() ? nullptr : &(*text)["sliding_window"];
-            const bool windowed = !window || !window->is_null();
-            if (family->has(trait::null_window_all_full) && !windowed)
-                types.assign(static_cast<std::size_t>(need_layers("the layer map needs it")), "full_attention");
-            else
-                types = pattern_layer_types(need_layers("the layer pattern needs it"),
-                                            layer_pattern(),
-                                            "sliding_attention", "full_attention");
         } else if (rule == LayerRule::tables_per_layer_type) {
             types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
                                         "sliding_attention", "full_attention");
         }
     }
 
-    /// Which layers rotate: the families whose layer types decide RoPE accept only the types their code tests for.
+    /// Which layers rotate: every layer, but no_rope_layers' NoPE layers and those of the layer types a
+    /// family rule (families/) names.
     void decide_rotation()
     {
-        // The families whose layer types decide RoPE accept only the types their code tests for.
-        if (rule == LayerRule::nope_when_full) {
-            const char* other = "sliding_attention";
-            for (std::size_t i = 0; i < types.size(); ++i)
-                if (types[i] != "full_attention" && types[i] != other)
-                    fail(pre + "layer_types[" + std::to_string(i) + "]",
-                         std::string("expected \"") + other + "\" or \"full_attention\" for model_type " + type_shown,
-                         '"' + types[i] + '"');
-        }
         rotates.assign(types.size(), true);
-        if (rule == LayerRule::nope_when_full) {
-            const json* window = text->find("sliding_window") == text->end() ? nullptr : &(*text)["sliding_window"];
-            const bool windowed = !window || !window->is_null();
-            if (family->has(trait::window_required) && !windowed)
-                fail(pre + "sliding_window", "expected a window: Cohere 2 rotates only its sliding-window layers, so null "
-                                             "leaves the model without RoPE",
-                     "null");
-            if (windowed)
-                for (std::size_t i = 0; i < types.size(); ++i) rotates[i] = types[i] != "full_attention";
-        } else if (rule == LayerRule::no_rope_layers) {
+        if (rule == LayerRule::no_rope_layers) {
             no_rope_layer_rotation();
         }
         for (std::size_t i = 0; i < types.size(); ++i)  // a family rule's layer types without position embeddings
@@ -202,11 +176,6 @@ protected:
             fail(pre + "no_rope_layers", "expected at least one 1 (a layer with RoPE): every entry is 0, so none of the " +
                                              n + " layers rotates and there is no RoPE to describe",
                  shown(*member(*text, "no_rope_layers")));
-        if (rule == LayerRule::nope_when_full)
-            fail(pre + "layer_types", "expected at least one \"sliding_attention\" layer: model_type " + type_shown +
-                                          " rotates only its sliding-window layers and every one of the " + n +
-                                          " layers is \"full_attention\", so no layer has RoPE",
-                 member(*text, "layer_types") ? shown(*member(*text, "layer_types")) : n + " full_attention layers");
         fail(pre + "layer_types", "expected at least one layer with RoPE", n + " layers without");
     }
 

@@ -22,6 +22,7 @@
 #include "posenc/models/detail/families/modernbert.hpp"
 #include "posenc/models/detail/families/nope_by_attention.hpp"
 #include "posenc/models/detail/families/own_rope_keys.hpp"
+#include "posenc/models/detail/families/sliding_window_rope.hpp"
 #include "posenc/models/detail/families/step3p7.hpp"
 
 namespace posenc::hf::detail_json::families {
@@ -39,6 +40,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
+    if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2") return &sliding_window_rope_config;
     if (model_type == "qwen3_next" || model_type == "qwen3_5_text" || model_type == "qwen3_5_moe_text" ||
         model_type == "olmo_hybrid")
         return &linear_attention_config;
