@@ -31,7 +31,6 @@ namespace posenc::hf {
 enum class LayerRule {
     uniform,             ///< every attention layer rotates with the one table (layer_types, if any, do not matter)
     gemma3_local_base,   ///< sliding_attention layers: rope_local_base_freq, no scaling; full_attention: rope_theta + scaling (Gemma 3, Gemma 3n)
-    no_rope_layers,      ///< no_rope_layers[i] == 1: layer i rotates; 0: NoPE; default every no_rope_layer_interval-th layer NoPE
     /// Each decoder layer holds two attention sublayers with the one table (LongCat Flash): 2 *
     /// num_layers attention layers; layer_pattern is the class-default num_layers, and the model
     /// overwrites num_hidden_layers with 2 * num_layers.
@@ -103,9 +102,6 @@ inline constexpr unsigned rotary_dim_key = 1u << 20;
 /// Rope types default and longrope only, the legacy "su" and "yarn" read as longrope
 /// (phi3/configuration_phi3.py validate_rope).
 inline constexpr unsigned longrope_only = 1u << 21;
-/// An empty no_rope_layers list counts as absent (Llama 4's `if self.no_rope_layers`; SmolLM3 only
-/// treats None so).
-inline constexpr unsigned empty_no_rope_layers_absent = 1u << 24;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -212,7 +208,7 @@ inline constexpr FamilyRules known_families[] = {
     {"olmo2", Pairing::half_split, "olmo2/modeling_olmo2.py", {}, {}, 0, 0, "", LayerRule::uniform, 0, 0},
     {"gpt_oss", Pairing::half_split, "gpt_oss/modeling_gpt_oss.py", 150000.0, {}, 64, 131072, "gpt_oss/configuration_gpt_oss.py", LayerRule::uniform, 0, 0, "",
      R"({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096})"},
-    {"smollm3", Pairing::half_split, "smollm3/modeling_smollm3.py", 2000000.0, {}, 0, 0, "smollm3/configuration_smollm3.py", LayerRule::no_rope_layers, 4, 0},
+    {"smollm3", Pairing::half_split, "smollm3/modeling_smollm3.py", 2000000.0, {}, 0, 0, "smollm3/configuration_smollm3.py", LayerRule::uniform, 0, 0},
     {"exaone4", Pairing::half_split, "exaone4/modeling_exaone4.py", {}, {}, 0, 0, "exaone4/configuration_exaone4.py", LayerRule::uniform, 0, 0},
     // Mllama's text model (Llama 3.2 Vision): Llama's rotate_half, base 5e5; the cross-attention layers
     // attend to the image and get no RoPE (models/detail/families/mllama.hpp)
@@ -438,7 +434,7 @@ inline constexpr FamilyRules known_families[] = {
     FamilyRules{"glm_ocr_text", Pairing::interleaved, "glm_ocr/modeling_glm_ocr.py", {}, {}, 0, 131072, "glm_ocr/configuration_glm_ocr.py", LayerRule::uniform, 0, trait::multi_axis | trait::partial_rotary}
         .with_default_mrope_section("[8, 12, 12]"),
     {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, {}, 0, 32768, "glm4v/configuration_glm4v.py", LayerRule::uniform, 0, trait::multi_axis | trait::head_dim_from_hidden | trait::partial_rotary},
-    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::no_rope_layers, 4, trait::llama4_temperature_tuning | trait::empty_no_rope_layers_absent},
+    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", 500000.0, {}, 128, 0, "llama4/configuration_llama4.py", LayerRule::uniform, 0, trait::llama4_temperature_tuning},
 };
 
 /// When a family's config is refused (FamilyRefusal::when).
@@ -607,7 +603,6 @@ constexpr std::string_view layer_pattern_key(LayerRule rule) noexcept
 {
     switch (rule) {
     case LayerRule::gemma3_local_base:
-    case LayerRule::no_rope_layers: return "no_rope_layer_interval";
     default: return "";
     }
 }
@@ -618,7 +613,6 @@ constexpr std::string_view layer_pattern_key(LayerRule rule) noexcept
 constexpr bool reads_key(const FamilyRules& family, std::string_view key) noexcept
 {
     if (key == family.local_base_key || key == layer_pattern_key(family.layers)) return true;
-    if (key == "no_rope_layers") return family.layers == LayerRule::no_rope_layers;
     return false;
 }
 

@@ -2,7 +2,7 @@
 // posenc/models/detail/hf_layer_rules_json.hpp: the layer map of a whole model: the number of
 // layers, each layer's type (layer_types as given, else derived by the family's LayerRule: a
 // sliding-window pattern, a full- attention interval, index lists, DeepSeek-V4's compress ratios),
-// which layers rotate (NoPE by layer type or by no_rope_layers), and the group index of each layer.
+// which layers rotate (NoPE by the layer types a family rule names), and the group index of each layer.
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -120,50 +120,13 @@ protected:
         }
     }
 
-    /// Which layers rotate: every layer, but no_rope_layers' NoPE layers and those of the layer types a
-    /// family rule (families/) names.
+    /// Which layers rotate: every layer but those of the layer types a family rule (families/) names.
     void decide_rotation()
     {
         rotates.assign(types.size(), true);
-        if (rule == LayerRule::no_rope_layers) {
-            no_rope_layer_rotation();
-        }
         for (std::size_t i = 0; i < types.size(); ++i)  // a family rule's layer types without position embeddings
             if (std::find(family_nope_types.begin(), family_nope_types.end(), types[i]) != family_nope_types.end())
                 rotates[i] = false;
-    }
-
-    /// SmolLM3, Llama 4: no_rope_layers[i] == 1 rotates; absent, every no_rope_layer_interval-th layer is NoPE.
-    void no_rope_layer_rotation()
-    {
-        const int n = need_layers("no_rope_layers needs it");
-        rotates.assign(static_cast<std::size_t>(n), true);
-        const json* list = member(*text, "no_rope_layers");
-        // Llama 4 treats an empty list as absent (`if self.no_rope_layers`); SmolLM3 only None.
-        if (list && family->has(trait::empty_no_rope_layers_absent) && list->is_array() && list->empty()) list = nullptr;
-        if (list) {
-            if (!list->is_array() || list->size() < static_cast<std::size_t>(n))
-                fail_json(pre + "no_rope_layers", "expected a list of 0 / 1 with at least one entry per layer (" +
-                                                      std::to_string(n) + ")",
-                          *list);
-            for (int i = 0; i < n; ++i) {
-                const json& e = (*list)[static_cast<std::size_t>(i)];
-                const std::string path = pre + "no_rope_layers[" + std::to_string(i) + "]";
-                if (e.is_boolean()) rotates[static_cast<std::size_t>(i)] = e.get<bool>();
-                else {
-                    const std::int64_t x = integer(e, path, "expected 1 (RoPE) or 0 (NoPE)");
-                    if (x != 0 && x != 1) fail_json(path, "expected 1 (RoPE) or 0 (NoPE)", e);
-                    rotates[static_cast<std::size_t>(i)] = x == 1;
-                }
-            }
-        } else {
-            int interval = family->layer_pattern;
-            if (const json* v = member(*text, "no_rope_layer_interval")) interval = positive_int(*v, pre + "no_rope_layer_interval");
-            for (int i = 0; i < n; ++i) rotates[static_cast<std::size_t>(i)] = (i + 1) % interval != 0;
-            out.notes.push_back("no_rope_layers absent: every " + std::to_string(interval) +
-                                "th layer has no RoPE (no_rope_layer_interval)");
-        }
-        if (types.empty()) types.assign(static_cast<std::size_t>(n), "full_attention");
     }
 
     /// A layer map without any RoPE layer describes no rotary embedding: refused, naming the key that
@@ -172,10 +135,6 @@ protected:
     {
         if (types.empty() || per_type || std::find(rotates.begin(), rotates.end(), true) != rotates.end()) return;
         const std::string n = std::to_string(types.size());
-        if (rule == LayerRule::no_rope_layers && member(*text, "no_rope_layers"))
-            fail(pre + "no_rope_layers", "expected at least one 1 (a layer with RoPE): every entry is 0, so none of the " +
-                                             n + " layers rotates and there is no RoPE to describe",
-                 shown(*member(*text, "no_rope_layers")));
         fail(pre + "layer_types", "expected at least one layer with RoPE", n + " layers without");
     }
 

@@ -20,6 +20,7 @@
 #include "posenc/models/detail/families/layer_type_dicts.hpp"
 #include "posenc/models/detail/families/mllama.hpp"
 #include "posenc/models/detail/families/modernbert.hpp"
+#include "posenc/models/detail/families/no_rope_layers.hpp"
 #include "posenc/models/detail/families/nope_by_attention.hpp"
 #include "posenc/models/detail/families/own_rope_keys.hpp"
 #include "posenc/models/detail/families/sliding_window_rope.hpp"
@@ -41,6 +42,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
     if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2") return &sliding_window_rope_config;
+    if (model_type == "smollm3" || model_type == "llama4_text") return &no_rope_layers_config;
     if (model_type == "qwen3_next" || model_type == "qwen3_5_text" || model_type == "qwen3_5_moe_text" ||
         model_type == "olmo_hybrid")
         return &linear_attention_config;
