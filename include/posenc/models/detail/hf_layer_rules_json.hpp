@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_layer_rules_json.hpp: the layer map of a whole model: the number of
-// layers, each layer's type (layer_types as given, else derived by the family's LayerRule: a
-// sliding-window pattern, a full- attention interval, index lists, DeepSeek-V4's compress ratios),
-// which layers rotate (NoPE by the layer types a family rule names), and the group index of each layer.
+// layers, each layer's type (layer_types as given, most families' written by their family rule in
+// families/, else derived by the family's LayerRule: Gemma 3's and OLMo 3's patterns, LongCat's
+// sublayers), which layers rotate (NoPE by the layer types a family rule names), and the group
+// index of each layer.
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
