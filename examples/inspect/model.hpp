@@ -28,10 +28,8 @@
 #include <posenc/models/presets.hpp>
 #include <posenc/scaling/scaling.hpp>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_config_text.hpp: the config reader's text checks before any parsing: no
 // NUL byte in the text (JSON text cannot hold one, and nlohmann's iterator parser would stop there
-// and accept whatever follows); the file checks are hf_config_file.hpp's.
+// and accept whatever follows); a file's bytes come from hf::read_config_file (hf_config_file.hpp).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -13,7 +13,6 @@
 #include <string_view>
 
 #include "posenc/error.hpp"
-#include "posenc/models/hf_config_file.hpp"
 #include "posenc/models/detail/hf_json_values.hpp"
 
 namespace posenc::hf {
@@ -32,10 +31,6 @@ inline void require_no_nul(std::string_view text, const std::string& where, cons
                             where + ": holds a NUL byte at offset " + std::to_string(nul) +
                                 "; a JSON config is text without NUL bytes");
 }
-
-/// The text of a config file: hf::read_config_file (hf_config_file.hpp), the one implementation of
-/// the file checks.
-inline std::string read_config_text(const std::string& path) { return read_config_file(path); }
 
 }  // namespace detail_json
 

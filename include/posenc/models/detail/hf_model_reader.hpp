@@ -21,6 +21,7 @@
 
 #include "posenc/models/detail/hf_attention_sizes_json.hpp"
 #include "posenc/models/detail/hf_config_text.hpp"
+#include "posenc/models/hf_config_file.hpp"
 
 namespace posenc::hf::detail_json {
 
@@ -125,7 +126,7 @@ inline HfModelConfig parse_model_values(std::string_view text, const ReadOptions
 /// is a posenc::error naming the path.
 inline HfModelConfig read_model_values(const std::string& path, const ReadOptions& options = {})
 {
-    return parse_model_values(read_config_text(path), options);
+    return parse_model_values(read_config_file(path), options);
 }
 
 /// The JSON stage's single-group view, for the tests of this stage: the primary group (the only

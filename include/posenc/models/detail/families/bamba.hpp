@@ -30,16 +30,8 @@ inline FamilyConfig bamba_config(const json& text, const std::string& pre, const
     const int n = layer_count(text, pre, model_type, out);
     json types = json::array();
     for (int i = 0; i < n; ++i) types.push_back("mamba");
-    bool any_attention = false;
     const json* idxs = member(text, "attn_layer_indices");
-    if (idxs && !idxs->is_array()) fail_json(pre + "attn_layer_indices", "expected a list of layer indices", *idxs);
-    if (idxs)
-        for (std::size_t k = 0; k < idxs->size(); ++k) {
-            const std::string path = pre + "attn_layer_indices[" + std::to_string(k) + "]";
-            const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
-            if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
-            if (i < n) types[static_cast<std::size_t>(i)] = "attention", any_attention = true;
-        }
+    const bool any_attention = idxs && mark_listed_layers(*idxs, pre, "attn_layer_indices", n, types, "attention");
     if (!any_attention)
         fail(pre + "attn_layer_indices", "expected at least one attention layer below num_hidden_layers " +
                                              std::to_string(n) + " (every other layer is mamba, without RoPE)",

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,32 @@ inline int layer_count(const json& text, const std::string& pre, const std::stri
                         " (" + std::string(d->source) + ")");
     out.text["num_hidden_layers"] = d->num_hidden_layers;
     return d->num_hidden_layers;
+}
+
+/// text[key] as an integer >= 0, else 0 (first_k_dense_replace, num_nextn_predict_layers, ...).
+inline std::int64_t count_or_zero(const json& text, const std::string& pre, const char* key)
+{
+    const json* v = member(text, key);
+    if (!v) return 0;
+    const std::int64_t x = integer(*v, pre + key, "expected an integer >= 0");
+    if (x < 0) fail_json(pre + key, "expected an integer >= 0", *v);
+    return x;
+}
+
+/// Sets types[i] = `mark` for each index i < n of the list at `key` (attn_layer_indices,
+/// cross_attention_layers, full_attn_idxs); indices past the last layer are not layers. Refuses
+/// a value that is not a list and an index below 0, naming the entry. True when a layer was marked.
+inline bool mark_listed_layers(const json& list, const std::string& pre, const char* key, int n, json& types, const char* mark)
+{
+    if (!list.is_array()) fail_json(pre + key, "expected a list of layer indices", list);
+    bool marked = false;
+    for (std::size_t k = 0; k < list.size(); ++k) {
+        const std::string path = pre + key + "[" + std::to_string(k) + "]";
+        const std::int64_t i = integer(list[k], path, "expected a layer index >= 0");
+        if (i < 0) fail_json(path, "expected a layer index >= 0", list[k]);
+        if (i < n) types[static_cast<std::size_t>(i)] = mark, marked = true;
+    }
+    return marked;
 }
 
 /// A top-level key the family's configuration class does not read: a warning naming it.

@@ -46,14 +46,8 @@ inline FamilyConfig lfm2_config(const json& text, const std::string& pre, const 
     json types = json::array();
     for (int i = 0; i < n; ++i) types.push_back("full_attention");
     if (const json* idxs = member(text, "full_attn_idxs")) {
-        if (!idxs->is_array()) fail_json(pre + "full_attn_idxs", "expected a list of layer indices", *idxs);
-        for (json& t : types) t = "conv";
-        for (std::size_t k = 0; k < idxs->size(); ++k) {
-            const std::string path = pre + "full_attn_idxs[" + std::to_string(k) + "]";
-            const std::int64_t i = integer((*idxs)[k], path, "expected a layer index >= 0");
-            if (i < 0) fail_json(path, "expected a layer index >= 0", (*idxs)[k]);
-            if (i < n) types[static_cast<std::size_t>(i)] = "full_attention";
-        }
+        for (json& t : types) t = "conv";  // a value that is not a list is refused below
+        mark_listed_layers(*idxs, pre, "full_attn_idxs", n, types, "full_attention");
         out.text.erase("full_attn_idxs");
     }
     out.text["layer_types"] = std::move(types);

@@ -35,15 +35,9 @@ inline FamilyConfig mllama_config(const json& text, const std::string& pre, cons
     } else {
         out.notes.push_back("cross_attention_layers absent: " + model_type + "'s class default " + list.dump());
     }
-    if (!list.is_array()) fail_json(pre + "cross_attention_layers", "expected a list of layer indices", list);
     json types = json::array();
     for (int i = 0; i < n; ++i) types.push_back("self_attention");
-    for (std::size_t k = 0; k < list.size(); ++k) {
-        const std::string path = pre + "cross_attention_layers[" + std::to_string(k) + "]";
-        const std::int64_t i = integer(list[k], path, "expected a layer index >= 0");
-        if (i < 0) fail_json(path, "expected a layer index >= 0", list[k]);
-        if (i < n) types[static_cast<std::size_t>(i)] = "cross_attention";
-    }
+    mark_listed_layers(list, pre, "cross_attention_layers", n, types, "cross_attention");
     out.text["layer_types"] = std::move(types);
     out.text.erase("cross_attention_layers");
     out.nope_layer_types.push_back("cross_attention");

@@ -81,11 +81,7 @@ inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre,
 {
     FamilyConfig out{text, {}, {}, {}, {}};
     const int n = layer_count(text, pre, model_type, out);
-    std::int64_t dense = 0;
-    if (const json* v = member(text, "first_k_dense_replace")) {
-        dense = integer(*v, pre + "first_k_dense_replace", "expected an integer >= 0");
-        if (dense < 0) fail_json(pre + "first_k_dense_replace", "expected an integer >= 0", *v);
-    }
+    const std::int64_t dense = count_or_zero(text, pre, "first_k_dense_replace");
     const std::int64_t prefix_pattern = nope_by_attention_detail::pattern(text, pre, "prefix_dense_sliding_window_pattern", 1);
     const std::int64_t rest_pattern = nope_by_attention_detail::pattern(text, pre, "sliding_window_pattern", 4);
     std::vector<std::string> types;

@@ -34,11 +34,7 @@ inline FamilyConfig step3p7_config(const json& text, const std::string& pre, con
 {
     FamilyConfig out{text, {}, {}, {}, {}};
     const int n = layer_count(text, pre, model_type, out);
-    std::int64_t mtp = 0;
-    if (const json* v = member(text, "num_nextn_predict_layers")) {
-        mtp = integer(*v, pre + "num_nextn_predict_layers", "expected an integer >= 0");
-        if (mtp < 0) fail_json(pre + "num_nextn_predict_layers", "expected an integer >= 0", *v);
-    }
+    const std::int64_t mtp = count_or_zero(text, pre, "num_nextn_predict_layers");
     // A per-layer list padded with the multi-token-prediction layers loses its tail.
     auto trimmed = [&](const char* key) -> json {
         const json* v = member(text, key);
