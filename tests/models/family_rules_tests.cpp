@@ -218,4 +218,26 @@ TEST_CASE("[roformer/modeling_roformer.py (transformers 5.16)] RoFormer: interle
           "and keys only, got true");
 }
 
+
+TEST_CASE("[gemma3/configuration_gemma3.py, gemma3n/configuration_gemma3n.py (transformers 5.16)] sliding_window_pattern sets Gemma 3's layer types; Gemma 3n's are fixed")
+{
+    // Gemma3TextConfig: layer_types absent, layer i is full_attention iff (i + 1) % sliding_window_pattern
+    // == 0 (the key, class default 6). Gemma3nTextConfig: iff (i + 1) % 5 == 0, the key is not read.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "gemma3_text", "head_dim": 64, "num_hidden_layers": 8,
+        "sliding_window_pattern": 4})");
+    CHECK(layers_named(m.rope, "full_attention") == std::vector<int>{3, 7});
+    check_plain(m.rope.group("sliding_attention"), 64, 64, 10000.0);
+    check_plain(m.rope.group("full_attention"), 64, 64, 1e6);
+    const auto d = posenc::hf::parse_model(R"({"model_type": "gemma3_text", "head_dim": 64, "num_hidden_layers": 12})");
+    CHECK(layers_named(d.rope, "full_attention") == std::vector<int>{5, 11});
+    const auto n = posenc::hf::parse_model(R"({"model_type": "gemma3n_text", "head_dim": 64, "num_hidden_layers": 10,
+        "sliding_window_pattern": 4})");
+    CHECK(layers_named(n.rope, "full_attention") == std::vector<int>{4, 9});
+    CHECK(has_warning(n, "sliding_window_pattern"));
+    CHECK(error_of(R"({"model_type": "gemma3_text", "num_hidden_layers": 4, "sliding_window_pattern": 0})") ==
+          "sliding_window_pattern: expected a positive integer, got 0");
+    // A layer type Gemma 3's rotary embedding has no table for, without per-layer-type dicts.
+    CHECK(error_of(R"({"model_type": "gemma3_text", "layer_types": ["sliding_attention", "chunked_attention"]})") ==
+          "layer_types: expected \"sliding_attention\" or \"full_attention\" for Gemma 3, got \"chunked_attention\"");
+}
 }  // namespace models_family_rules_tests

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_group_rules_json.hpp: the RoPE groups of a whole model: one per layer
-// type with its own dict (per-layer-type rope_parameters, a family's class-default dicts), Gemma
-// 3's local base, one table per layer type (OLMo 3), else one group for every RoPE layer; each
-// resolved by GroupReader (hf_group_json.hpp).
+// type with its own dict (per-layer-type rope_parameters, a family's class-default dicts), one per
+// layer type from the one dict where a family rule says its rotary embedding builds a table per
+// layer type (OLMo 3, Gemma 3), else one group for every RoPE layer; each resolved by GroupReader
+// (hf_group_json.hpp).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -31,19 +32,31 @@ public:
     using LayerMapRules::LayerMapRules;
 
 protected:
-    /// One group per layer type with its own dict (per-layer-type rope_parameters, Gemma 3), else one
-    /// (named "default").
+    /// One group per layer type with its own dict (per-layer-type rope_parameters) or its own table (a
+    /// family rule's table_per_layer_type), else one (named "default").
     void build_groups()
     {
         if (per_type) per_layer_type_groups();
-        else if (rule == LayerRule::gemma3_local_base) local_base_groups();
-        else if (rule == LayerRule::tables_per_layer_type) layer_type_groups();
+        else if (table_per_layer_type) layer_type_groups();
         else one_group();
         if (out.groups.empty())
             fail(pre + "layer_types", "expected at least one layer with RoPE", std::to_string(types.size()) + " layers without");
         // A family whose attention builds one table per layer type (or per rope label) names its
         // groups so even when the config uses only one of them (DeepSeek-V4's class defaults: every
         // layer "compress"); one_group's "default" is the one-table models' name.
+    }
+
+    /// `c` with what the family rule gives layer type `t` beyond its dict (its own base, no scaling,
+    /// its own head dim).
+    GroupContext layer_type_context(const std::string& t, GroupContext c) const
+    {
+        for (const families::FamilyConfig::LayerTypeGroup& g : family_groups)
+            if (g.layer_type == t) {
+                if (g.base) c.base = g.base, c.base_key = g.base_key;
+                if (g.unscaled) c.no_scaling = true;
+                if (g.head_dim) c.head_dim = g.head_dim, c.head_dim_key = g.head_dim_key;
+            }
+        return c;
     }
 
     /// v5 per-layer-type rope_parameters: one group per layer type that rotates.
@@ -65,47 +78,16 @@ protected:
             c.dict_key = "rope_parameters." + t;
             c.per_layer_type = true;
             c.check_rope_scaling = t == "full_attention" || group_types.size() == 1;
-            for (const auto& h : family_head_dims)  // a family rule's head dim for this layer type
-                if (h.layer_type == t) c.head_dim = h.head_dim, c.head_dim_key = h.key;
-            out.groups.push_back({t, resolve_group(c)});
+            out.groups.push_back({t, resolve_group(layer_type_context(t, c))});
         }
     }
 
-    /// LayerRule::gemma3_local_base (Gemma 3, v4 layout): sliding_attention layers at the row's local base
-    /// (FamilyRules::local_base_key, else its class default), unscaled; full_attention with rope_theta and the scaling.
-    void local_base_groups()
-    {
-        const GroupContext base = base_context();
-        const std::string key(family->local_base_key);
-        group_types = distinct_layer_types(false);
-        for (const std::string& t : group_types) {
-            GroupContext c = base;
-            if (t == "sliding_attention") {
-                c.no_scaling = true;
-                c.base = family->local_base;
-                c.base_key = key;
-                if (const json* v = member(*text, key.c_str())) c.base = number(*v, pre + key);
-            } else if (t != "full_attention") {
-                fail(pre + "layer_types", "expected \"sliding_attention\" or \"full_attention\" for Gemma 3", '"' + t + '"');
-            }
-            out.groups.push_back({t, resolve_group(c)});
-        }
-    }
-
-    /// One table per layer type from the one dict (OLMo 3): groups named by layer type, equal tables.
+    /// One table per layer type from the one dict (a family rule's table_per_layer_type: OLMo 3, Gemma
+    /// 3 without per-layer-type dicts): groups named by layer type.
     void layer_type_groups()
     {
         group_types = distinct_layer_types(true);
-        // olmo3/configuration_olmo3.py (transformers 5.16): convert_rope_params_to_dict pops the top-level
-        // rope_theta into full_attention's dict, then gives sliding_attention the class default 500000.
-        if (const json* theta = member(*text, "rope_theta");
-            theta && !(theta->is_number() && theta->get<double>() == 500000.0) && !member(*text, "rope_parameters") &&
-            std::find(group_types.begin(), group_types.end(), "sliding_attention") != group_types.end())
-            fail(pre + "rope_theta", "expected 500000 or per-layer-type rope_parameters: transformers gives only "
-                                     "full_attention layers the top-level rope_theta and sliding_attention layers "
-                                     "the class default 500000",
-                 shown(*theta));
-        for (const std::string& t : group_types) out.groups.push_back({t, resolve_group(base_context())});
+        for (const std::string& t : group_types) out.groups.push_back({t, resolve_group(layer_type_context(t, base_context()))});
     }
 
     /// One group for every RoPE layer; a family's class-default dict when the config has none.

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_layer_rules_json.hpp: the layer map of a whole model: the number of
-// layers, each layer's type (layer_types as given, most families' written by their family rule in
-// families/, else derived by the family's LayerRule: Gemma 3's and OLMo 3's patterns, LongCat's
-// sublayers), which layers rotate (NoPE by the layer types a family rule names), and the group
-// index of each layer.
+// layers, each layer's type (layer_types as given, or as a family rule in families/ writes them),
+// which layers rotate (NoPE by the layer types a family rule names), and the group index of each
+// layer.
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -32,7 +31,7 @@ public:
     using ModelChecks::ModelChecks;
 
 protected:
-    /// num_hidden_layers (n_layer, num_layers); LongCat Flash's two sublayers per decoder layer.
+    /// num_hidden_layers (n_layer, num_layers), else the class default when layer_types does not say it.
     void read_num_layers()
     {
         for (const char* key : {"num_hidden_layers", "n_layer", "num_layers"})
@@ -48,38 +47,12 @@ protected:
             out.notes.push_back("num_hidden_layers absent: " + out.model_type + "'s class default " +
                                 std::to_string(defaults->num_hidden_layers) + " (" + std::string(defaults->source) + ")");
         }
-        if (family && family->layers == LayerRule::paired_sublayers) {
-            // longcat_flash/modeling_longcat_flash.py: num_layers decoder layers of two attention
-            // sublayers each; the model sets num_hidden_layers = 2 * num_layers.
-            int decoder_layers = family->layer_pattern;
-            if (const json* v = member(*text, "num_layers")) {
-                decoder_layers = positive_int(*v, pre + "num_layers");
-                if (decoder_layers > ModelRope::max_layers / 2)
-                    fail_json(pre + "num_layers", "expected a positive integer <= 500000 (two attention layers each)", *v);
-            } else {
-                out.notes.push_back("num_layers absent: " + out.model_type + "'s class default " + std::to_string(decoder_layers));
-            }
-            const int attention_layers = 2 * decoder_layers;
-            if (const json* v = member(*text, "num_hidden_layers"); v && !(v->is_number() && v->get<double>() == attention_layers))
-                out.warnings.push_back({pre + "num_hidden_layers", "model_type " + type_shown +
-                                                                       "'s model sets it to 2 * num_layers = " +
-                                                                       std::to_string(attention_layers) + "; ignored"});
-            out.num_layers = attention_layers;
-            out.notes.push_back("two attention sublayers per decoder layer: " + std::to_string(attention_layers) +
-                                " attention layers (2 * num_layers), every one with the one table");
-        }
     }
 
-    /// layer_types as given, else derived by the family's layer rule.
+    /// layer_types as given (a family rule in families/ writes them where its configuration class derives them).
     void read_layer_types()
     {
-        if (const json* v = member(*text, "layer_types"); v && rule == LayerRule::paired_sublayers) {
-            out.warnings.push_back({pre + "layer_types", "model_type " + type_shown +
-                                                             "'s code does not read it (every attention sublayer has the one "
-                                                             "table); ignored"});
-        }
-        if (const json* v = member(*text, "layer_types");
-            v && rule != LayerRule::paired_sublayers) {
+        if (const json* v = member(*text, "layer_types")) {
             types = layer_type_list(*v, pre + "layer_types");
             if (!out.num_layers) {
                 if (types.empty() || types.size() > static_cast<std::size_t>(ModelRope::max_layers))
@@ -90,8 +63,6 @@ protected:
                 fail(pre + "layer_types", "expected one entry per layer (num_hidden_layers " +
                                               std::to_string(*out.num_layers) + ")",
                      std::to_string(types.size()) + " entries");
-        } else {
-            derive_layer_types();
         }
         if (!family && !types.empty())
             for (std::size_t i = 1; i < types.size(); ++i)
@@ -100,25 +71,6 @@ protected:
                          "expected every layer of the same type for model_type " + type_shown +
                              " (whether its layer types share one RoPE cannot be told from the config)",
                          '"' + types[i] + '"');
-    }
-
-    /// The family's layer pattern: its layer-pattern key (hf_families.hpp layer_pattern_key), else the row's default.
-    int layer_pattern() const
-    {
-        return pattern_value(*text, std::string(layer_pattern_key(rule)).c_str(), family->layer_pattern, pre);
-    }
-
-    /// Layer types from a pattern or from index lists, per layer rule.
-    void derive_layer_types()
-    {
-        if (rule == LayerRule::gemma3_local_base) {
-            types = pattern_layer_types(need_layers("Gemma 3's layer pattern needs it"),
-                                        layer_pattern(),
-                                        "sliding_attention", "full_attention");
-        } else if (rule == LayerRule::tables_per_layer_type) {
-            types = pattern_layer_types(need_layers("the layer pattern needs it"), family->layer_pattern,
-                                        "sliding_attention", "full_attention");
-        }
     }
 
     /// Which layers rotate: every layer but those of the layer types a family rule (families/) names.

@@ -120,18 +120,18 @@ protected:
         }
     }
 
-    /// Keys that only a known model's code gives a meaning.
+    /// Keys that only a known model's code gives a meaning: a family rule (families/) that reads one
+    /// takes it out of the config, so one still here is not read by the family's code.
     void check_model_specific_keys()
     {
         for (const char* key : model_specific_keys) {
             if (!member(*text, key)) continue;
             const std::string k = key;
-            const bool used = family && reads_key(*family, k);
             if (!family)
                 fail(pre + k, "is read only for model types posenc knows; model_type " + type_shown +
                                   " is not one, and how its code uses this key cannot be told from the config",
                      shown(*member(*text, key)));
-            if (!used && k != "sliding_window_pattern")
+            if (k != "sliding_window_pattern")
                 out.warnings.push_back({pre + k, "model_type " + type_shown + "'s code does not read it; ignored"});
         }
     }

@@ -53,8 +53,7 @@ auto with_parsed_text(std::string_view text, Resolve&& resolve) -> decltype(reso
 }
 
 /// Reads a whole model out of a config object: one stage per concept (ModelState and the classes
-/// deriving from it), one member function per section of the config and per layer rule
-/// (hf_families.hpp LayerRule), called in the order of read().
+/// deriving from it), one member function per section of the config, called in the order of read().
 class ModelReader : private AttentionSizes
 {
 public:

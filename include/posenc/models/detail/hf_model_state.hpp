@@ -50,14 +50,14 @@ protected:
     HfModelConfig out;
     const json* text = nullptr;  ///< the language model's object (root, or text_config)
     std::vector<std::string> family_nope_types;  ///< layer types without RoPE, by the family rule
-    std::vector<families::FamilyConfig::LayerTypeHeadDim> family_head_dims;  ///< head dims by layer type, by the family rule
+    std::vector<families::FamilyConfig::LayerTypeGroup> family_groups;  ///< what a layer type's group reads beyond its dict, by the family rule
+    bool table_per_layer_type = false;  ///< one group per layer type from the one dict, by the family rule
     json family_text;             ///< the language model's object as its family rule leaves it (families/), when it has one
     std::string pre;             ///< "text_config." when nested, else ""
     const FamilyRules* family = nullptr;
     std::string type_shown;      ///< model_type quoted, or "(absent)"
     const json* rope_parameters = nullptr;
     bool per_type = false;       ///< rope_parameters holds one dict per layer type
-    LayerRule rule = LayerRule::uniform;
     std::vector<std::string> types;        ///< layer type per layer (empty: no layer map)
     std::vector<bool> rotates;             ///< whether layer i has RoPE
     std::vector<std::string> group_types;  ///< the layer type each group serves ("" = every RoPE layer)
@@ -160,12 +160,12 @@ protected:
             out.notes.insert(out.notes.end(), normalised.notes.begin(), normalised.notes.end());
             out.warnings.insert(out.warnings.end(), normalised.warnings.begin(), normalised.warnings.end());
             family_nope_types = std::move(normalised.nope_layer_types);
-            family_head_dims = std::move(normalised.head_dims);
+            family_groups = std::move(normalised.layer_type_groups);
+            table_per_layer_type = normalised.table_per_layer_type;
         }
         type_shown = out.model_type.empty() ? "(absent)" : ellipsized('"' + out.model_type + '"');  // as shown() cuts
         rope_parameters = member(*text, "rope_parameters");
         per_type = is_per_layer_type(rope_parameters);
-        rule = family ? family->layers : LayerRule::uniform;
     }
 };
 

@@ -23,7 +23,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for Bamba (see the file comment).
 inline FamilyConfig bamba_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     if (member(text, "layer_types"))
         out.warnings.push_back({pre + "layer_types", "model_type \"" + model_type +
                                                          "\"'s code takes its layers from attn_layer_indices; ignored"});

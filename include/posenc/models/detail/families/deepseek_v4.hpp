@@ -34,7 +34,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for DeepSeek-V4 (see the file comment).
 inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     // The layer types, as rope labels.
     json labels = json::array();
     if (const json* given = member(text, "layer_types")) {

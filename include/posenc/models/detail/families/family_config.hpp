@@ -19,7 +19,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "posenc/models/detail/hf_json_values.hpp"
@@ -30,17 +32,29 @@ namespace posenc::hf::detail_json::families {
 
 /// A family rule's result: the normalised language-model config, and what to tell the reader's user.
 struct FamilyConfig {
+    /// The rule starts from the config object as given.
+    explicit FamilyConfig(json given) : text(std::move(given)) {}
+
     json text;  ///< the config object as the configuration class leaves it (layer_types, rope_parameters)
     /// Layer types (of text's layer_types) whose layers get no position embeddings at all.
     std::vector<std::string> nope_layer_types;
-    /// A head dim of its own for the layers of a layer type, and the key it comes from (Gemma 4's
-    /// full_attention layers: global_head_dim).
-    struct LayerTypeHeadDim {
+    /// What the group of one layer type reads beyond its RoPE dict: a base of its own and its key
+    /// (Gemma 3's sliding_attention layers: rope_local_base_freq), no scaling dict at all (the same
+    /// layers), a head dim of its own and its key (Gemma 4's full_attention layers: global_head_dim).
+    struct LayerTypeGroup {
         std::string layer_type;
-        int head_dim;
-        std::string key;
+        std::optional<double> base;
+        std::string base_key;
+        bool unscaled = false;
+        std::optional<int> head_dim;
+        std::string head_dim_key;
     };
-    std::vector<LayerTypeHeadDim> head_dims;
+    std::vector<LayerTypeGroup> layer_type_groups;
+    /// The rotary embedding builds one table per layer type from the one RoPE dict (OLMo 3; Gemma 3
+    /// without per-layer-type dicts): the reader makes one group per layer type with RoPE, named by
+    /// it, even where two tables are equal. (Per-layer-type rope_parameters give one group per layer
+    /// type anyway.)
+    bool table_per_layer_type = false;
     std::vector<std::string> notes;
     std::vector<ConfigWarning> warnings;
 };

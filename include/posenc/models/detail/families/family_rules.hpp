@@ -13,14 +13,17 @@
 #include "posenc/models/detail/families/bamba.hpp"
 #include "posenc/models/detail/families/deepseek_v4.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/families/gemma3.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/lfm2.hpp"
+#include "posenc/models/detail/families/longcat_flash.hpp"
 #include "posenc/models/detail/families/linear_attention.hpp"
 #include "posenc/models/detail/families/layer_type_dicts.hpp"
 #include "posenc/models/detail/families/mllama.hpp"
 #include "posenc/models/detail/families/modernbert.hpp"
 #include "posenc/models/detail/families/no_rope_layers.hpp"
+#include "posenc/models/detail/families/olmo3.hpp"
 #include "posenc/models/detail/families/nope_by_attention.hpp"
 #include "posenc/models/detail/families/own_rope_keys.hpp"
 #include "posenc/models/detail/families/sliding_window_rope.hpp"
@@ -38,6 +41,11 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "deepseek_v4") return &deepseek_v4_config;
     if (model_type == "gemma4_text" || model_type == "gemma4_unified_text" || model_type == "diffusion_gemma_text")
         return &gemma4_config;
+    if (model_type == "gemma3_text" || model_type == "gemma3n_text" || model_type == "t5gemma2_text" ||
+        model_type == "t5gemma2_decoder")
+        return &gemma3_config;
+    if (model_type == "olmo3") return &olmo3_config;
+    if (model_type == "longcat_flash") return &longcat_flash_config;
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;

@@ -33,7 +33,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for Gemma 4 and its look-alikes (see the file comment).
 inline FamilyConfig gemma4_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     const std::string shown_type = "\"" + model_type + "\"";
     const json* given = member(text, "rope_parameters");
     if (given && !is_per_layer_type(given))
@@ -68,7 +68,10 @@ inline FamilyConfig gemma4_config(const json& text, const std::string& pre, cons
     } else {
         out.notes.push_back("global_head_dim absent: " + model_type + "'s class default 512");
     }
-    out.head_dims.push_back({"full_attention", global, "global_head_dim"});
+    FamilyConfig::LayerTypeGroup full;
+    full.layer_type = "full_attention";
+    full.head_dim = global, full.head_dim_key = "global_head_dim";
+    out.layer_type_groups.push_back(full);
     return out;
 }
 

@@ -33,7 +33,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for layer_rope_theta (see the file comment).
 inline FamilyConfig layer_rope_theta_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     const bool one_table = model_type == "muse_glimmer_text";
     const int n = layer_count(text, pre, model_type, out);
     // The RoPE dict every table starts from, with the base transformers' standardisation gives it.

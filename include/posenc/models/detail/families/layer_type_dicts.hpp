@@ -66,7 +66,7 @@ inline const char* default_rope_parameters(const std::string& model_type)
 /// The rule for Laguna, MiMo-V2-Flash, Mellum and ZAYA (see the file comment).
 inline FamilyConfig layer_type_dicts_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     if (const json* v = member(text, "rope_scaling"))
         fail_json(pre + "rope_scaling", "expected no rope_scaling: model_type \"" + model_type +
                                             "\" reads rope_parameters per layer type only",

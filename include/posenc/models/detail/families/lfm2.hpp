@@ -25,7 +25,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for LFM2 and LFM2-MoE (see the file comment).
 inline FamilyConfig lfm2_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     out.nope_layer_types.push_back("conv");
     if (const json* given = member(text, "layer_types")) {
         if (given->is_array())

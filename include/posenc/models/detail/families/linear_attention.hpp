@@ -29,7 +29,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for the linear-attention hybrids (see the file comment).
 inline FamilyConfig linear_attention_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     out.nope_layer_types.push_back("linear_attention");
     if (const json* given = member(text, "layer_types")) {
         if (!given->is_array()) return out;  // the reader refuses it, naming layer_types

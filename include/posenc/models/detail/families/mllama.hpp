@@ -24,7 +24,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for Mllama (see the file comment).
 inline FamilyConfig mllama_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     if (member(text, "layer_types"))
         out.warnings.push_back({pre + "layer_types", "model_type \"" + model_type +
                                                          "\"'s code takes its NoPE layers from cross_attention_layers; ignored"});

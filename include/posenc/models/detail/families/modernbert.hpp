@@ -26,7 +26,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for ModernBERT (see the file comment).
 inline FamilyConfig modernbert_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     if (!member(text, "layer_types")) {
         const int n = layer_count(text, pre, model_type, out);
         std::int64_t every = 3;

@@ -29,7 +29,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for SmolLM3 and Llama 4 (see the file comment).
 inline FamilyConfig no_rope_layers_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     const json* given_types = member(text, "layer_types");
     const int n = given_types && given_types->is_array() && !member(text, "num_hidden_layers")
                       ? static_cast<int>(given_types->size())

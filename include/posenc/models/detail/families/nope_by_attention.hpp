@@ -58,7 +58,7 @@ inline std::vector<std::string> strings(const json& list)
 /// The rule for AFMoE (see the file comment).
 inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     std::vector<std::string> types;
     if (const json* v = member(text, "layer_types")) {
         if (!v->is_array()) return out;  // the reader refuses it, naming layer_types
@@ -79,7 +79,7 @@ inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const
 /// The rule for Cohere 2 MoE (see the file comment).
 inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     const int n = layer_count(text, pre, model_type, out);
     const std::int64_t dense = count_or_zero(text, pre, "first_k_dense_replace");
     const std::int64_t prefix_pattern = nope_by_attention_detail::pattern(text, pre, "prefix_dense_sliding_window_pattern", 1);

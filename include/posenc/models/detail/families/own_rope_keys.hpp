@@ -65,7 +65,7 @@ inline void require_value(const json& text, const std::string& pre, const std::s
 inline FamilyConfig own_rope_keys_config(const json& text, const std::string& pre, const std::string& model_type)
 {
     using namespace own_rope_keys_detail;
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     const ClassDefaults* d = find_class_defaults(model_type);
     const int hidden = size_or(text, pre, "hidden_size", d ? d->hidden_size : 0);
     double base = 10000.0;

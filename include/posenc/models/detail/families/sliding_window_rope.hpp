@@ -29,7 +29,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for EXAONE 4, EXAONE MoE and Cohere 2 (see the file comment).
 inline FamilyConfig sliding_window_rope_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     const std::string shown_type = "\"" + model_type + "\"";
     const bool cohere = model_type == "cohere2";
     const auto window = text.find("sliding_window");

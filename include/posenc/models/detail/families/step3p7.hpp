@@ -32,7 +32,7 @@ namespace posenc::hf::detail_json::families {
 /// The rule for Step 3.5 / 3.7 (see the file comment).
 inline FamilyConfig step3p7_config(const json& text, const std::string& pre, const std::string& model_type)
 {
-    FamilyConfig out{text, {}, {}, {}, {}};
+    FamilyConfig out(text);
     const int n = layer_count(text, pre, model_type, out);
     const std::int64_t mtp = count_or_zero(text, pre, "num_nextn_predict_layers");
     // A per-layer list padded with the multi-token-prediction layers loses its tail.

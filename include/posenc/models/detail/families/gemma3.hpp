@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/families/gemma3.hpp: Gemma 3's text model and the families that share its
+// configuration rules, Gemma 3n and T5Gemma 2's decoder and encoder (gemma3/configuration_gemma3.py,
+// gemma3n/..., t5gemma2/..., transformers 5.16).
+//
+//   layer_types      as given, else sliding_attention unless (i + 1) % pattern == 0, the pattern
+//                    being sliding_window_pattern (class default 6; Gemma 3n: always 5, the key is
+//                    not read)
+//   rope_parameters  one dict per layer type: read as given. Otherwise (transformers 4's layout, a
+//                    flat rope_parameters or rope_scaling) the rotary embedding builds one table per
+//                    layer type: full_attention layers at rope_theta (class default 1e6) with the
+//                    scaling dict, sliding_attention layers at rope_local_base_freq (class default
+//                    1e4) unscaled; a layer type other than these two is refused, naming it.
+#pragma once
+
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/gemma3.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/hf_layer_json.hpp"
+
+namespace posenc::hf::detail_json::families {
+
+/// The rule for Gemma 3, Gemma 3n and T5Gemma 2 (see the file comment).
+inline FamilyConfig gemma3_config(const json& text, const std::string& pre, const std::string& model_type)
+{
+    FamilyConfig out(text);
+    const bool gemma3n = model_type == "gemma3n_text";
+    if (gemma3n)
+        ignore_key(text, pre, model_type, "sliding_window_pattern", "uses every fifth layer as full_attention", out);
+    if (!member(text, "layer_types")) {
+        const int pattern = gemma3n ? 5 : pattern_value(text, "sliding_window_pattern", 6, pre);
+        const int n = layer_count(text, pre, model_type, out);
+        out.text["layer_types"] = json::array();
+        for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % pattern != 0 ? "sliding_attention" : "full_attention");
+    }
+    out.text.erase("sliding_window_pattern");
+    const json* local = member(text, "rope_local_base_freq");
+    out.text.erase("rope_local_base_freq");
+    if (is_per_layer_type(member(text, "rope_parameters"))) return out;  // the dicts say each layer type's base
+
+    const json& types = out.text["layer_types"];
+    for (std::size_t i = 0; types.is_array() && i < types.size(); ++i)
+        if (types[i].is_string() && types[i] != "sliding_attention" && types[i] != "full_attention")
+            fail(pre + "layer_types", "expected \"sliding_attention\" or \"full_attention\" for Gemma 3",
+                 '"' + types[i].get<std::string>() + '"');
+    FamilyConfig::LayerTypeGroup sliding;
+    sliding.layer_type = "sliding_attention";
+    sliding.base = local ? number(*local, pre + "rope_local_base_freq") : 10000.0;
+    sliding.base_key = "rope_local_base_freq";
+    sliding.unscaled = true;
+    out.layer_type_groups.push_back(sliding);
+    out.table_per_layer_type = true;
+    return out;
+}
+
+}  // namespace posenc::hf::detail_json::families
