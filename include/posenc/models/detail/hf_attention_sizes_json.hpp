@@ -10,50 +10,46 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <cstdint>
+#include <initializer_list>
 #include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
-#include "posenc/models/detail/hf_query_scale_json.hpp"
+#include "posenc/models/detail/hf_model_identity.hpp"
+#include "posenc/models/hf_class_defaults.hpp"
 
 namespace posenc::hf::detail_json {
 
-/// The attention's sizes an engine needs beside the RoPE tables.
-class AttentionSizes : protected QueryScaleRules
-{
-public:
-    using QueryScaleRules::QueryScaleRules;
-
-protected:
-    /// Head counts, hidden size and rms_norm_eps, for engines (not used by the RoPE tables): the
-    /// config's value, else the family's class default (hf_class_defaults.hpp), else empty
-    /// (num_key_value_heads: else num_attention_heads).
-    void read_attention_sizes()
-    {
-        const ClassDefaults* defaults = family ? find_class_defaults(out.model_type) : nullptr;
-        auto count = [&](std::initializer_list<const char*> keys, int class_default) -> std::optional<int> {
-            for (const char* key : keys)
-                if (const json* v = member(*text, key)) return positive_int(*v, pre + key);
-            if (class_default > 0) return class_default;
-            return std::nullopt;
-        };
-        out.num_attention_heads = count({"num_attention_heads", "n_head"}, defaults ? defaults->num_attention_heads : 0);
-        out.num_key_value_heads = count({"num_key_value_heads"}, defaults ? defaults->num_key_value_heads : 0);
-        if (!out.num_key_value_heads) out.num_key_value_heads = out.num_attention_heads;
-        out.hidden_size = count({"hidden_size", "n_embd"}, defaults ? defaults->hidden_size : 0);
-        if (const json* v = member(*text, "rms_norm_eps")) {
-            const double eps = number(*v, pre + "rms_norm_eps", "expected a finite number > 0");
-            if (!(eps > 0.0)) fail_json(pre + "rms_norm_eps", "expected a finite number > 0", *v);
-            out.rms_norm_eps = eps;
-        } else if (defaults && defaults->rms_norm_eps > 0.0) {
-            out.rms_norm_eps = defaults->rms_norm_eps;
-        }
-    }
+/// The attention's sizes an engine needs beside the RoPE tables; empty when neither the config
+/// nor the family's class defaults say them.
+struct AttentionSizes {
+    std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
+    std::optional<double> rms_norm_eps;
 };
+
+/// Step 5: head counts, hidden size and rms_norm_eps: the config's value, else the family's class
+/// default (hf_class_defaults.hpp), else empty (num_key_value_heads: else num_attention_heads).
+inline AttentionSizes read_attention_sizes(const ModelIdentity& id)
+{
+    const json& text = id.text();
+    const ClassDefaults* defaults = id.family ? find_class_defaults(id.model_type) : nullptr;
+    auto count = [&](std::initializer_list<const char*> keys, int class_default) -> std::optional<int> {
+        for (const char* key : keys)
+            if (const json* v = member(text, key)) return positive_int(*v, id.pre + key);
+        if (class_default > 0) return class_default;
+        return std::nullopt;
+    };
+    AttentionSizes out;
+    out.num_attention_heads = count({"num_attention_heads", "n_head"}, defaults ? defaults->num_attention_heads : 0);
+    out.num_key_value_heads = count({"num_key_value_heads"}, defaults ? defaults->num_key_value_heads : 0);
+    if (!out.num_key_value_heads) out.num_key_value_heads = out.num_attention_heads;
+    out.hidden_size = count({"hidden_size", "n_embd"}, defaults ? defaults->hidden_size : 0);
+    if (const json* v = member(text, "rms_norm_eps")) {
+        const double eps = number(*v, id.pre + "rms_norm_eps", "expected a finite number > 0");
+        if (!(eps > 0.0)) fail_json(id.pre + "rms_norm_eps", "expected a finite number > 0", *v);
+        out.rms_norm_eps = eps;
+    } else if (defaults && defaults->rms_norm_eps > 0.0) {
+        out.rms_norm_eps = defaults->rms_norm_eps;
+    }
+    return out;
+}
 
 }  // namespace posenc::hf::detail_json

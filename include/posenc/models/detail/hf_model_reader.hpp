@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_model_reader.hpp: the JSON stage of the config reader: config.json text,
-// a file or a parsed object in, the whole model's plain values (HfModelConfig) out. ModelReader
-// runs the stages (the classes of hf_model_state.hpp and the headers that derive from it) in order.
+// a file or a parsed object in, the whole model's plain values (HfModelConfig) out. resolve_model
+// is the pipeline: one free function per step, in the headers it names.
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -21,6 +21,13 @@
 
 #include "posenc/models/detail/hf_attention_sizes_json.hpp"
 #include "posenc/models/detail/hf_config_text.hpp"
+#include "posenc/models/detail/hf_group_rules_json.hpp"
+#include "posenc/models/detail/hf_layer_rules_json.hpp"
+#include "posenc/models/detail/hf_model_checks_json.hpp"
+#include "posenc/models/detail/hf_model_identity.hpp"
+#include "posenc/models/detail/hf_mrope_json.hpp"
+#include "posenc/models/detail/hf_query_scale_json.hpp"
+#include "posenc/models/hf_read_options.hpp"
 #include "posenc/models/hf_config_file.hpp"
 
 namespace posenc::hf::detail_json {
@@ -52,58 +59,58 @@ auto with_parsed_text(std::string_view text, Resolve&& resolve) -> decltype(reso
     return resolve(j);
 }
 
-/// Reads a whole model out of a config object: one stage per concept (ModelState and the classes
-/// deriving from it), one member function per section of the config, called in the order of read().
-class ModelReader : private AttentionSizes
-{
-public:
-    using AttentionSizes::AttentionSizes;
-
-    HfModelConfig read()
-    {
-        if (!root.is_object()) fail_json("config", "expected a JSON object", root);
-        read_identity();
-        refuse_other_position_encodings();
-        apply_family_refusal();
-        check_rope_interleave();
-        check_model_specific_keys();
-        check_unknown_family();
-        read_num_layers();
-        read_attention_sizes();
-        read_layer_types();
-        decide_rotation();
-        require_a_rope_layer();
-        build_groups();
-        build_layer_map();
-        read_mrope();
-        read_query_scale();
-        // Key paths of a nested config carry its prefix.
-        for (HfGroupConfig& g : out.groups)
-            for (ConfigWarning& w : g.config.warnings) w.key = pre + w.key;
-        return out;
-    }
-
-    /// The language model's key path ("", "text_config.", "thinker_config.text_config."), once
-    /// read() has read the identity (also when it threw after that).
-    const std::string& key_prefix() const noexcept { return out.key_prefix; }
-};
-
 /// The JSON stage of hf::read_model (hf_config.hpp): resolves a parsed config.json object into
-/// the model's RoPE groups and layer map. Throws posenc::error with the key path (prefixed
-/// "text_config." when nested) on wrong types, missing required keys, values outside what Hugging
-/// Face or posenc accepts, and keys posenc cannot represent.
+/// the model's RoPE groups and layer map, one step per concept, each a function of what the steps
+/// before it returned:
+///   identity (hf_model_identity.hpp) -> checks (hf_model_checks_json.hpp) -> layer count, attention
+///   sizes, layer map (hf_layer_rules_json.hpp, hf_attention_sizes_json.hpp) -> groups
+///   (hf_group_rules_json.hpp) -> group per layer -> M-RoPE (hf_mrope_json.hpp) -> query scale
+///   (hf_query_scale_json.hpp).
+/// Throws posenc::error with the key path (prefixed "text_config." when nested) on wrong types,
+/// missing required keys, values outside what Hugging Face or posenc accepts, and keys posenc
+/// cannot represent.
 inline HfModelConfig resolve_model(const nlohmann::json& config, const ReadOptions& options)
 {
-    // Nested configs report key paths under the language model's path (text_config., ...).
-    ModelReader reader(config, options);
+    std::string prefix;  // the language model's key path, once located; errors from later steps carry it
     try {
-        return reader.read();
+        ReadLog log;
+        ModelIdentity id = locate_language_model(config, log);
+        prefix = id.pre;
+        id = with_family_rule(std::move(id), log);
+        check_model(id, options, log);
+        const std::optional<int> num_layers = read_num_layers(id, log);
+        const AttentionSizes sizes = read_attention_sizes(id);
+        const LayerMap map = read_layer_map(id, num_layers);
+        RopeGroups groups = read_groups(id, map, log);
+
+        HfModelConfig out;
+        out.name_or_path = id.name_or_path;
+        out.model_type = id.model_type;
+        out.key_prefix = id.pre;
+        out.num_layers = map.num_layers;
+        out.groups = std::move(groups.groups);
+        out.layer_groups = layer_groups_of(map, groups.layer_types);
+        const MropeLayout mrope = read_mrope(id, out.primary_group().config, log);
+        out.mrope_section = mrope.section;
+        out.mrope_interleaved = mrope.interleaved;
+        out.mrope_coordinate_sections = mrope.coordinate_sections;
+        out.mrope_height_width_alternating = mrope.height_width_alternating;
+        out.query_scale = read_query_scale(id, out.primary_group().config, out.layer_groups);
+        out.num_attention_heads = sizes.num_attention_heads;
+        out.num_key_value_heads = sizes.num_key_value_heads;
+        out.hidden_size = sizes.hidden_size;
+        out.rms_norm_eps = sizes.rms_norm_eps;
+        out.notes = std::move(log.notes);
+        out.warnings = std::move(log.warnings);
+        // Key paths of a nested config carry its prefix.
+        for (HfGroupConfig& g : out.groups)
+            for (ConfigWarning& w : g.config.warnings) w.key = id.pre + w.key;
+        return out;
     } catch (const nlohmann::json::exception& e) {
         fail("config", "expected JSON values nlohmann_json can read (" + ellipsized(e.what(), 160) + ")",
              "an unreadable value");
     } catch (const posenc::error& e) {
         const std::string field = e.field();
-        const std::string& prefix = reader.key_prefix();
         if (prefix.empty() || field.rfind(prefix.substr(0, prefix.find('.')), 0) == 0 || field == "config" ||
             field == "model_type" || field == "_name_or_path")
             throw;

@@ -10,88 +10,91 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <cstdint>
+#include <cstddef>
 #include <optional>
-#include <set>
 #include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
 
-#include "posenc/models/detail/hf_mrope_json.hpp"
+#include "posenc/models/detail/hf_model_identity.hpp"
+#include "posenc/models/hf_families.hpp"
 
 namespace posenc::hf::detail_json {
 
-/// The per-position query multiplier (query_scale.hpp) of the families whose attention applies one.
-class QueryScaleRules : protected MropeRules
+namespace query_scale_rules {
+
+/// llama4/modeling_llama4.py: NoPE layers' query times 1 + attn_scale ln(1 + floor((pos + 1) / floor_scale)).
+inline std::optional<HfQueryScale> llama4_temperature_tuning(const ModelIdentity& id, const std::vector<int>& layer_groups)
 {
-public:
-    using MropeRules::MropeRules;
-
-protected:
-    /// Per-position query scaling (hf_families.hpp trait::llama4_temperature_tuning, trait::llama_4_scaling_beta).
-    void read_query_scale()
-    {
-        if (family && family->has(trait::llama4_temperature_tuning)) llama4_temperature_tuning();
-        if (family && family->has(trait::llama_4_scaling_beta)) llama_4_scaling_beta();
+    const json& text = id.text();
+    const std::string& pre = id.pre;
+    if (const json* v = member(text, "attn_temperature_tuning")) {
+        if (!v->is_boolean()) fail_json(pre + "attn_temperature_tuning", "expected true or false", *v);
+        if (!v->get<bool>()) return std::nullopt;
     }
-
-    /// llama4/modeling_llama4.py: NoPE layers' query times 1 + attn_scale ln(1 + floor((pos + 1) / floor_scale)).
-    void llama4_temperature_tuning()
-    {
-        if (const json* v = member(*text, "attn_temperature_tuning")) {
-            if (!v->is_boolean()) fail_json(pre + "attn_temperature_tuning", "expected true or false", *v);
-            if (!v->get<bool>()) return;
-        }
-        HfQueryScale q{0.1, 8192, 1, {}, pre + "attn_scale"};
-        if (const json* v = member(*text, "attn_scale")) {
-            q.beta = number(*v, pre + "attn_scale", "expected a finite number >= 0");
-            if (!(q.beta >= 0.0)) fail_json(pre + "attn_scale", "expected a finite number >= 0", *v);
-        }
-        if (const json* v = member(*text, "floor_scale")) q.divisor = positive_int(*v, pre + "floor_scale");
-        for (std::size_t i = 0; i < out.layer_groups.size(); ++i)
-            if (out.layer_groups[i] < 0) q.layers.push_back(static_cast<int>(i));
-        if (!q.layers.empty() && q.beta != 0.0) out.query_scale = q;
+    HfQueryScale q{0.1, 8192, 1, {}, pre + "attn_scale"};
+    if (const json* v = member(text, "attn_scale")) {
+        q.beta = number(*v, pre + "attn_scale", "expected a finite number >= 0");
+        if (!(q.beta >= 0.0)) fail_json(pre + "attn_scale", "expected a finite number >= 0", *v);
     }
+    if (const json* v = member(text, "floor_scale")) q.divisor = positive_int(*v, pre + "floor_scale");
+    for (std::size_t i = 0; i < layer_groups.size(); ++i)
+        if (layer_groups[i] < 0) q.layers.push_back(static_cast<int>(i));
+    if (q.layers.empty() || q.beta == 0.0) return std::nullopt;
+    return q;
+}
 
-    /// ministral3/modeling_ministral3.py: every query times 1 + beta ln(1 + floor(pos / L0)), beta and
-    /// L0 from the RoPE dict (rope_parameters.get(...): absent, the forward pass fails).
-    void llama_4_scaling_beta()
-    {
-        const HfRopeConfig& c = out.primary_group().config;
-        json class_default;
-        const json* dict = member(*text, "rope_parameters");
-        if (!dict) dict = member(*text, "rope_scaling");
-        std::string dict_key = c.scaling_key.empty() ? std::string("rope_parameters") : c.scaling_key;
-        std::string shown_as;
-        if (!dict && !family->default_rope.empty()) {
-            class_default = json::parse(family->default_rope.begin(), family->default_rope.end());
-            dict = &class_default;
-            shown_as = " (the class-default rope_parameters)";
-        }
-        const std::string key = pre + dict_key + ".llama_4_scaling_beta";
-        const json* v = dict && dict->is_object() ? member(*dict, "llama_4_scaling_beta") : nullptr;
-        if (!v)
-            fail(key, "expected a number: model_type " + type_shown + "'s attention multiplies every query by 1 + "
-                      "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings)) and reads it "
-                      "from the RoPE dict on every forward pass",
-                 "nothing");
-        HfQueryScale q{number(*v, key, "expected a finite number >= 0"), 1, 0, {}, key};
-        if (!(q.beta >= 0.0)) fail(key, "expected a finite number >= 0", shown(*v) + shown_as);
-        if (q.beta == 0.0) return;
-        if (!c.original_max_position_embeddings)
-            fail(pre + dict_key + ".original_max_position_embeddings",
-                 "expected a positive integer: model_type " + type_shown + "'s query scale divides the position by it",
-                 "nothing");
-        q.divisor = *c.original_max_position_embeddings;
-        for (std::size_t i = 0; i < out.layer_groups.size(); ++i)
-            if (out.layer_groups[i] >= 0) q.layers.push_back(static_cast<int>(i));
-        if (out.layer_groups.empty())
-            fail(pre + "num_hidden_layers", "expected a positive integer (the query scale applies to every layer)",
-                 "nothing");
-        out.query_scale = q;
+/// ministral3/modeling_ministral3.py: every query times 1 + beta ln(1 + floor(pos / L0)), beta and
+/// L0 from the RoPE dict (rope_parameters.get(...): absent, the forward pass fails).
+inline std::optional<HfQueryScale> llama_4_scaling_beta(const ModelIdentity& id, const HfRopeConfig& primary,
+                                                        const std::vector<int>& layer_groups)
+{
+    const json& text = id.text();
+    const std::string& pre = id.pre;
+    json class_default;
+    const json* dict = member(text, "rope_parameters");
+    if (!dict) dict = member(text, "rope_scaling");
+    const std::string dict_key = primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key;
+    std::string shown_as;
+    if (!dict && !id.family->default_rope.empty()) {
+        class_default = json::parse(id.family->default_rope.begin(), id.family->default_rope.end());
+        dict = &class_default;
+        shown_as = " (the class-default rope_parameters)";
     }
-};
+    const std::string key = pre + dict_key + ".llama_4_scaling_beta";
+    const json* v = dict && dict->is_object() ? member(*dict, "llama_4_scaling_beta") : nullptr;
+    if (!v)
+        fail(key, "expected a number: model_type " + id.type_shown + "'s attention multiplies every query by 1 + "
+                  "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings)) and reads it "
+                  "from the RoPE dict on every forward pass",
+             "nothing");
+    HfQueryScale q{number(*v, key, "expected a finite number >= 0"), 1, 0, {}, key};
+    if (!(q.beta >= 0.0)) fail(key, "expected a finite number >= 0", shown(*v) + shown_as);
+    if (q.beta == 0.0) return std::nullopt;
+    if (!primary.original_max_position_embeddings)
+        fail(pre + dict_key + ".original_max_position_embeddings",
+             "expected a positive integer: model_type " + id.type_shown + "'s query scale divides the position by it", "nothing");
+    q.divisor = *primary.original_max_position_embeddings;
+    for (std::size_t i = 0; i < layer_groups.size(); ++i)
+        if (layer_groups[i] >= 0) q.layers.push_back(static_cast<int>(i));
+    if (layer_groups.empty())
+        fail(pre + "num_hidden_layers", "expected a positive integer (the query scale applies to every layer)", "nothing");
+    return q;
+}
+
+}  // namespace query_scale_rules
+
+/// Step 10: the per-position query multiplier (query_scale.hpp) of the families whose attention
+/// applies one (hf_families.hpp trait::llama4_temperature_tuning, trait::llama_4_scaling_beta; no
+/// family has both);
+/// `layer_groups` is the layer map (-1: NoPE).
+inline std::optional<HfQueryScale> read_query_scale(const ModelIdentity& id, const HfRopeConfig& primary,
+                                                    const std::vector<int>& layer_groups)
+{
+    if (id.family && id.family->has(trait::llama4_temperature_tuning))
+        return query_scale_rules::llama4_temperature_tuning(id, layer_groups);
+    if (id.family && id.family->has(trait::llama_4_scaling_beta))
+        return query_scale_rules::llama_4_scaling_beta(id, primary, layer_groups);
+    return std::nullopt;
+}
 
 }  // namespace posenc::hf::detail_json

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/families/family_rules.hpp: which model_type has a family rule (a header of
 // this folder). The config reader calls the rule on the language model's config object before it
-// reads anything else (hf_model_state.hpp read_identity).
+// reads anything else (hf_model_identity.hpp with_family_rule).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
