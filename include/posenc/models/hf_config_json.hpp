@@ -2,9 +2,9 @@
 // posenc/models/hf_config_json.hpp: read a whole model's RoPE out of a Hugging Face config.json.
 //
 // Optional: the only part of posenc that needs nlohmann_json (Debian nlohmann-json3-dev).
-// This is the reader's first stage, the JSON stage (its implementation in detail/: ModelReader in
-// hf_model_reader.hpp and the stage headers it names, GroupReader in hf_group_json.hpp per RoPE
-// group): the RoPE groups, which layer uses which group or none, and the M-RoPE sections, as plain
+// This is the reader's first stage, the JSON stage (its implementation in detail/: the pipeline
+// resolve_model in hf_model_reader.hpp and the step headers it names, resolve_config_values in
+// hf_group_json.hpp per RoPE group): the RoPE groups, which layer uses which group or none, and the M-RoPE sections, as plain
 // values. hf_config.hpp turns them into a ModelRope (model_rope.hpp); call its entry points
 // (hf::parse_model, hf::read_model, hf::model_from_json), not this stage.
 //

@@ -19,92 +19,84 @@
 #include <utility>
 #include <vector>
 
-#include "posenc/models/detail/hf_group_width_json.hpp"
+#include "posenc/models/detail/hf_group_facts.hpp"
 
 namespace posenc::hf::detail_json {
 
-/// The base and the pairing of a group.
-class GroupBase : protected GroupWidth
+/// The base: the dict's rope_theta (v5), rope_theta, rotary_emb_base, an alias, the class default.
+inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
 {
-public:
-    using GroupWidth::GroupWidth;
-
-protected:
-    /// The base: the dict's rope_theta (v5), rope_theta, rotary_emb_base, an alias, the class default.
-    void read_base()
-    {
-        if (!gptj_like) {
-            if (const auto it = config.find("rope_theta");
-                it != config.end() && it->is_null() && !(scaling && member(*scaling, "rope_theta")))
-                fail("rope_theta", "expected a finite number > 1 or no key at all (transformers reads null as a value here, "
-                                   "not as absent)",
-                     "null");
-            if (const json* v = member(config, "rotary_emb_base"))
-                out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
-            if (const json* v = member(config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
-            // A family's own name for the base (LFM2: "theta"), read before rope_theta.
-            const std::string alias = family ? std::string(family->rope_theta_alias) : std::string();
-            const json* alias_value = alias.empty() ? nullptr : member(config, alias.c_str());
-            if (alias_value) {
-                const double x = number(*alias_value, alias);
-                if (member(config, "rope_theta") && x != out.rope_theta)
-                    fail(alias, "expected the value of rope_theta " + detail::format_value(out.rope_theta) + " (" +
-                                    out.model_type + "'s code reads " + alias + " first; the config carries both and they "
-                                    "disagree)",
-                         shown(*alias_value));
-                out.rope_theta = x, out.rope_theta_key = alias;
+    if (!g.gptj_like) {
+        if (const auto it = g.config.find("rope_theta");
+            it != g.config.end() && it->is_null() && !(sd.dict && member(*sd.dict, "rope_theta")))
+            fail("rope_theta", "expected a finite number > 1 or no key at all (transformers reads null as a value here, "
+                               "not as absent)",
+                 "null");
+        if (const json* v = member(g.config, "rotary_emb_base"))
+            out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
+        if (const json* v = member(g.config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
+        // A family's own name for the base (LFM2: "theta"), read before rope_theta.
+        const std::string alias = g.family ? std::string(g.family->rope_theta_alias) : std::string();
+        const json* alias_value = alias.empty() ? nullptr : member(g.config, alias.c_str());
+        if (alias_value) {
+            const double x = number(*alias_value, alias);
+            if (member(g.config, "rope_theta") && x != out.rope_theta)
+                fail(alias, "expected the value of rope_theta " + detail::format_value(out.rope_theta) + " (" +
+                                out.model_type + "'s code reads " + alias + " first; the config carries both and they "
+                                "disagree)",
+                     shown(*alias_value));
+            out.rope_theta = x, out.rope_theta_key = alias;
+        }
+        if (sd.dict)
+            if (const json* v = member(*sd.dict, "rope_theta")) {
+                const double x = number(*v, sd.at("rope_theta"));
+                // transformers 5 reads the dict's value (setdefault), transformers 4 only the top-level
+                // attribute (a v4 rope_scaling dict's rope_theta is not read): a v4 dict that disagrees
+                // with rope_theta has no one answer.
+                if (sd.key == "rope_scaling")
+                    if (const json* top = member(g.config, "rope_theta"); top && number(*top, "rope_theta") != x)
+                        fail(sd.at("rope_theta"), "expected the value of rope_theta " + shown(*top) +
+                                                     " (transformers 4 reads only the top-level rope_theta, transformers 5 "
+                                                     "the dict's; the config carries both and they disagree)",
+                             shown(*v));
+                out.rope_theta = x, out.rope_theta_key = sd.at("rope_theta");
             }
-            if (scaling)
-                if (const json* v = member(*scaling, "rope_theta")) {
-                    const double x = number(*v, skey("rope_theta"));
-                    // transformers 5 reads the dict's value (setdefault), transformers 4 only the top-level
-                    // attribute (a v4 rope_scaling dict's rope_theta is not read): a v4 dict that disagrees
-                    // with rope_theta has no one answer.
-                    if (sk == "rope_scaling")
-                        if (const json* top = member(config, "rope_theta"); top && number(*top, "rope_theta") != x)
-                            fail(skey("rope_theta"), "expected the value of rope_theta " + shown(*top) +
-                                                         " (transformers 4 reads only the top-level rope_theta, transformers 5 "
-                                                         "the dict's; the config carries both and they disagree)",
-                                 shown(*v));
-                    out.rope_theta = x, out.rope_theta_key = skey("rope_theta");
-                }
-            const bool theta_given = member(config, "rope_theta") || member(config, "rotary_emb_base") || alias_value ||
-                                     (scaling && member(*scaling, "rope_theta"));
-            if (!theta_given && family && family->rope_theta) {
-                out.rope_theta = *family->rope_theta;
-                out.notes.push_back("rope_theta absent: " + out.model_type + "'s class default " +
-                                    detail::format_value(*family->rope_theta));
-            }
-            if (context.base) out.rope_theta = *context.base, out.rope_theta_key = context.base_key;
+        const bool theta_given = member(g.config, "rope_theta") || member(g.config, "rotary_emb_base") || alias_value ||
+                                 (sd.dict && member(*sd.dict, "rope_theta"));
+        if (!theta_given && g.family && g.family->rope_theta) {
+            out.rope_theta = *g.family->rope_theta;
+            out.notes.push_back("rope_theta absent: " + out.model_type + "'s class default " +
+                                detail::format_value(*g.family->rope_theta));
         }
-        if (!(out.rope_theta > 1.0)) {
-            // The value as written ("-0" stays "-0") when one key holds it.
-            std::string written = detail::format_value(out.rope_theta);
-            if (const json* v = member(config, out.rope_theta_key.c_str())) written = shown(*v);
-            else if (scaling && out.rope_theta_key == skey("rope_theta")) written = shown(*member(*scaling, "rope_theta"));
-            fail(out.rope_theta_key, "expected a finite number > 1", written);
-        }
+        if (g.context.base) out.rope_theta = *g.context.base, out.rope_theta_key = g.context.base_key;
     }
+    if (!(out.rope_theta > 1.0)) {
+        // The value as written ("-0" stays "-0") when one key holds it.
+        std::string written = detail::format_value(out.rope_theta);
+        if (const json* v = member(g.config, out.rope_theta_key.c_str())) written = shown(*v);
+        else if (sd.dict && out.rope_theta_key == sd.at("rope_theta")) written = shown(*member(*sd.dict, "rope_theta"));
+        fail(out.rope_theta_key, "expected a finite number > 1", written);
+    }
+}
 
-    /// The family's pairing; DeepSeek-V3's rope_interleave.
-    void read_pairing()
-    {
-        out.pairing = family ? family->pairing : Pairing::half_split;
-        // rope_interleave: DeepSeek-V3 applies interleaved pairs when true (the default), rotate_half
-        // when false. Other families' code does not read it (the model-level reader warns or refuses).
-        if (const json* v = member(config, "rope_interleave")) {
-            if (!v->is_boolean()) fail_json("rope_interleave", "expected true or false", *v);
-            if (family && family->has(trait::reads_rope_interleave))
-                out.pairing = v->get<bool>() ? Pairing::interleaved : Pairing::half_split;
-        }
-        if (deepseek)
-            out.notes.push_back(out.pairing == Pairing::interleaved
-                                    ? "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
-                                      "it (even then odd indices) and rotates half_split, which equals interleaved pairs on "
-                                      "the checkpoint layout"
-                                    : "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only, half_split (rope_interleave "
-                                      "false)");
+/// The family's pairing; DeepSeek-V3's rope_interleave.
+inline void read_pairing(const GroupFacts& g, HfRopeConfig& out)
+{
+    out.pairing = g.family ? g.family->pairing : Pairing::half_split;
+    // rope_interleave: DeepSeek-V3 applies interleaved pairs when true (the default), rotate_half
+    // when false. Other families' code does not read it (the model-level reader warns or refuses).
+    if (const json* v = member(g.config, "rope_interleave")) {
+        if (!v->is_boolean()) fail_json("rope_interleave", "expected true or false", *v);
+        if (g.family && g.family->has(trait::reads_rope_interleave))
+            out.pairing = v->get<bool>() ? Pairing::interleaved : Pairing::half_split;
     }
-};
+    if (g.deepseek)
+        out.notes.push_back(out.pairing == Pairing::interleaved
+                                ? "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
+                                  "it (even then odd indices) and rotates half_split, which equals interleaved pairs on "
+                                  "the checkpoint layout"
+                                : "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only, half_split (rope_interleave "
+                                  "false)");
+}
 
 }  // namespace posenc::hf::detail_json

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_group_json.hpp: one RoPE group of a Hugging Face config.json, as plain
 // values (HfRopeConfig, hf_rope_values.hpp). The whole-model reader (hf_model_reader.hpp) calls
-// resolve_config_values once per group; GroupReader runs the stages in order.
+// resolve_config_values once per group, which runs the group reader's steps in order.
 //
 // Rules (transformers src/transformers/modeling_rope_utils.py and the model files named in
 // hf_families.hpp):
@@ -42,49 +42,45 @@
 #include <utility>
 #include <vector>
 
+#include "posenc/models/detail/hf_group_base_json.hpp"
+#include "posenc/models/detail/hf_group_facts.hpp"
 #include "posenc/models/detail/hf_group_length_json.hpp"
+#include "posenc/models/detail/hf_group_scaling_json.hpp"
+#include "posenc/models/detail/hf_group_width_json.hpp"
 
 namespace posenc::hf::detail_json {
 
-/// Reads one RoPE group out of a config object: one stage per concept (GroupState and the classes
-/// deriving from it), one member function per section of the config, called in the order of read().
-class GroupReader : private GroupLength
-{
-public:
-    using GroupLength::GroupLength;
-
-    HfRopeConfig read()
-    {
-        if (!config.is_object()) fail_json("config", "expected a JSON object", config);
-        read_identity();
-        read_max_position_embeddings();
-        read_head_dim();
-        if (out.head_dim > max_head_dim)
-            fail(out.head_dim_key, "expected a head of at most " + std::to_string(max_head_dim) + " dimensions",
-                 std::to_string(out.head_dim));
-        out.rotary_dim_key = out.head_dim_key;
-        choose_scaling_dict();
-        read_partial_rotary_factor();
-        read_rotary_dim();
-        read_base();
-        read_pairing();
-        read_top_level_original_length();
-        if (!scaling) return out;
-        read_rope_type();
-        warn_unknown_scaling_keys();
-        read_scaling_parameters();
-        resolve_original_length();
-        check_required_keys();
-        apply_hunyuan_alpha();
-        return out;
-    }
-};
-
-/// One RoPE group of `config` (GroupReader).
+/// One RoPE group of `config`: the group reader's steps in order, each a function of what the
+/// steps before it returned: identity and length (hf_group_facts.hpp) -> head width
+/// (hf_group_width_json.hpp) -> scaling dict (hf_group_scaling_json.hpp) -> partial rotary factor
+/// and rotary width -> base and pairing (hf_group_base_json.hpp) -> original length
+/// (hf_group_length_json.hpp) -> with a scaling dict: rope type, its keys and values, L0, the
+/// required keys, HunYuan's alpha.
 inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const GroupContext& context = {})
 {
-    return GroupReader(config, context).read();
+    if (!config.is_object()) fail_json("config", "expected a JSON object", config);
+    HfRopeConfig out;
+    const GroupFacts g = read_group_identity(config, context, out);
+    read_max_position_embeddings(g, out);
+    read_head_dim(g, out);
+    if (out.head_dim > max_head_dim)
+        fail(out.head_dim_key, "expected a head of at most " + std::to_string(max_head_dim) + " dimensions",
+             std::to_string(out.head_dim));
+    out.rotary_dim_key = out.head_dim_key;
+    const ScalingDict sd = choose_scaling_dict(g, out);
+    const RotaryFraction f = read_partial_rotary_factor(g, sd, out);
+    read_rotary_dim(g, sd, f, out);
+    read_base(g, sd, out);
+    read_pairing(g, out);
+    const TopLevelLength top = read_top_level_original_length(g);
+    if (!sd.dict) return out;
+    read_rope_type(g, sd, out);
+    warn_unknown_scaling_keys(g, sd, out);
+    read_scaling_parameters(g, sd, out);
+    resolve_original_length(g, sd, top, out);
+    check_required_keys(sd, top, out);
+    apply_hunyuan_alpha(g, sd, out);
+    return out;
 }
-
 
 }  // namespace posenc::hf::detail_json

@@ -2,7 +2,7 @@
 // posenc/models/detail/hf_group_rules_json.hpp: the RoPE groups of a whole model: one per layer
 // type with its own dict (per-layer-type rope_parameters, a family's class-default dicts), one per
 // layer type from the one dict where a family rule says its rotary embedding builds a table per
-// layer type (OLMo 3, Gemma 3), else one group for every RoPE layer; each resolved by GroupReader
+// layer type (OLMo 3, Gemma 3), else one group for every RoPE layer; each resolved by resolve_config_values
 // (hf_group_json.hpp).
 #pragma once
 
@@ -51,7 +51,7 @@ inline GroupContext with_layer_type(const ModelIdentity& id, const std::string& 
     return c;
 }
 
-/// One group's values (GroupReader), with the model's name when the group's object has none.
+/// One group's values (resolve_config_values), with the model's name when the group's object has none.
 inline HfRopeConfig resolve(const ModelIdentity& id, const GroupContext& c)
 {
     HfRopeConfig config = resolve_config_values(id.text(), c);

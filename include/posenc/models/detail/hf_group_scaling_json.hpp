@@ -11,239 +11,234 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "posenc/models/detail/hf_group_state.hpp"
+#include "posenc/models/detail/hf_group_facts.hpp"
 
 namespace posenc::hf::detail_json {
 
-/// The scaling dict in effect and its parameters.
-class GroupScaling : protected GroupState
+/// The scaling dict: v5 rope_parameters, else rope_scaling (or the context's entry).
+inline ScalingDict choose_scaling_dict(const GroupFacts& g, HfRopeConfig& out)
 {
-public:
-    using GroupState::GroupState;
-
-protected:
-    /// The scaling dict: v5 rope_parameters, else rope_scaling (or the context's entry).
-    void choose_scaling_dict()
-    {
-        scaling = nullptr;
-        for (const char* key : {"rope_parameters", "rope_scaling"}) {
-            if (const json* v = member(config, key)) {
-                if (!v->is_object()) fail_json(key, "expected an object or null", *v);
-                if (!scaling) {
-                    scaling = v;
-                    out.scaling_key = key;
-                }
+    ScalingDict sd;
+    for (const char* key : {"rope_parameters", "rope_scaling"}) {
+        if (const json* v = member(g.config, key)) {
+            if (!v->is_object()) fail_json(key, "expected an object or null", *v);
+            if (!sd.dict) {
+                sd.dict = v;
+                out.scaling_key = key;
             }
         }
-        if (const json* both = member(config, "rope_scaling");
-            both && scaling && out.scaling_key == "rope_parameters" && context.check_rope_scaling) {
-            // v5 moved rope_scaling into rope_parameters; a config carrying both must say one thing.
-            const json* compared = scaling;
-            std::string compared_key = "rope_parameters";
-            if (context.dict) compared = context.dict, compared_key = context.dict_key;
-            if (!same_scaling(*both, *compared))
-                fail("rope_scaling", "expected the same RoPE parameters as " + compared_key +
-                                         " (the config carries both and they disagree; Hugging Face v5 would use " +
-                                         compared_key + ")",
-                     shown(*both));
-        }
-        if (context.dict) {
-            scaling = context.dict;
-            out.scaling_key = context.dict_key;
-        }
-        if (context.no_scaling) {
-            scaling = nullptr;
-            out.scaling_key.clear();
-        }
-        sk = out.scaling_key;
     }
-
-    /// The rope type by exact name (legacy aliases where a configuration class renames them).
-    void read_rope_type()
-    {
-        // An explicit null is not "absent" where transformers reads the key with dict.get / setdefault:
-        // rope_type null (or type null without rope_type) looks up the init function None and fails,
-        // truncate null means no truncation, rope_theta null and original_max_position_embeddings null
-        // (yarn, llama3, longrope) reach the arithmetic as None. posenc refuses them, naming the key.
-        for (const char* key : {"rope_type", "truncate", "rope_theta"})
-            if (explicit_null(*scaling, key))
-                fail(skey(key), std::string("expected ") + (std::string(key) == "rope_type" ? "a string" :
-                                                            std::string(key) == "truncate" ? "true or false" : "a finite number > 1") +
-                                    " or no key at all (transformers reads null as a value here, not as absent)",
-                     "null");
-        if (!scaling->contains("rope_type") && explicit_null(*scaling, "type"))
-            fail(skey("type"), "expected a string or no key at all (transformers reads null as a value here, not as absent)", "null");
-        const json* type_value = member(*scaling, "rope_type");
-        std::string type_key = skey("rope_type");
-        if (!type_value) type_value = member(*scaling, "type"), type_key = skey("type");
-        if (type_value) {
-            if (!type_value->is_string()) fail_json(type_key, "expected a string", *type_value);
-            out.rope_type = type_value->get<std::string>();
-        }
-        if (family && family->has(trait::longrope_only) && (out.rope_type == "su" || out.rope_type == "yarn")) {
-            out.notes.push_back("Phi-3: legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
-            out.rope_type = "longrope";
-        }
-        if (out.rope_type == "xdrope" && family && family->has(trait::xd_coordinate_sections)) {
-            // hunyuan_vl/configuration_hunyuan_vl.py convert_rope_params_to_dict: "xdrope" is "dynamic".
-            out.notes.push_back(type_key + " \"xdrope\" is read as \"dynamic\" (HunYuan-VL's configuration class)");
-            out.rope_type = "dynamic";
-        }
-        if (out.rope_type == "su" && out.model_type.empty()) {
-            // No model_type names no model: the generic description keeps the old LongRoPE alias.
-            out.notes.push_back("legacy rope type \"su\" is read as \"longrope\"");
-            out.rope_type = "longrope";
-        }
-        if (out.rope_type == "mrope" && family && family->has(trait::multi_axis)) {
-            // Qwen2-VL's legacy spelling: Hugging Face reads it as "default" plus mrope_section.
-            out.notes.push_back(type_key + " \"mrope\" is read as \"default\" with " + sk + ".mrope_section");
-            out.rope_type = "default";
-        }
-        // The rotary embedding looks the type up by exact name (ROPE_INIT_FUNCTIONS, plus "default"):
-        // "su" and "mrope" are aliases only where a configuration class renames them (Phi-3; the M-RoPE
-        // families), and a name that merely contains "dynamic" is no dynamic type.
-        const std::set<std::string> types{"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
-        if (out.rope_type == "proportional" && is_proportional()) return;
-        if (types.count(out.rope_type) == 0)
-            fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
-        if (family && family->has(trait::longrope_only) && out.rope_type != "default" && out.rope_type != "longrope")
-            // phi3/configuration_phi3.py validate_rope raises ValueError for any other type.
-            fail_json(type_key, "expected default or longrope (legacy su / yarn) for model_type \"phi3\" (its configuration "
-                                "class refuses other rope types)",
-                      *type_value);
-
+    if (const json* both = member(g.config, "rope_scaling");
+        both && sd.dict && out.scaling_key == "rope_parameters" && g.context.check_rope_scaling) {
+        // v5 moved rope_scaling into rope_parameters; a config carrying both must say one thing.
+        const json* compared = sd.dict;
+        std::string compared_key = "rope_parameters";
+        if (g.context.dict) compared = g.context.dict, compared_key = g.context.dict_key;
+        if (!same_scaling(*both, *compared))
+            fail("rope_scaling", "expected the same RoPE parameters as " + compared_key +
+                                     " (the config carries both and they disagree; Hugging Face v5 would use " +
+                                     compared_key + ")",
+                 shown(*both));
     }
-
-    /// Keys the rope type does not read: warnings, as transformers logs them.
-    void warn_unknown_scaling_keys()
-    {
-        std::set<std::string> known = known_scaling_keys(out.rope_type);
-        if (family) {
-            // The family's own keys of the dict (Ministral 3: llama_4_scaling_beta, read by the model-level reader).
-            std::istringstream extra{std::string(family->extra_rope_keys)};
-            for (std::string k; extra >> k;) known.insert(k);
-        }
-        for (auto it = scaling->begin(); it != scaling->end(); ++it)
-            if (known.count(it.key()) == 0)
-                out.warnings.push_back({skey(it.key().c_str()), "unrecognized key for rope_type \"" + out.rope_type + "\""});
+    if (g.context.dict) {
+        sd.dict = g.context.dict;
+        out.scaling_key = g.context.dict_key;
     }
+    if (g.context.no_scaling) {
+        sd.dict = nullptr;
+        out.scaling_key.clear();
+    }
+    sd.key = out.scaling_key;
+    return sd;
+}
 
-    /// The scaling dict's numbers and lists.
-    void read_scaling_parameters()
-    {
-        auto optional_number = [&](const char* key) -> std::optional<double> {
-            if (const json* v = member(*scaling, key)) return number(*v, skey(key));
-            return std::nullopt;
+/// The rope type by exact name (legacy aliases where a configuration class renames them).
+inline void read_rope_type(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+{
+    // An explicit null is not "absent" where transformers reads the key with dict.get / setdefault:
+    // rope_type null (or type null without rope_type) looks up the init function None and fails,
+    // truncate null means no truncation, rope_theta null and original_max_position_embeddings null
+    // (yarn, llama3, longrope) reach the arithmetic as None. posenc refuses them, naming the key.
+    for (const char* key : {"rope_type", "truncate", "rope_theta"})
+        if (explicit_null(*sd.dict, key))
+            fail(sd.at(key), std::string("expected ") + (std::string(key) == "rope_type" ? "a string" :
+                                                        std::string(key) == "truncate" ? "true or false" : "a finite number > 1") +
+                                " or no key at all (transformers reads null as a value here, not as absent)",
+                 "null");
+    if (!sd.dict->contains("rope_type") && explicit_null(*sd.dict, "type"))
+        fail(sd.at("type"), "expected a string or no key at all (transformers reads null as a value here, not as absent)", "null");
+    const json* type_value = member(*sd.dict, "rope_type");
+    std::string type_key = sd.at("rope_type");
+    if (!type_value) type_value = member(*sd.dict, "type"), type_key = sd.at("type");
+    if (type_value) {
+        if (!type_value->is_string()) fail_json(type_key, "expected a string", *type_value);
+        out.rope_type = type_value->get<std::string>();
+    }
+    if (g.family && g.family->has(trait::longrope_only) && (out.rope_type == "su" || out.rope_type == "yarn")) {
+        out.notes.push_back("Phi-3: legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
+        out.rope_type = "longrope";
+    }
+    if (out.rope_type == "xdrope" && g.family && g.family->has(trait::xd_coordinate_sections)) {
+        // hunyuan_vl/configuration_hunyuan_vl.py convert_rope_params_to_dict: "xdrope" is "dynamic".
+        out.notes.push_back(type_key + " \"xdrope\" is read as \"dynamic\" (HunYuan-VL's configuration class)");
+        out.rope_type = "dynamic";
+    }
+    if (out.rope_type == "su" && out.model_type.empty()) {
+        // No model_type names no model: the generic description keeps the old LongRoPE alias.
+        out.notes.push_back("legacy rope type \"su\" is read as \"longrope\"");
+        out.rope_type = "longrope";
+    }
+    if (out.rope_type == "mrope" && g.family && g.family->has(trait::multi_axis)) {
+        // Qwen2-VL's legacy spelling: Hugging Face reads it as "default" plus mrope_section.
+        out.notes.push_back(type_key + " \"mrope\" is read as \"default\" with " + sd.key + ".mrope_section");
+        out.rope_type = "default";
+    }
+    // The rotary embedding looks the type up by exact name (ROPE_INIT_FUNCTIONS, plus "default"):
+    // "su" and "mrope" are aliases only where a configuration class renames them (Phi-3; the M-RoPE
+    // families), and a name that merely contains "dynamic" is no dynamic type.
+    const std::set<std::string> types{"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
+    if (out.rope_type == "proportional" && is_proportional(g, sd)) return;
+    if (types.count(out.rope_type) == 0)
+        fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
+    if (g.family && g.family->has(trait::longrope_only) && out.rope_type != "default" && out.rope_type != "longrope")
+        // phi3/configuration_phi3.py validate_rope raises ValueError for any other type.
+        fail_json(type_key, "expected default or longrope (legacy su / yarn) for model_type \"phi3\" (its configuration "
+                            "class refuses other rope types)",
+                  *type_value);
+
+}
+
+/// Keys the rope type does not read: warnings, as transformers logs them.
+inline void warn_unknown_scaling_keys(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+{
+    std::set<std::string> known = known_scaling_keys(out.rope_type);
+    if (g.family) {
+        // The family's own keys of the dict (Ministral 3: llama_4_scaling_beta, read by the model-level reader).
+        std::istringstream extra{std::string(g.family->extra_rope_keys)};
+        for (std::string k; extra >> k;) known.insert(k);
+    }
+    for (auto it = sd.dict->begin(); it != sd.dict->end(); ++it)
+        if (known.count(it.key()) == 0)
+            out.warnings.push_back({sd.at(it.key().c_str()), "unrecognized key for rope_type \"" + out.rope_type + "\""});
+}
+
+/// HunYuan-VL: xdrope_section is an alias of mrope_section; both present and different is refused.
+inline void read_xdrope_section(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+{
+    const json* v = member(*sd.dict, "xdrope_section");
+    if (!v || !(g.family && g.family->has(trait::xd_coordinate_sections))) return;
+    if (!v->is_array() || v->empty()) fail_json(sd.at("xdrope_section"), "expected a list of positive integers", *v);
+    if (const json* m = member(*sd.dict, "mrope_section")) {
+        const auto same = [](const json& a, const json& b) {
+            return a.is_number() && b.is_number() && a.get<double>() == b.get<double>();
         };
-        if (const json* v = member(*scaling, "factor")) {
-            out.factor_key = skey("factor");
-            out.factor = number(*v, skey("factor"), "expected a number >= 1");
-            if (*out.factor < 1.0) fail_json(skey("factor"), "expected a number >= 1", *v);
-            if (v->is_number_integer())  // a fact, not a warning: nothing for the user to change
-                out.notes.push_back(skey("factor") + " is an integer (" + v->dump() +
-                                    "); transformers logs a warning and uses it as " + detail::format_value(*out.factor));
-        }
-        out.attention_factor = optional_number("attention_factor");
-        out.beta_fast = optional_number("beta_fast");
-        out.beta_slow = optional_number("beta_slow");
-        out.mscale = optional_number("mscale");
-        out.mscale_all_dim = optional_number("mscale_all_dim");
-        out.low_freq_factor = optional_number("low_freq_factor");
-        out.high_freq_factor = optional_number("high_freq_factor");
-        if (const json* v = member(*scaling, "truncate")) {
-            if (!v->is_boolean()) fail_json(skey("truncate"), "expected true or false", *v);
-            out.truncate = v->get<bool>();
-            if (context.per_layer_type && !*out.truncate && out.rope_type == "yarn")
-                // _compute_yarn_parameters reads config.rope_parameters.get("truncate", True): the top level
-                // of a per-layer-type rope_parameters, which has no truncate, so the entry's false is not seen.
-                fail(skey("truncate"), "expected true or no value in a per-layer-type rope_parameters entry (transformers "
-                                       "reads truncate from the top level of rope_parameters, where it is absent, so it "
-                                       "truncates whatever the entry says)",
-                     "false");
-        }
-        read_xdrope_section();
-        if (const json* v = member(*scaling, "mrope_section")) {
-            if (!v->is_array() || v->empty()) fail_json(skey("mrope_section"), "expected a list of positive integers", *v);
-            for (std::size_t i = 0; i < v->size(); ++i)
-                out.mrope_section.push_back(positive_int((*v)[i], skey("mrope_section") + "[" + std::to_string(i) + "]"));
-        }
-        if (const json* v = member(*scaling, "mrope_interleaved")) {
-            if (!v->is_boolean()) fail_json(skey("mrope_interleaved"), "expected true or false", *v);
-            out.mrope_interleaved = v->get<bool>();
-            out.mrope_interleaved_given = true;
-        }
-        if (const json* v = member(*scaling, "alpha")) {
-            out.alpha = number(*v, skey("alpha"), "expected a finite number > 0");
-            if (!(*out.alpha > 0.0)) fail_json(skey("alpha"), "expected a finite number > 0", *v);
-        }
-        if (family && family->has(trait::phimoe_mscales) && out.rope_type == "longrope")
-            for (const char* key : {"short_mscale", "long_mscale"}) {
-                // phimoe/configuration_phimoe.py validate_rope: both must be numbers for every rope type but default.
-                const json* v = member(*scaling, key);
-                if (!v) fail(skey(key), "expected a number (PhiMoE's configuration class requires it)", "nothing");
-                (std::string(key) == "short_mscale" ? out.short_mscale : out.long_mscale) = number(*v, skey(key));
-            }
-        if (const json* v = member(*scaling, "short_factor")) out.short_factor = number_list(*v, skey("short_factor"));
-        if (const json* v = member(*scaling, "long_factor")) out.long_factor = number_list(*v, skey("long_factor"));
+        if (!(m->is_array() && m->size() == v->size() && std::equal(m->begin(), m->end(), v->begin(), same)))
+            fail(sd.at("mrope_section"), "expected the values of xdrope_section " + shown(*v) +
+                                            " (transformers refuses a config whose two sections differ)",
+                 shown(*m));
+        return;  // mrope_section is read next
     }
+    for (std::size_t i = 0; i < v->size(); ++i)
+        out.mrope_section.push_back(positive_int((*v)[i], sd.at("xdrope_section") + "[" + std::to_string(i) + "]"));
+}
 
-    /// HunYuan-VL: xdrope_section is an alias of mrope_section; both present and different is refused.
-    void read_xdrope_section()
-    {
-        const json* v = member(*scaling, "xdrope_section");
-        if (!v || !(family && family->has(trait::xd_coordinate_sections))) return;
-        if (!v->is_array() || v->empty()) fail_json(skey("xdrope_section"), "expected a list of positive integers", *v);
-        if (const json* m = member(*scaling, "mrope_section")) {
-            const auto same = [](const json& a, const json& b) {
-                return a.is_number() && b.is_number() && a.get<double>() == b.get<double>();
-            };
-            if (!(m->is_array() && m->size() == v->size() && std::equal(m->begin(), m->end(), v->begin(), same)))
-                fail(skey("mrope_section"), "expected the values of xdrope_section " + shown(*v) +
-                                                " (transformers refuses a config whose two sections differ)",
-                     shown(*m));
-            return;  // mrope_section is read next
-        }
+/// The scaling dict's numbers and lists.
+inline void read_scaling_parameters(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+{
+    auto optional_number = [&](const char* key) -> std::optional<double> {
+        if (const json* v = member(*sd.dict, key)) return number(*v, sd.at(key));
+        return std::nullopt;
+    };
+    if (const json* v = member(*sd.dict, "factor")) {
+        out.factor_key = sd.at("factor");
+        out.factor = number(*v, sd.at("factor"), "expected a number >= 1");
+        if (*out.factor < 1.0) fail_json(sd.at("factor"), "expected a number >= 1", *v);
+        if (v->is_number_integer())  // a fact, not a warning: nothing for the user to change
+            out.notes.push_back(sd.at("factor") + " is an integer (" + v->dump() +
+                                "); transformers logs a warning and uses it as " + detail::format_value(*out.factor));
+    }
+    out.attention_factor = optional_number("attention_factor");
+    out.beta_fast = optional_number("beta_fast");
+    out.beta_slow = optional_number("beta_slow");
+    out.mscale = optional_number("mscale");
+    out.mscale_all_dim = optional_number("mscale_all_dim");
+    out.low_freq_factor = optional_number("low_freq_factor");
+    out.high_freq_factor = optional_number("high_freq_factor");
+    if (const json* v = member(*sd.dict, "truncate")) {
+        if (!v->is_boolean()) fail_json(sd.at("truncate"), "expected true or false", *v);
+        out.truncate = v->get<bool>();
+        if (g.context.per_layer_type && !*out.truncate && out.rope_type == "yarn")
+            // _compute_yarn_parameters reads config.rope_parameters.get("truncate", True): the top level
+            // of a per-layer-type rope_parameters, which has no truncate, so the entry's false is not seen.
+            fail(sd.at("truncate"), "expected true or no value in a per-layer-type rope_parameters entry (transformers "
+                                   "reads truncate from the top level of rope_parameters, where it is absent, so it "
+                                   "truncates whatever the entry says)",
+                 "false");
+    }
+    read_xdrope_section(g, sd, out);
+    if (const json* v = member(*sd.dict, "mrope_section")) {
+        if (!v->is_array() || v->empty()) fail_json(sd.at("mrope_section"), "expected a list of positive integers", *v);
         for (std::size_t i = 0; i < v->size(); ++i)
-            out.mrope_section.push_back(positive_int((*v)[i], skey("xdrope_section") + "[" + std::to_string(i) + "]"));
+            out.mrope_section.push_back(positive_int((*v)[i], sd.at("mrope_section") + "[" + std::to_string(i) + "]"));
     }
+    if (const json* v = member(*sd.dict, "mrope_interleaved")) {
+        if (!v->is_boolean()) fail_json(sd.at("mrope_interleaved"), "expected true or false", *v);
+        out.mrope_interleaved = v->get<bool>();
+        out.mrope_interleaved_given = true;
+    }
+    if (const json* v = member(*sd.dict, "alpha")) {
+        out.alpha = number(*v, sd.at("alpha"), "expected a finite number > 0");
+        if (!(*out.alpha > 0.0)) fail_json(sd.at("alpha"), "expected a finite number > 0", *v);
+    }
+    if (g.family && g.family->has(trait::phimoe_mscales) && out.rope_type == "longrope")
+        for (const char* key : {"short_mscale", "long_mscale"}) {
+            // phimoe/configuration_phimoe.py validate_rope: both must be numbers for every rope type but default.
+            const json* v = member(*sd.dict, key);
+            if (!v) fail(sd.at(key), "expected a number (PhiMoE's configuration class requires it)", "nothing");
+            (std::string(key) == "short_mscale" ? out.short_mscale : out.long_mscale) = number(*v, sd.at(key));
+        }
+    if (const json* v = member(*sd.dict, "short_factor")) out.short_factor = number_list(*v, sd.at("short_factor"));
+    if (const json* v = member(*sd.dict, "long_factor")) out.long_factor = number_list(*v, sd.at("long_factor"));
+}
 
-    /// HunYuan: dynamic NTK with alpha is a static base change.
-    void apply_hunyuan_alpha()
-    {
-        if (out.alpha && *out.alpha != 0.0) {
-            if (family && family->has(trait::hunyuan_alpha) && out.rope_type == "dynamic") {
-                // modeling_hunyuan_v1_dense.py: base = rope_theta * alpha ** (head_dim / (head_dim - 2)), then the
-                // default table over the whole head (dim = head_dim), attention factor 1.
-                const double h = static_cast<double>(out.head_dim);
-                if (out.head_dim <= 2)
-                    fail(skey("alpha"), "expected a head_dim > 2 (alpha scales the base by alpha^(H / (H - 2)))",
-                         std::to_string(out.head_dim));
-                const double base = out.rope_theta * std::pow(*out.alpha, h / (h - 2.0));
-                if (!(std::isfinite(base) && base > 1.0))
-                    fail(skey("alpha"), "expected rope_theta * alpha^(H / (H - 2)) finite and > 1",
-                         detail::format_value(base));
-                out.notes.push_back("HunYuan alpha: base = rope_theta * alpha^(H / (H - 2)) = " + detail::format_value(base) +
-                                    " with the default table (Hugging Face's init table, used up to max_position_embeddings)");
-                out.rope_theta = base;
-                out.rope_theta_key = out.rope_theta_key + " * " + skey("alpha") + "^(H/(H-2))";
-                out.rotary_dim = out.head_dim;
-                out.rope_type = "default";
-                out.factor.reset();
-                out.factor_key.clear();
-            } else if (family) {
-                out.warnings.push_back({skey("alpha"), "only HunYuan's dynamic RoPE reads it; " + out.model_type +
-                                                           "'s code ignores it, and so does posenc"});
-            }
+/// HunYuan: dynamic NTK with alpha is a static base change.
+inline void apply_hunyuan_alpha(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+{
+    if (out.alpha && *out.alpha != 0.0) {
+        if (g.family && g.family->has(trait::hunyuan_alpha) && out.rope_type == "dynamic") {
+            // modeling_hunyuan_v1_dense.py: base = rope_theta * alpha ** (head_dim / (head_dim - 2)), then the
+            // default table over the whole head (dim = head_dim), attention factor 1.
+            const double h = static_cast<double>(out.head_dim);
+            if (out.head_dim <= 2)
+                fail(sd.at("alpha"), "expected a head_dim > 2 (alpha scales the base by alpha^(H / (H - 2)))",
+                     std::to_string(out.head_dim));
+            const double base = out.rope_theta * std::pow(*out.alpha, h / (h - 2.0));
+            if (!(std::isfinite(base) && base > 1.0))
+                fail(sd.at("alpha"), "expected rope_theta * alpha^(H / (H - 2)) finite and > 1",
+                     detail::format_value(base));
+            out.notes.push_back("HunYuan alpha: base = rope_theta * alpha^(H / (H - 2)) = " + detail::format_value(base) +
+                                " with the default table (Hugging Face's init table, used up to max_position_embeddings)");
+            out.rope_theta = base;
+            out.rope_theta_key = out.rope_theta_key + " * " + sd.at("alpha") + "^(H/(H-2))";
+            out.rotary_dim = out.head_dim;
+            out.rope_type = "default";
+            out.factor.reset();
+            out.factor_key.clear();
+        } else if (g.family) {
+            out.warnings.push_back({sd.at("alpha"), "only HunYuan's dynamic RoPE reads it; " + out.model_type +
+                                                       "'s code ignores it, and so does posenc"});
         }
     }
-};
+}
 
 }  // namespace posenc::hf::detail_json

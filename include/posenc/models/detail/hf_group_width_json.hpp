@@ -19,270 +19,263 @@
 #include <utility>
 #include <vector>
 
-#include "posenc/models/detail/hf_group_scaling_json.hpp"
+#include "posenc/models/detail/hf_group_facts.hpp"
 
 namespace posenc::hf::detail_json {
 
-/// The head width and the rotary width of a group.
-class GroupWidth : protected GroupScaling
+/// DeepSeek MLA: the table is qk_rope_head_dim wide; qk_head_dim for the softmax scale.
+inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
 {
-public:
-    using GroupScaling::GroupScaling;
-
-protected:
-    /// DeepSeek MLA: the table is qk_rope_head_dim wide; qk_head_dim for the softmax scale.
-    void read_mla_head_dim()
-    {
-        // The MLA configuration classes' defaults (DeepSeek: qk_rope_head_dim 64, qk_nope_head_dim 128).
-        const bool mla_family = family && family->has(trait::mla);
-        out.head_dim_key = "qk_rope_head_dim";
-        const int rope_default = mla_family ? family->qk_rope_head_dim : 64;
-        if (const json* v = member(config, "qk_rope_head_dim")) out.head_dim = positive_int(*v, "qk_rope_head_dim");
-        else {
-            out.head_dim = rope_default;
-            out.notes.push_back("qk_rope_head_dim absent: " + out.model_type + "'s class default " +
-                                std::to_string(rope_default));
-        }
-        int nope = 0;
-        if (const json* v = member(config, "qk_nope_head_dim")) {
-            nope = positive_int(*v, "qk_nope_head_dim");
-            if (nope > max_head_dim) fail_json("qk_nope_head_dim", "expected a positive integer <= 65536", *v);
-        } else if (mla_family) {
-            nope = family->qk_nope_head_dim;
-            out.notes.push_back("qk_nope_head_dim absent: " + out.model_type + "'s class default " + std::to_string(nope));
-        }
-        out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
-        if (family && family->has(trait::mla_table_width_head_dim)) {
-            // LongCat Flash: the rotary table is head_dim wide (class default family->head_dim) and
-            // rotates the qk_rope_head_dim slice; transformers cannot apply a table of another width.
-            int width = family->head_dim;
-            std::string width_shown = "nothing (class default " + std::to_string(family->head_dim) + ")";
-            if (const json* v = member(config, "head_dim")) width = positive_int(*v, "head_dim"), width_shown = shown(*v);
-            if (width != out.head_dim)
-                fail("head_dim", "expected qk_rope_head_dim's value " + std::to_string(out.head_dim) + " (" + out.model_type +
-                                     "'s rotary table is head_dim wide and rotates the qk_rope_head_dim slice of each head; "
-                                     "with other widths transformers cannot apply it)",
-                     width_shown);
-        }
+    // The MLA configuration classes' defaults (DeepSeek: qk_rope_head_dim 64, qk_nope_head_dim 128).
+    const bool mla_family = g.family && g.family->has(trait::mla);
+    out.head_dim_key = "qk_rope_head_dim";
+    const int rope_default = mla_family ? g.family->qk_rope_head_dim : 64;
+    if (const json* v = member(g.config, "qk_rope_head_dim")) out.head_dim = positive_int(*v, "qk_rope_head_dim");
+    else {
+        out.head_dim = rope_default;
+        out.notes.push_back("qk_rope_head_dim absent: " + out.model_type + "'s class default " +
+                            std::to_string(rope_default));
     }
-
-    /// Mistral 4: the query head is qk_nope_head_dim + qk_rope_head_dim (class defaults 64 + 64); the
-    /// rope part is its last qk_rope_head_dim coordinates (the softmax width is the same head).
-    void read_mla_suffix_head_dim()
-    {
-        int rope = family->qk_rope_head_dim, nope = family->qk_nope_head_dim;
-        if (const json* v = member(config, "qk_rope_head_dim")) rope = positive_int(*v, "qk_rope_head_dim");
-        if (const json* v = member(config, "qk_nope_head_dim")) nope = positive_int(*v, "qk_nope_head_dim");
-        if (rope > max_head_dim || nope > max_head_dim)
-            fail("qk_nope_head_dim", "expected qk_nope_head_dim and qk_rope_head_dim <= 65536",
-                 std::to_string(nope) + " + " + std::to_string(rope));
-        out.head_dim = nope + rope;
-        out.head_dim_key = "qk_nope_head_dim + qk_rope_head_dim";
-        out.qk_head_dim = out.head_dim;
-        out.mla_rope_head_dim = rope;
+    int nope = 0;
+    if (const json* v = member(g.config, "qk_nope_head_dim")) {
+        nope = positive_int(*v, "qk_nope_head_dim");
+        if (nope > max_head_dim) fail_json("qk_nope_head_dim", "expected a positive integer <= 65536", *v);
+    } else if (mla_family) {
+        nope = g.family->qk_nope_head_dim;
+        out.notes.push_back("qk_nope_head_dim absent: " + out.model_type + "'s class default " + std::to_string(nope));
     }
-
-    /// JetMoE: head_dim under another key (kv_channels).
-    void read_aliased_head_dim()
-    {
-        // JetMoE: head_dim is an alias of kv_channels (attribute_map), class default family->head_dim.
-        const std::string key(family->head_dim_key);
-        const json* v = member(config, key.c_str());
-        out.head_dim_key = key;
-        if (const json* alias = member(config, "head_dim")) {
-            // Both set the same attribute; which one wins depends on the order Python sees them.
-            if (v && !(alias->is_number() && v->is_number() && *alias == *v))
-                fail("head_dim", "expected the value of " + key + " " + shown(*v) + " (" + out.model_type +
-                                     "'s head_dim is an alias of " + key + "; the config carries both and they disagree)",
-                     shown(*alias));
-            if (!v) v = alias, out.head_dim_key = "head_dim";
-        }
-        if (v) out.head_dim = positive_int(*v, out.head_dim_key);
-        else {
-            out.head_dim = family->head_dim;
-            out.notes.push_back(key + " absent: " + out.model_type + "'s class default " + std::to_string(family->head_dim));
-        }
+    out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
+    if (g.family && g.family->has(trait::mla_table_width_head_dim)) {
+        // LongCat Flash: the rotary table is head_dim wide (class default family->head_dim) and
+        // rotates the qk_rope_head_dim slice; transformers cannot apply a table of another width.
+        int width = g.family->head_dim;
+        std::string width_shown = "nothing (class default " + std::to_string(g.family->head_dim) + ")";
+        if (const json* v = member(g.config, "head_dim")) width = positive_int(*v, "head_dim"), width_shown = shown(*v);
+        if (width != out.head_dim)
+            fail("head_dim", "expected qk_rope_head_dim's value " + std::to_string(out.head_dim) + " (" + out.model_type +
+                                 "'s rotary table is head_dim wide and rotates the qk_rope_head_dim slice of each head; "
+                                 "with other widths transformers cannot apply it)",
+                 width_shown);
     }
+}
 
-    /// head_dim, else the class default, else hidden_size // num_attention_heads.
-    void read_head_dim()
-    {
-        if (context.head_dim) {
-            out.head_dim = *context.head_dim;
-            out.head_dim_key = context.head_dim_key;
-            return;
-        }
-        if (deepseek) return read_mla_head_dim();
-        if (family && family->has(trait::mla_rope_suffix)) return read_mla_suffix_head_dim();
-        if (family && !family->head_dim_key.empty()) return read_aliased_head_dim();
-        if (const json* v = member(config, "head_dim"); v && !(family && family->has(trait::head_dim_from_hidden))) {
-            out.head_dim = positive_int(*v, "head_dim");
-            out.head_dim_key = "head_dim";
-        } else if (family && family->head_dim > 0 && !family->has(trait::head_dim_from_hidden) && !member(config, "head_dim")) {
-            out.head_dim = family->head_dim;
-            out.head_dim_key = "head_dim";
-            out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " + std::to_string(family->head_dim));
-        } else {
-            const char* hidden_key = member(config, "hidden_size") ? "hidden_size" : "n_embd";
-            const char* heads_key = member(config, "num_attention_heads") ? "num_attention_heads" : "n_head";
-            const json* hidden = member(config, hidden_key);
-            const json* heads = member(config, heads_key);
-            // A key left out takes the configuration class's default (hf_class_defaults.hpp), as
-            // transformers' config object holds it.
-            const ClassDefaults* defaults = family ? find_class_defaults(out.model_type) : nullptr;
-            auto size = [&](const json* v, const char* key, const char* name, int class_default) {
-                if (v) return positive_int(*v, key);
-                if (class_default <= 0) fail(name, "expected a positive integer (no head_dim given)", "nothing");
-                out.notes.push_back(std::string(name) + " absent: " + out.model_type + "'s class default " +
-                                    std::to_string(class_default));
-                return class_default;
-            };
-            const int h = size(hidden, hidden_key, "hidden_size", defaults ? defaults->hidden_size : 0);
-            const int n = size(heads, heads_key, "num_attention_heads", defaults ? defaults->num_attention_heads : 0);
-            out.head_dim = h / n;  // Python floor division of positive ints
-            out.head_dim_key = std::string(hidden_key) + " / " + heads_key;
-            if (out.head_dim <= 0)
-                fail(hidden_key, "expected hidden_size // num_attention_heads >= 1", std::to_string(h) + " // " + std::to_string(n));
-        }
+/// Mistral 4: the query head is qk_nope_head_dim + qk_rope_head_dim (class defaults 64 + 64); the
+/// rope part is its last qk_rope_head_dim coordinates (the softmax width is the same head).
+inline void read_mla_suffix_head_dim(const GroupFacts& g, HfRopeConfig& out)
+{
+    int rope = g.family->qk_rope_head_dim, nope = g.family->qk_nope_head_dim;
+    if (const json* v = member(g.config, "qk_rope_head_dim")) rope = positive_int(*v, "qk_rope_head_dim");
+    if (const json* v = member(g.config, "qk_nope_head_dim")) nope = positive_int(*v, "qk_nope_head_dim");
+    if (rope > max_head_dim || nope > max_head_dim)
+        fail("qk_nope_head_dim", "expected qk_nope_head_dim and qk_rope_head_dim <= 65536",
+             std::to_string(nope) + " + " + std::to_string(rope));
+    out.head_dim = nope + rope;
+    out.head_dim_key = "qk_nope_head_dim + qk_rope_head_dim";
+    out.qk_head_dim = out.head_dim;
+    out.mla_rope_head_dim = rope;
+}
+
+/// JetMoE: head_dim under another key (kv_channels).
+inline void read_aliased_head_dim(const GroupFacts& g, HfRopeConfig& out)
+{
+    // JetMoE: head_dim is an alias of kv_channels (attribute_map), class default family->head_dim.
+    const std::string key(g.family->head_dim_key);
+    const json* v = member(g.config, key.c_str());
+    out.head_dim_key = key;
+    if (const json* alias = member(g.config, "head_dim")) {
+        // Both set the same attribute; which one wins depends on the order Python sees them.
+        if (v && !(alias->is_number() && v->is_number() && *alias == *v))
+            fail("head_dim", "expected the value of " + key + " " + shown(*v) + " (" + out.model_type +
+                                 "'s head_dim is an alias of " + key + "; the config carries both and they disagree)",
+                 shown(*alias));
+        if (!v) v = alias, out.head_dim_key = "head_dim";
     }
+    if (v) out.head_dim = positive_int(*v, out.head_dim_key);
+    else {
+        out.head_dim = g.family->head_dim;
+        out.notes.push_back(key + " absent: " + out.model_type + "'s class default " + std::to_string(g.family->head_dim));
+    }
+}
 
-    /// Proportional RoPE: the dict's partial_rotary_factor is the fraction of the whole head's pairs
-    /// that rotate (the table spans the head: rotary_dim = head_dim); a top-level value must agree.
-    void read_proportional_fraction()
-    {
-        prf = 1.0;
-        out.proportional_fraction = 1.0;
-        if (const json* v = member(*scaling, "partial_rotary_factor")) {
-            const double x = number(*v, skey("partial_rotary_factor"));
-            if (const json* top = member(config, "partial_rotary_factor"); top && number(*top, "partial_rotary_factor") != x)
-                fail(skey("partial_rotary_factor"), "expected the top-level partial_rotary_factor " + shown(*top) +
-                                                        " (the config carries both and they disagree)",
+/// head_dim, else the class default, else hidden_size // num_attention_heads.
+inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
+{
+    if (g.context.head_dim) {
+        out.head_dim = *g.context.head_dim;
+        out.head_dim_key = g.context.head_dim_key;
+        return;
+    }
+    if (g.deepseek) return read_mla_head_dim(g, out);
+    if (g.family && g.family->has(trait::mla_rope_suffix)) return read_mla_suffix_head_dim(g, out);
+    if (g.family && !g.family->head_dim_key.empty()) return read_aliased_head_dim(g, out);
+    if (const json* v = member(g.config, "head_dim"); v && !(g.family && g.family->has(trait::head_dim_from_hidden))) {
+        out.head_dim = positive_int(*v, "head_dim");
+        out.head_dim_key = "head_dim";
+    } else if (g.family && g.family->head_dim > 0 && !g.family->has(trait::head_dim_from_hidden) && !member(g.config, "head_dim")) {
+        out.head_dim = g.family->head_dim;
+        out.head_dim_key = "head_dim";
+        out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " + std::to_string(g.family->head_dim));
+    } else {
+        const char* hidden_key = member(g.config, "hidden_size") ? "hidden_size" : "n_embd";
+        const char* heads_key = member(g.config, "num_attention_heads") ? "num_attention_heads" : "n_head";
+        const json* hidden = member(g.config, hidden_key);
+        const json* heads = member(g.config, heads_key);
+        // A key left out takes the configuration class's default (hf_class_defaults.hpp), as
+        // transformers' config object holds it.
+        const ClassDefaults* defaults = g.family ? find_class_defaults(out.model_type) : nullptr;
+        auto size = [&](const json* v, const char* key, const char* name, int class_default) {
+            if (v) return positive_int(*v, key);
+            if (class_default <= 0) fail(name, "expected a positive integer (no head_dim given)", "nothing");
+            out.notes.push_back(std::string(name) + " absent: " + out.model_type + "'s class default " +
+                                std::to_string(class_default));
+            return class_default;
+        };
+        const int h = size(hidden, hidden_key, "hidden_size", defaults ? defaults->hidden_size : 0);
+        const int n = size(heads, heads_key, "num_attention_heads", defaults ? defaults->num_attention_heads : 0);
+        out.head_dim = h / n;  // Python floor division of positive ints
+        out.head_dim_key = std::string(hidden_key) + " / " + heads_key;
+        if (out.head_dim <= 0)
+            fail(hidden_key, "expected hidden_size // num_attention_heads >= 1", std::to_string(h) + " // " + std::to_string(n));
+    }
+}
+
+/// Proportional RoPE: the dict's partial_rotary_factor is the fraction of the whole head's pairs
+/// that rotate (the table spans the head: rotary_dim = head_dim); a top-level value must agree.
+inline RotaryFraction read_proportional_fraction(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+{
+    out.proportional_fraction = 1.0;
+    if (const json* v = member(*sd.dict, "partial_rotary_factor")) {
+        const double x = number(*v, sd.at("partial_rotary_factor"));
+        if (const json* top = member(g.config, "partial_rotary_factor"); top && number(*top, "partial_rotary_factor") != x)
+            fail(sd.at("partial_rotary_factor"), "expected the top-level partial_rotary_factor " + shown(*top) +
+                                                    " (the config carries both and they disagree)",
+                 shown(*v));
+        out.proportional_fraction = x;
+    }
+    return RotaryFraction{};  // the table spans the head
+}
+
+/// The partial rotary factor: rotary_pct, partial_rotary_factor, the dict's, the class default.
+inline RotaryFraction read_partial_rotary_factor(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+{
+    if (is_proportional(g, sd)) return read_proportional_fraction(g, sd, out);
+    RotaryFraction f;
+    if (out.mla_rope_head_dim > 0) {
+        // mistral4/configuration_mistral4.py: rope_parameters.setdefault("partial_rotary_factor",
+        // qk_rope_head_dim / head_dim).
+        f.value = static_cast<double>(out.mla_rope_head_dim) / static_cast<double>(out.head_dim);
+        f.key = "qk_rope_head_dim / head_dim";
+        if (const json* v = sd.dict ? member(*sd.dict, "partial_rotary_factor") : nullptr)
+            f.value = number(*v, sd.at("partial_rotary_factor")), f.key = sd.at("partial_rotary_factor");
+        return f;
+    }
+    f.value = g.family && g.family->partial_rotary_factor ? *g.family->partial_rotary_factor : 1.0;
+    f.key = g.family && g.family->partial_rotary_factor ? "partial_rotary_factor" : "";
+    f.shown = g.family && g.family->partial_rotary_factor
+                                ? "the class default " + detail::format_value(*g.family->partial_rotary_factor)
+                                : "";
+    if (const json* v = member(g.config, "rotary_pct"))
+        f.value = number(*v, "rotary_pct"), f.key = "rotary_pct", f.shown = "rotary_pct " + shown(*v);
+    if (const json* v = member(g.config, "partial_rotary_factor"))
+        f.value = number(*v, "partial_rotary_factor"), f.key = "partial_rotary_factor",
+        f.shown = "partial_rotary_factor " + shown(*v);
+    if (sd.dict)
+        if (const json* v = member(*sd.dict, "partial_rotary_factor")) {
+            const double x = number(*v, sd.at("partial_rotary_factor"));
+            // standardize_rope_params (modeling_rope_utils.py) copies the configuration's own
+            // partial_rotary_factor attribute (the top-level key, else the class default) over the
+            // dict's value; transformers 4 does not read the dict's at all.
+            if (!f.shown.empty() && x != f.value)
+                fail(sd.at("partial_rotary_factor"),
+                     "expected the value of " + f.shown + " (transformers copies the configuration's partial_rotary_factor "
+                     "over the RoPE dict's; the two disagree)",
                      shown(*v));
-            out.proportional_fraction = x;
+            if (f.shown.empty() && sd.key == "rope_scaling" && x != 1.0)
+                fail(sd.at("partial_rotary_factor"),
+                     "expected 1 or a top-level partial_rotary_factor (transformers 4 does not read it from rope_scaling "
+                     "and rotates with 1, transformers 5 reads the dict's)",
+                     shown(*v));
+            f.value = x, f.key = sd.at("partial_rotary_factor");
         }
+    if (!(f.value > 0.0 && f.value <= 1.0)) fail(f.key, "expected a number in (0, 1]", detail::format_value(f.value));
+    if (g.family && !g.family->has(trait::partial_rotary) && !g.gptj_like && f.value != 1.0)
+        // Llama-style attention multiplies the whole head by cos / sin: transformers 5's default table
+        // ignores the factor (compute_default_rope_parameters uses head_dim), its scaled types and
+        // transformers 4 build a table narrower than the head, which the attention cannot apply.
+        fail(f.key, "expected 1: model_type \"" + out.model_type + "\"'s attention rotates the whole head (" +
+                          std::string(g.family->pairing_source) + " does not split off a rotary part), so transformers either "
+                          "ignores a partial rotary factor or fails on it",
+             detail::format_value(f.value));
+    if (g.family && g.family->has(trait::forced_partial_rotary_factor) && f.value != *g.family->partial_rotary_factor)
+        // Bamba's configuration class overwrites the value; transformers versions differ on whether
+        // a partial_rotary_factor inside rope_parameters would survive that.
+        fail(f.key, "expected " + detail::format_value(*g.family->partial_rotary_factor) + " (" + out.model_type +
+                          "'s code sets partial_rotary_factor " + detail::format_value(*g.family->partial_rotary_factor) +
+                          " whatever the config says)",
+             detail::format_value(f.value));
+    return f;
+}
+
+/// A top-level rotary_dim outside GPT-J / CodeGen: transformers does not read it (the width is
+/// int(head_dim * partial_rotary_factor)). Where it disagrees with that width, a config that gives
+/// a partial_rotary_factor keeps it (with a warning: MiniMax-M2 ships both); one that gives none is
+/// refused, since the checkpoint's own code may rotate rotary_dim dims where transformers rotates more.
+inline void check_unread_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const RotaryFraction& f, HfRopeConfig& out)
+{
+    const json* v = member(g.config, "rotary_dim");
+    if (!v) return;
+    const int given = positive_int(*v, "rotary_dim");
+    if (given == out.rotary_dim) return;
+    const bool explicit_factor = member(g.config, "partial_rotary_factor") || member(g.config, "rotary_pct") ||
+                                 (sd.dict && member(*sd.dict, "partial_rotary_factor"));
+    if (explicit_factor) {
+        out.warnings.push_back({"rotary_dim", "transformers does not read it for model_type \"" + out.model_type +
+                                                  "\": " + f.key + " gives rotary_dim " + std::to_string(out.rotary_dim) +
+                                                  ", not " + std::to_string(given) + "; ignored"});
+        return;
     }
+    fail("rotary_dim", "expected int(head_dim * partial_rotary_factor) = " + std::to_string(out.rotary_dim) +
+                           ": model_type \"" + out.model_type + "\"'s code does not read rotary_dim and rotates " +
+                           std::to_string(out.rotary_dim) + " dims of each head; give partial_rotary_factor " +
+                           "(rotary_dim / head_dim) to say the width",
+         shown(*v));
+}
 
-    /// The partial rotary factor: rotary_pct, partial_rotary_factor, the dict's, the class default.
-    void read_partial_rotary_factor()
-    {
-        if (is_proportional()) return read_proportional_fraction();
-        if (out.mla_rope_head_dim > 0) {
-            // mistral4/configuration_mistral4.py: rope_parameters.setdefault("partial_rotary_factor",
-            // qk_rope_head_dim / head_dim).
-            prf = static_cast<double>(out.mla_rope_head_dim) / static_cast<double>(out.head_dim);
-            prf_key = "qk_rope_head_dim / head_dim";
-            if (const json* v = scaling ? member(*scaling, "partial_rotary_factor") : nullptr)
-                prf = number(*v, skey("partial_rotary_factor")), prf_key = skey("partial_rotary_factor");
-            return;
-        }
-        prf = family && family->partial_rotary_factor ? *family->partial_rotary_factor : 1.0;
-        prf_key = family && family->partial_rotary_factor ? "partial_rotary_factor" : "";
-        prf_shown = family && family->partial_rotary_factor
-                                    ? "the class default " + detail::format_value(*family->partial_rotary_factor)
-                                    : "";
-        if (const json* v = member(config, "rotary_pct"))
-            prf = number(*v, "rotary_pct"), prf_key = "rotary_pct", prf_shown = "rotary_pct " + shown(*v);
-        if (const json* v = member(config, "partial_rotary_factor"))
-            prf = number(*v, "partial_rotary_factor"), prf_key = "partial_rotary_factor",
-            prf_shown = "partial_rotary_factor " + shown(*v);
-        if (scaling)
-            if (const json* v = member(*scaling, "partial_rotary_factor")) {
-                const double x = number(*v, skey("partial_rotary_factor"));
-                // standardize_rope_params (modeling_rope_utils.py) copies the configuration's own
-                // partial_rotary_factor attribute (the top-level key, else the class default) over the
-                // dict's value; transformers 4 does not read the dict's at all.
-                if (!prf_shown.empty() && x != prf)
-                    fail(skey("partial_rotary_factor"),
-                         "expected the value of " + prf_shown + " (transformers copies the configuration's partial_rotary_factor "
-                         "over the RoPE dict's; the two disagree)",
-                         shown(*v));
-                if (prf_shown.empty() && sk == "rope_scaling" && x != 1.0)
-                    fail(skey("partial_rotary_factor"),
-                         "expected 1 or a top-level partial_rotary_factor (transformers 4 does not read it from rope_scaling "
-                         "and rotates with 1, transformers 5 reads the dict's)",
-                         shown(*v));
-                prf = x, prf_key = skey("partial_rotary_factor");
-            }
-        if (!(prf > 0.0 && prf <= 1.0)) fail(prf_key, "expected a number in (0, 1]", detail::format_value(prf));
-        if (family && !family->has(trait::partial_rotary) && !gptj_like && prf != 1.0)
-            // Llama-style attention multiplies the whole head by cos / sin: transformers 5's default table
-            // ignores the factor (compute_default_rope_parameters uses head_dim), its scaled types and
-            // transformers 4 build a table narrower than the head, which the attention cannot apply.
-            fail(prf_key, "expected 1: model_type \"" + out.model_type + "\"'s attention rotates the whole head (" +
-                              std::string(family->pairing_source) + " does not split off a rotary part), so transformers either "
-                              "ignores a partial rotary factor or fails on it",
-                 detail::format_value(prf));
-        if (family && family->has(trait::forced_partial_rotary_factor) && prf != *family->partial_rotary_factor)
-            // Bamba's configuration class overwrites the value; transformers versions differ on whether
-            // a partial_rotary_factor inside rope_parameters would survive that.
-            fail(prf_key, "expected " + detail::format_value(*family->partial_rotary_factor) + " (" + out.model_type +
-                              "'s code sets partial_rotary_factor " + detail::format_value(*family->partial_rotary_factor) +
-                              " whatever the config says)",
-                 detail::format_value(prf));
-
+/// rotary_dim = int(head_dim * partial_rotary_factor); GPT-J / CodeGen: rotary_dim (class default 64).
+inline void read_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const RotaryFraction& f, HfRopeConfig& out)
+{
+    if (g.gptj_like && member(g.config, "rotary_dim")) {
+        out.rotary_dim = positive_int(*member(g.config, "rotary_dim"), "rotary_dim");
+        out.rotary_dim_key = "rotary_dim";
+    } else if (g.gptj_like) {
+        // gptj/configuration_gptj.py, codegen/configuration_codegen.py: rotary_dim defaults to 64 (the
+        // first 64 dims of each head rotate), not to the whole head.
+        out.rotary_dim = 64;
+        out.rotary_dim_key = "rotary_dim";
+        out.notes.push_back("rotary_dim absent: " + out.model_type + "'s class default 64");
+    } else {
+        out.rotary_dim = static_cast<int>(static_cast<double>(out.head_dim) * f.value);  // HF: int(H * prf)
+        if (!f.key.empty()) out.rotary_dim_key = f.key;
+        check_unread_rotary_dim(g, sd, f, out);
     }
-
-    /// A top-level rotary_dim outside GPT-J / CodeGen: transformers does not read it (the width is
-    /// int(head_dim * partial_rotary_factor)). Where it disagrees with that width, a config that gives
-    /// a partial_rotary_factor keeps it (with a warning: MiniMax-M2 ships both); one that gives none is
-    /// refused, since the checkpoint's own code may rotate rotary_dim dims where transformers rotates more.
-    void check_unread_rotary_dim()
-    {
-        const json* v = member(config, "rotary_dim");
-        if (!v) return;
-        const int given = positive_int(*v, "rotary_dim");
-        if (given == out.rotary_dim) return;
-        const bool explicit_factor = member(config, "partial_rotary_factor") || member(config, "rotary_pct") ||
-                                     (scaling && member(*scaling, "partial_rotary_factor"));
-        if (explicit_factor) {
-            out.warnings.push_back({"rotary_dim", "transformers does not read it for model_type \"" + out.model_type +
-                                                      "\": " + prf_key + " gives rotary_dim " + std::to_string(out.rotary_dim) +
-                                                      ", not " + std::to_string(given) + "; ignored"});
-            return;
-        }
-        fail("rotary_dim", "expected int(head_dim * partial_rotary_factor) = " + std::to_string(out.rotary_dim) +
-                               ": model_type \"" + out.model_type + "\"'s code does not read rotary_dim and rotates " +
-                               std::to_string(out.rotary_dim) + " dims of each head; give partial_rotary_factor " +
-                               "(rotary_dim / head_dim) to say the width",
-             shown(*v));
+    if (out.rotary_dim <= 0 || out.rotary_dim % 2 != 0 || out.rotary_dim > out.head_dim)
+        fail(out.rotary_dim_key,
+             "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
+             std::to_string(out.rotary_dim));
+    if (g.family && g.family->has(trait::rope_suffix_inverse_output)) {
+        out.rotary_offset = out.head_dim - out.rotary_dim;
+        out.inverse_rope_on_output = true;
     }
-
-    /// rotary_dim = int(head_dim * partial_rotary_factor); GPT-J / CodeGen: rotary_dim (class default 64).
-    void read_rotary_dim()
-    {
-        if (gptj_like && member(config, "rotary_dim")) {
-            out.rotary_dim = positive_int(*member(config, "rotary_dim"), "rotary_dim");
-            out.rotary_dim_key = "rotary_dim";
-        } else if (gptj_like) {
-            // gptj/configuration_gptj.py, codegen/configuration_codegen.py: rotary_dim defaults to 64 (the
-            // first 64 dims of each head rotate), not to the whole head.
-            out.rotary_dim = 64;
-            out.rotary_dim_key = "rotary_dim";
-            out.notes.push_back("rotary_dim absent: " + out.model_type + "'s class default 64");
-        } else {
-            out.rotary_dim = static_cast<int>(static_cast<double>(out.head_dim) * prf);  // HF: int(H * prf)
-            if (!prf_key.empty()) out.rotary_dim_key = prf_key;
-            check_unread_rotary_dim();
-        }
-        if (out.rotary_dim <= 0 || out.rotary_dim % 2 != 0 || out.rotary_dim > out.head_dim)
-            fail(out.rotary_dim_key,
-                 "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
+    if (out.mla_rope_head_dim > 0) {
+        // The table (head_dim * partial_rotary_factor wide) rotates the last qk_rope_head_dim coordinates.
+        if (out.rotary_dim != out.mla_rope_head_dim)
+            fail(out.rotary_dim_key, "expected int(head_dim * partial_rotary_factor) = qk_rope_head_dim " +
+                                         std::to_string(out.mla_rope_head_dim) + " (" + out.model_type +
+                                         " applies the table to the last qk_rope_head_dim coordinates of each head; "
+                                         "with another width transformers cannot apply it)",
                  std::to_string(out.rotary_dim));
-        if (family && family->has(trait::rope_suffix_inverse_output)) {
-            out.rotary_offset = out.head_dim - out.rotary_dim;
-            out.inverse_rope_on_output = true;
-        }
-        if (out.mla_rope_head_dim > 0) {
-            // The table (head_dim * partial_rotary_factor wide) rotates the last qk_rope_head_dim coordinates.
-            if (out.rotary_dim != out.mla_rope_head_dim)
-                fail(out.rotary_dim_key, "expected int(head_dim * partial_rotary_factor) = qk_rope_head_dim " +
-                                             std::to_string(out.mla_rope_head_dim) + " (" + out.model_type +
-                                             " applies the table to the last qk_rope_head_dim coordinates of each head; "
-                                             "with another width transformers cannot apply it)",
-                     std::to_string(out.rotary_dim));
-            out.rotary_offset = out.head_dim - out.rotary_dim;
-        }
+        out.rotary_offset = out.head_dim - out.rotary_dim;
     }
-};
+}
 
 }  // namespace posenc::hf::detail_json
