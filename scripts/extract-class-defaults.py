@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Writes include/posenc/models/hf_class_defaults.hpp: the attention sizes each configuration class
-of transformers fills in when a config.json leaves them out (num_hidden_layers, hidden_size,
-num_attention_heads, num_key_value_heads, rms_norm_eps), for every model_type the config reader has
-a row for (include/posenc/models/hf_families.hpp).
+"""Writes include/posenc/models/hf_class_defaults.hpp: what each configuration class of transformers
+fills in when a config.json leaves it out (num_hidden_layers, hidden_size, num_attention_heads,
+num_key_value_heads, rms_norm_eps, and the RoPE base: the class's default_theta, its "global" entry
+when it is a dict, else a rope_theta field), for every model_type the config reader has a row for
+(include/posenc/models/hf_families.hpp); and the keys a wrapper merges into its text_config before
+building it (`_default_text_config_kwargs`: GLM-ASR, Voxtral, the PE audio / video models), with
+the text model type it falls back to.
 
 For maintainers, not run by the build or the tests. It reads the configuration files as text (the
 Python syntax tree of their class bodies: `name: type = literal` fields, `attribute_map` aliases and
@@ -15,6 +18,7 @@ TRANSFORMERS_SRC is the `src/transformers` folder of a transformers checkout; CO
 written into the header's comment.
 """
 import ast
+import json
 import pathlib
 import re
 import sys
@@ -77,6 +81,10 @@ def resolved(classes, name, seen=()):
 def sizes(classes, name):
     fields, attribute_map = resolved(classes, name)
     out = {}
+    theta = fields.get("default_theta", fields.get("rope_theta"))
+    if isinstance(theta, dict):
+        theta = theta.get("global")
+    out["rope_theta"] = float(theta) if isinstance(theta, (int, float)) and not isinstance(theta, bool) else 0.0
     for field in FIELDS:
         key = attribute_map.get(field, field)
         value = fields.get(key)
@@ -84,6 +92,34 @@ def sizes(classes, name):
             out[field] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
         else:
             out[field] = value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    return out
+
+
+def wrapper_text_defaults(models_dir):
+    """[(wrapper model_type, fallback text model_type, defaults as JSON, path)] of the configuration
+    classes that merge `_default_text_config_kwargs` into their text_config."""
+    out = []
+    for path in sorted(models_dir.glob("*/configuration_*.py")):
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            model_type, defaults = None, None
+            for stmt in node.body:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    if stmt.targets[0].id == "model_type":
+                        model_type = literal(stmt.value)
+                    elif stmt.targets[0].id == "_default_text_config_kwargs":
+                        defaults = literal(stmt.value)
+            if not (isinstance(model_type, str) and isinstance(defaults, dict)):
+                continue
+            segment = ast.get_source_segment(source, node) or ""
+            fallback = re.search(r'self\.text_config\.get\("model_type", "([a-z0-9_]+)"\)', segment)
+            if not fallback:
+                sys.exit(f"{path}: {node.name} merges _default_text_config_kwargs without a fallback text model_type")
+            out.append((model_type, fallback.group(1), json.dumps(defaults, separators=(", ", ": ")),
+                        path.relative_to(models_dir).as_posix()))
     return out
 
 
@@ -121,26 +157,35 @@ def main():
     lines = []
     for model_type, s, path in rows:
         eps = repr(s["rms_norm_eps"]) if s["rms_norm_eps"] else "0.0"
+        theta = repr(s["rope_theta"]) if s["rope_theta"] else "0.0"
         lines.append(f'    {{{(chr(34) + model_type + chr(34) + ",").ljust(width)} {s["num_hidden_layers"]:>4}, '
-                     f'{s["hidden_size"]:>6}, {s["num_attention_heads"]:>4}, {s["num_key_value_heads"]:>4}, {eps:>8}, "{path}"}},')
-    header = HEADER.replace("@COMMIT@", commit).replace("@ROWS@", "\n".join(lines))
+                     f'{s["hidden_size"]:>6}, {s["num_attention_heads"]:>4}, {s["num_key_value_heads"]:>4}, {eps:>8}, '
+                     f'{theta:>11}, "{path}"}},')
+    wrappers = []
+    for model_type, fallback, defaults, path in wrapper_text_defaults(src / "models"):
+        escaped = defaults.replace("\\", "\\\\").replace('"', '\\"')
+        wrappers.append(f'    {{"{model_type}", "{fallback}",\n     "{escaped}",\n     "{path}"}},')
+    header = HEADER.replace("@COMMIT@", commit).replace("@ROWS@", "\n".join(lines)).replace("@WRAPPERS@", "\n".join(wrappers))
     (repo / "include/posenc/models/hf_class_defaults.hpp").write_text(header, encoding="utf-8")
     print(f"{len(rows)} rows written")
 
 
 HEADER = """// SPDX-License-Identifier: MIT
-// posenc/models/hf_class_defaults.hpp: the attention sizes a configuration class of transformers
-// fills in when a config.json leaves them out, per model_type.
+// posenc/models/hf_class_defaults.hpp: what a configuration class of transformers fills in when a
+// config.json leaves it out, per model_type: the attention sizes and the RoPE base; and the keys a
+// wrapper merges into its text_config.
 //
 // GENERATED by scripts/extract-class-defaults.py from transformers' configuration files (commit
 // @COMMIT@); edit the script, not this table. One row per model_type of hf_families.hpp. A value of
 // 0 means the class declares no literal default for the field (num_key_value_heads 0: the class
-// sets it to num_attention_heads; rms_norm_eps 0: the model has no RMS norm default here).
+// sets it to num_attention_heads; rms_norm_eps 0: the model has no RMS norm default here;
+// rope_theta 0: the generic 10000).
 //
 // The config reader (hf_config.hpp) uses num_hidden_layers when a config gives neither it nor
 // layer_types (the layer count is then the class's, with a note), and reports the other sizes in
 // HfModel for engines. They do not enter the RoPE tables except through head_dim = hidden_size //
-// num_attention_heads when a config gives none of the three.
+// num_attention_heads when a config gives none of the three. rope_theta is the base when a config
+// gives none (the class's default_theta, which its rope_parameters takes with setdefault).
 #pragma once
 
 #include <string_view>
@@ -155,14 +200,38 @@ struct ClassDefaults {
     int num_attention_heads;
     int num_key_value_heads;  ///< 0: num_attention_heads
     double rms_norm_eps;      ///< 0: none
+    double rope_theta;        ///< 0: the generic 10000
     std::string_view source;  ///< the configuration file, relative to src/transformers/models/
 };
 
 /// The table (generated; see the file comment).
 inline constexpr ClassDefaults class_defaults_table[] = {
-    // model_type            layers  hidden heads  kv    rms_norm_eps
+    // model_type            layers  hidden heads  kv    rms_norm_eps  rope_theta
 @ROWS@
 };
+
+/// A wrapper whose configuration class builds its text_config from {**text_defaults, **text_config}
+/// (its `_default_text_config_kwargs`), with text model type `text_model_type` when text_config
+/// names none, or from text_defaults alone when the config has no text_config.
+struct WrapperTextDefaults {
+    std::string_view model_type;
+    std::string_view text_model_type;
+    std::string_view text_defaults;  ///< JSON object
+    std::string_view source;
+};
+
+/// The wrappers (generated; see the file comment).
+inline constexpr WrapperTextDefaults wrapper_text_defaults_table[] = {
+@WRAPPERS@
+};
+
+/// The text_config defaults of wrapper `model_type`, or nullptr.
+inline const WrapperTextDefaults* find_wrapper_text_defaults(std::string_view model_type) noexcept
+{
+    for (const WrapperTextDefaults& w : wrapper_text_defaults_table)
+        if (w.model_type == model_type) return &w;
+    return nullptr;
+}
 
 /// The class defaults of `model_type`, or nullptr.
 inline const ClassDefaults* find_class_defaults(std::string_view model_type) noexcept

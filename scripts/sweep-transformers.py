@@ -6,6 +6,7 @@ Usage (Debian's Python and Debian's torch; the script is not run by CI, its outp
 
     /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC [--out tests/data/transformers_sweep.json]
                                                    [--commit SHORT_SHA] [--only MODEL_TYPE,...]
+    /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC --minimal [--commit SHORT_SHA]
     /usr/bin/python3 scripts/sweep-transformers.py --coverage BUILD/tests/posenc_tests_models
 
 The second form runs the test that checks posenc against the data (tests/models/
@@ -13,7 +14,11 @@ transformers_sweep_tests.cpp) and writes its K/N line into docs/models.md. With 
 an --out elsewhere) the first form sweeps every language model with linear, dynamic, yarn and
 llama3 RoPE dicts instead of its class defaults: a maintainer's look, not test data (the test
 binary reads a data folder's transformers_sweep.json, so point a build's POSENC_TEST_DATA_DIR
-there to check posenc against it).
+there to check posenc against it). With --minimal the first form writes
+tests/data/transformers_sweep_minimal.json: each language model built from a hand-written config
+(its model types only, then with num_hidden_layers 7, then also sliding_window_pattern 3; see
+MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
+its pattern, a wrapper's text defaults) and posenc, given the same few keys, must derive the same.
 
 TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
 `transformers` package). For each model folder whose modeling code applies RoPE (it instantiates
@@ -868,6 +873,31 @@ VARIANTS = {
 }
 
 
+# --minimal: the config a person writes by hand, as transformers completes it. posenc is given only
+# the model types along the path to the language model and these keys of the language model; the
+# configuration class fills in everything else (layer_types from its pattern, class defaults), so
+# posenc's own derivation of each is checked, not the values to_dict() would spell out.
+MINIMAL_VARIANTS = {
+    "min": {},
+    "min+layers7": {"num_hidden_layers": 7},
+    "min+pattern3": {"num_hidden_layers": 7, "sliding_window_pattern": 3},
+}
+
+
+def minimal_config(config, path, kwargs):
+    """(constructor kwargs, stored config less the top-level model_type) for a config whose language
+    model at `path` is given `kwargs` only, each nested level with its model_type."""
+    levels = path.split(".") if path else []
+    objects = [config]
+    for key in levels:
+        objects.append(vars(objects[-1])[key])
+    inner = dict(kwargs)
+    for depth in range(len(levels), 0, -1):
+        nested_type = getattr(type(objects[depth]), "model_type", "")
+        inner = {levels[depth - 1]: ({"model_type": nested_type, **inner} if nested_type else inner)}
+    return inner
+
+
 def apply_variant(text, variant):
     rp = getattr(text, "rope_parameters", None)
     if not isinstance(rp, dict):
@@ -889,7 +919,16 @@ def sweep_family(model_type, config_cls, folder, base_class, variant=None):
     config = config_cls()
     rotaries = rotary_classes(folder)
     path, text = language_config(config, base_class)
-    if variant:
+    stored = None
+    if variant in MINIMAL_VARIANTS:
+        entry["model_type"] = f"{model_type}+{variant}"
+        if text is None:
+            raise RuntimeError("no language model")
+        nested = minimal_config(config, path, MINIMAL_VARIANTS[variant])
+        config = config_cls(**nested)
+        path, text = language_config(config, base_class)
+        stored = {"model_type": model_type, **nested}
+    elif variant:
         entry["model_type"] = f"{model_type}+{variant}"
         if text is None:
             raise RuntimeError("no language model to vary")
@@ -936,7 +975,7 @@ def sweep_family(model_type, config_cls, folder, base_class, variant=None):
     entry["kind"] = "text"
     entry["text_config_path"] = path
     entry["rotary_class"] = cls.__name__
-    entry["config"] = stored_dict(config, path, base_class)
+    entry["config"] = stored if stored is not None else stored_dict(config, path, base_class)
     groups = []
     for name, inv_freq, scaling, per_type in groups_of(rot, text):
         inv = inv_freq.detach().to(torch.float32).reshape(-1)
@@ -972,6 +1011,10 @@ def sweep_family(model_type, config_cls, folder, base_class, variant=None):
         raise RuntimeError(f"{cls.__name__} holds no inv_freq buffer")
     entry["groups"] = groups
     entry["num_hidden_layers"] = safe_get(text, "num_hidden_layers")
+    if model_type == "longcat_flash":
+        # longcat_flash/modeling_longcat_flash.py: the model sets num_hidden_layers = 2 * num_layers (two
+        # attention sublayers per decoder layer), whatever the config said.
+        entry["num_hidden_layers"] = 2 * safe_get(text, "num_layers")
     entry["nope_layers"], entry["nope_rule"] = nope_layers(safe_get(text, "model_type") or model_type, text)
     lt = safe_get(text, "layer_types")
     names = [g["name"] for g in groups]
@@ -1021,6 +1064,14 @@ def write_coverage(binary):
             f"{kinds.get('not_language', 0)} vision, audio and other non-language model_types, "
             f"{kinds.get('no_rotary_module', 0)} without a rotary module and {len(data['failures'])} that "
             f"transformers itself cannot build from class defaults here.")
+    minimal = subprocess.run([binary, "--no-intro=true", "--test-case=transformers * hand-written configs*"],
+                             capture_output=True, text=True, check=False)
+    found_minimal = re.search(r"(\d+) of (\d+) hand-written configs read and match transformers", minimal.stdout)
+    if minimal.returncode != 0 or not found_minimal:
+        sys.exit(f"{binary} failed or printed no coverage:\n{minimal.stdout[-3000:]}{minimal.stderr[-2000:]}")
+    line += (f" From hand-written configs (model types and at most two keys, the configuration class filling in "
+             f"the rest; `--minimal`): **{found_minimal.group(1)} of {found_minimal.group(2)}** read and match, "
+             f"the others refused by name.")
     path = os.path.join(root, "docs", "models.md")
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -1037,10 +1088,14 @@ def main():
     parser.add_argument("--coverage", metavar="TEST_BINARY",
                         help="instead of sweeping: run posenc's tests/models binary on the committed data and "
                              "write its coverage line into docs/models.md")
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "data",
-                                                      "transformers_sweep.json"))
+    parser.add_argument("--out", default=None,
+                        help="the data file (default tests/data/transformers_sweep.json, with --minimal "
+                             "tests/data/transformers_sweep_minimal.json)")
     parser.add_argument("--commit", default="", help="the checkout's commit, recorded in the data")
     parser.add_argument("--only", default="", help="comma-separated model types (a partial run; give --out elsewhere)")
+    parser.add_argument("--minimal", action="store_true",
+                        help="sweep each language model from a hand-written config (MINIMAL_VARIANTS: its model types "
+                             "and a few keys; the configuration class fills in the rest) instead of to_dict()")
     parser.add_argument("--variants", action="store_true",
                         help="sweep each language model with the scaled RoPE dicts of VARIANTS instead of its class "
                              "defaults (give --out elsewhere: a look for maintainers, not test data)")
@@ -1050,6 +1105,9 @@ def main():
         return
     if not args.src:
         parser.error("give the src folder of a transformers checkout (or --coverage)")
+    if args.out is None:
+        args.out = os.path.join(os.path.dirname(__file__), "..", "tests", "data",
+                                "transformers_sweep_minimal.json" if args.minimal else "transformers_sweep.json")
 
     torch = prepare_environment(os.path.abspath(args.src))
     import transformers
@@ -1064,7 +1122,7 @@ def main():
         folder = auto.model_type_to_module_name(model_type)
         if folder not in folders or (only and model_type not in only):
             continue
-        for variant in (list(VARIANTS) if args.variants else [None]):
+        for variant in (list(MINIMAL_VARIANTS) if args.minimal else list(VARIANTS) if args.variants else [None]):
             name = f"{model_type}+{variant}" if variant else model_type
             try:
                 config_cls = auto.CONFIG_MAPPING[model_type]

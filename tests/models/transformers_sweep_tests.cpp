@@ -6,7 +6,10 @@
 // defaults, ran the family's rotary embedding module on the language model's config and stored
 // the config dict, each table's inv_freq (float32, as the module holds it), attention_scaling
 // and width, which table each layer uses and the layers without RoPE. Those values come from
-// transformers, not from posenc.
+// transformers, not from posenc. tests/data/transformers_sweep_minimal.json (the script's
+// --minimal) holds the same facts for hand-written configs: the language model given only its
+// model types (and num_hidden_layers 7, and sliding_window_pattern 3), the rest filled in by the
+// configuration class, so posenc's own class defaults and layer patterns are what is checked.
 //
 // Each family must either be read and match, or be refused deliberately: a posenc::error that
 // names a key, for a model_type posenc knows (a row or a family_refusals entry), never because the
@@ -94,10 +97,22 @@ std::vector<float> decode_f32(const std::string& text)
     return out;
 }
 
+/// The sweep's class-default data (transformers_sweep.json).
 const json& sweep_data()
 {
     static const json data = [] {
         std::ifstream in(POSENC_TEST_DATA_DIR "/transformers_sweep.json");
+        REQUIRE(in.good());
+        return json::parse(in);
+    }();
+    return data;
+}
+
+/// The sweep's hand-written configs (--minimal: transformers_sweep_minimal.json).
+const json& minimal_data()
+{
+    static const json data = [] {
+        std::ifstream in(POSENC_TEST_DATA_DIR "/transformers_sweep_minimal.json");
         REQUIRE(in.good());
         return json::parse(in);
     }();
@@ -316,10 +331,10 @@ bool switches_tables(const json& family, const std::string& group)
     return false;
 }
 
-/// Reads family["config"] with posenc and compares it with transformers' facts.
-Result check_family(const json& family)
+/// Reads family["config"] with posenc and compares it with transformers' facts (`tables`: the data
+/// file's float32 arrays by name).
+Result check_family(const json& family, const json& tables)
 {
-    const json& tables = sweep_data().at("tables");
     const std::string model_type = family.at("model_type").get<std::string>();
     Result r;
     std::optional<posenc::hf::HfModel> model;
@@ -408,7 +423,7 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
         if (family.at("kind").get<std::string>() != "text") continue;
         ++text_families;
         const std::string model_type = family.at("model_type").get<std::string>();
-        const Result r = check_family(family);
+        const Result r = check_family(family, data.at("tables"));
         const bool gap = known_gaps().count(model_type) > 0;
         INFO(model_type << ": " << std::string(outcome_name(r.outcome)) << ": " << r.detail);
         if (r.outcome == Outcome::match) ++matched;
@@ -422,6 +437,29 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
     }
     MESSAGE(matched << " of " << text_families << " language-model families read and match transformers; " << refused
                     << " refused by name; " << known_gaps().size() << " listed gaps");
+}
+
+TEST_CASE("transformers decba1d2 hand-written configs: read from the model types and a few keys, every family matches or is refused by name")
+{
+    // scripts/sweep-transformers.py --minimal: each language model's config given as its model types
+    // only ("min"), with num_hidden_layers 7 ("min+layers7"), and with sliding_window_pattern 3 as well
+    // ("min+pattern3"); transformers' configuration class filled in the rest (class defaults, layer
+    // types from its pattern, a wrapper's text defaults) before its rotary module ran. posenc must
+    // derive the same from the same few keys.
+    const json& data = minimal_data();
+    REQUIRE(data.at("families").size() > 300);
+    int matched = 0;
+    int text_families = 0;
+    for (const json& family : data.at("families")) {
+        if (family.at("kind").get<std::string>() != "text") continue;
+        ++text_families;
+        const Result r = check_family(family, data.at("tables"));
+        INFO(family.at("model_type").get<std::string>() << ": " << std::string(outcome_name(r.outcome)) << ": " << r.detail);
+        CHECK((r.outcome == Outcome::match || r.outcome == Outcome::refused_by_name));
+        if (r.outcome == Outcome::match) ++matched;
+    }
+    CHECK(matched > 400);
+    MESSAGE(matched << " of " << text_families << " hand-written configs read and match transformers");
 }
 
 TEST_CASE("transformers decba1d2 class defaults: every non-language model_type with RoPE is refused as such, naming model_type")

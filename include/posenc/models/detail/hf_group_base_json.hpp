@@ -20,10 +20,12 @@
 #include <vector>
 
 #include "posenc/models/detail/hf_group_facts.hpp"
+#include "posenc/models/hf_class_defaults.hpp"
 
 namespace posenc::hf::detail_json {
 
-/// The base: the dict's rope_theta (v5), rope_theta, rotary_emb_base, an alias, the class default.
+/// The base: the dict's rope_theta (v5), rope_theta, rotary_emb_base, an alias, the class default
+/// (hf_class_defaults.hpp).
 inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
 {
     if (!g.gptj_like) {
@@ -63,10 +65,11 @@ inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& 
             }
         const bool theta_given = member(g.config, "rope_theta") || member(g.config, "rotary_emb_base") || alias_value ||
                                  (sd.dict && member(*sd.dict, "rope_theta"));
-        if (!theta_given && g.family && g.family->rope_theta) {
-            out.rope_theta = *g.family->rope_theta;
+        const ClassDefaults* defaults = g.family ? find_class_defaults(out.model_type) : nullptr;
+        if (!theta_given && defaults && defaults->rope_theta > 0.0) {
+            out.rope_theta = defaults->rope_theta;
             out.notes.push_back("rope_theta absent: " + out.model_type + "'s class default " +
-                                detail::format_value(*g.family->rope_theta));
+                                detail::format_value(defaults->rope_theta) + " (" + std::string(defaults->source) + ")");
         }
         if (g.context.base) out.rope_theta = *g.context.base, out.rope_theta_key = g.context.base_key;
     }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 #include "posenc/models/detail/hf_model_values.hpp"
+#include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_families.hpp"
 
 namespace posenc::hf::detail_json {
@@ -39,7 +41,10 @@ struct ModelIdentity {
     std::string pre;           ///< its key path: "", "text_config.", "thinker_config.text_config.", ...
     std::string type_shown;    ///< model_type quoted (cut as shown() cuts), or "(absent)"
     const FamilyRules* family = nullptr;  ///< its row (hf_families.hpp), nullptr for a type posenc does not know
-    const json* given = nullptr;          ///< the language model's object in the config
+    const json* given = nullptr;          ///< the language model's object in the config (or `completed`)
+    /// A wrapper's text_config completed with the wrapper's text defaults (hf_class_defaults.hpp
+    /// WrapperTextDefaults), when the wrapper has them; `given` points to it.
+    std::shared_ptr<const json> completed;
     std::optional<json> normalised;       ///< the object as the family rule leaves it, when the family has one
     /// From the family rule (families/family_config.hpp FamilyConfig): the layer types without RoPE,
     /// what a layer type's group reads beyond its dict, whether each layer type has a table of its own.
@@ -97,9 +102,21 @@ inline ModelIdentity locate_language_model(const json& root, ReadLog& log)
         id.pre = sub_key + ".";
         log.notes.push_back("model_type " + ellipsized('"' + outer_type + '"') + " holds several transformers: " + sub_note);
     }
-    if (const json* v = member(*id.given, "text_config")) {
-        if (!v->is_object()) fail_json(id.pre + "text_config", "expected an object", *v);
-        id.given = v;
+    const json* text_config = member(*id.given, "text_config");
+    if (text_config && !text_config->is_object()) fail_json(id.pre + "text_config", "expected an object", *text_config);
+    if (const WrapperTextDefaults* wrapper = find_wrapper_text_defaults(outer_type)) {
+        // The wrapper builds its text config from {**its text defaults, **text_config}.
+        auto completed = std::make_shared<json>(json::parse(wrapper->text_defaults.begin(), wrapper->text_defaults.end()));
+        if (text_config) completed->update(*text_config);
+        if (!member(*completed, "model_type")) (*completed)["model_type"] = std::string(wrapper->text_model_type);
+        log.notes.push_back(std::string(text_config ? "text_config completed with" : "text_config absent:") + " model_type " +
+                            ellipsized('"' + outer_type + '"') + "'s text defaults (" + std::string(wrapper->source) +
+                            ") for the keys it leaves out");
+        id.completed = std::move(completed);
+        id.given = id.completed.get();
+        id.pre += "text_config.";
+    } else if (text_config) {
+        id.given = text_config;
         id.pre += "text_config.";
     }
     id.model_type = id.given == &root ? outer_type : std::string(text_model_type_of(outer_type));

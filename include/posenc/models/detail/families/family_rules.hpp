@@ -15,6 +15,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/families/gemma3.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
+#include "posenc/models/detail/families/hrm_text.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/lfm2.hpp"
 #include "posenc/models/detail/families/longcat_flash.hpp"
@@ -45,6 +46,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
         model_type == "t5gemma2_decoder")
         return &gemma3_config;
     if (model_type == "olmo3") return &olmo3_config;
+    if (model_type == "hrm_text") return &hrm_text_config;
     if (model_type == "longcat_flash") return &longcat_flash_config;
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "bamba") return &bamba_config;
