@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Writes include/posenc/models/hf_class_defaults.hpp: what each configuration class of transformers
 fills in when a config.json leaves it out (num_hidden_layers, hidden_size, num_attention_heads,
-num_key_value_heads, rms_norm_eps, and the RoPE base: the class's default_theta, its "global" entry
+num_key_value_heads, rms_norm_eps, head_dim, max_position_embeddings, and the RoPE base: the class's default_theta, its "global" entry
 when it is a dict, else a rope_theta field), for every model_type the config reader has a row for
 (include/posenc/models/hf_families.hpp); and the keys a wrapper merges into its text_config before
 building it (`_default_text_config_kwargs`: GLM-ASR, Voxtral, the PE audio / video models), with
@@ -23,10 +23,19 @@ import pathlib
 import re
 import sys
 
-FIELDS = ["num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "rms_norm_eps"]
+FIELDS = ["num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "rms_norm_eps", "head_dim",
+          "max_position_embeddings"]
 
 
 def literal(node):
+    """The value of a literal, or of arithmetic on numeric literals (`4096 * 32`); else None."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Pow)):
+        left, right = literal(node.left), literal(node.right)
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right)):
+            ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+                   ast.Pow: lambda a, b: a ** b}
+            return ops[type(node.op)](left, right)
+        return None
     try:
         return ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError):
@@ -123,10 +132,24 @@ def wrapper_text_defaults(models_dir):
     return out
 
 
+def extra_config_names(models_dir):
+    """{model_type: configuration class name} that configuration_auto.py adds by hand
+    (CONFIG_MAPPING_NAMES.update({...}): model types no class declares, such as EvollaModel)."""
+    tree = ast.parse((models_dir / "auto" / "configuration_auto.py").read_text(encoding="utf-8"))
+    out = {}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "CONFIG_MAPPING_NAMES" and node.args):
+            value = literal(node.args[0])
+            if isinstance(value, dict):
+                out.update(value)
+    return out
+
+
 def known_model_types(header):
     text = header.read_text(encoding="utf-8")
     table = text[text.index("known_families[] = {"):text.index("};", text.index("known_families[] = {"))]
-    return re.findall(r'^\s*(?:FamilyRules)?\{"([a-z0-9_]+)", Pairing::', table, flags=re.M)
+    return re.findall(r'^\s*(?:FamilyRules)?\{"([A-Za-z0-9_-]+)", Pairing::', table, flags=re.M)
 
 
 def main():
@@ -140,6 +163,8 @@ def main():
     for name, (model_type, *_rest) in classes.items():
         if isinstance(model_type, str):
             by_type.setdefault(model_type, name)
+    for model_type, name in extra_config_names(src / "models").items():
+        by_type.setdefault(model_type, name)
     rows, missing = [], []
     for model_type in known_model_types(repo / "include/posenc/models/hf_families.hpp"):
         name = by_type.get(model_type)
@@ -160,7 +185,7 @@ def main():
         theta = repr(s["rope_theta"]) if s["rope_theta"] else "0.0"
         lines.append(f'    {{{(chr(34) + model_type + chr(34) + ",").ljust(width)} {s["num_hidden_layers"]:>4}, '
                      f'{s["hidden_size"]:>6}, {s["num_attention_heads"]:>4}, {s["num_key_value_heads"]:>4}, {eps:>8}, '
-                     f'{theta:>11}, "{path}"}},')
+                     f'{theta:>11}, {s["head_dim"]:>5}, {s["max_position_embeddings"]:>8}, "{path}"}},')
     wrappers = []
     for model_type, fallback, defaults, path in wrapper_text_defaults(src / "models"):
         escaped = defaults.replace("\\", "\\\\").replace('"', '\\"')
@@ -179,13 +204,16 @@ HEADER = """// SPDX-License-Identifier: MIT
 // @COMMIT@); edit the script, not this table. One row per model_type of hf_families.hpp. A value of
 // 0 means the class declares no literal default for the field (num_key_value_heads 0: the class
 // sets it to num_attention_heads; rms_norm_eps 0: the model has no RMS norm default here;
-// rope_theta 0: the generic 10000).
+// rope_theta 0: the generic 10000; head_dim 0: hidden_size // num_attention_heads;
+// max_position_embeddings 0: none).
 //
 // The config reader (hf_config.hpp) uses num_hidden_layers when a config gives neither it nor
 // layer_types (the layer count is then the class's, with a note), and reports the other sizes in
 // HfModel for engines. They do not enter the RoPE tables except through head_dim = hidden_size //
 // num_attention_heads when a config gives none of the three. rope_theta is the base when a config
-// gives none (the class's default_theta, which its rope_parameters takes with setdefault).
+// gives none (the class's default_theta, which its rope_parameters takes with setdefault);
+// head_dim and max_position_embeddings fill in those keys, unless the family's row in
+// hf_families.hpp says its code uses another value.
 #pragma once
 
 #include <string_view>
@@ -201,12 +229,14 @@ struct ClassDefaults {
     int num_key_value_heads;  ///< 0: num_attention_heads
     double rms_norm_eps;      ///< 0: none
     double rope_theta;        ///< 0: the generic 10000
+    int head_dim;             ///< 0: hidden_size // num_attention_heads
+    int max_position_embeddings;  ///< 0: none
     std::string_view source;  ///< the configuration file, relative to src/transformers/models/
 };
 
 /// The table (generated; see the file comment).
 inline constexpr ClassDefaults class_defaults_table[] = {
-    // model_type            layers  hidden heads  kv    rms_norm_eps  rope_theta
+    // model_type            layers  hidden heads  kv    rms_norm_eps  rope_theta  head_dim  max_position_embeddings
 @ROWS@
 };
 

@@ -16,8 +16,8 @@ llama3 RoPE dicts instead of its class defaults: a maintainer's look, not test d
 binary reads a data folder's transformers_sweep.json, so point a build's POSENC_TEST_DATA_DIR
 there to check posenc against it). With --minimal the first form writes
 tests/data/transformers_sweep_minimal.json: each language model built from a hand-written config
-(its model types only, then with num_hidden_layers 7, then also sliding_window_pattern 3; see
-MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
+(its model types only, then with num_hidden_layers 7, also with sliding_window_pattern 3, with
+hidden_size 768 and 4 heads, with a top-level rope_theta; see MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
 its pattern, a wrapper's text defaults) and posenc, given the same few keys, must derive the same.
 
 TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
@@ -881,6 +881,8 @@ MINIMAL_VARIANTS = {
     "min": {},
     "min+layers7": {"num_hidden_layers": 7},
     "min+pattern3": {"num_hidden_layers": 7, "sliding_window_pattern": 3},
+    "min+hidden": {"hidden_size": 768, "num_attention_heads": 4},
+    "min+theta": {"rope_theta": 123456.0},
 }
 
 

@@ -1146,4 +1146,38 @@ TEST_CASE("[granitemoehybrid, zamba2, dbrx, minimax modeling files] refused, nam
     CHECK(minimax.find("(minimax/modular_minimax.py)") != std::string::npos);
 }
 
+
+TEST_CASE("[gpt_neox/configuration_gpt_neox.py (transformers 5.16 and 4.x)] the base is rotary_emb_base; a top-level rope_theta is not read")
+{
+    // 5.16: rope_parameters.setdefault("rope_theta", kwargs.pop("rotary_emb_base", default_theta 10000)); 4.x:
+    // self.rope_theta = rotary_emb_base after the generic kwargs. Neither reads a top-level rope_theta.
+    const auto only_theta = posenc::hf::parse_model(R"({"model_type": "gpt_neox", "hidden_size": 512,
+        "num_attention_heads": 8, "rotary_pct": 1.0, "rope_theta": 123456})");
+    CHECK(only_theta.rope.primary_group().spec.base() == 10000.0);
+    CHECK(has_warning(only_theta, "rope_theta"));
+    const auto both = posenc::hf::parse_model(R"({"model_type": "gpt_neox", "hidden_size": 512,
+        "num_attention_heads": 8, "rotary_pct": 1.0, "rotary_emb_base": 20000, "rope_theta": 5})");
+    CHECK(both.rope.primary_group().spec.base() == 20000.0);
+    // Llama's configuration class reads rope_theta and not rotary_emb_base.
+    const auto llama = posenc::hf::parse_model(R"({"model_type": "llama", "hidden_size": 512,
+        "num_attention_heads": 8, "rotary_emb_base": 20000})");
+    CHECK(llama.rope.primary_group().spec.base() == 10000.0);
+    CHECK(has_warning(llama, "rotary_emb_base"));
+}
+
+TEST_CASE("[mixtral, cohere, qwen3_vl, glm configuration files (transformers 5.16)] class-default base and head_dim when the config has none")
+{
+    // default_theta: Mixtral 1e6, Cohere 5e5; Qwen3-VL's text config 5e5 with head_dim 128; GLM head_dim
+    // 128 whatever hidden_size // num_attention_heads is (768 // 4 = 192 here), partial factor 0.5.
+    CHECK(posenc::hf::parse_model(R"({"model_type": "mixtral", "head_dim": 64})").rope.primary_group().spec.base() == 1e6);
+    CHECK(posenc::hf::parse_model(R"({"model_type": "cohere", "head_dim": 64})").rope.primary_group().spec.base() == 5e5);
+    const auto glm = posenc::hf::parse_model(R"({"model_type": "glm", "hidden_size": 768, "num_attention_heads": 4})");
+    CHECK(glm.rope.primary_group().spec.head_dim() == 128);
+    CHECK(glm.rope.primary_group().spec.rotary_dim() == 64);
+    const auto qwen3_vl = posenc::hf::parse_model(R"({"model_type": "qwen3_vl", "text_config": {"hidden_size": 768,
+        "num_attention_heads": 4}})");
+    CHECK(qwen3_vl.rope.primary_group().spec.head_dim() == 128);
+    CHECK(qwen3_vl.rope.primary_group().spec.base() == 5e5);
+}
+
 }  // namespace models_hf_families_tests_tests

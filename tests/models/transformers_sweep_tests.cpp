@@ -8,8 +8,9 @@
 // and width, which table each layer uses and the layers without RoPE. Those values come from
 // transformers, not from posenc. tests/data/transformers_sweep_minimal.json (the script's
 // --minimal) holds the same facts for hand-written configs: the language model given only its
-// model types (and num_hidden_layers 7, and sliding_window_pattern 3), the rest filled in by the
-// configuration class, so posenc's own class defaults and layer patterns are what is checked.
+// model types, then with num_hidden_layers 7 (and sliding_window_pattern 3), with hidden_size 768
+// and 4 heads, with a top-level rope_theta; the rest filled in by the configuration class, so
+// posenc's own class defaults, layer patterns and key precedence are what is checked.
 //
 // Each family must either be read and match, or be refused deliberately: a posenc::error that
 // names a key, for a model_type posenc knows (a row or a family_refusals entry), never because the
@@ -442,10 +443,11 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
 TEST_CASE("transformers decba1d2 hand-written configs: read from the model types and a few keys, every family matches or is refused by name")
 {
     // scripts/sweep-transformers.py --minimal: each language model's config given as its model types
-    // only ("min"), with num_hidden_layers 7 ("min+layers7"), and with sliding_window_pattern 3 as well
-    // ("min+pattern3"); transformers' configuration class filled in the rest (class defaults, layer
-    // types from its pattern, a wrapper's text defaults) before its rotary module ran. posenc must
-    // derive the same from the same few keys.
+    // only ("min"), with num_hidden_layers 7 ("min+layers7"), with sliding_window_pattern 3 as well
+    // ("min+pattern3"), with hidden_size 768 and 4 heads ("min+hidden"), with rope_theta 123456
+    // ("min+theta"); transformers' configuration class filled in the rest (class defaults, layer types
+    // from its pattern, a wrapper's text defaults, the keys it reads) before its rotary module ran.
+    // posenc must derive the same from the same few keys.
     const json& data = minimal_data();
     REQUIRE(data.at("families").size() > 300);
     int matched = 0;

@@ -24,26 +24,34 @@
 
 namespace posenc::hf::detail_json {
 
-/// The base: the dict's rope_theta (v5), rope_theta, rotary_emb_base, an alias, the class default
-/// (hf_class_defaults.hpp).
+/// The base: the dict's rope_theta (v5), the top-level key the family reads (rope_theta; GPT-NeoX:
+/// rotary_emb_base), an alias, the class default (hf_class_defaults.hpp).
 inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
 {
     if (!g.gptj_like) {
-        if (const auto it = g.config.find("rope_theta");
+        // The top-level key the configuration class reads for the base: GPT-NeoX's rotary_emb_base
+        // (trait::rotary_emb_base_key), every other known family's rope_theta; a config of no known
+        // family: rope_theta, else the older rotary_emb_base. The other key is not read.
+        const bool neox = g.family && g.family->has(trait::rotary_emb_base_key);
+        const char* top_key = neox ? "rotary_emb_base" : "rope_theta";
+        if (const auto it = g.config.find(top_key);
             it != g.config.end() && it->is_null() && !(sd.dict && member(*sd.dict, "rope_theta")))
-            fail("rope_theta", "expected a finite number > 1 or no key at all (transformers reads null as a value here, "
-                               "not as absent)",
+            fail(top_key, "expected a finite number > 1 or no key at all (transformers reads null as a value here, "
+                          "not as absent)",
                  "null");
-        if (const json* v = member(g.config, "rotary_emb_base"))
+        if (const json* v = member(g.config, "rotary_emb_base"); v && !g.family)
             out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
-        if (const json* v = member(g.config, "rope_theta")) out.rope_theta = number(*v, "rope_theta"), out.rope_theta_key = "rope_theta";
+        if (const json* v = member(g.config, top_key)) out.rope_theta = number(*v, top_key), out.rope_theta_key = top_key;
+        if (const char* unread = neox ? "rope_theta" : "rotary_emb_base"; g.family && member(g.config, unread))
+            out.warnings.push_back({unread, "model_type \"" + out.model_type + "\"'s configuration class reads the base from " +
+                                                top_key + ", not from " + unread + "; ignored"});
         // A family's own name for the base (LFM2: "theta"), read before rope_theta.
         const std::string alias = g.family ? std::string(g.family->rope_theta_alias) : std::string();
         const json* alias_value = alias.empty() ? nullptr : member(g.config, alias.c_str());
         if (alias_value) {
             const double x = number(*alias_value, alias);
-            if (member(g.config, "rope_theta") && x != out.rope_theta)
-                fail(alias, "expected the value of rope_theta " + detail::format_value(out.rope_theta) + " (" +
+            if (member(g.config, top_key) && x != out.rope_theta)
+                fail(alias, "expected the value of " + std::string(top_key) + " " + detail::format_value(out.rope_theta) + " (" +
                                 out.model_type + "'s code reads " + alias + " first; the config carries both and they "
                                 "disagree)",
                      shown(*alias_value));
@@ -56,15 +64,16 @@ inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& 
                 // attribute (a v4 rope_scaling dict's rope_theta is not read): a v4 dict that disagrees
                 // with rope_theta has no one answer.
                 if (sd.key == "rope_scaling")
-                    if (const json* top = member(g.config, "rope_theta"); top && number(*top, "rope_theta") != x)
-                        fail(sd.at("rope_theta"), "expected the value of rope_theta " + shown(*top) +
-                                                     " (transformers 4 reads only the top-level rope_theta, transformers 5 "
-                                                     "the dict's; the config carries both and they disagree)",
+                    if (const json* top = member(g.config, top_key); top && number(*top, top_key) != x)
+                        fail(sd.at("rope_theta"), "expected the value of " + std::string(top_key) + " " + shown(*top) +
+                                                     " (transformers 4 reads only the top-level " + top_key +
+                                                     ", transformers 5 the dict's; the config carries both and they "
+                                                     "disagree)",
                              shown(*v));
                 out.rope_theta = x, out.rope_theta_key = sd.at("rope_theta");
             }
-        const bool theta_given = member(g.config, "rope_theta") || member(g.config, "rotary_emb_base") || alias_value ||
-                                 (sd.dict && member(*sd.dict, "rope_theta"));
+        const bool theta_given = member(g.config, top_key) || (!g.family && member(g.config, "rotary_emb_base")) ||
+                                 alias_value || (sd.dict && member(*sd.dict, "rope_theta"));
         const ClassDefaults* defaults = g.family ? find_class_defaults(out.model_type) : nullptr;
         if (!theta_given && defaults && defaults->rope_theta > 0.0) {
             out.rope_theta = defaults->rope_theta;

@@ -33,6 +33,11 @@ struct GroupFacts {
     const FamilyRules* family = nullptr;
     bool gptj_like = false;  ///< GPT-J / CodeGen: rotary_dim, not partial_rotary_factor
     bool deepseek = false;   ///< MLA: RoPE on the qk_rope_head_dim slice
+    /// The family's defaults for head_dim and max_position_embeddings (0: none): the row's
+    /// (hf_families.hpp: a value the family's code sets), else the configuration class's field
+    /// default (hf_class_defaults.hpp).
+    int default_head_dim = 0;
+    std::int64_t default_max_position_embeddings = 0;
 };
 
 /// The scaling dict in effect (nullptr: none) and its key path.
@@ -84,6 +89,13 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
     g.gptj_like = family && family->has(trait::rotary_dim_key);
     g.deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) &&
                  !(family && (family->has(trait::mla_rope_suffix) || family->has(trait::rope_suffix_inverse_output)));
+    if (family) {
+        const ClassDefaults* defaults = find_class_defaults(out.model_type);
+        g.default_head_dim = family->head_dim > 0 ? family->head_dim : defaults ? defaults->head_dim : 0;
+        g.default_max_position_embeddings = family->max_position_embeddings > 0 ? family->max_position_embeddings
+                                            : defaults                           ? defaults->max_position_embeddings
+                                                                                 : 0;
+    }
     return g;
 }
 
@@ -94,10 +106,10 @@ inline void read_max_position_embeddings(const GroupFacts& g, HfRopeConfig& out)
         out.max_position_embeddings = positive_int(*v, "max_position_embeddings");
     else if (const json* n = member(g.config, "n_positions"))
         out.max_position_embeddings = positive_int(*n, "n_positions");
-    else if (g.family && g.family->max_position_embeddings > 0) {
-        out.max_position_embeddings = g.family->max_position_embeddings;
+    else if (g.default_max_position_embeddings > 0) {
+        out.max_position_embeddings = g.default_max_position_embeddings;
         out.notes.push_back("max_position_embeddings absent: " + out.model_type + "'s class default " +
-                            std::to_string(g.family->max_position_embeddings));
+                            std::to_string(g.default_max_position_embeddings));
     }
 }
 

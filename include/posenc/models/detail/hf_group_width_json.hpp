@@ -46,10 +46,10 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
     }
     out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
     if (g.family && g.family->has(trait::mla_table_width_head_dim)) {
-        // LongCat Flash: the rotary table is head_dim wide (class default family->head_dim) and
+        // LongCat Flash: the rotary table is head_dim wide (class default g.default_head_dim) and
         // rotates the qk_rope_head_dim slice; transformers cannot apply a table of another width.
-        int width = g.family->head_dim;
-        std::string width_shown = "nothing (class default " + std::to_string(g.family->head_dim) + ")";
+        int width = g.default_head_dim;
+        std::string width_shown = "nothing (class default " + std::to_string(g.default_head_dim) + ")";
         if (const json* v = member(g.config, "head_dim")) width = positive_int(*v, "head_dim"), width_shown = shown(*v);
         if (width != out.head_dim)
             fail("head_dim", "expected qk_rope_head_dim's value " + std::to_string(out.head_dim) + " (" + out.model_type +
@@ -78,7 +78,7 @@ inline void read_mla_suffix_head_dim(const GroupFacts& g, HfRopeConfig& out)
 /// JetMoE: head_dim under another key (kv_channels).
 inline void read_aliased_head_dim(const GroupFacts& g, HfRopeConfig& out)
 {
-    // JetMoE: head_dim is an alias of kv_channels (attribute_map), class default family->head_dim.
+    // JetMoE: head_dim is an alias of kv_channels (attribute_map), class default g.default_head_dim.
     const std::string key(g.family->head_dim_key);
     const json* v = member(g.config, key.c_str());
     out.head_dim_key = key;
@@ -92,8 +92,8 @@ inline void read_aliased_head_dim(const GroupFacts& g, HfRopeConfig& out)
     }
     if (v) out.head_dim = positive_int(*v, out.head_dim_key);
     else {
-        out.head_dim = g.family->head_dim;
-        out.notes.push_back(key + " absent: " + out.model_type + "'s class default " + std::to_string(g.family->head_dim));
+        out.head_dim = g.default_head_dim;
+        out.notes.push_back(key + " absent: " + out.model_type + "'s class default " + std::to_string(g.default_head_dim));
     }
 }
 
@@ -111,10 +111,10 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
     if (const json* v = member(g.config, "head_dim"); v && !(g.family && g.family->has(trait::head_dim_from_hidden))) {
         out.head_dim = positive_int(*v, "head_dim");
         out.head_dim_key = "head_dim";
-    } else if (g.family && g.family->head_dim > 0 && !g.family->has(trait::head_dim_from_hidden) && !member(g.config, "head_dim")) {
-        out.head_dim = g.family->head_dim;
+    } else if (g.default_head_dim > 0 && !g.family->has(trait::head_dim_from_hidden) && !member(g.config, "head_dim")) {
+        out.head_dim = g.default_head_dim;
         out.head_dim_key = "head_dim";
-        out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " + std::to_string(g.family->head_dim));
+        out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " + std::to_string(g.default_head_dim));
     } else {
         const char* hidden_key = member(g.config, "hidden_size") ? "hidden_size" : "n_embd";
         const char* heads_key = member(g.config, "num_attention_heads") ? "num_attention_heads" : "n_head";

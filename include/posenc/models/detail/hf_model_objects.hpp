@@ -178,7 +178,9 @@ inline HfModel model_of(const HfModelConfig& config)
     std::optional<MultiAxisLayout> layout;
     if (!config.mrope_section.empty()) {
         const HfRopeConfig& primary = config.primary_group().config;
-        const std::string key = pre + primary.scaling_key + ".mrope_section";
+        // The sections' key; a family's default sections (no RoPE dict) are named where they would be.
+        const std::string key = pre + (primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key) +
+                                ".mrope_section";
         const int pairs = groups.front().spec.num_pairs();
         try {
             layout = config.mrope_height_width_alternating
