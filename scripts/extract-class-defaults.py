@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Writes include/posenc/models/hf_class_defaults.hpp: what each configuration class of transformers
 fills in when a config.json leaves it out (num_hidden_layers, hidden_size, num_attention_heads,
-num_key_value_heads, rms_norm_eps, head_dim, max_position_embeddings, and the RoPE base: the class's default_theta, its "global" entry
+num_key_value_heads, rms_norm_eps, head_dim, max_position_embeddings, original_max_position_embeddings,
+and the RoPE base: the class's default_theta, its "global" entry
 when it is a dict, else a rope_theta field), for every model_type the config reader has a row for
 (include/posenc/models/hf_families.hpp); and the keys a wrapper merges into its text_config before
 building it (`_default_text_config_kwargs`: GLM-ASR, Voxtral, the PE audio / video models), with
@@ -24,7 +25,7 @@ import re
 import sys
 
 FIELDS = ["num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "rms_norm_eps", "head_dim",
-          "max_position_embeddings"]
+          "max_position_embeddings", "original_max_position_embeddings"]
 
 
 def literal(node):
@@ -185,7 +186,8 @@ def main():
         theta = repr(s["rope_theta"]) if s["rope_theta"] else "0.0"
         lines.append(f'    {{{(chr(34) + model_type + chr(34) + ",").ljust(width)} {s["num_hidden_layers"]:>4}, '
                      f'{s["hidden_size"]:>6}, {s["num_attention_heads"]:>4}, {s["num_key_value_heads"]:>4}, {eps:>8}, '
-                     f'{theta:>11}, {s["head_dim"]:>5}, {s["max_position_embeddings"]:>8}, "{path}"}},')
+                     f'{theta:>11}, {s["head_dim"]:>5}, {s["max_position_embeddings"]:>8}, '
+                     f'{s["original_max_position_embeddings"]:>6}, "{path}"}},')
     wrappers = []
     for model_type, fallback, defaults, path in wrapper_text_defaults(src / "models"):
         escaped = defaults.replace("\\", "\\\\").replace('"', '\\"')
@@ -231,12 +233,15 @@ struct ClassDefaults {
     double rope_theta;        ///< 0: the generic 10000
     int head_dim;             ///< 0: hidden_size // num_attention_heads
     int max_position_embeddings;  ///< 0: none
+    /// 0: none. A class that declares it (Phi-3) has transformers copy it over a single RoPE dict's
+    /// value for yarn, llama3 and longrope.
+    int original_max_position_embeddings;
     std::string_view source;  ///< the configuration file, relative to src/transformers/models/
 };
 
 /// The table (generated; see the file comment).
 inline constexpr ClassDefaults class_defaults_table[] = {
-    // model_type            layers  hidden heads  kv    rms_norm_eps  rope_theta  head_dim  max_position_embeddings
+    // model_type            layers  hidden heads  kv    rms_norm_eps  rope_theta  head_dim  max_position_embeddings  original
 @ROWS@
 };
 

@@ -17,7 +17,9 @@ binary reads a data folder's transformers_sweep.json, so point a build's POSENC_
 there to check posenc against it). With --minimal the first form writes
 tests/data/transformers_sweep_minimal.json: each language model built from a hand-written config
 (its model types only, then with num_hidden_layers 7, also with sliding_window_pattern 3, with
-hidden_size 768 and 4 heads, with a top-level rope_theta; see MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
+hidden_size 768 and 4 heads, a top-level rope_theta, partial_rotary_factor or head_dim, a
+transformers 4 rope_scaling dict (linear with the legacy key "type", yarn, dynamic), a transformers
+5 llama3 rope_parameters; see MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
 its pattern, a wrapper's text defaults) and posenc, given the same few keys, must derive the same.
 
 TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
@@ -79,6 +81,7 @@ python3-tqdm python3-filelock python3-yaml python3-requests`.
 
 import argparse
 import base64
+import copy
 import dataclasses
 import importlib
 import importlib.abc
@@ -883,6 +886,15 @@ MINIMAL_VARIANTS = {
     "min+pattern3": {"num_hidden_layers": 7, "sliding_window_pattern": 3},
     "min+hidden": {"hidden_size": 768, "num_attention_heads": 4},
     "min+theta": {"rope_theta": 123456.0},
+    "min+prf": {"partial_rotary_factor": 0.5},
+    "min+head_dim": {"head_dim": 96},
+    "min+linear_v4": {"rope_scaling": {"type": "linear", "factor": 2.0}},
+    "min+yarn_v4": {"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096},
+                    "max_position_embeddings": 16384},
+    "min+dynamic_v4": {"rope_scaling": {"type": "dynamic", "factor": 2.0}, "max_position_embeddings": 8192},
+    "min+llama3_v5": {"rope_parameters": {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0,
+                                          "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                          "original_max_position_embeddings": 8192}},
 }
 
 
@@ -927,7 +939,7 @@ def sweep_family(model_type, config_cls, folder, base_class, variant=None):
         if text is None:
             raise RuntimeError("no language model")
         nested = minimal_config(config, path, MINIMAL_VARIANTS[variant])
-        config = config_cls(**nested)
+        config = config_cls(**copy.deepcopy(nested))  # the configuration class fills dicts in place
         path, text = language_config(config, base_class)
         stored = {"model_type": model_type, **nested}
     elif variant:

@@ -173,13 +173,20 @@ TEST_CASE("[rope_interleave] a model_type posenc does not know: refused, naming 
 
 TEST_CASE("[stablelm/configuration_stablelm.py, stablelm/modeling_stablelm.py] 25 % of hidden_size // heads, half_split")
 {
-    // partial_rotary_factor 0.25; head_dim = hidden_size // num_attention_heads in the attention
-    // (a head_dim key is not read): 2560 // 32 = 80, rotary_ndims int(80 * 0.25) = 20.
+    // partial_rotary_factor 0.25; head_dim = hidden_size // num_attention_heads in the attention:
+    // 2560 // 32 = 80, rotary_ndims int(80 * 0.25) = 20. A head_dim key reaches only the rotary table
+    // (getattr(config, "head_dim")): 128 would make it int(128 * 0.25) = 32 wide, which the attention's
+    // 20-dim slice cannot take (transformers fails), so it is refused; 80 agrees.
     const auto m = posenc::hf::parse_model(R"({"model_type": "stablelm", "hidden_size": 2560, "num_attention_heads": 32,
-                                              "num_hidden_layers": 4, "head_dim": 128, "rope_theta": 10000})");
+                                              "num_hidden_layers": 4, "rope_theta": 10000})");
     check_uniform_plain(m, 4, 80, 20, 10000.0, posenc::Pairing::half_split);
     CHECK(m.rope.primary_group().max_position_embeddings == 4096);
     CHECK(m.warnings.empty());
+    CHECK(error_of(R"({"model_type": "stablelm", "hidden_size": 2560, "num_attention_heads": 32, "head_dim": 128})").rfind(
+              "head_dim: expected a head_dim whose rotary part", 0) == 0);
+    const auto agreeing = posenc::hf::parse_model(R"({"model_type": "stablelm", "hidden_size": 2560, "num_attention_heads": 32,
+                                                     "num_hidden_layers": 4, "head_dim": 80})");
+    check_uniform_plain(agreeing, 4, 80, 20, 10000.0, posenc::Pairing::half_split);
 }
 
 TEST_CASE("[persimmon/configuration_persimmon.py (transformers 5.16), persimmon/modeling_persimmon.py] half of the head, base 10000")
@@ -227,11 +234,14 @@ TEST_CASE("[helium/modular_helium.py, helium/configuration_helium.py] interleave
 
 TEST_CASE("[glm4v/modular_glm4v.py, glm4v/configuration_glm4v.py] interleaved pairs with M-RoPE sections")
 {
-    // The wrapper glm4v nests glm4v_text; head_dim = hidden_size // num_attention_heads = 4096 // 32
-    // = 128 (a head_dim key is not read); partial_rotary_factor 0.5 -> 64 dims, 32 pairs, split
-    // [8, 12, 12] into temporal, height, width; pair i is (2i, 2i + 1).
+    // The wrapper glm4v nests glm4v_text; the attention's head = hidden_size // num_attention_heads =
+    // 4096 // 32 = 128 (a head_dim key reaches only the table: 96 would make it int(96 * 0.5) = 48
+    // wide, which the attention cannot take, and is refused); partial_rotary_factor 0.5 -> 64 dims,
+    // 32 pairs, split [8, 12, 12] into temporal, height, width; pair i is (2i, 2i + 1).
+    CHECK(error_of(R"({"model_type": "glm4v", "text_config": {"hidden_size": 4096, "num_attention_heads": 32,
+        "head_dim": 96, "partial_rotary_factor": 0.5}})").rfind("text_config.head_dim: expected a head_dim", 0) == 0);
     const auto m = posenc::hf::parse_model(R"({"model_type": "glm4v", "text_config": {"hidden_size": 4096,
-        "num_attention_heads": 32, "head_dim": 96, "num_hidden_layers": 2, "partial_rotary_factor": 0.5,
+        "num_attention_heads": 32, "num_hidden_layers": 2, "partial_rotary_factor": 0.5,
         "rope_theta": 10000, "rope_scaling": {"type": "default", "mrope_section": [8, 12, 12]}}})");
     CHECK(m.model_type == "glm4v_text");
     check_uniform_plain(m, 2, 128, 64, 10000.0, posenc::Pairing::interleaved);
@@ -262,12 +272,16 @@ TEST_CASE("[jetmoe/configuration_jetmoe.py] head_dim is kv_channels, not hidden_
           "carries both and they disagree), got 64");
 }
 
-TEST_CASE("[granitemoe/modeling_granitemoe.py, granite/modular_granite.py] head_dim forced vs read")
+TEST_CASE("[granitemoe/modeling_granitemoe.py (transformers 5.16), granite/modular_granite.py] head_dim read when given")
 {
-    // GraniteMoeAttention: head_dim = hidden_size // num_attention_heads, whatever the config says.
+    // GraniteMoeAttention and its rotary embedding: getattr(config, "head_dim", hidden_size //
+    // num_attention_heads); the configuration class declares no head_dim, so the key is set on it.
     const auto moe = posenc::hf::parse_model(R"({"model_type": "granitemoe", "hidden_size": 1024, "num_attention_heads": 16,
                                                 "head_dim": 128, "num_hidden_layers": 2})");
-    check_uniform_plain(moe, 2, 64, 64, 10000.0, posenc::Pairing::half_split);
+    check_uniform_plain(moe, 2, 128, 128, 10000.0, posenc::Pairing::half_split);
+    const auto moe_derived = posenc::hf::parse_model(R"({"model_type": "granitemoe", "hidden_size": 1024,
+                                                        "num_attention_heads": 16, "num_hidden_layers": 2})");
+    check_uniform_plain(moe_derived, 2, 64, 64, 10000.0, posenc::Pairing::half_split);
     CHECK(moe.rope.primary_group().max_position_embeddings == 2048);
     // Granite inherits LlamaAttention (getattr head_dim).
     const auto granite = posenc::hf::parse_model(R"({"model_type": "granite", "hidden_size": 1024, "num_attention_heads": 16,
@@ -1178,6 +1192,33 @@ TEST_CASE("[mixtral, cohere, qwen3_vl, glm configuration files (transformers 5.1
         "num_attention_heads": 4}})");
     CHECK(qwen3_vl.rope.primary_group().spec.head_dim() == 128);
     CHECK(qwen3_vl.rope.primary_group().spec.base() == 5e5);
+}
+
+
+TEST_CASE("[deepseek_v3, glm4_moe_lite, mistral4, deepseek_ocr2 configuration and modeling files (transformers 5.16)] a head_dim key in MLA and fixed-head families")
+{
+    // DeepSeek-V3: the class sets head_dim = qk_rope_head_dim and a head_dim key overrides it; the rotary
+    // table is head_dim wide while the attention rotates qk_rope_head_dim: another width cannot be applied.
+    CHECK(error_of(R"({"model_type": "deepseek_v3", "head_dim": 96})").rfind("head_dim: expected qk_rope_head_dim's value 64", 0) == 0);
+    const auto v3 = posenc::hf::parse_model(R"({"model_type": "deepseek_v3", "head_dim": 64, "num_hidden_layers": 2})");
+    CHECK(v3.rope.primary_group().spec.rotary_dim() == 64);
+    // GLM-4.7-Flash (glm4_moe_lite): attribute_map head_dim -> qk_rope_head_dim.
+    const auto lite = posenc::hf::parse_model(R"({"model_type": "glm4_moe_lite", "head_dim": 96, "num_hidden_layers": 2})");
+    CHECK(lite.rope.primary_group().spec.rotary_dim() == 96);
+    CHECK(error_of(R"({"model_type": "glm4_moe_lite", "head_dim": 96, "qk_rope_head_dim": 64})").rfind(
+              "head_dim: expected the value of qk_rope_head_dim 64", 0) == 0);
+    // Mistral 4: the head is qk_nope_head_dim + qk_rope_head_dim (64 + 64); a head_dim key of another
+    // width would build a table the attention's rope part cannot take.
+    CHECK(error_of(R"({"model_type": "mistral4", "head_dim": 96})").rfind("head_dim: expected qk_nope_head_dim + qk_rope_head_dim = 128", 0) == 0);
+    // DeepSeek-OCR 2's text model declares head_dim and sets it to hidden_size // num_attention_heads.
+    const auto ocr = posenc::hf::parse_model(R"({"model_type": "deepseek_ocr2_text", "hidden_size": 1024,
+                                                "num_attention_heads": 8, "head_dim": 96, "num_hidden_layers": 2})");
+    CHECK(ocr.rope.primary_group().spec.head_dim() == 128);
+    CHECK(has_warning(ocr, "head_dim"));
+    // Cohere 2: its rotary embedding and attention both read a head_dim key.
+    const auto cohere2 = posenc::hf::parse_model(R"({"model_type": "cohere2", "hidden_size": 1024,
+                                                    "num_attention_heads": 8, "head_dim": 96, "num_hidden_layers": 4})");
+    CHECK(cohere2.rope.primary_group().spec.head_dim() == 96);
 }
 
 }  // namespace models_hf_families_tests_tests

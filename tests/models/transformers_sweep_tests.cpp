@@ -8,9 +8,10 @@
 // and width, which table each layer uses and the layers without RoPE. Those values come from
 // transformers, not from posenc. tests/data/transformers_sweep_minimal.json (the script's
 // --minimal) holds the same facts for hand-written configs: the language model given only its
-// model types, then with num_hidden_layers 7 (and sliding_window_pattern 3), with hidden_size 768
-// and 4 heads, with a top-level rope_theta; the rest filled in by the configuration class, so
-// posenc's own class defaults, layer patterns and key precedence are what is checked.
+// model types, then with one or two keys (num_hidden_layers 7, sliding_window_pattern 3,
+// hidden_size 768 with 4 heads, rope_theta, partial_rotary_factor, head_dim, a transformers 4
+// rope_scaling, a transformers 5 llama3 rope_parameters); the rest filled in by the configuration
+// class, so posenc's own class defaults, layer patterns and key precedence are what is checked.
 //
 // Each family must either be read and match, or be refused deliberately: a posenc::error that
 // names a key, for a model_type posenc knows (a row or a family_refusals entry), never because the
@@ -443,13 +444,13 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
 TEST_CASE("transformers decba1d2 hand-written configs: read from the model types and a few keys, every family matches or is refused by name")
 {
     // scripts/sweep-transformers.py --minimal: each language model's config given as its model types
-    // only ("min"), with num_hidden_layers 7 ("min+layers7"), with sliding_window_pattern 3 as well
-    // ("min+pattern3"), with hidden_size 768 and 4 heads ("min+hidden"), with rope_theta 123456
-    // ("min+theta"); transformers' configuration class filled in the rest (class defaults, layer types
-    // from its pattern, a wrapper's text defaults, the keys it reads) before its rotary module ran.
-    // posenc must derive the same from the same few keys.
+    // only ("min"), then with one or two keys ("min+layers7", "min+pattern3", "min+hidden",
+    // "min+theta", "min+prf", "min+head_dim", "min+linear_v4", "min+yarn_v4", "min+dynamic_v4",
+    // "min+llama3_v5"; the script's MINIMAL_VARIANTS); transformers' configuration class filled in the
+    // rest (class defaults, layer types from its pattern, a wrapper's text defaults, the keys it reads)
+    // before its rotary module ran. posenc must derive the same from the same few keys.
     const json& data = minimal_data();
-    REQUIRE(data.at("families").size() > 300);
+    REQUIRE(data.at("families").size() > 1000);
     int matched = 0;
     int text_families = 0;
     for (const json& family : data.at("families")) {
@@ -460,7 +461,7 @@ TEST_CASE("transformers decba1d2 hand-written configs: read from the model types
         CHECK((r.outcome == Outcome::match || r.outcome == Outcome::refused_by_name));
         if (r.outcome == Outcome::match) ++matched;
     }
-    CHECK(matched > 400);
+    CHECK(matched > 1000);
     MESSAGE(matched << " of " << text_families << " hand-written configs read and match transformers");
 }
 

@@ -31,7 +31,9 @@ namespace posenc::hf {
 namespace trait {
 inline constexpr unsigned multi_axis = 1u << 0;            ///< reads mrope_section (and mrope_interleaved) from the RoPE dict
 inline constexpr unsigned hunyuan_alpha = 1u << 1;         ///< dynamic RoPE with "alpha": base * alpha^(H / (H - 2)), static
-inline constexpr unsigned head_dim_from_hidden = 1u << 2;  ///< head_dim is always hidden_size // num_attention_heads (a head_dim key is overwritten)
+/// head_dim is always hidden_size // num_attention_heads: the configuration class declares head_dim
+/// and overwrites it, so a head_dim key is ignored (DeepSeek-OCR 2's text model).
+inline constexpr unsigned head_dim_from_hidden = 1u << 2;
 inline constexpr unsigned mla = 1u << 3;                   ///< DeepSeek MLA: RoPE on qk_rope_head_dim (class default 64; qk_nope_head_dim 128)
 inline constexpr unsigned reads_rope_interleave = 1u << 4; ///< rope_interleave: true (default) interleaved, false half_split
 inline constexpr unsigned forced_partial_rotary_factor = 1u << 5;  ///< the code overwrites partial_rotary_factor with the row's value
@@ -39,8 +41,9 @@ inline constexpr unsigned forced_partial_rotary_factor = 1u << 5;  ///< the code
 /// mscale_all_dim (DeepseekV3Attention, DeepseekV32Attention); DeepseekV2Attention uses
 /// qk_head_dim^(-1/2) alone.
 inline constexpr unsigned mla_softmax_mscale = 1u << 6;
-/// MLA whose rotary table is head_dim wide (class default in FamilyRules::head_dim), not
-/// qk_rope_head_dim wide (LongCat Flash): the two must agree, else transformers cannot apply it.
+/// MLA whose rotary table is head_dim wide (LongCat Flash: class default 64; DeepSeek-V3 and its
+/// look-alikes: the class sets head_dim = qk_rope_head_dim, and a head_dim key overrides it), not
+/// qk_rope_head_dim wide: the two must agree, else transformers cannot apply it.
 inline constexpr unsigned mla_table_width_head_dim = 1u << 7;
 /// The attention reads the RoPE dict's mrope_section on every forward pass and the configuration
 /// class has no default (Qwen2.5-Omni's talker): a config without it is refused.
@@ -88,10 +91,19 @@ inline constexpr unsigned rotary_dim_key = 1u << 20;
 /// Rope types default and longrope only, the legacy "su" and "yarn" read as longrope
 /// (phi3/configuration_phi3.py validate_rope).
 inline constexpr unsigned longrope_only = 1u << 21;
-/// The configuration class reads the base from rotary_emb_base (class default 10000) and never
-/// from a top-level rope_theta, which it leaves unread (GPT-NeoX, GPT-NeoX-Japanese). Other known
-/// families read rope_theta and leave rotary_emb_base unread.
-inline constexpr unsigned rotary_emb_base_key = 1u << 22;
+/// GPT-NeoX's key names (GPT-NeoX, GPT-NeoX-Japanese): the configuration class reads the base from
+/// rotary_emb_base (class default 10000) and the partial factor from rotary_pct, each only where the
+/// RoPE dict has none (setdefault), and never a top-level rope_theta or partial_rotary_factor. Other
+/// known families read rope_theta and partial_rotary_factor and leave rotary_emb_base and rotary_pct
+/// unread.
+inline constexpr unsigned neox_key_names = 1u << 22;
+/// The attention's head is hidden_size // num_attention_heads and it rotates int(that * partial
+/// factor) dims itself; a head_dim key reaches only the rotary table (StableLM, Persimmon, GLM-4V's
+/// text model), so one that makes the table another width cannot be applied and is refused.
+inline constexpr unsigned rotary_from_hidden_head = 1u << 23;
+/// MLA whose head_dim is an alias of qk_rope_head_dim (attribute_map; GLM-4.7-Flash's glm4_moe_lite):
+/// either key gives the rotary width; both that disagree are refused.
+inline constexpr unsigned mla_head_dim_alias = 1u << 24;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -120,9 +132,10 @@ struct FamilyRules {
     /// Keys of the RoPE dict the family's configuration class reads beyond the rope type's own
     /// (space-separated; its ignore_keys_at_rope_validation): not reported as unrecognized.
     std::string_view extra_rope_keys = "";
-    /// A class-default top-level original_max_position_embeddings (Phi-3: 4096; 0: none). transformers
-    /// copies the attribute over the RoPE dict's own value for yarn, llama3 and longrope, so a config
-    /// without the key still gets this length.
+    /// A top-level original_max_position_embeddings the family's code sets (0: none here; a class
+    /// field default such as Phi-3's 4096 is in hf_class_defaults.hpp). transformers copies the
+    /// attribute over the RoPE dict's own value for yarn, llama3 and longrope, so a config without the
+    /// key still gets this length.
     std::int64_t original_max_position_embeddings = 0;
     /// MLA class defaults (trait::mla): qk_rope_head_dim and qk_nope_head_dim (DeepSeek: 64 and 128).
     int qk_rope_head_dim = 64;
@@ -166,8 +179,8 @@ inline constexpr FamilyRules known_families[] = {
     {"phi", Pairing::half_split, "phi/modeling_phi.py", 0.5, 0, 0, "phi/configuration_phi.py", trait::partial_rotary},
     // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
     // class-default top-level original_max_position_embeddings 4096 wins over the dict's
-    {"phi3", Pairing::half_split, "phi3/modeling_phi3.py", {}, 0, 0, "phi3/configuration_phi3.py", trait::partial_rotary | trait::longrope_only, "", "", "", "", 4096},
-    {"gpt_neox", Pairing::half_split, "gpt_neox/modeling_gpt_neox.py", 0.25, 0, 0, "gpt_neox/configuration_gpt_neox.py", trait::partial_rotary | trait::rotary_emb_base_key},
+    {"phi3", Pairing::half_split, "phi3/modeling_phi3.py", {}, 0, 0, "phi3/configuration_phi3.py", trait::partial_rotary | trait::longrope_only},
+    {"gpt_neox", Pairing::half_split, "gpt_neox/modeling_gpt_neox.py", 0.25, 0, 0, "gpt_neox/configuration_gpt_neox.py", trait::partial_rotary | trait::neox_key_names},
     {"falcon", Pairing::half_split, "falcon/modeling_falcon.py", {}, 0, 0, "falcon/configuration_falcon.py", 0},
     {"gemma", Pairing::half_split, "gemma/modeling_gemma.py", {}, 0, 0, "gemma/configuration_gemma.py", 0},
     {"gemma2", Pairing::half_split, "gemma2/modeling_gemma2.py", {}, 0, 0, "gemma2/configuration_gemma2.py", 0},
@@ -244,17 +257,18 @@ inline constexpr FamilyRules known_families[] = {
      R"({"rope_type": "default", "mrope_section": [16, 24, 24]})"},
     {"qwen2_5_omni_talker", Pairing::half_split, "qwen2_5_omni/modeling_qwen2_5_omni.py", {}, 0, 0, "qwen2_5_omni/configuration_qwen2_5_omni.py", trait::multi_axis | trait::mrope_required},
     // half_split, rotating only the first rotary_dim = int(head_dim * partial_rotary_factor) dims
-    {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", 0.25, 0, 0, "stablelm/configuration_stablelm.py", trait::head_dim_from_hidden | trait::partial_rotary},
-    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 0.5, 0, 0, "persimmon/configuration_persimmon.py", trait::head_dim_from_hidden | trait::partial_rotary},
+    {"stablelm", Pairing::half_split, "stablelm/modeling_stablelm.py", 0.25, 0, 0, "stablelm/configuration_stablelm.py", trait::rotary_from_hidden_head | trait::partial_rotary},
+    {"persimmon", Pairing::half_split, "persimmon/modeling_persimmon.py", 0.5, 0, 0, "persimmon/configuration_persimmon.py", trait::rotary_from_hidden_head | trait::partial_rotary},
     {"nemotron", Pairing::half_split, "nemotron/modeling_nemotron.py", 0.5, 0, 0, "nemotron/configuration_nemotron.py", trait::partial_rotary},
     {"glm4_moe", Pairing::half_split, "glm4_moe/modeling_glm4_moe.py", 0.5, 0, 0, "glm4_moe/configuration_glm4_moe.py", trait::partial_rotary},
     // GLM-4.5V's text model: GPT-NeoX's apply_rotary_pos_emb (rotate_half on the rotary part), M-RoPE
     // sections over the pairs (unlike GLM-4.1V's interleaved pairs)
-    {"glm4v_moe_text", Pairing::half_split, "glm4v_moe/modular_glm4v_moe.py", 0.5, 0, 0, "glm4v_moe/configuration_glm4v_moe.py", trait::multi_axis | trait::partial_rotary},
+    FamilyRules{"glm4v_moe_text", Pairing::half_split, "glm4v_moe/modular_glm4v_moe.py", 0.5, 0, 0, "glm4v_moe/configuration_glm4v_moe.py", trait::multi_axis | trait::partial_rotary}
+        .with_default_mrope_section("[8, 12, 12]"),
     // half_split over the whole head, class defaults that differ from the generic ones
     {"starcoder2", Pairing::half_split, "starcoder2/modeling_starcoder2.py", {}, 0, 0, "starcoder2/configuration_starcoder2.py", 0},
     {"granite", Pairing::half_split, "granite/modeling_granite.py", {}, 0, 0, "granite/configuration_granite.py", 0},
-    {"granitemoe", Pairing::half_split, "granitemoe/modeling_granitemoe.py", {}, 0, 0, "granitemoe/configuration_granitemoe.py", trait::head_dim_from_hidden},
+    {"granitemoe", Pairing::half_split, "granitemoe/modeling_granitemoe.py", {}, 0, 0, "granitemoe/configuration_granitemoe.py", 0},
     {"olmoe", Pairing::half_split, "olmoe/modeling_olmoe.py", {}, 0, 0, "olmoe/configuration_olmoe.py", 0},
     {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", {}, 0, 0, "olmo3/configuration_olmo3.py", 0},
     // PhiMoE: LongRoPE with the short factors at every length, cos/sin times short_mscale up to
@@ -306,7 +320,7 @@ inline constexpr FamilyRules known_families[] = {
     {"chameleon", Pairing::half_split, "chameleon/modeling_chameleon.py", {}, 0, 0, "chameleon/configuration_chameleon.py", 0},
     {"csm", Pairing::half_split, "csm/modeling_csm.py", {}, 0, 0, "csm/configuration_csm.py", 0},
     {"csm_depth_decoder_model", Pairing::half_split, "csm/modeling_csm.py", {}, 0, 0, "csm/configuration_csm.py", 0},
-    {"deepseek_ocr2_text", Pairing::half_split, "deepseek_ocr2/modeling_deepseek_ocr2.py", {}, 0, 0, "deepseek_ocr2/configuration_deepseek_ocr2.py", 0},
+    {"deepseek_ocr2_text", Pairing::half_split, "deepseek_ocr2/modeling_deepseek_ocr2.py", {}, 0, 0, "deepseek_ocr2/configuration_deepseek_ocr2.py", trait::head_dim_from_hidden},
     {"deepseek_ocr2_encoder", Pairing::half_split, "deepseek_ocr2/modeling_deepseek_ocr2.py", {}, 0, 0, "deepseek_ocr2/configuration_deepseek_ocr2.py", 0},
     {"dia_decoder", Pairing::half_split, "dia/modeling_dia.py", {}, 0, 0, "dia/configuration_dia.py", 0},
     {"dia_encoder", Pairing::half_split, "dia/modeling_dia.py", {}, 0, 0, "dia/configuration_dia.py", 0},
@@ -316,7 +330,7 @@ inline constexpr FamilyRules known_families[] = {
     {"eurobert", Pairing::half_split, "eurobert/modeling_eurobert.py", {}, 0, 0, "eurobert/configuration_eurobert.py", 0},
     {"evolla", Pairing::half_split, "evolla/modeling_evolla.py", {}, 0, 0, "evolla/configuration_evolla.py", 0},
     {"EvollaModel", Pairing::half_split, "evolla/modeling_evolla.py", {}, 0, 0, "evolla/configuration_evolla.py", 0},
-    {"gpt_neox_japanese", Pairing::half_split, "gpt_neox_japanese/modeling_gpt_neox_japanese.py", {}, 0, 0, "gpt_neox_japanese/configuration_gpt_neox_japanese.py", trait::rotary_emb_base_key},
+    {"gpt_neox_japanese", Pairing::half_split, "gpt_neox_japanese/modeling_gpt_neox_japanese.py", {}, 0, 0, "gpt_neox_japanese/configuration_gpt_neox_japanese.py", trait::neox_key_names},
     {"granite4_vision_text", Pairing::half_split, "granite4_vision/modeling_granite4_vision.py", {}, 0, 0, "granite4_vision/configuration_granite4_vision.py", 0},
     {"granitemoeshared", Pairing::half_split, "granitemoeshared/modeling_granitemoeshared.py", {}, 0, 0, "granitemoeshared/configuration_granitemoeshared.py", 0},
     {"hrm_text", Pairing::half_split, "hrm_text/modeling_hrm_text.py", {}, 0, 0, "hrm_text/configuration_hrm_text.py", 0},
@@ -333,7 +347,7 @@ inline constexpr FamilyRules known_families[] = {
     {"voxtral_realtime_text", Pairing::half_split, "voxtral_realtime/modeling_voxtral_realtime.py", {}, 0, 0, "voxtral_realtime/configuration_voxtral_realtime.py", 0},
     {"voxtral_realtime_encoder", Pairing::half_split, "voxtral_realtime/modeling_voxtral_realtime.py", {}, 0, 0, "voxtral_realtime/configuration_voxtral_realtime.py", 0},
     // ... rotating the first int(head_dim * partial_rotary_factor) dims (the attention slices q and k)
-    {"phi4_multimodal", Pairing::half_split, "phi4_multimodal/modeling_phi4_multimodal.py", {}, 0, 0, "phi4_multimodal/configuration_phi4_multimodal.py", trait::partial_rotary},
+    {"phi4_multimodal", Pairing::half_split, "phi4_multimodal/modeling_phi4_multimodal.py", {}, 0, 0, "phi4_multimodal/configuration_phi4_multimodal.py", trait::partial_rotary | trait::longrope_only},
     // ... with a class-default llama3 dict
     {"higgs_audio_v2", Pairing::half_split, "higgs_audio_v2/modeling_higgs_audio_v2.py", {}, 0, 0, "higgs_audio_v2/configuration_higgs_audio_v2.py", 0, "",
      R"({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0, "high_freq_factor": 0.5, "low_freq_factor": 0.125, "original_max_position_embeddings": 1024})"},
@@ -376,12 +390,12 @@ inline constexpr FamilyRules known_families[] = {
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, 0, 0, "", trait::rotary_dim_key},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, 0, 0, "", trait::rotary_dim_key},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, 0, 0, "", 0},
-    {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, 0, 0, "cohere2/configuration_cohere2.py", trait::head_dim_from_hidden},
+    {"cohere2", Pairing::interleaved, "cohere2/modeling_cohere2.py", {}, 0, 0, "cohere2/configuration_cohere2.py", 0},
     {"glm", Pairing::interleaved, "glm/modeling_glm.py", 0.5, 0, 0, "glm/configuration_glm.py", trait::partial_rotary},
     {"glm4", Pairing::interleaved, "glm4/modeling_glm4.py", 0.5, 0, 0, "glm4/configuration_glm4.py", trait::partial_rotary},
     // DeepSeek MLA: RoPE on the qk_rope_head_dim slice; V2 rotates complex pairs, V3 reads rope_interleave, V3.2 always interleaves
     {"deepseek_v2", Pairing::interleaved, "deepseek_v2/modeling_deepseek_v2.py", {}, 0, 0, "deepseek_v2/configuration_deepseek_v2.py", trait::mla},
-    {"deepseek_v3", Pairing::interleaved, "deepseek_v3/modeling_deepseek_v3.py", {}, 0, 0, "deepseek_v3/configuration_deepseek_v3.py", trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale},
+    {"deepseek_v3", Pairing::interleaved, "deepseek_v3/modeling_deepseek_v3.py", {}, 0, 0, "deepseek_v3/configuration_deepseek_v3.py", trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_table_width_head_dim},
     {"deepseek_v32", Pairing::interleaved, "deepseek_v32/modeling_deepseek_v32.py", {}, 0, 0, "deepseek_v32/configuration_deepseek_v32.py", trait::mla | trait::mla_softmax_mscale},
     // LongCat Flash: DeepSeek-V3's MLA with apply_rotary_pos_emb_interleave always (rope_interleave not
     // read); the table is head_dim wide (class default 64), which must equal qk_rope_head_dim; two
@@ -395,11 +409,11 @@ inline constexpr FamilyRules known_families[] = {
     // DeepSeek-V3's MLA in other families: RoPE on the qk_rope_head_dim slice, rope_interleave read (true by
     // default; false: rotate_half), the softmax scale times g(s, mscale_all_dim)^2 under YaRN
     {"axk1", Pairing::interleaved, "axk1/modeling_axk1.py", {}, 0, 0, "axk1/configuration_axk1.py",
-     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 128},
+     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_table_width_head_dim, "", "", "", "", 0, 64, 128},
     {"glm4_moe_lite", Pairing::interleaved, "glm4_moe_lite/modeling_glm4_moe_lite.py", {}, 0, 0, "glm4_moe_lite/configuration_glm4_moe_lite.py",
-     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
+     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_head_dim_alias, "", "", "", "", 0, 64, 192},
     {"youtu", Pairing::interleaved, "youtu/modeling_youtu.py", {}, 0, 0, "youtu/configuration_youtu.py",
-     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 128},
+     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_table_width_head_dim, "", "", "", "", 0, 64, 128},
     // DeepSeek-V3.2's MLA (always interleaved) with a sparse-attention indexer; the indexer's own use of
     // the table (AXK2: rotate_half on its first qk_rope_head_dim dims) scores tokens, it is not attention
     {"axk2", Pairing::interleaved, "axk2/modeling_axk2.py", {}, 0, 0, "axk2/configuration_axk2.py",
@@ -415,7 +429,8 @@ inline constexpr FamilyRules known_families[] = {
     // rotary part, M-RoPE sections, default [8, 12, 12]
     FamilyRules{"glm_ocr_text", Pairing::interleaved, "glm_ocr/modeling_glm_ocr.py", {}, 0, 0, "glm_ocr/configuration_glm_ocr.py", trait::multi_axis | trait::partial_rotary}
         .with_default_mrope_section("[8, 12, 12]"),
-    {"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, 0, 0, "glm4v/configuration_glm4v.py", trait::multi_axis | trait::head_dim_from_hidden | trait::partial_rotary},
+    FamilyRules{"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, 0, 0, "glm4v/configuration_glm4v.py", trait::multi_axis | trait::rotary_from_hidden_head | trait::partial_rotary}
+        .with_default_mrope_section("[8, 12, 12]"),
     {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", {}, 0, 0, "llama4/configuration_llama4.py", trait::llama4_temperature_tuning},
 };
 
@@ -450,6 +465,10 @@ inline constexpr std::string_view blt_reason =
 
 /// The refusals. Paths are relative to src/transformers/models/ in the transformers repository.
 inline constexpr FamilyRefusal family_refusals[] = {
+    {"moshi_depth", RefuseWhen::always, "model_type",
+     "has no RoPE: Moshi's depth decoder builds its attention layers with use_rope=False (no rotary embedding), "
+     "so no table describes it; read the main model (model_type moshi) for Moshi's RoPE",
+     "moshi/modeling_moshi.py"},
     {"phimoe", RefuseWhen::scaled_except_longrope, "short_mscale",
      "is not representable: PhiMoE multiplies cos and sin by short_mscale or long_mscale, chosen on every forward pass by the "
      "sequence length, in place of the rope type's attention factor (its configuration class requires both for every rope "

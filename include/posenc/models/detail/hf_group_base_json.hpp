@@ -30,9 +30,9 @@ inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& 
 {
     if (!g.gptj_like) {
         // The top-level key the configuration class reads for the base: GPT-NeoX's rotary_emb_base
-        // (trait::rotary_emb_base_key), every other known family's rope_theta; a config of no known
+        // (trait::neox_key_names), every other known family's rope_theta; a config of no known
         // family: rope_theta, else the older rotary_emb_base. The other key is not read.
-        const bool neox = g.family && g.family->has(trait::rotary_emb_base_key);
+        const bool neox = g.family && g.family->has(trait::neox_key_names);
         const char* top_key = neox ? "rotary_emb_base" : "rope_theta";
         if (const auto it = g.config.find(top_key);
             it != g.config.end() && it->is_null() && !(sd.dict && member(*sd.dict, "rope_theta")))

@@ -33,11 +33,13 @@ struct GroupFacts {
     const FamilyRules* family = nullptr;
     bool gptj_like = false;  ///< GPT-J / CodeGen: rotary_dim, not partial_rotary_factor
     bool deepseek = false;   ///< MLA: RoPE on the qk_rope_head_dim slice
-    /// The family's defaults for head_dim and max_position_embeddings (0: none): the row's
+    /// The family's defaults for head_dim, max_position_embeddings and the top-level
+    /// original_max_position_embeddings (0: none): the row's
     /// (hf_families.hpp: a value the family's code sets), else the configuration class's field
     /// default (hf_class_defaults.hpp).
     int default_head_dim = 0;
     std::int64_t default_max_position_embeddings = 0;
+    std::int64_t default_original_max_position_embeddings = 0;  ///< the top-level attribute's (Phi-3: 4096)
 };
 
 /// The scaling dict in effect (nullptr: none) and its key path.
@@ -95,6 +97,10 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
         g.default_max_position_embeddings = family->max_position_embeddings > 0 ? family->max_position_embeddings
                                             : defaults                           ? defaults->max_position_embeddings
                                                                                  : 0;
+        g.default_original_max_position_embeddings = family->original_max_position_embeddings > 0
+                                                         ? family->original_max_position_embeddings
+                                                     : defaults ? defaults->original_max_position_embeddings
+                                                                : 0;
     }
     return g;
 }

@@ -33,8 +33,8 @@ inline TopLevelLength read_top_level_original_length(const GroupFacts& g)
     if (const json* v = member(g.config, "original_max_position_embeddings")) {
         top.l0 = positive_int(*v, "original_max_position_embeddings");
         top.written = true;
-    } else if (g.family && g.family->original_max_position_embeddings > 0) {
-        top.l0 = g.family->original_max_position_embeddings;
+    } else if (g.default_original_max_position_embeddings > 0) {
+        top.l0 = g.default_original_max_position_embeddings;
     }
     top.ignored = g.context.per_layer_type && top.written;
     if (g.context.per_layer_type) top.l0.reset();

@@ -25,10 +25,20 @@
 
 namespace posenc::hf::detail_json {
 
-/// The scaling dict: v5 rope_parameters, else rope_scaling (or the context's entry).
+/// The scaling dict: v5 rope_parameters, else rope_scaling (or the context's entry); GPT-J and
+/// CodeGen read none.
 inline ScalingDict choose_scaling_dict(const GroupFacts& g, HfRopeConfig& out)
 {
     ScalingDict sd;
+    if (g.gptj_like) {
+        // gptj/modeling_gptj.py, codegen/modeling_codegen.py: create_sinusoidal_positions(max_positions,
+        // rotary_dim) at base 10000, in transformers 4 and 5 alike; no RoPE dict or base key is read.
+        for (const char* key : {"rope_parameters", "rope_scaling", "rope_theta"})
+            if (member(g.config, key))
+                out.warnings.push_back({key, "model_type \"" + out.model_type + "\"'s code builds its table from rotary_dim "
+                                             "at base 10000 and does not read it; ignored"});
+        return sd;
+    }
     for (const char* key : {"rope_parameters", "rope_scaling"}) {
         if (const json* v = member(g.config, key)) {
             if (!v->is_object()) fail_json(key, "expected an object or null", *v);
@@ -85,7 +95,7 @@ inline void read_rope_type(const GroupFacts& g, const ScalingDict& sd, HfRopeCon
         out.rope_type = type_value->get<std::string>();
     }
     if (g.family && g.family->has(trait::longrope_only) && (out.rope_type == "su" || out.rope_type == "yarn")) {
-        out.notes.push_back("Phi-3: legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
+        out.notes.push_back(out.model_type + ": legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
         out.rope_type = "longrope";
     }
     if (out.rope_type == "xdrope" && g.family && g.family->has(trait::xd_coordinate_sections)) {
@@ -112,8 +122,8 @@ inline void read_rope_type(const GroupFacts& g, const ScalingDict& sd, HfRopeCon
         fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
     if (g.family && g.family->has(trait::longrope_only) && out.rope_type != "default" && out.rope_type != "longrope")
         // phi3/configuration_phi3.py validate_rope raises ValueError for any other type.
-        fail_json(type_key, "expected default or longrope (legacy su / yarn) for model_type \"phi3\" (its configuration "
-                            "class refuses other rope types)",
+        fail_json(type_key, "expected default or longrope (legacy su / yarn) for model_type \"" + out.model_type +
+                                "\" (its configuration class refuses other rope types)",
                   *type_value);
 
 }

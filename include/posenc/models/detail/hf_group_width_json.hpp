@@ -30,7 +30,15 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
     const bool mla_family = g.family && g.family->has(trait::mla);
     out.head_dim_key = "qk_rope_head_dim";
     const int rope_default = mla_family ? g.family->qk_rope_head_dim : 64;
+    const json* alias = g.family && g.family->has(trait::mla_head_dim_alias) ? member(g.config, "head_dim") : nullptr;
+    if (const json* v = member(g.config, "qk_rope_head_dim"); v && alias && !(v->is_number() && alias->is_number() && *v == *alias))
+        // glm4_moe_lite/configuration_glm4_moe_lite.py: attribute_map {"head_dim": "qk_rope_head_dim"}; which
+        // key wins depends on the order Python sees them.
+        fail("head_dim", "expected the value of qk_rope_head_dim " + shown(*v) + " (" + out.model_type +
+                             "'s head_dim is an alias of qk_rope_head_dim; the config carries both and they disagree)",
+             shown(*alias));
     if (const json* v = member(g.config, "qk_rope_head_dim")) out.head_dim = positive_int(*v, "qk_rope_head_dim");
+    else if (alias) out.head_dim = positive_int(*alias, "head_dim"), out.head_dim_key = "head_dim";
     else {
         out.head_dim = rope_default;
         out.notes.push_back("qk_rope_head_dim absent: " + out.model_type + "'s class default " +
@@ -46,10 +54,12 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
     }
     out.qk_head_dim = nope + out.head_dim;  // both <= 65536: no overflow
     if (g.family && g.family->has(trait::mla_table_width_head_dim)) {
-        // LongCat Flash: the rotary table is head_dim wide (class default g.default_head_dim) and
-        // rotates the qk_rope_head_dim slice; transformers cannot apply a table of another width.
-        int width = g.default_head_dim;
-        std::string width_shown = "nothing (class default " + std::to_string(g.default_head_dim) + ")";
+        // The rotary table is head_dim wide (LongCat Flash: class default g.default_head_dim; DeepSeek-V3:
+        // the class sets head_dim = qk_rope_head_dim) and rotates the qk_rope_head_dim slice;
+        // transformers cannot apply a table of another width.
+        const int width_default = g.default_head_dim > 0 ? g.default_head_dim : out.head_dim;
+        int width = width_default;
+        std::string width_shown = "nothing (class default " + std::to_string(width_default) + ")";
         if (const json* v = member(g.config, "head_dim")) width = positive_int(*v, "head_dim"), width_shown = shown(*v);
         if (width != out.head_dim)
             fail("head_dim", "expected qk_rope_head_dim's value " + std::to_string(out.head_dim) + " (" + out.model_type +
@@ -69,6 +79,14 @@ inline void read_mla_suffix_head_dim(const GroupFacts& g, HfRopeConfig& out)
     if (rope > max_head_dim || nope > max_head_dim)
         fail("qk_nope_head_dim", "expected qk_nope_head_dim and qk_rope_head_dim <= 65536",
              std::to_string(nope) + " + " + std::to_string(rope));
+    if (const json* v = member(g.config, "head_dim"); v && !(v->is_number() && v->get<double>() == nope + rope))
+        // mistral4/configuration_mistral4.py derives the partial factor from qk_nope + qk_rope, then the
+        // head_dim key replaces the head the table is built from: a table int(head_dim * factor) wide
+        // that the attention cannot apply to its qk_rope_head_dim part.
+        fail("head_dim", "expected qk_nope_head_dim + qk_rope_head_dim = " + std::to_string(nope + rope) + " (" +
+                             out.model_type + "'s rotary table would be built from head_dim while its attention rotates "
+                             "the last qk_rope_head_dim coordinates; transformers cannot apply it)",
+             shown(*v));
     out.head_dim = nope + rope;
     out.head_dim_key = "qk_nope_head_dim + qk_rope_head_dim";
     out.qk_head_dim = out.head_dim;
@@ -108,10 +126,14 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
     if (g.deepseek) return read_mla_head_dim(g, out);
     if (g.family && g.family->has(trait::mla_rope_suffix)) return read_mla_suffix_head_dim(g, out);
     if (g.family && !g.family->head_dim_key.empty()) return read_aliased_head_dim(g, out);
-    if (const json* v = member(g.config, "head_dim"); v && !(g.family && g.family->has(trait::head_dim_from_hidden))) {
+    // The attention's head is hidden_size // num_attention_heads whatever a head_dim key says (a key
+    // that changes the table is refused in read_rotary_dim, one the class overwrites gets a warning).
+    const bool head_from_hidden =
+        g.family && (g.family->has(trait::head_dim_from_hidden) || g.family->has(trait::rotary_from_hidden_head));
+    if (const json* v = member(g.config, "head_dim"); v && !head_from_hidden) {
         out.head_dim = positive_int(*v, "head_dim");
         out.head_dim_key = "head_dim";
-    } else if (g.default_head_dim > 0 && !g.family->has(trait::head_dim_from_hidden) && !member(g.config, "head_dim")) {
+    } else if (g.default_head_dim > 0 && !head_from_hidden && !member(g.config, "head_dim")) {
         out.head_dim = g.default_head_dim;
         out.head_dim_key = "head_dim";
         out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " + std::to_string(g.default_head_dim));
@@ -136,6 +158,11 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
         out.head_dim_key = std::string(hidden_key) + " / " + heads_key;
         if (out.head_dim <= 0)
             fail(hidden_key, "expected hidden_size // num_attention_heads >= 1", std::to_string(h) + " // " + std::to_string(n));
+        if (const json* v = member(g.config, "head_dim"); v && g.family->has(trait::head_dim_from_hidden) &&
+                                                           !(v->is_number() && v->get<double>() == out.head_dim))
+            out.warnings.push_back({"head_dim", "model_type \"" + out.model_type + "\"'s configuration class sets head_dim = "
+                                                "hidden_size // num_attention_heads = " + std::to_string(out.head_dim) +
+                                                " over it; ignored"});
     }
 }
 
@@ -155,7 +182,7 @@ inline RotaryFraction read_proportional_fraction(const GroupFacts& g, const Scal
     return RotaryFraction{};  // the table spans the head
 }
 
-/// The partial rotary factor: rotary_pct, partial_rotary_factor, the dict's, the class default.
+/// The partial rotary factor: partial_rotary_factor (GPT-NeoX: rotary_pct), the dict's, the class default.
 inline RotaryFraction read_partial_rotary_factor(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
 {
     if (is_proportional(g, sd)) return read_proportional_fraction(g, sd, out);
@@ -174,23 +201,40 @@ inline RotaryFraction read_partial_rotary_factor(const GroupFacts& g, const Scal
     f.shown = g.family && g.family->partial_rotary_factor
                                 ? "the class default " + detail::format_value(*g.family->partial_rotary_factor)
                                 : "";
-    if (const json* v = member(g.config, "rotary_pct"))
-        f.value = number(*v, "rotary_pct"), f.key = "rotary_pct", f.shown = "rotary_pct " + shown(*v);
-    if (const json* v = member(g.config, "partial_rotary_factor"))
-        f.value = number(*v, "partial_rotary_factor"), f.key = "partial_rotary_factor",
-        f.shown = "partial_rotary_factor " + shown(*v);
+    // The top-level key the configuration class reads: GPT-NeoX's rotary_pct (trait::neox_key_names),
+    // every other known family's partial_rotary_factor; a config of no known family: either. The
+    // other key is not read.
+    const bool neox = g.family && g.family->has(trait::neox_key_names);
+    for (const char* key : {"rotary_pct", "partial_rotary_factor"}) {
+        const json* v = member(g.config, key);
+        if (!v) continue;
+        if (g.family && neox != (std::string(key) == "rotary_pct")) {
+            out.warnings.push_back({key, "model_type \"" + out.model_type + "\"'s configuration class reads the partial rotary "
+                                         "factor from " + (neox ? "rotary_pct" : "partial_rotary_factor") + ", not from " + key +
+                                         "; ignored"});
+            continue;
+        }
+        f.value = number(*v, key), f.key = key, f.shown = std::string(key) + " " + shown(*v);
+    }
     if (sd.dict)
         if (const json* v = member(*sd.dict, "partial_rotary_factor")) {
             const double x = number(*v, sd.at("partial_rotary_factor"));
+            // GPT-NeoX: rope_parameters.setdefault("partial_rotary_factor", rotary_pct): the dict's wins in
+            // transformers 5, transformers 4 reads rotary_pct only.
+            if (neox && sd.key == "rope_scaling" && x != f.value)
+                fail(sd.at("partial_rotary_factor"),
+                     "expected the value of " + (f.shown.empty() ? "rotary_pct" : f.shown) +
+                         " (transformers 4 reads only rotary_pct, transformers 5 the dict's; the two disagree)",
+                     shown(*v));
             // standardize_rope_params (modeling_rope_utils.py) copies the configuration's own
             // partial_rotary_factor attribute (the top-level key, else the class default) over the
             // dict's value; transformers 4 does not read the dict's at all.
-            if (!f.shown.empty() && x != f.value)
+            if (!neox && !f.shown.empty() && x != f.value)
                 fail(sd.at("partial_rotary_factor"),
                      "expected the value of " + f.shown + " (transformers copies the configuration's partial_rotary_factor "
                      "over the RoPE dict's; the two disagree)",
                      shown(*v));
-            if (f.shown.empty() && sd.key == "rope_scaling" && x != 1.0)
+            if (!neox && f.shown.empty() && sd.key == "rope_scaling" && x != 1.0)
                 fail(sd.at("partial_rotary_factor"),
                      "expected 1 or a top-level partial_rotary_factor (transformers 4 does not read it from rope_scaling "
                      "and rotates with 1, transformers 5 reads the dict's)",
@@ -257,6 +301,18 @@ inline void read_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const Ro
         out.rotary_dim = static_cast<int>(static_cast<double>(out.head_dim) * f.value);  // HF: int(H * prf)
         if (!f.key.empty()) out.rotary_dim_key = f.key;
         check_unread_rotary_dim(g, sd, f, out);
+    }
+    if (const json* v = member(g.config, "head_dim"); v && g.family && g.family->has(trait::rotary_from_hidden_head)) {
+        // stablelm, persimmon, glm4v modeling files: the table is int(head_dim * factor) wide from the
+        // key, while the attention rotates int((hidden_size // num_attention_heads) * factor) dims.
+        const int key_width = static_cast<int>(static_cast<double>(positive_int(*v, "head_dim")) * f.value);
+        if (key_width != out.rotary_dim)
+            fail("head_dim", "expected a head_dim whose rotary part int(head_dim * partial_rotary_factor) is the "
+                             "attention's " + std::to_string(out.rotary_dim) + " (" + out.model_type + "'s attention "
+                             "head is hidden_size // num_attention_heads = " + std::to_string(out.head_dim) +
+                             " and the table built from head_dim would be " + std::to_string(key_width) +
+                             " wide; transformers cannot apply it)",
+                 shown(*v));
     }
     if (out.rotary_dim <= 0 || out.rotary_dim % 2 != 0 || out.rotary_dim > out.head_dim)
         fail(out.rotary_dim_key,

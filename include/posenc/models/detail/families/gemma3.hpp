@@ -6,11 +6,14 @@
 //   layer_types      as given, else sliding_attention unless (i + 1) % pattern == 0, the pattern
 //                    being sliding_window_pattern (class default 6; Gemma 3n: always 5, the key is
 //                    not read)
-//   rope_parameters  one dict per layer type: read as given. Otherwise (transformers 4's layout, a
-//                    flat rope_parameters or rope_scaling) the rotary embedding builds one table per
-//                    layer type: full_attention layers at rope_theta (class default 1e6) with the
-//                    scaling dict, sliding_attention layers at rope_local_base_freq (class default
-//                    1e4) unscaled; a layer type other than these two is refused, naming it.
+//   rope_parameters  one dict per layer type: read as given. Otherwise (transformers 4's layout,
+//                    rope_scaling) the rotary embedding builds one table per layer type:
+//                    full_attention layers at rope_theta (class default 1e6) with the scaling dict,
+//                    sliding_attention layers at rope_local_base_freq (class default 1e4) unscaled; a
+//                    layer type other than these two is refused, naming it. A single rope_parameters
+//                    dict is refused (transformers 5 leaves it unread), and so is a rope_scaling that
+//                    says its type with the legacy key "type" only (transformers 5 ignores it there,
+//                    transformers 4 applied it).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -40,6 +43,20 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
         for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % pattern != 0 ? "sliding_attention" : "full_attention");
     }
     out.text.erase("sliding_window_pattern");
+    const std::string shown_type = "\"" + model_type + "\"";
+    if (const json* given = member(text, "rope_parameters"); given && !is_per_layer_type(given))
+        fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\") or "
+                                      "rope_scaling: model_type " + shown_type + "'s rotary embedding looks its dicts up by "
+                                      "layer type, and transformers 5 leaves a single dict unread",
+             shown(*given));
+    if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object() && !member(*scaling, "rope_type"))
+        if (const json* type = member(*scaling, "type"); type && *type != "default")
+            // configuration_gemma3.py merges rope_scaling into {"rope_type": "default"}: the legacy key
+            // "type" does not replace rope_type there, so transformers 5 rotates unscaled; 4 applied it.
+            fail(pre + "rope_scaling.type", "expected the key rope_type: model_type " + shown_type + "'s configuration "
+                                            "class merges rope_scaling into {\"rope_type\": \"default\"}, so transformers 5 "
+                                            "ignores the legacy key type (transformers 4 applied it)",
+                 shown(*type));
     const json* local = member(text, "rope_local_base_freq");
     out.text.erase("rope_local_base_freq");
     if (is_per_layer_type(member(text, "rope_parameters"))) return out;  // the dicts say each layer type's base

@@ -5,7 +5,8 @@
 //
 //   layer_types      as given, else full_attention at every global_attn_every_n_layers-th layer
 //                    from layer 0 (i % n == 0; class default n = 3), sliding_attention elsewhere
-//   rope_parameters  as given (one dict per layer type), else {"rope_type": "default"} for both; a
+//   rope_parameters  as given (one dict per layer type; a single dict is refused, transformers 5
+//                    leaves it unread), else {"rope_type": "default"} for both; a
 //                    rope_scaling dict is merged into both; each dict's rope_theta, when it has none,
 //                    is global_rope_theta (full_attention; default 160000) or local_rope_theta
 //                    (sliding_attention; default 10000)
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/hf_layer_json.hpp"
 
 namespace posenc::hf::detail_json::families {
 
@@ -42,7 +44,11 @@ inline FamilyConfig modernbert_config(const json& text, const std::string& pre, 
     }
     json dicts = json::object();
     if (const json* given = member(text, "rope_parameters")) {
-        if (!given->is_object()) fail_json(pre + "rope_parameters", "expected one dict per layer type", *given);
+        if (!is_per_layer_type(given))
+            fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
+                                          "model_type \"" + model_type + "\"'s rotary embedding looks its dicts up by layer "
+                                          "type, and transformers 5 leaves a single dict unread",
+                 shown(*given));
         dicts = *given;
     } else {
         dicts = {{"sliding_attention", {{"rope_type", "default"}}}, {"full_attention", {{"rope_type", "default"}}}};

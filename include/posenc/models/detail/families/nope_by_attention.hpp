@@ -80,6 +80,10 @@ inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const
 inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre, const std::string& model_type)
 {
     FamilyConfig out(text);
+    // cohere2_moe/configuration_cohere2_moe.py declares rope_scaling as a plain field, so the generic
+    // conversion (which pops it from the extra keys) never sees it: the RoPE is rope_parameters' alone.
+    ignore_key(text, pre, model_type, "rope_scaling", "declares it as a plain field and builds its RoPE from rope_parameters only", out);
+    out.text.erase("rope_scaling");
     const int n = layer_count(text, pre, model_type, out);
     const std::int64_t dense = count_or_zero(text, pre, "first_k_dense_replace");
     const std::int64_t prefix_pattern = nope_by_attention_detail::pattern(text, pre, "prefix_dense_sliding_window_pattern", 1);
