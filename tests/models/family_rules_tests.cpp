@@ -219,6 +219,16 @@ TEST_CASE("[roformer/modeling_roformer.py (transformers 5.16)] RoFormer: interle
 }
 
 
+TEST_CASE("[cohere2_moe/configuration_cohere2_moe.py (transformers 5.16)] rope_scaling is a plain field, never applied")
+{
+    // Cohere2MoeConfig declares rope_scaling, so the generic conversion (which pops it from the extra
+    // keys) never sees it: the table is rope_parameters' alone, here plain RoPE at base 10000.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "cohere2_moe", "head_dim": 64, "num_hidden_layers": 4,
+        "rope_scaling": {"rope_type": "linear", "factor": 4.0}})");
+    CHECK(has_warning(m, "rope_scaling"));
+    check_plain(m.rope.groups().front(), 64, 64, 10000.0);
+}
+
 TEST_CASE("[gemma3/configuration_gemma3.py, gemma3n/configuration_gemma3n.py (transformers 5.16)] sliding_window_pattern sets Gemma 3's layer types; Gemma 3n's are fixed")
 {
     // Gemma3TextConfig: layer_types absent, layer i is full_attention iff (i + 1) % sliding_window_pattern
@@ -236,6 +246,15 @@ TEST_CASE("[gemma3/configuration_gemma3.py, gemma3n/configuration_gemma3n.py (tr
     CHECK(has_warning(n, "sliding_window_pattern"));
     CHECK(error_of(R"({"model_type": "gemma3_text", "num_hidden_layers": 4, "sliding_window_pattern": 0})") ==
           "sliding_window_pattern: expected a positive integer, got 0");
+    // A single rope_parameters dict: transformers 5 leaves it unread (its rotary embedding looks its dicts
+    // up by layer type); a rope_scaling typed with the legacy key "type" is merged into {"rope_type":
+    // "default"} and ignored by transformers 5, applied by transformers 4. ModernBERT likewise.
+    CHECK(error_of(R"({"model_type": "gemma3_text", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "linear",
+        "factor": 8.0}})").rfind("rope_parameters: expected one dict per layer type", 0) == 0);
+    CHECK(error_of(R"({"model_type": "gemma3_text", "num_hidden_layers": 2, "rope_scaling": {"type": "linear",
+        "factor": 8.0}})").rfind("rope_scaling.type: expected the key rope_type", 0) == 0);
+    CHECK(error_of(R"({"model_type": "modernbert", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "linear",
+        "factor": 8.0}})").rfind("rope_parameters: expected one dict per layer type", 0) == 0);
     // A layer type Gemma 3's rotary embedding has no table for, without per-layer-type dicts.
     CHECK(error_of(R"({"model_type": "gemma3_text", "layer_types": ["sliding_attention", "chunked_attention"]})") ==
           "layer_types: expected \"sliding_attention\" or \"full_attention\" for Gemma 3, got \"chunked_attention\"");

@@ -1195,6 +1195,19 @@ TEST_CASE("[mixtral, cohere, qwen3_vl, glm configuration files (transformers 5.1
 }
 
 
+TEST_CASE("[gptj/modeling_gptj.py, codegen/modeling_codegen.py; moshi/modeling_moshi.py] GPT-J reads no RoPE dict; Moshi's depth decoder has no RoPE")
+{
+    // create_sinusoidal_positions(max_positions, rotary_dim) at base 10000: no rope_scaling,
+    // rope_parameters or rope_theta is read (transformers 4 and 5).
+    const auto gptj = posenc::hf::parse_model(R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "n_layer": 2,
+        "rotary_dim": 64, "rope_theta": 500000, "rope_scaling": {"rope_type": "linear", "factor": 4.0}})");
+    CHECK(has_warning(gptj, "rope_scaling"));
+    CHECK(has_warning(gptj, "rope_theta"));
+    check_uniform_plain(gptj, 2, 256, 64, 10000.0, posenc::Pairing::interleaved);
+    // MoshiDepthDecoder builds its layers with use_rope=False.
+    CHECK(error_of(R"({"model_type": "moshi_depth"})").rfind("model_type: has no RoPE", 0) == 0);
+}
+
 TEST_CASE("[deepseek_v3, glm4_moe_lite, mistral4, deepseek_ocr2 configuration and modeling files (transformers 5.16)] a head_dim key in MLA and fixed-head families")
 {
     // DeepSeek-V3: the class sets head_dim = qk_rope_head_dim and a head_dim key overrides it; the rotary
