@@ -259,4 +259,23 @@ TEST_CASE("[gemma3/configuration_gemma3.py, gemma3n/configuration_gemma3n.py (tr
     CHECK(error_of(R"({"model_type": "gemma3_text", "layer_types": ["sliding_attention", "chunked_attention"]})") ==
           "layer_types: expected \"sliding_attention\" or \"full_attention\" for Gemma 3, got \"chunked_attention\"");
 }
+
+TEST_CASE("[hrm_text/configuration_hrm_text.py (transformers 5.16)] num_hidden_layers becomes num_hidden_layers * H_cycles * (L_cycles + 1) layer slots")
+{
+    // Without num_layers_per_stack the class keeps num_hidden_layers as the blocks per stack and sets
+    // num_hidden_layers = blocks * H_cycles * (L_cycles + 1); class defaults H_cycles 2, L_cycles 3.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "hrm_text", "num_hidden_layers": 4, "head_dim": 64})");
+    CHECK(m.rope.num_layers() == 4 * 2 * 4);
+    const auto cycles = posenc::hf::parse_model(R"({"model_type": "hrm_text", "num_hidden_layers": 3, "H_cycles": 1,
+        "L_cycles": 1, "head_dim": 64})");
+    CHECK(cycles.rope.num_layers() == 6);
+    // A saved config (num_layers_per_stack present) holds the slot count already.
+    const auto saved = posenc::hf::parse_model(R"({"model_type": "hrm_text", "num_hidden_layers": 32,
+        "num_layers_per_stack": 4, "head_dim": 64})");
+    CHECK(saved.rope.num_layers() == 32);
+    // Hostile sizes: the product is refused, never computed past 64 bits.
+    CHECK(error_of(R"({"model_type": "hrm_text", "num_hidden_layers": 2000000000, "H_cycles": 2000000000,
+        "L_cycles": 2000000000, "head_dim": 64})").rfind("num_hidden_layers: expected num_hidden_layers * H_cycles", 0) == 0);
+}
+
 }  // namespace models_family_rules_tests

@@ -35,7 +35,9 @@ inline FamilyConfig hrm_text_config(const json& text, const std::string& pre, co
         return v ? positive_int(*v, pre + key) : class_default;
     };
     const std::int64_t h = cycles("H_cycles", 2), l = cycles("L_cycles", 3);
-    const std::int64_t slots = per_stack * h * (l + 1);
+    // Each factor <= 10^6 before multiplying, so the product (<= 10^18) fits in 64 bits.
+    const bool small = per_stack <= ModelRope::max_layers && h <= ModelRope::max_layers && l < ModelRope::max_layers;
+    const std::int64_t slots = small ? per_stack * h * (l + 1) : std::int64_t{ModelRope::max_layers} + 1;
     if (slots > ModelRope::max_layers)
         fail(pre + "num_hidden_layers",
              "expected num_hidden_layers * H_cycles * (L_cycles + 1) <= 1000000 (the layer slots model_type \"" + model_type +
