@@ -255,6 +255,8 @@ TEST_CASE("[gemma3/configuration_gemma3.py, gemma3n/configuration_gemma3n.py (tr
         "factor": 8.0}})").rfind("rope_scaling.type: expected the key rope_type", 0) == 0);
     CHECK(error_of(R"({"model_type": "modernbert", "num_hidden_layers": 2, "rope_parameters": {"rope_type": "linear",
         "factor": 8.0}})").rfind("rope_parameters: expected one dict per layer type", 0) == 0);
+    CHECK(error_of(R"({"model_type": "olmo3", "num_hidden_layers": 4, "rope_parameters": {"rope_type": "default",
+        "rope_theta": 50000.0}})").rfind("rope_parameters: expected one dict per layer type", 0) == 0);
     // A layer type Gemma 3's rotary embedding has no table for, without per-layer-type dicts.
     CHECK(error_of(R"({"model_type": "gemma3_text", "layer_types": ["sliding_attention", "chunked_attention"]})") ==
           "layer_types: expected \"sliding_attention\" or \"full_attention\" for Gemma 3, got \"chunked_attention\"");

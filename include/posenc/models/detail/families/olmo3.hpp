@@ -3,7 +3,8 @@
 // olmo3/modeling_olmo3.py, transformers 5.16).
 //
 //   layer_types      as given, else sliding_attention unless (i + 1) % 4 == 0
-//   rope_parameters  one dict per layer type: read as given. Otherwise the rotary embedding builds
+//   rope_parameters  one dict per layer type: read as given (a single dict is refused: the class
+//                    looks its entries up by layer type and leaves it unread). Otherwise the rotary embedding builds
 //                    one table per layer type from the one dict (groups named by layer type, equal
 //                    tables). The configuration class moves a top-level rope_theta into
 //                    full_attention's dict only and gives sliding_attention the class default 500000:
@@ -34,11 +35,19 @@ inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const
         out.text["layer_types"] = json::array();
         for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % 4 != 0 ? "sliding_attention" : "full_attention");
     }
-    if (is_per_layer_type(member(text, "rope_parameters"))) return out;
+    const json* given = member(text, "rope_parameters");
+    if (given && !is_per_layer_type(given))
+        // configuration_olmo3.py keeps a given rope_parameters and then looks up its full_attention and
+        // sliding_attention entries, so a single dict is left unread.
+        fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
+                                      "model_type \"" + model_type + "\"'s configuration class looks its dicts up by "
+                                      "layer type, and transformers 5 leaves a single dict unread",
+             shown(*given));
+    if (given) return out;
     const json& types = out.text["layer_types"];
     const bool sliding = types.is_array() && std::find(types.begin(), types.end(), json("sliding_attention")) != types.end();
     if (const json* theta = member(text, "rope_theta");
-        theta && !(theta->is_number() && theta->get<double>() == 500000.0) && !member(text, "rope_parameters") && sliding)
+        theta && !(theta->is_number() && theta->get<double>() == 500000.0) && sliding)
         fail(pre + "rope_theta", "expected 500000 or per-layer-type rope_parameters: transformers gives only "
                                  "full_attention layers the top-level rope_theta and sliding_attention layers "
                                  "the class default 500000",
