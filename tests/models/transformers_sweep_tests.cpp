@@ -99,25 +99,24 @@ std::vector<float> decode_f32(const std::string& text)
     return out;
 }
 
+json read_data(const char* file)
+{
+    std::ifstream in(std::string(POSENC_TEST_DATA_DIR "/") + file);
+    REQUIRE(in.good());
+    return json::parse(in);
+}
+
 /// The sweep's class-default data (transformers_sweep.json).
 const json& sweep_data()
 {
-    static const json data = [] {
-        std::ifstream in(POSENC_TEST_DATA_DIR "/transformers_sweep.json");
-        REQUIRE(in.good());
-        return json::parse(in);
-    }();
+    static const json data = read_data("transformers_sweep.json");
     return data;
 }
 
 /// The sweep's hand-written configs (--minimal: transformers_sweep_minimal.json).
 const json& minimal_data()
 {
-    static const json data = [] {
-        std::ifstream in(POSENC_TEST_DATA_DIR "/transformers_sweep_minimal.json");
-        REQUIRE(in.good());
-        return json::parse(in);
-    }();
+    static const json data = read_data("transformers_sweep_minimal.json");
     return data;
 }
 

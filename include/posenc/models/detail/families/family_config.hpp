@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "posenc/models/detail/hf_json_values.hpp"
+#include "posenc/models/detail/hf_layer_json.hpp"
 #include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_read_options.hpp"
 
@@ -100,6 +101,18 @@ inline bool mark_listed_layers(const json& list, const std::string& pre, const c
         if (i < n) types[static_cast<std::size_t>(i)] = mark, marked = true;
     }
     return marked;
+}
+
+/// Refuses a rope_parameters that is one dict rather than one per layer type, for a family whose
+/// configuration class keeps a given rope_parameters and then looks its entries up by layer type
+/// (Gemma 3, OLMo 3, ModernBERT): transformers 5 leaves such a dict unread.
+inline void require_dicts_per_layer_type(const json& text, const std::string& pre, const std::string& model_type)
+{
+    if (const json* given = member(text, "rope_parameters"); given && !is_per_layer_type(given))
+        fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
+                                      "model_type \"" + model_type + "\"'s configuration class looks its dicts up by "
+                                      "layer type, and transformers 5 leaves a single dict unread",
+             shown(*given));
 }
 
 /// A top-level key the family's configuration class does not read: a warning naming it.

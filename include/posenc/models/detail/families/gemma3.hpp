@@ -44,11 +44,7 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
     }
     out.text.erase("sliding_window_pattern");
     const std::string shown_type = "\"" + model_type + "\"";
-    if (const json* given = member(text, "rope_parameters"); given && !is_per_layer_type(given))
-        fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\") or "
-                                      "rope_scaling: model_type " + shown_type + "'s rotary embedding looks its dicts up by "
-                                      "layer type, and transformers 5 leaves a single dict unread",
-             shown(*given));
+    require_dicts_per_layer_type(text, pre, model_type);
     if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object() && !member(*scaling, "rope_type"))
         if (const json* type = member(*scaling, "type"); type && *type != "default")
             // configuration_gemma3.py merges rope_scaling into {"rope_type": "default"}: the legacy key

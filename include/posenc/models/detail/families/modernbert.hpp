@@ -44,11 +44,7 @@ inline FamilyConfig modernbert_config(const json& text, const std::string& pre, 
     }
     json dicts = json::object();
     if (const json* given = member(text, "rope_parameters")) {
-        if (!is_per_layer_type(given))
-            fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
-                                          "model_type \"" + model_type + "\"'s rotary embedding looks its dicts up by layer "
-                                          "type, and transformers 5 leaves a single dict unread",
-                 shown(*given));
+        require_dicts_per_layer_type(text, pre, model_type);
         dicts = *given;
     } else {
         dicts = {{"sliding_attention", {{"rope_type", "default"}}}, {"full_attention", {{"rope_type", "default"}}}};

@@ -35,15 +35,8 @@ inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const
         out.text["layer_types"] = json::array();
         for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % 4 != 0 ? "sliding_attention" : "full_attention");
     }
-    const json* given = member(text, "rope_parameters");
-    if (given && !is_per_layer_type(given))
-        // configuration_olmo3.py keeps a given rope_parameters and then looks up its full_attention and
-        // sliding_attention entries, so a single dict is left unread.
-        fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
-                                      "model_type \"" + model_type + "\"'s configuration class looks its dicts up by "
-                                      "layer type, and transformers 5 leaves a single dict unread",
-             shown(*given));
-    if (given) return out;
+    require_dicts_per_layer_type(text, pre, model_type);
+    if (member(text, "rope_parameters")) return out;
     const json& types = out.text["layer_types"];
     const bool sliding = types.is_array() && std::find(types.begin(), types.end(), json("sliding_attention")) != types.end();
     if (const json* theta = member(text, "rope_theta");
