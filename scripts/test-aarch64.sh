@@ -4,8 +4,9 @@
 # and run under qemu-user (both installed by scripts/install-deps.sh; Debian 12: g++ 12, qemu 7.2).
 #   1. build tests/kernels and tests/multi_axis (the SIMD kernels, the multi-axis kernels and
 #      runtime dispatch) for aarch64 with cmake/toolchains/aarch64-linux-gnu.cmake, at -O2 as
-#      scripts/test.sh builds them, one unit per folder, with the per-ISA units neon and
-#      neon_bf16 (posenc_add_dispatch);
+#      scripts/test.sh builds them (tests/kernels as two units, its fused-kernel files and the
+#      rest, POSENC_TEST_UNITY_SPLIT_FUSED; tests/multi_axis as one), with the per-ISA units neon
+#      and neon_bf16 (posenc_add_dispatch);
 #   2. ctest under qemu-aarch64 on two CPU models:
 #        max         every feature qemu implements, FP16 and BF16 among them -> dispatch picks
 #                    neon_bf16; every arch path runs here: the header-only default (neon64), the
@@ -52,7 +53,7 @@ dir=build/test-aarch64
 if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then rm -rf "$dir"; fi
 echo "=== posenc aarch64: build (kernels, multi_axis) ==="
 cmake -S . -B "$dir" "${toolchain[@]}" -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_TEST_UNITY_BUILD=ON "-DPOSENC_OPTIMIZED_TEST_FOLDERS=kernels;multi_axis" \
-  -DPOSENC_OPTIMIZED_TEST_FLAGS=-O2 "-DPOSENC_TEST_FILTER=kernels/|multi_axis/" >/dev/null
+  -DPOSENC_OPTIMIZED_TEST_FLAGS=-O2 -DPOSENC_TEST_UNITY_SPLIT_FUSED=ON "-DPOSENC_TEST_FILTER=kernels/|multi_axis/" >/dev/null
 cmake --build "$dir" -j "$jobs"
 
 run_on() {  # qemu CPU model, its features (the /proc/cpuinfo names dispatch reads), expected best ISA, ctest args
