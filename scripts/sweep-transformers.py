@@ -19,7 +19,8 @@ tests/data/transformers_sweep_minimal.json: each language model built from a han
 (its model types only, then with num_hidden_layers 7, also with sliding_window_pattern 3, with
 hidden_size 768 and 4 heads, a top-level rope_theta, partial_rotary_factor or head_dim, a
 transformers 4 rope_scaling dict (linear with the legacy key "type", yarn, dynamic), a transformers
-5 llama3 rope_parameters; see MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
+5 llama3 rope_parameters, rope_parameters per layer type with and without rope_theta; see
+MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
 its pattern, a wrapper's text defaults) and posenc, given the same few keys, must derive the same.
 
 TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
@@ -895,6 +896,10 @@ MINIMAL_VARIANTS = {
     "min+llama3_v5": {"rope_parameters": {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0,
                                           "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                                           "original_max_position_embeddings": 8192}},
+    "min+per_type": {"rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 2.0},
+                                         "sliding_attention": {"rope_type": "default"}}},
+    "min+per_type_theta": {"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 77777.0},
+                                               "sliding_attention": {"rope_type": "default", "rope_theta": 5555.0}}},
 }
 
 

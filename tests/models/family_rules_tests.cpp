@@ -257,6 +257,19 @@ TEST_CASE("[gemma3/configuration_gemma3.py, gemma3n/configuration_gemma3n.py (tr
         "factor": 8.0}})").rfind("rope_parameters: expected one dict per layer type", 0) == 0);
     CHECK(error_of(R"({"model_type": "olmo3", "num_hidden_layers": 4, "rope_parameters": {"rope_type": "default",
         "rope_theta": 50000.0}})").rfind("rope_parameters: expected one dict per layer type", 0) == 0);
+    // Per-layer-type dicts without rope_theta: full_attention takes rope_theta (class default 1e6),
+    // sliding_attention rope_local_base_freq (class default 1e4), as the class's setdefault does.
+    const auto per_type = posenc::hf::parse_model(R"({"model_type": "gemma3_text", "head_dim": 64, "num_hidden_layers": 6,
+        "rope_local_base_freq": 20000, "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 2.0},
+        "sliding_attention": {"rope_type": "default"}}})");
+    CHECK(per_type.rope.group("sliding_attention").spec.base() == 20000.0);
+    CHECK(per_type.rope.group("full_attention").spec.base() == 1e6);
+    // OLMo 3: full_attention's missing rope_theta pops the top-level rope_theta, sliding_attention's is 500000.
+    const auto olmo3 = posenc::hf::parse_model(R"({"model_type": "olmo3", "head_dim": 64, "num_hidden_layers": 4,
+        "rope_theta": 1e6, "rope_parameters": {"full_attention": {"rope_type": "default"},
+        "sliding_attention": {"rope_type": "default"}}})");
+    CHECK(olmo3.rope.group("full_attention").spec.base() == 1e6);
+    CHECK(olmo3.rope.group("sliding_attention").spec.base() == 500000.0);
     // A layer type Gemma 3's rotary embedding has no table for, without per-layer-type dicts.
     CHECK(error_of(R"({"model_type": "gemma3_text", "layer_types": ["sliding_attention", "chunked_attention"]})") ==
           "layer_types: expected \"sliding_attention\" or \"full_attention\" for Gemma 3, got \"chunked_attention\"");

@@ -438,12 +438,13 @@ TEST_CASE("[lfm2/configuration_lfm2.py, lfm2/modular_lfm2.py] conv layers have n
     const auto all = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
         "num_hidden_layers": 3})");
     check_uniform_plain(all, 3, 64, 64, 1e6, posenc::Pairing::half_split);
-    // v5 per-layer-type rope_parameters with a null entry for conv.
-    const auto per_type = posenc::hf::parse_model(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
+    // rope_parameters per layer type ({"full_attention": {...}, "conv": null}): Lfm2RotaryEmbedding builds
+    // one table, and transformers 5.16 turns such a dict into {..., "rope_theta": 1e6, "rope_type":
+    // "default"} (the class default at its top level), leaving full_attention's rope_theta unread: refused.
+    CHECK(error_of(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32,
         "num_hidden_layers": 2, "layer_types": ["conv", "full_attention"],
-        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 2000000.0}, "conv": null}})");
-    CHECK(per_type.rope.nope_layers() == std::vector<int>{0});
-    CHECK(per_type.rope.primary_group().spec.base() == 2e6);
+        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 2000000.0}, "conv": null}})")
+              .rfind("rope_parameters: expected one dict: model_type \"lfm2\"'s rotary embedding builds one table", 0) == 0);
     CHECK(error_of(R"({"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32, "num_hidden_layers": 2,
                        "theta": 1000000.0, "rope_theta": 10000.0})") ==
           "theta: expected the value of rope_theta 10000 (lfm2's code reads theta first; the config carries both and "

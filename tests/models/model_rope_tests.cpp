@@ -367,10 +367,13 @@ TEST_CASE("[refusals] every key posenc cannot represent is an error naming the k
                        "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 8]}})") ==
           "rope_scaling.mrope_section: must equal num_pairs 32 (mrope_section [8, 12, 8] counts pairs: rotary_dim / 2), "
           "got 28");
-    CHECK(error_of(R"({"model_type": "gemma3", "text_config": {"num_hidden_layers": 2, "layer_types": ["sliding_attention",
-                       "full_attention"], "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}})") ==
-          "text_config.rope_parameters: expected an entry for layer type \"full_attention\" (used in layer_types), got "
-          "{\"sliding_attention\":{\"rope_theta\":10000.0,\"rope_type\":\"d...");
+    // gemma3/configuration_gemma3.py completes per-layer-type dicts: a missing full_attention entry is
+    // {"rope_type": "default"} at the class default 1e6.
+    const auto completed = posenc::hf::parse_model(R"({"model_type": "gemma3", "text_config": {"num_hidden_layers": 2,
+        "head_dim": 64, "layer_types": ["sliding_attention", "full_attention"],
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}})");
+    CHECK(completed.rope.group("full_attention").spec.base() == 1e6);
+    CHECK(completed.rope.group("sliding_attention").spec.base() == 1e4);
     CHECK(error_of(R"({"model_type": "gemma3_text", "head_dim": 64, "num_hidden_layers": 2,
                        "layer_types": ["sliding_attention", "chunked_attention"]})") ==
           "layer_types: expected \"sliding_attention\" or \"full_attention\" for Gemma 3, got \"chunked_attention\"");

@@ -139,6 +139,18 @@ inline void check_model_specific_keys(const ModelIdentity& id, ReadLog& log)
     }
 }
 
+/// A rope_parameters given per layer type to a known family whose code builds one table (families/
+/// family_rules.hpp reads_dicts_per_layer_type): refused, naming rope_parameters.
+inline void refuse_unread_dicts_per_layer_type(const ModelIdentity& id)
+{
+    const json* given = member(*id.given, "rope_parameters");
+    if (!id.family || !is_per_layer_type(given) || families::reads_dicts_per_layer_type(id.model_type)) return;
+    fail(id.pre + "rope_parameters", "expected one dict: model_type " + id.type_shown + "'s rotary embedding builds one "
+                                     "table, and transformers 5 does not apply a rope_parameters given per layer type "
+                                     "there (it reads it as one dict of rope type default, or fails)",
+         shown(*given));
+}
+
 /// A model_type posenc does not know: refused unless ReadOptions::assume_half_split.
 inline void check_unknown_family(const ModelIdentity& id, const ReadOptions& options, ReadLog& log)
 {
@@ -184,6 +196,7 @@ inline void check_model(const ModelIdentity& id, const ReadOptions& options, Rea
     apply_family_refusal(id);
     check_rope_interleave(id, log);
     check_model_specific_keys(id, log);
+    refuse_unread_dicts_per_layer_type(id);
     check_unknown_family(id, options, log);
 }
 

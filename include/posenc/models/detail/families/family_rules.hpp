@@ -66,4 +66,16 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     return nullptr;
 }
 
+/// Whether the family's code reads a rope_parameters given as one dict per layer type: its rotary
+/// embedding builds a table per layer type and its rule (gemma3.hpp, gemma4.hpp, layer_type_dicts.hpp,
+/// modernbert.hpp, olmo3.hpp, step3p7.hpp, deepseek_v4.hpp) reads the dicts. Elsewhere transformers 5
+/// does not apply such a dict: standardize_rope_params reads it as one dict of rope type default
+/// (its entries unread), or the one-table rotary embedding fails looking up rope_type.
+inline bool reads_dicts_per_layer_type(std::string_view model_type) noexcept
+{
+    const FamilyConfigRule rule = family_config_rule(model_type);
+    return rule == &gemma3_config || rule == &gemma4_config || rule == &layer_type_dicts_config ||
+           rule == &modernbert_config || rule == &olmo3_config || rule == &step3p7_config || rule == &deepseek_v4_config;
+}
+
 }  // namespace posenc::hf::detail_json::families

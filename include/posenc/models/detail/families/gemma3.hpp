@@ -6,7 +6,10 @@
 //   layer_types      as given, else sliding_attention unless (i + 1) % pattern == 0, the pattern
 //                    being sliding_window_pattern (class default 6; Gemma 3n: always 5, the key is
 //                    not read)
-//   rope_parameters  one dict per layer type: read as given. Otherwise (transformers 4's layout,
+//   rope_parameters  one dict per layer type: read as the class completes them (rope_scaling merged
+//                    into full_attention; an entry without rope_theta takes rope_theta, class default
+//                    1e6, for full_attention and rope_local_base_freq, 1e4, for sliding_attention).
+//                    Otherwise (transformers 4's layout,
 //                    rope_scaling) the rotary embedding builds one table per layer type:
 //                    full_attention layers at rope_theta (class default 1e6) with the scaling dict,
 //                    sliding_attention layers at rope_local_base_freq (class default 1e4) unscaled; a
@@ -55,7 +58,32 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
                  shown(*type));
     const json* local = member(text, "rope_local_base_freq");
     out.text.erase("rope_local_base_freq");
-    if (is_per_layer_type(member(text, "rope_parameters"))) return out;  // the dicts say each layer type's base
+    if (const json* given = member(text, "rope_parameters"); is_per_layer_type(given)) {
+        // The class completes the given dicts: rope_scaling merged into full_attention, a missing entry
+        // {"rope_type": "default"}, and each entry's rope_theta, when it has none, from rope_theta
+        // (full_attention; class default 1e6) or rope_local_base_freq (sliding_attention; 1e4).
+        json dicts = *given;
+        for (const char* t : {"full_attention", "sliding_attention"})
+            if (!dicts.contains(t) || dicts[t].is_null()) dicts[t] = {{"rope_type", "default"}};
+        if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object()) dicts["full_attention"].update(*scaling);
+        struct Theta {
+            const char* type;
+            const char* key;
+            const json* value;
+            double class_default;
+        };
+        for (const Theta& th : {Theta{"full_attention", "rope_theta", member(text, "rope_theta"), 1e6},
+                                Theta{"sliding_attention", "rope_local_base_freq", local, 1e4}}) {
+            if (!dicts[th.type].is_object() || dicts[th.type].contains("rope_theta")) continue;
+            dicts[th.type]["rope_theta"] = th.value ? json(number(*th.value, pre + th.key)) : json(th.class_default);
+            out.notes.push_back("rope_parameters." + std::string(th.type) + ".rope_theta absent: " +
+                                (th.value ? std::string(th.key) : model_type + "'s class default") + " " +
+                                dicts[th.type]["rope_theta"].dump());
+        }
+        out.text["rope_parameters"] = std::move(dicts);
+        for (const char* key : {"rope_scaling", "rope_theta"}) out.text.erase(key);
+        return out;
+    }
 
     const json& types = out.text["layer_types"];
     for (std::size_t i = 0; types.is_array() && i < types.size(); ++i)

@@ -10,7 +10,8 @@
 //                   MiMo-V2-Flash    full_attention at layer 0 and each (i + 1) % 6 == 0, else sliding_attention
 //                   ZAYA             every layer "hybrid"
 //   rope_parameters  as given (one dict per layer type, each with its own rope_theta and, where the
-//                 family rotates part of the head, partial_rotary_factor), else the class default;
+//                 family rotates part of the head, partial_rotary_factor: absent, the rotary
+//                 embedding's default, 1, MiMo-V2-Flash's 0.334), else the class default;
 //                 a flat dict or rope_scaling is refused (the rotary embedding looks the dicts up by
 //                 layer type); top-level rope_theta / partial_rotary_factor are not read (a warning).
 #pragma once
@@ -96,6 +97,13 @@ inline FamilyConfig layer_type_dicts_config(const json& text, const std::string&
                      "expected a number: model_type \"" + model_type + "\"'s configuration keeps rope_parameters as "
                      "given, and its rotary embedding reads rope_theta from each layer type's dict",
                      "nothing");
+            // mimo_v2_flash/modeling_mimo_v2_flash.py: rope_parameters[layer_type].get("partial_rotary_factor",
+            // 0.334) (the other families' default is 1).
+            if (model_type == "mimo_v2_flash" && !member(*dict, "partial_rotary_factor")) {
+                out.text["rope_parameters"][t.get<std::string>()]["partial_rotary_factor"] = 0.334;
+                out.notes.push_back("rope_parameters." + t.get<std::string>() +
+                                    ".partial_rotary_factor absent: mimo_v2_flash's rotary embedding default 0.334");
+            }
         }
     }
     for (const char* key : {"rope_theta", "partial_rotary_factor"}) {

@@ -3,8 +3,10 @@
 // olmo3/modeling_olmo3.py, transformers 5.16).
 //
 //   layer_types      as given, else sliding_attention unless (i + 1) % 4 == 0
-//   rope_parameters  one dict per layer type: read as given (a single dict is refused: the class
-//                    looks its entries up by layer type and leaves it unread). Otherwise the rotary embedding builds
+//   rope_parameters  one dict per layer type: read as the class completes them (full_attention's
+//                    rope_theta, when absent, the top-level rope_theta, else 500000; sliding_attention's
+//                    500000); a single dict is refused (the class looks its entries up by layer type and
+//                    leaves it unread). Otherwise the rotary embedding builds
 //                    one table per layer type from the one dict (groups named by layer type, equal
 //                    tables). The configuration class moves a top-level rope_theta into
 //                    full_attention's dict only and gives sliding_attention the class default 500000:
@@ -36,7 +38,22 @@ inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const
         for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % 4 != 0 ? "sliding_attention" : "full_attention");
     }
     require_dicts_per_layer_type(text, pre, model_type);
-    if (member(text, "rope_parameters")) return out;
+    if (const json* given = member(text, "rope_parameters")) {
+        // configuration_olmo3.py completes the given dicts: a missing entry {"rope_type": "default"};
+        // full_attention's rope_theta, when absent, pops the top-level rope_theta (class default 500000),
+        // so sliding_attention's, when absent, is the class default 500000.
+        json dicts = *given;
+        for (const char* t : {"full_attention", "sliding_attention"})
+            if (!dicts.contains(t) || dicts[t].is_null()) dicts[t] = {{"rope_type", "default"}};
+        const json* top = member(text, "rope_theta");
+        if (dicts["full_attention"].is_object() && !dicts["full_attention"].contains("rope_theta"))
+            dicts["full_attention"]["rope_theta"] = top ? json(number(*top, pre + "rope_theta")) : json(500000.0);
+        if (dicts["sliding_attention"].is_object() && !dicts["sliding_attention"].contains("rope_theta"))
+            dicts["sliding_attention"]["rope_theta"] = 500000.0;
+        out.text["rope_parameters"] = std::move(dicts);
+        out.text.erase("rope_theta");
+        return out;
+    }
     const json& types = out.text["layer_types"];
     const bool sliding = types.is_array() && std::find(types.begin(), types.end(), json("sliding_attention")) != types.end();
     if (const json* theta = member(text, "rope_theta");
