@@ -19,8 +19,8 @@ tests/data/transformers_sweep_minimal.json: each language model built from a han
 (its model types only, then with num_hidden_layers 7, also with sliding_window_pattern 3, with
 hidden_size 768 and 4 heads, a top-level rope_theta, partial_rotary_factor or head_dim, a
 transformers 4 rope_scaling dict (linear with the legacy key "type", yarn, dynamic), a transformers
-5 llama3 rope_parameters, rope_parameters per layer type with and without rope_theta; see
-MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
+5 llama3 or yarn rope_parameters, rope_parameters per layer type with and without rope_theta,
+M-RoPE sections with mrope_interleaved; see MINIMAL_VARIANTS), so the configuration class derives the rest (class defaults, layer types from
 its pattern, a wrapper's text defaults) and posenc, given the same few keys, must derive the same.
 
 TRANSFORMERS_SRC is the `src` folder of a transformers checkout (the folder that holds the
@@ -900,6 +900,9 @@ MINIMAL_VARIANTS = {
                                          "sliding_attention": {"rope_type": "default"}}},
     "min+per_type_theta": {"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 77777.0},
                                                "sliding_attention": {"rope_type": "default", "rope_theta": 5555.0}}},
+    "min+mrope_il": {"rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24], "mrope_interleaved": True}},
+    "min+yarn_v5": {"rope_parameters": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096,
+                                        "truncate": False, "beta_fast": 16.0, "attention_factor": 1.2}},
 }
 
 
@@ -1016,6 +1019,10 @@ def sweep_family(model_type, config_cls, folder, base_class, variant=None):
                 coordinate_axes = probe_axes(rot, text, name, per_type, 3)
                 axes = 3 if coordinate_axes and any(a > 0 for a in coordinate_axes) else 1
                 coordinate_axes = coordinate_axes if axes == 3 else None
+            if model_type.startswith("hunyuan_vl"):
+                # HunYuan-VL applies its sections in the attention (apply_multimodal_rotary_pos_emb
+                # there), not in the rotary module's output that the probe reads: no per-axis facts.
+                coordinate_axes = None
             pairing = probe_pairing(rot, text, name, per_type, axes) if axes else None
             if pairing is not None:
                 g["pairing"] = pairing
@@ -1153,6 +1160,28 @@ def main():
                     traceback.print_exc()
             swept = families and families[-1]["model_type"] == name
             print(f"{name}: {families[-1]['kind'] if swept else 'FAILED'}", file=sys.stderr)
+    if args.minimal:
+        # The hand-written configs keep the tables and layer facts; the forward's cos/sin (checked on
+        # the class-default data) would triple the file.
+        for family in families:
+            for group in family.get("groups", []):
+                for key in ("outputs", "text_outputs", "position_ids", "repeat", "output_shape"):
+                    group.pop(key, None)
+        used = set()
+
+        def collect(value):
+            if isinstance(value, dict):
+                for v in value.values():
+                    collect(v)
+            elif isinstance(value, list):
+                for v in value:
+                    collect(v)
+            elif isinstance(value, str) and value in TABLES:
+                used.add(value)
+        collect(families)
+        for name in list(TABLES):
+            if name not in used:
+                del TABLES[name]
     covered = {auto.model_type_to_module_name(f["model_type"]) for f in families + failures}
     data = {
         "source": "transformers " + transformers.__version__ + (" at " + args.commit if args.commit else ""),

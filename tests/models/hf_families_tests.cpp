@@ -1235,4 +1235,19 @@ TEST_CASE("[deepseek_v3, glm4_moe_lite, mistral4, deepseek_ocr2 configuration an
     CHECK(cohere2.rope.primary_group().spec.head_dim() == 96);
 }
 
+
+TEST_CASE("[qwen2_vl/modeling_qwen2_vl.py, qwen2_5_vl/modeling_qwen2_5_vl.py (transformers 5.16)] mrope_interleaved is not read: contiguous sections")
+{
+    // apply_multimodal_rotary_pos_emb cuts the pairs into contiguous sections [t, h, w]; no modeling
+    // file reads mrope_interleaved (Qwen3-VL interleaves always). Sections [4, 6, 6]: pairs 0-3 temporal,
+    // 4-9 height, 10-15 width.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "qwen2_vl", "hidden_size": 256, "num_attention_heads": 8,
+        "num_hidden_layers": 1, "rope_scaling": {"type": "mrope", "mrope_section": [4, 6, 6], "mrope_interleaved": true}})");
+    CHECK(has_warning(m, "rope_scaling.mrope_interleaved"));
+    REQUIRE(m.rope.multi_axis().has_value());
+    std::vector<int> want;
+    for (int i = 0; i < 16; ++i) want.push_back(i < 4 ? 0 : i < 10 ? 1 : 2);
+    CHECK(m.rope.multi_axis()->pair_axes() == want);
+}
+
 }  // namespace models_hf_families_tests_tests

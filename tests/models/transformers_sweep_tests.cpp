@@ -10,8 +10,10 @@
 // --minimal) holds the same facts for hand-written configs: the language model given only its
 // model types, then with one or two keys (num_hidden_layers 7, sliding_window_pattern 3,
 // hidden_size 768 with 4 heads, rope_theta, partial_rotary_factor, head_dim, a transformers 4
-// rope_scaling, a transformers 5 llama3 rope_parameters); the rest filled in by the configuration
-// class, so posenc's own class defaults, layer patterns and key precedence are what is checked.
+// rope_scaling, a transformers 5 llama3 or yarn rope_parameters, rope_parameters per layer type,
+// mrope_interleaved); the rest filled in by the configuration class, so posenc's own class
+// defaults, layer patterns and key precedence are what is checked (tables and layer facts; the
+// forward's cos/sin are checked on the class-default data).
 //
 // Each family must either be read and match, or be refused deliberately: a posenc::error that
 // names a key, for a model_type posenc knows (a row or a family_refusals entry), never because the

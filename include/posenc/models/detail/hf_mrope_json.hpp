@@ -46,6 +46,12 @@ inline MropeLayout read_mrope(const ModelIdentity& id, HfRopeConfig& primary, Re
             log.warnings.push_back({id.pre + dict + ".mrope_interleaved",
                                     "model_type " + id.type_shown + "'s code always interleaves the M-RoPE axes; ignored"});
         primary.mrope_interleaved = true;
+    } else if (!(family && family->has(trait::always_interleaved_mrope)) && primary.mrope_interleaved) {
+        // No modeling file of transformers 5.16 reads mrope_interleaved (vLLM's key): the other M-RoPE
+        // families apply their own layout whatever it says.
+        log.warnings.push_back({id.pre + dict + ".mrope_interleaved",
+                                "model_type " + id.type_shown + "'s code does not read it (its M-RoPE layout is fixed); ignored"});
+        primary.mrope_interleaved = false;
     }
     MropeLayout out;
     if (!primary.mrope_section.empty()) {
