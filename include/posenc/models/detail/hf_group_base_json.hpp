@@ -74,7 +74,7 @@ inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& 
             }
         const bool theta_given = member(g.config, top_key) || (!g.family && member(g.config, "rotary_emb_base")) ||
                                  alias_value || (sd.dict && member(*sd.dict, "rope_theta"));
-        const ClassDefaults* defaults = g.family ? find_class_defaults(out.model_type) : nullptr;
+        const ClassDefaults* defaults = g.class_defaults;
         if (!theta_given && defaults && defaults->rope_theta > 0.0) {
             out.rope_theta = defaults->rope_theta;
             out.notes.push_back("rope_theta absent: " + out.model_type + "'s class default " +

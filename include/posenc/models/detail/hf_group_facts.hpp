@@ -33,6 +33,7 @@ struct GroupFacts {
     const FamilyRules* family = nullptr;
     bool gptj_like = false;  ///< GPT-J / CodeGen: rotary_dim, not partial_rotary_factor
     bool deepseek = false;   ///< MLA: RoPE on the qk_rope_head_dim slice
+    const ClassDefaults* class_defaults = nullptr;  ///< the family's configuration-class defaults (hf_class_defaults.hpp)
     /// The family's defaults for head_dim, max_position_embeddings and the top-level
     /// original_max_position_embeddings (0: none): the row's
     /// (hf_families.hpp: a value the family's code sets), else the configuration class's field
@@ -92,7 +93,8 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
     g.deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) &&
                  !(family && (family->has(trait::mla_rope_suffix) || family->has(trait::rope_suffix_inverse_output)));
     if (family) {
-        const ClassDefaults* defaults = find_class_defaults(out.model_type);
+        g.class_defaults = find_class_defaults(out.model_type);
+        const ClassDefaults* defaults = g.class_defaults;
         g.default_head_dim = family->head_dim > 0 ? family->head_dim : defaults ? defaults->head_dim : 0;
         g.default_max_position_embeddings = family->max_position_embeddings > 0 ? family->max_position_embeddings
                                             : defaults                           ? defaults->max_position_embeddings

@@ -144,7 +144,7 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
         const json* heads = member(g.config, heads_key);
         // A key left out takes the configuration class's default (hf_class_defaults.hpp), as
         // transformers' config object holds it.
-        const ClassDefaults* defaults = g.family ? find_class_defaults(out.model_type) : nullptr;
+        const ClassDefaults* defaults = g.class_defaults;
         auto size = [&](const json* v, const char* key, const char* name, int class_default) {
             if (v) return positive_int(*v, key);
             if (class_default <= 0) fail(name, "expected a positive integer (no head_dim given)", "nothing");

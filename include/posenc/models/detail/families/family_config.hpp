@@ -115,6 +115,28 @@ inline void require_dicts_per_layer_type(const json& text, const std::string& pr
              shown(*given));
 }
 
+/// How complete_layer_type_dict left an entry's rope_theta.
+enum class ThetaFill { given, from_key, class_default };
+
+/// What the per-layer-type configuration classes (Gemma 3, OLMo 3, ModernBERT) do to one entry of
+/// their rope_parameters: a missing or null entry becomes {"rope_type": "default"}, and one without
+/// rope_theta takes the top-level `key` (nullptr: none), else `class_default` (their setdefault).
+/// Refuses an entry that is not a dict, naming it.
+inline ThetaFill complete_layer_type_dict(json& dicts, const char* layer_type, const json& text, const std::string& pre,
+                                          const char* key, double class_default)
+{
+    json& entry = dicts[layer_type];
+    if (entry.is_null()) entry = {{"rope_type", "default"}};
+    if (!entry.is_object()) fail_json(pre + "rope_parameters." + layer_type, "expected a dict", entry);
+    if (entry.contains("rope_theta")) return ThetaFill::given;
+    if (const json* v = key ? member(text, key) : nullptr) {
+        entry["rope_theta"] = number(*v, pre + key);
+        return ThetaFill::from_key;
+    }
+    entry["rope_theta"] = class_default;
+    return ThetaFill::class_default;
+}
+
 /// A top-level key the family's configuration class does not read: a warning naming it.
 inline void ignore_key(const json& text, const std::string& pre, const std::string& model_type, const char* key,
                        const std::string& why, FamilyConfig& out)

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <tuple>
 
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
@@ -66,19 +67,13 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
         for (const char* t : {"full_attention", "sliding_attention"})
             if (!dicts.contains(t) || dicts[t].is_null()) dicts[t] = {{"rope_type", "default"}};
         if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object()) dicts["full_attention"].update(*scaling);
-        struct Theta {
-            const char* type;
-            const char* key;
-            const json* value;
-            double class_default;
-        };
-        for (const Theta& th : {Theta{"full_attention", "rope_theta", member(text, "rope_theta"), 1e6},
-                                Theta{"sliding_attention", "rope_local_base_freq", local, 1e4}}) {
-            if (!dicts[th.type].is_object() || dicts[th.type].contains("rope_theta")) continue;
-            dicts[th.type]["rope_theta"] = th.value ? json(number(*th.value, pre + th.key)) : json(th.class_default);
-            out.notes.push_back("rope_parameters." + std::string(th.type) + ".rope_theta absent: " +
-                                (th.value ? std::string(th.key) : model_type + "'s class default") + " " +
-                                dicts[th.type]["rope_theta"].dump());
+        for (const auto& [type, key, class_default] : {std::tuple{"full_attention", "rope_theta", 1e6},
+                                                        std::tuple{"sliding_attention", "rope_local_base_freq", 1e4}}) {
+            const ThetaFill fill = complete_layer_type_dict(dicts, type, text, pre, key, class_default);
+            if (fill != ThetaFill::given)
+                out.notes.push_back("rope_parameters." + std::string(type) + ".rope_theta absent: " +
+                                    (fill == ThetaFill::from_key ? std::string(key) : model_type + "'s class default") + " " +
+                                    dicts[type]["rope_theta"].dump());
         }
         out.text["rope_parameters"] = std::move(dicts);
         for (const char* key : {"rope_scaling", "rope_theta"}) out.text.erase(key);

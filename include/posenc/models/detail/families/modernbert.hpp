@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <tuple>
 
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
@@ -51,23 +52,11 @@ inline FamilyConfig modernbert_config(const json& text, const std::string& pre, 
     }
     if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object())
         for (const char* t : {"full_attention", "sliding_attention"}) dicts[t].update(*scaling);
-    struct Theta {
-        const char* type;
-        const char* key;
-        double class_default;
-    };
-    for (const Theta& th : {Theta{"full_attention", "global_rope_theta", 160000.0}, Theta{"sliding_attention", "local_rope_theta", 10000.0}}) {
-        if (!dicts.contains(th.type) || dicts[th.type].is_null()) dicts[th.type] = {{"rope_type", "default"}};
-        if (!dicts[th.type].is_object()) fail_json(pre + "rope_parameters." + th.type, "expected a dict", dicts[th.type]);
-        if (dicts[th.type].contains("rope_theta")) continue;
-        if (const json* v = member(text, th.key)) {
-            dicts[th.type]["rope_theta"] = number(*v, pre + th.key);
-        } else {
-            dicts[th.type]["rope_theta"] = th.class_default;
-            out.notes.push_back(std::string(th.key) + " absent: " + model_type + "'s class default " +
-                                posenc::detail::format_value(th.class_default));
-        }
-    }
+    for (const auto& [type, key, class_default] : {std::tuple{"full_attention", "global_rope_theta", 160000.0},
+                                                    std::tuple{"sliding_attention", "local_rope_theta", 10000.0}})
+        if (complete_layer_type_dict(dicts, type, text, pre, key, class_default) == ThetaFill::class_default)
+            out.notes.push_back(std::string(key) + " absent: " + model_type + "'s class default " +
+                                posenc::detail::format_value(class_default));
     out.text["rope_parameters"] = std::move(dicts);
     out.text.erase("rope_scaling");
     return out;

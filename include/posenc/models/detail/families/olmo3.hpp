@@ -43,13 +43,8 @@ inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const
         // full_attention's rope_theta, when absent, pops the top-level rope_theta (class default 500000),
         // so sliding_attention's, when absent, is the class default 500000.
         json dicts = *given;
-        for (const char* t : {"full_attention", "sliding_attention"})
-            if (!dicts.contains(t) || dicts[t].is_null()) dicts[t] = {{"rope_type", "default"}};
-        const json* top = member(text, "rope_theta");
-        if (dicts["full_attention"].is_object() && !dicts["full_attention"].contains("rope_theta"))
-            dicts["full_attention"]["rope_theta"] = top ? json(number(*top, pre + "rope_theta")) : json(500000.0);
-        if (dicts["sliding_attention"].is_object() && !dicts["sliding_attention"].contains("rope_theta"))
-            dicts["sliding_attention"]["rope_theta"] = 500000.0;
+        complete_layer_type_dict(dicts, "full_attention", text, pre, "rope_theta", 500000.0);
+        complete_layer_type_dict(dicts, "sliding_attention", text, pre, nullptr, 500000.0);
         out.text["rope_parameters"] = std::move(dicts);
         out.text.erase("rope_theta");
         return out;
