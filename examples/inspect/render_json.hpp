@@ -23,6 +23,9 @@
 //   roformer_bound {pairs, u0, half, distances [1, 10, ...], series [{base, values, first_below_half}]},
 //   compare [{scaling, original_length, target_length, attention_factor, pairs [...], summary}]
 //     -- only with --compare
+//   angles {pairs [[a, b], ...], positions [[...], ...], tokens [[...], ...]}
+//     -- only with --angles (posenc/token_angles.hpp: the head dims each rotated pair mixes,
+//        each token's coordinates, each token's angle per pair in radians)
 // Numbers are written at full double precision (shortest text that reads back exactly); a value
 // that is not finite (a period past 1.8e308 tokens) is written as null.
 // A learned-table model (GPT-2) gives {name, position_encoding: "learned_absolute", positions,
@@ -32,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/token_angles.hpp>
 
 #include <cmath>
 #include <string>
@@ -131,6 +135,18 @@ inline nlohmann::ordered_json bound_json(const BoundReport& b)
 }
 
 }  // namespace detail
+
+/// posenc::TokenAngles as the "angles" object: {"pairs", "positions", "tokens"}, each a list of
+/// lists (checked first, so a malformed record is refused rather than written).
+inline nlohmann::ordered_json angles_json(const posenc::TokenAngles& a)
+{
+    a.check();
+    nlohmann::ordered_json j;
+    j["pairs"] = a.pairs;
+    j["positions"] = a.positions;
+    j["tokens"] = a.tokens;
+    return j;
+}
 
 /// The report as a JSON document (see the file comment).
 inline std::string render_json(const Report& r)
