@@ -82,6 +82,7 @@ build() {
   git worktree add --detach --quiet "$dir" "$commit"
   # ccache keyed on paths relative to the worktree, so that a rerun of the same commit hits
   export CCACHE_BASEDIR="$dir" CCACHE_NOHASHDIR=true
+  # (its own configure line, not a preset: an older commit may predate CMakePresets.json)
   if ! { cmake -S "$dir" -B "$dir/build" -G Ninja "${compiler_arg[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
            -DPOSENC_BUILD_TESTS=OFF -DPOSENC_BUILD_EXAMPLES=OFF -DPOSENC_BUILD_BENCHMARKS=ON \
          && cmake --build "$dir/build" --target bench_kernels -j "$(nproc)"; } >"$work/build-$side.log" 2>&1; then

@@ -107,9 +107,7 @@ fi
 : >"$log"
 
 # 2. Debug build of the kernel tests; run them.
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
-  -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_BUILD_EXAMPLES=OFF -DPOSENC_TEST_UNITY_BUILD=ON \
-  -DPOSENC_TEST_FILTER='kernels/(dispatch|threads|kernel_errors|bounded_views)\.' >>"$log" 2>&1 ||
+cmake --preset isa -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" >>"$log" 2>&1 ||
   fail "configure failed"
 cmake --build "$build" -j "$jobs" --target posenc_tests_kernels >>"$log" 2>&1 || fail "build failed"
 "$build/tests/posenc_tests_kernels" --no-intro=true >>"$log" 2>&1 ||

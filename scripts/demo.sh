@@ -7,8 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake -S . -B build/demo -DCMAKE_BUILD_TYPE=Release -DPOSENC_BUILD_TESTS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build/demo --target posenc-inspect -j "$(nproc)"
+# The `demo` preset (CMakePresets.json); a build/demo left by an older, non-Ninja configure starts over.
+if [ -f build/demo/CMakeCache.txt ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' build/demo/CMakeCache.txt; then rm -rf build/demo; fi
+cmake --preset demo >/dev/null
+cmake --build --preset demo -j "$(nproc)"
 if [ $# -eq 0 ]; then
   set -- --preset qwen3-8b --scaling yarn --factor 4 --svg build/demo/plots
 fi

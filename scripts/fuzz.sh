@@ -8,13 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"; shift || true
 scripts/install-deps.sh
-dir=build/fuzz
-generator=(-G Ninja)
-if [ -f "$dir/CMakeCache.txt" ]; then
-  grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt" && generator=() || rm -rf "$dir"
-fi
-cmake -S . -B "$dir" "${generator[@]}" -DPOSENC_WERROR=ON -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_BUILD_FUZZERS=ON \
-  -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_BUILD_EXAMPLES=OFF -DPOSENC_HYGIENE_CHECKS=OFF >/dev/null
+dir=build/fuzz  # the `fuzz` preset's folder (CMakePresets.json)
+if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then rm -rf "$dir"; fi
+cmake --preset fuzz >/dev/null
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for c in tests/fuzz/corpus/*/; do targets+=("$(basename "$c")"); done

@@ -45,15 +45,10 @@ jobs="$(nproc)"
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" >/dev/null || { echo "test-aarch64.sh: $tool not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
 done
-toolchain=(-DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake -G Ninja -DCMAKE_BUILD_TYPE=Release
-           "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" -DPOSENC_WERROR=ON -DPOSENC_BUILD_EXAMPLES=OFF
-           -DPOSENC_BUILD_BENCHMARKS=OFF)
-
-dir=build/test-aarch64
+dir=build/test-aarch64  # the `aarch64` preset's folder (CMakePresets.json)
 if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then rm -rf "$dir"; fi
 echo "=== posenc aarch64: build (kernels, multi_axis) ==="
-cmake -S . -B "$dir" "${toolchain[@]}" -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_TEST_UNITY_BUILD=ON "-DPOSENC_OPTIMIZED_TEST_FOLDERS=kernels;multi_axis" \
-  -DPOSENC_OPTIMIZED_TEST_FLAGS=-O2 -DPOSENC_TEST_UNITY_SPLIT_FUSED=ON "-DPOSENC_TEST_FILTER=kernels/|multi_axis/" >/dev/null
+cmake --preset aarch64 >/dev/null
 cmake --build "$dir" -j "$jobs"
 
 run_on() {  # qemu CPU model, its features (the /proc/cpuinfo names dispatch reads), expected best ISA, ctest args
@@ -76,7 +71,8 @@ echo "=== posenc aarch64: Python module (build only) ==="
 if [ "${POSENC_AARCH64_PYTHON:-0}" != 1 ]; then
   echo "skipped: set POSENC_AARCH64_PYTHON=1 to cross-build the Python module (about 150 s of CPU)"
 elif [ -f /usr/include/aarch64-linux-gnu/python3.11/pyconfig.h ]; then
-  cmake -S . -B build/python-aarch64 "${toolchain[@]}" -DPOSENC_BUILD_PYTHON=ON -DPOSENC_BUILD_TESTS=OFF \
+  cmake --preset python -B build/python-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+    "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" -DPOSENC_WERROR=ON -DPOSENC_PYTHON_UNITY_BUILD=OFF \
     -DPython3_EXECUTABLE=/usr/bin/python3 -DPython3_INCLUDE_DIR=/usr/include/python3.11 >/dev/null
   cmake --build build/python-aarch64 -j "$jobs" --target posenc_python
   # (the file keeps the host interpreter's suffix, which the cross build cannot ask an arm64

@@ -27,9 +27,8 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-configure_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DPOSENC_BUILD_PYTHON=ON -DPOSENC_PYTHON_UNITY_BUILD=ON -DPOSENC_BUILD_TESTS=OFF
-  -DPOSENC_BUILD_EXAMPLES=OFF -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_HYGIENE_CHECKS=OFF
-  "-DPython3_EXECUTABLE=${python}" "${launcher[@]}" "$@")
+# The `python` preset (CMakePresets.json) with this interpreter; extra arguments on top.
+configure_args=(--preset python "-DPython3_EXECUTABLE=${python}" "${launcher[@]}" "$@")
 
 # Paths below the source root are hashed relative to it, so the clone's build below reuses
 # this build's cache entries.

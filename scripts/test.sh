@@ -1,66 +1,57 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The whole test suite (what CI runs, through .ci/run). Installs what is missing, then:
-#   0. scripts/check-kernel-functions.py (no kernel function over 60 lines or 8 parameters);
-#   1. g++ with -Wall -Wextra -Wpedantic -Werror: every target (tests, examples, benchmarks
-#      compiled but not run, header hygiene checks); ctest, which runs the folders that use
-#      runtime dispatch once per ISA cap (every per-ISA kernel path);
-#   2. clang++ with AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover=all) and
-#      -Werror, so clang's warnings are covered too: tests and examples without the per-ISA
-#      units (POSENC_TEST_DISPATCH=OFF; stage 1 runs those paths); ctest (the consumer projects
-#      of tests/package ran in stage 1 and are not repeated);
-#   3. clang++ with ThreadSanitizer: the test files that hold test cases named "*thread*";
-#   4. scripts/check-isa-symbols.sh (a Debug build: POSENC_ASSERT active, per-ISA objects
-#      checked), scripts/test-python.sh (the Python module and its pytest suite) and
-#      scripts/test-aarch64.sh (the kernel tests cross-compiled for AArch64 and run under qemu on
-#      a base NEON CPU and on one with FP16 and BF16; the decode step's vector code checked; the
-#      Python module cross-built), when present;
-#   5. each libFuzzer target of tests/fuzz for POSENC_FUZZ_SECONDS (default 10) seconds.
-# Builds use Ninja and ccache (both installed by scripts/install-deps.sh) in build/test-*. To fit
-# CI's time on two cores, the suite compiles at -O0 without debug information, except the
-# SIMD-heavy folders (kernels/, multi_axis/; POSENC_OPTIMIZED_TEST_FOLDERS) at -O2 with g++ and
-# -O1 with clang++ (g++ -O1 does not inline xsimd's operations: those tests run 10-20x slower);
-# the Python module and the fuzzers at -O0. Each stage's wall time is printed at the end.
-# Also for time, every build here compiles each test folder as one unit (POSENC_TEST_UNITY_BUILD,
-# a CMake unity build): the kernel templates, Eigen and doctest that a folder's files share are
-# then compiled once per folder, not once per file (about 40% less compile CPU than one object
-# per file). Each test file keeps its helpers in a namespace of its own, so files cannot clash.
-# The optimised folders are configured first (their units start first) and get one ctest entry
-# per test file, <folder>:<file>, so ctest -j runs their slow files side by side. The AArch64
-# stage, whose build is the two optimised folders and two per-ISA units alone, compiles
-# tests/kernels as two units (POSENC_TEST_UNITY_SPLIT_FUSED: the files that include a
-# fused-kernel header, 7 of 21, and the rest, about equal halves) so that its one long unit does
-# not leave a core idle. Stages 1 and 2 and --quick keep one unit: there the other units (the
-# four x86 per-ISA units among them) keep the second core busy for as long, and the split only
-# adds compile CPU (clang ASan + UBSan: 52 + 42 s against 84 s for the one unit; --quick kernels
-# from a cold cache built in 74 s with one unit, 79 s with two).
+# posenc's test tiers. Each build is a preset of CMakePresets.json (the one place that says how
+# each configuration is built); this script chains them, installs what is missing first
+# (scripts/install-deps.sh) and prints each stage's wall time at the end.
 #
-#   scripts/test.sh                     the whole suite
-#   scripts/test.sh --quick FOLDER...   the contributor loop: g++ (-Werror), build and run only
-#                                       tests/FOLDER/ (e.g. scaling, kernels, lessons) in
-#                                       build/quick, one unit per folder as above; CXX=clang++
-#                                       for clang. Seconds for a scalar folder after a one-header
-#                                       change, a minute or more for kernels (CONTRIBUTING.md).
+#   scripts/test.sh                  the quick tier (the README's test command): the kernel
+#                                    function-size check, then the `quick` preset: every test
+#                                    folder once with g++ -Werror (the SIMD folders at -O2, the
+#                                    rest at -O0, one unity unit per folder), the examples, the
+#                                    transformers sweep's data, the docs' C++ blocks. No hygiene
+#                                    checks, benchmarks, per-ISA units, package consumers,
+#                                    sanitizers, Python, qemu or fuzzing: those are the full tier.
+#   scripts/test.sh --full           the full matrix (.ci/run runs it after the quick tier):
+#     1. `werror`: every target with g++ in the quick tier's build folder (build/test-gcc: what
+#        the quick tier compiled is reused), plus the hygiene checks, the benchmarks (compiled,
+#        not run), the package consumers, and each runtime-dispatch test once per ISA cap;
+#     2. `asan`: clang++ with AddressSanitizer + UndefinedBehaviorSanitizer, -Werror, without
+#        the per-ISA units (stage 1 runs those paths);
+#     3. `tsan`: clang++ with ThreadSanitizer on the test files holding "*thread*" test cases;
+#     4. scripts/check-isa-symbols.sh (`isa`, Debug), scripts/test-python.sh (`python`),
+#        scripts/test-aarch64.sh (`aarch64`, qemu), scripts/check-cuda.sh (nvcc, where present);
+#     5. scripts/fuzz.sh (`fuzz`): each libFuzzer target for POSENC_FUZZ_SECONDS (default 10).
+#   scripts/test.sh --folder FOLDER...   the contributor loop (also spelled --quick FOLDER...):
+#                                    g++ -Werror, build and run only tests/FOLDER/ in
+#                                    build/quick; CXX=clang++ for clang.
+# Builds use Ninja and ccache (scripts/install-deps.sh installs both). The optimised folders get
+# one ctest entry per test file, <folder>:<file>, so ctest -j runs their slow files side by
+# side. The AArch64 stage compiles tests/kernels as two units (POSENC_TEST_UNITY_SPLIT_FUSED)
+# so that its one long unit does not leave a core idle; CONTRIBUTING.md and docs/benchmarks.md
+# ("Test command") say where each stage's time goes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=()
-if [ "${1:-}" = "--quick" ]; then
-  shift
-  [ $# -gt 0 ] || { echo "usage: scripts/test.sh --quick FOLDER... (a folder of tests/, e.g. scaling)" >&2; exit 2; }
-  for folder in "$@"; do
-    folder="${folder#tests/}"; folder="${folder%/}"
-    [ -d "tests/$folder" ] || { echo "scripts/test.sh: tests/$folder is not a folder" >&2; exit 2; }
-    quick+=("$folder")
-  done
-elif [ $# -gt 0 ]; then
-  echo "usage: scripts/test.sh [--quick FOLDER...]" >&2; exit 2
-fi
+folders=()
+tier=quick
+case "${1:-}" in
+  --quick|--folder)
+    shift
+    [ $# -gt 0 ] || { echo "usage: scripts/test.sh --folder FOLDER... (a folder of tests/, e.g. scaling)" >&2; exit 2; }
+    for folder in "$@"; do
+      folder="${folder#tests/}"; folder="${folder%/}"
+      [ -d "tests/$folder" ] || { echo "scripts/test.sh: tests/$folder is not a folder" >&2; exit 2; }
+      folders+=("$folder")
+    done
+    tier=folder ;;
+  --full) shift; tier=full ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--full | --folder FOLDER...]" >&2; exit 2 ;;
+esac
+[ $# -eq 0 ] || [ "$tier" = folder ] || { echo "usage: scripts/test.sh [--full | --folder FOLDER...]" >&2; exit 2; }
 
 scripts/install-deps.sh
 jobs="$(nproc)"
-common=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" -DPOSENC_WERROR=ON -DPOSENC_TEST_UNITY_BUILD=ON
-        "-DPOSENC_OPTIMIZED_TEST_FOLDERS=kernels;multi_axis" -DPOSENC_OPTIMIZED_TEST_FLAGS=-O2)
 # A build folder left by an older run with another generator cannot switch to Ninja: start it over.
 fresh_if_not_ninja() {
   if [ -f "$1/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$1/CMakeCache.txt"; then
@@ -71,47 +62,55 @@ declare -a stage_names=() stage_seconds=()
 stage_start=0
 begin_stage() { echo; echo "=== posenc: $1 ==="; stage_names+=("$1"); stage_start=$SECONDS; }
 end_stage() { stage_seconds+=($((SECONDS - stage_start))); }
+print_stage_times() {
+  echo
+  echo "=== posenc: $1 ==="
+  for i in "${!stage_names[@]}"; do
+    printf '  %-32s %4d s\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
+  done
+  printf '  %-32s %4d s\n' "total" "$SECONDS"
+}
 
-if [ ${#quick[@]} -gt 0 ]; then
-  filter="$(printf '%s/|' "${quick[@]}")"; filter="${filter%|}"
+if [ "$tier" = folder ]; then
+  filter="$(printf '%s/|' "${folders[@]}")"; filter="${filter%|}"
   dir=build/quick
   fresh_if_not_ninja "$dir"
-  cmake -S . -B "$dir" "${common[@]}" -DCMAKE_CXX_COMPILER="${CXX:-g++}" -DPOSENC_HYGIENE_CHECKS=OFF \
-    -DPOSENC_BUILD_EXAMPLES=OFF -DPOSENC_BUILD_BENCHMARKS=OFF "-DPOSENC_TEST_FILTER=$filter" >/dev/null
+  cmake --preset quick -B "$dir" -DCMAKE_CXX_COMPILER="${CXX:-g++}" -DPOSENC_BUILD_EXAMPLES=OFF \
+    -DPOSENC_TEST_DISPATCH=ON "-DPOSENC_TEST_FILTER=$filter" >/dev/null
   cmake --build "$dir" -j "$jobs"
   ctest --test-dir "$dir" --output-on-failure -j "$jobs"
   exit 0
 fi
 
-run_suite() {  # name, ctest arguments (until --), cmake arguments
-  local name="$1"; shift
-  local ctest_args=()
-  while [ "$1" != "--" ]; do ctest_args+=("$1"); shift; done; shift
-  local dir="build/test-${name}"
+run_preset() {  # stage name, preset, then extra cmake arguments
+  local name="$1" preset="$2"; shift 2
   begin_stage "$name"
-  fresh_if_not_ninja "$dir"
-  cmake -S . -B "$dir" "${common[@]}" "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs"
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs" "${ctest_args[@]}"
+  fresh_if_not_ninja "$(preset_dir "$preset")"
+  cmake --preset "$preset" "$@" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  ctest --preset "$preset" -j "$jobs"
   end_stage
+}
+preset_dir() {  # the binaryDir of a configure preset in CMakePresets.json
+  python3 -c 'import json, sys
+for p in json.load(open("CMakePresets.json"))["configurePresets"]:
+    if p["name"] == sys.argv[1]: print(p["binaryDir"].replace("${sourceDir}/", ""))' "$1"
 }
 
 begin_stage "kernel function sizes"
 python3 scripts/check-kernel-functions.py  # no kernel function over 60 lines or 8 parameters
 end_stage
 
-# The benchmarks are compiled (not run) to keep them building; their per-ISA units are the tests'
-# own kernels compiled once more, so they are left out here (POSENC_BENCH_DISPATCH=OFF).
-run_suite gcc -- -DCMAKE_CXX_COMPILER=g++ -DPOSENC_BUILD_BENCHMARKS=ON -DPOSENC_BENCH_DISPATCH=OFF -DPOSENC_HYGIENE_CHECKS=ON
+if [ "$tier" = quick ]; then
+  run_preset "quick tier (g++)" quick
+  print_stage_times "quick tier passed (the full matrix: scripts/test.sh --full)"
+  exit 0
+fi
 
-sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  run_suite clang-asan-ubsan -E '^(package_consumer|subdirectory_consumer|unbuilt_install|cxx14_refused|docs_examples|header_conversions)$' -- \
-    -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_HYGIENE_CHECKS=OFF -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_TEST_DISPATCH=OFF -DPOSENC_OPTIMIZED_TEST_FLAGS=-O1 \
-    "-DPOSENC_EXTRA_FLAGS=${sanitize// /;}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitize}"
+run_preset "g++ (werror)" werror
+run_preset "clang++ ASan + UBSan" asan
 
 begin_stage "clang-tsan (threading tests)"
-tsan="-fsanitize=thread -fno-omit-frame-pointer"
 thread_files=()
 for file in tests/*/*.cpp; do
   case "$file" in tests/package/*|tests/fuzz/*|tests/support/*|tests/data/*) continue ;; esac
@@ -122,11 +121,9 @@ if [ ${#thread_files[@]} -gt 0 ]; then
   thread_folders=()
   for file in "${thread_files[@]}"; do thread_folders+=("${file%%/*}"); done
   mapfile -t thread_folders < <(printf '%s\n' "${thread_folders[@]}" | sort -u)
-  dir=build/test-clang-tsan
+  dir="$(preset_dir tsan)"
   fresh_if_not_ninja "$dir"
-  cmake -S . -B "$dir" "${common[@]}" -DCMAKE_CXX_COMPILER=clang++ -DPOSENC_HYGIENE_CHECKS=OFF \
-    -DPOSENC_BUILD_BENCHMARKS=OFF -DPOSENC_BUILD_EXAMPLES=OFF "-DPOSENC_TEST_FILTER=$filter" \
-    "-DPOSENC_EXTRA_FLAGS=${tsan// /;}" "-DCMAKE_EXE_LINKER_FLAGS=${tsan}" >/dev/null
+  cmake --preset tsan "-DPOSENC_TEST_FILTER=$filter" >/dev/null
   cmake --build "$dir" -j "$jobs" --target $(printf 'posenc_tests_%s ' "${thread_folders[@]}")
   for folder in "${thread_folders[@]}"; do
     log="$dir/tsan-$folder.log"
@@ -156,13 +153,14 @@ if [ -f scripts/test-aarch64.sh ]; then
   end_stage
 fi
 
+if [ -f scripts/check-cuda.sh ]; then
+  begin_stage "check-cuda.sh"
+  bash scripts/check-cuda.sh
+  end_stage
+fi
+
 begin_stage "fuzzing"
 scripts/fuzz.sh "${POSENC_FUZZ_SECONDS:-10}"
 end_stage
 
-echo
-echo "=== posenc: all stages passed ==="
-for i in "${!stage_names[@]}"; do
-  printf '  %-32s %4d s\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
-done
-printf '  %-32s %4d s\n' "total" "$SECONDS"
+print_stage_times "all stages passed"

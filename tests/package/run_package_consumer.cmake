@@ -9,7 +9,10 @@
 #  3. runtime dispatch without CMake (x86-64): the installed per-ISA units compiled with the flags
 #     posenc.pc names (dispatch_unitdir, dispatch_flags_<isa>), here the sse4_2 and avx2 units
 #     with their two defines (the recipe takes all four; two keep the test short), linked with
-#     tests/package/consumer/dispatch.cpp, which fails unless the AVX2 unit is compiled in.
+#     tests/package/consumer/dispatch.cpp, which fails unless the AVX2 unit is compiled in;
+#  4. the header-only library installed again (--component Unspecified, nothing built) where
+#     nlohmann_json is found, and the consumer with posenc::hf_config (the config reader's
+#     target, which brings nlohmann_json); step 1 checked that the first install defines none.
 # Run by ctest as `cmake -P`.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 
@@ -85,3 +88,13 @@ if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
       ${objects} -o "${WORK_DIR}/pkg_config_dispatch_consumer")
   run("${WORK_DIR}/pkg_config_dispatch_consumer")
 endif()
+
+# 4. posenc::hf_config from a posenc installed where nlohmann_json was found
+set(prefix_hf "${WORK_DIR}/prefix-hf-config")
+run("${CMAKE_COMMAND}" -S "${POSENC_SOURCE_DIR}" -B "${WORK_DIR}/posenc-build-hf-config" ${GENERATOR_ARGS}
+    -DPOSENC_BUILD_TESTS=OFF -DPOSENC_BUILD_EXAMPLES=OFF "-DCMAKE_INSTALL_PREFIX=${prefix_hf}")
+run("${CMAKE_COMMAND}" --install "${WORK_DIR}/posenc-build-hf-config" --component Unspecified)
+run("${CMAKE_COMMAND}" -S "${POSENC_SOURCE_DIR}/tests/package/consumer" -B "${WORK_DIR}/consumer-build-hf-config" ${GENERATOR_ARGS}
+    "-DCMAKE_PREFIX_PATH=${prefix_hf}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" -DPOSENC_CONSUMER_HF_CONFIG=ON)
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}/consumer-build-hf-config" --target posenc_hf_config_consumer)
+run("${WORK_DIR}/consumer-build-hf-config/posenc_hf_config_consumer")

@@ -6,3 +6,4 @@ run("${CMAKE_COMMAND}" -S "${POSENC_SOURCE_DIR}/tests/package/subdirectory_consu
     "-DPOSENC_SOURCE_DIR=${POSENC_SOURCE_DIR}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}")
 run("${WORK_DIR}/posenc_consumer")
+run("${WORK_DIR}/posenc_hf_config_consumer")
