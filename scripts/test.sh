@@ -4,7 +4,7 @@
 # each configuration is built); this script chains them, installs what is missing first
 # (scripts/install-deps.sh) and prints each stage's wall time at the end.
 #
-#   scripts/test.sh                  the quick tier (the README's test command): the kernel
+#   scripts/test.sh                  the quick tier (the README's test command): the
 #                                    function-size check, then the `quick` preset: every test
 #                                    folder once with g++ -Werror (the SIMD folders at -O2, the
 #                                    rest at -O0, one unity unit per folder), the examples, the
@@ -97,8 +97,8 @@ for p in json.load(open("CMakePresets.json"))["configurePresets"]:
     if p["name"] == sys.argv[1]: print(p["binaryDir"].replace("${sourceDir}/", ""))' "$1"
 }
 
-begin_stage "kernel function sizes"
-python3 scripts/check-kernel-functions.py  # no kernel function over 60 lines or 8 parameters
+begin_stage "function sizes"
+python3 scripts/check-function-sizes.py  # no function of include/ over 60 lines or 8 parameters
 end_stage
 
 if [ "$tier" = quick ]; then

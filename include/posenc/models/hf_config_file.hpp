@@ -35,52 +35,66 @@ namespace posenc::hf {
 /// Largest config file read (real ones are kilobytes).
 inline constexpr std::size_t max_config_file_bytes = std::size_t{16} << 20;
 
-/// The bytes of the config file at `path`; see the file comment for what is refused. Messages
-/// start with `shown` ("" : the path itself; posenc-inspect passes `--config "PATH"`).
-inline std::string read_config_file(const std::string& path, std::string shown = "")
-{
-    const std::string quoted = '"' + path + '"';
-    if (shown.empty()) shown = path;
-    auto refuse = [&](const std::string& rule, const std::string& message) {
+namespace detail_file {
+
+/// The errors of one read: each names the path as quoted, and its message starts with `shown`.
+struct Refusal {
+    std::string quoted;  ///< the path in double quotes (the error's value)
+    std::string shown;   ///< what messages start with
+
+    posenc::error operator()(const std::string& rule, const std::string& message) const
+    {
         return posenc::error("path", quoted, rule, shown + ": " + message);
-    };
-    auto reason = [](int e) { return std::generic_category().message(e); };
-    if (path.find('\0') != std::string::npos) {
-        std::string cut;
-        for (char c : path) cut += c == '\0' ? std::string("\\x00") : std::string(1, c);
-        const std::string where = shown == path ? cut : shown;
-        throw posenc::error("path", '"' + cut + '"', "must not contain a NUL byte",
-                            where + ": must not contain a NUL byte (a path cannot hold one)");
     }
-    // What the file is when it is not a regular one (a directory, a FIFO, ...).
-    auto refuse_kind = [&](const struct stat& st) {
-        if (S_ISDIR(st.st_mode)) return refuse("is a directory", "is a directory, not a config file");
-        const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO (pipe), which could block"
+    static std::string reason(int e) { return std::generic_category().message(e); }
+    /// What the file is when it is not a regular one (a directory, a FIFO, ...).
+    posenc::error kind(const struct stat& st) const
+    {
+        if (S_ISDIR(st.st_mode)) return (*this)("is a directory", "is a directory, not a config file");
+        const char* what = S_ISFIFO(st.st_mode)   ? "a FIFO (pipe), which could block"
                            : S_ISCHR(st.st_mode)  ? "a character device, which could block or never end"
                            : S_ISBLK(st.st_mode)  ? "a block device"
                            : S_ISSOCK(st.st_mode) ? "a socket"
                                                   : "not a regular file";
-        return refuse("is not a regular file", std::string("is ") + kind + "; expected a regular config.json file");
-    };
+        return (*this)("is not a regular file", std::string("is ") + what + "; expected a regular config.json file");
+    }
+    posenc::error too_large() const { return (*this)("is larger than 16 MiB", "is larger than 16 MiB, not a config file"); }
+};
+
+/// A path holding a NUL byte names no file: refused, the byte shown as \x00.
+inline void refuse_nul_in_path(const std::string& path, const std::string& shown)
+{
+    if (path.find('\0') == std::string::npos) return;
+    std::string cut;
+    for (char c : path) cut += c == '\0' ? std::string("\\x00") : std::string(1, c);
+    const std::string where = shown == path ? cut : shown;
+    throw posenc::error("path", '"' + cut + '"', "must not contain a NUL byte",
+                        where + ": must not contain a NUL byte (a path cannot hold one)");
+}
+
+/// Opens `path` for reading without blocking (a FIFO or a device is refused, never waited on).
+inline int open_regular_file(const std::string& path, const Refusal& refuse)
+{
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         const int e = errno;
         struct stat st {};
-        if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) throw refuse_kind(st);  // a socket: ENXIO
-        throw refuse("cannot be opened (" + reason(e) + ")", "cannot be opened (" + reason(e) + ")");
+        if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) throw refuse.kind(st);  // a socket: ENXIO
+        throw refuse("cannot be opened (" + Refusal::reason(e) + ")", "cannot be opened (" + Refusal::reason(e) + ")");
     }
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
+    return fd;
+}
+
+/// The whole content of the open regular file `fd`, at most max_config_file_bytes.
+inline std::string read_all(int fd, const Refusal& refuse)
+{
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         const int e = errno;
-        throw refuse("cannot be read (" + reason(e) + ")", "cannot be read (" + reason(e) + ")");
+        throw refuse("cannot be read (" + Refusal::reason(e) + ")", "cannot be read (" + Refusal::reason(e) + ")");
     }
-    if (!S_ISREG(st.st_mode)) throw refuse_kind(st);
-    const auto too_large = [&] { return refuse("is larger than 16 MiB", "is larger than 16 MiB, not a config file"); };
-    if (static_cast<unsigned long long>(st.st_size) > max_config_file_bytes) throw too_large();
+    if (!S_ISREG(st.st_mode)) throw refuse.kind(st);
+    if (static_cast<unsigned long long>(st.st_size) > max_config_file_bytes) throw refuse.too_large();
     std::string text;
     char buffer[65536];
     while (true) {
@@ -88,15 +102,32 @@ inline std::string read_config_file(const std::string& path, std::string shown =
         if (n < 0) {
             if (errno == EINTR) continue;
             const int e = errno;
-            throw refuse("cannot be read (" + reason(e) + ")", "cannot be read (" + reason(e) + ")");
+            throw refuse("cannot be read (" + Refusal::reason(e) + ")", "cannot be read (" + Refusal::reason(e) + ")");
         }
         if (n == 0) break;
         text.append(buffer, static_cast<std::size_t>(n));
-        if (text.size() > max_config_file_bytes) throw too_large();  // grew while being read
+        if (text.size() > max_config_file_bytes) throw refuse.too_large();  // grew while being read
     }
+    return text;
+}
+
+}  // namespace detail_file
+
+/// The bytes of the config file at `path`; see the file comment for what is refused. Messages
+/// start with `shown` ("" : the path itself; posenc-inspect passes `--config "PATH"`).
+inline std::string read_config_file(const std::string& path, std::string shown = "")
+{
+    if (shown.empty()) shown = path;
+    detail_file::refuse_nul_in_path(path, shown);
+    const detail_file::Refusal refuse{'"' + path + '"', shown};
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{detail_file::open_regular_file(path, refuse)};
+    std::string text = detail_file::read_all(closer.fd, refuse);
     const std::size_t nul = text.find('\0');
     if (nul != std::string::npos)
-        throw posenc::error("path", quoted, "holds a NUL byte at offset " + std::to_string(nul),
+        throw posenc::error("path", refuse.quoted, "holds a NUL byte at offset " + std::to_string(nul),
                             shown + ": holds a NUL byte at offset " + std::to_string(nul) +
                                 "; a JSON config is text without NUL bytes");
     return text;

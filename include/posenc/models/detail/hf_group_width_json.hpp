@@ -182,28 +182,17 @@ inline RotaryFraction read_proportional_fraction(const GroupFacts& g, const Scal
     return RotaryFraction{};  // the table spans the head
 }
 
-/// The partial rotary factor: partial_rotary_factor (GPT-NeoX: rotary_pct), the dict's, the class default.
-inline RotaryFraction read_partial_rotary_factor(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+/// The top-level factor the configuration class reads: GPT-NeoX's rotary_pct
+/// (trait::neox_key_names), every other known family's partial_rotary_factor; a config of no known
+/// family: either. The other key is not read (a warning names it). Starts from the class default.
+inline RotaryFraction read_top_level_partial_factor(const GroupFacts& g, HfRopeConfig& out)
 {
-    if (is_proportional(g, sd)) return read_proportional_fraction(g, sd, out);
     RotaryFraction f;
-    if (out.mla_rope_head_dim > 0) {
-        // mistral4/configuration_mistral4.py: rope_parameters.setdefault("partial_rotary_factor",
-        // qk_rope_head_dim / head_dim).
-        f.value = static_cast<double>(out.mla_rope_head_dim) / static_cast<double>(out.head_dim);
-        f.key = "qk_rope_head_dim / head_dim";
-        if (const json* v = sd.dict ? member(*sd.dict, "partial_rotary_factor") : nullptr)
-            f.value = number(*v, sd.at("partial_rotary_factor")), f.key = sd.at("partial_rotary_factor");
-        return f;
-    }
     f.value = g.family && g.family->partial_rotary_factor ? *g.family->partial_rotary_factor : 1.0;
     f.key = g.family && g.family->partial_rotary_factor ? "partial_rotary_factor" : "";
     f.shown = g.family && g.family->partial_rotary_factor
                                 ? "the class default " + detail::format_value(*g.family->partial_rotary_factor)
                                 : "";
-    // The top-level key the configuration class reads: GPT-NeoX's rotary_pct (trait::neox_key_names),
-    // every other known family's partial_rotary_factor; a config of no known family: either. The
-    // other key is not read.
     const bool neox = g.family && g.family->has(trait::neox_key_names);
     for (const char* key : {"rotary_pct", "partial_rotary_factor"}) {
         const json* v = member(g.config, key);
@@ -216,31 +205,43 @@ inline RotaryFraction read_partial_rotary_factor(const GroupFacts& g, const Scal
         }
         f.value = number(*v, key), f.key = key, f.shown = std::string(key) + " " + shown(*v);
     }
-    if (sd.dict)
-        if (const json* v = member(*sd.dict, "partial_rotary_factor")) {
-            const double x = number(*v, sd.at("partial_rotary_factor"));
-            // GPT-NeoX: rope_parameters.setdefault("partial_rotary_factor", rotary_pct): the dict's wins in
-            // transformers 5, transformers 4 reads rotary_pct only.
-            if (neox && sd.key == "rope_scaling" && x != f.value)
-                fail(sd.at("partial_rotary_factor"),
-                     "expected the value of " + (f.shown.empty() ? "rotary_pct" : f.shown) +
-                         " (transformers 4 reads only rotary_pct, transformers 5 the dict's; the two disagree)",
-                     shown(*v));
-            // standardize_rope_params (modeling_rope_utils.py) copies the configuration's own
-            // partial_rotary_factor attribute (the top-level key, else the class default) over the
-            // dict's value; transformers 4 does not read the dict's at all.
-            if (!neox && !f.shown.empty() && x != f.value)
-                fail(sd.at("partial_rotary_factor"),
-                     "expected the value of " + f.shown + " (transformers copies the configuration's partial_rotary_factor "
-                     "over the RoPE dict's; the two disagree)",
-                     shown(*v));
-            if (!neox && f.shown.empty() && sd.key == "rope_scaling" && x != 1.0)
-                fail(sd.at("partial_rotary_factor"),
-                     "expected 1 or a top-level partial_rotary_factor (transformers 4 does not read it from rope_scaling "
-                     "and rotates with 1, transformers 5 reads the dict's)",
-                     shown(*v));
-            f.value = x, f.key = sd.at("partial_rotary_factor");
-        }
+    return f;
+}
+
+/// The dict's partial_rotary_factor over the top-level one, refused where transformers 4 and 5
+/// (or the configuration's copy over the dict) would disagree.
+inline void read_dict_partial_factor(const GroupFacts& g, const ScalingDict& sd, RotaryFraction& f)
+{
+    const json* v = sd.dict ? member(*sd.dict, "partial_rotary_factor") : nullptr;
+    if (!v) return;
+    const bool neox = g.family && g.family->has(trait::neox_key_names);
+    const double x = number(*v, sd.at("partial_rotary_factor"));
+    // GPT-NeoX: rope_parameters.setdefault("partial_rotary_factor", rotary_pct): the dict's wins in
+    // transformers 5, transformers 4 reads rotary_pct only.
+    if (neox && sd.key == "rope_scaling" && x != f.value)
+        fail(sd.at("partial_rotary_factor"),
+             "expected the value of " + (f.shown.empty() ? "rotary_pct" : f.shown) +
+                 " (transformers 4 reads only rotary_pct, transformers 5 the dict's; the two disagree)",
+             shown(*v));
+    // standardize_rope_params (modeling_rope_utils.py) copies the configuration's own
+    // partial_rotary_factor attribute (the top-level key, else the class default) over the
+    // dict's value; transformers 4 does not read the dict's at all.
+    if (!neox && !f.shown.empty() && x != f.value)
+        fail(sd.at("partial_rotary_factor"),
+             "expected the value of " + f.shown + " (transformers copies the configuration's partial_rotary_factor "
+             "over the RoPE dict's; the two disagree)",
+             shown(*v));
+    if (!neox && f.shown.empty() && sd.key == "rope_scaling" && x != 1.0)
+        fail(sd.at("partial_rotary_factor"),
+             "expected 1 or a top-level partial_rotary_factor (transformers 4 does not read it from rope_scaling "
+             "and rotates with 1, transformers 5 reads the dict's)",
+             shown(*v));
+    f.value = x, f.key = sd.at("partial_rotary_factor");
+}
+
+/// The factor's range, and the families that cannot apply a factor below 1 or force their own.
+inline void check_partial_factor(const GroupFacts& g, const RotaryFraction& f, const HfRopeConfig& out)
+{
     if (!(f.value > 0.0 && f.value <= 1.0)) fail(f.key, "expected a number in (0, 1]", detail::format_value(f.value));
     if (g.family && !g.family->has(trait::partial_rotary) && !g.gptj_like && f.value != 1.0)
         // Llama-style attention multiplies the whole head by cos / sin: transformers 5's default table
@@ -257,6 +258,25 @@ inline RotaryFraction read_partial_rotary_factor(const GroupFacts& g, const Scal
                           "'s code sets partial_rotary_factor " + detail::format_value(*g.family->partial_rotary_factor) +
                           " whatever the config says)",
              detail::format_value(f.value));
+}
+
+/// The partial rotary factor: partial_rotary_factor (GPT-NeoX: rotary_pct), the dict's, the class default.
+inline RotaryFraction read_partial_rotary_factor(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
+{
+    if (is_proportional(g, sd)) return read_proportional_fraction(g, sd, out);
+    if (out.mla_rope_head_dim > 0) {
+        // mistral4/configuration_mistral4.py: rope_parameters.setdefault("partial_rotary_factor",
+        // qk_rope_head_dim / head_dim).
+        RotaryFraction f;
+        f.value = static_cast<double>(out.mla_rope_head_dim) / static_cast<double>(out.head_dim);
+        f.key = "qk_rope_head_dim / head_dim";
+        if (const json* v = sd.dict ? member(*sd.dict, "partial_rotary_factor") : nullptr)
+            f.value = number(*v, sd.at("partial_rotary_factor")), f.key = sd.at("partial_rotary_factor");
+        return f;
+    }
+    RotaryFraction f = read_top_level_partial_factor(g, out);
+    read_dict_partial_factor(g, sd, f);
+    check_partial_factor(g, f, out);
     return f;
 }
 

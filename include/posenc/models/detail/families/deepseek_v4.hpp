@@ -31,14 +31,15 @@
 
 namespace posenc::hf::detail_json::families {
 
-/// The rule for DeepSeek-V4 (see the file comment).
-inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre, const std::string& model_type)
+/// DeepSeek-V4's rope label per layer: "main" for sliding_attention (or compress ratio 0),
+/// "compress" otherwise, from layer_types, else compress_ratios, else every layer "compress".
+/// Null when layer_types is not a list (the reader refuses it, naming layer_types).
+inline json deepseek_v4_layer_labels(const json& text, const std::string& pre, const std::string& model_type,
+                                     FamilyConfig& out)
 {
-    FamilyConfig out(text);
-    // The layer types, as rope labels.
     json labels = json::array();
     if (const json* given = member(text, "layer_types")) {
-        if (!given->is_array()) return out;  // the reader refuses it, naming layer_types
+        if (!given->is_array()) return nullptr;
         for (std::size_t i = 0; i < given->size(); ++i) {
             const json& t = (*given)[i];
             const std::string s = t.is_string() ? t.get<std::string>() : std::string();
@@ -48,36 +49,32 @@ inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre,
                      t.is_string() ? '"' + ellipsized(s) + '"' : shown(t));
             labels.push_back(s == "sliding_attention" ? "main" : "compress");
         }
-    } else {
-        const int n = layer_count(text, pre, model_type, out);
-        if (const json* ratios = member(text, "compress_ratios")) {
-            if (!ratios->is_array()) fail_json(pre + "compress_ratios", "expected a list of 0, 4 or 128", *ratios);
-            for (std::size_t k = 0; k < ratios->size() && k < static_cast<std::size_t>(n); ++k) {
-                const std::string path = pre + "compress_ratios[" + std::to_string(k) + "]";
-                const std::int64_t r = integer((*ratios)[k], path, "expected 0, 4 or 128");
-                if (r != 0 && r != 4 && r != 128) fail_json(path, "expected 0, 4 or 128", (*ratios)[k]);
-                labels.push_back(r == 0 ? "main" : "compress");
-            }
-            if (labels.size() != static_cast<std::size_t>(n))
-                fail(pre + "compress_ratios", "expected at least one entry per layer (" + std::to_string(n) + ")",
-                     std::to_string(ratios->size()) + " entries");
-        } else {
-            for (int i = 0; i < n; ++i) labels.push_back("compress");  // heavily compressed / compressed sparse: all compress
-        }
+        return labels;
     }
-    out.text["layer_types"] = std::move(labels);
+    const int n = layer_count(text, pre, model_type, out);
+    const json* ratios = member(text, "compress_ratios");
+    if (!ratios) {
+        for (int i = 0; i < n; ++i) labels.push_back("compress");  // heavily compressed / compressed sparse: all compress
+        return labels;
+    }
+    if (!ratios->is_array()) fail_json(pre + "compress_ratios", "expected a list of 0, 4 or 128", *ratios);
+    for (std::size_t k = 0; k < ratios->size() && k < static_cast<std::size_t>(n); ++k) {
+        const std::string path = pre + "compress_ratios[" + std::to_string(k) + "]";
+        const std::int64_t r = integer((*ratios)[k], path, "expected 0, 4 or 128");
+        if (r != 0 && r != 4 && r != 128) fail_json(path, "expected 0, 4 or 128", (*ratios)[k]);
+        labels.push_back(r == 0 ? "main" : "compress");
+    }
+    if (labels.size() != static_cast<std::size_t>(n))
+        fail(pre + "compress_ratios", "expected at least one entry per layer (" + std::to_string(n) + ")",
+             std::to_string(ratios->size()) + " entries");
+    return labels;
+}
 
-    // The rope dicts.
-    const json* given = member(text, "rope_parameters");
-    if (given && given->is_object() && member(*given, "main") && member(*given, "compress") && (*given)["main"].is_object() &&
-        (*given)["compress"].is_object()) {
-        out.text["rope_parameters"] = {{"main", (*given)["main"]}, {"compress", (*given)["compress"]}};
-        return out;
-    }
-    if (given && is_per_layer_type(given))
-        fail_json(pre + "rope_parameters", "expected {\"main\": {...}, \"compress\": {...}} or one flat dict (model_type \"" +
-                                               model_type + "\" keys its tables by rope label)",
-                  *given);
+/// The {main, compress} rope dicts transformers folds a flat config into: both rotate
+/// qk_rope_head_dim / head_dim of the head (64 / 512 by default); main at rope_theta (1e4) without
+/// scaling, compress at compress_rope_theta (160000) with the flat dict's scaling.
+inline json deepseek_v4_folded_dicts(const json& text, const std::string& pre, const json* given)
+{
     double head_dim = 512.0;
     if (const json* v = member(text, "head_dim")) head_dim = positive_int(*v, pre + "head_dim");
     double prf = 64.0 / 512.0;
@@ -97,7 +94,28 @@ inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre,
     if (type == "yarn" && !compress.contains("attention_factor")) compress["attention_factor"] = 1.0;
     json main = {{"rope_type", "default"}, {"rope_theta", 10000.0}, {"partial_rotary_factor", prf}};
     if (const json* v = member(text, "rope_theta")) main["rope_theta"] = *v;
-    out.text["rope_parameters"] = {{"main", main}, {"compress", compress}};
+    return {{"main", main}, {"compress", compress}};
+}
+
+/// The rule for DeepSeek-V4 (see the file comment).
+inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre, const std::string& model_type)
+{
+    FamilyConfig out(text);
+    json labels = deepseek_v4_layer_labels(text, pre, model_type, out);
+    if (labels.is_null()) return out;  // the reader refuses layer_types, naming it
+    out.text["layer_types"] = std::move(labels);
+
+    const json* given = member(text, "rope_parameters");
+    if (given && given->is_object() && member(*given, "main") && member(*given, "compress") && (*given)["main"].is_object() &&
+        (*given)["compress"].is_object()) {
+        out.text["rope_parameters"] = {{"main", (*given)["main"]}, {"compress", (*given)["compress"]}};
+        return out;
+    }
+    if (given && is_per_layer_type(given))
+        fail_json(pre + "rope_parameters", "expected {\"main\": {...}, \"compress\": {...}} or one flat dict (model_type \"" +
+                                               model_type + "\" keys its tables by rope label)",
+                  *given);
+    out.text["rope_parameters"] = deepseek_v4_folded_dicts(text, pre, given);
     out.notes.push_back("rope_parameters {main, compress} built as transformers folds the config: " +
                         ellipsized(out.text["rope_parameters"].dump(), 400));
     return out;
