@@ -23,7 +23,7 @@
 #     5. scripts/fuzz.sh (`fuzz`): each libFuzzer target for POSENC_FUZZ_SECONDS (default 10).
 #   scripts/test.sh --folder FOLDER...   the contributor loop (also spelled --quick FOLDER...):
 #                                    g++ -Werror, build and run only tests/FOLDER/ in
-#                                    build/quick; CXX=clang++ for clang.
+#                                    build/quick; CXX=clang++ for clang (in build/quick-clang++).
 # Builds use Ninja and ccache (scripts/install-deps.sh installs both). The optimised folders get
 # one ctest entry per test file, <folder>:<file>, so ctest -j runs their slow files side by
 # side. The AArch64 stage compiles tests/kernels as two units (POSENC_TEST_UNITY_SPLIT_FUSED)
@@ -73,9 +73,13 @@ print_stage_times() {
 
 if [ "$tier" = folder ]; then
   filter="$(printf '%s/|' "${folders[@]}")"; filter="${filter%|}"
+  # One folder per compiler: switching CXX in one folder would make CMake drop its cache
+  # (and with it the filter) and configure everything.
+  cxx="${CXX:-g++}"
   dir=build/quick
+  [ "$(basename "$cxx")" = g++ ] || dir="build/quick-$(basename "$cxx")"
   fresh_if_not_ninja "$dir"
-  cmake --preset quick -B "$dir" -DCMAKE_CXX_COMPILER="${CXX:-g++}" -DPOSENC_BUILD_EXAMPLES=OFF \
+  cmake --preset quick -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DPOSENC_BUILD_EXAMPLES=OFF \
     -DPOSENC_TEST_DISPATCH=ON "-DPOSENC_TEST_FILTER=$filter" >/dev/null
   cmake --build "$dir" -j "$jobs"
   ctest --test-dir "$dir" --output-on-failure -j "$jobs"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// posenc/kernels/detail/simd_ops_neon.hpp: the AArch64 column of simd_ops.hpp, Advanced SIMD
+// posenc/kernels/detail/arch/arm_neon.hpp: the AArch64 column of simd_ops.hpp, Advanced SIMD
 // intrinsics for every operation the kernels use, so that no storage type or pairing leaves the
 // vector registers or calls out of line in a hot loop. (xsimd 8.1's NEON bitwise_cast goes
 // through a table of function pointers that GCC 12 does not inline, and its float sqrt and
 // division are estimates refined by Newton steps, not correctly rounded: none is used here.)
-// Part of simd_ops.hpp: included from it before the operations' public forms, which must see
-// these overloads (included alone, it includes simd_ops.hpp).
+// Part of simd_ops.hpp, which includes it before the operations' public forms (they must see
+// these overloads); neon64_bf16's own overloads are in arm_neon_bf16.hpp.
 //
 //   operation                          neon64                                    neon64_bf16
 //   mul_add / mul_sub                  fmla / fneg + fmla (fused)                (neon64)
@@ -25,15 +25,12 @@
 // thread so), matching dtypes.hpp bit for bit for every non-NaN input; a NaN stays a NaN (its
 // bits may differ from dtypes.hpp's: fcvtn keeps the upper payload bits where the generic float16
 // store writes 0x7e00; the integer bfloat16 store writes 0xffff).
-// (A guard macro rather than #pragma once: included alone, this file must still be read again,
-// from simd_ops.hpp, at the place its overloads belong.)
-#ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/simd_ops_neon.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
-#endif
+#pragma once
+
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
-#include "posenc/kernels/detail/simd_ops.hpp"
-#elif !defined(POSENC_DETAIL_SIMD_OPS_NEON_HPP)
-#define POSENC_DETAIL_SIMD_OPS_NEON_HPP 1
+#error "posenc/kernels/detail/arch/arm_neon.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#endif
+
 #if XSIMD_WITH_NEON64
 #include <arm_neon.h>
 
@@ -142,20 +139,6 @@ POSENC_ALWAYS_INLINE void store_two(bfloat16* p, const floats<A>& lo, const floa
     const uint16x8_t is_number = vmovn_high_u32(vmovn_u32(vceqq_f32(lo, lo)), vceqq_f32(hi, hi));
     vst1q_u16(reinterpret_cast<std::uint16_t*>(p), vornq_u16(rounded, is_number));
 }
-#if POSENC_WITH_NEON_BF16
-template <class A>
-POSENC_ALWAYS_INLINE void store(bfloat16* p, const floats<A>& v, requires_arch<neon64_bf16>) noexcept
-{
-    vst1_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpret_u16_bf16(vcvt_bf16_f32(v)));  // bfcvtn
-}
-template <class A>
-POSENC_ALWAYS_INLINE void store_two(bfloat16* p, const floats<A>& lo, const floats<A>& hi,
-                                    requires_arch<neon64_bf16>) noexcept
-{
-    const bfloat16x8_t both = vcvtq_high_bf16_f32(vcvtq_low_bf16_f32(lo), hi);  // bfcvtn, bfcvtn2
-    vst1q_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpretq_u16_bf16(both));
-}
-#endif
 
 // ---- float16 (the conversions are base AArch64) ------------------------------------------------------------------
 template <class A>
@@ -183,5 +166,4 @@ POSENC_ALWAYS_INLINE void store_two(float16* p, const floats<A>& lo, const float
 }
 
 }  // namespace posenc::kernels::detail::simd::impl
-#endif
 #endif

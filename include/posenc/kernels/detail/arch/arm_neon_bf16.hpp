@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// posenc/kernels/detail/arm_archs.hpp: posenc's own AArch64 arch tag, neon64_bf16 (AArch64
-// Advanced SIMD plus the FP16 and BF16 extensions), the ARM counterpart of simd::avx512_bf16.
-// simd_ops.hpp includes it.
+// posenc/kernels/detail/arch/arm_neon_bf16.hpp: posenc's own AArch64 arch tag, neon64_bf16
+// (AArch64 Advanced SIMD plus the FP16 and BF16 extensions), the ARM counterpart of
+// simd::avx512_bf16, and its own overloads: the bfloat16 stores by BFCVTN / BFCVTN2. Every other
+// operation binds to its neon64 base (arm_neon.hpp). A part of simd_ops.hpp.
 #pragma once
 
-#ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/arm_archs.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#ifndef POSENC_DETAIL_SIMD_OPS_PART
+#error "posenc/kernels/detail/arch/arm_neon_bf16.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <xsimd/xsimd.hpp>
@@ -64,4 +65,23 @@ POSENC_NEON64_BF16_BROADCAST(std::uint64_t, vdupq_n_u64)
 POSENC_NEON64_BF16_BROADCAST(std::int64_t, vdupq_n_s64)
 #undef POSENC_NEON64_BF16_BROADCAST
 }  // namespace xsimd::kernel
+#endif
+
+#if POSENC_WITH_NEON_BF16
+namespace posenc::kernels::detail::simd::impl {
+
+template <class A>
+POSENC_ALWAYS_INLINE void store(bfloat16* p, const floats<A>& v, requires_arch<neon64_bf16>) noexcept
+{
+    vst1_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpret_u16_bf16(vcvt_bf16_f32(v)));  // bfcvtn
+}
+template <class A>
+POSENC_ALWAYS_INLINE void store_two(bfloat16* p, const floats<A>& lo, const floats<A>& hi,
+                                    requires_arch<neon64_bf16>) noexcept
+{
+    const bfloat16x8_t both = vcvtq_high_bf16_f32(vcvtq_low_bf16_f32(lo), hi);  // bfcvtn, bfcvtn2
+    vst1q_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpretq_u16_bf16(both));
+}
+
+}  // namespace posenc::kernels::detail::simd::impl
 #endif
