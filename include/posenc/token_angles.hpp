@@ -42,20 +42,22 @@ struct TokenAngles {
     /// names two distinct non-negative dims.
     void check() const
     {
+        const auto n_str = [](std::size_t n) { return std::to_string(n); };
         if (positions.size() != tokens.size())
-            throw error("TokenAngles: " + std::to_string(positions.size()) + " position rows for " +
-                        std::to_string(tokens.size()) + " tokens; there must be one per token");
+            throw error("TokenAngles.positions", n_str(positions.size()) + " rows",
+                        "must have one row per token (" + n_str(tokens.size()) + " tokens)");
         for (std::size_t k = 0; k < pairs.size(); ++k)
             if (pairs[k][0] < 0 || pairs[k][1] < 0 || pairs[k][0] == pairs[k][1])
-                throw error("TokenAngles: pair " + std::to_string(k) + " (" + std::to_string(pairs[k][0]) + ", " +
-                            std::to_string(pairs[k][1]) + ") must name two distinct non-negative dims");
+                throw error("TokenAngles.pairs[" + n_str(k) + "]",
+                            "(" + std::to_string(pairs[k][0]) + ", " + std::to_string(pairs[k][1]) + ")",
+                            "must name two distinct non-negative dims");
         for (std::size_t n = 0; n < tokens.size(); ++n) {
             if (tokens[n].size() != pairs.size())
-                throw error("TokenAngles: token " + std::to_string(n) + " has " + std::to_string(tokens[n].size()) +
-                            " angles for " + std::to_string(pairs.size()) + " pairs");
+                throw error("TokenAngles.tokens[" + n_str(n) + "]", n_str(tokens[n].size()) + " angles",
+                            "must have one angle per pair (" + n_str(pairs.size()) + " pairs)");
             if (positions[n].size() != positions[0].size())
-                throw error("TokenAngles: token " + std::to_string(n) + " has " + std::to_string(positions[n].size()) +
-                            " coordinates, token 0 has " + std::to_string(positions[0].size()));
+                throw error("TokenAngles.positions[" + n_str(n) + "]", n_str(positions[n].size()) + " coordinates",
+                            "must have as many coordinates as token 0 (" + n_str(positions[0].size()) + ")");
         }
     }
 };
