@@ -7,11 +7,17 @@
 // (the file named in each check): which attention builds q_norm / k_norm, with which RMSNorm
 // (Qwen3RMSNorm: weight initialised to ones and multiplied; Gemma3RMSNorm: zeros and 1 + weight;
 // Gemma4RMSNorm: ones and weight), over how many values (Olmo2RMSNorm(num_heads * head_dim)), and
-// where the call sits against apply_rotary_pos_emb.
+// where the call sits against apply_rotary_pos_emb. And tests/data/qk_norm_sweep.json, written by
+// scripts/sweep-qk-norm.py: every known family's attention built by transformers' own code, its
+// norm modules probed (kind and scope), against every row of qk_norm_rules and every family
+// without a row.
 #include <posenc/models/hf_config.hpp>
 
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -134,6 +140,52 @@ TEST_CASE("MLA sizes: null q_lora_rank is no query LoRA; a wrong type is refused
     } catch (const posenc::error& e) {
         CHECK(e.field() == "kv_lora_rank");
     }
+}
+
+TEST_CASE("qk_norm_rules against transformers' own modules (tests/data/qk_norm_sweep.json)")
+{
+    std::ifstream in(std::string(POSENC_TEST_DATA_DIR) + "/qk_norm_sweep.json");
+    REQUIRE(in.good());
+    const nlohmann::json data = nlohmann::json::parse(in);
+    int probed = 0, with_norm = 0, switched = 0;
+    std::set<std::string> unprobed;
+    for (const auto& [model_type, runs] : data.at("model_types").items()) {
+        CAPTURE(model_type);
+        const hf::QkNormRule* rule = hf::find_qk_norm_rule(model_type);
+        for (const auto& [label, run] : runs.items()) {
+            CAPTURE(label);
+            if (run.contains("error")) {
+                unprobed.insert(model_type);
+                continue;
+            }
+            // "default": the class defaults; "<key>=<value>": the switch key set the other way
+            const bool on = label == "default" ? (!rule || rule->switch_default) : label.find("=True") != std::string::npos;
+            const nlohmann::json& norms = run.at("norms");
+            if (!rule || !on) {
+                CHECK(norms.empty());
+            } else {
+                REQUIRE_FALSE(norms.empty());
+                for (const auto& [name, norm] : norms.items()) {
+                    CAPTURE(name);
+                    CHECK(norm.at("kind") == hf::to_string(rule->kind));
+                    CHECK(norm.at("scope") == hf::to_string(rule->scope));
+                }
+                ++with_norm;
+            }
+            probed += label == "default";
+            switched += label != "default";
+        }
+    }
+    // Every row is in the data (probed, or listed with the error that kept its layer from being built).
+    for (const hf::QkNormRule& r : hf::qk_norm_rules) {
+        CAPTURE(r.model_type);
+        CHECK(data.at("model_types").contains(std::string(r.model_type)));
+    }
+    MESSAGE("qk_norm_sweep.json: " << probed << " families probed, " << with_norm << " runs with a QK-norm, " << switched
+                                   << " switch-key runs, " << unprobed.size() << " families not built");
+    CHECK(probed >= 120);
+    CHECK(with_norm >= 40);
+    CHECK(switched >= 5);
 }
 
 }  // namespace models_attention_facts_tests

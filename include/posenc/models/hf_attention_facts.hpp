@@ -15,14 +15,17 @@
 //          PerProjection    over the whole projection, num_heads * head_dim values (OLMo 2, OLMo 3,
 //                           OLMoE, OLMo hybrid, MiniMax-M2): the norm is not per head, so a per-head
 //                           fused step cannot apply it
-//   place  BeforeRope (all but two) or AfterRope (Llama 4, NanoChat)
+//   place  BeforeRope, or AfterRope (Llama 4, NanoChat, HunYuan)
 // Some families switch it with a config key (switch_key, with the configuration class's default);
 // qk_norm_rules has one row per model_type that has QK-norm in some configuration, every other
 // known model_type has none. Attentions that normalise only an auxiliary projection (the sparse
-// indexers' k_norm of DeepSeek-V3.2, GLM-MoE-DSA, A.X K2) or a vision tower (GLM-OCR) have none
-// here: the RoPE'd query and key are not normalised. Source: each row's modeling file at the
-// transformers commit in docs/models.md; tests/models/attention_facts.cpp checks the rows against
-// the configs' own keys.
+// indexers' k_norm of DeepSeek-V3.2, GLM-MoE-DSA, A.X K2), a vision tower (GLM-OCR) or the
+// cross-attention layers without RoPE (Mllama) have none here: the RoPE'd query and key are not
+// normalised. Source: each row's modeling file at the
+// transformers commit in docs/models.md. scripts/sweep-qk-norm.py builds every family's attention
+// with transformers' own code and probes its norm modules (tests/data/qk_norm_sweep.json), and
+// tests/models/attention_facts_tests.cpp checks these rows' kind and scope against that data;
+// the place (before or after RoPE) is read from the forward, not probed.
 //
 // MLA (qk_head_dim > 0; DeepSeek-V2/V3/V3.2, MiniCPM3, LongCat-Flash, GLM-4.7-Flash, Mistral 4):
 // the query head is qk_nope_head_dim + qk_rope_head_dim wide, split [nope, rope]: the rotated
@@ -110,7 +113,6 @@ inline constexpr QkNormRule qk_norm_rules[] = {
     POSENC_QK("apertus", rms_weight, per_head, before, "", true, "apertus/modeling_apertus.py"),
     POSENC_QK("exaone4", rms_weight, per_head, before, "", true, "exaone4/modeling_exaone4.py"),
     POSENC_QK("exaone_moe", rms_weight, per_head, before, "", true, "exaone_moe/modeling_exaone_moe.py"),
-    POSENC_QK("mllama_text_model", rms_weight, per_head, before, "", true, "mllama/modeling_mllama.py"),
     POSENC_QK("lfm2", rms_weight, per_head, before, "", true, "lfm2/modeling_lfm2.py"),
     POSENC_QK("muse_glimmer_assistant", rms_weight, per_head, before, "", true, "muse_glimmer_assistant/modeling_muse_glimmer_assistant.py"),
     POSENC_QK("glm4_moe", rms_weight, per_head, before, "use_qk_norm", false, "glm4_moe/modeling_glm4_moe.py"),
@@ -130,6 +132,11 @@ inline constexpr QkNormRule qk_norm_rules[] = {
     POSENC_QK("olmoe", rms_weight, per_projection, before, "", true, "olmoe/modeling_olmoe.py"),
     POSENC_QK("olmo_hybrid", rms_weight, per_projection, before, "", true, "olmo_hybrid/modeling_olmo_hybrid.py"),
     POSENC_QK("minimax_m2", rms_weight, per_projection, before, "", true, "minimax_m2/modeling_minimax_m2.py"),
+    POSENC_QK("flex_olmo", rms_weight, per_projection, before, "", true, "flex_olmo/modeling_flex_olmo.py"),
+    // HunYuan: query_layernorm / key_layernorm, RMSNorm with a weight, after RoPE
+    POSENC_QK("hunyuan_v1_dense", rms_weight, per_head, after, "", true, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py"),
+    POSENC_QK("hunyuan_v1_moe", rms_weight, per_head, after, "", true, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py"),
+    POSENC_QK("hunyuan_vl_text", rms_weight, per_head, after, "", true, "hunyuan_vl/modeling_hunyuan_vl.py"),
     // without a weight; Llama 4 only on its RoPE layers, and after RoPE
     POSENC_QK("llama4_text", rms_no_weight, per_head, after, "use_qk_norm", true, "llama4/modeling_llama4.py"),
     POSENC_QK("nanochat", rms_no_weight, per_head, after, "", true, "nanochat/modeling_nanochat.py"),
