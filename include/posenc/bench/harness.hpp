@@ -160,6 +160,10 @@ HarnessReport run_harness(const RopeProblem& problem, Kernel&& kernel, const Har
     report.kernel = t[2];
     report.timed = true;
     report.timing_verdict = judge(t, options.timing);
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__OPTIMIZE__)
+    report.timing_verdict.explanation += "compiled without optimisation (-O0): every kernel here runs far below its "
+                                         "speed; build the harness with -O2 (CMake: Release)\n";
+#endif
     return report;
 }
 
