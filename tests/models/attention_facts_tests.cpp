@@ -149,10 +149,14 @@ TEST_CASE("qk_norm_rules against transformers' own modules (tests/data/qk_norm_s
     const nlohmann::json data = nlohmann::json::parse(in);
     int probed = 0, with_norm = 0, switched = 0;
     std::set<std::string> unprobed;
-    for (const auto& [model_type, runs] : data.at("model_types").items()) {
+    for (const auto& family : data.at("model_types").items()) {  // no structured bindings: clang 14 cannot capture them
+        const std::string model_type = family.key();
+        const nlohmann::json& runs = family.value();
         CAPTURE(model_type);
         const hf::QkNormRule* rule = hf::find_qk_norm_rule(model_type);
-        for (const auto& [label, run] : runs.items()) {
+        for (const auto& entry : runs.items()) {
+            const std::string label = entry.key();
+            const nlohmann::json& run = entry.value();
             CAPTURE(label);
             if (run.contains("error")) {
                 unprobed.insert(model_type);
@@ -165,7 +169,9 @@ TEST_CASE("qk_norm_rules against transformers' own modules (tests/data/qk_norm_s
                 CHECK(norms.empty());
             } else {
                 REQUIRE_FALSE(norms.empty());
-                for (const auto& [name, norm] : norms.items()) {
+                for (const auto& module : norms.items()) {
+                    const std::string name = module.key();
+                    const nlohmann::json& norm = module.value();
                     CAPTURE(name);
                     CHECK(norm.at("kind") == hf::to_string(rule->kind));
                     CHECK(norm.at("scope") == hf::to_string(rule->scope));
