@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>  // isatty: colour only on a terminal
+
 namespace posenc_bench {
 
 /// The baseline name of a benchmark: its second path component replaced by "stream".
@@ -34,6 +36,10 @@ inline std::string baseline_name(const std::string& name, const char* baseline =
 class RatioReporter : public benchmark::ConsoleReporter
 {
 public:
+    /// colour: ANSI colour codes in the console table (run_with_ratios: only on a terminal, and
+    /// never with --benchmark_color=false).
+    explicit RatioReporter(bool colour = false) : benchmark::ConsoleReporter(colour ? OO_Defaults : OO_Tabular) {}
+
     void ReportRuns(const std::vector<Run>& runs) override
     {
         benchmark::ConsoleReporter::ReportRuns(runs);
@@ -73,8 +79,11 @@ private:
 inline int run_with_ratios(int argc, char** argv)
 {
     std::vector<char*> args(argv, argv + argc);
-    bool has_repetitions = false;
-    for (int i = 1; i < argc; ++i) has_repetitions |= std::strncmp(argv[i], "--benchmark_repetitions", 23) == 0;
+    bool has_repetitions = false, colour = isatty(STDOUT_FILENO) != 0;
+    for (int i = 1; i < argc; ++i) {
+        has_repetitions |= std::strncmp(argv[i], "--benchmark_repetitions", 23) == 0;
+        colour &= std::strcmp(argv[i], "--benchmark_color=false") != 0;
+    }
     static char repetitions[] = "--benchmark_repetitions=7";
     static char aggregates[] = "--benchmark_report_aggregates_only=true";
     if (!has_repetitions) {
@@ -85,7 +94,7 @@ inline int run_with_ratios(int argc, char** argv)
     args.push_back(nullptr);
     benchmark::Initialize(&n, args.data());
     if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
-    RatioReporter reporter;
+    RatioReporter reporter(colour);
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::Shutdown();
     return 0;

@@ -1,22 +1,50 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs the kernel benchmarks (benchmarks/bench_kernels.cpp) and writes docs/benchmarks.md:
-# the table of medians with bytes/s and ratios to the in-process streaming loop, the kernels' performance
+# Runs the kernel benchmarks (benchmarks/bench_kernels.cpp) and writes a report: the table of
+# medians with bytes/s and ratios to the in-process streaming loop, the kernels' performance
 # targets checked against them, the machine (lscpu model and flags), the compiler and flags,
-# and the commit.
+# the commit, and whether the run can be judged at all (a loaded machine, a short run).
 #
-#   scripts/run-benchmarks.sh                  # Release build in build/bench, 7 repetitions
+#   scripts/run-benchmarks.sh                  # Release build in build/bench, 7 repetitions,
+#                                              # report in build/benchmarks/benchmarks.md
+#   scripts/run-benchmarks.sh --update-docs    # the same, written into docs/benchmarks.md
 #   BUILD_DIR=/tmp/b MIN_TIME=0.2 scripts/run-benchmarks.sh --benchmark_filter=prefill_f32
 #
-# Extra arguments go to the benchmark binary. Environment: BUILD_DIR, CXX (compiler),
-# MIN_TIME (seconds per repetition, default 0.5), REPETITIONS (default 7), OUT (default
-# docs/benchmarks.md).
+# Other arguments go to the benchmark binary. Environment: BUILD_DIR, CXX (compiler), MIN_TIME
+# (seconds per repetition, default 0.5), REPETITIONS (default 7), OUT_DIR (default
+# build/benchmarks: the report, the raw console output without colour codes, the JSON), OUT (the
+# report's path, overriding both defaults).
+#
+# What it prints: the ordered table and the targets, plain text, after the run (the raw console
+# output, whose rows come in random order because repetitions are interleaved, goes to
+# OUT_DIR/bench_kernels.txt). A run is marked NOT JUDGEABLE, and every target it misses says so,
+# when the load average exceeded half the CPUs at its start or end, when a streaming baseline's
+# repetitions varied by more than 10 % (coefficient of variation), or when it was too short to
+# measure (MIN_TIME < 0.1 s or REPETITIONS < 5): then a "NOT met" is noise until a quiet run
+# repeats it.
+#
+# Google Benchmark's "***WARNING*** Library was built as DEBUG. Timings may be affected." comes
+# from Debian's libbenchmark (1.7.1-1): its shared library is compiled without -DNDEBUG (the
+# string is in libbenchmark.so only under #ifndef NDEBUG), so the library's own assertions run.
+# It concerns the library's bookkeeping around each timed loop, not posenc's code, which this
+# script compiles with -O3 -DNDEBUG (the flags line of the report); that overhead is the same for
+# a kernel and its streaming baseline, and the ratios are what the report judges.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh  # includes Debian's python3 (used below as /usr/bin/python3)
 
+update_docs=0
+bench_args=()
+for arg in "$@"; do
+  if [ "$arg" = "--update-docs" ]; then update_docs=1; else bench_args+=("$arg"); fi
+done
 build="${BUILD_DIR:-build/bench}"
-out="${OUT:-docs/benchmarks.md}"
+out_dir="${OUT_DIR:-build/benchmarks}"
+mkdir -p "$out_dir"
+if [ -n "${OUT:-}" ]; then out="$OUT"
+elif [ "$update_docs" = 1 ]; then out=docs/benchmarks.md
+else out="$out_dir/benchmarks.md"
+fi
 min_time="${MIN_TIME:-0.5}"
 repetitions="${REPETITIONS:-7}"
 compiler_arg=()
@@ -29,14 +57,18 @@ if ! grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$build/CMakeCache.txt"; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$build" --target bench_kernels -j "$(nproc)"
+echo "run-benchmarks: running bench_kernels ($repetitions repetitions of >= $min_time s each); raw output: $out_dir/bench_kernels.txt"
 
-raw="$build/bench_kernels.txt"
-json="$build/bench_kernels.json"
+raw="$out_dir/bench_kernels.txt"
+json="$out_dir/bench_kernels.json"
+load_start="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)"
 # Repetitions of all benchmarks are interleaved in random order, so that a burst of load from
 # another process spreads over every row instead of inflating one row (or its baseline).
 "$build/benchmarks/bench_kernels" --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
   --benchmark_enable_random_interleaving=true --benchmark_min_time="$min_time" \
-  --benchmark_out="$json" --benchmark_out_format=json "$@" | tee "$raw"
+  --benchmark_color=false --benchmark_out="$json" --benchmark_out_format=json ${bench_args[@]+"${bench_args[@]}"} >"$raw" 2>&1 ||
+  { echo "run-benchmarks: bench_kernels failed; its output: $raw" >&2; tail -20 "$raw" >&2; exit 1; }
+load_end="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)"
 
 cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")"
 compiler_version="$("$cxx" --version | head -1)"
@@ -61,13 +93,16 @@ cpus="$(nproc)"
 cpu_flags="$(lscpu | sed -n 's/^Flags: *//p' | tr ' ' '\n' | grep -E '^(sse4_2|avx|avx2|fma|f16c|avx512[a-z_0-9]*)$' | tr '\n' ' ')"
 load="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 
-/usr/bin/python3 - "$json" "$out" "$compiler_version" "$flags" "$commit" "$model" "$cpus" "$cpu_flags" "$load" "$min_time" "$repetitions" <<'PY'
+/usr/bin/python3 - "$json" "$out" "$compiler_version" "$flags" "$commit" "$model" "$cpus" "$cpu_flags" "$load" "$min_time" "$repetitions" "$load_start" "$load_end" <<'PY'
 import json, sys, datetime
-path, out, compiler, flags, commit, model, cpus, cpu_flags, load, min_time, reps = sys.argv[1:12]
+path, out, compiler, flags, commit, model, cpus, cpu_flags, load, min_time, reps, load_start, load_end = sys.argv[1:14]
 data = json.load(open(path))
 rows = {}
 keyed = []
+cv = {}  # coefficient of variation of each benchmark's repetitions (Google Benchmark's "cv" aggregate)
 for b in data["benchmarks"]:
+    if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "cv":
+        cv[b["run_name"].replace("/real_time", "")] = b["real_time"]
     if b.get("run_type") != "aggregate" or b.get("aggregate_name") != "median":
         continue
     name = b["run_name"].replace("/real_time", "")
@@ -76,6 +111,22 @@ for b in data["benchmarks"]:
                   "counters": {k: v for k, v in b.items() if k.endswith("_vs_plain")}}
     keyed.append(((b.get("family_index", len(keyed)), b.get("per_family_instance_index", 0)), name))
 order = [name for _, name in sorted(keyed)]  # registration order (repetitions ran interleaved)
+
+# Can this run be judged? (see the script's header)
+problems = []
+busy = max(float(load_start or 0), float(load_end or 0))
+if busy > 0.5 * int(cpus):
+    problems.append(f"the machine was loaded: load average {busy:.2f} at the start or end, above half of {cpus} CPUs")
+baselines = {n: v for n, v in cv.items() if "/stream/" in n or "/copy_kv/" in n}
+noisy = {n: v for n, v in baselines.items() if v > 0.10}
+if noisy:
+    worst = max(noisy, key=noisy.get)
+    problems.append(f"{len(noisy)} streaming baselines varied by more than 10 % between repetitions "
+                    f"(worst `{worst}`: {100 * noisy[worst]:.0f} %)")
+if float(min_time) < 0.1 or int(reps) < 5:
+    problems.append(f"the run was too short to measure: {reps} repetitions of {min_time} s "
+                    "(judge with at least 5 repetitions of 0.1 s; the defaults are 7 of 0.5 s)")
+judgeable = not problems
 
 def group_shape(name):
     parts = name.split("/")
@@ -102,6 +153,12 @@ lines.append(f"- Machine: {model}, {cpus} CPUs; SIMD flags: {cpu_flags.strip()};
 lines.append(f"- Compiler: {compiler}; flags: `{flags.strip()}`")
 lines.append("- The machine is shared with other work; repetitions are interleaved at random so that load spreads "
              "over all rows, and the ratios are the meaningful numbers.")
+if problems:
+    lines.append("- **NOT JUDGEABLE**: " + "; ".join(problems) + ". A target this run misses is noise until a quiet run "
+                 "repeats it.")
+else:
+    lines.append(f"- Judgeable: load average {busy:.2f} at most at the start and end, every streaming baseline within "
+                 "10 % between repetitions.")
 lines.append("")
 lines.append("| benchmark | median | GB/s (read + write) | ratio to stream (cache groups: to copy_kv) |")
 lines.append("|---|---:|---:|---:|")
@@ -117,16 +174,18 @@ def t(name):
     return r["seconds"] if r else None
 
 checks = []
+def verdict(met):
+    return "met" if met else ("NOT met" if judgeable else "NOT met (run not judgeable: noise until a quiet run repeats it)")
 def check(label, value, limit, text):
     if value is None:
         checks.append(f"| {label} | not measured | {text} | - |")
     else:
-        checks.append(f"| {label} | {value:.3f} | {text} | {'met' if value <= limit else 'NOT met'} |")
+        checks.append(f"| {label} | {value:.3f} | {text} | {verdict(value <= limit)} |")
 def check_at_least(label, value, limit, text):
     if value is None:
         checks.append(f"| {label} | not measured | {text} | - |")
     else:
-        checks.append(f"| {label} | {value:.3f} | {text} | {'met' if value >= limit else 'NOT met'} |")
+        checks.append(f"| {label} | {value:.3f} | {text} | {verdict(value >= limit)} |")
 def ratio(a, b):
     x, y = t(a), t(b)
     return x / y if x and y else None
@@ -196,5 +255,27 @@ try:
 except FileNotFoundError:
     pass
 open(out, "w").write("\n".join(lines) + "\n" + kept)
-print(f"wrote {out}")
+
+# The same report on the terminal, plain text, in registration order.
+width = max(len(n) for n in order) if order else 10
+print(f"{'benchmark (median)':<{width}}  {'median':>12}  {'GB/s':>7}  ratio to stream")
+for name in order:
+    r = rows[name]
+    st = stream_of(name)
+    print(f"{name:<{width}}  {fmt_time(r['seconds']):>12}  {r['bytes_per_second'] / 1e9:7.1f}  "
+          + (f"{r['seconds'] / st['seconds']:.3f}" if st else "-"))
+print()
+missed = measured = 0
+for c in checks:
+    cells = [x.strip() for x in c.strip("|").split("|")]
+    missed += cells[3].startswith("NOT met")
+    measured += cells[1] != "not measured"
+    if cells[1] == "not measured":
+        continue  # counted below; the report lists them
+    print(f"{cells[3] or '-':<8} {cells[0]}: {cells[1]} ({cells[2]})".replace(" (run not judgeable: noise until a quiet run repeats it)", "?"))
+print()
+print(f"{measured - missed} of {measured} measured targets met ({len(checks) - measured} not measured)" + ("" if judgeable else f"; {missed} missed, but the run is NOT JUDGEABLE:"))
+for p in problems:
+    print("  - " + p)
+print(f"wrote {out}" + ("" if out.endswith("docs/benchmarks.md") else " (docs/benchmarks.md untouched: --update-docs writes it)"))
 PY

@@ -65,6 +65,13 @@ struct QueryScale {
 };
 
 /// A model as posenc-inspect sees it, before any --scaling override.
+/// What an engine's fused step reads beside the RoPE, from a config (HfModel's fields of the same names).
+struct AttentionFacts {
+    int qk_head_dim = 0;  ///< MLA's query / key head, 0 otherwise
+    std::optional<posenc::hf::QkNormFacts> qk_norm;  ///< empty for a model_type posenc does not know
+    std::optional<posenc::hf::MlaFacts> mla;
+};
+
 struct Model {
     std::string name;
     std::vector<Group> groups;                 ///< empty for a learned position table (GPT-2)
@@ -81,6 +88,8 @@ struct Model {
     int learned_width = 0;                     ///< learned table: d_model
     std::vector<posenc::hf::ConfigWarning> warnings;
     std::vector<std::string> notes;
+    /// A config's attention facts beside the RoPE (posenc/models/hf_attention_facts.hpp); empty for presets.
+    std::optional<AttentionFacts> attention;
 
     bool learned() const { return groups.empty(); }
 };
@@ -162,6 +171,7 @@ inline Model model_from_config(const posenc::hf::HfModel& hf, const std::string&
                               hf.rope, hf.qk_head_dim > 0);
     m.warnings = hf.warnings;
     m.notes = hf.notes;
+    m.attention = AttentionFacts{hf.qk_head_dim, hf.qk_norm, hf.mla};
     return m;
 }
 

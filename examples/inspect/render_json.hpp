@@ -148,6 +148,37 @@ inline nlohmann::ordered_json angles_json(const posenc::TokenAngles& a)
     return j;
 }
 
+namespace detail {
+
+/// A config's attention facts: qk_head_dim, the QK-norm (null: a model_type posenc does not know)
+/// and MLA's layout (null without MLA); optional sizes are null when the config does not give them.
+inline nlohmann::ordered_json attention_json(const AttentionFacts& a)
+{
+    const auto size = [](const std::optional<int>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
+    nlohmann::ordered_json j;
+    j["qk_head_dim"] = a.qk_head_dim;
+    if (a.qk_norm) {
+        j["qk_norm"] = {{"kind", posenc::hf::to_string(a.qk_norm->kind)}};
+        if (a.qk_norm->present()) {
+            j["qk_norm"]["scope"] = posenc::hf::to_string(a.qk_norm->scope);
+            j["qk_norm"]["place"] = posenc::hf::to_string(a.qk_norm->place);
+        }
+        j["qk_norm"]["source"] = a.qk_norm->source;
+    } else {
+        j["qk_norm"] = nullptr;
+    }
+    if (a.mla)
+        j["mla"] = {{"qk_nope_head_dim", a.mla->qk_nope_head_dim}, {"qk_rope_head_dim", a.mla->qk_rope_head_dim},
+                    {"v_head_dim", size(a.mla->v_head_dim)}, {"kv_lora_rank", size(a.mla->kv_lora_rank)},
+                    {"q_lora_rank", size(a.mla->q_lora_rank)}, {"query_rope_offset", a.mla->query_rope_offset},
+                    {"key_rope_offset", a.mla->key_rope_offset}, {"key_rope_shared", a.mla->key_rope_shared}};
+    else
+        j["mla"] = nullptr;
+    return j;
+}
+
+}  // namespace detail
+
 /// The report as a JSON document (see the file comment).
 inline std::string render_json(const Report& r)
 {
@@ -196,6 +227,7 @@ inline std::string render_json(const Report& r)
                             {"layers", r.query_scale->layers}};
     else
         j["query_scale"] = nullptr;
+    if (r.attention) j["attention"] = detail::attention_json(*r.attention);
     j["roformer_bound"] = detail::bound_json(r.bound);
     if (!r.compared.empty()) {
         nlohmann::ordered_json compare = nlohmann::ordered_json::array();

@@ -93,6 +93,7 @@ struct Report {
     std::string multi_axis_kind;         ///< "" without M-RoPE
     int num_axes = 0;
     std::optional<QueryScale> query_scale;  ///< per-position query multiplier, when the model has one
+    std::optional<AttentionFacts> attention;  ///< a config's QK-norm and MLA facts (model.hpp)
     BoundReport bound;
     std::vector<posenc::hf::ConfigWarning> warnings;
     std::vector<std::string> notes;
@@ -175,6 +176,7 @@ inline Report report_for(const Model& model, const Options& options)
     r.multi_axis_kind = model.multi_axis_kind;
     r.num_axes = model.num_axes;
     r.query_scale = model.query_scale;
+    r.attention = model.attention;
     r.focus = focus_group(model, options);
     for (std::size_t g = 0; g < model.groups.size(); ++g) {
         const Group& group = model.groups[g];

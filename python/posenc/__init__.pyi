@@ -397,6 +397,24 @@ def ernie_4_5_vl_position_ids(segments: Sequence[PromptSegment], spatial_merge_s
 def hunyuan_vl_position_ids(segments: Sequence[PromptSegment], num_axes: int, spatial_merge_size: int,
                             first_image_index: int = 0) -> Tuple[npt.NDArray[np.int64], int]: ...
 
+class QkNormFacts:
+    kind: Literal["none", "rms_weight", "rms_one_plus_weight", "rms_no_weight", "layer_norm", "other"]
+    scope: Literal["per_head", "per_head_own_weight", "per_projection"]
+    place: Literal["before_rope", "after_rope"]
+    source: str
+    present: bool
+
+class MlaFacts:
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    qk_head_dim: int
+    query_rope_offset: int
+    key_rope_offset: int
+    key_rope_shared: bool
+    v_head_dim: Optional[int]
+    kv_lora_rank: Optional[int]
+    q_lora_rank: Optional[int]
+
 class HfModel:
     name: str
     model_type: str
@@ -408,6 +426,8 @@ class HfModel:
     num_key_value_heads: Optional[int]
     hidden_size: Optional[int]
     rms_norm_eps: Optional[float]
+    qk_norm: Optional[QkNormFacts]
+    mla: Optional[MlaFacts]
 
 def parse_hf_model(text: str, *, assume_half_split: bool = False) -> HfModel: ...
 def model_from_hf_config(source: Union[str, os.PathLike, Dict[str, Any]], *, assume_half_split: bool = False) -> HfModel: ...

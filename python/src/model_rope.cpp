@@ -165,6 +165,28 @@ void bind_model_rope(py::module_& m)
         .def("query_multiplier", &ModelRope::query_multiplier, py::arg("layer"), py::arg("position"),
              "The query multiplier of a layer at a position (1 when the layer has no query scale).");
 
+    py::class_<hf::QkNormFacts>(m, "QkNormFacts",
+                                "A model's QK-norm around RoPE (posenc/models/hf_attention_facts.hpp): kind 'none', "
+                                "'rms_weight', 'rms_one_plus_weight', 'rms_no_weight', 'layer_norm' or 'other'; scope "
+                                "'per_head', 'per_head_own_weight' or 'per_projection'; place 'before_rope' or 'after_rope'.")
+        .def_property_readonly("kind", [](const hf::QkNormFacts& f) { return hf::to_string(f.kind); })
+        .def_property_readonly("scope", [](const hf::QkNormFacts& f) { return hf::to_string(f.scope); })
+        .def_property_readonly("place", [](const hf::QkNormFacts& f) { return hf::to_string(f.place); })
+        .def_readonly("source", &hf::QkNormFacts::source)
+        .def_property_readonly("present", &hf::QkNormFacts::present);
+    py::class_<hf::MlaFacts>(m, "MlaFacts",
+                             "MLA's layout: the rotated slice at query_rope_offset / key_rope_offset of the "
+                             "qk_head_dim-wide heads, the key's rope part shared by every head, and the config's sizes.")
+        .def_readonly("qk_nope_head_dim", &hf::MlaFacts::qk_nope_head_dim)
+        .def_readonly("qk_rope_head_dim", &hf::MlaFacts::qk_rope_head_dim)
+        .def_readonly("qk_head_dim", &hf::MlaFacts::qk_head_dim)
+        .def_readonly("query_rope_offset", &hf::MlaFacts::query_rope_offset)
+        .def_readonly("key_rope_offset", &hf::MlaFacts::key_rope_offset)
+        .def_readonly("key_rope_shared", &hf::MlaFacts::key_rope_shared)
+        .def_readonly("v_head_dim", &hf::MlaFacts::v_head_dim)
+        .def_readonly("kv_lora_rank", &hf::MlaFacts::kv_lora_rank)
+        .def_readonly("q_lora_rank", &hf::MlaFacts::q_lora_rank);
+
     py::class_<hf::HfModel>(m, "HfModel", "A whole model read from a config.json: its ModelRope plus warnings and notes.")
         .def_readonly("name", &hf::HfModel::name)
         .def_readonly("model_type", &hf::HfModel::model_type)
@@ -175,7 +197,9 @@ void bind_model_rope(py::module_& m)
         .def_readonly("num_attention_heads", &hf::HfModel::num_attention_heads)
         .def_readonly("num_key_value_heads", &hf::HfModel::num_key_value_heads)
         .def_readonly("hidden_size", &hf::HfModel::hidden_size)
-        .def_readonly("rms_norm_eps", &hf::HfModel::rms_norm_eps);
+        .def_readonly("rms_norm_eps", &hf::HfModel::rms_norm_eps)
+        .def_readonly("qk_norm", &hf::HfModel::qk_norm)
+        .def_readonly("mla", &hf::HfModel::mla);
     m.def(
         "parse_hf_model",
         [](const std::string& text, bool assume_half_split) {

@@ -4,7 +4,8 @@
 # and keeps the default options, so tests, examples and benchmarks must skip themselves. Then,
 # against the installed tree:
 #  1. tests/package/consumer with find_package(posenc CONFIG REQUIRED), including a program
-#     that uses runtime dispatch through posenc_add_dispatch() from the installed package;
+#     that uses runtime dispatch through posenc_add_dispatch() from the installed package and
+#     one that runs the installed benchmark harness (posenc/bench/harness.hpp) on its own kernel;
 #  2. a plain compiler call with the flags of `pkg-config --cflags posenc`;
 #  3. runtime dispatch without CMake (x86-64): the installed per-ISA units compiled with the flags
 #     posenc.pc names (dispatch_unitdir, dispatch_flags_<isa>), here the sse4_2 and avx2 units
@@ -25,7 +26,7 @@ run("${CMAKE_COMMAND}" -S "${POSENC_SOURCE_DIR}" -B "${WORK_DIR}/posenc-build" $
     -DPOSENC_BUILD_BENCHMARKS=ON
     "-DCMAKE_INSTALL_PREFIX=${prefix}")
 run("${CMAKE_COMMAND}" --install "${WORK_DIR}/posenc-build")
-foreach(f include/posenc/posenc.hpp share/cmake/posenc/posencConfig.cmake share/cmake/posenc/posencConfigVersion.cmake
+foreach(f include/posenc/posenc.hpp include/posenc/bench/harness.hpp share/cmake/posenc/posencConfig.cmake share/cmake/posenc/posencConfigVersion.cmake
           share/cmake/posenc/posencDispatch.cmake share/pkgconfig/posenc.pc)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "install is missing ${f}")
@@ -38,6 +39,7 @@ run("${CMAKE_COMMAND}" -S "${POSENC_SOURCE_DIR}/tests/package/consumer" -B "${WO
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}/consumer-build")
 run("${WORK_DIR}/consumer-build/posenc_consumer")
 run("${WORK_DIR}/consumer-build/posenc_dispatch_consumer")
+run("${WORK_DIR}/consumer-build/posenc_bench_consumer")
 
 # 2. pkg-config consumer: g++ $(pkg-config --cflags posenc) main.cpp
 find_program(PKG_CONFIG pkg-config REQUIRED)

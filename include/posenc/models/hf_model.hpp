@@ -14,6 +14,7 @@
 
 #include "posenc/frequencies.hpp"
 #include "posenc/model_rope.hpp"
+#include "posenc/models/hf_attention_facts.hpp"
 #include "posenc/models/hf_read_options.hpp"
 #include "posenc/query_scale.hpp"
 #include "posenc/scaling/scaling.hpp"
@@ -93,6 +94,12 @@ struct HfModel {
     /// Per group, in rope.groups() order: the warnings and notes about that group alone.
     /// `warnings` and `notes` hold the model's own first, then these, group by group.
     std::vector<HfGroupFindings> group_findings;
+    /// The QK-norm around RoPE (hf_attention_facts.hpp); empty (nullopt) for a model_type posenc
+    /// does not know (ReadOptions::assume_half_split): its code decides, the config does not say.
+    std::optional<QkNormFacts> qk_norm;
+    /// MLA's layout (qk_head_dim > 0): where the rotated slice sits in the query and key heads, the
+    /// key's shared rope part, the config's v_head_dim, kv_lora_rank, q_lora_rank; else nullopt.
+    std::optional<MlaFacts> mla;
 };
 
 }  // namespace posenc::hf

@@ -157,6 +157,22 @@ auto prefixed(const std::string& prefix, Build&& build) -> decltype(build())
 /// Turns the JSON stage's model (hf_model_values.hpp) into a ModelRope: one RopeGroup per group
 /// (group_rope of its HfRopeConfig), the layer map, and the M-RoPE layout (MultiAxisLayout
 /// sections, or interleaved for mrope_interleaved). Throws posenc::error naming the config key.
+/// MLA's layout from the primary group's widths: the query head [nope, rope], the key assembled the
+/// same way from a per-head nope part and one shared rope part (hf_attention_facts.hpp).
+inline MlaFacts mla_facts(int qk_head_dim, int qk_rope_head_dim, const detail_json::AttentionFactsConfig& a)
+{
+    MlaFacts m;
+    m.qk_head_dim = qk_head_dim;
+    m.qk_rope_head_dim = qk_rope_head_dim;
+    m.qk_nope_head_dim = qk_head_dim - qk_rope_head_dim;
+    m.query_rope_offset = m.key_rope_offset = m.qk_nope_head_dim;
+    m.key_rope_shared = true;
+    m.v_head_dim = a.v_head_dim;
+    m.kv_lora_rank = a.kv_lora_rank;
+    m.q_lora_rank = a.q_lora_rank;
+    return m;
+}
+
 inline HfModel model_of(const HfModelConfig& config)
 {
     const std::string& pre = config.key_prefix;
@@ -203,9 +219,13 @@ inline HfModel model_of(const HfModelConfig& config)
             throw posenc::error(q->key, e.value(), e.rule(), q->key + ": " + e.rule() + ", got " + e.value());
         }
     }
-    return HfModel{name, config.model_type, std::move(rope), qk_head_dim,
-                   std::move(warnings), std::move(notes), config.num_attention_heads, config.num_key_value_heads,
-                   config.hidden_size, config.rms_norm_eps, config.key_prefix, std::move(findings)};
+    const int rope_width = config.primary_group().config.rotary_dim;
+    HfModel model{name, config.model_type, std::move(rope), qk_head_dim,
+                  std::move(warnings), std::move(notes), config.num_attention_heads, config.num_key_value_heads,
+                  config.hidden_size, config.rms_norm_eps, config.key_prefix, std::move(findings), {}, {}};
+    if (config.attention.qk_norm_known) model.qk_norm = config.attention.qk_norm;
+    if (qk_head_dim > 0) model.mla = mla_facts(qk_head_dim, rope_width, config.attention);
+    return model;
 }
 
 }  // namespace posenc::hf::detail_config

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "posenc/models/detail/hf_attention_facts_json.hpp"
 #include "posenc/models/detail/hf_attention_sizes_json.hpp"
 #include "posenc/models/detail/hf_config_text.hpp"
 #include "posenc/models/detail/hf_group_rules_json.hpp"
@@ -100,6 +101,7 @@ inline HfModelConfig resolve_model(const nlohmann::json& config, const ReadOptio
         out.num_key_value_heads = sizes.num_key_value_heads;
         out.hidden_size = sizes.hidden_size;
         out.rms_norm_eps = sizes.rms_norm_eps;
+        out.attention = read_attention_facts(id);
         out.notes = std::move(log.notes);
         out.warnings = std::move(log.warnings);
         // Key paths of a nested config carry its prefix.

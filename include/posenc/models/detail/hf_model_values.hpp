@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "posenc/models/detail/hf_rope_values.hpp"
+#include "posenc/models/hf_attention_facts.hpp"
 
 namespace posenc::hf::detail_json {
 
@@ -38,6 +39,13 @@ struct HfQueryScale {
     std::int64_t position_offset = 0;
     std::vector<int> layers;
     std::string key;  ///< the config key of beta, for messages
+};
+
+/// What the reader knows of the attention beside the RoPE; see hf_attention_facts.hpp.
+struct AttentionFactsConfig {
+    QkNormFacts qk_norm;
+    bool qk_norm_known = false;  ///< false for a model_type posenc does not know (assume_half_split)
+    std::optional<int> v_head_dim, kv_lora_rank, q_lora_rank;
 };
 
 /// A whole model's RoPE as read from a config.json; see the file comment.
@@ -61,6 +69,7 @@ struct HfModelConfig {
     /// absent: the family's class default (hf_families.hpp), else empty.
     std::optional<int> num_attention_heads, num_key_value_heads, hidden_size;
     std::optional<double> rms_norm_eps;  ///< the RMSNorm epsilon (else the family's class default), when known
+    AttentionFactsConfig attention;  ///< QK-norm and MLA sizes (hf_attention_facts_json.hpp)
     std::optional<HfQueryScale> query_scale;  ///< Llama 4's temperature tuning, Ministral 3's beta
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
