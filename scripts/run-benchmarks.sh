@@ -50,11 +50,11 @@ repetitions="${REPETITIONS:-7}"
 compiler_arg=()
 [ -n "${CXX:-}" ] && compiler_arg=(-DCMAKE_CXX_COMPILER="$CXX")
 
-cmake -S . -B "$build" "${compiler_arg[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
-  -DPOSENC_BUILD_TESTS=OFF -DPOSENC_BUILD_EXAMPLES=OFF -DPOSENC_BUILD_BENCHMARKS=ON >/dev/null
+# The `bench` preset (CMakePresets.json), in BUILD_DIR.
+cmake --preset bench -B "$build" "${compiler_arg[@]}" >/dev/null
 if ! grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$build/CMakeCache.txt"; then
   echo "run-benchmarks: $build is not a Release build (a changed compiler resets the cache); run again" >&2
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --preset bench -B "$build" >/dev/null
 fi
 cmake --build "$build" --target bench_kernels -j "$(nproc)"
 echo "run-benchmarks: running bench_kernels ($repetitions repetitions of >= $min_time s each); raw output: $out_dir/bench_kernels.txt"
