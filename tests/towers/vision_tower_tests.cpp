@@ -214,3 +214,70 @@ TEST_CASE("every vision model type with RoPE is a tower row or a refusal naming 
     MESSAGE(read << " of " << vision << " vision model types with RoPE read as towers");
     CHECK(read == static_cast<int>(rows.size()));
 }
+
+// posenc-inspect --config C --tower vision --grid T,H,W --angles --json, through the tool's own
+// pieces (examples/inspect/tower.hpp), against the sweep: a Qwen2.5-VL wrapper config whose
+// vision_config is the swept tower's.
+#include "inspect/tower.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+TEST_CASE("[cli] --tower vision --grid --angles --json gives transformers' per-token angles in pixel_values order")
+{
+    const nlohmann::json data = load_towers_sweep();
+    for (const auto& t : data.at("towers")) {
+        if (t.at("model_type") != "qwen2_5_vl_vision") continue;
+        const std::string path =
+            (std::filesystem::temp_directory_path() / ("posenc-tower-" + std::to_string(::getpid()) + ".json")).string();
+        {
+            std::ofstream out(path);
+            out << nlohmann::json{{"model_type", "qwen2_5_vl"}, {"vision_config", t.at("config")}}.dump();
+        }
+        const auto& c = t.at("cases")[1];
+        const std::string grid = std::to_string(c.at("grid_thw")[0].get<int>()) + "," +
+                                 std::to_string(c.at("grid_thw")[1].get<int>()) + "," +
+                                 std::to_string(c.at("grid_thw")[2].get<int>());
+        const inspect::Options o =
+            inspect::parse_options({"--config", path, "--tower", "vision", "--grid", grid, "--angles", "--json"});
+        inspect::check_tower_options(o);
+        const nlohmann::json j = nlohmann::json::parse(inspect::render_tower_json(inspect::build_tower_report(o)));
+        std::remove(path.c_str());
+        CHECK(j.at("head_dim") == 224);  // the class default 3584 / 16
+        CHECK(j.at("num_tokens") == c.at("angles").size());
+        const auto& a = j.at("angles");
+        REQUIRE(a.at("tokens").size() == c.at("angles").size());
+        CHECK(a.at("positions") == c.at("positions"));
+        for (std::size_t n = 0; n < a.at("tokens").size(); ++n)
+            for (std::size_t k = 0; k < a.at("tokens")[n].size(); ++k) {
+                const double w = c.at("angles")[n][k].get<double>();
+                CHECK(std::abs(a.at("tokens")[n][k].get<double>() - w) <= std::ldexp(std::abs(w), -22));
+            }
+        CHECK(a.at("pairs") == t.at("pairs"));
+        return;
+    }
+    FAIL("qwen2_5_vl_vision missing from the towers sweep");
+}
+
+TEST_CASE("[cli] tower usage errors")
+{
+    const auto usage = [](const std::vector<std::string>& args) -> std::string {
+        try {
+            inspect::check_tower_options(inspect::parse_options(args));
+        } catch (const inspect::UsageError& e) {
+            return e.what();
+        }
+        return "(accepted)";
+    };
+    CHECK(usage({"--config", "c.json", "--tower", "vision"}).find("needs --grid") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "audio", "--grid", "1,2,2"}).find("--tower") != std::string::npos);
+    CHECK(usage({"--preset", "qwen3-8b", "--tower", "vision", "--grid", "1,2,2"}).find("--config only") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--grid", "1,2,2"}) == "--grid needs --tower vision");
+    CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,2"}).find("T,H,W") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,0,2"}).find("--grid") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,2,2", "--factor", "4"}).find("--factor") !=
+          std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,2,2", "--angles", "--json"}) == "(accepted)");
+}
