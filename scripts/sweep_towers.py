@@ -44,6 +44,9 @@ TOWERS = {
     "exaone4_5_vision": ("exaone4_5", "Exaone4_5_VisionModel", "rotary_pos_emb", "depth"),
     "cohere_compass_vision": ("cohere_compass", "CohereCompassVisionModel", "rotary_pos_emb", "depth"),
     "paddleocr_vl_vision": ("paddleocr_vl", "PaddleOCRVisionModel", "rotary_pos_emb", "num_hidden_layers"),
+    # Pixtral's rotary module holds the whole (row, column) table and returns cos/sin: the angles
+    # recorded are its own table's rows at the position ids the forward hands it.
+    "pixtral": ("pixtral", "PixtralVisionModel", "patch_positional_embedding", "num_hidden_layers"),
 }
 
 # (frames, rows, columns) before the spatial merge: an image, a video of 2 frames, a taller image.
@@ -72,8 +75,16 @@ def run_tower(torch, model, rotary, grid, config, model_type):
     seen = {}
 
     def hook(module, args, output):
-        seen["positions"] = args[0].detach().clone()
-        seen["angles"] = output.detach().clone()
+        if model_type == "pixtral":  # args: (patch_embeds, position ids h * max_width + w)
+            ids = args[1].reshape(-1)
+            width = config.image_size // config.patch_size
+            seen["positions"] = torch.stack([ids // width, ids % width], dim=-1)
+            table = module.inv_freq[ids]
+            seen["angles"] = table[:, : table.shape[-1] // 2].detach().clone()
+            seen["cat"] = bool(torch.equal(table[:, : table.shape[-1] // 2], table[:, table.shape[-1] // 2:]))
+        else:
+            seen["positions"] = args[0].detach().clone()
+            seen["angles"] = output.detach().clone()
         raise Captured()  # the rest of the forward (attention, merger) reads no RoPE input
 
     handle = rotary.register_forward_hook(hook)
@@ -81,7 +92,11 @@ def run_tower(torch, model, rotary, grid, config, model_type):
         n = grid[0] * grid[1] * grid[2]
         grid_thw = torch.tensor([list(grid)])
         with torch.no_grad(), contextlib.suppress(Captured):
-            if model_type == "paddleocr_vl_vision":
+            if model_type == "pixtral":  # T images of H x W patches
+                p = config.patch_size
+                pixels = torch.randn(grid[0], config.num_channels, grid[1] * p, grid[2] * p)
+                model(pixels, image_sizes=[(grid[1] * p, grid[2] * p)] * grid[0])
+            elif model_type == "paddleocr_vl_vision":
                 p = config.patch_size
                 pixels = torch.randn(1, n, config.num_channels, p, p)
                 model(pixel_values=pixels, grid_thw=grid_thw)
@@ -95,6 +110,11 @@ def run_tower(torch, model, rotary, grid, config, model_type):
 def probe_pairs(torch, module, n_angles, head_dim):
     """Partner dims of each angle column through the modeling file's apply_rotary_pos_emb_vision."""
     apply = getattr(module, "apply_rotary_pos_emb_vision", None)
+    if apply is None and hasattr(module, "apply_rotary_pos_emb"):  # Pixtral: the text layout
+        def apply(q, k, cos, sin):  # q (tokens, 1, dim) -> (1, 1, tokens, dim), cos (1, tokens, dim)
+            out, _ = module.apply_rotary_pos_emb(q.transpose(0, 1).unsqueeze(0), k.transpose(0, 1).unsqueeze(0),
+                                                 cos.unsqueeze(0), sin.unsqueeze(0), unsqueeze_dim=1)
+            return out[0].transpose(0, 1), None
     if apply is None:
         return None
     pairs = []
@@ -125,7 +145,7 @@ def sweep_tower(torch, transformers, model_type):
     module = importlib.import_module(f"transformers.models.{folder}.modeling_{folder}")
     config = auto.CONFIG_MAPPING[model_type]()
     stored = {k: v for k, v in config.to_dict().items()
-              if isinstance(v, (int, float, str, bool, list)) and not k.startswith("_")}
+              if isinstance(v, (int, float, str, bool, list, dict)) and not k.startswith("_")}
     setattr(config, layers_key, 1)
     if hasattr(config, "fullatt_block_indexes"):
         config.fullatt_block_indexes = [0]
@@ -140,6 +160,7 @@ def sweep_tower(torch, transformers, model_type):
         seen = run_tower(torch, model, rotary, grid, config, model_type)
         angles = seen["angles"].to(torch.float32)
         cases.append({"grid_thw": list(grid), "positions": seen["positions"].tolist(),
+                      **({"table_is_cat": seen["cat"]} if "cat" in seen else {}),
                       "angles": [[float(f"{x:.9g}") for x in row] for row in angles.tolist()]})
         head_dim = 2 * angles.shape[-1]
     entry = {"model_type": model_type, "module": f"modeling_{folder}", "model_class": cls_name,

@@ -25,6 +25,16 @@
 //   Qwen2.5-VL's window attention reorders the rows internally (by windows of merge blocks) and
 //   undoes it after the merger: each row of pixel_values keeps the angles above.
 //
+// Pixtral (VisionTowerRule::rows_columns_even_odd; models/pixtral/modeling_pixtral.py,
+// PixtralRotaryEmbedding and position_ids_in_meshgrid): the same pairs and axes, but the
+// frequencies are the head's 1-D table phi_k = theta^(-2k/H), k in [0, H/2), split by parity:
+//       i <  Q   angle = row    * phi_(2i)
+//       i >= Q   angle = column * phi_(2(i - Q) + 1)
+//   theta from the config (rope_parameters; 10,000 by default), H = head_dim (or hidden_size /
+//   num_attention_heads); patches row-major; the table holds image_size / patch_size rows and
+//   columns (max_side): a larger grid is refused. Several images of one size (T > 1) repeat the
+//   order. No CLS token.
+//
 // Angle precision (tower_token_angles):
 //   Precision::hf_float32 (default): what the model rotates by. f_j = fl(1 / fl(fl(theta)^e_j)),
 //     e_j = fl(2j) / fl(H/2) (float32 as the rotary module builds inv_freq; the power in
@@ -56,14 +66,16 @@ namespace posenc {
 
 /// Which rotary rule a tower applies; see the file comment.
 enum class VisionTowerRule {
-    rows_columns_shared,  ///< Qwen2-VL line: one table for rows and columns, half_split pairs over the head
+    rows_columns_shared,    ///< Qwen2-VL line: one table for rows and columns, half_split pairs over the head
+    rows_columns_even_odd,  ///< Pixtral: the head's 1-D table split by parity, even for rows, odd for columns
 };
 
-/// "rows_columns_shared".
+/// "rows_columns_shared" or "rows_columns_even_odd".
 inline const char* to_string(VisionTowerRule rule) noexcept
 {
     switch (rule) {
     case VisionTowerRule::rows_columns_shared: return "rows_columns_shared";
+    case VisionTowerRule::rows_columns_even_odd: return "rows_columns_even_odd";
     }
     return "(not a VisionTowerRule)";
 }
@@ -76,6 +88,7 @@ struct VisionTower {
     int head_dim = 0;           ///< H: hidden_size / num_heads
     double theta = 10000.0;     ///< the rotary base
     int merge_size = 1;         ///< m: patch order block-major over m x m blocks (1: row-major)
+    std::int64_t max_side = 0;  ///< the largest grid side the tower's table holds (0: no limit)
 
     /// Throws posenc::error unless head_dim is a positive multiple of 4, theta finite and > 1,
     /// merge_size >= 1.
@@ -87,6 +100,9 @@ struct VisionTower {
         if (!std::isfinite(theta) || theta <= 1.0)
             throw error("theta", std::to_string(theta), "must be finite and > 1");
         if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
+        if (rule != VisionTowerRule::rows_columns_shared && rule != VisionTowerRule::rows_columns_even_odd)
+            throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
+        if (max_side < 0) throw error("max_side", std::to_string(max_side), "must be >= 0 (0: no limit)");
     }
 
     int num_pairs() const noexcept { return head_dim / 2; }
@@ -110,13 +126,17 @@ namespace detail {
 /// Throws posenc::error unless the grid is positive, within max_grid_side, its rows and columns
 /// multiples of merge_size (the tower's reshape into merge blocks fails otherwise), and
 /// frames x rows x columns x pairs within max_token_angle_entries.
-inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs)
+inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs, std::int64_t max_side = 0)
 {
     const std::int64_t sides[3] = {g.frames, g.rows, g.columns};
     const char* names[3] = {"grid.frames", "grid.rows", "grid.columns"};
     for (int a = 0; a < 3; ++a)
         if (sides[a] < 1 || sides[a] > max_grid_side)
             throw error(names[a], std::to_string(sides[a]), "must be in [1, 2^24 - 1]");
+    if (max_side > 0 && (g.rows > max_side || g.columns > max_side))
+        throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
+                    "rows and columns must be at most " + std::to_string(max_side) +
+                        " (image_size / patch_size: the tower's table has no row beyond)");
     if (g.rows % merge_size != 0 || g.columns % merge_size != 0)
         throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
                     "rows and columns must be multiples of the spatial merge size " + std::to_string(merge_size) +
@@ -128,12 +148,19 @@ inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs
                     "must hold at most 2^28 token x pair angles");
 }
 
-/// Frequency j of a rows_columns_shared tower (rotary module of width H/2): exact
-/// theta^(-4j/H) in double, or the model's float32 fl(1 / fl(fl(theta) ^ fl(fl(2j) / fl(H/2)))).
-inline double tower_frequency(const VisionTower& tower, int j, Precision precision)
+/// The frequency of pair i (Q = H/4 pairs per axis, j = i mod Q):
+///   rows_columns_shared    theta^(-4j/H)          (a rotary module of width H/2, index j)
+///   rows_columns_even_odd  theta^(-2k/H), k = 2j for rows (i < Q), 2j + 1 for columns
+///                          (the head's 1-D table of width H, index k)
+/// exact in double, or the model's float32 fl(1 / fl(fl(theta) ^ fl(fl(2k) / fl(width)))).
+inline double tower_frequency(const VisionTower& tower, int i, Precision precision)
 {
-    if (precision == Precision::exact) return std::pow(tower.theta, -4.0 * j / static_cast<double>(tower.head_dim));
-    const float e = hf32::div(hf32::round(2.0 * j), hf32::round(tower.head_dim / 2));
+    const int q = tower.head_dim / 4;
+    const bool shared = tower.rule == VisionTowerRule::rows_columns_shared;
+    const int index = shared ? i % q : 2 * (i % q) + (i < q ? 0 : 1);
+    const int width = shared ? tower.head_dim / 2 : tower.head_dim;
+    if (precision == Precision::exact) return std::pow(tower.theta, -2.0 * index / static_cast<double>(width));
+    const float e = hf32::div(hf32::round(2.0 * index), hf32::round(width));
     return static_cast<double>(hf32::div(1.0f, hf32::pow(hf32::round(tower.theta), e)));
 }
 
@@ -153,7 +180,7 @@ inline std::vector<std::array<std::int64_t, 2>> patch_positions(std::int64_t row
     return out;
 }
 
-/// The head dims each pair of a rows_columns_shared tower mixes: (i, i + H/2).
+/// The head dims each pair of a tower mixes: (i, i + H/2) (both rules rotate half_split).
 inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
 {
     tower.check();
@@ -163,7 +190,8 @@ inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
 }
 
 /// The angle of pair `pair` (in [0, H/2)) of the patch at (row, column): row x f_pair for
-/// pair < H/4, column x f_(pair - H/4) otherwise, in the given precision (file comment).
+/// pair < H/4, column x f_pair otherwise (detail::tower_frequency), in the given precision
+/// (file comment).
 /// Throws posenc::error for a tower that fails check(), a pair out of range or a coordinate
 /// outside [0, max_grid_side].
 inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64_t column, int pair,
@@ -177,7 +205,7 @@ inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64
         if (c < 0 || c > max_grid_side) throw error("coordinate", std::to_string(c), "must be in [0, 2^24 - 1]");
     const int q = tower.head_dim / 4;
     const double p = static_cast<double>(pair < q ? row : column);
-    const double f = detail::tower_frequency(tower, pair % q, precision);
+    const double f = detail::tower_frequency(tower, pair, precision);
     return precision == Precision::exact ? p * f : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(f)));
 }
 
@@ -189,7 +217,7 @@ inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid&
 {
     tower.check();
     detail::require_precision(precision);
-    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs());
+    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side);
     TokenAngles out;
     out.pairs = tower_pairs(tower);
     const auto frame = patch_positions(grid.rows, grid.columns, tower.merge_size);

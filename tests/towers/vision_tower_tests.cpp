@@ -39,7 +39,7 @@ std::string error_of(const std::string& text)
 TEST_CASE("towers sweep: every tower's per-token angles and positions match transformers' forward")
 {
     const nlohmann::json data = load_towers_sweep();
-    REQUIRE(data.at("towers").size() >= 14);
+    REQUIRE(data.at("towers").size() >= 16);
     int towers = 0, bit_equal = 0, values = 0;
     for (const auto& t : data.at("towers")) {
         const std::string type = t.at("model_type");
@@ -53,6 +53,7 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
             const posenc::PatchGrid grid{g[0].get<long>(), g[1].get<long>(), g[2].get<long>()};
             CAPTURE(g.dump());
             const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, grid);
+            CHECK(c.value("table_is_cat", true));  // Pixtral's table: cat(h, h), the half_split layout
             const auto& want = c.at("angles");
             const auto& want_pos = c.at("positions");
             REQUIRE(a.num_tokens() == want.size());
@@ -213,6 +214,36 @@ TEST_CASE("every vision model type with RoPE is a tower row or a refusal naming 
     }
     MESSAGE(read << " of " << vision << " vision model types with RoPE read as towers");
     CHECK(read == static_cast<int>(rows.size()));
+    int explained = 0;
+    for (const auto& r : posenc::hf::vision_tower_refusals) explained += posenc::hf::find_rope_outside_language(r.model_type) != nullptr;
+    CHECK(explained == static_cast<int>(std::size(posenc::hf::vision_tower_refusals)));
+    MESSAGE((vision - read) << " refused, " << explained << " of them saying what posenc would need");
+}
+
+TEST_CASE("Pixtral: theta and head from the config, row-major patches, the grid bounded by image_size / patch_size")
+{
+    // Mistral-Small-3.1's vision_config as the checkpoint writes it (head_dim 64 = 1024 / 16)
+    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "mistral3", "vision_config": {"model_type": "pixtral",
+        "head_dim": 64, "hidden_size": 1024, "num_attention_heads": 16, "image_size": 1540, "patch_size": 14,
+        "rope_theta": 10000.0}})");
+    CHECK(t.tower.rule == posenc::VisionTowerRule::rows_columns_even_odd);
+    CHECK(t.tower.head_dim == 64);
+    CHECK(t.tower.max_side == 110);
+    CHECK(t.warnings.empty());
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 2, 3}, posenc::Precision::exact);
+    CHECK(a.positions[1] == std::vector<double>{0, 1});
+    // pair 1 reads the row at phi_2 = 1e4^(-4/64); pair 17 the column at phi_3 = 1e4^(-6/64)
+    CHECK(a.tokens[4][1] == doctest::Approx(std::pow(1e4, -4.0 / 64)).epsilon(1e-15));
+    CHECK(a.tokens[4][17] == doctest::Approx(std::pow(1e4, -6.0 / 64)).epsilon(1e-15));
+    CHECK_THROWS_AS(posenc::tower_token_angles(t.tower, {1, 111, 2}), posenc::error);
+    const auto theta = posenc::hf::parse_vision_tower(
+        R"({"model_type": "pixtral", "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}, "head_dim": 32})");
+    CHECK(theta.tower.theta == 1e6);
+    CHECK(theta.tower.head_dim == 64);
+    REQUIRE(theta.warnings.size() == 1);
+    CHECK(theta.warnings[0].key == "head_dim");
+    CHECK(error_of(R"({"model_type": "pixtral", "rope_parameters": {"rope_type": "yarn", "factor": 2}})")
+              .find("rope_parameters.rope_type") != std::string::npos);
 }
 
 // posenc-inspect --config C --tower vision --grid T,H,W --angles --json, through the tool's own

@@ -15,6 +15,11 @@
 //               ignored by transformers; the reader says so in a warning);
 //   merge_size  spatial_merge_size (PaddleOCR-VL: 1, its encoder numbers patches row-major and
 //               merges after it).
+// Pixtral (`pixtral`, Mistral 3's default tower; Pixtral-12B's llava config names it in
+// vision_config.model_type): head = hidden_size / num_attention_heads (a head_dim key is
+// overwritten by the configuration class: named in a warning), theta = rope_parameters.rope_theta
+// (else rope_theta, else 10,000; a rope_type other than "default" is refused, as transformers
+// does), patches row-major, the grid at most image_size / patch_size per side.
 // Every other key of vision_config (depth, patch_size, window_size, ...) does not change the
 // angles a patch gets and is not read.
 // Refused, naming model_type (posenc::error): a tower whose code applies a RoPE posenc does not
@@ -47,27 +52,33 @@ struct VisionTowerRow {
     int default_heads;
     int default_merge;
     bool merges_in_encoder;          ///< false: positions row-major whatever spatial_merge_size says
+    VisionTowerRule rule;
+    bool reads_rope_parameters;      ///< theta from rope_parameters / rope_theta (else fixed 10,000), head_dim key read
+    bool table_bounded_by_image;     ///< the table holds image_size / patch_size rows and columns
 };
 
-/// The towers of the Qwen2-VL rule (VisionTowerRule::rows_columns_shared), with the class
-/// defaults of transformers' configuration classes (configuration_<model>.py).
+/// The towers posenc reads: the Qwen2-VL rule (VisionTowerRule::rows_columns_shared) and Pixtral
+/// (rows_columns_even_odd), with the class defaults of transformers' configuration classes
+/// (configuration_<model>.py).
 inline constexpr VisionTowerRow vision_tower_rows[] = {
-    {"qwen2_vl_vision", "qwen2_vl", "embed_dim", "num_heads", 1280, 16, 2, true},
-    {"qwen2_5_vl_vision", "qwen2_5_vl", "hidden_size", "num_heads", 3584, 16, 2, true},
-    {"qwen2_5_omni_vision_encoder", "qwen2_5_omni qwen2_5_omni_thinker", "hidden_size", "num_heads", 3584, 16, 2, true},
-    {"qwen3_vl_vision", "qwen3_vl", "hidden_size", "num_heads", 1152, 16, 2, true},
-    {"qwen3_vl_moe_vision", "qwen3_vl_moe", "hidden_size", "num_heads", 1152, 16, 2, true},
-    {"qwen3_5_vision", "qwen3_5", "hidden_size", "num_heads", 1152, 16, 2, true},
-    {"qwen3_5_moe_vision", "qwen3_5_moe", "hidden_size", "num_heads", 1152, 16, 2, true},
+    {"qwen2_vl_vision", "qwen2_vl", "embed_dim", "num_heads", 1280, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen2_5_vl_vision", "qwen2_5_vl", "hidden_size", "num_heads", 3584, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen2_5_omni_vision_encoder", "qwen2_5_omni qwen2_5_omni_thinker", "hidden_size", "num_heads", 3584, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen3_vl_vision", "qwen3_vl", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen3_vl_moe_vision", "qwen3_vl_moe", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen3_5_vision", "qwen3_5", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen3_5_moe_vision", "qwen3_5_moe", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
     {"qwen3_omni_moe_vision_encoder", "qwen3_omni_moe qwen3_omni_moe_thinker", "hidden_size", "num_heads", 1152, 16, 2,
-     true},
-    {"glm4v_vision", "glm4v glm46v", "hidden_size", "num_heads", 1536, 12, 2, true},
-    {"glm4v_moe_vision", "glm4v_moe", "hidden_size", "num_heads", 1536, 12, 2, true},
-    {"glm_ocr_vision", "glm_ocr", "hidden_size", "num_heads", 1024, 16, 2, true},
-    {"ernie4_5_vl_moe_vision", "ernie4_5_vl_moe", "hidden_size", "num_heads", 1280, 16, 2, true},
-    {"exaone4_5_vision", "exaone4_5", "hidden_size", "num_heads", 3584, 16, 2, true},
-    {"cohere_compass_vision", "cohere_compass", "hidden_size", "num_heads", 1152, 16, 2, true},
-    {"paddleocr_vl_vision", "paddleocr_vl", "hidden_size", "num_attention_heads", 1152, 16, 2, false},
+     true, VisionTowerRule::rows_columns_shared, false, false},
+    {"glm4v_vision", "glm4v glm46v", "hidden_size", "num_heads", 1536, 12, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"glm4v_moe_vision", "glm4v_moe", "hidden_size", "num_heads", 1536, 12, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"glm_ocr_vision", "glm_ocr", "hidden_size", "num_heads", 1024, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"ernie4_5_vl_moe_vision", "ernie4_5_vl_moe", "hidden_size", "num_heads", 1280, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"exaone4_5_vision", "exaone4_5", "hidden_size", "num_heads", 3584, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"cohere_compass_vision", "cohere_compass", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"paddleocr_vl_vision", "paddleocr_vl", "hidden_size", "num_attention_heads", 1152, 16, 2, false, VisionTowerRule::rows_columns_shared, false, false},
+    {"pixtral", "mistral3", "hidden_size", "num_attention_heads", 1024, 16, 1, false,
+     VisionTowerRule::rows_columns_even_odd, true, true},
 };
 
 /// A tower whose code applies RoPE that posenc refuses, and what it would need.
@@ -83,9 +94,6 @@ inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
     {"gemma4_vision", "gemma4", "its head is cut into two contiguous chunks, each a separate 1-D RoPE (column, row) "
                                 "with rotate_half inside the chunk, theta 100, and padding patches at -1"},
     {"gemma4_unified_vision", "gemma4_unified", "the Gemma 4 per-chunk 1-D RoPE over (column, row), theta 100"},
-    {"pixtral", "mistral3 llava", "its even/odd split table over (row, column) with the processor's image-break "
-                                  "layout; the tower reader does not read it yet (multi_axis.hpp "
-                                  "axial_2d_even_odd_frequencies has the table)"},
     {"llama4_vision_model", "llama4", "(column + 1, row + 1) on interleaved pairs with a CLS token at angle 0; the "
                                       "tower reader does not read it yet (multi_axis.hpp axial_2d has the layout)"},
     {"kimi_k25_vision", "kimi_k25", "half_split pairs whose axis alternates pair by pair, repeated per video frame"},
@@ -208,6 +216,44 @@ inline int read_positive(const json& tower, std::string_view key, int fallback, 
     return v ? detail_json::positive_int(*v, pre + k) : fallback;
 }
 
+/// Pixtral's head and theta: width / heads (the configuration class sets head_dim to that whatever
+/// the config says; a differing head_dim is named in a warning); rope_theta from
+/// rope_parameters (transformers 5), else a top-level rope_theta, else 10,000; a rope_type other
+/// than "default" is refused (transformers raises).
+inline void read_configured_rope(const json& tower, const std::string& pre, int width, int heads, HfVisionTower& out)
+{
+    out.tower.head_dim = width / heads;
+    if (const json* head = member(tower, "head_dim"); head && !(head->is_number() && head->get<double>() == out.tower.head_dim))
+        out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the configuration class sets head_dim to "
+                                                  "hidden_size / num_attention_heads = " + std::to_string(out.tower.head_dim)});
+    if (out.tower.head_dim % 4 != 0)
+        fail(pre + "hidden_size", "expected a head (hidden_size / num_attention_heads) that is a multiple of 4: the tower "
+                                  "rotates head / 4 pairs per axis",
+             std::to_string(width) + " / " + std::to_string(heads));
+    out.tower.theta = 10000.0;
+    if (const json* t = member(tower, "rope_theta")) out.tower.theta = detail_json::number(*t, pre + "rope_theta");
+    if (const json* d = member(tower, "rope_parameters")) {
+        if (!d->is_object()) fail_json(pre + "rope_parameters", "expected an object", *d);
+        if (const json* type = member(*d, "rope_type"); type && !(type->is_string() && type->get<std::string>() == "default"))
+            fail_json(pre + "rope_parameters.rope_type",
+                      "expected \"default\": the tower's rotary module refuses any other RoPE type", *type);
+        if (const json* t = member(*d, "rope_theta")) out.tower.theta = detail_json::number(*t, pre + "rope_parameters.rope_theta");
+    }
+    if (!(out.tower.theta > 1.0)) fail(pre + "rope_theta", "expected a base > 1", std::to_string(out.tower.theta));
+}
+
+/// image_size / patch_size (integers), the side of Pixtral's precomputed table.
+inline std::int64_t image_side(const json& tower, const std::string& pre)
+{
+    const json* image = member(tower, "image_size");
+    const json* patch = member(tower, "patch_size");
+    const int i = image ? detail_json::positive_int(*image, pre + "image_size") : 1024;
+    const int p = patch ? detail_json::positive_int(*patch, pre + "patch_size") : 16;
+    if (i / p < 1) fail(pre + "image_size", "expected at least one patch per side (image_size / patch_size >= 1)",
+                        std::to_string(i) + " / " + std::to_string(p));
+    return i / p;
+}
+
 inline HfVisionTower resolve(const json& config)
 {
     if (!config.is_object()) fail_json("config", "expected a JSON object", config);
@@ -233,8 +279,15 @@ inline HfVisionTower resolve(const json& config)
     HfVisionTower out;
     out.key_prefix = pre;
     out.tower.model_type = type;
+    out.tower.rule = row->rule;
     const int width = read_positive(*tower_json, row->width_key, row->default_width, pre);
     const int heads = read_positive(*tower_json, row->heads_key, row->default_heads, pre);
+    if (row->reads_rope_parameters) {
+        read_configured_rope(*tower_json, pre, width, heads, out);
+        if (row->table_bounded_by_image) out.tower.max_side = image_side(*tower_json, pre);
+        out.tower.check();
+        return out;
+    }
     if (width % heads != 0)
         out.warnings.push_back({pre + std::string(row->width_key),
                                 std::to_string(width) + " is not a multiple of " + std::string(row->heads_key) + " " +
