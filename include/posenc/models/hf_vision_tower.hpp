@@ -35,8 +35,11 @@
 #include "posenc/models/hf_read_options.hpp"
 #include "posenc/vision_tower.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace posenc::hf {
