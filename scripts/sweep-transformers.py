@@ -8,6 +8,10 @@ Usage (Debian's Python and Debian's torch; the script is not run by CI, its outp
                                                    [--commit SHORT_SHA] [--only MODEL_TYPE,...]
     /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC --minimal [--commit SHORT_SHA]
     /usr/bin/python3 scripts/sweep-transformers.py --coverage BUILD/tests/posenc_tests_models
+    /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC --towers [--commit SHORT_SHA]
+
+The --towers form writes tests/data/transformers_sweep_towers.json: vision towers' per-token
+angles for a few patch grids (scripts/sweep_towers.py says how).
 
 The second form runs the test that checks posenc against the data (tests/models/
 transformers_sweep_tests.cpp) and writes its K/N line into docs/models.md. With --variants (and
@@ -1125,6 +1129,9 @@ def main():
     parser.add_argument("--variants", action="store_true",
                         help="sweep each language model with the scaled RoPE dicts of VARIANTS instead of its class "
                              "defaults (give --out elsewhere: a look for maintainers, not test data)")
+    parser.add_argument("--towers", action="store_true",
+                        help="sweep the vision towers of scripts/sweep_towers.py instead (default --out "
+                             "tests/data/transformers_sweep_towers.json)")
     args = parser.parse_args()
     if args.coverage:
         write_coverage(args.coverage)
@@ -1133,10 +1140,16 @@ def main():
         parser.error("give the src folder of a transformers checkout (or --coverage)")
     if args.out is None:
         args.out = os.path.join(os.path.dirname(__file__), "..", "tests", "data",
-                                "transformers_sweep_minimal.json" if args.minimal else "transformers_sweep.json")
+                                "transformers_sweep_minimal.json" if args.minimal
+                                else "transformers_sweep_towers.json" if args.towers else "transformers_sweep.json")
 
     torch = prepare_environment(os.path.abspath(args.src))
     import transformers
+    if args.towers:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import sweep_towers
+        sweep_towers.sweep_towers(torch, transformers, args.out, args.commit)
+        return
     from transformers.configuration_utils import PreTrainedConfig
     from transformers.models.auto import configuration_auto as auto
 

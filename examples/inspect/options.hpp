@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cfloat>
@@ -87,6 +88,9 @@ struct Options {
     bool csv = false;
     std::optional<std::string> svg_dir;
     std::optional<std::string> title;  ///< --title TEXT: the model's name in the charts' titles
+    std::string tower;                 ///< --tower NAME: "vision" reads the config's vision tower (inspect/tower.hpp)
+    std::optional<std::array<std::int64_t, 3>> grid;  ///< --grid T,H,W: a tower's patch grid (grid_thw)
+    bool angles = false;               ///< --angles: every token's angle per pair
 
     /// Each option given, with its value as written ("" for a flag).
     std::map<std::string, std::string> written;
@@ -156,6 +160,13 @@ Output:
   --bound-pairs P          pair count of the RoFormer chart (default: the
                            model's; 32 draws the lesson's own curve)
 
+Towers (with --config):
+  --tower vision           the config's vision tower (vision_config) instead of
+                           the language model
+  --grid T,H,W             the patch grid (the processor's grid_thw, patches
+                           before the spatial merge)
+  --angles                 every token's coordinates and angle per pair
+
 Numbers are decimal (4, 0.25, 1e6); lengths are whole numbers (131072,
 1.31072e5).
 Exit status: 0 success; 2 usage errors, unreadable files, rejected configs;
@@ -175,7 +186,8 @@ inline const std::vector<std::string>& option_names()
         "--compare",
         "--factor", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim", "--truncate",
         "--attention-factor", "--low-freq-factor", "--high-freq-factor", "--short-factor", "--long-factor",
-        "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg", "--title"};
+        "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg", "--title",
+        "--tower", "--grid", "--angles"};
     return names;
 }
 
@@ -305,6 +317,18 @@ inline std::vector<double> parse_list(const std::string& option, const std::stri
     return out;
 }
 
+/// --grid T,H,W: three whole numbers from 1 to 2^24 - 1 (frames, rows, columns in patches).
+inline std::array<std::int64_t, 3> parse_grid(const std::string& option, const std::string& text)
+{
+    const std::vector<std::string> items = split_commas(text);
+    if (items.size() != 3)
+        throw UsageError(option + ": expected T,H,W (frames, rows, columns in patches, e.g. 1,32,48), got " + in_quotes(text));
+    std::array<std::int64_t, 3> g{};
+    const char* what[3] = {"a frame count", "a row count", "a column count"};
+    for (std::size_t k = 0; k < 3; ++k) g[k] = parse_whole(option, items[k], 1, (std::int64_t{1} << 24) - 1, what[k]);
+    return g;
+}
+
 /// The canonical scaling name for `text` (any letter case), or a UsageError with a suggestion.
 inline std::string parse_scaling(const std::string& option, const std::string& text)
 {
@@ -401,6 +425,9 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--json") flag(), o.json = true;
         else if (name == "--csv") flag(), o.csv = true;
         else if (name == "--assume-half-split") flag(), o.assume_half_split = true;
+        else if (name == "--angles") flag(), o.angles = true;
+        else if (name == "--tower") o.tower = nonempty("a tower name (vision)");
+        else if (name == "--grid") o.grid = detail::parse_grid(name, value());
         else if (name == "--preset") o.preset = nonempty("a preset name (see --list-presets)");
         else if (name == "--config") o.config_path = nonempty("the path of a config.json");
         else if (name == "--svg") o.svg_dir = nonempty("a directory");

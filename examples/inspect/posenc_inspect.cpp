@@ -33,6 +33,7 @@
 #include "inspect/render_svg.hpp"
 #include "inspect/render_text.hpp"
 #include "inspect/report.hpp"
+#include "inspect/tower.hpp"
 
 namespace {
 
@@ -162,6 +163,13 @@ int run(int argc, char** argv)
     }
     if (options.mode == inspect::Options::Mode::list_presets) {
         write_stdout(inspect::preset_list());
+        return 0;
+    }
+    inspect::check_tower_options(options);
+    if (!options.tower.empty()) {
+        const inspect::TowerReport tower = inspect::build_tower_report(options);
+        for (const posenc::hf::ConfigWarning& w : tower.read.warnings) fail(0, "warning: " + w.key + ": " + w.message);
+        write_stdout(options.json ? inspect::render_tower_json(tower) : inspect::render_tower_text(tower));
         return 0;
     }
     const inspect::Report report = inspect::build_report(options);

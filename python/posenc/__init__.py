@@ -143,6 +143,11 @@ def parse_hf_model(text, *, assume_half_split=False):
     return _posenc.parse_hf_model(text, assume_half_split=assume_half_split)
 
 
+def vision_tower_from_hf_config(source):
+    """The vision tower of a config.json (a path or a dict): posenc.parse_vision_tower on its text."""
+    return _posenc.parse_vision_tower(_config_text(source))
+
+
 for _name in ("from_hf_config", "model_from_hf_config", "parse_hf_config", "parse_hf_model"):
     globals()[_name].__doc__ = getattr(_posenc, _name).__doc__
 del _name

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+// posenc/vision_tower.hpp: the RoPE of a vision tower (the image / video encoder of a multimodal
+// model), token by token, for one patch grid.
+//
+// A vision tower cuts an image (or each frame pair of a video) into patches and runs a ViT over
+// them; its rotary embedding gives each patch an angle per rotated pair from the patch's row and
+// column. One rule covers the towers of the Qwen2-VL line (VisionTowerRule::rows_columns_shared):
+//
+//   head H = hidden_size / num_heads (Qwen2-VL: embed_dim / num_heads); Q = H / 4;
+//   frequencies f_j = theta^(-2j / (H/2)) = theta^(-4j / H), j in [0, Q), theta = 10,000 (the
+//     constructor default of the tower's rotary module; no config key sets it);
+//   pairs (i, i + H/2), i in [0, H/2) (rotate_half over the whole head):
+//       i <  Q   angle = row    * f_i
+//       i >= Q   angle = column * f_(i - Q)
+//   patch order (the rows of pixel_values): block-major over m x m merge blocks
+//   (m = spatial_merge_size): blocks row-major over the (rows / m) x (columns / m) block grid,
+//   inside a block its m x m patches row-major; a video of T frames (temporal patches) repeats
+//   the frame's order T times, every frame with the same (row, column): the tower has no
+//   temporal axis. m = 1 is plain row-major order (PaddleOCR-VL, which merges after the encoder).
+//   No CLS or register token; padding is not part of the grid.
+//   Source: transformers models/qwen2_vl/modeling_qwen2_vl.py (VisionRotaryEmbedding,
+//   Qwen2VisionTransformerPretrainedModel.forward) and vision_utils.get_vision_position_ids; the
+//   same in qwen2_5_vl, qwen2_5_omni, qwen3_vl(_moe), qwen3_5(_moe), qwen3_omni_moe, glm4v(_moe),
+//   glm_ocr, ernie4_5_vl_moe, exaone4_5, cohere_compass, paddleocr_vl (merge 1).
+//   Qwen2.5-VL's window attention reorders the rows internally (by windows of merge blocks) and
+//   undoes it after the merger: each row of pixel_values keeps the angles above.
+//
+// Pixtral (VisionTowerRule::rows_columns_even_odd; models/pixtral/modeling_pixtral.py,
+// PixtralRotaryEmbedding and position_ids_in_meshgrid): the same pairs and axes, but the
+// frequencies are the head's 1-D table phi_k = theta^(-2k/H), k in [0, H/2), split by parity:
+//       i <  Q   angle = row    * phi_(2i)
+//       i >= Q   angle = column * phi_(2(i - Q) + 1)
+//   theta from the config (rope_parameters; 10,000 by default), H = head_dim (or hidden_size /
+//   num_attention_heads); patches row-major; the table holds image_size / patch_size rows and
+//   columns (max_side): a larger grid is refused. Several images of one size (T > 1) repeat the
+//   order. No CLS token.
+//
+// Angle precision (tower_token_angles):
+//   Precision::hf_float32 (default): what the model rotates by. f_j = fl(1 / fl(fl(theta)^e_j)),
+//     e_j = fl(2j) / fl(H/2) (float32 as the rotary module builds inv_freq; the power in
+//     double, rounded once), angle =
+//     fl(fl(position) * f_j). Against transformers' own float32 output: |d| <= 2^-22 |angle|,
+//     bit-equal except where torch's float32 pow rounds an inv_freq entry the other way (one
+//     entry of a 224-wide head in the towers sweep: 1 ulp).
+//   Precision::exact: the real-number angle position * theta^(-4j/H) in double (relative error
+//     < 2^-50). The model's float32 angle differs from it by up to 2^-20 |angle| for theta 1e4
+//     (the float32 exponent's rounding times ln theta, pow's, the division's and the product's
+//     rounding).
+// Positions must stay below 2^24 (float32 holds every integer there; a grid side is at most
+// 2^24 - 1) and a grid's tokens x pairs below 2^28 entries (the record's size).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "posenc/angle_precision.hpp"
+#include "posenc/error.hpp"
+#include "posenc/scaling/float32_emulation.hpp"
+#include "posenc/token_angles.hpp"
+
+namespace posenc {
+
+/// Which rotary rule a tower applies; see the file comment.
+enum class VisionTowerRule {
+    rows_columns_shared,    ///< Qwen2-VL line: one table for rows and columns, half_split pairs over the head
+    rows_columns_even_odd,  ///< Pixtral: the head's 1-D table split by parity, even for rows, odd for columns
+};
+
+/// "rows_columns_shared" or "rows_columns_even_odd".
+inline const char* to_string(VisionTowerRule rule) noexcept
+{
+    switch (rule) {
+    case VisionTowerRule::rows_columns_shared: return "rows_columns_shared";
+    case VisionTowerRule::rows_columns_even_odd: return "rows_columns_even_odd";
+    }
+    return "(not a VisionTowerRule)";
+}
+
+/// A vision tower's RoPE: what tower_token_angles needs (the reader hf::read_vision_tower fills it
+/// from a model's config.json).
+struct VisionTower {
+    std::string model_type;     ///< the tower's model_type ("qwen2_5_vl_vision")
+    VisionTowerRule rule = VisionTowerRule::rows_columns_shared;
+    int head_dim = 0;           ///< H: hidden_size / num_heads
+    double theta = 10000.0;     ///< the rotary base
+    int merge_size = 1;         ///< m: patch order block-major over m x m blocks (1: row-major)
+    std::int64_t max_side = 0;  ///< the largest grid side the tower's table holds (0: no limit)
+
+    /// Throws posenc::error unless head_dim is a positive multiple of 4, theta finite and > 1,
+    /// merge_size >= 1.
+    void check() const
+    {
+        if (head_dim <= 0 || head_dim % 4 != 0)
+            throw error("head_dim", std::to_string(head_dim),
+                        "must be a positive multiple of 4 (two axes, each of head_dim / 4 half_split pairs)");
+        if (!std::isfinite(theta) || theta <= 1.0)
+            throw error("theta", std::to_string(theta), "must be finite and > 1");
+        if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
+        if (rule != VisionTowerRule::rows_columns_shared && rule != VisionTowerRule::rows_columns_even_odd)
+            throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
+        if (max_side < 0) throw error("max_side", std::to_string(max_side), "must be >= 0 (0: no limit)");
+    }
+
+    int num_pairs() const noexcept { return head_dim / 2; }
+};
+
+/// A patch grid as the processor reports it (grid_thw): frames (temporal patches), rows and
+/// columns, in patches before the spatial merge.
+struct PatchGrid {
+    std::int64_t frames = 1;
+    std::int64_t rows = 1;
+    std::int64_t columns = 1;
+};
+
+/// The largest grid side: positions stay exact in float32 (2^24 - 1).
+inline constexpr std::int64_t max_grid_side = (std::int64_t{1} << 24) - 1;
+/// The most tokens x pairs entries one TokenAngles record may hold.
+inline constexpr std::int64_t max_token_angle_entries = std::int64_t{1} << 28;
+
+namespace detail {
+
+/// Throws posenc::error unless the grid is positive, within max_grid_side, its rows and columns
+/// multiples of merge_size (the tower's reshape into merge blocks fails otherwise), and
+/// frames x rows x columns x pairs within max_token_angle_entries.
+inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs, std::int64_t max_side = 0)
+{
+    const std::int64_t sides[3] = {g.frames, g.rows, g.columns};
+    const char* names[3] = {"grid.frames", "grid.rows", "grid.columns"};
+    for (int a = 0; a < 3; ++a)
+        if (sides[a] < 1 || sides[a] > max_grid_side)
+            throw error(names[a], std::to_string(sides[a]), "must be in [1, 2^24 - 1]");
+    if (max_side > 0 && (g.rows > max_side || g.columns > max_side))
+        throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
+                    "rows and columns must be at most " + std::to_string(max_side) +
+                        " (image_size / patch_size: the tower's table has no row beyond)");
+    if (g.rows % merge_size != 0 || g.columns % merge_size != 0)
+        throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
+                    "rows and columns must be multiples of the spatial merge size " + std::to_string(merge_size) +
+                        " (the tower groups patches in merge blocks)");
+    const double entries = static_cast<double>(g.frames) * static_cast<double>(g.rows) *
+                           static_cast<double>(g.columns) * static_cast<double>(num_pairs);
+    if (entries > static_cast<double>(max_token_angle_entries))
+        throw error("grid", std::to_string(g.frames) + "," + std::to_string(g.rows) + "," + std::to_string(g.columns),
+                    "must hold at most 2^28 token x pair angles");
+}
+
+/// The frequency of pair i (Q = H/4 pairs per axis, j = i mod Q):
+///   rows_columns_shared    theta^(-4j/H)          (a rotary module of width H/2, index j)
+///   rows_columns_even_odd  theta^(-2k/H), k = 2j for rows (i < Q), 2j + 1 for columns
+///                          (the head's 1-D table of width H, index k)
+/// exact in double, or the model's float32 fl(1 / fl(fl(theta) ^ fl(fl(2k) / fl(width)))).
+inline double tower_frequency(const VisionTower& tower, int i, Precision precision)
+{
+    const int q = tower.head_dim / 4;
+    const bool shared = tower.rule == VisionTowerRule::rows_columns_shared;
+    const int index = shared ? i % q : 2 * (i % q) + (i < q ? 0 : 1);
+    const int width = shared ? tower.head_dim / 2 : tower.head_dim;
+    if (precision == Precision::exact) return std::pow(tower.theta, -2.0 * index / static_cast<double>(width));
+    const float e = hf32::div(hf32::round(2.0 * index), hf32::round(width));
+    return static_cast<double>(hf32::div(1.0f, hf32::pow(hf32::round(tower.theta), e)));
+}
+
+}  // namespace detail
+
+/// (row, column) of every patch of one frame, in the order of the rows of pixel_values:
+/// block-major over merge_size x merge_size blocks (row-major for merge_size 1).
+inline std::vector<std::array<std::int64_t, 2>> patch_positions(std::int64_t rows, std::int64_t columns, int merge_size)
+{
+    std::vector<std::array<std::int64_t, 2>> out;
+    out.reserve(static_cast<std::size_t>(rows * columns));
+    const std::int64_t m = merge_size;
+    for (std::int64_t br = 0; br < rows / m; ++br)
+        for (std::int64_t bc = 0; bc < columns / m; ++bc)
+            for (std::int64_t r = 0; r < m; ++r)
+                for (std::int64_t c = 0; c < m; ++c) out.push_back({br * m + r, bc * m + c});
+    return out;
+}
+
+/// The head dims each pair of a tower mixes: (i, i + H/2) (both rules rotate half_split).
+inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
+{
+    tower.check();
+    std::vector<std::array<int, 2>> pairs;
+    for (int i = 0; i < tower.num_pairs(); ++i) pairs.push_back({i, i + tower.num_pairs()});
+    return pairs;
+}
+
+/// The angle of pair `pair` (in [0, H/2)) of the patch at (row, column): row x f_pair for
+/// pair < H/4, column x f_pair otherwise (detail::tower_frequency), in the given precision
+/// (file comment).
+/// Throws posenc::error for a tower that fails check(), a pair out of range or a coordinate
+/// outside [0, max_grid_side].
+inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64_t column, int pair,
+                          Precision precision = Precision::hf_float32)
+{
+    tower.check();
+    detail::require_precision(precision);
+    if (pair < 0 || pair >= tower.num_pairs())
+        throw error("pair", std::to_string(pair), "must be in [0, head_dim / 2)");
+    for (const std::int64_t c : {row, column})
+        if (c < 0 || c > max_grid_side) throw error("coordinate", std::to_string(c), "must be in [0, 2^24 - 1]");
+    const int q = tower.head_dim / 4;
+    const double p = static_cast<double>(pair < q ? row : column);
+    const double f = detail::tower_frequency(tower, pair, precision);
+    return precision == Precision::exact ? p * f : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(f)));
+}
+
+/// Every token of one grid (see the file comment): positions (row, column) and the angle of each
+/// pair (tower_angle), tokens in the order of the rows of pixel_values. Throws posenc::error for a
+/// tower that fails check() or a grid outside detail::require_patch_grid.
+inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid& grid,
+                                      Precision precision = Precision::hf_float32)
+{
+    tower.check();
+    detail::require_precision(precision);
+    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side);
+    TokenAngles out;
+    out.pairs = tower_pairs(tower);
+    const auto frame = patch_positions(grid.rows, grid.columns, tower.merge_size);
+    std::vector<std::vector<double>> frame_angles;
+    frame_angles.reserve(frame.size());
+    for (const auto& rc : frame) {
+        std::vector<double> row(static_cast<std::size_t>(tower.num_pairs()));
+        for (int i = 0; i < tower.num_pairs(); ++i) row[static_cast<std::size_t>(i)] = tower_angle(tower, rc[0], rc[1], i, precision);
+        frame_angles.push_back(std::move(row));
+    }
+    for (std::int64_t t = 0; t < grid.frames; ++t)
+        for (std::size_t k = 0; k < frame.size(); ++k) {
+            out.positions.push_back({static_cast<double>(frame[k][0]), static_cast<double>(frame[k][1])});
+            out.tokens.push_back(frame_angles[k]);
+        }
+    return out;
+}
+
+}  // namespace posenc

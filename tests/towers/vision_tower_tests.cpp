@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+// Vision towers' RoPE (posenc/vision_tower.hpp, posenc/models/hf_vision_tower.hpp) against
+// transformers' own code: tests/data/transformers_sweep_towers.json holds, for every tower of the
+// Qwen2-VL rule, its class-default config and the position ids and angles its rotary module
+// produced in the tower's forward for a few grids (scripts/sweep_towers.py), and the head dims
+// each angle rotates, probed through the modeling file's apply function.
+#include <posenc/models/hf_vision_tower.hpp>
+#include <posenc/vision_tower.hpp>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <string>
+
+namespace {
+
+nlohmann::json load_towers_sweep()
+{
+    std::ifstream in(std::string(POSENC_TEST_DATA_DIR) + "/transformers_sweep_towers.json");
+    REQUIRE(in.good());
+    return nlohmann::json::parse(in);
+}
+
+std::string error_of(const std::string& text)
+{
+    try {
+        (void)posenc::hf::parse_vision_tower(text);
+    } catch (const posenc::error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("towers sweep: every tower's per-token angles and positions match transformers' forward")
+{
+    const nlohmann::json data = load_towers_sweep();
+    REQUIRE(data.at("towers").size() >= 16);
+    int towers = 0, bit_equal = 0, values = 0;
+    for (const auto& t : data.at("towers")) {
+        const std::string type = t.at("model_type");
+        CAPTURE(type);
+        nlohmann::json config = t.at("config");
+        config["model_type"] = type;
+        const posenc::hf::HfVisionTower read = posenc::hf::vision_tower_from_json(config);
+        CHECK(read.tower.model_type == type);
+        for (const auto& c : t.at("cases")) {
+            const auto g = c.at("grid_thw");
+            const posenc::PatchGrid grid{g[0].get<long>(), g[1].get<long>(), g[2].get<long>()};
+            CAPTURE(g.dump());
+            const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, grid);
+            CHECK(c.value("table_is_cat", true));  // Pixtral's table: cat(h, h), the half_split layout
+            const auto& want = c.at("angles");
+            const auto& want_pos = c.at("positions");
+            REQUIRE(a.num_tokens() == want.size());
+            REQUIRE(a.num_pairs() == want[0].size());
+            for (std::size_t n = 0; n < a.num_tokens(); ++n) {
+                CHECK(a.positions[n][0] == want_pos[n][0].get<double>());
+                CHECK(a.positions[n][1] == want_pos[n][1].get<double>());
+                for (std::size_t k = 0; k < a.num_pairs(); ++k) {
+                    const double w = want[n][k].get<double>();
+                    // the sweep stores float32 values with 9 significant digits: exact to float32
+                    CHECK(std::abs(a.tokens[n][k] - w) <= std::ldexp(std::abs(w), -22));
+                    bit_equal += static_cast<float>(a.tokens[n][k]) == static_cast<float>(w);
+                    ++values;
+                }
+            }
+        }
+        if (t.contains("pairs")) {
+            const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, {1, 2 * read.tower.merge_size, 2 * read.tower.merge_size});
+            REQUIRE(a.num_pairs() == t.at("pairs").size());
+            for (std::size_t k = 0; k < a.num_pairs(); ++k) {
+                CHECK(a.pairs[k][0] == t.at("pairs")[k][0].get<int>());
+                CHECK(a.pairs[k][1] == t.at("pairs")[k][1].get<int>());
+            }
+        }
+        ++towers;
+    }
+    // torch's float32 pow rounds one inv_freq entry of the 224-wide class-default heads
+    // (Qwen2.5-VL, EXAONE 4.5) the other way from pow in double rounded once: those angles are
+    // 1 ulp off, within the tolerance above; every other angle is bit-equal.
+    MESSAGE(towers << " towers, " << bit_equal << " of " << values << " angles bit-equal to transformers' float32");
+    CHECK(bit_equal >= values - 2 * 160);
+}
+
+TEST_CASE("Qwen2.5-VL-7B-Instruct's config.json: head 1280 / 16 = 80, theta 10000, 2x2 merge blocks")
+{
+    // vision_config as the checkpoint's config.json writes it (no theta: the tower's constructor default)
+    const std::string text = R"({"model_type": "qwen2_5_vl", "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+        "hidden_size": 3584, "num_attention_heads": 28,
+        "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420,
+            "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2,
+            "spatial_patch_size": 14, "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31],
+            "tokens_per_second": 2, "temporal_patch_size": 2}})";
+    const posenc::hf::HfVisionTower t = posenc::hf::parse_vision_tower(text);
+    CHECK(t.tower.model_type == "qwen2_5_vl_vision");
+    CHECK(t.key_prefix == "vision_config.");
+    CHECK(t.tower.head_dim == 80);
+    CHECK(t.tower.theta == 10000.0);
+    CHECK(t.tower.merge_size == 2);
+    CHECK(t.warnings.empty());
+    // grid 1 x 2 x 4: two merge blocks side by side; block-major order
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 2, 4}, posenc::Precision::exact);
+    const double want[8][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}};
+    REQUIRE(a.num_tokens() == 8);
+    for (int n = 0; n < 8; ++n) {
+        CHECK(a.positions[static_cast<std::size_t>(n)][0] == want[n][0]);
+        CHECK(a.positions[static_cast<std::size_t>(n)][1] == want[n][1]);
+    }
+    // pair 1 reads the row at 10000^(-4/80); pair 21 the column at the same frequency
+    CHECK(a.tokens[6][1] == doctest::Approx(1.0 * std::pow(10000.0, -0.05)).epsilon(1e-15));
+    CHECK(a.tokens[6][21] == doctest::Approx(2.0 * std::pow(10000.0, -0.05)).epsilon(1e-15));
+    CHECK(a.pairs[3][0] == 3);
+    CHECK(a.pairs[3][1] == 43);
+}
+
+TEST_CASE("a video repeats the frame's (row, column) order once per temporal patch")
+{
+    posenc::VisionTower t;
+    t.head_dim = 16;
+    t.merge_size = 2;
+    const posenc::TokenAngles a = posenc::tower_token_angles(t, {3, 2, 2});
+    REQUIRE(a.num_tokens() == 12);
+    for (std::size_t n = 0; n < 4; ++n) {
+        CHECK(a.positions[n] == a.positions[n + 4]);
+        CHECK(a.tokens[n] == a.tokens[n + 8]);
+    }
+}
+
+TEST_CASE("the float32 angle stays within 2^-20 relative of the exact one up to the largest grid side")
+{
+    posenc::VisionTower t;
+    t.head_dim = 80;
+    for (const std::int64_t c : {std::int64_t{1}, std::int64_t{4095}, std::int64_t{1} << 20, posenc::max_grid_side})
+        for (int pair = 0; pair < 40; ++pair) {
+            const double exact = posenc::tower_angle(t, c, c, pair, posenc::Precision::exact);
+            const double f32 = posenc::tower_angle(t, c, c, pair, posenc::Precision::hf_float32);
+            // the float32 exponent fl(2j / (H/2)) (ln(theta) e 2^-24 <= 9.3 x 2^-24 relative), pow's
+            // and the division's rounding (2 x 2^-24), the product's rounding (2^-24)
+            CHECK(std::abs(f32 - exact) <= std::ldexp(exact, -20));
+        }
+    CHECK_THROWS_AS(posenc::tower_angle(t, posenc::max_grid_side + 1, 0, 0), posenc::error);
+    CHECK_THROWS_AS(posenc::tower_angle(t, 0, 0, 40), posenc::error);
+}
+
+TEST_CASE("PaddleOCR-VL's encoder numbers patches row-major whatever spatial_merge_size says")
+{
+    const posenc::hf::HfVisionTower t =
+        posenc::hf::parse_vision_tower(R"({"model_type": "paddleocr_vl", "vision_config": {"hidden_size": 1152,
+        "num_attention_heads": 16, "spatial_merge_size": 2}})");
+    CHECK(t.tower.head_dim == 72);
+    CHECK(t.tower.merge_size == 1);
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 2, 4});
+    CHECK(a.positions[1] == std::vector<double>{0, 1});
+    CHECK(a.positions[2] == std::vector<double>{0, 2});
+}
+
+TEST_CASE("a tower's own config, the Omni thinker's nesting, class defaults and an ignored rope_theta")
+{
+    const auto own = posenc::hf::parse_vision_tower(R"({"model_type": "qwen2_vl_vision", "embed_dim": 1280, "num_heads": 16})");
+    CHECK(own.key_prefix.empty());
+    CHECK(own.tower.head_dim == 80);
+    const auto omni = posenc::hf::parse_vision_tower(
+        R"({"model_type": "qwen3_omni_moe", "thinker_config": {"vision_config": {"rope_theta": 5}}})");
+    CHECK(omni.tower.model_type == "qwen3_omni_moe_vision_encoder");
+    CHECK(omni.tower.head_dim == 72);  // class defaults 1152 / 16
+    CHECK(omni.tower.theta == 10000.0);
+    REQUIRE(omni.warnings.size() == 1);
+    CHECK(omni.warnings[0].key == "thinker_config.vision_config.rope_theta");
+    const auto glm46v = posenc::hf::parse_vision_tower(R"({"model_type": "glm46v", "vision_config": {}})");
+    CHECK(glm46v.tower.model_type == "glm4v_vision");
+}
+
+TEST_CASE("towers posenc does not represent, towers without RoPE and bad grids are refused by name")
+{
+    CHECK(error_of(R"({"model_type": "gemma4", "vision_config": {}})").find("gemma4_vision") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "dinov3_vit"})").find("non-integer") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "llava", "vision_config": {"model_type": "clip_vision_model"}})")
+              .find("vision_config.model_type") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "llama"})").find("vision_config") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "qwen2_vl", "vision_config": {"embed_dim": 1280, "num_heads": 0}})")
+              .find("vision_config.num_heads") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "qwen2_vl", "vision_config": {"embed_dim": 1000, "num_heads": 8}})")
+              .find("multiple of 4") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "qwen2_vl", "vision_config": []})").find("vision_config") != std::string::npos);
+    posenc::VisionTower t;
+    t.head_dim = 80;
+    t.merge_size = 2;
+    CHECK_THROWS_AS(posenc::tower_token_angles(t, {1, 3, 4}), posenc::error);
+    CHECK_THROWS_AS(posenc::tower_token_angles(t, {0, 2, 2}), posenc::error);
+    CHECK_THROWS_AS(posenc::tower_token_angles(t, {1 << 20, 1 << 12, 1 << 12}), posenc::error);
+}
+
+TEST_CASE("every vision model type with RoPE is a tower row or a refusal naming it")
+{
+    std::set<std::string> rows;
+    for (const auto& r : posenc::hf::vision_tower_rows) rows.insert(std::string(r.model_type));
+    int vision = 0, read = 0;
+    for (const auto& o : posenc::hf::rope_outside_language) {
+        if (o.kind != posenc::hf::TowerKind::vision) continue;
+        ++vision;
+        const std::string type(o.model_type);
+        CAPTURE(type);
+        if (rows.count(type)) {
+            ++read;
+            continue;
+        }
+        const std::string e = error_of(R"({"model_type": ")" + type + R"("})");
+        CHECK(e.find("\"" + type + "\"") != std::string::npos);
+    }
+    MESSAGE(read << " of " << vision << " vision model types with RoPE read as towers");
+    CHECK(read == static_cast<int>(rows.size()));
+    int explained = 0;
+    for (const auto& r : posenc::hf::vision_tower_refusals) explained += posenc::hf::find_rope_outside_language(r.model_type) != nullptr;
+    CHECK(explained == static_cast<int>(std::size(posenc::hf::vision_tower_refusals)));
+    MESSAGE((vision - read) << " refused, " << explained << " of them saying what posenc would need");
+}
+
+TEST_CASE("Pixtral: theta and head from the config, row-major patches, the grid bounded by image_size / patch_size")
+{
+    // Mistral-Small-3.1's vision_config as the checkpoint writes it (head_dim 64 = 1024 / 16)
+    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "mistral3", "vision_config": {"model_type": "pixtral",
+        "head_dim": 64, "hidden_size": 1024, "num_attention_heads": 16, "image_size": 1540, "patch_size": 14,
+        "rope_theta": 10000.0}})");
+    CHECK(t.tower.rule == posenc::VisionTowerRule::rows_columns_even_odd);
+    CHECK(t.tower.head_dim == 64);
+    CHECK(t.tower.max_side == 110);
+    CHECK(t.warnings.empty());
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 2, 3}, posenc::Precision::exact);
+    CHECK(a.positions[1] == std::vector<double>{0, 1});
+    // pair 1 reads the row at phi_2 = 1e4^(-4/64); pair 17 the column at phi_3 = 1e4^(-6/64)
+    CHECK(a.tokens[4][1] == doctest::Approx(std::pow(1e4, -4.0 / 64)).epsilon(1e-15));
+    CHECK(a.tokens[4][17] == doctest::Approx(std::pow(1e4, -6.0 / 64)).epsilon(1e-15));
+    CHECK_THROWS_AS(posenc::tower_token_angles(t.tower, {1, 111, 2}), posenc::error);
+    const auto theta = posenc::hf::parse_vision_tower(
+        R"({"model_type": "pixtral", "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}, "head_dim": 32})");
+    CHECK(theta.tower.theta == 1e6);
+    CHECK(theta.tower.head_dim == 64);
+    REQUIRE(theta.warnings.size() == 1);
+    CHECK(theta.warnings[0].key == "head_dim");
+    CHECK(error_of(R"({"model_type": "pixtral", "rope_parameters": {"rope_type": "yarn", "factor": 2}})")
+              .find("rope_parameters.rope_type") != std::string::npos);
+}
+
+// posenc-inspect --config C --tower vision --grid T,H,W --angles --json, through the tool's own
+// pieces (examples/inspect/tower.hpp), against the sweep: a Qwen2.5-VL wrapper config whose
+// vision_config is the swept tower's.
+#include "inspect/tower.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+TEST_CASE("[cli] --tower vision --grid --angles --json gives transformers' per-token angles in pixel_values order")
+{
+    const nlohmann::json data = load_towers_sweep();
+    for (const auto& t : data.at("towers")) {
+        if (t.at("model_type") != "qwen2_5_vl_vision") continue;
+        const std::string path =
+            (std::filesystem::temp_directory_path() / ("posenc-tower-" + std::to_string(::getpid()) + ".json")).string();
+        {
+            std::ofstream out(path);
+            out << nlohmann::json{{"model_type", "qwen2_5_vl"}, {"vision_config", t.at("config")}}.dump();
+        }
+        const auto& c = t.at("cases")[1];
+        const std::string grid = std::to_string(c.at("grid_thw")[0].get<int>()) + "," +
+                                 std::to_string(c.at("grid_thw")[1].get<int>()) + "," +
+                                 std::to_string(c.at("grid_thw")[2].get<int>());
+        const inspect::Options o =
+            inspect::parse_options({"--config", path, "--tower", "vision", "--grid", grid, "--angles", "--json"});
+        inspect::check_tower_options(o);
+        const nlohmann::json j = nlohmann::json::parse(inspect::render_tower_json(inspect::build_tower_report(o)));
+        std::remove(path.c_str());
+        CHECK(j.at("head_dim") == 224);  // the class default 3584 / 16
+        CHECK(j.at("num_tokens") == c.at("angles").size());
+        const auto& a = j.at("angles");
+        REQUIRE(a.at("tokens").size() == c.at("angles").size());
+        CHECK(a.at("positions") == c.at("positions"));
+        for (std::size_t n = 0; n < a.at("tokens").size(); ++n)
+            for (std::size_t k = 0; k < a.at("tokens")[n].size(); ++k) {
+                const double w = c.at("angles")[n][k].get<double>();
+                CHECK(std::abs(a.at("tokens")[n][k].get<double>() - w) <= std::ldexp(std::abs(w), -22));
+            }
+        CHECK(a.at("pairs") == t.at("pairs"));
+        return;
+    }
+    FAIL("qwen2_5_vl_vision missing from the towers sweep");
+}
+
+TEST_CASE("[cli] tower usage errors")
+{
+    const auto usage = [](const std::vector<std::string>& args) -> std::string {
+        try {
+            inspect::check_tower_options(inspect::parse_options(args));
+        } catch (const inspect::UsageError& e) {
+            return e.what();
+        }
+        return "(accepted)";
+    };
+    CHECK(usage({"--config", "c.json", "--tower", "vision"}).find("needs --grid") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "audio", "--grid", "1,2,2"}).find("--tower") != std::string::npos);
+    CHECK(usage({"--preset", "qwen3-8b", "--tower", "vision", "--grid", "1,2,2"}).find("--config only") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--grid", "1,2,2"}) == "--grid needs --tower vision");
+    CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,2"}).find("T,H,W") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,0,2"}).find("--grid") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,2,2", "--factor", "4"}).find("--factor") !=
+          std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,2,2", "--angles", "--json"}) == "(accepted)");
+}
