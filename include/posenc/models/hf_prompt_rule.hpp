@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/hf_prompt_rule.hpp: which get_rope_index a multimodal config.json's model runs, and
+// the vision_config facts it reads (spatial_merge_size, tokens_per_second, temporal_merge_size), as
+// transformers (decba1d2) reads them: the config's value, else the vision configuration class's
+// default. Then a prompt's position ids (mrope_prompt_positions.hpp, multimodal_positions.hpp) and
+// what each prompt token's pairs rotate by (prompt_angles.hpp).
+//
+//   model_type (top level, or the language model's own *_text type)      rule
+//   qwen2_vl, paddleocr_vl                                                qwen2_vl
+//   qwen2_5_vl                                                            qwen2_5_vl (+ tokens_per_second, default 4)
+//   qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe,
+//   glm46v, glm_ocr, cosmos3_edge                                         video_frames
+//   ernie4_5_vl_moe                                                       ERNIE-4.5-VL (+ temporal_merge_size, default 2)
+// spatial_merge_size defaults to 2 in every one of these classes. A *_text config (no
+// vision_config) uses the class defaults, with a note saying so.
+// Refused by name: the Omni thinkers (qwen2_5_omni, qwen3_omni_moe: their get_rope_index walks
+// token ids, places begin/end tokens around each run and interleaves audio, which the SEGMENTS
+// grammar does not carry), glm_image, minimax_m3_vl, hunyuan_vl (its image spans hold a newline
+// column and optional begin/end tokens: call hunyuan_vl_position_ids), and every other model_type.
+//
+// Optional like hf_config.hpp: it needs nlohmann_json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "posenc/error.hpp"
+#include "posenc/multimodal_positions.hpp"
+#include "posenc/mrope_prompt_positions.hpp"
+
+namespace posenc::hf {
+
+/// The get_rope_index of a config's model, with the facts it reads.
+struct HfPromptRule {
+    enum class Kind { mrope, ernie_4_5_vl };
+    std::string model_type;  ///< as the config names it (top level)
+    Kind kind = Kind::mrope;
+    MropePromptRule mrope;         ///< Kind::mrope (spatial_merge_size is used by both kinds)
+    int temporal_merge_size = 0;   ///< Kind::ernie_4_5_vl: vision_config.temporal_merge_size
+    std::vector<std::string> notes;  ///< defaults taken from the configuration classes
+};
+
+namespace detail_prompt {
+
+struct PromptFamily {
+    const char* model_type;
+    HfPromptRule::Kind kind;
+    MropePromptFamily family;
+};
+
+inline const std::vector<PromptFamily>& prompt_families()
+{
+    using K = HfPromptRule::Kind;
+    using F = MropePromptFamily;
+    static const std::vector<PromptFamily> families{
+        {"qwen2_vl", K::mrope, F::qwen2_vl},          {"paddleocr_vl", K::mrope, F::qwen2_vl},
+        {"qwen2_5_vl", K::mrope, F::qwen2_5_vl},      {"qwen3_vl", K::mrope, F::video_frames},
+        {"qwen3_vl_moe", K::mrope, F::video_frames},  {"qwen3_5", K::mrope, F::video_frames},
+        {"qwen3_5_moe", K::mrope, F::video_frames},   {"glm4v", K::mrope, F::video_frames},
+        {"glm4v_moe", K::mrope, F::video_frames},     {"glm46v", K::mrope, F::video_frames},
+        {"glm_ocr", K::mrope, F::video_frames},       {"cosmos3_edge", K::mrope, F::video_frames},
+        {"ernie4_5_vl_moe", K::ernie_4_5_vl, F::qwen2_vl},
+    };
+    return families;
+}
+
+inline const char* refusal_reason(const std::string& model_type)
+{
+    if (model_type.rfind("qwen2_5_omni", 0) == 0 || model_type.rfind("qwen3_omni_moe", 0) == 0)
+        return "is not supported for --prompt: the Omni thinkers' get_rope_index walks token ids, gives each image, "
+               "video and audio run a begin and an end token, and interleaves audio with video, none of which the "
+               "prompt segments carry";
+    if (model_type.rfind("hunyuan_vl", 0) == 0)
+        return "is not supported here: HunYuan-VL's image spans hold a newline column and optional begin / end tokens "
+               "(call posenc::hunyuan_vl_position_ids)";
+    if (model_type.rfind("glm_image", 0) == 0 || model_type.rfind("minimax_m3_vl", 0) == 0)
+        return "is not supported for --prompt: its get_rope_index is not one of the rules posenc implements";
+    return "has no prompt position rule in posenc (qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, "
+           "glm4v, glm4v_moe, glm46v, glm_ocr, cosmos3_edge, paddleocr_vl, ernie4_5_vl_moe)";
+}
+
+/// vision_config.<key> as a whole number >= 1 (a JSON integer), else the class default (noted).
+inline std::int64_t vision_int(const nlohmann::json* vision, const char* key, std::int64_t class_default, HfPromptRule& out)
+{
+    const std::string path = std::string("vision_config.") + key;
+    if (!vision || !vision->contains(key)) {
+        out.notes.push_back(path + " absent: the vision configuration class's default " + std::to_string(class_default));
+        return class_default;
+    }
+    const nlohmann::json& v = (*vision)[key];
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 65536)
+        throw error(path, v.dump(), "expected a whole number in [1, 65536]",
+                    path + ": expected a whole number in [1, 65536], got " + v.dump());
+    return v.get<std::int64_t>();
+}
+
+}  // namespace detail_prompt
+
+/// The prompt rule of a parsed config.json (see the file comment). Throws posenc::error naming
+/// model_type when the model has no rule here, and naming vision_config.<key> for a value that is
+/// not a whole number in [1, 65536].
+inline HfPromptRule prompt_rule_from_json(const nlohmann::json& config)
+{
+    if (!config.is_object()) throw error("config", "", "expected a JSON object", "config: expected a JSON object");
+    HfPromptRule out;
+    const auto type = config.find("model_type");
+    if (type == config.end() || !type->is_string())
+        throw error("model_type", type == config.end() ? "absent" : type->dump(), "names the prompt rule",
+                    "model_type: expected the model's type (a string), which decides the prompt position rule");
+    out.model_type = type->get<std::string>();
+    std::string base = out.model_type;
+    if (base.size() > 5 && base.compare(base.size() - 5, 5, "_text") == 0) base.resize(base.size() - 5);
+    const detail_prompt::PromptFamily* family = nullptr;
+    for (const detail_prompt::PromptFamily& f : detail_prompt::prompt_families())
+        if (base == f.model_type) family = &f;
+    if (!family)
+        throw error("model_type", out.model_type, detail_prompt::refusal_reason(out.model_type),
+                    "model_type \"" + out.model_type + "\" " + detail_prompt::refusal_reason(out.model_type));
+    out.kind = family->kind;
+    out.mrope.family = family->family;
+    const auto vc = config.find("vision_config");
+    if (vc != config.end() && !vc->is_object())
+        throw error("vision_config", vc->dump(), "expected an object", "vision_config: expected an object, got " + vc->dump());
+    const nlohmann::json* vision = vc == config.end() ? nullptr : &*vc;
+    out.mrope.spatial_merge_size = static_cast<int>(detail_prompt::vision_int(vision, "spatial_merge_size", 2, out));
+    if (out.mrope.family == MropePromptFamily::qwen2_5_vl && out.kind == HfPromptRule::Kind::mrope)
+        out.mrope.tokens_per_second = detail_prompt::vision_int(vision, "tokens_per_second", 4, out);
+    if (out.kind == HfPromptRule::Kind::ernie_4_5_vl)
+        out.temporal_merge_size = static_cast<int>(detail_prompt::vision_int(vision, "temporal_merge_size", 2, out));
+    return out;
+}
+
+/// prompt_rule_from_json on config.json text. Throws posenc::error for malformed JSON too.
+inline HfPromptRule parse_prompt_rule(std::string_view text)
+{
+    nlohmann::json config = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (config.is_discarded()) throw error("config", "", "is not valid JSON", "config: not valid JSON");
+    return prompt_rule_from_json(config);
+}
+
+/// The prompt's position ids under `rule` (mrope_prompt_position_ids or
+/// ernie_4_5_vl_position_ids). Throws posenc::error as those do; ERNIE-4.5-VL refuses @S.
+inline AxisPositionIds prompt_position_ids(const HfPromptRule& rule, const std::vector<PromptSegment>& segments)
+{
+    if (rule.kind == HfPromptRule::Kind::mrope) return mrope_prompt_position_ids(segments, rule.mrope);
+    for (std::size_t i = 0; i < segments.size(); ++i)
+        if (segments[i].seconds_per_grid)
+            posenc::detail::raise(posenc::detail::segment_field(i, "seconds_per_grid"), *segments[i].seconds_per_grid,
+                                  "is read for Qwen2.5-VL videos only (second_per_grid_ts)");
+    return ernie_4_5_vl_position_ids(segments, rule.mrope.spatial_merge_size, rule.temporal_merge_size);
+}
+
+}  // namespace posenc::hf
