@@ -87,6 +87,8 @@ struct Options {
     bool csv = false;
     std::optional<std::string> svg_dir;
     std::optional<std::string> title;  ///< --title TEXT: the model's name in the charts' titles
+    std::optional<std::string> prompt;  ///< --prompt SEGMENTS: a multimodal prompt (inspect/prompt.hpp)
+    bool angles = false;                ///< --angles: each token's angle per pair in the JSON
 
     /// Each option given, with its value as written ("" for a flag).
     std::map<std::string, std::string> written;
@@ -156,6 +158,14 @@ Output:
   --bound-pairs P          pair count of the RoFormer chart (default: the
                            model's; 32 draws the lesson's own curve)
 
+Multimodal prompts (M-RoPE models, with --config):
+  --prompt SEGMENTS        the prompt's token runs in order, ';'-separated:
+                           text:N, image:TxHxW, video:TxHxW, video:TxHxW@S
+                           (grids before merging; S seconds per temporal grid
+                           step, Qwen2.5-VL); needs --angles and --json
+  --angles                 add "angles": each token's positions per axis and
+                           angle per rotated pair (radians)
+
 Numbers are decimal (4, 0.25, 1e6); lengths are whole numbers (131072,
 1.31072e5).
 Exit status: 0 success; 2 usage errors, unreadable files, rejected configs;
@@ -175,7 +185,8 @@ inline const std::vector<std::string>& option_names()
         "--compare",
         "--factor", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim", "--truncate",
         "--attention-factor", "--low-freq-factor", "--high-freq-factor", "--short-factor", "--long-factor",
-        "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg", "--title"};
+        "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg", "--title",
+        "--prompt", "--angles"};
     return names;
 }
 
@@ -342,6 +353,19 @@ inline const std::vector<ScalingOption>& scaling_options()
 
 }  // namespace detail
 
+/// --prompt and --angles: a prompt's angles go into the JSON, for a config's own RoPE.
+inline void check_prompt_options(const Options& o)
+{
+    if (o.prompt && !o.angles) throw UsageError("--prompt needs --angles (the prompt's angles are what it adds)");
+    if (o.angles && !o.prompt) throw UsageError("--angles needs --prompt SEGMENTS");
+    if (!o.prompt) return;
+    if (o.config_path.empty()) throw UsageError("--prompt needs --config (get_rope_index reads the config's vision_config)");
+    if (!o.json) throw UsageError("--angles needs --json (the angles are written as JSON)");
+    for (const char* option : {"--scaling", "--compare", "--layer"})
+        if (o.given(option))
+            throw UsageError(std::string("--prompt describes the model's own RoPE of its full-attention layers; drop ") + option);
+}
+
 /// Parses the arguments after the program name.
 ///
 /// Syntax errors are reported first, whatever else is on the line: an unknown option, a
@@ -400,6 +424,8 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--list-presets") flag(), o.mode = Options::Mode::list_presets;
         else if (name == "--json") flag(), o.json = true;
         else if (name == "--csv") flag(), o.csv = true;
+        else if (name == "--angles") flag(), o.angles = true;
+        else if (name == "--prompt") o.prompt = nonempty("prompt segments (text:N;image:TxHxW;video:TxHxW[@S])");
         else if (name == "--assume-half-split") flag(), o.assume_half_split = true;
         else if (name == "--preset") o.preset = nonempty("a preset name (see --list-presets)");
         else if (name == "--config") o.config_path = nonempty("the path of a config.json");
@@ -459,6 +485,7 @@ inline Options parse_options(const std::vector<std::string>& args)
         throw UsageError("--assume-half-split applies to --config only (presets name their pairing)");
     if (o.json && o.csv) throw UsageError("give --json or --csv, not both");
     if (o.scaling && o.compare) throw UsageError("give --scaling or --compare, not both");
+    check_prompt_options(o);
 
     std::vector<std::string> types;
     if (o.scaling) types = {*o.scaling};

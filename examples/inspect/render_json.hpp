@@ -23,6 +23,8 @@
 //   roformer_bound {pairs, u0, half, distances [1, 10, ...], series [{base, values, first_below_half}]},
 //   compare [{scaling, original_length, target_length, attention_factor, pairs [...], summary}]
 //     -- only with --compare
+//   prompt {rule, tokens, rope_delta, next_position} -- only with --prompt (inspect/prompt.hpp):
+//     decoded token n (n >= tokens) is at n + rope_delta on every axis; next_position = tokens + rope_delta
 //   angles {pairs [[a, b], ...], positions [[...], ...], tokens [[...], ...]}
 //     -- only with --angles (posenc/token_angles.hpp: the head dims each rotated pair mixes,
 //        each token's coordinates, each token's angle per pair in radians)
@@ -211,6 +213,10 @@ inline std::string render_json(const Report& r)
         }
         j["compare"] = std::move(compare);
     }
+    if (r.prompt)
+        j["prompt"] = {{"rule", r.prompt->rule}, {"tokens", r.prompt->tokens}, {"rope_delta", r.prompt->rope_delta},
+                       {"next_position", r.prompt->tokens + r.prompt->rope_delta}};
+    if (r.angles) j["angles"] = angles_json(*r.angles);
     return dump(j);
 }
 
