@@ -89,6 +89,53 @@ def run_case(torch, model_type, module, cls_name, vision, prompt):
             "position_ids": position_ids[:, 0, :].tolist(), "rope_delta": int(deltas.reshape(-1)[0])}
 
 
+# Omni thinkers: (model_type, module, class holding get_rope_index, thinker config class, thinker dicts, prompts).
+# Each vision segment sits between text segments: the text before it ends with vision_start, the
+# text after it begins with the run's end token (any ordinary token to get_rope_index).
+OMNI = [
+    ("qwen2_5_omni_thinker", "qwen2_5_omni", "Qwen2_5OmniPreTrainedModelForConditionalGeneration",
+     "Qwen2_5OmniThinkerConfig", [{}, {"position_id_per_seconds": 13, "vision_config": {"spatial_merge_size": 1}}],
+     ["text:3;image:1x4x6;text:2", "text:2;video:3x4x4@0.5;text:3;image:1x2x2;text:1",
+      "text:1;video:4x2x4@0.37;text:2;video:2x2x2@2;text:1"]),
+    ("qwen3_omni_moe_thinker", "qwen3_omni_moe", "Qwen3OmniMoePreTrainedModelForConditionalGeneration",
+     "Qwen3OmniMoeThinkerConfig", [{}],
+     ["text:3;image:1x4x6;text:2", "text:2;video:3x4x4@0.4;text:3;image:1x2x2;text:1"]),
+]
+
+
+def run_omni_case(torch, model_type, module, cls_name, config_name, thinker, prompt):
+    modeling = importlib.import_module(f"transformers.models.{module}.modeling_{module}")
+    configuration = importlib.import_module(f"transformers.models.{module}.configuration_{module}")
+    cls = getattr(modeling, cls_name)
+    config = getattr(configuration, config_name)(**json.loads(json.dumps(thinker)))
+    if not hasattr(config, "vision_start_token_id"):
+        config.vision_start_token_id = 151652  # the hub configs' value; the class has no default
+    sm = config.vision_config.spatial_merge_size
+    segments = parse_segments(prompt)
+    token_types, images, videos, seconds = family_inputs(torch, segments, sm, 1)
+    ids = []
+    for kind, n, grid, _ in segments:
+        if kind == "text":
+            ids += [1000] * n
+            continue
+        ids[-1] = config.vision_start_token_id
+        count = grid[0] * grid[1] * grid[2] // (sm * sm)
+        ids += [config.image_token_id if kind == "image" else config.video_token_id] * count
+    self = types.SimpleNamespace(config=config, spatial_merge_size=sm)
+    self.get_llm_pos_ids_for_vision = functools.partial(cls.get_llm_pos_ids_for_vision, self)
+    self.get_chunked_index = functools.partial(cls.get_chunked_index, self)
+    input_ids = torch.tensor([ids], dtype=torch.long)
+    position_ids, deltas = cls.get_rope_index(
+        self, input_ids, image_grid_thw=images, video_grid_thw=videos, attention_mask=torch.ones_like(input_ids),
+        second_per_grids=torch.tensor(seconds) if seconds else None)
+    out = position_ids[:, 0, :]
+    assert bool((out == out.round()).all()), "fractional positions"
+    delta = float(deltas.reshape(-1)[0])
+    assert delta == round(delta)
+    return {"config": {"model_type": model_type, **thinker}, "prompt": prompt,
+            "position_ids": out.long().tolist(), "rope_delta": int(round(delta))}
+
+
 def sweep(torch, transformers_version, commit):
     cases, failures = [], []
     for model_type, module, cls_name, visions, prompts in FAMILIES:
@@ -96,6 +143,13 @@ def sweep(torch, transformers_version, commit):
             for prompt in prompts:
                 try:
                     cases.append(run_case(torch, model_type, module, cls_name, vision, prompt))
+                except Exception as e:  # noqa: BLE001
+                    failures.append({"model_type": model_type, "prompt": prompt, "error": f"{type(e).__name__}: {e}"})
+    for model_type, module, cls_name, config_name, thinkers, prompts in OMNI:
+        for thinker in thinkers:
+            for prompt in prompts:
+                try:
+                    cases.append(run_omni_case(torch, model_type, module, cls_name, config_name, thinker, prompt))
                 except Exception as e:  # noqa: BLE001
                     failures.append({"model_type": model_type, "prompt": prompt, "error": f"{type(e).__name__}: {e}"})
     return {"source": "transformers " + transformers_version + (" at " + commit if commit else ""),

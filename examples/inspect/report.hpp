@@ -78,7 +78,7 @@ struct BoundReport {
 
 /// --prompt: what the prompt came to (inspect/prompt.hpp).
 struct PromptReport {
-    std::string rule;            ///< the get_rope_index rule ("qwen2_vl", "qwen2_5_vl", "video_frames", "ernie_4_5_vl")
+    std::string rule;            ///< the get_rope_index rule (posenc::hf::rule_name)
     std::int64_t tokens = 0;     ///< the prompt's tokens
     std::int64_t rope_delta = 0;  ///< decoded token n (n >= tokens) is at n + rope_delta on every axis
 };

@@ -42,7 +42,7 @@ TEST_CASE("prompt position ids equal transformers' get_rope_index for every swep
 {
     const nlohmann::json data = sweep_prompts();
     REQUIRE(data.at("failures").empty());
-    REQUIRE(data.at("cases").size() >= 20);
+    REQUIRE(data.at("cases").size() >= 30);
     std::vector<std::string> types;
     for (const nlohmann::json& c : data.at("cases")) {
         const std::string prompt = c.at("prompt").get<std::string>();
@@ -58,7 +58,8 @@ TEST_CASE("prompt position ids equal transformers' get_rope_index for every swep
         CHECK(ids.rope_delta == c.at("rope_delta").get<std::int64_t>());
         types.push_back(rule.model_type);
     }
-    for (const char* t : {"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "glm4v", "glm_ocr", "paddleocr_vl", "ernie4_5_vl_moe"})
+    for (const char* t : {"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "glm4v", "glm_ocr", "paddleocr_vl", "ernie4_5_vl_moe",
+                          "qwen2_5_omni_thinker", "qwen3_omni_moe_thinker"})
         CHECK(std::find(types.begin(), types.end(), t) != types.end());
 }
 
@@ -122,10 +123,22 @@ TEST_CASE("prompt rules refuse what get_rope_index would not read")
     CHECK(message_of([&] { return ids_of(R"({"model_type": "qwen2_vl"})", "image:1x4x3"); }) ==
           "segments[0].w 3 must be a multiple of spatial_merge_size 2");
     CHECK(message_of([&] { return ids_of(R"({"model_type": "glm4v"})", "video:1x4x4;video:1x4x4"); }).find("segments[1].kind") == 0);
-    CHECK(message_of([&] { return ids_of(R"({"model_type": "qwen2_5_omni"})", "text:1"); }).find("model_type \"qwen2_5_omni\" is not supported") == 0);
+    CHECK(message_of([&] { return ids_of(R"({"model_type": "glm_image"})", "text:1"); }).find("model_type \"glm_image\" is not supported") == 0);
     CHECK(message_of([&] { return ids_of(R"({"model_type": "llama"})", "text:1"); }).find("model_type \"llama\" has no prompt position rule") == 0);
     CHECK(message_of([&] { return ids_of(R"({"model_type": "qwen2_5_vl", "vision_config": {"tokens_per_second": 2.5}})", "text:1"); }) ==
           "vision_config.tokens_per_second: expected a whole number in [1, 65536], got 2.5");
+    // Omni: a vision run needs text on both sides (its start and end tokens), a video its seconds.
+    CHECK(message_of([&] { return ids_of(R"({"model_type": "qwen2_5_omni_thinker"})", "image:1x4x4;text:2"); }).find("segments[0].kind \"image\" must have a text segment before it") == 0);
+    CHECK(message_of([&] { return ids_of(R"({"model_type": "qwen2_5_omni_thinker"})", "text:1;video:2x4x4;text:1"); }).find("segments[1].seconds_per_grid \"absent\" must be given") == 0);
+    CHECK(message_of([&] { return ids_of(R"({"model_type": "qwen2_5_omni_thinker"})", "text:1;image:1x2x2;text:1;image:1x2x2;text:1"); }).find("segments[2].length 1 must be >= 2") == 0);
+    // Qwen3-Omni keeps 0.37 s x 25 = 9.25 as a float: not an integer position.
+    CHECK(message_of([&] { return ids_of(R"({"model_type": "qwen3_omni_moe_thinker"})", "text:1;video:2x2x2@0.37;text:1"); }).find("segments[1].seconds_per_grid 0.37 gives a fractional temporal position (9.25)") == 0);
+    CHECK(message_of([&] { return ids_of(R"({"model_type": "qwen2_5_omni_talker"})", "text:1"); }).find("model_type \"qwen2_5_omni_talker\" is not a thinker") == 0);
+    const auto omni = prompt_rule_from_json(nlohmann::json::parse(R"({"model_type": "qwen2_5_omni", "thinker_config": {"position_id_per_seconds": 13, "vision_config": {"spatial_merge_size": 1}}})"));
+    CHECK(omni.omni.position_id_per_seconds == 13);
+    CHECK(omni.omni.spatial_merge_size == 1);
+    CHECK(message_of([&] { return prompt_rule_from_json(nlohmann::json::parse(R"({"model_type": "qwen3_omni_moe", "thinker_config": {"position_id_per_seconds": "25"}})")); }) ==
+          "thinker_config.position_id_per_seconds: expected a whole number in [1, 65536], got \"25\"");
     // A text-only config reads the class defaults and says so.
     const auto rule = prompt_rule_from_json(nlohmann::json::parse(R"({"model_type": "qwen2_5_vl_text"})"));
     CHECK(rule.mrope.spatial_merge_size == 2);

@@ -11,12 +11,13 @@
 //   qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe,
 //   glm46v, glm_ocr, cosmos3_edge                                         video_frames
 //   ernie4_5_vl_moe                                                       ERNIE-4.5-VL (+ temporal_merge_size, default 2)
+//   qwen2_5_omni, qwen3_omni_moe (their thinker_config), *_thinker        Omni (omni_prompt_positions.hpp; the
+//                                                                         thinker's position_id_per_seconds, default 25)
 // spatial_merge_size defaults to 2 in every one of these classes. A *_text config (no
 // vision_config) uses the class defaults, with a note saying so.
-// Refused by name: the Omni thinkers (qwen2_5_omni, qwen3_omni_moe: their get_rope_index walks
-// token ids, places begin/end tokens around each run and interleaves audio, which the SEGMENTS
-// grammar does not carry), glm_image, minimax_m3_vl, hunyuan_vl (its image spans hold a newline
-// column and optional begin/end tokens: call hunyuan_vl_position_ids), and every other model_type.
+// Refused by name: the Omni talkers (their positions follow the thinker's), glm_image,
+// minimax_m3_vl, hunyuan_vl (its image spans hold a newline column and optional begin / end
+// tokens: call hunyuan_vl_position_ids), and every other model_type.
 //
 // Optional like hf_config.hpp: it needs nlohmann_json.
 #pragma once
@@ -31,16 +32,18 @@
 #include "posenc/error.hpp"
 #include "posenc/multimodal_positions.hpp"
 #include "posenc/mrope_prompt_positions.hpp"
+#include "posenc/omni_prompt_positions.hpp"
 
 namespace posenc::hf {
 
 /// The get_rope_index of a config's model, with the facts it reads.
 struct HfPromptRule {
-    enum class Kind { mrope, ernie_4_5_vl };
+    enum class Kind { mrope, ernie_4_5_vl, omni };
     std::string model_type;  ///< as the config names it (top level)
     Kind kind = Kind::mrope;
     MropePromptRule mrope;         ///< Kind::mrope (spatial_merge_size is used by both kinds)
     int temporal_merge_size = 0;   ///< Kind::ernie_4_5_vl: vision_config.temporal_merge_size
+    OmniPromptRule omni;           ///< Kind::omni: the thinker's facts
     std::vector<std::string> notes;  ///< defaults taken from the configuration classes
 };
 
@@ -64,6 +67,8 @@ inline const std::vector<PromptFamily>& prompt_families()
         {"glm4v_moe", K::mrope, F::video_frames},     {"glm46v", K::mrope, F::video_frames},
         {"glm_ocr", K::mrope, F::video_frames},       {"cosmos3_edge", K::mrope, F::video_frames},
         {"ernie4_5_vl_moe", K::ernie_4_5_vl, F::qwen2_vl},
+        {"qwen2_5_omni", K::omni, F::qwen2_vl},       {"qwen2_5_omni_thinker", K::omni, F::qwen2_vl},
+        {"qwen3_omni_moe", K::omni, F::qwen2_vl},     {"qwen3_omni_moe_thinker", K::omni, F::qwen2_vl},
     };
     return families;
 }
@@ -71,24 +76,23 @@ inline const std::vector<PromptFamily>& prompt_families()
 inline const char* refusal_reason(const std::string& model_type)
 {
     if (model_type.rfind("qwen2_5_omni", 0) == 0 || model_type.rfind("qwen3_omni_moe", 0) == 0)
-        return "is not supported for --prompt: the Omni thinkers' get_rope_index walks token ids, gives each image, "
-               "video and audio run a begin and an end token, and interleaves audio with video, none of which the "
-               "prompt segments carry";
+        return "is not a thinker: the Omni talkers' positions follow the thinker's (read the thinker's config)";
     if (model_type.rfind("hunyuan_vl", 0) == 0)
         return "is not supported here: HunYuan-VL's image spans hold a newline column and optional begin / end tokens "
                "(call posenc::hunyuan_vl_position_ids)";
     if (model_type.rfind("glm_image", 0) == 0 || model_type.rfind("minimax_m3_vl", 0) == 0)
         return "is not supported for --prompt: its get_rope_index is not one of the rules posenc implements";
     return "has no prompt position rule in posenc (qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, "
-           "glm4v, glm4v_moe, glm46v, glm_ocr, cosmos3_edge, paddleocr_vl, ernie4_5_vl_moe)";
+           "glm4v, glm4v_moe, glm46v, glm_ocr, cosmos3_edge, paddleocr_vl, ernie4_5_vl_moe, qwen2_5_omni, qwen3_omni_moe)";
 }
 
 /// vision_config.<key> as a whole number >= 1 (a JSON integer), else the class default (noted).
-inline std::int64_t vision_int(const nlohmann::json* vision, const char* key, std::int64_t class_default, HfPromptRule& out)
+inline std::int64_t vision_int(const nlohmann::json* vision, const char* key, std::int64_t class_default, HfPromptRule& out,
+                               const std::string& prefix = "vision_config.")
 {
-    const std::string path = std::string("vision_config.") + key;
+    const std::string path = prefix + key;
     if (!vision || !vision->contains(key)) {
-        out.notes.push_back(path + " absent: the vision configuration class's default " + std::to_string(class_default));
+        out.notes.push_back(path + " absent: the configuration class's default " + std::to_string(class_default));
         return class_default;
     }
     const nlohmann::json& v = (*vision)[key];
@@ -96,6 +100,31 @@ inline std::int64_t vision_int(const nlohmann::json* vision, const char* key, st
         throw error(path, v.dump(), "expected a whole number in [1, 65536]",
                     path + ": expected a whole number in [1, 65536], got " + v.dump());
     return v.get<std::int64_t>();
+}
+
+/// `key` of `config` when it is an object, nullptr when absent; refused naming `path` otherwise.
+inline const nlohmann::json* object_member(const nlohmann::json* config, const char* key, const std::string& path)
+{
+    if (!config || !config->contains(key)) return nullptr;
+    const nlohmann::json& v = (*config)[key];
+    if (!v.is_object()) throw error(path, v.dump(), "expected an object", path + ": expected an object, got " + v.dump());
+    return &v;
+}
+
+/// An Omni model's thinker facts: thinker_config (the whole model's config), else the config
+/// itself (a thinker's own config), else the class defaults (a *_text config).
+inline HfPromptRule omni_rule(const nlohmann::json& config, const std::string& base, HfPromptRule& out)
+{
+    const bool whole = base == "qwen2_5_omni" || base == "qwen3_omni_moe";
+    std::string prefix = whole ? "thinker_config." : "";
+    const nlohmann::json* thinker = whole ? object_member(&config, "thinker_config", "thinker_config") : &config;
+    if (out.model_type.size() > 5 && out.model_type.compare(out.model_type.size() - 5, 5, "_text") == 0) thinker = nullptr;
+    out.omni.float_positions = base.rfind("qwen3_omni_moe", 0) == 0;
+    out.omni.position_id_per_seconds = vision_int(thinker, "position_id_per_seconds", 25, out, prefix);
+    const nlohmann::json* vision = object_member(thinker, "vision_config", prefix + "vision_config");
+    out.omni.spatial_merge_size = static_cast<int>(vision_int(vision, "spatial_merge_size", 2, out, prefix + "vision_config."));
+    out.mrope.spatial_merge_size = out.omni.spatial_merge_size;
+    return out;
 }
 
 }  // namespace detail_prompt
@@ -122,6 +151,7 @@ inline HfPromptRule prompt_rule_from_json(const nlohmann::json& config)
                     "model_type \"" + out.model_type + "\" " + detail_prompt::refusal_reason(out.model_type));
     out.kind = family->kind;
     out.mrope.family = family->family;
+    if (out.kind == HfPromptRule::Kind::omni) return detail_prompt::omni_rule(config, base, out);
     const auto vc = config.find("vision_config");
     if (vc != config.end() && !vc->is_object())
         throw error("vision_config", vc->dump(), "expected an object", "vision_config: expected an object, got " + vc->dump());
@@ -142,11 +172,21 @@ inline HfPromptRule parse_prompt_rule(std::string_view text)
     return prompt_rule_from_json(config);
 }
 
-/// The prompt's position ids under `rule` (mrope_prompt_position_ids or
+/// The rule's name: "qwen2_vl", "qwen2_5_vl", "video_frames", "ernie_4_5_vl", "qwen2_5_omni" or
+/// "qwen3_omni" (posenc-inspect's prompt.rule).
+inline std::string rule_name(const HfPromptRule& rule)
+{
+    if (rule.kind == HfPromptRule::Kind::ernie_4_5_vl) return "ernie_4_5_vl";
+    if (rule.kind == HfPromptRule::Kind::omni) return rule.omni.float_positions ? "qwen3_omni" : "qwen2_5_omni";
+    return to_string(rule.mrope.family);
+}
+
+/// The prompt's position ids under `rule` (mrope_prompt_position_ids, omni_prompt_position_ids or
 /// ernie_4_5_vl_position_ids). Throws posenc::error as those do; ERNIE-4.5-VL refuses @S.
 inline AxisPositionIds prompt_position_ids(const HfPromptRule& rule, const std::vector<PromptSegment>& segments)
 {
     if (rule.kind == HfPromptRule::Kind::mrope) return mrope_prompt_position_ids(segments, rule.mrope);
+    if (rule.kind == HfPromptRule::Kind::omni) return omni_prompt_position_ids(segments, rule.omni);
     for (std::size_t i = 0; i < segments.size(); ++i)
         if (segments[i].seconds_per_grid)
             posenc::detail::raise(posenc::detail::segment_field(i, "seconds_per_grid"), *segments[i].seconds_per_grid,
