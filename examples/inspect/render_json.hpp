@@ -11,7 +11,7 @@
 //   num_layers (or null), nope_layers [...],
 //   rope_groups [{name, layers, head_dim, rotary_dim, rotary_offset, zero_freq_pairs,
 //                 inverse_rope_on_output, base, pairing, scaling, attention_factor,
-//                 pairs [{index, inv_freq_original, inv_freq}]}],
+//                 original_length, target_length, pairs [{index, inv_freq_original, inv_freq}]}],
 //     -- head_dim: the group's layers' head; the rotated slice is [rotary_offset,
 //        rotary_offset + rotary_dim); zero_freq_pairs: its pairs with inv_freq exactly 0
 //                 pair_axes [...] (or null), partner_pair_axes [...] (only when they differ)}],
@@ -109,6 +109,8 @@ inline nlohmann::ordered_json group_json(const GroupReport& g)
     j["pairing"] = posenc::to_string(d.pairing);
     j["scaling"] = scaling_json(g.scaling);
     j["attention_factor"] = d.attention_factor;
+    j["original_length"] = d.training_length;  // the group's own L and L' (--list-presets gives the same)
+    j["target_length"] = d.target_length;
     nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
     for (const posenc::PairDiagnostics& p : d.pairs)
         pairs.push_back({{"index", p.index}, {"inv_freq_original", p.inv_freq_original}, {"inv_freq", p.inv_freq}});
