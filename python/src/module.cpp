@@ -14,4 +14,5 @@ PYBIND11_MODULE(_posenc, m)
     posenc::python::bind_model_math(m);
     posenc::python::bind_kernels(m);
     posenc::python::bind_export(m);
+    posenc::python::bind_prompt(m);
 }
