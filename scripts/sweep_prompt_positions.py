@@ -36,7 +36,15 @@ FAMILIES = [
     ("paddleocr_vl", "paddleocr_vl", "PaddleOCRVLModel", [{}], ["text:2;image:1x6x4;text:2;image:1x2x2;text:1"]),
     ("ernie4_5_vl_moe", "ernie4_5_vl_moe", "Ernie4_5_VLMoeModel", [{}],
      ["text:2;image:1x4x4;text:1;video:4x4x4;text:1"]),
+    # "sections": which HUNYUAN_TEXT (3 or 4 axes); not a vision_config key
+    ("hunyuan_vl", "hunyuan_vl", "HunYuanVLModel", [{}, {"sections": [1, 1, 1], "spatial_merge_size": 1}],
+     ["text:2;image:1x4x6;text:1;image:1x2x2;text:1", "image:1x4x4;text:3"]),
 ]
+# HunYuan-VL's text model: get_rope_index reads len(rope_parameters["mrope_section"]).
+HUNYUAN_TEXT = {
+    4: {"head_dim": 128, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [16, 16, 16, 16]}},
+    3: {"head_dim": 128, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [22, 21, 21]}},
+}
 
 
 def parse_segments(text):
@@ -52,7 +60,7 @@ def parse_segments(text):
     return out
 
 
-def family_inputs(torch, segments, sm, temporal_merge):
+def family_inputs(torch, segments, sm, temporal_merge, newline_column=False):
     types_, images, videos, seconds = [], [], [], []
     for kind, n, grid, s in segments:
         if kind == "text":
@@ -60,7 +68,10 @@ def family_inputs(torch, segments, sm, temporal_merge):
             continue
         t, h, w = grid
         merge_t = temporal_merge if kind == "video" else 1
-        types_ += [1 if kind == "image" else 2] * ((t // merge_t) * h * w // (sm * sm))
+        if newline_column:  # HunYuan-VL: one extra token per merged row
+            types_ += [1] * ((h // sm) * (w // sm + 1))
+        else:
+            types_ += [1 if kind == "image" else 2] * ((t // merge_t) * h * w // (sm * sm))
         (images if kind == "image" else videos).append(grid)
         if kind == "video":
             seconds.append(1.0 if s is None else s)
@@ -73,19 +84,24 @@ def run_case(torch, model_type, module, cls_name, vision, prompt):
     modeling = importlib.import_module(f"transformers.models.{module}.modeling_{module}")
     cls = getattr(modeling, cls_name)
     config_cls = cls.config_class
-    config = config_cls(vision_config=dict(vision))
+    text = HUNYUAN_TEXT[len(vision.get("sections", ())) or 4] if model_type == "hunyuan_vl" else None
+    vision = {k: v for k, v in vision.items() if k != "sections"}
+    config = config_cls(vision_config=dict(vision), **({"text_config": json.loads(json.dumps(text))} if text else {}))
     sm = config.vision_config.spatial_merge_size
     temporal_merge = getattr(config.vision_config, "temporal_merge_size", 1) if model_type == "ernie4_5_vl_moe" else 1
     segments = parse_segments(prompt)
-    token_types, images, videos, seconds = family_inputs(torch, segments, sm, temporal_merge)
+    token_types, images, videos, seconds = family_inputs(torch, segments, sm, temporal_merge, model_type == "hunyuan_vl")
     self = types.SimpleNamespace(config=config,
                                  get_vision_position_ids=functools.partial(cls.get_vision_position_ids, None))
     kwargs = dict(input_ids=torch.zeros_like(token_types), mm_token_type_ids=token_types, image_grid_thw=images,
                   video_grid_thw=videos)
+    if model_type == "hunyuan_vl":
+        del kwargs["video_grid_thw"]  # images only
     if model_type == "qwen2_5_vl" and any(s is not None for _, _, _, s in segments):
         kwargs["second_per_grid_ts"] = torch.tensor(seconds)
     position_ids, deltas = cls.get_rope_index(self, **kwargs)
-    return {"config": {"model_type": model_type, "vision_config": vision}, "prompt": prompt,
+    stored = {"model_type": model_type, "vision_config": vision, **({"text_config": text} if text else {})}
+    return {"config": stored, "prompt": prompt,
             "position_ids": position_ids[:, 0, :].tolist(), "rope_delta": int(deltas.reshape(-1)[0])}
 
 

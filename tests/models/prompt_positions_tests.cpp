@@ -42,7 +42,7 @@ TEST_CASE("prompt position ids equal transformers' get_rope_index for every swep
 {
     const nlohmann::json data = sweep_prompts();
     REQUIRE(data.at("failures").empty());
-    REQUIRE(data.at("cases").size() >= 30);
+    REQUIRE(data.at("cases").size() >= 38);
     std::vector<std::string> types;
     for (const nlohmann::json& c : data.at("cases")) {
         const std::string prompt = c.at("prompt").get<std::string>();
@@ -59,7 +59,7 @@ TEST_CASE("prompt position ids equal transformers' get_rope_index for every swep
         types.push_back(rule.model_type);
     }
     for (const char* t : {"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "glm4v", "glm_ocr", "paddleocr_vl", "ernie4_5_vl_moe",
-                          "qwen2_5_omni_thinker", "qwen3_omni_moe_thinker"})
+                          "qwen2_5_omni_thinker", "qwen3_omni_moe_thinker", "hunyuan_vl"})
         CHECK(std::find(types.begin(), types.end(), t) != types.end());
 }
 
@@ -139,6 +139,9 @@ TEST_CASE("prompt rules refuse what get_rope_index would not read")
     CHECK(omni.omni.spatial_merge_size == 1);
     CHECK(message_of([&] { return prompt_rule_from_json(nlohmann::json::parse(R"({"model_type": "qwen3_omni_moe", "thinker_config": {"position_id_per_seconds": "25"}})")); }) ==
           "thinker_config.position_id_per_seconds: expected a whole number in [1, 65536], got \"25\"");
+    // HunYuan-VL: the axis count is len(mrope_section), which get_rope_index reads.
+    CHECK(message_of([&] { return ids_of(R"({"model_type": "hunyuan_vl"})", "text:1"); }).find("rope_parameters.mrope_section: expected a list of 3 or 4 sections") == 0);
+    CHECK(message_of([&] { return ids_of(R"({"model_type": "hunyuan_vl", "text_config": {"rope_parameters": {"mrope_section": [16, 16, 16, 16]}}})", "text:1;video:1x2x2"); }).find("segments[1].kind \"video\" is not a HunYuan-VL input") == 0);
     // A text-only config reads the class defaults and says so.
     const auto rule = prompt_rule_from_json(nlohmann::json::parse(R"({"model_type": "qwen2_5_vl_text"})"));
     CHECK(rule.mrope.spatial_merge_size == 2);

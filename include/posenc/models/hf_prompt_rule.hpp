@@ -11,13 +11,16 @@
 //   qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe,
 //   glm46v, glm_ocr, cosmos3_edge                                         video_frames
 //   ernie4_5_vl_moe                                                       ERNIE-4.5-VL (+ temporal_merge_size, default 2)
+//   hunyuan_vl                                                            HunYuan-VL (hunyuan_vl_position_ids, images
+//                                                                         only; axes: len(mrope_section), 3 or 4)
 //   qwen2_5_omni, qwen3_omni_moe (their thinker_config), *_thinker        Omni (omni_prompt_positions.hpp; the
 //                                                                         thinker's position_id_per_seconds, default 25)
 // spatial_merge_size defaults to 2 in every one of these classes. A *_text config (no
 // vision_config) uses the class defaults, with a note saying so.
 // Refused by name: the Omni talkers (their positions follow the thinker's), glm_image,
-// minimax_m3_vl, hunyuan_vl (its image spans hold a newline column and optional begin / end
-// tokens: call hunyuan_vl_position_ids), and every other model_type.
+// minimax_m3_vl, and every other model_type. A HunYuan-VL image:1xHxW segment is its grid
+// span of (H / m) (W / m + 1) tokens (a newline column per row); write its begin and end tokens,
+// if any, as text (they keep their sequence index, as text does).
 //
 // Optional like hf_config.hpp: it needs nlohmann_json.
 #pragma once
@@ -38,12 +41,13 @@ namespace posenc::hf {
 
 /// The get_rope_index of a config's model, with the facts it reads.
 struct HfPromptRule {
-    enum class Kind { mrope, ernie_4_5_vl, omni };
+    enum class Kind { mrope, ernie_4_5_vl, omni, hunyuan_vl };
     std::string model_type;  ///< as the config names it (top level)
     Kind kind = Kind::mrope;
     MropePromptRule mrope;         ///< Kind::mrope (spatial_merge_size is used by both kinds)
     int temporal_merge_size = 0;   ///< Kind::ernie_4_5_vl: vision_config.temporal_merge_size
     OmniPromptRule omni;           ///< Kind::omni: the thinker's facts
+    int num_axes = 0;              ///< Kind::hunyuan_vl: the length of the text model's mrope_section
     std::vector<std::string> notes;  ///< defaults taken from the configuration classes
 };
 
@@ -69,6 +73,7 @@ inline const std::vector<PromptFamily>& prompt_families()
         {"ernie4_5_vl_moe", K::ernie_4_5_vl, F::qwen2_vl},
         {"qwen2_5_omni", K::omni, F::qwen2_vl},       {"qwen2_5_omni_thinker", K::omni, F::qwen2_vl},
         {"qwen3_omni_moe", K::omni, F::qwen2_vl},     {"qwen3_omni_moe_thinker", K::omni, F::qwen2_vl},
+        {"hunyuan_vl", K::hunyuan_vl, F::qwen2_vl},
     };
     return families;
 }
@@ -77,13 +82,10 @@ inline const char* refusal_reason(const std::string& model_type)
 {
     if (model_type.rfind("qwen2_5_omni", 0) == 0 || model_type.rfind("qwen3_omni_moe", 0) == 0)
         return "is not a thinker: the Omni talkers' positions follow the thinker's (read the thinker's config)";
-    if (model_type.rfind("hunyuan_vl", 0) == 0)
-        return "is not supported here: HunYuan-VL's image spans hold a newline column and optional begin / end tokens "
-               "(call posenc::hunyuan_vl_position_ids)";
     if (model_type.rfind("glm_image", 0) == 0 || model_type.rfind("minimax_m3_vl", 0) == 0)
         return "is not supported for --prompt: its get_rope_index is not one of the rules posenc implements";
     return "has no prompt position rule in posenc (qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, "
-           "glm4v, glm4v_moe, glm46v, glm_ocr, cosmos3_edge, paddleocr_vl, ernie4_5_vl_moe, qwen2_5_omni, qwen3_omni_moe)";
+           "glm4v, glm4v_moe, glm46v, glm_ocr, cosmos3_edge, paddleocr_vl, ernie4_5_vl_moe, qwen2_5_omni, qwen3_omni_moe, hunyuan_vl)";
 }
 
 /// vision_config.<key> as a whole number >= 1 (a JSON integer), else the class default (noted).
@@ -127,6 +129,30 @@ inline HfPromptRule omni_rule(const nlohmann::json& config, const std::string& b
     return out;
 }
 
+/// HunYuan-VL's axis count: len(mrope_section) (or its alias xdrope_section) of the text model's
+/// RoPE dict, which get_rope_index reads (text_config.rope_parameters, else rope_scaling).
+inline int hunyuan_axes(const nlohmann::json& config)
+{
+    const bool nested = config.contains("text_config") && config["text_config"].is_object();
+    const nlohmann::json& text = nested ? config["text_config"] : config;
+    const std::string pre = nested ? "text_config." : "";
+    for (const char* dict : {"rope_parameters", "rope_scaling"}) {
+        if (!text.contains(dict) || !text[dict].is_object()) continue;
+        for (const char* key : {"mrope_section", "xdrope_section"})
+            if (text[dict].contains(key) && text[dict][key].is_array()) {
+                const std::size_t n = text[dict][key].size();
+                if (n < 3 || n > 4)
+                    throw error(pre + dict + "." + key, text[dict][key].dump(), "expected 3 or 4 sections",
+                                pre + dict + "." + key + ": expected 3 or 4 sections (HunYuan-VL's get_rope_index axes), got " +
+                                    text[dict][key].dump());
+                return static_cast<int>(n);
+            }
+    }
+    throw error(pre + "rope_parameters.mrope_section", "absent", "is read by get_rope_index",
+                pre + "rope_parameters.mrope_section: expected a list of 3 or 4 sections (HunYuan-VL's get_rope_index "
+                      "reads its length; the class has no default)");
+}
+
 }  // namespace detail_prompt
 
 /// The prompt rule of a parsed config.json (see the file comment). Throws posenc::error naming
@@ -161,6 +187,7 @@ inline HfPromptRule prompt_rule_from_json(const nlohmann::json& config)
         out.mrope.tokens_per_second = detail_prompt::vision_int(vision, "tokens_per_second", 4, out);
     if (out.kind == HfPromptRule::Kind::ernie_4_5_vl)
         out.temporal_merge_size = static_cast<int>(detail_prompt::vision_int(vision, "temporal_merge_size", 2, out));
+    if (out.kind == HfPromptRule::Kind::hunyuan_vl) out.num_axes = detail_prompt::hunyuan_axes(config);
     return out;
 }
 
@@ -177,6 +204,7 @@ inline HfPromptRule parse_prompt_rule(std::string_view text)
 inline std::string rule_name(const HfPromptRule& rule)
 {
     if (rule.kind == HfPromptRule::Kind::ernie_4_5_vl) return "ernie_4_5_vl";
+    if (rule.kind == HfPromptRule::Kind::hunyuan_vl) return "hunyuan_vl";
     if (rule.kind == HfPromptRule::Kind::omni) return rule.omni.float_positions ? "qwen3_omni" : "qwen2_5_omni";
     return to_string(rule.mrope.family);
 }
@@ -187,6 +215,12 @@ inline AxisPositionIds prompt_position_ids(const HfPromptRule& rule, const std::
 {
     if (rule.kind == HfPromptRule::Kind::mrope) return mrope_prompt_position_ids(segments, rule.mrope);
     if (rule.kind == HfPromptRule::Kind::omni) return omni_prompt_position_ids(segments, rule.omni);
+    if (rule.kind == HfPromptRule::Kind::hunyuan_vl) {
+        for (std::size_t i = 0; i < segments.size(); ++i)
+            if (segments[i].kind == PromptSegment::Kind::image && segments[i].t != 1)
+                posenc::detail::raise(posenc::detail::segment_field(i, "t"), segments[i].t, "must be 1 (a HunYuan-VL image)");
+        return hunyuan_vl_position_ids(segments, rule.num_axes, rule.mrope.spatial_merge_size);
+    }
     for (std::size_t i = 0; i < segments.size(); ++i)
         if (segments[i].seconds_per_grid)
             posenc::detail::raise(posenc::detail::segment_field(i, "seconds_per_grid"), *segments[i].seconds_per_grid,
