@@ -20,6 +20,10 @@
 
 namespace inspect {
 
+/// The most prompt tokens --angles takes (an upper bound from the segments, prompt_tokens_upper_bound):
+/// each token writes one angle per pair.
+inline constexpr double max_prompt_tokens = 1048576;
+
 /// Adds the prompt's summary and angles to `report` (--prompt; options.hpp checked the rest).
 /// Throws UsageError for a malformed SEGMENTS (naming the segment) or a model without M-RoPE,
 /// posenc::error for a prompt the model's rule refuses.
@@ -32,6 +36,10 @@ inline void add_prompt_angles(Report& report, const Options& options)
     } catch (const posenc::error& e) {
         throw UsageError(std::string("--prompt: ") + e.what());
     }
+    if (posenc::prompt_tokens_upper_bound(segments) > max_prompt_tokens)
+        throw UsageError("--prompt: " + detail::in_quotes(*options.prompt) +
+                         " may hold more than 1048576 tokens (2 t h w per vision segment, before merging), the most "
+                         "--angles writes");
     const std::string text = read_config_text(options.config_path);
     posenc::hf::ReadOptions read_options;
     read_options.assume_half_split = options.assume_half_split;

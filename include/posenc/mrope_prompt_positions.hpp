@@ -24,6 +24,8 @@
 // rope_delta = max(ids) + 1 - tokens (Hugging Face's rope_deltas): decoded token n (n >= tokens)
 // is at n + rope_delta on every axis.
 //
+// Memory: three int64 ids per token, up to 2^31 - 1 tokens; a caller holding untrusted segments
+// bounds them first (prompt_segments.hpp prompt_tokens_upper_bound).
 // Exact: integer arithmetic; every id is checked to fit 2^31 - 1. Merged grids whose h or w is not
 // a multiple of sm are refused (the processor never writes them; Hugging Face would floor).
 #pragma once

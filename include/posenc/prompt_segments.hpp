@@ -103,6 +103,19 @@ inline PromptSegment parse_segment(std::size_t index, const std::string& written
 
 }  // namespace detail
 
+/// An upper bound on the tokens of `segments` under any rule: a text run's length, a vision run's
+/// unmerged grid t h w times 2 (merging only shrinks it; HunYuan-VL's newline column at most
+/// doubles a row). In double, so that it cannot overflow; a caller checks it before building ids
+/// or angles for a prompt too large to hold.
+inline double prompt_tokens_upper_bound(const std::vector<PromptSegment>& segments) noexcept
+{
+    double total = 0;
+    for (const PromptSegment& s : segments)
+        total += s.kind == PromptSegment::Kind::text ? static_cast<double>(s.length)
+                                                     : 2.0 * static_cast<double>(s.t) * static_cast<double>(s.h) * static_cast<double>(s.w);
+    return total;
+}
+
 /// The segments of `text` (see the file comment). Throws posenc::error for an empty prompt, an
 /// empty segment (";;", a trailing ';') or a malformed one, naming it as written.
 inline std::vector<PromptSegment> parse_prompt_segments(const std::string& text)

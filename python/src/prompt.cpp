@@ -27,11 +27,16 @@ std::string config_text(const py::object& source)
     return hf::read_config_file(path, path);
 }
 
-/// A SEGMENTS string or a list of PromptSegment.
-std::vector<PromptSegment> segments_of(const py::object& prompt)
+/// A SEGMENTS string or a list of PromptSegment, refused when it may hold more than `most` tokens.
+std::vector<PromptSegment> segments_of(const py::object& prompt, double most)
 {
-    if (py::isinstance<py::str>(prompt)) return parse_prompt_segments(prompt.cast<std::string>());
-    return prompt.cast<std::vector<PromptSegment>>();
+    std::vector<PromptSegment> out = py::isinstance<py::str>(prompt) ? parse_prompt_segments(prompt.cast<std::string>())
+                                                                     : prompt.cast<std::vector<PromptSegment>>();
+    const double bound = prompt_tokens_upper_bound(out);
+    if (bound > most)
+        throw error("prompt", posenc::detail::format_value(bound), "may hold more tokens than " + posenc::detail::format_value(most) +
+                    " (2 t h w per vision segment before merging), the most this function returns");
+    return out;
 }
 
 py::dict angles_result(const TokenAngles& a, const AxisPositionIds& ids, const std::string& rule)
@@ -68,7 +73,7 @@ void bind_prompt(py::module_& m)
     m.def(
         "prompt_position_ids",
         [](const py::object& source, const py::object& prompt) {
-            const AxisPositionIds ids = hf::prompt_position_ids(hf::parse_prompt_rule(config_text(source)), segments_of(prompt));
+            const AxisPositionIds ids = hf::prompt_position_ids(hf::parse_prompt_rule(config_text(source)), segments_of(prompt, 16777216.0));
             py::array_t<std::int64_t> out({static_cast<py::ssize_t>(ids.num_axes), static_cast<py::ssize_t>(ids.tokens)});
             std::int64_t* data = out.mutable_data();
             for (std::size_t i = 0; i < ids.ids.size(); ++i) data[i] = ids.ids[i];
@@ -77,7 +82,8 @@ void bind_prompt(py::module_& m)
         py::arg("source"), py::arg("prompt"),
         "The prompt's position ids as the model's get_rope_index builds them: (int64 array [axes, tokens],\n"
         "rope_delta). source: a config.json path or dict; prompt: a SEGMENTS string or a list of\n"
-        "PromptSegment. Decoded token n (n >= tokens) is at n + rope_delta on every axis.");
+        "PromptSegment (at most 2^24 tokens by the bound 2 t h w per vision segment). Decoded token n\n"
+        "(n >= tokens) is at n + rope_delta on every axis.");
     m.def(
         "prompt_angles",
         [](const py::object& source, const py::object& prompt) {
@@ -87,7 +93,7 @@ void bind_prompt(py::module_& m)
                 throw error("model_type", '"' + model.model_type + '"', "has no M-RoPE",
                             "model_type \"" + model.model_type + "\" has no M-RoPE: each token is at its index");
             const hf::HfPromptRule rule = hf::parse_prompt_rule(text);
-            const AxisPositionIds ids = hf::prompt_position_ids(rule, segments_of(prompt));
+            const AxisPositionIds ids = hf::prompt_position_ids(rule, segments_of(prompt, 1048576.0));
             const RopeGroup& g = model.rope.primary_group();
             const TokenAngles a = prompt_token_angles(g.spec, frequency_table(g.spec, g.scaling), *model.rope.multi_axis(), ids);
             return angles_result(a, ids, hf::rule_name(rule));
@@ -96,7 +102,8 @@ void bind_prompt(py::module_& m)
         "Each prompt token's coordinates and angle per rotated pair, as posenc-inspect --prompt ... --angles\n"
         "writes them: dict with 'pairs' (int64 [P, 2], the head dims each pair mixes), 'positions'\n"
         "(float64 [tokens, axes]), 'tokens' (float64 [tokens, P], radians, attention scaling excluded),\n"
-        "'rope_delta' and 'rule'. Raises posenc.Error for a model without M-RoPE or a refused prompt.");
+        "'rope_delta' and 'rule'. At most 2^20 tokens (as posenc-inspect). Raises posenc.Error for a model\n"
+        "without M-RoPE or a refused prompt.");
 }
 
 }  // namespace posenc::python

@@ -46,4 +46,6 @@ def test_prompt_refusals_name_the_segment_and_the_model():
         posenc.prompt_position_ids({"model_type": "qwen3_vl"}, "text:1;video:2x4x4;text:1")
     with pytest.raises(posenc.Error, match='model_type "llama" has no M-RoPE'):
         posenc.prompt_angles(os.path.join(DATA, "configs", "llama-3.1-8b.json"), "text:2")
+    with pytest.raises(posenc.Error, match="may hold more tokens than 1048576"):
+        posenc.prompt_angles(os.path.join(DATA, "configs", "qwen2-vl-7b-instruct.json"), "text:1;image:1x2147483647x2147483647")
     assert posenc.PromptSegment.video(2, 4, 4, 0.5).seconds_per_grid == 0.5

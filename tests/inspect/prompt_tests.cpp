@@ -76,6 +76,9 @@ TEST_CASE("[cli] --prompt's usage errors name the segment, the option or the mod
           "--angles needs --json (the angles are written as JSON)");
     CHECK(message_of([] { return prompt_json({"--preset", "qwen3-8b", "--prompt", "text:3", "--angles", "--json"}); }) ==
           "--prompt needs --config (get_rope_index reads the config's vision_config)");
+    CHECK(message_of([] { return prompt_json({"--config", qwen2_vl, "--prompt", "text:1;image:1x2147483647x2147483647", "--angles", "--json"}); }) ==
+          "--prompt: \"text:1;image:1x2147483647x2147483647\" may hold more than 1048576 tokens (2 t h w per vision "
+          "segment, before merging), the most --angles writes");
     const std::string llama = std::string(POSENC_TEST_DATA_DIR) + "/configs/llama-3.1-8b.json";
     CHECK(message_of([&] { return prompt_json({"--config", llama, "--prompt", "text:3", "--angles", "--json"}); }).find(
               "--prompt: llama-3.1-8b (model_type \"llama\") has no M-RoPE") == 0);
