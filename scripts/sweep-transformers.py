@@ -9,10 +9,13 @@ Usage (Debian's Python and Debian's torch; the script is not run by CI, its outp
     /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC --minimal [--commit SHORT_SHA]
     /usr/bin/python3 scripts/sweep-transformers.py --coverage BUILD/tests/posenc_tests_models
     /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC --towers [--commit SHORT_SHA]
+    /usr/bin/python3 scripts/sweep-transformers.py TRANSFORMERS_SRC --prompts [--commit SHORT_SHA]
 
 The --towers form writes tests/data/transformers_sweep_towers.json: vision towers' per-token
 angles for a few patch grids (scripts/sweep_towers.py says how).
 
+The --prompts form writes tests/data/transformers_sweep_prompts.json: the M-RoPE families' prompt
+position ids and rope deltas from their own get_rope_index (scripts/sweep_prompt_positions.py).
 The second form runs the test that checks posenc against the data (tests/models/
 transformers_sweep_tests.cpp) and writes its K/N line into docs/models.md. With --variants (and
 an --out elsewhere) the first form sweeps every language model with linear, dynamic, yarn and
@@ -1132,7 +1135,20 @@ def main():
     parser.add_argument("--towers", action="store_true",
                         help="sweep the vision towers of scripts/sweep_towers.py instead (default --out "
                              "tests/data/transformers_sweep_towers.json)")
+    parser.add_argument("--prompts", action="store_true",
+                        help="instead: the M-RoPE families' prompt position ids from get_rope_index "
+                             "(scripts/sweep_prompt_positions.py; default out tests/data/transformers_sweep_prompts.json)")
     args = parser.parse_args()
+    if args.prompts and args.src:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import sweep_prompt_positions
+        torch = prepare_environment(os.path.abspath(args.src))
+        import transformers
+        out = args.out or os.path.join(os.path.dirname(__file__), "..", "tests", "data", "transformers_sweep_prompts.json")
+        data = sweep_prompt_positions.sweep(torch, transformers.__version__, args.commit)
+        sweep_prompt_positions.write(data, out)
+        print(f"{len(data['cases'])} prompts, {len(data['failures'])} failures -> {out}", file=sys.stderr)
+        return
     if args.coverage:
         write_coverage(args.coverage)
         return

@@ -90,7 +90,8 @@ struct Options {
     std::optional<std::string> title;  ///< --title TEXT: the model's name in the charts' titles
     std::string tower;                 ///< --tower NAME: "vision" reads the config's vision tower (inspect/tower.hpp)
     std::optional<std::array<std::int64_t, 3>> grid;  ///< --grid T,H,W: a tower's patch grid (grid_thw)
-    bool angles = false;               ///< --angles: every token's angle per pair
+    std::optional<std::string> prompt;  ///< --prompt SEGMENTS: a multimodal prompt (inspect/prompt.hpp)
+    bool angles = false;                ///< --angles: each token's angle per pair (a tower's grid or a prompt)
 
     /// Each option given, with its value as written ("" for a flag).
     std::map<std::string, std::string> written;
@@ -165,7 +166,13 @@ Towers (with --config):
                            the language model
   --grid T,H,W             the patch grid (the processor's grid_thw, patches
                            before the spatial merge)
-  --angles                 every token's coordinates and angle per pair
+Multimodal prompts (M-RoPE models, with --config):
+  --prompt SEGMENTS        the prompt's token runs in order, ';'-separated:
+                           text:N, image:TxHxW, video:TxHxW, video:TxHxW@S
+                           (grids before merging; S seconds per temporal grid
+                           step, Qwen2.5-VL); needs --angles and --json
+  --angles                 with --tower or --prompt: add "angles", each token's
+                           coordinates and angle per rotated pair (radians)
 
 Numbers are decimal (4, 0.25, 1e6); lengths are whole numbers (131072,
 1.31072e5).
@@ -187,7 +194,7 @@ inline const std::vector<std::string>& option_names()
         "--factor", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim", "--truncate",
         "--attention-factor", "--low-freq-factor", "--high-freq-factor", "--short-factor", "--long-factor",
         "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg", "--title",
-        "--tower", "--grid", "--angles"};
+        "--tower", "--grid", "--prompt", "--angles"};
     return names;
 }
 
@@ -366,6 +373,20 @@ inline const std::vector<ScalingOption>& scaling_options()
 
 }  // namespace detail
 
+/// --prompt and --angles: a prompt's angles go into the JSON, for a config's own RoPE.
+inline void check_prompt_options(const Options& o)
+{
+    if (o.prompt && !o.angles) throw UsageError("--prompt needs --angles (the prompt's angles are what it adds)");
+    if (o.prompt && !o.tower.empty()) throw UsageError("give --prompt or --tower, not both");
+    if (o.angles && !o.prompt && o.tower.empty()) throw UsageError("--angles needs --prompt SEGMENTS or --tower vision");
+    if (!o.prompt) return;
+    if (o.config_path.empty()) throw UsageError("--prompt needs --config (get_rope_index reads the config's vision_config)");
+    if (!o.json) throw UsageError("--angles needs --json (the angles are written as JSON)");
+    for (const char* option : {"--scaling", "--compare", "--layer"})
+        if (o.given(option))
+            throw UsageError(std::string("--prompt describes the model's own RoPE of its full-attention layers; drop ") + option);
+}
+
 /// Parses the arguments after the program name.
 ///
 /// Syntax errors are reported first, whatever else is on the line: an unknown option, a
@@ -424,8 +445,9 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--list-presets") flag(), o.mode = Options::Mode::list_presets;
         else if (name == "--json") flag(), o.json = true;
         else if (name == "--csv") flag(), o.csv = true;
-        else if (name == "--assume-half-split") flag(), o.assume_half_split = true;
         else if (name == "--angles") flag(), o.angles = true;
+        else if (name == "--prompt") o.prompt = nonempty("prompt segments (text:N;image:TxHxW;video:TxHxW[@S])");
+        else if (name == "--assume-half-split") flag(), o.assume_half_split = true;
         else if (name == "--tower") o.tower = nonempty("a tower name (vision)");
         else if (name == "--grid") o.grid = detail::parse_grid(name, value());
         else if (name == "--preset") o.preset = nonempty("a preset name (see --list-presets)");
@@ -486,6 +508,7 @@ inline Options parse_options(const std::vector<std::string>& args)
         throw UsageError("--assume-half-split applies to --config only (presets name their pairing)");
     if (o.json && o.csv) throw UsageError("give --json or --csv, not both");
     if (o.scaling && o.compare) throw UsageError("give --scaling or --compare, not both");
+    check_prompt_options(o);
 
     std::vector<std::string> types;
     if (o.scaling) types = {*o.scaling};

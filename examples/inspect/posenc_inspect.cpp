@@ -29,6 +29,7 @@
 
 #include "inspect/options.hpp"
 #include "inspect/preset_list.hpp"
+#include "inspect/prompt.hpp"
 #include "inspect/render_json.hpp"
 #include "inspect/render_svg.hpp"
 #include "inspect/render_text.hpp"
@@ -172,7 +173,8 @@ int run(int argc, char** argv)
         write_stdout(options.json ? inspect::render_tower_json(tower) : inspect::render_tower_text(tower));
         return 0;
     }
-    const inspect::Report report = inspect::build_report(options);
+    inspect::Report report = inspect::build_report(options);
+    inspect::add_prompt_angles(report, options);  // --prompt SEGMENTS --angles
     std::string out = options.json  ? inspect::render_json(report)
                       : options.csv ? inspect::render_csv(report)
                                     : inspect::render_text(report);

@@ -11,7 +11,7 @@
 //   num_layers (or null), nope_layers [...],
 //   rope_groups [{name, layers, head_dim, rotary_dim, rotary_offset, zero_freq_pairs,
 //                 inverse_rope_on_output, base, pairing, scaling, attention_factor,
-//                 pairs [{index, inv_freq_original, inv_freq}]}],
+//                 original_length, target_length, pairs [{index, inv_freq_original, inv_freq}]}],
 //     -- head_dim: the group's layers' head; the rotated slice is [rotary_offset,
 //        rotary_offset + rotary_dim); zero_freq_pairs: its pairs with inv_freq exactly 0
 //                 pair_axes [...] (or null), partner_pair_axes [...] (only when they differ)}],
@@ -23,6 +23,8 @@
 //   roformer_bound {pairs, u0, half, distances [1, 10, ...], series [{base, values, first_below_half}]},
 //   compare [{scaling, original_length, target_length, attention_factor, pairs [...], summary}]
 //     -- only with --compare
+//   prompt {rule, tokens, rope_delta, next_position} -- only with --prompt (inspect/prompt.hpp):
+//     decoded token n (n >= tokens) is at n + rope_delta on every axis; next_position = tokens + rope_delta
 //   angles {pairs [[a, b], ...], positions [[...], ...], tokens [[...], ...]}
 //     -- only with --angles (posenc/token_angles.hpp: the head dims each rotated pair mixes,
 //        each token's coordinates, each token's angle per pair in radians)
@@ -107,6 +109,8 @@ inline nlohmann::ordered_json group_json(const GroupReport& g)
     j["pairing"] = posenc::to_string(d.pairing);
     j["scaling"] = scaling_json(g.scaling);
     j["attention_factor"] = d.attention_factor;
+    j["original_length"] = d.training_length;  // the group's own L and L' (--list-presets gives the same)
+    j["target_length"] = d.target_length;
     nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
     for (const posenc::PairDiagnostics& p : d.pairs)
         pairs.push_back({{"index", p.index}, {"inv_freq_original", p.inv_freq_original}, {"inv_freq", p.inv_freq}});
@@ -243,6 +247,10 @@ inline std::string render_json(const Report& r)
         }
         j["compare"] = std::move(compare);
     }
+    if (r.prompt)
+        j["prompt"] = {{"rule", r.prompt->rule}, {"tokens", r.prompt->tokens}, {"rope_delta", r.prompt->rope_delta},
+                       {"next_position", r.prompt->tokens + r.prompt->rope_delta}};
+    if (r.angles) j["angles"] = angles_json(*r.angles);
     return dump(j);
 }
 

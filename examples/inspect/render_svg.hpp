@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -55,12 +56,25 @@ inline std::string short_name(const std::string& name, std::size_t width) { retu
 
 }  // namespace detail
 
+namespace detail {
+
+/// The model's name for a chart title, with the group shown when the model has several
+/// ("gemma-3-4b-it, group full_attention"): a chart of a multi-group model says which group it is.
+inline std::string chart_name(const Report& r, std::size_t width)
+{
+    std::string name = short_name(r.name, width);
+    if (r.groups.size() > 1) name += ", group " + short_name(r.groups[r.focus].name, 24);
+    return name;
+}
+
+}  // namespace detail
+
 /// The turns chart.
 inline SvgFile turns_chart(const Report& r)
 {
     const posenc::ExtensionDiagnostics& d = r.diagnostics;
     BarChart c;
-    c.title = detail::short_name(r.name, 40) + ": turns of each pair within L = " + std::to_string(d.training_length);
+    c.title = detail::chart_name(r, 40) + ": turns of each pair within L = " + std::to_string(d.training_length);
     c.subtitle = detail::scaling_label(r.scaling) + " at L' = " + std::to_string(d.target_length) + ": " +
                  std::to_string(d.summary.out_of_range_pairs) + " of " + std::to_string(d.summary.pairs) +
                  " pairs out of range (red)";
@@ -93,7 +107,7 @@ inline SvgFile compression_chart(const Report& r)
 {
     const posenc::ExtensionDiagnostics& d = r.diagnostics;
     BarChart c;
-    c.title = detail::short_name(r.name, 40) + ": compression θ′ᵢ / θᵢ per pair";
+    c.title = detail::chart_name(r, 40) + ": compression θ′ᵢ / θᵢ per pair";
     c.subtitle = detail::scaling_label(r.scaling) + " at L' = " + std::to_string(d.target_length) + ": " +
                  std::to_string(d.summary.compressed_pairs) + " of " + std::to_string(d.summary.pairs) +
                  " pairs compressed";
@@ -115,7 +129,8 @@ inline SvgFile roformer_chart(const Report& r)
 {
     const BoundReport& b = r.bound;
     LineChart c;
-    c.title = "RoFormer relative upper bound U(r), " + std::to_string(b.pairs) + " pairs";
+    c.title = "RoFormer relative upper bound U(r), " + std::to_string(b.pairs) + " pairs" +
+              (r.groups.size() > 1 ? " (" + detail::chart_name(r, 32) + ")" : "");
     c.subtitle = "(1/P) Σ |Sⱼ(r)| over the P pairs j, Su et al. 2021 eq. 37; circles: first r with U(r) < U(0)/2";
     c.x_label = "relative distance r (tokens, log)";
     c.y_label = "U(r)";
@@ -157,7 +172,7 @@ inline SvgFile compare_chart(const Report& r)
 {
     LineChart c;
     const posenc::ExtensionDiagnostics& first = r.compared.front().diagnostics;
-    c.title = detail::short_name(r.name, 40) + ": " + std::to_string(r.compared.size()) + " scalings compared";
+    c.title = detail::chart_name(r, 40) + ": " + std::to_string(r.compared.size()) + " scalings compared";
     c.subtitle = "θ′ᵢ / θᵢ per pair at L' = " + std::to_string(first.target_length) + " (L = " +
                  std::to_string(first.training_length) + "); red circles: out of range at L'";
     c.x_label = "pair i";

@@ -12,6 +12,7 @@
 #include <posenc/analysis/roformer_bound.hpp>
 #include <posenc/frequencies.hpp>
 #include <posenc/scaling/scaling.hpp>
+#include <posenc/token_angles.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -75,6 +76,13 @@ struct BoundReport {
     std::vector<BoundSeries> series;
 };
 
+/// --prompt: what the prompt came to (inspect/prompt.hpp).
+struct PromptReport {
+    std::string rule;            ///< the get_rope_index rule (posenc::hf::rule_name)
+    std::int64_t tokens = 0;     ///< the prompt's tokens
+    std::int64_t rope_delta = 0;  ///< decoded token n (n >= tokens) is at n + rope_delta on every axis
+};
+
 /// One run's results.
 struct Report {
     std::string name;
@@ -97,6 +105,8 @@ struct Report {
     BoundReport bound;
     std::vector<posenc::hf::ConfigWarning> warnings;
     std::vector<std::string> notes;
+    std::optional<PromptReport> prompt;           ///< --prompt
+    std::optional<posenc::TokenAngles> angles;    ///< --angles
 };
 
 namespace detail {

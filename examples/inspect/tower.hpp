@@ -38,7 +38,7 @@ inline void check_tower_options(const Options& o)
 {
     if (o.tower.empty()) {
         if (o.grid) throw UsageError("--grid needs --tower vision");
-        if (o.angles) throw UsageError("--angles needs --tower vision");  // the one source of per-token angles here
+        if (o.angles && !o.prompt) throw UsageError("--angles needs --prompt SEGMENTS or --tower vision");
         return;
     }
     if (o.tower != "vision")

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -55,13 +56,23 @@ struct PromptSegment {
     std::int64_t h = 0;
     std::int64_t w = 0;
     bool delimited = false;   ///< HunYuan-VL: the image span also holds a begin and an end token
+    /// Qwen2.5-VL video: seconds per temporal grid step (the processor's second_per_grid_ts);
+    /// empty: not given (Qwen2.5-VL then reads 1). Refused by families that do not read it.
+    std::optional<double> seconds_per_grid;
 
-    static PromptSegment text(std::int64_t tokens) { return {Kind::text, tokens, 0, 0, 0, false}; }
+    static PromptSegment text(std::int64_t tokens) { return {Kind::text, tokens, 0, 0, 0, false, std::nullopt}; }
     static PromptSegment image(std::int64_t t, std::int64_t h, std::int64_t w, bool delimited = false)
     {
-        return {Kind::image, 0, t, h, w, delimited};
+        return {Kind::image, 0, t, h, w, delimited, std::nullopt};
     }
-    static PromptSegment video(std::int64_t t, std::int64_t h, std::int64_t w) { return {Kind::video, 0, t, h, w, false}; }
+    static PromptSegment video(std::int64_t t, std::int64_t h, std::int64_t w) { return {Kind::video, 0, t, h, w, false, std::nullopt}; }
+    /// A video with its seconds per temporal grid step (Qwen2.5-VL's second_per_grid_ts).
+    static PromptSegment video(std::int64_t t, std::int64_t h, std::int64_t w, double seconds_per_grid)
+    {
+        PromptSegment s{Kind::video, 0, t, h, w, false, std::nullopt};
+        s.seconds_per_grid = seconds_per_grid;
+        return s;
+    }
 };
 
 /// Position ids of one sequence, axes-major: ids[axis * tokens + token].

@@ -67,6 +67,7 @@ void bind_model_math(py::module_& m);
 void bind_kernels(py::module_& m);
 void bind_export(py::module_& m);
 void bind_towers(py::module_& m);
+void bind_prompt(py::module_& m);
 
 /// A std::vector<double> as a new 1-D float64 NumPy array.
 inline py::array_t<double> to_array(const std::vector<double>& values)

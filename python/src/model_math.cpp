@@ -12,6 +12,7 @@
 #include <pybind11/operators.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,7 +115,13 @@ void bind_model_math(py::module_& m)
                                       "video(t, h, w), the grid before merging (image_grid_thw).");
     segment.def_static("text", &PromptSegment::text, py::arg("tokens"))
         .def_static("image", &PromptSegment::image, py::arg("t"), py::arg("h"), py::arg("w"), py::arg("delimited") = false)
-        .def_static("video", &PromptSegment::video, py::arg("t"), py::arg("h"), py::arg("w"))
+        .def_static(
+            "video",
+            [](std::int64_t t, std::int64_t h, std::int64_t w, std::optional<double> seconds_per_grid) {
+                return seconds_per_grid ? PromptSegment::video(t, h, w, *seconds_per_grid) : PromptSegment::video(t, h, w);
+            },
+            py::arg("t"), py::arg("h"), py::arg("w"), py::arg("seconds_per_grid") = py::none())
+        .def_readonly("seconds_per_grid", &PromptSegment::seconds_per_grid)
         .def_readonly("length", &PromptSegment::length)
         .def_readonly("t", &PromptSegment::t)
         .def_readonly("h", &PromptSegment::h)

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_posenc, m)
     posenc::python::bind_kernels(m);
     posenc::python::bind_export(m);
     posenc::python::bind_towers(m);
+    posenc::python::bind_prompt(m);
 }

@@ -122,4 +122,23 @@ TEST_CASE("[cli lengths, configs and model cards] Llama 3.x: 8192 -> max_positio
     CHECK(listed(list, "deepseek-v3").target == 163840);
 }
 
+TEST_CASE("[cli lengths] --json gives each group's own lengths, as --list-presets does (Gemma 3's sliding group)")
+{
+    const std::string list = inspect::preset_list();
+    const auto j = nlohmann::ordered_json::parse(
+        inspect::render_json(inspect::build_report(inspect::parse_options({"--preset", "gemma-3-4b-it", "--json"}))));
+    REQUIRE(j["rope_groups"].size() == 2);
+    for (const auto& group : j["rope_groups"]) {
+        const std::string name = group["name"].get<std::string>();
+        CAPTURE(name);
+        CHECK(group["original_length"].get<std::int64_t>() == listed(list, "  " + name).original);
+        CHECK(group["target_length"].get<std::int64_t>() == listed(list, "  " + name).target);
+    }
+    // Model cards: the sliding layers' table is unscaled over the 131072 context; the global layers
+    // interpolate 16384 x 8.
+    CHECK(j["rope_groups"][0]["name"] == "sliding_attention");
+    CHECK(j["rope_groups"][0]["original_length"] == 131072);
+    CHECK(j["rope_groups"][1]["original_length"] == 16384);
+}
+
 }  // namespace inspect_preset_lengths_tests_tests

@@ -375,7 +375,7 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     for (auto it = sliding.begin(); it != sliding.end(); ++it) keys.push_back(it.key());
     CHECK(keys == std::vector<std::string>{"name", "layers", "head_dim", "rotary_dim", "rotary_offset", "zero_freq_pairs",
                                            "inverse_rope_on_output", "base", "pairing", "scaling", "attention_factor",
-                                           "pairs", "pair_axes"});
+                                           "original_length", "target_length", "pairs", "pair_axes"});
     CHECK(sliding["name"] == "sliding_attention");
     // Gemma 3 rotates a prefix of the whole head with no zero frequencies and no output rotation.
     CHECK(sliding["rotary_offset"] == 0);
@@ -460,12 +460,21 @@ TEST_CASE("[cli svg] chart titles name the model: _name_or_path, else the config
     CHECK(inspect::detail::config_file_model_name("a.b/mistral") == "mistral");
     const std::string path = std::string(POSENC_TEST_DATA_DIR) + "/configs/gemma-3-4b-it.json";
     const auto named = inspect::render_svgs(run({"--config", path}));
-    CHECK(file(named, "turns.svg").content.find(">google/gemma-3-4b-it: turns of each pair") != std::string::npos);
+    // Gemma 3 has two RoPE groups: every chart names the one it shows.
+    CHECK(file(named, "turns.svg").content.find(">google/gemma-3-4b-it, group full_attention: turns of each pair") !=
+          std::string::npos);
+    CHECK(file(named, "roformer_bound.svg").content.find("pairs (google/gemma-3-4b-it, group full_attention)<") !=
+          std::string::npos);
+    const auto sliding = inspect::render_svgs(run({"--config", path, "--layer", "0"}));
+    CHECK(file(sliding, "compression.svg").content.find(">google/gemma-3-4b-it, group sliding_attention: compression") !=
+          std::string::npos);
     const inspect::Options titled = inspect::parse_options({"--config", path, "--title", "Gemma 3 4B <it>", "--svg", "d"});
     REQUIRE(titled.title);
     const auto retitled = inspect::render_svgs(inspect::build_report(titled), *titled.title);
-    CHECK(file(retitled, "turns.svg").content.find(">Gemma 3 4B &lt;it&gt;: turns of each pair") != std::string::npos);
-    CHECK(file(retitled, "compression.svg").content.find(">Gemma 3 4B &lt;it&gt;: compression") != std::string::npos);
+    CHECK(file(retitled, "turns.svg").content.find(">Gemma 3 4B &lt;it&gt;, group full_attention: turns of each pair") !=
+          std::string::npos);
+    CHECK(file(retitled, "compression.svg").content.find(">Gemma 3 4B &lt;it&gt;, group full_attention: compression") !=
+          std::string::npos);
 }
 
 }  // namespace inspect_render_tests_tests

@@ -395,12 +395,15 @@ TEST_CASE("[messages] values shown as written, long values cut, rope_scaling bes
     const std::string message = error_of(huge);
     CHECK(message.size() < 160);
     CHECK(message == "vocab_size: expected a number within double's range, got 1" + std::string(56, '7') + "...");
-    // Both dicts, disagreeing: refused naming both keys.
-    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
+    // Both dicts, disagreeing (Chameleon's configs): transformers (decba1d2) convert_rope_params_to_dict takes
+    // `rope_scaling or rope_parameters`, so rope_scaling's factor 2 is read and rope_parameters is named as ignored.
+    const auto both = posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
                        "rope_scaling": {"rope_type": "linear", "factor": 2.0},
-                       "rope_parameters": {"rope_type": "linear", "factor": 4.0, "rope_theta": 1e4}})") ==
-          "rope_scaling: expected the same RoPE parameters as rope_parameters (the config carries both and they "
-          "disagree; Hugging Face v5 would use rope_parameters), got {\"factor\":2.0,\"rope_type\":\"linear\"}");
+                       "rope_parameters": {"rope_type": "linear", "factor": 4.0, "rope_theta": 1e4}})");
+    CHECK(posenc::scaling_factor(both.rope.primary_group().scaling) == 2.0);
+    REQUIRE(!both.warnings.empty());
+    CHECK(both.warnings.back().key == "rope_parameters");
+    CHECK(both.warnings.back().message.find("rope_scaling or rope_parameters") != std::string::npos);
     // Both dicts, agreeing (legacy "type" spelling, v5 adding rope_theta): accepted.
     const auto agree = posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
                        "rope_scaling": {"type": "linear", "factor": 2.0},

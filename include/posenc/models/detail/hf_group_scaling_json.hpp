@@ -50,15 +50,24 @@ inline ScalingDict choose_scaling_dict(const GroupFacts& g, HfRopeConfig& out)
     }
     if (const json* both = member(g.config, "rope_scaling");
         both && sd.dict && out.scaling_key == "rope_parameters" && g.context.check_rope_scaling) {
-        // v5 moved rope_scaling into rope_parameters; a config carrying both must say one thing.
         const json* compared = sd.dict;
         std::string compared_key = "rope_parameters";
         if (g.context.dict) compared = g.context.dict, compared_key = g.context.dict_key;
-        if (!same_scaling(*both, *compared))
+        if (!g.context.dict && g.context.own_object && !both->empty() && !same_scaling(*both, *compared)) {
+            // modeling_rope_utils.py (decba1d2) convert_rope_params_to_dict: `rope_parameters =
+            // rope_scaling or rope_parameters`: a non-empty rope_scaling wins (Chameleon's configs carry both).
+            out.warnings.push_back({"rope_parameters", "ignored: the config also carries rope_scaling " + shown(*both) +
+                                                           ", which transformers' convert_rope_params_to_dict takes "
+                                                           "first (rope_scaling or rope_parameters)"});
+            sd.dict = both;
+            out.scaling_key = "rope_scaling";
+        } else if (!same_scaling(*both, *compared)) {
+            // A per-layer-type entry, or a wrapper's completed text_config (its rope_parameters may be
+            // the class's default): the rope_scaling beside it must say the same thing.
             fail("rope_scaling", "expected the same RoPE parameters as " + compared_key +
-                                     " (the config carries both and they disagree; Hugging Face v5 would use " +
-                                     compared_key + ")",
+                                     " (the config carries both and they disagree)",
                  shown(*both));
+        }
     }
     if (g.context.dict) {
         sd.dict = g.context.dict;

@@ -92,6 +92,9 @@ struct GroupContext {
     /// Compare a rope_scaling that sits beside rope_parameters with this group's dict (the
     /// full-attention group's; other layer types' dicts are not what rope_scaling describes).
     bool check_rope_scaling = true;
+    /// The object's rope_parameters is the config's own, not a wrapper's text default (hf_class_defaults.hpp)
+    /// or a family rule's canonical rewrite (families/own_rope_keys.hpp), whose code may not read rope_scaling.
+    bool own_object = true;
     /// `dict` is one entry of a per-layer-type rope_parameters (transformers 5 standardizes those
     /// apart from a single dict: no top-level original_max_position_embeddings, truncate read from the
     /// top level of rope_parameters).
