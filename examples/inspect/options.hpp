@@ -4,7 +4,8 @@
 //   posenc-inspect (--preset NAME | --config PATH [--assume-half-split]) [--layer N]
 //                  [--scaling TYPE | --compare TYPE,TYPE[,...]] [--factor S] [scaling parameters]
 //                  [--original-length N] [--length N] [--bound-pairs P] [--title TEXT]
-//                  [--json | --csv] [--svg DIR]
+//                  [--json | --csv] [--svg DIR] [--prompt SEGMENTS --angles]
+//   posenc-inspect --config PATH --tower vision --grid T,H,W [--angles] [--json]
 //   posenc-inspect --list-presets | --version | --help
 //
 // Options take their value as the next argument or after '=' (--factor=4). A value given as the
