@@ -209,6 +209,12 @@ inline constexpr FamilyRules known_families[] = {
     // attend to the image and get no RoPE (models/detail/families/mllama.hpp)
     {"mllama_text_model", Pairing::half_split, "mllama/modeling_mllama.py", {}, 0, 0, "mllama/configuration_mllama.py", 0},
     {"exaone_moe", Pairing::half_split, "exaone_moe/modeling_exaone_moe.py", {}, 0, 0, "exaone_moe/configuration_exaone_moe.py", 0},
+    // Kolibri 1 (transformers 5.25): EXAONE 4's attention rule (only sliding_attention layers rotate while a
+    // window is set), its class pattern every 5th layer full_attention, window 513
+    {"kolibri1", Pairing::half_split, "kolibri1/modeling_kolibri1.py", {}, 0, 0, "kolibri1/configuration_kolibri1.py", 0},
+    // GTE (mGTE encoders, transformers 5.25): Llama's rotate_half, base 160000 (class default); the legacy
+    // {"type": "ntk"} dict that its configuration class rewrites is not read (an unknown rope type, refused)
+    {"gte", Pairing::half_split, "gte/modeling_gte.py", {}, 0, 0, "gte/configuration_gte.py", 0},
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, 0, 0, "", trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, 0, 0, "", trait::hunyuan_alpha},
     // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
@@ -420,6 +426,16 @@ inline constexpr FamilyRules known_families[] = {
      trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 32, 64},
     {"glm_moe_dsa", Pairing::interleaved, "glm_moe_dsa/modeling_glm_moe_dsa.py", {}, 0, 0, "glm_moe_dsa/configuration_glm_moe_dsa.py",
      trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
+    // HY-V4 and HY-V4-VL's text model (transformers 5.25): GLM-MoE-DSA's MLA (interleaved on the qk_rope_head_dim
+    // slice, head_dim set to it, yarn_apply_mscale in the softmax scale); the indexer rotates the LAST
+    // qk_rope_head_dim of its index_head_dim (128) dims with the same table, interleaved: not read
+    {"hy_v4", Pairing::interleaved, "hy_v4/modeling_hy_v4.py", {}, 0, 0, "hy_v4/configuration_hy_v4.py",
+     trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
+    // HY-V4-VL's text model adds Qwen3-VL's interleaved M-RoPE over the pairs (T H W T H W ...; its
+    // configuration class sets mrope_section [12, 10, 10] when the dict has none)
+    FamilyRules{"hy_v4_vl_text", Pairing::interleaved, "hy_v4_vl/modeling_hy_v4_vl.py", {}, 0, 0, "hy_v4_vl/configuration_hy_v4_vl.py",
+     trait::mla | trait::mla_softmax_mscale | trait::multi_axis | trait::always_interleaved_mrope, "", "", "", "", 0, 64, 192}
+        .with_default_mrope_section("[12, 10, 10]"),
     // OpenAI's privacy filter: gpt-oss's class-default YaRN x32 at base 150000 with interleaved pairs
     // (_apply_rotary_emb: x[..., ::2] and x[..., 1::2])
     {"openai_privacy_filter", Pairing::interleaved, "openai_privacy_filter/modeling_openai_privacy_filter.py", {}, 0, 0, "openai_privacy_filter/configuration_openai_privacy_filter.py", 0, "",
@@ -511,6 +527,42 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: Cohere Compass builds one M-RoPE table per layer type (mrope_section in each layer type's "
      "dict), and posenc's model has one multi-axis layout for all its layers",
      "cohere_compass/modeling_cohere_compass.py"},
+    // Families added after decba1d2, read in transformers 5.25.0 (the released files; the sweep's
+    // tests/data/transformers_sweep_families.json holds what their code computes).
+    {"qwen4_exp_text", RefuseWhen::always, "rope_parameters",
+     "is not representable: Qwen4-Exp interleaves its M-RoPE axes over the first 3 x mrope_section pairs only (height on "
+     "pairs 1, 4, 7, ..., width on 2, 5, 8, ...; class default [11, 11, 10] against the 128 pairs of its whole 256-wide "
+     "head) and leaves the other pairs on the temporal axis, where posenc's layouts need sections that cover every pair; "
+     "its QSA indexer (keys mean-pooled per block of indexer_compress_ratio tokens, RMS-normed, rotated at the block's "
+     "first position) is not read either",
+     "qwen4_exp/modeling_qwen4_exp.py, qwen4_exp/configuration_qwen4_exp.py"},
+    {"embedding_gemma2_text", RefuseWhen::always, "per_layer_config",
+     "is not representable yet: EmbeddingGemma 2 takes each layer's head_dim from per_layer_config (512 on its "
+     "full_attention layers in the class default), which posenc does not read",
+     "embedding_gemma2/configuration_embedding_gemma2.py"},
+    {"neomme", RefuseWhen::always, "rope_parameters",
+     "is not representable: NeoMME's text layers rotate two position axes (rows on the even frequencies, columns on "
+     "the odd ones) with one table per layer type (its own rope_theta and partial_rotary_factor each), and posenc's "
+     "model has one multi-axis layout for all its layers",
+     "neomme/modeling_neomme.py, neomme/configuration_neomme.py"},
+    {"bailing_hybrid", RefuseWhen::always, "layer_types",
+     "is not representable: Bailing hybrid rotates both layer kinds with two rotary modules, its MLA layers interleaved "
+     "over qk_rope_head_dim and its linear_attention layers half-split over int(hidden_size / "
+     "num_kv_heads_for_linear_attn * partial_rotary_factor) dims, and posenc does not read the second",
+     "bailing_hybrid/modeling_bailing_hybrid.py"},
+    {"kolibri1_1", RefuseWhen::always, "kv_source_layers",
+     "is not representable: Kolibri 1.1 rotates only its sliding_attention layers that compute their own keys; a layer "
+     "whose kv_source_layers entry names another layer takes that layer's rotated keys and leaves its queries unrotated, "
+     "which posenc's per-layer description (rotate q and k, or neither) cannot say",
+     "kolibri1_1/modeling_kolibri1_1.py, kolibri1_1/configuration_kolibri1_1.py"},
+    {"glm5_next_text", RefuseWhen::always, "model_type",
+     "has no RoPE: GLM-5-Next's language model builds no rotary embedding (its MLA layers have qk_rope_head_dim 0 and "
+     "3 of 4 layers are linear attention), so no table describes it",
+     "glm5_next/modeling_glm5_next.py"},
+    {"kimi_linear", RefuseWhen::always, "model_type",
+     "has no RoPE: Kimi Linear's MLA layers apply no rotary embedding (NoPE) and its other layers are linear attention, "
+     "so no table describes it",
+     "kimi_linear/modeling_kimi_linear.py"},
     // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
     // posenc does not follow.
     {"bailing_moe", RefuseWhen::always, "model_type",
@@ -631,6 +683,10 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "muse_glimmer") return "muse_glimmer_text";
     if (outer == "clvp") return "clvp_encoder";
     if (outer == "cohere_compass") return "cohere_compass_text";
+    if (outer == "qwen4_exp") return "qwen4_exp_text";
+    if (outer == "embedding_gemma2") return "embedding_gemma2_text";
+    if (outer == "hy_v4_vl") return "hy_v4_vl_text";
+    if (outer == "glm5_next") return "glm5_next_text";
     if (outer == "cosmos3_edge") return "cosmos3_edge_text";
     if (outer == "glm_image") return "glm_image_text";
     if (outer == "minimax_m3_vl") return "minimax_m3_vl_text";

@@ -51,7 +51,8 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
-    if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2") return &sliding_window_rope_config;
+    if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2" || model_type == "kolibri1")
+        return &sliding_window_rope_config;
     if (model_type == "smollm3" || model_type == "llama4_text") return &no_rope_layers_config;
     if (model_type == "qwen3_next" || model_type == "qwen3_5_text" || model_type == "qwen3_5_moe_text" ||
         model_type == "olmo_hybrid")
