@@ -212,6 +212,15 @@ inline constexpr FamilyRules known_families[] = {
     // Kolibri 1 (transformers 5.25): EXAONE 4's attention rule (only sliding_attention layers rotate while a
     // window is set), its class pattern every 5th layer full_attention, window 513
     {"kolibri1", Pairing::half_split, "kolibri1/modeling_kolibri1.py", {}, 0, 0, "kolibri1/configuration_kolibri1.py", 0},
+    // Llama's rotate_half over the whole head on every layer (transformers 5.25): Apertus 1.5's text
+    // model (Apertus's class-default llama3 x8 dict at 12e6), MiniCPM 5 MoE, Molmo 2's and Granite
+    // Docling's text models, ESM C
+    {"apertus1p5_text", Pairing::half_split, "apertus1p5/modeling_apertus1p5.py", {}, 0, 0, "apertus1p5/configuration_apertus1p5.py", 0, "",
+     R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
+    {"minicpm5_moe", Pairing::half_split, "minicpm5_moe/modeling_minicpm5_moe.py", {}, 0, 0, "minicpm5_moe/configuration_minicpm5_moe.py", 0},
+    {"molmo2_text", Pairing::half_split, "molmo2/modeling_molmo2.py", {}, 0, 0, "molmo2/configuration_molmo2.py", 0},
+    {"granite_docling_text", Pairing::half_split, "granite_docling/modeling_granite_docling.py", {}, 0, 0, "granite_docling/configuration_granite_docling.py", 0},
+    {"esmc", Pairing::half_split, "esmc/modeling_esmc.py", {}, 0, 0, "esmc/configuration_esmc.py", 0},
     // GTE (mGTE encoders, transformers 5.25): Llama's rotate_half, base 160000 (class default); the legacy
     // {"type": "ntk"} dict that its configuration class rewrites is not read (an unknown rope type, refused)
     {"gte", Pairing::half_split, "gte/modeling_gte.py", {}, 0, 0, "gte/configuration_gte.py", 0},
@@ -684,6 +693,9 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "clvp") return "clvp_encoder";
     if (outer == "cohere_compass") return "cohere_compass_text";
     if (outer == "qwen4_exp") return "qwen4_exp_text";
+    if (outer == "apertus1p5") return "apertus1p5_text";
+    if (outer == "molmo2") return "molmo2_text";
+    if (outer == "granite_docling") return "granite_docling_text";
     if (outer == "embedding_gemma2") return "embedding_gemma2_text";
     if (outer == "hy_v4_vl") return "hy_v4_vl_text";
     if (outer == "glm5_next") return "glm5_next_text";
