@@ -633,6 +633,22 @@ inline constexpr RoPEOutsideLanguage rope_outside_language[] = {
     {"qwen3_omni_moe_audio_encoder", TowerKind::audio}, {"xcodec2", TowerKind::audio},
     {"blt_global_transformer", TowerKind::other}, {"efficientloftr", TowerKind::other}, {"lightglue", TowerKind::other},
     {"timesfm2_5", TowerKind::other},
+    // transformers 5.25.0's new towers (the sweep of tests/data/transformers_sweep_families.json)
+    {"apertus1p5_vision_tokenizer", TowerKind::vision}, {"dots3_note_vision_encoder", TowerKind::vision},
+    {"edgetam_video_mask_decoder", TowerKind::vision}, {"edgetam_video_prompt_encoder", TowerKind::vision},
+    {"glm5_next_vision", TowerKind::vision}, {"granite_docling_vision", TowerKind::vision},
+    {"hy_v4_vl_vision", TowerKind::vision}, {"inkling2_vision", TowerKind::vision}, {"lfm3_vl_vision", TowerKind::vision},
+    {"llava_onevision1_5_vision", TowerKind::vision}, {"molmo2_adapter", TowerKind::vision}, {"molmo2_vision", TowerKind::vision},
+    {"muse_spark_vision", TowerKind::vision}, {"qwen4_exp_vision", TowerKind::vision},
+    {"sam2_video_mask_decoder", TowerKind::vision}, {"sam2_video_prompt_encoder", TowerKind::vision},
+    {"sam3_tracker_video_mask_decoder", TowerKind::vision}, {"sam3_tracker_video_prompt_encoder", TowerKind::vision},
+    {"unlimited_ocr_sam_vision_model", TowerKind::vision}, {"unlimited_ocr_vision", TowerKind::vision},
+    {"unlimited_ocr_vision_encoder", TowerKind::vision},
+    {"dots3_note_audio_encoder", TowerKind::audio}, {"muse_spark_audio", TowerKind::audio},
+    {"nemotron3_5_transcribe_asr_audio", TowerKind::audio}, {"nemotron3_5_transcribe_audio", TowerKind::audio},
+    {"nemotron3_diarization", TowerKind::audio}, {"nemotron3_diarization_audio", TowerKind::audio},
+    {"neucodec", TowerKind::audio}, {"pocket_tts_audio_tokenizer", TowerKind::audio},
+    {"esmfold2", TowerKind::other},
 };
 
 /// The entry of `model_type` in rope_outside_language, or nullptr.
