@@ -764,6 +764,10 @@ def nope_layers(model_type, config):
             add((i for i, t in enumerate(layer_types) if t != "sliding_attention"
                  and not (i < len(mlp) and mlp[i] == "dense" and pattern == 1)),
                 "non-sliding layers NoPE unless force_rope")
+        if base == "flint" and safe_get(config, "sliding_window") is not None:
+            # RoPE only `if self.sliding_window is not None`, set on sliding_attention layers only
+            add((i for i, t in enumerate(layer_types) if t != "sliding_attention"),
+                "RoPE on sliding_attention layers only")
         if base == "afmoe":
             # RoPE only `if self.is_local_attention` (layer_types[i] == "sliding_attention")
             add((i for i, t in enumerate(layer_types) if t != "sliding_attention"),

@@ -496,6 +496,8 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
         {"molmo2", Outcome::match},                    // its text model
         {"granite_docling", Outcome::match},           // its text model
         {"esmc", Outcome::match},
+        {"flint", Outcome::match},                     // only sliding_attention layers rotate
+        {"muse_spark", Outcome::match},                // its text model: layer_rope_theta 0 = NoPE
         {"llava_onevision1_5", Outcome::match},        // text_config is a qwen3 config
         {"ovis2_5", Outcome::match},                   // text_config is a qwen3 config
         {"qwen4_exp", Outcome::refused_by_name},       // M-RoPE sections over part of the pairs

@@ -221,6 +221,8 @@ inline constexpr FamilyRules known_families[] = {
     {"molmo2_text", Pairing::half_split, "molmo2/modeling_molmo2.py", {}, 0, 0, "molmo2/configuration_molmo2.py", 0},
     {"granite_docling_text", Pairing::half_split, "granite_docling/modeling_granite_docling.py", {}, 0, 0, "granite_docling/configuration_granite_docling.py", 0},
     {"esmc", Pairing::half_split, "esmc/modeling_esmc.py", {}, 0, 0, "esmc/configuration_esmc.py", 0},
+    // Flint (transformers 5.25): Llama's rotate_half on its sliding_attention layers only (families/flint.hpp)
+    {"flint", Pairing::half_split, "flint/modeling_flint.py", {}, 0, 0, "flint/configuration_flint.py", 0},
     // GTE (mGTE encoders, transformers 5.25): Llama's rotate_half, base 160000 (class default); the legacy
     // {"type": "ntk"} dict that its configuration class rewrites is not read (an unknown rope type, refused)
     {"gte", Pairing::half_split, "gte/modeling_gte.py", {}, 0, 0, "gte/configuration_gte.py", 0},
@@ -380,6 +382,10 @@ inline constexpr FamilyRules known_families[] = {
     // Muse Glimmer's draft model: rotate_half on every layer (its queries take the table's last rows)
     {"muse_glimmer_assistant", Pairing::half_split, "muse_glimmer_assistant/modeling_muse_glimmer_assistant.py", {}, 0, 0, "muse_glimmer_assistant/configuration_muse_glimmer_assistant.py", 0},
     {"muse_glimmer_text", Pairing::half_split, "muse_glimmer/modeling_muse_glimmer.py", {}, 0, 0, "muse_glimmer/configuration_muse_glimmer.py", 0},
+    // Muse Spark's text model (transformers 5.25.0): Muse Glimmer's layer_rope_theta rule (families/layer_rope_theta.hpp);
+    // no RoPE dict = {default, 500000} (its configuration class)
+    {"muse_spark_text", Pairing::half_split, "muse_spark/modeling_muse_spark.py", {}, 0, 0, "muse_spark/configuration_muse_spark.py", 0, "",
+     R"({"rope_type": "default", "rope_theta": 500000.0})"},
     // RoPE decided per layer by the attention kind (models/detail/families/nope_by_attention.hpp)
     {"afmoe", Pairing::half_split, "afmoe/modeling_afmoe.py", {}, 0, 0, "afmoe/configuration_afmoe.py", 0},
     {"cohere2_moe", Pairing::interleaved, "cohere2_moe/modeling_cohere2_moe.py", {}, 0, 0, "cohere2_moe/configuration_cohere2_moe.py", 0},
@@ -711,6 +717,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "qwen4_exp") return "qwen4_exp_text";
     if (outer == "apertus1p5") return "apertus1p5_text";
     if (outer == "molmo2") return "molmo2_text";
+    if (outer == "muse_spark") return "muse_spark_text";
     if (outer == "granite_docling") return "granite_docling_text";
     if (outer == "embedding_gemma2") return "embedding_gemma2_text";
     if (outer == "hy_v4_vl") return "hy_v4_vl_text";

@@ -13,6 +13,7 @@
 #include "posenc/models/detail/families/bamba.hpp"
 #include "posenc/models/detail/families/deepseek_v4.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/families/flint.hpp"
 #include "posenc/models/detail/families/gemma3.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
 #include "posenc/models/detail/families/hrm_text.hpp"
@@ -49,6 +50,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "hrm_text") return &hrm_text_config;
     if (model_type == "longcat_flash") return &longcat_flash_config;
     if (model_type == "afmoe") return &afmoe_config;
+    if (model_type == "flint") return &flint_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
     if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2" || model_type == "kolibri1")
@@ -62,7 +64,8 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
         model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine" || model_type == "roformer")
         return &own_rope_keys_config;
     if (model_type == "cohere2_moe") return &cohere2_moe_config;
-    if (model_type == "granite_swa" || model_type == "granitemoe_swa" || model_type == "muse_glimmer_text")
+    if (model_type == "granite_swa" || model_type == "granitemoe_swa" || model_type == "muse_glimmer_text" ||
+        model_type == "muse_spark_text")
         return &layer_rope_theta_config;
     return nullptr;
 }
