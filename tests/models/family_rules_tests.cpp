@@ -293,4 +293,34 @@ TEST_CASE("[hrm_text/configuration_hrm_text.py (transformers 5.16)] num_hidden_l
         "L_cycles": 2000000000, "head_dim": 64})").rfind("num_hidden_layers: expected num_hidden_layers * H_cycles", 0) == 0);
 }
 
+TEST_CASE("[flint/modeling_flint.py, flint/configuration_flint.py (transformers 5.25.0)] only sliding layers rotate, and only with a window")
+{
+    // The configuration class: full_attention at layers 0, 1, every i % 4 == 1 and the last; the
+    // attention keeps sliding_window on sliding layers only and rotates `if self.sliding_window is not None`.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "flint", "num_hidden_layers": 8, "head_dim": 64})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{0, 1, 5, 7});
+    CHECK(error_of(R"({"model_type": "flint", "num_hidden_layers": 8, "head_dim": 64, "sliding_window": null})")
+              .rfind("sliding_window: expected a window", 0) == 0);
+}
+
+TEST_CASE("[kolibri1/configuration_kolibri1.py, kolibri1/modeling_kolibri1.py (transformers 5.25.0)] every 5th layer full and NoPE")
+{
+    const auto m = posenc::hf::parse_model(R"({"model_type": "kolibri1", "num_hidden_layers": 10, "head_dim": 64})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{4, 9});
+    // Without a window (transformers refuses sliding layers without one; the attention would rotate every layer).
+    const auto open = posenc::hf::parse_model(R"({"model_type": "kolibri1", "num_hidden_layers": 10, "head_dim": 64,
+        "sliding_window": null})");
+    CHECK(open.rope.nope_layers().empty());
+}
+
+TEST_CASE("[hy_v4/modeling_hy_v4.py (transformers 5.25.0)] the indexer's RoPE is named in a warning, not read")
+{
+    const auto m = posenc::hf::parse_model(R"({"model_type": "hy_v4", "num_hidden_layers": 2})");
+    bool named = false;
+    for (const posenc::hf::ConfigWarning& w : m.warnings) named = named || w.key == "index_head_dim";
+    CHECK(named);
+    CHECK(m.rope.groups().size() == 1);
+    CHECK(m.rope.groups()[0].spec.head_dim() == 64);  // the qk_rope_head_dim slice
+}
+
 }  // namespace models_family_rules_tests

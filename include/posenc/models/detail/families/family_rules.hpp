@@ -17,6 +17,7 @@
 #include "posenc/models/detail/families/gemma3.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
 #include "posenc/models/detail/families/hrm_text.hpp"
+#include "posenc/models/detail/families/indexer_rope.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/lfm2.hpp"
 #include "posenc/models/detail/families/longcat_flash.hpp"
@@ -51,6 +52,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "longcat_flash") return &longcat_flash_config;
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "flint") return &flint_config;
+    if (model_type == "hy_v4" || model_type == "hy_v4_vl_text") return &indexer_rope_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
     if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2" || model_type == "kolibri1")
