@@ -505,6 +505,8 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
         {"neomme", Outcome::refused_by_name},          // two-axis RoPE per layer type
         {"bailing_hybrid", Outcome::refused_by_name},  // a second rotary module on linear attention
         {"kolibri1_1", Outcome::refused_by_name},      // shared keys with unrotated queries
+        {"beam", Outcome::refused_by_name},            // a power-law query scale on its NoPE layers
+        {"mistral_large4", Outcome::refused_by_name},  // learned per-head logarithmic query scale
     };
     const json& data = families_data();
     std::set<std::string> swept;

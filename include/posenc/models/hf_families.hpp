@@ -570,6 +570,16 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "whose kv_source_layers entry names another layer takes that layer's rotated keys and leaves its queries unrotated, "
      "which posenc's per-layer description (rotate q and k, or neither) cannot say",
      "kolibri1_1/modeling_kolibri1_1.py, kolibri1_1/configuration_kolibri1_1.py"},
+    {"beam", RefuseWhen::always, "layer_types",
+     "is not representable: Beam rotates only its sliding_attention layers, and multiplies the query of each "
+     "full_attention (NoPE) layer by (1 + (position + 1) / 2048)^0.1, a query scale posenc's model does not hold (it "
+     "holds Llama 4's and Ministral 3's logarithmic ones)",
+     "beam/modeling_beam.py, beam/configuration_beam.py"},
+    {"mistral_large4_text", RefuseWhen::always, "model_type",
+     "is not representable: Mistral Large 4 multiplies each query by scale_h * ln(position + 1) + bias_h with learned "
+     "per-head weights (MistralLarge4TextSoftmaxScaling), which no config key states, and its NoPE layers "
+     "(no_rope_layers) share keys with other layers",
+     "mistral_large4/modeling_mistral_large4.py"},
     {"glm5_next_text", RefuseWhen::always, "model_type",
      "has no RoPE: GLM-5-Next's language model builds no rotary embedding (its MLA layers have qk_rope_head_dim 0 and "
      "3 of 4 layers are linear attention), so no table describes it",
@@ -718,6 +728,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "apertus1p5") return "apertus1p5_text";
     if (outer == "molmo2") return "molmo2_text";
     if (outer == "muse_spark") return "muse_spark_text";
+    if (outer == "mistral_large4") return "mistral_large4_text";
     if (outer == "granite_docling") return "granite_docling_text";
     if (outer == "embedding_gemma2") return "embedding_gemma2_text";
     if (outer == "hy_v4_vl") return "hy_v4_vl_text";
