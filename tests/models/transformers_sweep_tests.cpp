@@ -552,7 +552,18 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
             INFO(e.what());
             CHECK(std::string(e.what()).find("has no RoPE") != std::string::npos);
         }
-    }    // GTE's configuration class rewrites the legacy {"type": "ntk", "factor": f} (modular_gte.py
+    }    // Families on unmerged transformers branches only (no folder in the 5.25.0 release): refused as unreleased.
+    for (const char* type : {"deepseek_v41", "k2_horizon"}) {
+        INFO(type);
+        try {
+            (void)posenc::hf::model_from_json(json{{"model_type", type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
+            FAIL("read");
+        } catch (const posenc::error& e) {
+            CHECK(e.field() == "model_type");
+            CHECK(std::string(e.what()).find("is not defined in a transformers release") != std::string::npos);
+        }
+    }
+    // GTE's configuration class rewrites the legacy {"type": "ntk", "factor": f} (modular_gte.py
     // convert_rope_params_to_dict: linear with factor f^(2/H), base times f); posenc does not read it
     // and refuses the rope type by name rather than read a table the class would not build.
     try {

@@ -590,6 +590,14 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "kimi_linear/modeling_kimi_linear.py"},
     // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
     // posenc does not follow.
+    {"deepseek_v41", RefuseWhen::always, "model_type",
+     "is not defined in a transformers release (5.25.0 has no deepseek_v41 folder; its files exist only on an unmerged "
+     "branch), so posenc has no released code to check its RoPE against",
+     "(no released transformers file)"},
+    {"k2_horizon", RefuseWhen::always, "model_type",
+     "is not defined in a transformers release (5.25.0 has no k2_horizon folder; its files exist only on an unmerged "
+     "branch), so posenc has no released code to check its RoPE against",
+     "(no released transformers file)"},
     {"bailing_moe", RefuseWhen::always, "model_type",
      "is not defined in transformers (Bailing / Ling models run their checkpoint's own remote code, whose RoPE "
      "posenc has not been checked against)",
