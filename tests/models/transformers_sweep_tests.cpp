@@ -503,7 +503,7 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
         {"qwen4_exp", Outcome::refused_by_name},       // M-RoPE sections over part of the pairs
         {"embedding_gemma2", Outcome::refused_by_name},  // per_layer_config head_dim
         {"neomme", Outcome::refused_by_name},          // two-axis RoPE per layer type
-        {"bailing_hybrid", Outcome::refused_by_name},  // a second rotary module on linear attention
+        {"bailing_hybrid", Outcome::match},            // MLA on full_attention layers, linear_attention NoPE
         {"kolibri1_1", Outcome::refused_by_name},      // shared keys with unrotated queries
         {"beam", Outcome::refused_by_name},            // a power-law query scale on its NoPE layers
         {"mistral_large4", Outcome::refused_by_name},  // learned per-head logarithmic query scale

@@ -203,6 +203,7 @@ inline constexpr ClassDefaults class_defaults_table[] = {
     {"youtu",                                   32,   2048,   16,   16,    1e-06,         0.0,     0,   131072,      0, "youtu/configuration_youtu.py"},
     {"axk2",                                    48,   2048,   32,   32,    1e-06,         0.0,    64,   131072,      0, "axk2/configuration_axk2.py"},
     {"glm_moe_dsa",                             78,   6144,   64,   64,    1e-05,         0.0,    64,   202752,      0, "glm_moe_dsa/configuration_glm_moe_dsa.py"},
+    {"bailing_hybrid",                          42,   2560,   32,   32,    1e-06,   6000000.0,   128,        0,      0, "bailing_hybrid/configuration_bailing_hybrid.py (transformers 5.25.0)"},
     {"hy_v4",                                   34,   2816,   32,   32,    1e-05,         0.0,   256,   262144,      0, "hy_v4/configuration_hy_v4.py (transformers 5.25.0)"},
     {"hy_v4_vl_text",                           78,   6144,   64,   32,    1e-05,         0.0,   256,   262144,      0, "hy_v4_vl/configuration_hy_v4_vl.py (transformers 5.25.0)"},
     {"openai_privacy_filter",                    8,    640,   14,    2,    1e-05,    150000.0,    64,   131072,      0, "openai_privacy_filter/configuration_openai_privacy_filter.py"},

@@ -441,6 +441,11 @@ inline constexpr FamilyRules known_families[] = {
      trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 32, 64},
     {"glm_moe_dsa", Pairing::interleaved, "glm_moe_dsa/modeling_glm_moe_dsa.py", {}, 0, 0, "glm_moe_dsa/configuration_glm_moe_dsa.py",
      trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
+    // Bailing hybrid (transformers 5.25.0): MLA full_attention layers, interleaved on the qk_rope_head_dim
+    // slice (head_dim set to it, yarn_apply_mscale in the softmax scale); its linear_attention layers
+    // take no position embeddings (families/linear_attention.hpp, every layer_group_size-th layer full)
+    {"bailing_hybrid", Pairing::interleaved, "bailing_hybrid/modeling_bailing_hybrid.py", {}, 0, 0, "bailing_hybrid/configuration_bailing_hybrid.py",
+     trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 128},
     // HY-V4 and HY-V4-VL's text model (transformers 5.25): GLM-MoE-DSA's MLA (interleaved on the qk_rope_head_dim
     // slice, head_dim set to it, yarn_apply_mscale in the softmax scale); the indexer rotates the LAST
     // qk_rope_head_dim of its index_head_dim (128) dims with the same table, interleaved: not read
@@ -560,11 +565,6 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "the odd ones) with one table per layer type (its own rope_theta and partial_rotary_factor each), and posenc's "
      "model has one multi-axis layout for all its layers",
      "neomme/modeling_neomme.py, neomme/configuration_neomme.py"},
-    {"bailing_hybrid", RefuseWhen::always, "layer_types",
-     "is not representable: Bailing hybrid rotates both layer kinds with two rotary modules, its MLA layers interleaved "
-     "over qk_rope_head_dim and its linear_attention layers half-split over int(hidden_size / "
-     "num_kv_heads_for_linear_attn * partial_rotary_factor) dims, and posenc does not read the second",
-     "bailing_hybrid/modeling_bailing_hybrid.py"},
     {"kolibri1_1", RefuseWhen::always, "kv_source_layers",
      "is not representable: Kolibri 1.1 rotates only its sliding_attention layers that compute their own keys; a layer "
      "whose kv_source_layers entry names another layer takes that layer's rotated keys and leaves its queries unrotated, "
