@@ -323,4 +323,21 @@ TEST_CASE("[hy_v4/modeling_hy_v4.py (transformers 5.25.0)] the indexer's RoPE is
     CHECK(m.rope.groups()[0].spec.head_dim() == 64);  // the qk_rope_head_dim slice
 }
 
+TEST_CASE("[qwen4_exp/configuration_qwen4_exp.py, qwen4_exp/modeling_qwen4_exp.py (transformers 5.25.0)] full_attention entries are indexed_attention; linear layers NoPE; sections 1 and 2 only")
+{
+    // The class renames "full_attention" to "indexed_attention"; the text model rotates those layers only.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "qwen4_exp_text", "head_dim": 256, "layer_types":
+        ["linear_attention", "full_attention", "linear_attention", "indexed_attention"],
+        "rope_parameters": {"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.25,
+                            "mrope_section": [5, 11, 10]}})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{0, 2});
+    // recomposition_frequencies reads mrope_section[1] and [2]: the temporal axis keeps the other 32 - 21 pairs.
+    REQUIRE(m.rope.multi_axis().has_value());
+    bool named = false;
+    for (const posenc::hf::ConfigWarning& w : m.warnings) named = named || w.key == "indexer_head_dim";
+    CHECK(named);
+    CHECK(error_of(R"({"model_type": "qwen4_exp_text", "head_dim": 256, "layer_types": ["sliding_attention"]})")
+              .rfind("layer_types[0]: expected \"linear_attention\" or \"indexed_attention\"", 0) == 0);
+}
+
 }  // namespace models_family_rules_tests

@@ -500,7 +500,7 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
         {"muse_spark", Outcome::match},                // its text model: layer_rope_theta 0 = NoPE
         {"llava_onevision1_5", Outcome::match},        // text_config is a qwen3 config
         {"ovis2_5", Outcome::match},                   // text_config is a qwen3 config
-        {"qwen4_exp", Outcome::refused_by_name},       // M-RoPE sections over part of the pairs
+        {"qwen4_exp", Outcome::match},                 // its text model: interleaved M-RoPE, the rest temporal
         {"embedding_gemma2", Outcome::refused_by_name},  // per_layer_config head_dim
         {"neomme", Outcome::refused_by_name},          // two-axis RoPE per layer type
         {"bailing_hybrid", Outcome::match},            // MLA on full_attention layers, linear_attention NoPE

@@ -54,6 +54,7 @@ inline constexpr ClassDefaults class_defaults_table[] = {
     {"olmo_hybrid",                             32,   3840,   30,    0,    1e-06,         0.0,     0,    65536,      0, "olmo_hybrid/configuration_olmo_hybrid.py"},
     {"qwen3_5_text",                            32,   4096,   16,    4,    1e-06,         0.0,   256,    32768,      0, "qwen3_5/configuration_qwen3_5.py"},
     {"qwen3_5_moe_text",                        40,   2048,   16,    2,    1e-06,         0.0,   256,    32768,      0, "qwen3_5_moe/configuration_qwen3_5_moe.py"},
+    {"qwen4_exp_text",                          40,   2048,   16,    2,    1e-06,         0.0,   256,    32768,      0, "qwen4_exp/configuration_qwen4_exp.py (transformers 5.25.0)"},
     {"phi",                                     24,   2048,   32,    0,      0.0,         0.0,     0,     2048,      0, "phi/configuration_phi.py"},
     {"phi3",                                    32,   3072,   32,    0,    1e-05,         0.0,     0,     4096,   4096, "phi3/configuration_phi3.py"},
     {"gpt_neox",                                44,   6144,   64,    0,      0.0,         0.0,     0,     2048,      0, "gpt_neox/configuration_gpt_neox.py"},

@@ -104,6 +104,11 @@ inline constexpr unsigned rotary_from_hidden_head = 1u << 23;
 /// MLA whose head_dim is an alias of qk_rope_head_dim (attribute_map; GLM-4.7-Flash's glm4_moe_lite):
 /// either key gives the rotary width; both that disagree are refused.
 inline constexpr unsigned mla_head_dim_alias = 1u << 24;
+/// Interleaved M-RoPE whose height and width cover the first 3 x mrope_section[1] / [2] pairs and whose
+/// temporal axis takes every other pair of the rotary part, whatever mrope_section[0] says (Qwen4-Exp's
+/// recomposition_frequencies reads only sections 1 and 2): the temporal section is rotary_dim / 2 minus
+/// the other two.
+inline constexpr unsigned mrope_temporal_rest = 1u << 25;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -176,6 +181,12 @@ inline constexpr FamilyRules known_families[] = {
      trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
     FamilyRules{"qwen3_5_moe_text", Pairing::half_split, "qwen3_5_moe/modeling_qwen3_5_moe.py", 0.25, 0, 0, "qwen3_5_moe/configuration_qwen3_5_moe.py",
      trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
+    // Qwen4-Exp's text model (transformers 5.25.0): linear_attention layers NoPE, indexed_attention layers
+    // rotate the first int(head_dim * partial_rotary_factor) dims (class default: the whole 256) with
+    // Qwen3-VL's interleaved M-RoPE over the first 3 x sections (default [11, 11, 10]), the rest temporal;
+    // its QSA indexer is named in a warning, not read (families/linear_attention.hpp)
+    FamilyRules{"qwen4_exp_text", Pairing::half_split, "qwen4_exp/modeling_qwen4_exp.py", {}, 0, 0, "qwen4_exp/configuration_qwen4_exp.py",
+     trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope | trait::mrope_temporal_rest}.with_default_mrope_section("[11, 11, 10]"),
     {"phi", Pairing::half_split, "phi/modeling_phi.py", 0.5, 0, 0, "phi/configuration_phi.py", trait::partial_rotary},
     // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
     // class-default top-level original_max_position_embeddings 4096 wins over the dict's
@@ -549,13 +560,6 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "cohere_compass/modeling_cohere_compass.py"},
     // Families added after decba1d2, read in transformers 5.25.0 (the released files; the sweep's
     // tests/data/transformers_sweep_families.json holds what their code computes).
-    {"qwen4_exp_text", RefuseWhen::always, "rope_parameters",
-     "is not representable: Qwen4-Exp interleaves its M-RoPE axes over the first 3 x mrope_section pairs only (height on "
-     "pairs 1, 4, 7, ..., width on 2, 5, 8, ...; class default [11, 11, 10] against the 128 pairs of its whole 256-wide "
-     "head) and leaves the other pairs on the temporal axis, where posenc's layouts need sections that cover every pair; "
-     "its QSA indexer (keys mean-pooled per block of indexer_compress_ratio tokens, RMS-normed, rotated at the block's "
-     "first position) is not read either",
-     "qwen4_exp/modeling_qwen4_exp.py, qwen4_exp/configuration_qwen4_exp.py"},
     {"embedding_gemma2_text", RefuseWhen::always, "per_layer_config",
      "is not representable yet: EmbeddingGemma 2 takes each layer's head_dim from per_layer_config (512 on its "
      "full_attention layers in the class default), which posenc does not read",

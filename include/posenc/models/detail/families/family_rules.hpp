@@ -59,7 +59,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
         return &sliding_window_rope_config;
     if (model_type == "smollm3" || model_type == "llama4_text") return &no_rope_layers_config;
     if (model_type == "qwen3_next" || model_type == "qwen3_5_text" || model_type == "qwen3_5_moe_text" ||
-        model_type == "olmo_hybrid" || model_type == "bailing_hybrid")
+        model_type == "olmo_hybrid" || model_type == "bailing_hybrid" || model_type == "qwen4_exp_text")
         return &linear_attention_config;
     if (model_type == "mllama_text_model") return &mllama_config;
     if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t" ||

@@ -32,6 +32,12 @@ inline FamilyConfig linear_attention_config(const json& text, const std::string&
 {
     FamilyConfig out(text);
     out.nope_layer_types.push_back("linear_attention");
+    const bool qwen4 = model_type == "qwen4_exp_text";
+    if (qwen4)
+        out.warnings.push_back({pre + "indexer_head_dim",
+                                "model_type \"qwen4_exp_text\" has a QSA indexer (queries rotate their first rotary_dim "
+                                "dims; keys mean-pooled per block of indexer_compress_ratio tokens, RMS-normed and rotated "
+                                "at the block's first position); posenc describes the attention's RoPE only, not the indexer's"});
     if (const json* given = member(text, "layer_types")) {
         if (!given->is_array()) return out;  // the reader refuses it, naming layer_types
         json& types = out.text["layer_types"];
@@ -40,9 +46,11 @@ inline FamilyConfig linear_attention_config(const json& text, const std::string&
             if (!t.is_string()) continue;  // the reader refuses it, naming the entry
             if (t == "mamba" || t == "conv") t = "linear_attention";
             if (t == "attention") t = "full_attention";
-            if (t != "linear_attention" && t != "full_attention")
+            if (qwen4 && t == "full_attention") t = "indexed_attention";  // its class renames them
+            if (t != "linear_attention" && t != (qwen4 ? "indexed_attention" : "full_attention"))
                 fail(pre + "layer_types[" + std::to_string(i) + "]",
-                     "expected \"linear_attention\" or \"full_attention\" for model_type \"" + model_type + "\"",
+                     std::string("expected \"linear_attention\" or \"") + (qwen4 ? "indexed_attention" : "full_attention") +
+                         "\" for model_type \"" + model_type + "\"",
                      '"' + t.get<std::string>() + '"');
         }
         return out;
@@ -57,7 +65,7 @@ inline FamilyConfig linear_attention_config(const json& text, const std::string&
     for (int i = 0; i < n; ++i) {
         const bool full = (i + 1) % every == 0;
         any_full = any_full || full;
-        types.push_back(full ? "full_attention" : "linear_attention");
+        types.push_back(full ? (qwen4 ? "indexed_attention" : "full_attention") : "linear_attention");
     }
     if (olmo && !any_full && n > 0) types.back() = "full_attention";  // "at least one full attention layer"
     out.text["layer_types"] = std::move(types);
