@@ -13,10 +13,12 @@ For maintainers, not run by the build or the tests. It reads the configuration f
 Python syntax tree of their class bodies: `name: type = literal` fields, `attribute_map` aliases and
 base classes defined in the same tree); it imports nothing from transformers.
 
-    scripts/extract-class-defaults.py TRANSFORMERS_SRC [COMMIT]
+    scripts/extract-class-defaults.py TRANSFORMERS_SRC [COMMIT [NEWER_SRC NEWER_LABEL]]
 
 TRANSFORMERS_SRC is the `src/transformers` folder of a transformers checkout; COMMIT (optional) is
-written into the header's comment.
+written into the header's comment. NEWER_SRC (optional) is the `transformers` folder of a newer
+release (the unpacked wheel: families added after COMMIT); a model_type with no configuration class
+at COMMIT takes its row from there, its source marked with NEWER_LABEL ("transformers 5.25.0").
 """
 import ast
 import json
@@ -153,30 +155,40 @@ def known_model_types(header):
     return re.findall(r'^\s*(?:FamilyRules)?\{"([A-Za-z0-9_-]+)", Pairing::', table, flags=re.M)
 
 
-def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
-    src = pathlib.Path(sys.argv[1])
-    commit = sys.argv[2] if len(sys.argv) == 3 else "(not given)"
-    repo = pathlib.Path(__file__).resolve().parent.parent
-    classes = parse_classes(src / "models")
+def class_index(models):
+    """(the parsed configuration classes, {model_type: class name}) of a transformers models folder."""
+    classes = parse_classes(models)
     by_type = {}
     for name, (model_type, *_rest) in classes.items():
         if isinstance(model_type, str):
             by_type.setdefault(model_type, name)
-    for model_type, name in extra_config_names(src / "models").items():
+    for model_type, name in extra_config_names(models).items():
         by_type.setdefault(model_type, name)
+    return classes, by_type
+
+
+def main():
+    if len(sys.argv) not in (2, 3, 5):
+        sys.exit(__doc__)
+    src = pathlib.Path(sys.argv[1])
+    commit = sys.argv[2] if len(sys.argv) >= 3 else "(not given)"
+    repo = pathlib.Path(__file__).resolve().parent.parent
+    trees = [(class_index(src / "models"), "")]
+    if len(sys.argv) == 5:
+        trees.append((class_index(pathlib.Path(sys.argv[3]) / "models"), f" ({sys.argv[4]})"))
     rows, missing = [], []
     for model_type in known_model_types(repo / "include/posenc/models/hf_families.hpp"):
-        name = by_type.get(model_type)
-        if name is None:
+        found = next(((classes, by_type[model_type], label) for (classes, by_type), label in trees
+                      if model_type in by_type), None)
+        if found is None:
             missing.append(model_type)
             continue
+        classes, name, label = found
         text_class = resolved(classes, name)[0].get("@text_config")
         if text_class in classes:  # a wrapper read flat (Qwen2-VL's legacy layout): its text config's defaults
             name = text_class
         s = sizes(classes, name)
-        rows.append((model_type, s, classes[name][4]))
+        rows.append((model_type, s, classes[name][4] + label))
     if missing:
         print("no configuration class at this commit (no row written): " + ", ".join(missing), file=sys.stderr)
     width = max(len(r[0]) for r in rows) + 4

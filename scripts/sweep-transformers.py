@@ -141,7 +141,7 @@ class _PermissiveModule(types.ModuleType):
             raise AttributeError(name)
         if self.__name__.endswith(".constants"):
             return "/nonexistent/sweep-hf" if any(w in name for w in ("HOME", "CACHE", "PATH", "DIR")) else None
-        if name in ("constants", "utils", "errors", "dataclasses", "file_download", "torch", "hf_api"):
+        if name in ("constants", "utils", "errors", "dataclasses", "file_download", "torch", "hf_api", "httpx"):
             return importlib.import_module(self.__name__ + "." + name)
         placeholder = type(name, (_Anything,), {})
         setattr(self, name, placeholder)
@@ -163,12 +163,15 @@ def _as_validated_field(validator):
 
 MISSING_PACKAGES = {n for n in ("huggingface_hub", "tokenizers", "safetensors", "httpx")
                     if importlib.util.find_spec(n) is None}
+# torch 1.13's FSDP package cannot be imported on Python 3.11 (a dataclass with a mutable default);
+# transformers 5.2x imports it from distributed/fsdp.py, off the rotary path.
+BROKEN_TORCH_MODULES = ("torch.distributed.fsdp",)
 
 
 class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         top = fullname.split(".")[0]
-        if top in MISSING_PACKAGES or (
+        if top in MISSING_PACKAGES or fullname.startswith(BROKEN_TORCH_MODULES) or (
                 fullname.startswith("torch.") and not fullname.startswith("torch._C")
                 and importlib.machinery.PathFinder.find_spec(fullname, path) is None):
             STOOD_IN.add(fullname)
@@ -269,11 +272,19 @@ def prepare_environment(src):
         for name in ("assume_constant_result", "disable", "allow_in_graph", "mark_static_address", "mark_dynamic"):
             setattr(dynamo, name, _passthrough)
         dynamo.is_compiling = lambda: False
+        dynamo.__path__ = []  # its submodules (transformers 5.2x imports one) are stand-ins too
         _lenient(dynamo)
         torch._dynamo = dynamo
         sys.modules["torch._dynamo"] = dynamo
         STOOD_IN.add("torch._dynamo")
 
+    if not hasattr(torch, "accelerator"):  # torch 2.6; transformers 5.2x asks it for the device (none: CPU)
+        accelerator = types.ModuleType("torch.accelerator")
+        accelerator.current_accelerator = lambda *a, **k: None
+        accelerator.is_available = lambda: False
+        torch.accelerator = accelerator
+        sys.modules["torch.accelerator"] = accelerator
+        STOOD_IN.add("torch.accelerator")
     if not hasattr(torch.nn, "Buffer"):
         def Buffer(data=None, *, persistent=True):
             tensor = data if data is not None else torch.empty(0)
@@ -747,8 +758,8 @@ def nope_layers(model_type, config):
     if layer_types:
         add((i for i, t in enumerate(layer_types) if t in NON_ROPE_LAYER_TYPES),
             "layer type without attention (linear attention, mamba, conv)")
-        if base in ("cohere2", "exaone4", "exaone_moe") and safe_get(config, "sliding_window") is not None:
-            # cohere2: RoPE only `if self.sliding_window is not None`; exaone4, exaone_moe:
+        if base in ("cohere2", "exaone4", "exaone_moe", "kolibri1") and safe_get(config, "sliding_window") is not None:
+            # cohere2: RoPE only `if self.sliding_window is not None`; exaone4, exaone_moe, kolibri1:
             # `if self.sliding_window is None or self.is_sliding`
             add((i for i, t in enumerate(layer_types) if t == "full_attention"),
                 "full_attention layers NoPE while sliding_window is set")
@@ -760,6 +771,10 @@ def nope_layers(model_type, config):
             add((i for i, t in enumerate(layer_types) if t != "sliding_attention"
                  and not (i < len(mlp) and mlp[i] == "dense" and pattern == 1)),
                 "non-sliding layers NoPE unless force_rope")
+        if base == "flint" and safe_get(config, "sliding_window") is not None:
+            # RoPE only `if self.sliding_window is not None`, set on sliding_attention layers only
+            add((i for i, t in enumerate(layer_types) if t != "sliding_attention"),
+                "RoPE on sliding_attention layers only")
         if base == "afmoe":
             # RoPE only `if self.is_local_attention` (layer_types[i] == "sliding_attention")
             add((i for i, t in enumerate(layer_types) if t != "sliding_attention"),

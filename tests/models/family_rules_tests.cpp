@@ -293,4 +293,51 @@ TEST_CASE("[hrm_text/configuration_hrm_text.py (transformers 5.16)] num_hidden_l
         "L_cycles": 2000000000, "head_dim": 64})").rfind("num_hidden_layers: expected num_hidden_layers * H_cycles", 0) == 0);
 }
 
+TEST_CASE("[flint/modeling_flint.py, flint/configuration_flint.py (transformers 5.25.0)] only sliding layers rotate, and only with a window")
+{
+    // The configuration class: full_attention at layers 0, 1, every i % 4 == 1 and the last; the
+    // attention keeps sliding_window on sliding layers only and rotates `if self.sliding_window is not None`.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "flint", "num_hidden_layers": 8, "head_dim": 64})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{0, 1, 5, 7});
+    CHECK(error_of(R"({"model_type": "flint", "num_hidden_layers": 8, "head_dim": 64, "sliding_window": null})")
+              .rfind("sliding_window: expected a window", 0) == 0);
+}
+
+TEST_CASE("[kolibri1/configuration_kolibri1.py, kolibri1/modeling_kolibri1.py (transformers 5.25.0)] every 5th layer full and NoPE")
+{
+    const auto m = posenc::hf::parse_model(R"({"model_type": "kolibri1", "num_hidden_layers": 10, "head_dim": 64})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{4, 9});
+    // Without a window (transformers refuses sliding layers without one; the attention would rotate every layer).
+    const auto open = posenc::hf::parse_model(R"({"model_type": "kolibri1", "num_hidden_layers": 10, "head_dim": 64,
+        "sliding_window": null})");
+    CHECK(open.rope.nope_layers().empty());
+}
+
+TEST_CASE("[hy_v4/modeling_hy_v4.py (transformers 5.25.0)] the indexer's RoPE is named in a warning, not read")
+{
+    const auto m = posenc::hf::parse_model(R"({"model_type": "hy_v4", "num_hidden_layers": 2})");
+    bool named = false;
+    for (const posenc::hf::ConfigWarning& w : m.warnings) named = named || w.key == "index_head_dim";
+    CHECK(named);
+    CHECK(m.rope.groups().size() == 1);
+    CHECK(m.rope.groups()[0].spec.head_dim() == 64);  // the qk_rope_head_dim slice
+}
+
+TEST_CASE("[qwen4_exp/configuration_qwen4_exp.py, qwen4_exp/modeling_qwen4_exp.py (transformers 5.25.0)] full_attention entries are indexed_attention; linear layers NoPE; sections 1 and 2 only")
+{
+    // The class renames "full_attention" to "indexed_attention"; the text model rotates those layers only.
+    const auto m = posenc::hf::parse_model(R"({"model_type": "qwen4_exp_text", "head_dim": 256, "layer_types":
+        ["linear_attention", "full_attention", "linear_attention", "indexed_attention"],
+        "rope_parameters": {"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.25,
+                            "mrope_section": [5, 11, 10]}})");
+    CHECK(m.rope.nope_layers() == std::vector<int>{0, 2});
+    // recomposition_frequencies reads mrope_section[1] and [2]: the temporal axis keeps the other 32 - 21 pairs.
+    REQUIRE(m.rope.multi_axis().has_value());
+    bool named = false;
+    for (const posenc::hf::ConfigWarning& w : m.warnings) named = named || w.key == "indexer_head_dim";
+    CHECK(named);
+    CHECK(error_of(R"({"model_type": "qwen4_exp_text", "head_dim": 256, "layer_types": ["sliding_attention"]})")
+              .rfind("layer_types[0]: expected \"linear_attention\" or \"indexed_attention\"", 0) == 0);
+}
+
 }  // namespace models_family_rules_tests

@@ -45,6 +45,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -112,6 +113,21 @@ json read_data(const char* file)
 const json& sweep_data()
 {
     static const json data = read_data("transformers_sweep.json");
+    return data;
+}
+
+/// The families added to transformers after decba1d2, swept from the transformers 5.25.0 release
+/// (`--only ... --out tests/data/transformers_sweep_families.json`).
+const json& families_data()
+{
+    static const json data = read_data("transformers_sweep_families.json");
+    return data;
+}
+
+/// The same families' hand-written configs (--minimal --only, for the families posenc reads).
+const json& families_minimal_data()
+{
+    static const json data = read_data("transformers_sweep_families_minimal.json");
     return data;
 }
 
@@ -464,6 +480,117 @@ TEST_CASE("transformers decba1d2 hand-written configs: read from the model types
     }
     CHECK(matched > 1000);
     MESSAGE(matched << " of " << text_families << " hand-written configs read and match transformers");
+}
+
+TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2 are read and match, or are refused by name")
+{
+    // What each new family must do: read and match what its transformers 5.25.0 code computed (the
+    // sweep's tables, layer maps and cos/sin), or be refused with an error naming a key.
+    const std::map<std::string, Outcome> expected = {
+        {"gte", Outcome::match},                       // Llama's rotary, base 160000
+        {"hy_v4", Outcome::match},                     // MLA, interleaved on qk_rope_head_dim
+        {"hy_v4_vl", Outcome::match},                  // its text model: the same
+        {"kolibri1", Outcome::match},                  // EXAONE 4's rule: full_attention layers NoPE
+        {"apertus1p5", Outcome::match},                // its text model: Llama's rotary, llama3 x8 at 12e6
+        {"minicpm5_moe", Outcome::match},
+        {"molmo2", Outcome::match},                    // its text model
+        {"granite_docling", Outcome::match},           // its text model
+        {"esmc", Outcome::match},
+        {"flint", Outcome::match},                     // only sliding_attention layers rotate
+        {"muse_spark", Outcome::match},                // its text model: layer_rope_theta 0 = NoPE
+        {"llava_onevision1_5", Outcome::match},        // text_config is a qwen3 config
+        {"ovis2_5", Outcome::match},                   // text_config is a qwen3 config
+        {"qwen4_exp", Outcome::match},                 // its text model: interleaved M-RoPE, the rest temporal
+        {"embedding_gemma2", Outcome::refused_by_name},  // per_layer_config head_dim
+        {"neomme", Outcome::refused_by_name},          // two-axis RoPE per layer type
+        {"bailing_hybrid", Outcome::match},            // MLA on full_attention layers, linear_attention NoPE
+        {"kolibri1_1", Outcome::refused_by_name},      // shared keys with unrotated queries
+        {"beam", Outcome::refused_by_name},            // a power-law query scale on its NoPE layers
+        {"mistral_large4", Outcome::refused_by_name},  // learned per-head logarithmic query scale
+    };
+    const json& data = families_data();
+    std::set<std::string> swept;
+    int towers = 0;
+    for (const json& family : data.at("families")) {
+        const std::string model_type = family.at("model_type").get<std::string>();
+        INFO(model_type);
+        if (family.at("kind").get<std::string>() == "not_language") {
+            // the new vision and audio towers: refused as such, naming model_type
+            ++towers;
+            try {
+                (void)posenc::hf::model_from_json(json{{"model_type", model_type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
+                FAIL("read as a language model");
+            } catch (const posenc::error& e) {
+                CHECK(e.field() == "model_type");
+                CHECK(std::string(e.what()).find("expected a language model's config") != std::string::npos);
+            }
+            continue;
+        }
+        swept.insert(model_type);
+        REQUIRE(family.at("kind").get<std::string>() == "text");
+        REQUIRE(expected.count(model_type) == 1);
+        const Result r = check_family(family, data.at("tables"));
+        INFO(std::string(outcome_name(r.outcome)) << ": " << r.detail);
+        CHECK(r.outcome == expected.at(model_type));
+    }
+    CHECK(swept.size() == expected.size());
+    CHECK(towers == 30);
+    // GLM-5-Next's language model builds no rotary module (the sweep records it as a failure), and
+    // Kimi Linear's modeling code applies none (the sweep does not list it): both are refused as
+    // having no RoPE, naming model_type.
+    bool glm5_failed = false;
+    for (const json& f : data.at("failures")) glm5_failed = glm5_failed || f.at("model_type") == "glm5_next";
+    CHECK(glm5_failed);
+    for (const json& config : {json{{"model_type", "glm5_next"}, {"text_config", {{"hidden_size", 1024}, {"num_attention_heads", 16}}}},
+                               json{{"model_type", "kimi_linear"}, {"hidden_size", 1024}, {"num_attention_heads", 16}}}) {
+        INFO(config.dump());
+        try {
+            (void)posenc::hf::model_from_json(config);
+            FAIL("read");
+        } catch (const posenc::error& e) {
+            CHECK(std::string(e.field()).find("model_type") != std::string::npos);  // text_config.model_type for GLM-5-Next
+            INFO(e.what());
+            CHECK(std::string(e.what()).find("has no RoPE") != std::string::npos);
+        }
+    }    // Families on unmerged transformers branches only (no folder in the 5.25.0 release): refused as unreleased.
+    for (const char* type : {"deepseek_v41", "k2_horizon"}) {
+        INFO(type);
+        try {
+            (void)posenc::hf::model_from_json(json{{"model_type", type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
+            FAIL("read");
+        } catch (const posenc::error& e) {
+            CHECK(e.field() == "model_type");
+            CHECK(std::string(e.what()).find("is not defined in a transformers release") != std::string::npos);
+        }
+    }
+    // GTE's configuration class rewrites the legacy {"type": "ntk", "factor": f} (modular_gte.py
+    // convert_rope_params_to_dict: linear with factor f^(2/H), base times f); posenc does not read it
+    // and refuses the rope type by name rather than read a table the class would not build.
+    try {
+        (void)posenc::hf::model_from_json(json{{"model_type", "gte"}, {"rope_scaling", {{"type", "ntk"}, {"factor", 2.0}}}});
+        FAIL("read");
+    } catch (const posenc::error& e) {
+        INFO(e.what());
+        CHECK(std::string(e.field()).find("rope_scaling") != std::string::npos);
+    }
+}
+
+TEST_CASE("transformers 5.25.0 hand-written configs of the families added after decba1d2: every one matches or is refused by name")
+{
+    // The --minimal variants for the families above that posenc reads: their class defaults (hand-added to
+    // hf_class_defaults.hpp from the 5.25.0 configuration files) and layer patterns must give what the
+    // configuration classes fill in.
+    const json& data = families_minimal_data();
+    int matched = 0;
+    for (const json& family : data.at("families")) {
+        if (family.at("kind").get<std::string>() != "text") continue;
+        const Result r = check_family(family, data.at("tables"));
+        INFO(family.at("model_type").get<std::string>() << ": " << std::string(outcome_name(r.outcome)) << ": " << r.detail);
+        CHECK((r.outcome == Outcome::match || r.outcome == Outcome::refused_by_name));
+        if (r.outcome == Outcome::match) ++matched;
+    }
+    CHECK(matched >= 100);
+    MESSAGE(matched << " of " << data.at("families").size() << " hand-written configs of the new families read and match transformers 5.25.0");
 }
 
 TEST_CASE("transformers decba1d2 class defaults: every non-language model_type with RoPE is refused as such, naming model_type")

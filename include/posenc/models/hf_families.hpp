@@ -104,6 +104,11 @@ inline constexpr unsigned rotary_from_hidden_head = 1u << 23;
 /// MLA whose head_dim is an alias of qk_rope_head_dim (attribute_map; GLM-4.7-Flash's glm4_moe_lite):
 /// either key gives the rotary width; both that disagree are refused.
 inline constexpr unsigned mla_head_dim_alias = 1u << 24;
+/// Interleaved M-RoPE whose height and width cover the first 3 x mrope_section[1] / [2] pairs and whose
+/// temporal axis takes every other pair of the rotary part, whatever mrope_section[0] says (Qwen4-Exp's
+/// recomposition_frequencies reads only sections 1 and 2): the temporal section is rotary_dim / 2 minus
+/// the other two.
+inline constexpr unsigned mrope_temporal_rest = 1u << 25;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.
@@ -176,6 +181,12 @@ inline constexpr FamilyRules known_families[] = {
      trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
     FamilyRules{"qwen3_5_moe_text", Pairing::half_split, "qwen3_5_moe/modeling_qwen3_5_moe.py", 0.25, 0, 0, "qwen3_5_moe/configuration_qwen3_5_moe.py",
      trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
+    // Qwen4-Exp's text model (transformers 5.25.0): linear_attention layers NoPE, indexed_attention layers
+    // rotate the first int(head_dim * partial_rotary_factor) dims (class default: the whole 256) with
+    // Qwen3-VL's interleaved M-RoPE over the first 3 x sections (default [11, 11, 10]), the rest temporal;
+    // its QSA indexer is named in a warning, not read (families/linear_attention.hpp)
+    FamilyRules{"qwen4_exp_text", Pairing::half_split, "qwen4_exp/modeling_qwen4_exp.py", {}, 0, 0, "qwen4_exp/configuration_qwen4_exp.py",
+     trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope | trait::mrope_temporal_rest}.with_default_mrope_section("[11, 11, 10]"),
     {"phi", Pairing::half_split, "phi/modeling_phi.py", 0.5, 0, 0, "phi/configuration_phi.py", trait::partial_rotary},
     // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
     // class-default top-level original_max_position_embeddings 4096 wins over the dict's
@@ -209,6 +220,23 @@ inline constexpr FamilyRules known_families[] = {
     // attend to the image and get no RoPE (models/detail/families/mllama.hpp)
     {"mllama_text_model", Pairing::half_split, "mllama/modeling_mllama.py", {}, 0, 0, "mllama/configuration_mllama.py", 0},
     {"exaone_moe", Pairing::half_split, "exaone_moe/modeling_exaone_moe.py", {}, 0, 0, "exaone_moe/configuration_exaone_moe.py", 0},
+    // Kolibri 1 (transformers 5.25): EXAONE 4's attention rule (only sliding_attention layers rotate while a
+    // window is set), its class pattern every 5th layer full_attention, window 513
+    {"kolibri1", Pairing::half_split, "kolibri1/modeling_kolibri1.py", {}, 0, 0, "kolibri1/configuration_kolibri1.py", 0},
+    // Llama's rotate_half over the whole head on every layer (transformers 5.25): Apertus 1.5's text
+    // model (Apertus's class-default llama3 x8 dict at 12e6), MiniCPM 5 MoE, Molmo 2's and Granite
+    // Docling's text models, ESM C
+    {"apertus1p5_text", Pairing::half_split, "apertus1p5/modeling_apertus1p5.py", {}, 0, 0, "apertus1p5/configuration_apertus1p5.py", 0, "",
+     R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
+    {"minicpm5_moe", Pairing::half_split, "minicpm5_moe/modeling_minicpm5_moe.py", {}, 0, 0, "minicpm5_moe/configuration_minicpm5_moe.py", 0},
+    {"molmo2_text", Pairing::half_split, "molmo2/modeling_molmo2.py", {}, 0, 0, "molmo2/configuration_molmo2.py", 0},
+    {"granite_docling_text", Pairing::half_split, "granite_docling/modeling_granite_docling.py", {}, 0, 0, "granite_docling/configuration_granite_docling.py", 0},
+    {"esmc", Pairing::half_split, "esmc/modeling_esmc.py", {}, 0, 0, "esmc/configuration_esmc.py", 0},
+    // Flint (transformers 5.25): Llama's rotate_half on its sliding_attention layers only (families/flint.hpp)
+    {"flint", Pairing::half_split, "flint/modeling_flint.py", {}, 0, 0, "flint/configuration_flint.py", 0},
+    // GTE (mGTE encoders, transformers 5.25): Llama's rotate_half, base 160000 (class default); the legacy
+    // {"type": "ntk"} dict that its configuration class rewrites is not read (an unknown rope type, refused)
+    {"gte", Pairing::half_split, "gte/modeling_gte.py", {}, 0, 0, "gte/configuration_gte.py", 0},
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, 0, 0, "", trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, 0, 0, "", trait::hunyuan_alpha},
     // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
@@ -365,6 +393,10 @@ inline constexpr FamilyRules known_families[] = {
     // Muse Glimmer's draft model: rotate_half on every layer (its queries take the table's last rows)
     {"muse_glimmer_assistant", Pairing::half_split, "muse_glimmer_assistant/modeling_muse_glimmer_assistant.py", {}, 0, 0, "muse_glimmer_assistant/configuration_muse_glimmer_assistant.py", 0},
     {"muse_glimmer_text", Pairing::half_split, "muse_glimmer/modeling_muse_glimmer.py", {}, 0, 0, "muse_glimmer/configuration_muse_glimmer.py", 0},
+    // Muse Spark's text model (transformers 5.25.0): Muse Glimmer's layer_rope_theta rule (families/layer_rope_theta.hpp);
+    // no RoPE dict = {default, 500000} (its configuration class)
+    {"muse_spark_text", Pairing::half_split, "muse_spark/modeling_muse_spark.py", {}, 0, 0, "muse_spark/configuration_muse_spark.py", 0, "",
+     R"({"rope_type": "default", "rope_theta": 500000.0})"},
     // RoPE decided per layer by the attention kind (models/detail/families/nope_by_attention.hpp)
     {"afmoe", Pairing::half_split, "afmoe/modeling_afmoe.py", {}, 0, 0, "afmoe/configuration_afmoe.py", 0},
     {"cohere2_moe", Pairing::interleaved, "cohere2_moe/modeling_cohere2_moe.py", {}, 0, 0, "cohere2_moe/configuration_cohere2_moe.py", 0},
@@ -420,6 +452,21 @@ inline constexpr FamilyRules known_families[] = {
      trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 32, 64},
     {"glm_moe_dsa", Pairing::interleaved, "glm_moe_dsa/modeling_glm_moe_dsa.py", {}, 0, 0, "glm_moe_dsa/configuration_glm_moe_dsa.py",
      trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
+    // Bailing hybrid (transformers 5.25.0): MLA full_attention layers, interleaved on the qk_rope_head_dim
+    // slice (head_dim set to it, yarn_apply_mscale in the softmax scale); its linear_attention layers
+    // take no position embeddings (families/linear_attention.hpp, every layer_group_size-th layer full)
+    {"bailing_hybrid", Pairing::interleaved, "bailing_hybrid/modeling_bailing_hybrid.py", {}, 0, 0, "bailing_hybrid/configuration_bailing_hybrid.py",
+     trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 128},
+    // HY-V4 and HY-V4-VL's text model (transformers 5.25): GLM-MoE-DSA's MLA (interleaved on the qk_rope_head_dim
+    // slice, head_dim set to it, yarn_apply_mscale in the softmax scale); the indexer rotates the LAST
+    // qk_rope_head_dim of its index_head_dim (128) dims with the same table, interleaved: not read
+    {"hy_v4", Pairing::interleaved, "hy_v4/modeling_hy_v4.py", {}, 0, 0, "hy_v4/configuration_hy_v4.py",
+     trait::mla | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
+    // HY-V4-VL's text model adds Qwen3-VL's interleaved M-RoPE over the pairs (T H W T H W ...; its
+    // configuration class sets mrope_section [12, 10, 10] when the dict has none)
+    FamilyRules{"hy_v4_vl_text", Pairing::interleaved, "hy_v4_vl/modeling_hy_v4_vl.py", {}, 0, 0, "hy_v4_vl/configuration_hy_v4_vl.py",
+     trait::mla | trait::mla_softmax_mscale | trait::multi_axis | trait::always_interleaved_mrope, "", "", "", "", 0, 64, 192}
+        .with_default_mrope_section("[12, 10, 10]"),
     // OpenAI's privacy filter: gpt-oss's class-default YaRN x32 at base 150000 with interleaved pairs
     // (_apply_rotary_emb: x[..., ::2] and x[..., 1::2])
     {"openai_privacy_filter", Pairing::interleaved, "openai_privacy_filter/modeling_openai_privacy_filter.py", {}, 0, 0, "openai_privacy_filter/configuration_openai_privacy_filter.py", 0, "",
@@ -511,8 +558,50 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "is not representable: Cohere Compass builds one M-RoPE table per layer type (mrope_section in each layer type's "
      "dict), and posenc's model has one multi-axis layout for all its layers",
      "cohere_compass/modeling_cohere_compass.py"},
+    // Families added after decba1d2, read in transformers 5.25.0 (the released files; the sweep's
+    // tests/data/transformers_sweep_families.json holds what their code computes).
+    {"embedding_gemma2_text", RefuseWhen::always, "per_layer_config",
+     "is not representable yet: EmbeddingGemma 2 takes each layer's head_dim from per_layer_config (512 on its "
+     "full_attention layers in the class default), which posenc does not read",
+     "embedding_gemma2/configuration_embedding_gemma2.py"},
+    {"neomme", RefuseWhen::always, "rope_parameters",
+     "is not representable: NeoMME's text layers rotate two position axes (rows on the even frequencies, columns on "
+     "the odd ones) with one table per layer type (its own rope_theta and partial_rotary_factor each), and posenc's "
+     "model has one multi-axis layout for all its layers",
+     "neomme/modeling_neomme.py, neomme/configuration_neomme.py"},
+    {"kolibri1_1", RefuseWhen::always, "kv_source_layers",
+     "is not representable: Kolibri 1.1 rotates only its sliding_attention layers that compute their own keys; a layer "
+     "whose kv_source_layers entry names another layer takes that layer's rotated keys and leaves its queries unrotated, "
+     "which posenc's per-layer description (rotate q and k, or neither) cannot say",
+     "kolibri1_1/modeling_kolibri1_1.py, kolibri1_1/configuration_kolibri1_1.py"},
+    {"beam", RefuseWhen::always, "layer_types",
+     "is not representable: Beam rotates only its sliding_attention layers, and multiplies the query of each "
+     "full_attention (NoPE) layer by (1 + (position + 1) / 2048)^0.1, a query scale posenc's model does not hold (it "
+     "holds Llama 4's and Ministral 3's logarithmic ones)",
+     "beam/modeling_beam.py, beam/configuration_beam.py"},
+    {"mistral_large4_text", RefuseWhen::always, "model_type",
+     "is not representable: Mistral Large 4 multiplies each query by scale_h * ln(position + 1) + bias_h with learned "
+     "per-head weights (MistralLarge4TextSoftmaxScaling), which no config key states, and its NoPE layers "
+     "(no_rope_layers) share keys with other layers",
+     "mistral_large4/modeling_mistral_large4.py"},
+    {"glm5_next_text", RefuseWhen::always, "model_type",
+     "has no RoPE: GLM-5-Next's language model builds no rotary embedding (its MLA layers have qk_rope_head_dim 0 and "
+     "3 of 4 layers are linear attention), so no table describes it",
+     "glm5_next/modeling_glm5_next.py"},
+    {"kimi_linear", RefuseWhen::always, "model_type",
+     "has no RoPE: Kimi Linear's MLA layers apply no rotary embedding (NoPE) and its other layers are linear attention, "
+     "so no table describes it",
+     "kimi_linear/modeling_kimi_linear.py"},
     // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
     // posenc does not follow.
+    {"deepseek_v41", RefuseWhen::always, "model_type",
+     "is not defined in a transformers release (5.25.0 has no deepseek_v41 folder; its files exist only on an unmerged "
+     "branch), so posenc has no released code to check its RoPE against",
+     "(no released transformers file)"},
+    {"k2_horizon", RefuseWhen::always, "model_type",
+     "is not defined in a transformers release (5.25.0 has no k2_horizon folder; its files exist only on an unmerged "
+     "branch), so posenc has no released code to check its RoPE against",
+     "(no released transformers file)"},
     {"bailing_moe", RefuseWhen::always, "model_type",
      "is not defined in transformers (Bailing / Ling models run their checkpoint's own remote code, whose RoPE "
      "posenc has not been checked against)",
@@ -572,6 +661,22 @@ inline constexpr RoPEOutsideLanguage rope_outside_language[] = {
     {"qwen3_omni_moe_audio_encoder", TowerKind::audio}, {"xcodec2", TowerKind::audio},
     {"blt_global_transformer", TowerKind::other}, {"efficientloftr", TowerKind::other}, {"lightglue", TowerKind::other},
     {"timesfm2_5", TowerKind::other},
+    // transformers 5.25.0's new towers (the sweep of tests/data/transformers_sweep_families.json)
+    {"apertus1p5_vision_tokenizer", TowerKind::vision}, {"dots3_note_vision_encoder", TowerKind::vision},
+    {"edgetam_video_mask_decoder", TowerKind::vision}, {"edgetam_video_prompt_encoder", TowerKind::vision},
+    {"glm5_next_vision", TowerKind::vision}, {"granite_docling_vision", TowerKind::vision},
+    {"hy_v4_vl_vision", TowerKind::vision}, {"inkling2_vision", TowerKind::vision}, {"lfm3_vl_vision", TowerKind::vision},
+    {"llava_onevision1_5_vision", TowerKind::vision}, {"molmo2_adapter", TowerKind::vision}, {"molmo2_vision", TowerKind::vision},
+    {"muse_spark_vision", TowerKind::vision}, {"qwen4_exp_vision", TowerKind::vision},
+    {"sam2_video_mask_decoder", TowerKind::vision}, {"sam2_video_prompt_encoder", TowerKind::vision},
+    {"sam3_tracker_video_mask_decoder", TowerKind::vision}, {"sam3_tracker_video_prompt_encoder", TowerKind::vision},
+    {"unlimited_ocr_sam_vision_model", TowerKind::vision}, {"unlimited_ocr_vision", TowerKind::vision},
+    {"unlimited_ocr_vision_encoder", TowerKind::vision},
+    {"dots3_note_audio_encoder", TowerKind::audio}, {"muse_spark_audio", TowerKind::audio},
+    {"nemotron3_5_transcribe_asr_audio", TowerKind::audio}, {"nemotron3_5_transcribe_audio", TowerKind::audio},
+    {"nemotron3_diarization", TowerKind::audio}, {"nemotron3_diarization_audio", TowerKind::audio},
+    {"neucodec", TowerKind::audio}, {"pocket_tts_audio_tokenizer", TowerKind::audio},
+    {"esmfold2", TowerKind::other},
 };
 
 /// The entry of `model_type` in rope_outside_language, or nullptr.
@@ -631,6 +736,15 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "muse_glimmer") return "muse_glimmer_text";
     if (outer == "clvp") return "clvp_encoder";
     if (outer == "cohere_compass") return "cohere_compass_text";
+    if (outer == "qwen4_exp") return "qwen4_exp_text";
+    if (outer == "apertus1p5") return "apertus1p5_text";
+    if (outer == "molmo2") return "molmo2_text";
+    if (outer == "muse_spark") return "muse_spark_text";
+    if (outer == "mistral_large4") return "mistral_large4_text";
+    if (outer == "granite_docling") return "granite_docling_text";
+    if (outer == "embedding_gemma2") return "embedding_gemma2_text";
+    if (outer == "hy_v4_vl") return "hy_v4_vl_text";
+    if (outer == "glm5_next") return "glm5_next_text";
     if (outer == "cosmos3_edge") return "cosmos3_edge_text";
     if (outer == "glm_image") return "glm_image_text";
     if (outer == "minimax_m3_vl") return "minimax_m3_vl_text";

@@ -13,9 +13,11 @@
 #include "posenc/models/detail/families/bamba.hpp"
 #include "posenc/models/detail/families/deepseek_v4.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/families/flint.hpp"
 #include "posenc/models/detail/families/gemma3.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
 #include "posenc/models/detail/families/hrm_text.hpp"
+#include "posenc/models/detail/families/indexer_rope.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/lfm2.hpp"
 #include "posenc/models/detail/families/longcat_flash.hpp"
@@ -49,19 +51,23 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "hrm_text") return &hrm_text_config;
     if (model_type == "longcat_flash") return &longcat_flash_config;
     if (model_type == "afmoe") return &afmoe_config;
+    if (model_type == "flint") return &flint_config;
+    if (model_type == "hy_v4" || model_type == "hy_v4_vl_text") return &indexer_rope_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
-    if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2") return &sliding_window_rope_config;
+    if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2" || model_type == "kolibri1")
+        return &sliding_window_rope_config;
     if (model_type == "smollm3" || model_type == "llama4_text") return &no_rope_layers_config;
     if (model_type == "qwen3_next" || model_type == "qwen3_5_text" || model_type == "qwen3_5_moe_text" ||
-        model_type == "olmo_hybrid")
+        model_type == "olmo_hybrid" || model_type == "bailing_hybrid" || model_type == "qwen4_exp_text")
         return &linear_attention_config;
     if (model_type == "mllama_text_model") return &mllama_config;
     if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t" ||
         model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine" || model_type == "roformer")
         return &own_rope_keys_config;
     if (model_type == "cohere2_moe") return &cohere2_moe_config;
-    if (model_type == "granite_swa" || model_type == "granitemoe_swa" || model_type == "muse_glimmer_text")
+    if (model_type == "granite_swa" || model_type == "granitemoe_swa" || model_type == "muse_glimmer_text" ||
+        model_type == "muse_spark_text")
         return &layer_rope_theta_config;
     return nullptr;
 }

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/families/layer_rope_theta.hpp: a base per layer, 0 = no RoPE
 // (layer_rope_theta): Granite-SWA and GraniteMoE-SWA (granite_swa/, granitemoe_swa/ modeling and
-// configuration files), Muse Glimmer's text model (muse_glimmer/, transformers 5.16).
+// configuration files), Muse Glimmer's text model (muse_glimmer/, transformers 5.16) and Muse Spark's
+// (muse_spark/, transformers 5.25.0: the same rule).
 //
 //   Granite-SWA, GraniteMoE-SWA   one table per distinct non-zero value of layer_rope_theta: the
 //                                 RoPE dict (rope_parameters, its scaling included) with that
 //                                 rope_theta; layers at 0 have no RoPE. Class default: every layer at
 //                                 rope_theta.
-//   Muse Glimmer                  layers at 0 have no RoPE; every other layer uses the one table of
+//   Muse Glimmer, Muse Spark      layers at 0 have no RoPE; every other layer uses the one table of
 //                                 rope_parameters (a non-zero entry only says "rotate": its value is not
 //                                 the table's base, and a warning says so where they differ). Class
-//                                 default: 0 on every 4th layer counted back from the last.
+//                                 default: 0 on every 4th layer counted back from the last. Without a
+//                                 RoPE dict, the family row's class-default dict (Muse Spark: default at
+//                                 500000), else default at rope_theta.
 //
 // The groups are named by what the model keys its tables by: "default" when there is one table,
 // else "rope_theta=<value>"; the layers without RoPE carry the type "nope".
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/hf_families.hpp"
 
 namespace posenc::hf::detail_json::families {
 
@@ -34,12 +38,14 @@ namespace posenc::hf::detail_json::families {
 inline FamilyConfig layer_rope_theta_config(const json& text, const std::string& pre, const std::string& model_type)
 {
     FamilyConfig out(text);
-    const bool one_table = model_type == "muse_glimmer_text";
+    const bool one_table = model_type == "muse_glimmer_text" || model_type == "muse_spark_text";
     const int n = layer_count(text, pre, model_type, out);
     // The RoPE dict every table starts from, with the base transformers' standardisation gives it.
     json dict = {{"rope_type", "default"}};
     if (const json* v = member(text, "rope_parameters"); v && v->is_object()) dict = *v;
     else if (const json* v = member(text, "rope_scaling"); v && v->is_object()) dict = *v;
+    else if (const FamilyRules* f = find_family(model_type); f && !f->default_rope.empty())
+        dict = json::parse(f->default_rope);  // the class-default dict (Muse Spark: default at 500000)
     double base = 10000.0;
     if (const json* v = member(dict, "rope_theta")) base = number(*v, pre + "rope_parameters.rope_theta");
     else if (const json* v = member(text, "rope_theta")) base = number(*v, pre + "rope_theta");

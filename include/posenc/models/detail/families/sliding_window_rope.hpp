@@ -2,10 +2,12 @@
 // posenc/models/detail/families/sliding_window_rope.hpp: families whose full_attention layers have
 // no RoPE while a sliding window is set: EXAONE 4 and EXAONE MoE (exaone4/, exaone_moe/ modeling
 // files: `if self.sliding_window is None or self.is_sliding`) and Cohere 2 (cohere2/modular_cohere2.py:
-// `if self.sliding_window is not None`), transformers 5.16.
+// `if self.sliding_window is not None`), transformers 5.16; Kolibri 1 (kolibri1/modeling_kolibri1.py, the same
+// test as EXAONE 4, transformers 5.25), whose class pattern is every 5th layer full_attention.
 //
 //   layer_types   as given (entries sliding_attention / full_attention; another is refused, naming
-//                 it); else sliding_attention unless (i + 1) % sliding_window_pattern == 0 (default 4);
+//                 it); else sliding_attention unless (i + 1) % sliding_window_pattern == 0 (default 4;
+//                 Kolibri 1: always every 5th, kolibri1/configuration_kolibri1.py reads no pattern key);
 //                 EXAONE with sliding_window null: every layer full_attention
 //   RoPE          with a window (sliding_window absent means the class default, a window), the
 //                 full_attention layers have none; without one, EXAONE rotates every layer and Cohere
@@ -26,7 +28,7 @@
 
 namespace posenc::hf::detail_json::families {
 
-/// The rule for EXAONE 4, EXAONE MoE and Cohere 2 (see the file comment).
+/// The rule for EXAONE 4, EXAONE MoE, Cohere 2 and Kolibri 1 (see the file comment).
 inline FamilyConfig sliding_window_rope_config(const json& text, const std::string& pre, const std::string& model_type)
 {
     FamilyConfig out(text);
@@ -49,12 +51,12 @@ inline FamilyConfig sliding_window_rope_config(const json& text, const std::stri
         if (!cohere && !windowed) {
             for (int i = 0; i < n; ++i) types.push_back("full_attention");
         } else {
-            const int every = pattern_value(text, "sliding_window_pattern", 4, pre);
+            const int every = model_type == "kolibri1" ? 5 : pattern_value(text, "sliding_window_pattern", 4, pre);
             for (int i = 0; i < n; ++i) types.push_back((i + 1) % every != 0 ? "sliding_attention" : "full_attention");
         }
         out.text["layer_types"] = std::move(types);
     }
-    out.text.erase("sliding_window_pattern");
+    if (model_type != "kolibri1") out.text.erase("sliding_window_pattern");  // Kolibri 1's class does not read it
     if (cohere && !windowed)
         fail(pre + "sliding_window", "expected a window: Cohere 2 rotates only its sliding-window layers, so null leaves "
                                      "the model without RoPE",

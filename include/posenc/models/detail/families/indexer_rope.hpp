@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/families/indexer_rope.hpp: MLA families with a sparse-attention indexer
+// whose own use of the rotary table posenc does not describe: HY-V4 and HY-V4-VL's text model
+// (hy_v4/, hy_v4_vl/ modeling files, transformers 5.25.0).
+//
+//   main attention  read as usual: interleaved pairs on the qk_rope_head_dim slice
+//   indexer         its queries and keys (index_head_dim wide, class default 128) rotate their LAST
+//                   qk_rope_head_dim coordinates with the same table, interleaved (the head split
+//                   [index_head_dim - qk_rope_head_dim, qk_rope_head_dim]); it scores which tokens
+//                   the attention reads and is not part of ModelRope, so the reader names it in a
+//                   warning (index_head_dim) instead of leaving it unsaid. The layers and the
+//                   config are returned unchanged.
+#pragma once
+
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/indexer_rope.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "posenc/models/detail/families/family_config.hpp"
+
+namespace posenc::hf::detail_json::families {
+
+/// The rule for HY-V4's indexer (see the file comment).
+inline FamilyConfig indexer_rope_config(const json& text, const std::string& pre, const std::string& model_type)
+{
+    FamilyConfig out(text);
+    out.warnings.push_back(
+        {pre + "index_head_dim",
+         "model_type \"" + model_type + "\" has a sparse-attention indexer that rotates the last qk_rope_head_dim of its "
+         "index_head_dim coordinates (interleaved, with this table); posenc describes the attention's RoPE only, not the "
+         "indexer's"});
+    return out;
+}
+
+}  // namespace posenc::hf::detail_json::families
