@@ -59,6 +59,38 @@
 #include "posenc/kernels/detail/arch/arm_neon.hpp"
 #include "posenc/kernels/detail/arch/arm_neon_bf16.hpp"
 
+namespace posenc::kernels::detail::simd::impl {
+
+// The generic bfloat16 / float16 load and store, composed of the widening and narrowing of 16-bit
+// lanes (widen_u16 / narrow_u16) and the lane-wise conversions of arch/generic.hpp. They are
+// defined here, after every arch file, because a qualified call in a template sees only the
+// overloads declared before it: here the SSE2 and AVX2 forms of widen_u16 / narrow_u16 are in
+// view, as they must be.
+template <class A>
+floats<A> load(const bfloat16* p, requires_arch<xsimd::generic>) noexcept
+{
+    const int32s<A> lanes = impl::widen_u16<A>(reinterpret_cast<const std::uint16_t*>(p), A {});
+    return xsimd::bitwise_cast<floats<A>>(lanes << 16);
+}
+template <class A>
+void store(bfloat16* p, const floats<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    impl::narrow_u16<A>(reinterpret_cast<std::uint16_t*>(p), float_to_bfloat16_bits<A>(v), A {});
+}
+
+template <class A>
+floats<A> load(const float16* p, requires_arch<xsimd::generic>) noexcept
+{
+    return half_bits_to_float<A>(impl::widen_u16<A>(reinterpret_cast<const std::uint16_t*>(p), A {}));
+}
+template <class A>
+void store(float16* p, const floats<A>& v, requires_arch<xsimd::generic>) noexcept
+{
+    impl::narrow_u16<A>(reinterpret_cast<std::uint16_t*>(p), float_to_half_bits<A>(v), A {});
+}
+
+}  // namespace posenc::kernels::detail::simd::impl
+
 namespace posenc::kernels {
 
 /// The arch the header-only kernels use: the best the compiler targets (xsimd::default_arch:

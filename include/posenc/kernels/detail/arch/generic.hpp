@@ -199,28 +199,9 @@ void store(float* p, const floats<A>& v, requires_arch<xsimd::generic>) noexcept
     v.store_unaligned(p);
 }
 
-template <class A>
-floats<A> load(const bfloat16* p, requires_arch<xsimd::generic>) noexcept
-{
-    const int32s<A> lanes = impl::widen_u16<A>(reinterpret_cast<const std::uint16_t*>(p), A {});
-    return xsimd::bitwise_cast<floats<A>>(lanes << 16);
-}
-template <class A>
-void store(bfloat16* p, const floats<A>& v, requires_arch<xsimd::generic>) noexcept
-{
-    impl::narrow_u16<A>(reinterpret_cast<std::uint16_t*>(p), float_to_bfloat16_bits<A>(v), A {});
-}
-
-template <class A>
-floats<A> load(const float16* p, requires_arch<xsimd::generic>) noexcept
-{
-    return half_bits_to_float<A>(impl::widen_u16<A>(reinterpret_cast<const std::uint16_t*>(p), A {}));
-}
-template <class A>
-void store(float16* p, const floats<A>& v, requires_arch<xsimd::generic>) noexcept
-{
-    impl::narrow_u16<A>(reinterpret_cast<std::uint16_t*>(p), float_to_half_bits<A>(v), A {});
-}
+// (The generic bfloat16 / float16 load and store are composed of widen_u16 / narrow_u16, whose
+// per-ISA overloads must be declared before them: simd_ops.hpp defines them after every arch
+// file.)
 
 // ---- non-temporal copy of a staged row (dst 16-byte aligned, bytes % 16 == 0): the widest such
 // store the alignment allows; memcpy on generic archs ------------------------------------------------
