@@ -28,7 +28,8 @@ POSENC_HD inline CosSin digit_product(const double* const* rows, int levels, std
 {
     double c = rows[0][j];
     double s = rows[0][sin_offset + j];
-    for (int k = 1; k < levels; ++k) {
+    for (int k = 1; k < 4; ++k) {  // a constant trip count: unrolled, rows[k] stays in registers on the device
+        if (k >= levels) break;
         const double ck = rows[k][j];
         const double sk = rows[k][sin_offset + j];
         const double next_c = c * ck - s * sk;
