@@ -35,6 +35,9 @@ step() {  # step NAME LIMIT_S COMMAND...: runs with a time limit, logs to $out/N
 }
 
 [ -x "$nvcc" ] || { note "nvcc not found: nothing to check"; exit 1; }
+# the CUDA headers include the CPU kernels' (xsimd, a Debian package: scripts/install-deps.sh)
+echo '#include <xsimd/xsimd.hpp>' | "${CXX:-g++}" -std=c++17 -fsyntax-only -x c++ - > /dev/null 2>&1 \
+  || { note "xsimd headers not found (libxsimd-dev; scripts/install-deps.sh): the kernels cannot build"; exit 1; }
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || note "nvidia-smi failed"
 cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')"
 [ -n "$cap" ] || cap=90

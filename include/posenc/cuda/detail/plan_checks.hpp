@@ -4,6 +4,8 @@
 // Included by launch.cuh only.
 #pragma once
 
+#define POSENC_KERNELS_DETAIL_ALLOWED 1  // may include posenc/kernels/detail/*.hpp (as launch.cuh, its includer, may)
+
 #include <cstdint>
 #include <string>
 
