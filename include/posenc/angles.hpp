@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <string>
 
+#include "posenc/detail/host_device.hpp"
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
 
@@ -83,7 +84,7 @@ inline void require_exact_angle_range(const std::string& field, std::int64_t pos
 /// (m * theta) mod 2pi in [-pi, pi], from the exact product; see the file comment.
 /// Precondition (not checked): |position| <= 2^53 and |position * inv_freq| <= 2^50
 /// (require_exact_angle_range); outside it the result is unspecified. Error < 4e-15 rad.
-inline double reduced_angle(std::int64_t position, double inv_freq) noexcept
+POSENC_HD inline double reduced_angle(std::int64_t position, double inv_freq) noexcept
 {
     const double m = static_cast<double>(position);  // exact for |position| <= 2^53
     const double hi = m * inv_freq;
@@ -106,7 +107,7 @@ struct CosSin {
 
 /// attention_factor * (cos, sin)(reduced_angle(position, inv_freq)). Error < 5e-15 * attention_factor.
 /// Precondition (not checked): reduced_angle's.
-inline CosSin cos_sin(std::int64_t position, double inv_freq, double attention_factor = 1.0) noexcept
+POSENC_HD inline CosSin cos_sin(std::int64_t position, double inv_freq, double attention_factor = 1.0) noexcept
 {
     const double r = reduced_angle(position, inv_freq);
     return {attention_factor * std::cos(r), attention_factor * std::sin(r)};

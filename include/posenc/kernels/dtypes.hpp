@@ -19,6 +19,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "posenc/detail/host_device.hpp"
+
 namespace posenc {
 
 /// A bfloat16 value as its 16 storage bits. Trivially copyable: arrays of it alias model tensors.
@@ -59,14 +61,14 @@ inline constexpr bool is_storage_type = std::is_same_v<T, float> || std::is_same
 
 namespace kernels::detail {
 
-inline std::uint32_t float_bits(float f) noexcept
+POSENC_HD inline std::uint32_t float_bits(float f) noexcept
 {
     std::uint32_t u;
     std::memcpy(&u, &f, sizeof u);
     return u;
 }
 
-inline float float_from_bits(std::uint32_t u) noexcept
+POSENC_HD inline float float_from_bits(std::uint32_t u) noexcept
 {
     float f;
     std::memcpy(&f, &u, sizeof f);
@@ -76,13 +78,13 @@ inline float float_from_bits(std::uint32_t u) noexcept
 }  // namespace kernels::detail
 
 /// bfloat16 -> float, exact: the 16 bits become the top half of the binary32.
-inline float to_float(bfloat16 x) noexcept { return kernels::detail::float_from_bits(static_cast<std::uint32_t>(x.bits) << 16); }
+POSENC_HD inline float to_float(bfloat16 x) noexcept { return kernels::detail::float_from_bits(static_cast<std::uint32_t>(x.bits) << 16); }
 
 namespace kernels::detail {
 /// to_bfloat16's body, as a template on an arch tag so that a per-ISA dispatch unit gets a copy
 /// of its own (kernels/dispatch.hpp).
 template <class Arch>
-bfloat16 to_bfloat16_on(float f) noexcept
+POSENC_HD bfloat16 to_bfloat16_on(float f) noexcept
 {
     std::uint32_t u;
     std::memcpy(&u, &f, sizeof u);
@@ -94,10 +96,10 @@ bfloat16 to_bfloat16_on(float f) noexcept
 
 /// float -> bfloat16, round to nearest even on the 16 dropped bits; NaN -> quiet NaN (same sign).
 /// Error: at most half an ulp of bfloat16 (2^-9 relative) for finite results.
-inline bfloat16 to_bfloat16(float f) noexcept { return kernels::detail::to_bfloat16_on<void>(f); }
+POSENC_HD inline bfloat16 to_bfloat16(float f) noexcept { return kernels::detail::to_bfloat16_on<void>(f); }
 
 /// float16 -> float, exact (subnormals, infinities and NaN included).
-inline float to_float(float16 x) noexcept
+POSENC_HD inline float to_float(float16 x) noexcept
 {
     const std::uint32_t h = x.bits;
     const std::uint32_t sign = (h & 0x8000u) << 16;
@@ -114,7 +116,7 @@ inline float to_float(float16 x) noexcept
 
 /// float -> float16, round to nearest even; |f| >= 65520 -> infinity; NaN -> quiet NaN 0x7e00
 /// with f's sign. Error: half an ulp of float16 for results in range.
-inline float16 to_float16(float f) noexcept
+POSENC_HD inline float16 to_float16(float f) noexcept
 {
     const std::uint32_t u = kernels::detail::float_bits(f);
     const std::uint32_t sign = (u >> 16) & 0x8000u;
@@ -134,13 +136,13 @@ inline float16 to_float16(float f) noexcept
 }
 
 /// Storage -> float (identity for float). For tests and scalar code.
-inline float load_as_float(float x) noexcept { return x; }
-inline float load_as_float(bfloat16 x) noexcept { return to_float(x); }
-inline float load_as_float(float16 x) noexcept { return to_float(x); }
+POSENC_HD inline float load_as_float(float x) noexcept { return x; }
+POSENC_HD inline float load_as_float(bfloat16 x) noexcept { return to_float(x); }
+POSENC_HD inline float load_as_float(float16 x) noexcept { return to_float(x); }
 
 /// float -> storage T with the rounding above (T = float: identity).
 template <class T>
-T store_from_float(float x) noexcept
+POSENC_HD T store_from_float(float x) noexcept
 {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>,
                   "store_from_float writes float, bfloat16 or float16.");

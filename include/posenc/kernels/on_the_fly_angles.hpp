@@ -39,6 +39,7 @@
 #include "posenc/frequencies.hpp"
 #include "posenc/kernels/angle_cache.hpp"
 #include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/digit_product.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 
 namespace posenc::kernels {
@@ -177,20 +178,11 @@ private:
     }
 
     /// The digit products prod_k (C_k + j S_k) of element j of the levels' rows (cos at j, sin at
-    /// num_pairs + j), in double, for |position|.
+    /// num_pairs + j), in double, for |position| (digit_product.hpp).
     template <class Arch>
     POSENC_ALWAYS_INLINE CosSin digit_product(const double* const* rows, std::ptrdiff_t j) const noexcept
     {
-        double c = rows[0][j];
-        double s = rows[0][num_pairs_ + j];
-        for (int k = 1; k < levels_; ++k) {
-            const double ck = rows[k][j];
-            const double sk = rows[k][num_pairs_ + j];
-            const double next_c = c * ck - s * sk;
-            s = s * ck + c * sk;
-            c = next_c;
-        }
-        return {c, s};
+        return detail::digit_product<Arch>(rows, levels_, num_pairs_, j);
     }
 
     FrequencyTable table_;

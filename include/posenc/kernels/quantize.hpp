@@ -31,6 +31,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "posenc/detail/host_device.hpp"
+
 namespace posenc {
 
 /// An fp8 E4M3 value as its storage byte; see the file comment.
@@ -41,7 +43,7 @@ struct float8_e4m3 {
 static_assert(sizeof(float8_e4m3) == 1 && std::is_trivially_copyable_v<float8_e4m3>, "float8_e4m3 must be one plain byte.");
 
 /// The value of an e4m3 code (exact); NaN for the two NaN patterns.
-inline float to_float(float8_e4m3 v) noexcept
+POSENC_HD inline float to_float(float8_e4m3 v) noexcept
 {
     const std::uint32_t sign = static_cast<std::uint32_t>(v.bits & 0x80u) << 24;
     const std::uint32_t e = (v.bits >> 3) & 0xFu;
@@ -66,7 +68,7 @@ namespace kernels::detail {
 /// to_float8_e4m3, as a template on the caller's arch so that a per-ISA dispatch unit gets a
 /// copy of its own (never shared with code compiled for another ISA).
 template <class Arch>
-float8_e4m3 to_float8_e4m3_on(float x) noexcept
+POSENC_HD float8_e4m3 to_float8_e4m3_on(float x) noexcept
 {
     std::uint32_t u;
     std::memcpy(&u, &x, sizeof u);
@@ -90,7 +92,7 @@ float8_e4m3 to_float8_e4m3_on(float x) noexcept
 
 /// quantize_int8, as a template on the caller's arch (see above).
 template <class Arch>
-std::int8_t quantize_int8_on(float x) noexcept
+POSENC_HD std::int8_t quantize_int8_on(float x) noexcept
 {
     if (!(x == x)) return 0;
     if (x >= 127.0f) return 127;
@@ -101,13 +103,13 @@ std::int8_t quantize_int8_on(float x) noexcept
 }  // namespace kernels::detail
 
 /// x rounded to nearest-even e4m3, saturating to +-448; see the file comment.
-inline float8_e4m3 to_float8_e4m3(float x) noexcept
+POSENC_HD inline float8_e4m3 to_float8_e4m3(float x) noexcept
 {
     return kernels::detail::to_float8_e4m3_on<void>(x);
 }
 
 /// x rounded to the nearest integer (ties to even), saturating to [-127, 127]; NaN -> 0.
-inline std::int8_t quantize_int8(float x) noexcept
+POSENC_HD inline std::int8_t quantize_int8(float x) noexcept
 {
     return kernels::detail::quantize_int8_on<void>(x);
 }

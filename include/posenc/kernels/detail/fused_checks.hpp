@@ -345,9 +345,11 @@ void check_norm_call(const RopeSpec& spec, const Angles& angles, const PositionI
     check_rope_call(spec, angles, positions, views, range);
     check_norm_parameters(f.eps, weighting, true, f.q_weight, views.has_k(), f.k_weight, d);
     const NamedBytes q_out {bytes_of(views.q_out), "q_out"}, k_out {bytes_of(views.k_out), "k_out"};
-    for (const FloatSpan& w : {f.q_weight, f.k_weight}) {
-        require_apart(q_out, {{bytes_of(w, d), "a norm weight"}});
-        require_apart(k_out, {{bytes_of(w, d), "a norm weight"}});
+    const FloatSpan weights[] = {f.q_weight, f.k_weight};
+    for (const FloatSpan& w : weights) {  // (a named array: nvcc 13's front end misreads the braced list here)
+        const NamedBytes weight {bytes_of(w, d), "a norm weight"};
+        require_apart(q_out, {weight});
+        require_apart(k_out, {weight});
     }
     check_query_multipliers(f.q_multipliers, views.tokens(), range);
     const NamedBytes m {bytes_of(f.q_multipliers, views.tokens()), "q_multipliers"};
