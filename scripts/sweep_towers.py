@@ -19,6 +19,22 @@ module records what it receives and returns:
     cos/sin are compared with it, row multiset by row multiset);
   - `config`: the tower's config as a user's config.json holds it (the class's to_dict()).
 
+Towers whose rotary module returns cos/sin rather than angles (OWN_PATH: Llama 4, Gemma 4) are
+recorded through the cos the module takes: while the module builds its table (Llama 4, at
+construction) or runs (Gemma 4), torch.cos / Tensor.cos are wrapped to keep their float32
+argument, the angles the model rotates by. Their layout is probed instead of `pairs`: `probe`
+holds, for one token of the first grid with every angle non-zero, the modeling file's own apply
+function (Llama 4 vision_apply_rotary_emb, Gemma 4 apply_multidimensional_rope) run on a unit
+vector along each head dim d with the forward's cos/sin: `partner[d]` is the other dim the
+vector moves into and `cos[d]` what stays on d (the cosine of d's pair's angle).
+  - llama4_vision_model: the table covers the whole image_size / patch_size grid plus the CLS
+    token the encoder appends last (image_size is set to 4 patches so the data stays small; the
+    grid is fixed by it). `positions` are the angles of the first pair of each axis (frequency
+    theta^0 = 1), i.e. the coordinates the table multiplies.
+  - gemma4_vision: pixel_position_ids built as the image processor builds them ((x, y) =
+    (column, row) of each patch, row-major, then padding rows at -1, which the tower masks); the
+    padding rows are dropped from the record.
+
 The output holds facts only (numbers, config values); no transformers code is copied.
 """
 import contextlib
@@ -48,6 +64,14 @@ TOWERS = {
     # recorded are its own table's rows at the position ids the forward hands it.
     "pixtral": ("pixtral", "PixtralVisionModel", "patch_positional_embedding", "num_hidden_layers"),
 }
+
+# model_type: (modeling module, model class, rotary attribute path, layers key, config overrides)
+OWN_PATH = {
+    "llama4_vision_model": ("llama4", "Llama4VisionModel", "rotary_embedding", "num_hidden_layers", {"image_size": 56}),
+    "gemma4_vision": ("gemma4", "Gemma4VisionModel", "rotary_emb", "num_hidden_layers", {}),
+}
+OWN_GRIDS = {"llama4_vision_model": [(1, 4, 4), (2, 4, 4)], "gemma4_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)]}
+GEMMA4_PADDING = 3  # padding rows after the patches
 
 # (frames, rows, columns) before the spatial merge: an image, a video of 2 frames, a taller image.
 GRIDS = [(1, 4, 6), (2, 2, 4), (1, 6, 2)]
@@ -171,6 +195,129 @@ def sweep_tower(torch, transformers, model_type):
     return entry
 
 
+@contextlib.contextmanager
+def recording_cos(torch, seen):
+    """Wrap torch.cos and Tensor.cos: every float argument is appended to seen."""
+    plain, method = torch.cos, torch.Tensor.cos
+
+    def wrapped(x, *a, **k):
+        seen.append(x.detach().clone())
+        return plain(x, *a, **k)
+    torch.cos = wrapped
+    torch.Tensor.cos = lambda self, *a, **k: wrapped(self, *a, **k)
+    try:
+        yield
+    finally:
+        torch.cos, torch.Tensor.cos = plain, method
+
+
+def probe_layout(torch, apply, head_dim, token):
+    """partner[d] and cos[d] of one token: apply(unit vector along d) -> (tokens, head_dim) output."""
+    partner, cos = [], []
+    for d in range(head_dim):
+        out = apply(d)[token]
+        others = [(abs(out[e].item()), e) for e in range(head_dim) if e != d]
+        big = [e for v, e in others if v > 1e-6]
+        if len(big) != 1:
+            raise RuntimeError(f"dim {d} moves into {big}: not one rotated pair")
+        partner.append(big[0])
+        cos.append(float(f"{out[d].item():.9g}"))
+    return {"token": token, "partner": partner, "cos": cos}
+
+
+def sweep_llama4(torch, module, config, model, rotary, grids):
+    head_dim = config.hidden_size // config.num_attention_heads
+    q = head_dim // 4
+    recorded = []
+    with recording_cos(torch, recorded):
+        type(rotary)._compute_freqs_ci(config)
+    freqs = recorded[0].reshape(recorded[0].shape[0], -1)  # (patches + 1, head_dim / 2)
+    table = rotary.freqs_ci.reshape(freqs.shape)
+    if not (torch.equal(torch.cos(freqs), table.real) and torch.equal(torch.sin(freqs), table.imag)):
+        raise RuntimeError("the recorded angles do not rebuild the module's freqs_ci")
+    cases = []
+    for grid in grids:
+        seen = {}
+        def hook(m, args, out):
+            seen["table"] = out
+            raise Captured()  # the layers after it read no RoPE input
+        handle = rotary.register_forward_hook(hook)
+        p = config.patch_size
+        with torch.no_grad(), contextlib.suppress(Captured):
+            model(torch.randn(grid[0], config.num_channels, grid[1] * p, grid[2] * p))
+        handle.remove()
+        if not torch.equal(seen["table"], rotary.freqs_ci):
+            raise RuntimeError("the forward used another table")
+        angles = freqs.repeat(grid[0], 1)
+        cases.append({"grid_thw": list(grid), "positions": angles[:, [0, q]].tolist(),
+                      "angles": [[float(f"{x:.9g}") for x in row] for row in angles.tolist()]})
+    n = freqs.shape[0]
+    eye = torch.eye(head_dim).reshape(head_dim, 1, 1, head_dim).expand(head_dim, n, 1, head_dim).contiguous()
+    token = config.image_size // config.patch_size + 1  # (column 1, row 1): every angle non-zero
+    probe = probe_layout(torch, lambda d: module.vision_apply_rotary_emb(eye, eye, rotary.freqs_ci)[0][d, :, 0, :],
+                         head_dim, token)
+    return cases, probe
+
+
+def gemma4_position_ids(torch, grid):
+    ys, xs = torch.meshgrid(torch.arange(grid[1]), torch.arange(grid[2]), indexing="ij")
+    real = torch.stack([xs.reshape(-1), ys.reshape(-1)], dim=-1)
+    pad = torch.full((GEMMA4_PADDING, 2), -1)
+    return torch.cat([real, pad]).unsqueeze(0).expand(grid[0], -1, -1).contiguous()
+
+
+def sweep_gemma4(torch, module, config, model, rotary, grids):
+    head_dim = config.head_dim or config.hidden_size // config.num_attention_heads
+    cases, probe = [], None
+    for grid in grids:
+        ids = gemma4_position_ids(torch, grid)
+        recorded, seen = [], {}
+
+        def hook(m, args, out):
+            seen["positions"], seen["cos"], seen["sin"] = args[1].detach().clone(), out[0], out[1]
+            raise Captured()  # the layers after it read no RoPE input
+        handle = rotary.register_forward_hook(hook)
+        pixels = torch.rand(grid[0], ids.shape[1], 3 * config.patch_size ** 2)
+        with torch.no_grad(), recording_cos(torch, recorded), contextlib.suppress(Captured):
+            model(pixel_values=pixels, pixel_position_ids=ids)
+        handle.remove()
+        if not torch.equal(seen["positions"], ids):
+            raise RuntimeError("the rotary module got other position ids")
+        half = recorded[0].shape[-1] // 2  # each axis: cat(freqs, freqs)
+        angles = torch.cat([recorded[0][..., :half], recorded[1][..., :half]], dim=-1)
+        real = grid[1] * grid[2]
+        angles = angles[:, :real].reshape(-1, angles.shape[-1])
+        positions = ids[:, :real].reshape(-1, 2)
+        cases.append({"grid_thw": list(grid), "positions": positions.tolist(),
+                      "angles": [[float(f"{x:.9g}") for x in row] for row in angles.tolist()]})
+        if probe is None:
+            n = seen["cos"].shape[1]
+            eye = torch.eye(head_dim).reshape(head_dim, 1, 1, head_dim).expand(head_dim, n, 1, head_dim).contiguous()
+            cos, sin = seen["cos"][:1], seen["sin"][:1]
+            token = grid[2] + 1  # (column 1, row 1)
+            probe = probe_layout(torch, lambda d: module.apply_multidimensional_rope(eye, cos, sin, ids[:1], 2)[d, :, 0, :],
+                                 head_dim, token)
+    return cases, probe
+
+
+def sweep_own_path(torch, model_type):
+    import importlib
+    from transformers.models.auto import configuration_auto as auto
+    folder, cls_name, rotary_attr, layers_key, overrides = OWN_PATH[model_type]
+    module = importlib.import_module(f"transformers.models.{folder}.modeling_{folder}")
+    config = auto.CONFIG_MAPPING[model_type](**overrides)
+    stored = {k: v for k, v in config.to_dict().items()
+              if isinstance(v, (int, float, str, bool, list, dict)) and not k.startswith("_")}
+    setattr(config, layers_key, 1)
+    torch.manual_seed(0)
+    model = getattr(module, cls_name)(config).eval()
+    rotary = find_module(model, rotary_attr)
+    run = sweep_llama4 if model_type == "llama4_vision_model" else sweep_gemma4
+    cases, probe = run(torch, module, config, model, rotary, OWN_GRIDS[model_type])
+    return {"model_type": model_type, "module": f"modeling_{folder}", "model_class": cls_name,
+            "rotary_class": type(rotary).__name__, "config": stored, "cases": cases, "probe": probe}
+
+
 def stand_in_torch(torch):
     """torch 1.13 lacks what model construction asks for (torch >= 2.3): the default device."""
     if not hasattr(torch, "get_default_device"):
@@ -184,9 +331,10 @@ def stand_in_torch(torch):
 def sweep_towers(torch, transformers, out_path, commit):
     stand_in_torch(torch)
     towers, failures = [], []
-    for model_type in TOWERS:
+    for model_type in list(TOWERS) + list(OWN_PATH):
         try:
-            towers.append(sweep_tower(torch, transformers, model_type))
+            towers.append(sweep_tower(torch, transformers, model_type) if model_type in TOWERS
+                          else sweep_own_path(torch, model_type))
             print(f"{model_type}: swept", file=sys.stderr)
         except Exception as e:  # noqa: BLE001
             import traceback

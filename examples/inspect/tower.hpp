@@ -66,7 +66,23 @@ inline std::string tower_patch_order(const posenc::VisionTower& t)
 {
     const std::string m = std::to_string(t.merge_size);
     return (t.merge_size == 1 ? std::string("row-major") : "block-major over " + m + "x" + m + " merge blocks") +
+           (t.rule == posenc::VisionTowerRule::columns_rows_interleaved_cls ? ", a CLS token last" : "") +
            ", frames repeated";
+}
+
+/// The pair layout and axes in words: "pairs (i, i + 40), pairs 0-19 row, 20-39 column".
+inline std::string tower_layout(const posenc::VisionTower& t)
+{
+    const int q = t.head_dim / 4;
+    const auto pairs = posenc::tower_pairs(t);
+    const bool rows_first = t.rule == posenc::VisionTowerRule::rows_columns_shared ||
+                            t.rule == posenc::VisionTowerRule::rows_columns_even_odd;
+    const char* offset = t.rule == posenc::VisionTowerRule::columns_rows_interleaved_cls ? " + 1" : "";
+    return "pair 0 dims (" + std::to_string(pairs[0][0]) + ", " + std::to_string(pairs[0][1]) + "), pair " +
+           std::to_string(q) + " dims (" + std::to_string(pairs[static_cast<std::size_t>(q)][0]) + ", " +
+           std::to_string(pairs[static_cast<std::size_t>(q)][1]) + "); pairs 0-" + std::to_string(q - 1) + " " +
+           (rows_first ? "row" : "column") + offset + ", " + std::to_string(q) + "-" + std::to_string(2 * q - 1) + " " +
+           (rows_first ? "column" : "row") + offset;
 }
 
 inline std::string render_tower_json(const TowerReport& r)
@@ -98,15 +114,14 @@ inline std::string render_tower_text(const TowerReport& r)
     s.precision(9);
     s << "vision tower " << t.model_type << " (" << (r.read.key_prefix.empty() ? "the config itself" : r.read.key_prefix)
       << ")\n"
-      << "  rule        " << posenc::to_string(t.rule) << ": pairs (i, i + " << t.head_dim / 2 << "), pairs 0-"
-      << t.head_dim / 4 - 1 << " rows, " << t.head_dim / 4 << "-" << t.head_dim / 2 - 1 << " columns\n"
+      << "  rule        " << posenc::to_string(t.rule) << ": " << tower_layout(t) << "\n"
       << "  head_dim    " << t.head_dim << "\n"
       << "  theta       " << t.theta << "\n"
       << "  patch order " << tower_patch_order(t) << "\n"
       << "  grid_thw    " << r.grid.frames << "," << r.grid.rows << "," << r.grid.columns << ": " << r.num_tokens
       << " tokens\n";
     if (r.angles) {
-        s << "\ntoken row column angles (rad, float32 as the model)\n";
+        s << "\ntoken coordinates (as the rotary reads them) angles (rad, float32 as the model)\n";
         for (std::size_t n = 0; n < r.angles->num_tokens(); ++n) {
             s << n << " " << r.angles->positions[n][0] << " " << r.angles->positions[n][1];
             for (const double a : r.angles->tokens[n]) s << " " << a;

@@ -35,6 +35,30 @@
 //   columns (max_side): a larger grid is refused. Several images of one size (T > 1) repeat the
 //   order. No CLS token.
 //
+// Llama 4 (VisionTowerRule::columns_rows_interleaved_cls; models/llama4/modeling_llama4.py,
+// Llama4VisionRotaryEmbedding and vision_apply_rotary_emb): the Qwen2-VL frequencies
+// f_j = theta^(-4j/H), j in [0, Q), on interleaved pairs (2i, 2i + 1) (the head read as H/2
+// complex numbers), the column axis first and both coordinates offset by one:
+//       i <  Q   angle = (column + 1) * f_i
+//       i >= Q   angle = (row + 1)    * f_(i - Q)
+//   theta from the config (rope_parameters; 10,000 by default), H = hidden_size /
+//   num_attention_heads; patches row-major, then the CLS token the encoder appends last, at angle
+//   0 on every pair (positions (0, 0)). The table is built for the whole image_size / patch_size
+//   grid: a grid of any other rows or columns is refused. Several images (T > 1; Llama 4's tiles)
+//   repeat the order, each with its CLS token. positions hold (column + 1, row + 1).
+//
+// Gemma 4 (VisionTowerRule::columns_rows_chunked; models/gemma4/modeling_gemma4.py,
+// Gemma4VisionRotaryEmbedding and apply_multidimensional_rope): the head is cut into two
+// contiguous chunks of H/2 dims, each its own 1-D RoPE with rotate_half inside the chunk, chunk 0
+// the column (x), chunk 1 the row (y); each chunk's frequencies f_j = theta^(-2j/(H/2)), j in
+// [0, Q) (the Qwen2-VL values for the same theta); pair i mixes
+//       i <  Q   dims (i, i + Q),           angle = column * f_i
+//       i >= Q   dims (Q + i, 2Q + i),      angle = row    * f_(i - Q)
+//   theta from rope_parameters (100 by default), H = head_dim (else hidden_size /
+//   num_attention_heads); patches row-major as the image processor numbers them; the padding
+//   rows the processor adds (position -1, masked by the tower) are not part of the grid.
+//   positions hold (column, row).
+//
 // Angle precision (tower_token_angles):
 //   Precision::hf_float32 (default): what the model rotates by. f_j = fl(1 / fl(fl(theta)^e_j)),
 //     e_j = fl(2j) / fl(H/2) (float32 as the rotary module builds inv_freq; the power in
@@ -68,14 +92,18 @@ namespace posenc {
 enum class VisionTowerRule {
     rows_columns_shared,    ///< Qwen2-VL line: one table for rows and columns, half_split pairs over the head
     rows_columns_even_odd,  ///< Pixtral: the head's 1-D table split by parity, even for rows, odd for columns
+    columns_rows_interleaved_cls,  ///< Llama 4: (column + 1, row + 1) on interleaved pairs, a CLS token last at angle 0
+    columns_rows_chunked,   ///< Gemma 4: two head chunks, a 1-D RoPE each (column, row), rotate_half inside the chunk
 };
 
-/// "rows_columns_shared" or "rows_columns_even_odd".
+/// The rule's name ("rows_columns_shared", ...).
 inline const char* to_string(VisionTowerRule rule) noexcept
 {
     switch (rule) {
     case VisionTowerRule::rows_columns_shared: return "rows_columns_shared";
     case VisionTowerRule::rows_columns_even_odd: return "rows_columns_even_odd";
+    case VisionTowerRule::columns_rows_interleaved_cls: return "columns_rows_interleaved_cls";
+    case VisionTowerRule::columns_rows_chunked: return "columns_rows_chunked";
     }
     return "(not a VisionTowerRule)";
 }
@@ -88,7 +116,7 @@ struct VisionTower {
     int head_dim = 0;           ///< H: hidden_size / num_heads
     double theta = 10000.0;     ///< the rotary base
     int merge_size = 1;         ///< m: patch order block-major over m x m blocks (1: row-major)
-    std::int64_t max_side = 0;  ///< the largest grid side the tower's table holds (0: no limit)
+    std::int64_t max_side = 0;  ///< the largest grid side the tower's table holds (0: no limit; Llama 4: the only side)
 
     /// Throws posenc::error unless head_dim is a positive multiple of 4, theta finite and > 1,
     /// merge_size >= 1.
@@ -100,8 +128,11 @@ struct VisionTower {
         if (!std::isfinite(theta) || theta <= 1.0)
             throw error("theta", std::to_string(theta), "must be finite and > 1");
         if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
-        if (rule != VisionTowerRule::rows_columns_shared && rule != VisionTowerRule::rows_columns_even_odd)
+        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_chunked))
             throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
+        if (rule == VisionTowerRule::columns_rows_interleaved_cls && max_side < 1)
+            throw error("max_side", std::to_string(max_side),
+                        "must be >= 1 for columns_rows_interleaved_cls (the table's grid side, image_size / patch_size)");
         if (max_side < 0) throw error("max_side", std::to_string(max_side), "must be >= 0 (0: no limit)");
     }
 
@@ -125,14 +156,20 @@ namespace detail {
 
 /// Throws posenc::error unless the grid is positive, within max_grid_side, its rows and columns
 /// multiples of merge_size (the tower's reshape into merge blocks fails otherwise), and
-/// frames x rows x columns x pairs within max_token_angle_entries.
-inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs, std::int64_t max_side = 0)
+/// frames x rows x columns x pairs within max_token_angle_entries. exact_side: rows and columns
+/// must equal max_side (a table built for one grid).
+inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs, std::int64_t max_side = 0,
+                               bool exact_side = false)
 {
     const std::int64_t sides[3] = {g.frames, g.rows, g.columns};
     const char* names[3] = {"grid.frames", "grid.rows", "grid.columns"};
     for (int a = 0; a < 3; ++a)
         if (sides[a] < 1 || sides[a] > max_grid_side)
             throw error(names[a], std::to_string(sides[a]), "must be in [1, 2^24 - 1]");
+    if (exact_side && (g.rows != max_side || g.columns != max_side))
+        throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
+                    "must be " + std::to_string(max_side) + "x" + std::to_string(max_side) +
+                        " (image_size / patch_size: the tower's table covers exactly that grid)");
     if (max_side > 0 && (g.rows > max_side || g.columns > max_side))
         throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
                     "rows and columns must be at most " + std::to_string(max_side) +
@@ -141,22 +178,23 @@ inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs
         throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
                     "rows and columns must be multiples of the spatial merge size " + std::to_string(merge_size) +
                         " (the tower groups patches in merge blocks)");
-    const double entries = static_cast<double>(g.frames) * static_cast<double>(g.rows) *
-                           static_cast<double>(g.columns) * static_cast<double>(num_pairs);
+    const double entries = static_cast<double>(g.frames) * (static_cast<double>(g.rows) * static_cast<double>(g.columns) + 1) *
+                           static_cast<double>(num_pairs);
     if (entries > static_cast<double>(max_token_angle_entries))
         throw error("grid", std::to_string(g.frames) + "," + std::to_string(g.rows) + "," + std::to_string(g.columns),
                     "must hold at most 2^28 token x pair angles");
 }
 
 /// The frequency of pair i (Q = H/4 pairs per axis, j = i mod Q):
-///   rows_columns_shared    theta^(-4j/H)          (a rotary module of width H/2, index j)
+///   rows_columns_shared, columns_rows_interleaved_cls, columns_rows_chunked
+///                          theta^(-4j/H)          (a rotary module of width H/2, index j)
 ///   rows_columns_even_odd  theta^(-2k/H), k = 2j for rows (i < Q), 2j + 1 for columns
 ///                          (the head's 1-D table of width H, index k)
 /// exact in double, or the model's float32 fl(1 / fl(fl(theta) ^ fl(fl(2k) / fl(width)))).
 inline double tower_frequency(const VisionTower& tower, int i, Precision precision)
 {
     const int q = tower.head_dim / 4;
-    const bool shared = tower.rule == VisionTowerRule::rows_columns_shared;
+    const bool shared = tower.rule != VisionTowerRule::rows_columns_even_odd;
     const int index = shared ? i % q : 2 * (i % q) + (i < q ? 0 : 1);
     const int width = shared ? tower.head_dim / 2 : tower.head_dim;
     if (precision == Precision::exact) return std::pow(tower.theta, -2.0 * index / static_cast<double>(width));
@@ -180,18 +218,41 @@ inline std::vector<std::array<std::int64_t, 2>> patch_positions(std::int64_t row
     return out;
 }
 
-/// The head dims each pair of a tower mixes: (i, i + H/2) (both rules rotate half_split).
+/// The head dims each pair of a tower mixes, in the model's layout (Q = H/4):
+///   rows_columns_shared, rows_columns_even_odd   (i, i + H/2)      rotate_half over the head
+///   columns_rows_interleaved_cls                 (2i, 2i + 1)      complex pairs
+///   columns_rows_chunked   i < Q: (i, i + Q); i >= Q: (Q + i, 2Q + i)   rotate_half inside each chunk
 inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
 {
     tower.check();
+    const int q = tower.head_dim / 4;
     std::vector<std::array<int, 2>> pairs;
-    for (int i = 0; i < tower.num_pairs(); ++i) pairs.push_back({i, i + tower.num_pairs()});
+    for (int i = 0; i < tower.num_pairs(); ++i) {
+        switch (tower.rule) {
+        case VisionTowerRule::columns_rows_interleaved_cls: pairs.push_back({2 * i, 2 * i + 1}); break;
+        case VisionTowerRule::columns_rows_chunked: pairs.push_back(i < q ? std::array<int, 2>{i, i + q}
+                                                                          : std::array<int, 2>{q + i, 2 * q + i}); break;
+        default: pairs.push_back({i, i + tower.num_pairs()}); break;
+        }
+    }
     return pairs;
 }
 
-/// The angle of pair `pair` (in [0, H/2)) of the patch at (row, column): row x f_pair for
-/// pair < H/4, column x f_pair otherwise (detail::tower_frequency), in the given precision
-/// (file comment).
+/// The coordinates of the patch at (row, column) as the tower's rotary reads them, in its axis
+/// order: (row, column) for the Qwen2-VL line and Pixtral, (column + 1, row + 1) for Llama 4,
+/// (column, row) for Gemma 4.
+inline std::array<std::int64_t, 2> tower_coordinates(const VisionTower& tower, std::int64_t row, std::int64_t column) noexcept
+{
+    switch (tower.rule) {
+    case VisionTowerRule::columns_rows_interleaved_cls: return {column + 1, row + 1};
+    case VisionTowerRule::columns_rows_chunked: return {column, row};
+    default: return {row, column};
+    }
+}
+
+/// The angle of pair `pair` (in [0, H/2)) of the patch at (row, column): the first coordinate of
+/// tower_coordinates x f_pair for pair < H/4, the second otherwise (detail::tower_frequency), in
+/// the given precision (file comment).
 /// Throws posenc::error for a tower that fails check(), a pair out of range or a coordinate
 /// outside [0, max_grid_side].
 inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64_t column, int pair,
@@ -204,20 +265,23 @@ inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64
     for (const std::int64_t c : {row, column})
         if (c < 0 || c > max_grid_side) throw error("coordinate", std::to_string(c), "must be in [0, 2^24 - 1]");
     const int q = tower.head_dim / 4;
-    const double p = static_cast<double>(pair < q ? row : column);
+    const auto xy = tower_coordinates(tower, row, column);
+    const double p = static_cast<double>(xy[pair < q ? 0 : 1]);
     const double f = detail::tower_frequency(tower, pair, precision);
     return precision == Precision::exact ? p * f : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(f)));
 }
 
-/// Every token of one grid (see the file comment): positions (row, column) and the angle of each
-/// pair (tower_angle), tokens in the order of the rows of pixel_values. Throws posenc::error for a
-/// tower that fails check() or a grid outside detail::require_patch_grid.
+/// Every token of one grid (see the file comment): positions (tower_coordinates) and the angle of
+/// each pair (tower_angle), tokens in the order of the rows of pixel_values (Llama 4: each frame's
+/// CLS token last, positions (0, 0), angle 0). Throws posenc::error for a tower that fails
+/// check() or a grid outside detail::require_patch_grid.
 inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid& grid,
                                       Precision precision = Precision::hf_float32)
 {
     tower.check();
     detail::require_precision(precision);
-    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side);
+    const bool cls = tower.rule == VisionTowerRule::columns_rows_interleaved_cls;
+    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side, cls);
     TokenAngles out;
     out.pairs = tower_pairs(tower);
     const auto frame = patch_positions(grid.rows, grid.columns, tower.merge_size);
@@ -228,11 +292,17 @@ inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid&
         for (int i = 0; i < tower.num_pairs(); ++i) row[static_cast<std::size_t>(i)] = tower_angle(tower, rc[0], rc[1], i, precision);
         frame_angles.push_back(std::move(row));
     }
-    for (std::int64_t t = 0; t < grid.frames; ++t)
+    for (std::int64_t t = 0; t < grid.frames; ++t) {
         for (std::size_t k = 0; k < frame.size(); ++k) {
-            out.positions.push_back({static_cast<double>(frame[k][0]), static_cast<double>(frame[k][1])});
+            const auto xy = tower_coordinates(tower, frame[k][0], frame[k][1]);
+            out.positions.push_back({static_cast<double>(xy[0]), static_cast<double>(xy[1])});
             out.tokens.push_back(frame_angles[k]);
         }
+        if (cls) {
+            out.positions.push_back({0.0, 0.0});
+            out.tokens.emplace_back(static_cast<std::size_t>(tower.num_pairs()), 0.0);
+        }
+    }
     return out;
 }
 

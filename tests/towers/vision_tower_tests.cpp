@@ -39,7 +39,7 @@ std::string error_of(const std::string& text)
 TEST_CASE("towers sweep: every tower's per-token angles and positions match transformers' forward")
 {
     const nlohmann::json data = load_towers_sweep();
-    REQUIRE(data.at("towers").size() >= 16);
+    REQUIRE(data.at("towers").size() >= 18);
     int towers = 0, bit_equal = 0, values = 0;
     for (const auto& t : data.at("towers")) {
         const std::string type = t.at("model_type");
@@ -68,6 +68,23 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
                     bit_equal += static_cast<float>(a.tokens[n][k]) == static_cast<float>(w);
                     ++values;
                 }
+            }
+        }
+        if (t.contains("probe")) {  // the apply function's partner dims and cos for one token (Llama 4, Gemma 4)
+            const auto& probe = t.at("probe");
+            const auto& g = t.at("cases")[0].at("grid_thw");
+            const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()});
+            const std::size_t n = probe.at("token").get<std::size_t>();
+            REQUIRE(probe.at("partner").size() == 2 * a.num_pairs());
+            for (std::size_t k = 0; k < a.num_pairs(); ++k) {
+                const int d0 = a.pairs[k][0], d1 = a.pairs[k][1];
+                CAPTURE(k);
+                CHECK(probe.at("partner")[static_cast<std::size_t>(d0)].get<int>() == d1);
+                CHECK(probe.at("partner")[static_cast<std::size_t>(d1)].get<int>() == d0);
+                CHECK(a.tokens[n][k] != 0.0);
+                // cos of a float32 angle below 10, as the model's float32 cos gives it
+                CHECK(std::abs(probe.at("cos")[static_cast<std::size_t>(d0)].get<double>() - std::cos(a.tokens[n][k])) <= 1e-6);
+                CHECK(std::abs(probe.at("cos")[static_cast<std::size_t>(d1)].get<double>() - std::cos(a.tokens[n][k])) <= 1e-6);
             }
         }
         if (t.contains("pairs")) {
@@ -177,7 +194,7 @@ TEST_CASE("a tower's own config, the Omni thinker's nesting, class defaults and 
 
 TEST_CASE("towers posenc does not represent, towers without RoPE and bad grids are refused by name")
 {
-    CHECK(error_of(R"({"model_type": "gemma4", "vision_config": {}})").find("gemma4_vision") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "kimi_k25", "vision_config": {}})").find("kimi_k25_vision") != std::string::npos);
     CHECK(error_of(R"({"model_type": "dinov3_vit"})").find("non-integer") != std::string::npos);
     CHECK(error_of(R"({"model_type": "llava", "vision_config": {"model_type": "clip_vision_model"}})")
               .find("vision_config.model_type") != std::string::npos);
@@ -244,6 +261,57 @@ TEST_CASE("Pixtral: theta and head from the config, row-major patches, the grid 
     CHECK(theta.warnings[0].key == "head_dim");
     CHECK(error_of(R"({"model_type": "pixtral", "rope_parameters": {"rope_type": "yarn", "factor": 2}})")
               .find("rope_parameters.rope_type") != std::string::npos);
+}
+
+TEST_CASE("Llama 4 Scout's vision_config: interleaved pairs over (column + 1, row + 1), a CLS token last, a fixed grid")
+{
+    // vision_config as Llama-4-Scout-17B-16E-Instruct's config.json writes it (the RoPE keys)
+    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "llama4", "vision_config": {"model_type":
+        "llama4_vision_model", "hidden_size": 1408, "num_attention_heads": 16, "image_size": 336, "patch_size": 14,
+        "rope_theta": 10000}})");
+    CHECK(t.tower.rule == posenc::VisionTowerRule::columns_rows_interleaved_cls);
+    CHECK(t.tower.head_dim == 88);
+    CHECK(t.tower.max_side == 24);
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 24, 24}, posenc::Precision::exact);
+    REQUIRE(a.num_tokens() == 24 * 24 + 1);
+    // token 25: row 1, column 1 -> coordinates (2, 2); token 2: row 0, column 2 -> (3, 1)
+    CHECK(a.positions[2] == std::vector<double>{3, 1});
+    CHECK(a.tokens[2][1] == doctest::Approx(3.0 * std::pow(1e4, -4.0 / 88)).epsilon(1e-15));
+    CHECK(a.tokens[2][23] == doctest::Approx(1.0 * std::pow(1e4, -4.0 / 88)).epsilon(1e-15));
+    CHECK(a.pairs[5] == std::array<int, 2>{10, 11});
+    CHECK(a.positions.back() == std::vector<double>{0, 0});
+    for (const double x : a.tokens.back()) CHECK(x == 0.0);
+    CHECK_THROWS_AS(posenc::tower_token_angles(t.tower, {1, 24, 23}), posenc::error);
+    const auto two = posenc::tower_token_angles(t.tower, {2, 24, 24});
+    CHECK(two.num_tokens() == 2 * (24 * 24 + 1));
+    CHECK(two.tokens[24 * 24 + 1] == two.tokens[0]);
+    const auto defaults = posenc::hf::parse_vision_tower(R"({"model_type": "llama4", "vision_config": {}})");
+    CHECK(defaults.tower.max_side == 32);  // 448 / 14
+    CHECK(defaults.tower.head_dim == 48);
+}
+
+TEST_CASE("Gemma 4's vision_config: two head chunks, a 1-D RoPE each over (column, row), theta 100")
+{
+    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "gemma4", "vision_config": {"model_type": "gemma4_vision",
+        "hidden_size": 768, "num_attention_heads": 12, "head_dim": 64, "patch_size": 16,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 100.0}}})");
+    CHECK(t.tower.rule == posenc::VisionTowerRule::columns_rows_chunked);
+    CHECK(t.tower.head_dim == 64);
+    CHECK(t.tower.theta == 100.0);
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 3, 5}, posenc::Precision::exact);
+    // token 7: row 1, column 2; pair 3 is chunk 0 (the column), pair 19 chunk 1 (the row), both at 100^(-6/32)
+    CHECK(a.positions[7] == std::vector<double>{2, 1});
+    CHECK(a.tokens[7][3] == doctest::Approx(2.0 * std::pow(100.0, -6.0 / 32)).epsilon(1e-15));
+    CHECK(a.tokens[7][19] == doctest::Approx(1.0 * std::pow(100.0, -6.0 / 32)).epsilon(1e-15));
+    CHECK(a.pairs[3] == std::array<int, 2>{3, 19});
+    CHECK(a.pairs[19] == std::array<int, 2>{35, 51});
+    const auto defaults = posenc::hf::parse_vision_tower(R"({"model_type": "gemma4", "vision_config": {"head_dim": null}})");
+    CHECK(defaults.tower.head_dim == 64);  // 768 / 12
+    CHECK(defaults.tower.theta == 100.0);
+    CHECK(error_of(R"({"model_type": "gemma4", "vision_config": {"head_dim": 30}})").find("vision_config.head_dim") !=
+          std::string::npos);
+    CHECK(error_of(R"({"model_type": "gemma4", "vision_config": {"rope_parameters": {"rope_type": "linear", "factor": 2}}})")
+              .find("rope_type") != std::string::npos);
 }
 
 // posenc-inspect --config C --tower vision --grid T,H,W --angles --json, through the tool's own

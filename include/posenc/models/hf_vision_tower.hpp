@@ -20,6 +20,12 @@
 // overwritten by the configuration class: named in a warning), theta = rope_parameters.rope_theta
 // (else rope_theta, else 10,000; a rope_type other than "default" is refused, as transformers
 // does), patches row-major, the grid at most image_size / patch_size per side.
+// Llama 4 (`llama4_vision_model`, Llama 4's default tower): read as Pixtral (head = hidden_size /
+// num_attention_heads, theta from rope_parameters, 10,000 by default), the grid exactly
+// image_size / patch_size per side (defaults 448 / 14); columns_rows_interleaved_cls.
+// Gemma 4 (`gemma4_vision`, Gemma 4's default tower): head = head_dim (class default 64; a null
+// head_dim: hidden_size / num_attention_heads), theta from rope_parameters (class default 100),
+// no grid bound; columns_rows_chunked.
 // Every other key of vision_config (depth, patch_size, window_size, ...) does not change the
 // angles a patch gets and is not read.
 // Refused, naming model_type (posenc::error): a tower whose code applies a RoPE posenc does not
@@ -82,7 +88,28 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
     {"paddleocr_vl_vision", "paddleocr_vl", "hidden_size", "num_attention_heads", 1152, 16, 2, false, VisionTowerRule::rows_columns_shared, false, false},
     {"pixtral", "mistral3", "hidden_size", "num_attention_heads", 1024, 16, 1, false,
      VisionTowerRule::rows_columns_even_odd, true, true},
+    {"llama4_vision_model", "llama4", "hidden_size", "num_attention_heads", 768, 16, 1, false,
+     VisionTowerRule::columns_rows_interleaved_cls, true, true},
+    {"gemma4_vision", "gemma4", "hidden_size", "num_attention_heads", 768, 12, 1, false,
+     VisionTowerRule::columns_rows_chunked, true, false},
 };
+
+/// What a tower that reads rope_parameters takes from its configuration class when a key is
+/// absent: theta, whether a head_dim key sets the head, image_size and patch_size.
+struct ConfiguredRopeDefaults {
+    double theta;
+    int head_dim;    ///< > 0: the class default of a head_dim key the tower reads; 0: head = width / heads
+    int image_size;
+    int patch_size;
+};
+
+/// Pixtral, Llama 4 and Gemma 4's class defaults (configuration_<model>.py).
+inline ConfiguredRopeDefaults configured_rope_defaults(std::string_view model_type) noexcept
+{
+    if (model_type == "llama4_vision_model") return {10000.0, 0, 448, 14};
+    if (model_type == "gemma4_vision") return {100.0, 64, 0, 16};
+    return {10000.0, 0, 1024, 16};  // pixtral
+}
 
 /// A tower whose code applies RoPE that posenc refuses, and what it would need.
 struct VisionTowerRefusal {
@@ -94,11 +121,7 @@ struct VisionTowerRefusal {
 /// The other towers with RoPE in transformers (the towers sweep and the modeling files): refused
 /// by name until posenc represents what each needs.
 inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
-    {"gemma4_vision", "gemma4", "its head is cut into two contiguous chunks, each a separate 1-D RoPE (column, row) "
-                                "with rotate_half inside the chunk, theta 100, and padding patches at -1"},
     {"gemma4_unified_vision", "gemma4_unified", "the Gemma 4 per-chunk 1-D RoPE over (column, row), theta 100"},
-    {"llama4_vision_model", "llama4", "(column + 1, row + 1) on interleaved pairs with a CLS token at angle 0; the "
-                                      "tower reader does not read it yet (multi_axis.hpp axial_2d has the layout)"},
     {"kimi_k25_vision", "kimi_k25", "half_split pairs whose axis alternates pair by pair, repeated per video frame"},
     {"minimax_m3_vl_vision", "minimax_m3_vl", "three axes (frame, row, column) of 13 frequencies each with a "
                                               "pass-through tail of the head"},
@@ -219,39 +242,46 @@ inline int read_positive(const json& tower, std::string_view key, int fallback, 
     return v ? detail_json::positive_int(*v, pre + k) : fallback;
 }
 
-/// Pixtral's head and theta: width / heads (the configuration class sets head_dim to that whatever
-/// the config says; a differing head_dim is named in a warning); rope_theta from
-/// rope_parameters (transformers 5), else a top-level rope_theta, else 10,000; a rope_type other
-/// than "default" is refused (transformers raises).
+/// The head and theta of Pixtral, Llama 4 and Gemma 4. Head: Gemma 4 reads head_dim (null or
+/// absent-with-no-default: width / heads); Pixtral and Llama 4 take width / heads (a differing
+/// head_dim is named in a warning: the tower does not read it). rope_theta from rope_parameters
+/// (transformers 5), else a top-level rope_theta, else the class default; a rope_type other than
+/// "default" is refused.
 inline void read_configured_rope(const json& tower, const std::string& pre, int width, int heads, HfVisionTower& out)
 {
+    const ConfiguredRopeDefaults defaults = configured_rope_defaults(out.tower.model_type);
     out.tower.head_dim = width / heads;
-    if (const json* head = member(tower, "head_dim"); head && !(head->is_number() && head->get<double>() == out.tower.head_dim))
-        out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the configuration class sets head_dim to "
+    const json* head = member(tower, "head_dim");
+    if (defaults.head_dim > 0) {
+        if (!head) out.tower.head_dim = defaults.head_dim;
+        else if (!head->is_null()) out.tower.head_dim = detail_json::positive_int(*head, pre + "head_dim");
+    } else if (head && !(head->is_number() && head->get<double>() == out.tower.head_dim)) {
+        out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the tower's head is "
                                                   "hidden_size / num_attention_heads = " + std::to_string(out.tower.head_dim)});
+    }
     if (out.tower.head_dim % 4 != 0)
-        fail(pre + "hidden_size", "expected a head (hidden_size / num_attention_heads) that is a multiple of 4: the tower "
-                                  "rotates head / 4 pairs per axis",
-             std::to_string(width) + " / " + std::to_string(heads));
-    out.tower.theta = 10000.0;
+        fail(pre + (defaults.head_dim > 0 && head && !head->is_null() ? "head_dim" : "hidden_size"),
+             "expected a head that is a multiple of 4: the tower rotates head / 4 pairs per axis",
+             std::to_string(out.tower.head_dim));
+    out.tower.theta = defaults.theta;
     if (const json* t = member(tower, "rope_theta")) out.tower.theta = detail_json::number(*t, pre + "rope_theta");
     if (const json* d = member(tower, "rope_parameters")) {
         if (!d->is_object()) fail_json(pre + "rope_parameters", "expected an object", *d);
         if (const json* type = member(*d, "rope_type"); type && !(type->is_string() && type->get<std::string>() == "default"))
             fail_json(pre + "rope_parameters.rope_type",
-                      "expected \"default\": the tower's rotary module refuses any other RoPE type", *type);
+                      "expected \"default\": posenc reads no other RoPE type in a vision tower", *type);
         if (const json* t = member(*d, "rope_theta")) out.tower.theta = detail_json::number(*t, pre + "rope_parameters.rope_theta");
     }
     if (!(out.tower.theta > 1.0)) fail(pre + "rope_theta", "expected a base > 1", std::to_string(out.tower.theta));
 }
 
-/// image_size / patch_size (integers), the side of Pixtral's precomputed table.
-inline std::int64_t image_side(const json& tower, const std::string& pre)
+/// image_size / patch_size (integers), the side of Pixtral's and Llama 4's precomputed table.
+inline std::int64_t image_side(const json& tower, const std::string& pre, const ConfiguredRopeDefaults& defaults)
 {
     const json* image = member(tower, "image_size");
     const json* patch = member(tower, "patch_size");
-    const int i = image ? detail_json::positive_int(*image, pre + "image_size") : 1024;
-    const int p = patch ? detail_json::positive_int(*patch, pre + "patch_size") : 16;
+    const int i = image ? detail_json::positive_int(*image, pre + "image_size") : defaults.image_size;
+    const int p = patch ? detail_json::positive_int(*patch, pre + "patch_size") : defaults.patch_size;
     if (i / p < 1) fail(pre + "image_size", "expected at least one patch per side (image_size / patch_size >= 1)",
                         std::to_string(i) + " / " + std::to_string(p));
     return i / p;
@@ -287,7 +317,7 @@ inline HfVisionTower resolve(const json& config)
     const int heads = read_positive(*tower_json, row->heads_key, row->default_heads, pre);
     if (row->reads_rope_parameters) {
         read_configured_rope(*tower_json, pre, width, heads, out);
-        if (row->table_bounded_by_image) out.tower.max_side = image_side(*tower_json, pre);
+        if (row->table_bounded_by_image) out.tower.max_side = image_side(*tower_json, pre, configured_rope_defaults(type));
         out.tower.check();
         return out;
     }
