@@ -34,6 +34,13 @@ vector moves into and `cos[d]` what stays on d (the cosine of d's pair's angle).
   - gemma4_vision: pixel_position_ids built as the image processor builds them ((x, y) =
     (column, row) of each patch, row-major, then padding rows at -1, which the tower masks); the
     padding rows are dropped from the record.
+  - dinov3_vit, eomt_dinov3, sapiens2 (DINOv3's RoPE, real-valued coordinates): the model in eval
+    mode (no coordinate jitter); the rotary module is run on pixel_values of the grid's size and
+    `get_patches_center_coordinates` is wrapped to keep the coordinates it returns (`positions`,
+    (y, x) in [-1, 1]). The tokens the encoder puts before the patches (CLS and registers: the
+    embeddings' output length minus the patches) are left unrotated by the apply function (the
+    probe checks it: `unrotated`); they are recorded with angle 0 and positions (0, 0), as
+    posenc's TokenAngles writes a token the model does not rotate.
 
 The output holds facts only (numbers, config values); no transformers code is copied.
 """
@@ -69,8 +76,13 @@ TOWERS = {
 OWN_PATH = {
     "llama4_vision_model": ("llama4", "Llama4VisionModel", "rotary_embedding", "num_hidden_layers", {"image_size": 56}),
     "gemma4_vision": ("gemma4", "Gemma4VisionModel", "rotary_emb", "num_hidden_layers", {}),
+    "dinov3_vit": ("dinov3_vit", "DINOv3ViTModel", "rope_embeddings", "num_hidden_layers", {}),
+    "eomt_dinov3": ("eomt_dinov3", "EomtDinov3ForUniversalSegmentation", "rope_embeddings", "num_hidden_layers", {}),
+    "sapiens2": ("sapiens2", "Sapiens2Model", "rope_embeddings", "num_hidden_layers", {}),
 }
-OWN_GRIDS = {"llama4_vision_model": [(1, 4, 4), (2, 4, 4)], "gemma4_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)]}
+CENTRE_TOWERS = ("dinov3_vit", "eomt_dinov3", "sapiens2")
+OWN_GRIDS = {"llama4_vision_model": [(1, 4, 4), (2, 4, 4)], "gemma4_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
+             **{t: [(1, 4, 6), (2, 3, 5)] for t in CENTRE_TOWERS}}
 GEMMA4_PADDING = 3  # padding rows after the patches
 
 # (frames, rows, columns) before the spatial merge: an image, a video of 2 frames, a taller image.
@@ -300,6 +312,43 @@ def sweep_gemma4(torch, module, config, model, rotary, grids):
     return cases, probe
 
 
+def sweep_centres(torch, module, config, model, rotary, grids):
+    head_dim = config.hidden_size // config.num_attention_heads
+    cases, probe = [], None
+    for grid in grids:
+        p = config.patch_size
+        pixels = torch.randn(grid[0], config.num_channels, grid[1] * p, grid[2] * p)
+        coords, recorded = [], []
+        plain = module.get_patches_center_coordinates
+
+        def wrapped(*a, **k):
+            coords.append(plain(*a, **k))
+            return coords[-1]
+        module.get_patches_center_coordinates = wrapped
+        try:
+            with torch.no_grad(), recording_cos(torch, recorded):
+                cos, sin = rotary(pixels)
+        finally:
+            module.get_patches_center_coordinates = plain
+        embeddings = find_module(model, "embeddings")
+        with torch.no_grad():
+            prefix = embeddings(pixels).shape[1] - grid[1] * grid[2]
+        half = recorded[0].shape[-1] // 2  # cat(angles, angles)
+        frame = recorded[0][:, :half]
+        angles = torch.cat([torch.zeros(prefix, half), frame]).repeat(grid[0], 1)
+        positions = torch.cat([torch.zeros(prefix, 2), coords[0]]).repeat(grid[0], 1)
+        cases.append({"grid_thw": list(grid), "positions": [[float(f"{x:.9g}") for x in r] for r in positions.tolist()],
+                      "angles": [[float(f"{x:.9g}") for x in row] for row in angles.tolist()]})
+        if probe is None:
+            n = prefix + grid[1] * grid[2]
+            eye = torch.eye(head_dim).reshape(head_dim, 1, 1, head_dim).expand(head_dim, 1, n, head_dim).contiguous()
+            out = lambda d: module.apply_rotary_pos_emb(eye, eye, cos, sin)[0][d, 0]  # noqa: E731
+            token = prefix + grid[2] + 2  # the patch at row 1, column 2 (column 1 of 6 sits at x = -1/2: angle -pi)
+            probe = probe_layout(torch, out, head_dim, token)
+            probe["unrotated"] = [t for t in range(n) if all(torch.equal(out(d)[t], eye[d, 0, t]) for d in range(head_dim))]
+    return cases, probe
+
+
 def sweep_own_path(torch, model_type):
     import importlib
     from transformers.models.auto import configuration_auto as auto
@@ -312,7 +361,7 @@ def sweep_own_path(torch, model_type):
     torch.manual_seed(0)
     model = getattr(module, cls_name)(config).eval()
     rotary = find_module(model, rotary_attr)
-    run = sweep_llama4 if model_type == "llama4_vision_model" else sweep_gemma4
+    run = {"llama4_vision_model": sweep_llama4, "gemma4_vision": sweep_gemma4}.get(model_type, sweep_centres)
     cases, probe = run(torch, module, config, model, rotary, OWN_GRIDS[model_type])
     return {"model_type": model_type, "module": f"modeling_{folder}", "model_class": cls_name,
             "rotary_class": type(rotary).__name__, "config": stored, "cases": cases, "probe": probe}

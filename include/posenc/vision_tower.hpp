@@ -59,6 +59,27 @@
 //   rows the processor adds (position -1, masked by the tower) are not part of the grid.
 //   positions hold (column, row).
 //
+// DINOv3 (VisionTowerRule::rows_columns_centres; models/dinov3_vit/modeling_dinov3_vit.py,
+// DINOv3ViTRopePositionEmbedding, get_patches_center_coordinates, apply_rotary_pos_emb; the same
+// in eomt_dinov3 and sapiens2): real-valued coordinates, the patch centres of an n-patch side
+// normalised to [-1, 1],
+//       c(i, n) = 2 (i + 0.5) / n - 1,   i in [0, n)     (y from the row, x from the column)
+//   the frequencies f_j = theta^(-4j/H), j in [0, Q) (theta 100 by default), on half_split pairs
+//   (i, i + H/2) over the head, rows first:
+//       i <  Q   angle = 2 pi * y * f_i
+//       i >= Q   angle = 2 pi * x * f_(i - Q)
+//   H = hidden_size / num_attention_heads; in each image the prefix tokens (the CLS token and
+//   num_register_tokens registers, VisionTower::prefix_tokens) come first and are not rotated
+//   (angle 0, positions (0, 0)), then the patches row-major; positions hold (y, x). Any grid
+//   side: the coordinates are recomputed per image. The training-time coordinate jitter (shift,
+//   jitter, rescale of pos_embed_*) is not part of inference and not represented.
+//   Precision::hf_float32: c = fl(fl(2 fl((i + 0.5) / n)) - 1), f_j = fl(1 / fl(fl(theta)^e_j)),
+//   e_j = fl(4j / H), angle = fl(fl(fl(2 pi) c) f_j) (float32 as the module computes them; bit-equal
+//   to transformers' in the towers sweep). Precision::exact: 2 pi c f_j in double (relative error
+//   < 2^-50). The model's float32 angle differs from the exact one by at most 2^-20 * 2 pi * f_j
+//   (absolute: |c| <= 1; the coordinate's three roundings are absolute errors below 2^-23) for
+//   theta <= 10^4, any side up to 2^24 - 1 (tests/towers).
+//
 // Angle precision (tower_token_angles):
 //   Precision::hf_float32 (default): what the model rotates by. f_j = fl(1 / fl(fl(theta)^e_j)),
 //     e_j = fl(2j) / fl(H/2) (float32 as the rotary module builds inv_freq; the power in
@@ -94,6 +115,7 @@ enum class VisionTowerRule {
     rows_columns_even_odd,  ///< Pixtral: the head's 1-D table split by parity, even for rows, odd for columns
     columns_rows_interleaved_cls,  ///< Llama 4: (column + 1, row + 1) on interleaved pairs, a CLS token last at angle 0
     columns_rows_chunked,   ///< Gemma 4: two head chunks, a 1-D RoPE each (column, row), rotate_half inside the chunk
+    rows_columns_centres,   ///< DINOv3: 2 pi x patch centres in [-1, 1], half_split pairs, CLS / registers unrotated
 };
 
 /// The rule's name ("rows_columns_shared", ...).
@@ -104,6 +126,7 @@ inline const char* to_string(VisionTowerRule rule) noexcept
     case VisionTowerRule::rows_columns_even_odd: return "rows_columns_even_odd";
     case VisionTowerRule::columns_rows_interleaved_cls: return "columns_rows_interleaved_cls";
     case VisionTowerRule::columns_rows_chunked: return "columns_rows_chunked";
+    case VisionTowerRule::rows_columns_centres: return "rows_columns_centres";
     }
     return "(not a VisionTowerRule)";
 }
@@ -117,6 +140,7 @@ struct VisionTower {
     double theta = 10000.0;     ///< the rotary base
     int merge_size = 1;         ///< m: patch order block-major over m x m blocks (1: row-major)
     std::int64_t max_side = 0;  ///< the largest grid side the tower's table holds (0: no limit; Llama 4: the only side)
+    int prefix_tokens = 0;      ///< unrotated tokens before each image's patches (DINOv3: CLS + registers)
 
     /// Throws posenc::error unless head_dim is a positive multiple of 4, theta finite and > 1,
     /// merge_size >= 1.
@@ -128,12 +152,15 @@ struct VisionTower {
         if (!std::isfinite(theta) || theta <= 1.0)
             throw error("theta", std::to_string(theta), "must be finite and > 1");
         if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
-        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_chunked))
+        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::rows_columns_centres))
             throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
         if (rule == VisionTowerRule::columns_rows_interleaved_cls && max_side < 1)
             throw error("max_side", std::to_string(max_side),
                         "must be >= 1 for columns_rows_interleaved_cls (the table's grid side, image_size / patch_size)");
         if (max_side < 0) throw error("max_side", std::to_string(max_side), "must be >= 0 (0: no limit)");
+        if (prefix_tokens < 0 || (prefix_tokens > 0 && rule != VisionTowerRule::rows_columns_centres))
+            throw error("prefix_tokens", std::to_string(prefix_tokens),
+                        "must be >= 0, and 0 unless the rule is rows_columns_centres");
     }
 
     int num_pairs() const noexcept { return head_dim / 2; }
@@ -159,7 +186,7 @@ namespace detail {
 /// frames x rows x columns x pairs within max_token_angle_entries. exact_side: rows and columns
 /// must equal max_side (a table built for one grid).
 inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs, std::int64_t max_side = 0,
-                               bool exact_side = false)
+                               bool exact_side = false, int extra_tokens = 1)
 {
     const std::int64_t sides[3] = {g.frames, g.rows, g.columns};
     const char* names[3] = {"grid.frames", "grid.rows", "grid.columns"};
@@ -178,7 +205,7 @@ inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs
         throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
                     "rows and columns must be multiples of the spatial merge size " + std::to_string(merge_size) +
                         " (the tower groups patches in merge blocks)");
-    const double entries = static_cast<double>(g.frames) * (static_cast<double>(g.rows) * static_cast<double>(g.columns) + 1) *
+    const double entries = static_cast<double>(g.frames) * (static_cast<double>(g.rows) * static_cast<double>(g.columns) + extra_tokens) *
                            static_cast<double>(num_pairs);
     if (entries > static_cast<double>(max_token_angle_entries))
         throw error("grid", std::to_string(g.frames) + "," + std::to_string(g.rows) + "," + std::to_string(g.columns),
@@ -186,8 +213,9 @@ inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs
 }
 
 /// The frequency of pair i (Q = H/4 pairs per axis, j = i mod Q):
-///   rows_columns_shared, columns_rows_interleaved_cls, columns_rows_chunked
-///                          theta^(-4j/H)          (a rotary module of width H/2, index j)
+///   rows_columns_shared, columns_rows_interleaved_cls, columns_rows_chunked, rows_columns_centres
+///                          theta^(-4j/H)          (a rotary module of width H/2, index j;
+///                          rows_columns_centres's float32 exponent is fl(4j/H))
 ///   rows_columns_even_odd  theta^(-2k/H), k = 2j for rows (i < Q), 2j + 1 for columns
 ///                          (the head's 1-D table of width H, index k)
 /// exact in double, or the model's float32 fl(1 / fl(fl(theta) ^ fl(fl(2k) / fl(width)))).
@@ -198,7 +226,9 @@ inline double tower_frequency(const VisionTower& tower, int i, Precision precisi
     const int index = shared ? i % q : 2 * (i % q) + (i < q ? 0 : 1);
     const int width = shared ? tower.head_dim / 2 : tower.head_dim;
     if (precision == Precision::exact) return std::pow(tower.theta, -2.0 * index / static_cast<double>(width));
-    const float e = hf32::div(hf32::round(2.0 * index), hf32::round(width));
+    const float e = tower.rule == VisionTowerRule::rows_columns_centres
+                        ? hf32::round(index * (4.0 / tower.head_dim))
+                        : hf32::div(hf32::round(2.0 * index), hf32::round(width));
     return static_cast<double>(hf32::div(1.0f, hf32::pow(hf32::round(tower.theta), e)));
 }
 
@@ -238,6 +268,44 @@ inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
     return pairs;
 }
 
+/// The centre of patch i of an n-patch side in [-1, 1]: 2 (i + 0.5) / n - 1, exact in double or
+/// as the model's float32 computes it (file comment). Throws posenc::error unless 1 <= n <=
+/// max_grid_side and 0 <= i < n.
+inline double patch_centre(std::int64_t i, std::int64_t n, Precision precision = Precision::hf_float32)
+{
+    detail::require_precision(precision);
+    if (n < 1 || n > max_grid_side) throw error("n", std::to_string(n), "must be in [1, 2^24 - 1]");
+    if (i < 0 || i >= n) throw error("i", std::to_string(i), "must be in [0, n - 1] (n = " + std::to_string(n) + ")");
+    const double half = static_cast<double>(i) + 0.5;
+    if (precision == Precision::exact) return 2.0 * half / static_cast<double>(n) - 1.0;
+    const float q = hf32::div(hf32::round(half), hf32::round(static_cast<double>(n)));
+    return static_cast<double>(hf32::sub(hf32::mul(2.0f, q), 1.0f));
+}
+
+/// The angle of pair `pair` at the real-valued coordinates (y, x) of a rows_columns_centres tower:
+/// 2 pi y f_pair for pair < H/4, 2 pi x f_(pair - H/4) otherwise; in hf_float32 y and x are taken
+/// as the float32 values the model holds (patch_centre) and the products are rounded as the model
+/// rounds them (file comment). Throws posenc::error for another rule, a pair out of range or a
+/// coordinate that is not finite or outside [-1, 1].
+inline double tower_centre_angle(const VisionTower& tower, double y, double x, int pair,
+                                 Precision precision = Precision::hf_float32)
+{
+    tower.check();
+    detail::require_precision(precision);
+    if (tower.rule != VisionTowerRule::rows_columns_centres)
+        throw error("rule", to_string(tower.rule), "must be rows_columns_centres for real-valued coordinates");
+    if (pair < 0 || pair >= tower.num_pairs())
+        throw error("pair", std::to_string(pair), "must be in [0, head_dim / 2)");
+    for (const double c : {y, x})
+        if (!(c >= -1.0 && c <= 1.0)) throw error("coordinate", std::to_string(c), "must be in [-1, 1]");
+    const double c = pair < tower.head_dim / 4 ? y : x;
+    const double f = detail::tower_frequency(tower, pair, precision);
+    const double two_pi = 6.283185307179586476925286766559;
+    if (precision == Precision::exact) return two_pi * c * f;
+    const float scaled = hf32::mul(hf32::round(two_pi), static_cast<float>(c));
+    return static_cast<double>(hf32::mul(scaled, static_cast<float>(f)));
+}
+
 /// The coordinates of the patch at (row, column) as the tower's rotary reads them, in its axis
 /// order: (row, column) for the Qwen2-VL line and Pixtral, (column + 1, row + 1) for Llama 4,
 /// (column, row) for Gemma 4.
@@ -264,12 +332,46 @@ inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64
         throw error("pair", std::to_string(pair), "must be in [0, head_dim / 2)");
     for (const std::int64_t c : {row, column})
         if (c < 0 || c > max_grid_side) throw error("coordinate", std::to_string(c), "must be in [0, 2^24 - 1]");
+    if (tower.rule == VisionTowerRule::rows_columns_centres)
+        throw error("rule", to_string(tower.rule),
+                    "reads real-valued patch centres that depend on the grid: use tower_centre_angle or tower_token_angles");
     const int q = tower.head_dim / 4;
     const auto xy = tower_coordinates(tower, row, column);
     const double p = static_cast<double>(xy[pair < q ? 0 : 1]);
     const double f = detail::tower_frequency(tower, pair, precision);
     return precision == Precision::exact ? p * f : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(f)));
 }
+
+namespace detail {
+
+/// tower_token_angles for rows_columns_centres: per image, prefix_tokens unrotated tokens, then the
+/// patches row-major at (y, x) = (patch_centre(row, rows), patch_centre(column, columns)).
+inline TokenAngles centre_token_angles(const VisionTower& tower, const PatchGrid& grid, Precision precision)
+{
+    TokenAngles out;
+    out.pairs = tower_pairs(tower);
+    const auto pairs = static_cast<std::size_t>(tower.num_pairs());
+    std::vector<std::vector<double>> positions, tokens;
+    for (int k = 0; k < tower.prefix_tokens; ++k) {
+        positions.push_back({0.0, 0.0});
+        tokens.emplace_back(pairs, 0.0);
+    }
+    for (std::int64_t r = 0; r < grid.rows; ++r)
+        for (std::int64_t c = 0; c < grid.columns; ++c) {
+            const double y = patch_centre(r, grid.rows, precision), x = patch_centre(c, grid.columns, precision);
+            positions.push_back({y, x});
+            std::vector<double> row(pairs);
+            for (std::size_t i = 0; i < pairs; ++i) row[i] = tower_centre_angle(tower, y, x, static_cast<int>(i), precision);
+            tokens.push_back(std::move(row));
+        }
+    for (std::int64_t t = 0; t < grid.frames; ++t) {
+        out.positions.insert(out.positions.end(), positions.begin(), positions.end());
+        out.tokens.insert(out.tokens.end(), tokens.begin(), tokens.end());
+    }
+    return out;
+}
+
+}  // namespace detail
 
 /// Every token of one grid (see the file comment): positions (tower_coordinates) and the angle of
 /// each pair (tower_angle), tokens in the order of the rows of pixel_values (Llama 4: each frame's
@@ -281,7 +383,10 @@ inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid&
     tower.check();
     detail::require_precision(precision);
     const bool cls = tower.rule == VisionTowerRule::columns_rows_interleaved_cls;
-    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side, cls);
+    const bool centres = tower.rule == VisionTowerRule::rows_columns_centres;
+    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side, cls,
+                               centres ? tower.prefix_tokens : 1);
+    if (centres) return detail::centre_token_angles(tower, grid, precision);
     TokenAngles out;
     out.pairs = tower_pairs(tower);
     const auto frame = patch_positions(grid.rows, grid.columns, tower.merge_size);

@@ -59,8 +59,9 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
             REQUIRE(a.num_tokens() == want.size());
             REQUIRE(a.num_pairs() == want[0].size());
             for (std::size_t n = 0; n < a.num_tokens(); ++n) {
-                CHECK(a.positions[n][0] == want_pos[n][0].get<double>());
-                CHECK(a.positions[n][1] == want_pos[n][1].get<double>());
+                // integers, or DINOv3's float32 patch centres (stored with 9 significant digits)
+                CHECK(static_cast<float>(a.positions[n][0]) == static_cast<float>(want_pos[n][0].get<double>()));
+                CHECK(static_cast<float>(a.positions[n][1]) == static_cast<float>(want_pos[n][1].get<double>()));
                 for (std::size_t k = 0; k < a.num_pairs(); ++k) {
                     const double w = want[n][k].get<double>();
                     // the sweep stores float32 values with 9 significant digits: exact to float32
@@ -75,6 +76,11 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
             const auto& g = t.at("cases")[0].at("grid_thw");
             const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()});
             const std::size_t n = probe.at("token").get<std::size_t>();
+            if (probe.contains("unrotated")) {  // DINOv3: the tokens the apply function leaves as they are
+                CHECK(probe.at("unrotated").size() == static_cast<std::size_t>(read.tower.prefix_tokens));
+                for (const auto& u : probe.at("unrotated"))
+                    for (const double x : a.tokens[u.get<std::size_t>()]) CHECK(x == 0.0);
+            }
             REQUIRE(probe.at("partner").size() == 2 * a.num_pairs());
             for (std::size_t k = 0; k < a.num_pairs(); ++k) {
                 const int d0 = a.pairs[k][0], d1 = a.pairs[k][1];
@@ -195,7 +201,7 @@ TEST_CASE("a tower's own config, the Omni thinker's nesting, class defaults and 
 TEST_CASE("towers posenc does not represent, towers without RoPE and bad grids are refused by name")
 {
     CHECK(error_of(R"({"model_type": "kimi_k25", "vision_config": {}})").find("kimi_k25_vision") != std::string::npos);
-    CHECK(error_of(R"({"model_type": "dinov3_vit"})").find("non-integer") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "sam2_video"})").find("axial RoPE") != std::string::npos);
     CHECK(error_of(R"({"model_type": "llava", "vision_config": {"model_type": "clip_vision_model"}})")
               .find("vision_config.model_type") != std::string::npos);
     CHECK(error_of(R"({"model_type": "llama"})").find("vision_config") != std::string::npos);
@@ -312,6 +318,64 @@ TEST_CASE("Gemma 4's vision_config: two head chunks, a 1-D RoPE each over (colum
           std::string::npos);
     CHECK(error_of(R"({"model_type": "gemma4", "vision_config": {"rope_parameters": {"rope_type": "linear", "factor": 2}}})")
               .find("rope_type") != std::string::npos);
+}
+
+TEST_CASE("DINOv3: 2 pi x patch centres in [-1, 1] x theta^(-4j/H), the CLS token and registers unrotated")
+{
+    // facebook/dinov3-vits16-pretrain-lvd1689m's config.json (the RoPE keys)
+    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "dinov3_vit", "hidden_size": 384,
+        "num_attention_heads": 6, "num_register_tokens": 4, "rope_theta": 100.0, "patch_size": 16, "image_size": 224})");
+    CHECK(t.tower.rule == posenc::VisionTowerRule::rows_columns_centres);
+    CHECK(t.tower.head_dim == 64);
+    CHECK(t.tower.theta == 100.0);
+    CHECK(t.tower.prefix_tokens == 5);
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 4, 6}, posenc::Precision::exact);
+    REQUIRE(a.num_tokens() == 5 + 24);
+    for (std::size_t n = 0; n < 5; ++n)
+        for (const double x : a.tokens[n]) CHECK(x == 0.0);
+    // token 5 + 8: row 1 of 4 (y = 2 x 1.5 / 4 - 1 = -1/4), column 2 of 6 (x = 2 x 2.5 / 6 - 1 = -1/6)
+    CHECK(a.positions[13][0] == doctest::Approx(-0.25).epsilon(1e-15));
+    CHECK(a.positions[13][1] == doctest::Approx(-1.0 / 6).epsilon(1e-15));
+    const double pi = 3.14159265358979323846;
+    CHECK(a.tokens[13][1] == doctest::Approx(2 * pi * -0.25 * std::pow(100.0, -4.0 / 64)).epsilon(1e-15));
+    CHECK(a.tokens[13][17] == doctest::Approx(2 * pi * (-1.0 / 6) * std::pow(100.0, -4.0 / 64)).epsilon(1e-15));
+    CHECK(a.pairs[17] == std::array<int, 2>{17, 49});
+    const auto eomt = posenc::hf::parse_vision_tower(R"({"model_type": "eomt_dinov3"})");
+    CHECK(eomt.tower.prefix_tokens == 5);
+    CHECK(eomt.tower.head_dim == 64);
+    CHECK(posenc::hf::parse_vision_tower(R"({"model_type": "sapiens2"})").tower.prefix_tokens == 9);
+    CHECK_THROWS_AS(posenc::tower_angle(t.tower, 0, 0, 0), posenc::error);
+    CHECK_THROWS_AS(posenc::tower_centre_angle(t.tower, 1.5, 0, 0), posenc::error);
+    CHECK_THROWS_AS(posenc::patch_centre(4, 4), posenc::error);
+    CHECK(error_of(R"({"model_type": "dinov3_vit", "num_register_tokens": -1})").find("num_register_tokens") !=
+          std::string::npos);
+    CHECK(error_of(R"({"model_type": "eomt_dinov3", "rope_parameters": {"rope_type": "yarn", "factor": 2}})")
+              .find("rope_type") != std::string::npos);
+}
+
+TEST_CASE("DINOv3's float32 angle stays within 2^-20 x 2 pi x f_j of the exact one, up to sides of 2^24 - 1")
+{
+    for (const auto& [head, theta] : {std::pair<int, double>{64, 100.0}, std::pair<int, double>{80, 1e4}}) {
+        posenc::VisionTower t;
+        t.rule = posenc::VisionTowerRule::rows_columns_centres;
+        t.head_dim = head;
+        t.theta = theta;
+        CAPTURE(head);
+        for (const std::int64_t n : {std::int64_t{1}, std::int64_t{3}, std::int64_t{14}, std::int64_t{37},
+                                     std::int64_t{4095}, std::int64_t{1} << 20, posenc::max_grid_side})
+            for (const std::int64_t i : {std::int64_t{0}, n / 3, n / 2, n - 1}) {
+                CAPTURE(n);
+                CAPTURE(i);
+                const double c32 = posenc::patch_centre(i, n), c = posenc::patch_centre(i, n, posenc::Precision::exact);
+                CHECK(std::abs(c32 - c) <= std::ldexp(1.0, -23));
+                for (int pair = 0; pair < head / 2; ++pair) {
+                    const double exact = posenc::tower_centre_angle(t, c, c, pair, posenc::Precision::exact);
+                    const double f32 = posenc::tower_centre_angle(t, c32, c32, pair);
+                    const double f = std::pow(theta, -4.0 * (pair % (head / 4)) / head);
+                    CHECK(std::abs(f32 - exact) <= std::ldexp(2 * 3.14159265358979323846 * f, -20));
+                }
+            }
+    }
 }
 
 // posenc-inspect --config C --tower vision --grid T,H,W --angles --json, through the tool's own

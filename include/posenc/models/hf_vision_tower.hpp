@@ -26,6 +26,9 @@
 // Gemma 4 (`gemma4_vision`, Gemma 4's default tower): head = head_dim (class default 64; a null
 // head_dim: hidden_size / num_attention_heads), theta from rope_parameters (class default 100),
 // no grid bound; columns_rows_chunked.
+// DINOv3 (`dinov3_vit`) and the models built on its encoder (`eomt_dinov3`, `sapiens2`): head =
+// hidden_size / num_attention_heads, theta from rope_theta (EoMT: rope_parameters; 100 by
+// default), prefix_tokens = 1 + num_register_tokens (class defaults 0, 4, 8); rows_columns_centres.
 // Every other key of vision_config (depth, patch_size, window_size, ...) does not change the
 // angles a patch gets and is not read.
 // Refused, naming model_type (posenc::error): a tower whose code applies a RoPE posenc does not
@@ -92,23 +95,31 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
      VisionTowerRule::columns_rows_interleaved_cls, true, true},
     {"gemma4_vision", "gemma4", "hidden_size", "num_attention_heads", 768, 12, 1, false,
      VisionTowerRule::columns_rows_chunked, true, false},
+    {"dinov3_vit", "", "hidden_size", "num_attention_heads", 384, 6, 1, false, VisionTowerRule::rows_columns_centres, true, false},
+    {"eomt_dinov3", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
+    {"sapiens2", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
 };
 
 /// What a tower that reads rope_parameters takes from its configuration class when a key is
-/// absent: theta, whether a head_dim key sets the head, image_size and patch_size.
+/// absent: theta, whether a head_dim key sets the head, image_size, patch_size and
+/// num_register_tokens.
 struct ConfiguredRopeDefaults {
     double theta;
     int head_dim;    ///< > 0: the class default of a head_dim key the tower reads; 0: head = width / heads
     int image_size;
     int patch_size;
+    int register_tokens;
 };
 
-/// Pixtral, Llama 4 and Gemma 4's class defaults (configuration_<model>.py).
+/// Pixtral, Llama 4, Gemma 4 and the DINOv3 encoders' class defaults (configuration_<model>.py).
 inline ConfiguredRopeDefaults configured_rope_defaults(std::string_view model_type) noexcept
 {
-    if (model_type == "llama4_vision_model") return {10000.0, 0, 448, 14};
-    if (model_type == "gemma4_vision") return {100.0, 64, 0, 16};
-    return {10000.0, 0, 1024, 16};  // pixtral
+    if (model_type == "llama4_vision_model") return {10000.0, 0, 448, 14, 0};
+    if (model_type == "gemma4_vision") return {100.0, 64, 0, 16, 0};
+    if (model_type == "dinov3_vit") return {100.0, 0, 224, 16, 0};
+    if (model_type == "eomt_dinov3") return {100.0, 0, 640, 16, 4};
+    if (model_type == "sapiens2") return {100.0, 0, 224, 16, 8};
+    return {10000.0, 0, 1024, 16, 0};  // pixtral
 }
 
 /// A tower whose code applies RoPE that posenc refuses, and what it would need.
@@ -127,10 +138,6 @@ inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
                                               "pass-through tail of the head"},
     {"step3p5_vision", "step3p7", "its rope_parameters-driven 2-D table; not checked against posenc's sweep yet"},
     {"muse_glimmer_vision", "muse_glimmer", "(column + 1, row + 1) axial order with 32x32 windows"},
-    {"dinov3_vit", "", "non-integer patch coordinates (patch centres in [-1, 1], angle 2 pi x coordinate x "
-                       "frequency) and CLS / register tokens"},
-    {"eomt_dinov3", "", "DINOv3's non-integer patch coordinates"},
-    {"sapiens2", "", "DINOv3's non-integer patch coordinates"},
     {"sam3_vit_model", "sam3", "axial RoPE on interleaved pairs over float-scaled coordinates, with two tables "
                                "(windowed layers, global layers)"},
     {"sam3_vision_model", "sam3", "SAM 3's axial RoPE on interleaved pairs over float-scaled coordinates"},
@@ -318,6 +325,14 @@ inline HfVisionTower resolve(const json& config)
     if (row->reads_rope_parameters) {
         read_configured_rope(*tower_json, pre, width, heads, out);
         if (row->table_bounded_by_image) out.tower.max_side = image_side(*tower_json, pre, configured_rope_defaults(type));
+        if (row->rule == VisionTowerRule::rows_columns_centres) {
+            const json* r = member(*tower_json, "num_register_tokens");
+            const std::int64_t registers = r ? detail_json::integer(*r, pre + "num_register_tokens", "expected an integer >= 0")
+                                             : configured_rope_defaults(type).register_tokens;
+            if (registers < 0 || registers > 65536)
+                fail(pre + "num_register_tokens", "expected an integer in [0, 65536]", std::to_string(registers));
+            out.tower.prefix_tokens = 1 + static_cast<int>(registers);  // the CLS token, then the registers
+        }
         out.tower.check();
         return out;
     }
