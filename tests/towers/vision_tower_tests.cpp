@@ -355,7 +355,9 @@ TEST_CASE("DINOv3: 2 pi x patch centres in [-1, 1] x theta^(-4j/H), the CLS toke
 
 TEST_CASE("DINOv3's float32 angle stays within 2^-20 x 2 pi x f_j of the exact one, up to sides of 2^24 - 1")
 {
-    for (const auto& [head, theta] : {std::pair<int, double>{64, 100.0}, std::pair<int, double>{80, 1e4}}) {
+    for (const auto& head_theta : {std::pair<int, double>{64, 100.0}, std::pair<int, double>{80, 1e4}}) {
+        const int head = head_theta.first;  // no structured bindings in captured checks (clang 14)
+        const double theta = head_theta.second;
         posenc::VisionTower t;
         t.rule = posenc::VisionTowerRule::rows_columns_centres;
         t.head_dim = head;

@@ -132,7 +132,8 @@ struct VisionTowerRefusal {
 /// The other towers with RoPE in transformers (the towers sweep and the modeling files): refused
 /// by name until posenc represents what each needs.
 inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
-    {"gemma4_unified_vision", "gemma4_unified", "the Gemma 4 per-chunk 1-D RoPE over (column, row), theta 100"},
+    {"gemma4_unified_vision", "gemma4_unified", "its vision embedder adds a learned factorized 2-D position table and "
+                                                "applies no rotary (the model's RoPE is its text model's)"},
     {"kimi_k25_vision", "kimi_k25", "half_split pairs whose axis alternates pair by pair, repeated per video frame"},
     {"minimax_m3_vl_vision", "minimax_m3_vl", "three axes (frame, row, column) of 13 frequencies each with a "
                                               "pass-through tail of the head"},
