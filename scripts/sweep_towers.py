@@ -34,6 +34,9 @@ vector moves into and `cos[d]` what stays on d (the cosine of d's pair's angle).
   - gemma4_vision: pixel_position_ids built as the image processor builds them ((x, y) =
     (column, row) of each patch, row-major, then padding rows at -1, which the tower masks); the
     padding rows are dropped from the record.
+  - kimi_k25_vision: the tower's forward on random patches; `positions` are the position ids its
+    rotary module receives (one row per token, in the module's axis order), the angles the first
+    half of the cos argument (cat(freqs, freqs)).
   - dinov3_vit, eomt_dinov3, sapiens2 (DINOv3's RoPE, real-valued coordinates): the model in eval
     mode (no coordinate jitter); the rotary module is run on pixel_values of the grid's size and
     `get_patches_center_coordinates` is wrapped to keep the coordinates it returns (`positions`,
@@ -76,12 +79,14 @@ TOWERS = {
 OWN_PATH = {
     "llama4_vision_model": ("llama4", "Llama4VisionModel", "rotary_embedding", "num_hidden_layers", {"image_size": 56}),
     "gemma4_vision": ("gemma4", "Gemma4VisionModel", "rotary_emb", "num_hidden_layers", {}),
+    "kimi_k25_vision": ("kimi_k25", "Kimi_K25VisionModel", "rotary_emb", "num_hidden_layers", {}),
     "dinov3_vit": ("dinov3_vit", "DINOv3ViTModel", "rope_embeddings", "num_hidden_layers", {}),
     "eomt_dinov3": ("eomt_dinov3", "EomtDinov3ForUniversalSegmentation", "rope_embeddings", "num_hidden_layers", {}),
     "sapiens2": ("sapiens2", "Sapiens2Model", "rope_embeddings", "num_hidden_layers", {}),
 }
 CENTRE_TOWERS = ("dinov3_vit", "eomt_dinov3", "sapiens2")
 OWN_GRIDS = {"llama4_vision_model": [(1, 4, 4), (2, 4, 4)], "gemma4_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
+             "kimi_k25_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              **{t: [(1, 4, 6), (2, 3, 5)] for t in CENTRE_TOWERS}}
 GEMMA4_PADDING = 3  # padding rows after the patches
 
@@ -312,6 +317,33 @@ def sweep_gemma4(torch, module, config, model, rotary, grids):
     return cases, probe
 
 
+def sweep_kimi(torch, module, config, model, rotary, grids):
+    head_dim = config.hidden_size // config.num_attention_heads
+    cases, probe = [], None
+    for grid in grids:
+        recorded, seen = [], {}
+
+        def hook(m, args, out):
+            seen["positions"], seen["cos"], seen["sin"] = args[1].detach().clone(), out[0], out[1]
+            raise Captured()  # the layers after it read no RoPE input
+        handle = rotary.register_forward_hook(hook)
+        p = config.patch_size
+        pixels = torch.randn(grid[0] * grid[1] * grid[2], 3, p, p)
+        with torch.no_grad(), recording_cos(torch, recorded), contextlib.suppress(Captured):
+            model(pixels, grid_thw=torch.tensor([list(grid)]))
+        handle.remove()
+        half = recorded[0].shape[-1] // 2  # cat(freqs, freqs)
+        angles = recorded[0][:, :half]
+        cases.append({"grid_thw": list(grid), "positions": seen["positions"].transpose(0, 1).tolist(),
+                      "angles": [[float(f"{x:.9g}") for x in row] for row in angles.tolist()]})
+        if probe is None:
+            n = angles.shape[0]
+            eye = torch.eye(head_dim).reshape(1, head_dim, head_dim).expand(n, head_dim, head_dim).contiguous()
+            out = lambda d: module.apply_rotary_pos_emb_vision(eye, eye, seen["cos"], seen["sin"])[0][:, d, :]  # noqa: E731
+            probe = probe_layout(torch, out, head_dim, grid[2] + 2)  # row 1, column 2
+    return cases, probe
+
+
 def sweep_centres(torch, module, config, model, rotary, grids):
     head_dim = config.hidden_size // config.num_attention_heads
     cases, probe = [], None
@@ -361,7 +393,8 @@ def sweep_own_path(torch, model_type):
     torch.manual_seed(0)
     model = getattr(module, cls_name)(config).eval()
     rotary = find_module(model, rotary_attr)
-    run = {"llama4_vision_model": sweep_llama4, "gemma4_vision": sweep_gemma4}.get(model_type, sweep_centres)
+    run = {"llama4_vision_model": sweep_llama4, "gemma4_vision": sweep_gemma4,
+           "kimi_k25_vision": sweep_kimi}.get(model_type, sweep_centres)
     cases, probe = run(torch, module, config, model, rotary, OWN_GRIDS[model_type])
     return {"model_type": model_type, "module": f"modeling_{folder}", "model_class": cls_name,
             "rotary_class": type(rotary).__name__, "config": stored, "cases": cases, "probe": probe}

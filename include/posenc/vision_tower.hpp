@@ -59,6 +59,16 @@
 //   rows the processor adds (position -1, masked by the tower) are not part of the grid.
 //   positions hold (column, row).
 //
+// Kimi K2.5 (VisionTowerRule::columns_rows_alternating; models/kimi_k25/modeling_kimi_k25.py,
+// Kimi_K25VisionRotaryEmbedding and apply_rotary_pos_emb_vision): half_split pairs (i, i + H/2)
+// over the head whose axis alternates pair by pair, the column first:
+//       i even   angle = column * f_(i/2)
+//       i odd    angle = row    * f_((i-1)/2)
+//   f_j = theta^(-4j/H), j in [0, Q) (the Qwen2-VL values), theta from rope_parameters (10,000
+//   by default), H = head_dim (else hidden_size / num_attention_heads); patches row-major (the
+//   encoder's position ids with merge size 1, (row, column) flipped to (column, row)); a video's
+//   frames repeat the order. positions hold (column, row).
+//
 // DINOv3 (VisionTowerRule::rows_columns_centres; models/dinov3_vit/modeling_dinov3_vit.py,
 // DINOv3ViTRopePositionEmbedding, get_patches_center_coordinates, apply_rotary_pos_emb; the same
 // in eomt_dinov3 and sapiens2): real-valued coordinates, the patch centres of an n-patch side
@@ -116,6 +126,7 @@ enum class VisionTowerRule {
     columns_rows_interleaved_cls,  ///< Llama 4: (column + 1, row + 1) on interleaved pairs, a CLS token last at angle 0
     columns_rows_chunked,   ///< Gemma 4: two head chunks, a 1-D RoPE each (column, row), rotate_half inside the chunk
     rows_columns_centres,   ///< DINOv3: 2 pi x patch centres in [-1, 1], half_split pairs, CLS / registers unrotated
+    columns_rows_alternating,  ///< Kimi K2.5: half_split pairs, the axis alternating pair by pair (column, row, ...)
 };
 
 /// The rule's name ("rows_columns_shared", ...).
@@ -127,6 +138,7 @@ inline const char* to_string(VisionTowerRule rule) noexcept
     case VisionTowerRule::columns_rows_interleaved_cls: return "columns_rows_interleaved_cls";
     case VisionTowerRule::columns_rows_chunked: return "columns_rows_chunked";
     case VisionTowerRule::rows_columns_centres: return "rows_columns_centres";
+    case VisionTowerRule::columns_rows_alternating: return "columns_rows_alternating";
     }
     return "(not a VisionTowerRule)";
 }
@@ -152,7 +164,7 @@ struct VisionTower {
         if (!std::isfinite(theta) || theta <= 1.0)
             throw error("theta", std::to_string(theta), "must be finite and > 1");
         if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
-        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::rows_columns_centres))
+        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_alternating))
             throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
         if (rule == VisionTowerRule::columns_rows_interleaved_cls && max_side < 1)
             throw error("max_side", std::to_string(max_side),
@@ -216,6 +228,7 @@ inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs
 ///   rows_columns_shared, columns_rows_interleaved_cls, columns_rows_chunked, rows_columns_centres
 ///                          theta^(-4j/H)          (a rotary module of width H/2, index j;
 ///                          rows_columns_centres's float32 exponent is fl(4j/H))
+///   columns_rows_alternating  theta^(-4j/H) with j = i / 2 (integer division)
 ///   rows_columns_even_odd  theta^(-2k/H), k = 2j for rows (i < Q), 2j + 1 for columns
 ///                          (the head's 1-D table of width H, index k)
 /// exact in double, or the model's float32 fl(1 / fl(fl(theta) ^ fl(fl(2k) / fl(width)))).
@@ -223,7 +236,9 @@ inline double tower_frequency(const VisionTower& tower, int i, Precision precisi
 {
     const int q = tower.head_dim / 4;
     const bool shared = tower.rule != VisionTowerRule::rows_columns_even_odd;
-    const int index = shared ? i % q : 2 * (i % q) + (i < q ? 0 : 1);
+    const int index = tower.rule == VisionTowerRule::columns_rows_alternating ? i / 2
+                      : shared                                                ? i % q
+                                                                              : 2 * (i % q) + (i < q ? 0 : 1);
     const int width = shared ? tower.head_dim / 2 : tower.head_dim;
     if (precision == Precision::exact) return std::pow(tower.theta, -2.0 * index / static_cast<double>(width));
     const float e = tower.rule == VisionTowerRule::rows_columns_centres
@@ -308,12 +323,13 @@ inline double tower_centre_angle(const VisionTower& tower, double y, double x, i
 
 /// The coordinates of the patch at (row, column) as the tower's rotary reads them, in its axis
 /// order: (row, column) for the Qwen2-VL line and Pixtral, (column + 1, row + 1) for Llama 4,
-/// (column, row) for Gemma 4.
+/// (column, row) for Gemma 4 and Kimi K2.5.
 inline std::array<std::int64_t, 2> tower_coordinates(const VisionTower& tower, std::int64_t row, std::int64_t column) noexcept
 {
     switch (tower.rule) {
     case VisionTowerRule::columns_rows_interleaved_cls: return {column + 1, row + 1};
-    case VisionTowerRule::columns_rows_chunked: return {column, row};
+    case VisionTowerRule::columns_rows_chunked:
+    case VisionTowerRule::columns_rows_alternating: return {column, row};
     default: return {row, column};
     }
 }
@@ -337,7 +353,8 @@ inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64
                     "reads real-valued patch centres that depend on the grid: use tower_centre_angle or tower_token_angles");
     const int q = tower.head_dim / 4;
     const auto xy = tower_coordinates(tower, row, column);
-    const double p = static_cast<double>(xy[pair < q ? 0 : 1]);
+    const int axis = tower.rule == VisionTowerRule::columns_rows_alternating ? pair % 2 : (pair < q ? 0 : 1);
+    const double p = static_cast<double>(xy[static_cast<std::size_t>(axis)]);
     const double f = detail::tower_frequency(tower, pair, precision);
     return precision == Precision::exact ? p * f : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(f)));
 }

@@ -39,7 +39,7 @@ std::string error_of(const std::string& text)
 TEST_CASE("towers sweep: every tower's per-token angles and positions match transformers' forward")
 {
     const nlohmann::json data = load_towers_sweep();
-    REQUIRE(data.at("towers").size() >= 18);
+    REQUIRE(data.at("towers").size() >= 22);
     int towers = 0, bit_equal = 0, values = 0;
     for (const auto& t : data.at("towers")) {
         const std::string type = t.at("model_type");
@@ -200,7 +200,7 @@ TEST_CASE("a tower's own config, the Omni thinker's nesting, class defaults and 
 
 TEST_CASE("towers posenc does not represent, towers without RoPE and bad grids are refused by name")
 {
-    CHECK(error_of(R"({"model_type": "kimi_k25", "vision_config": {}})").find("kimi_k25_vision") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "minimax_m3_vl", "vision_config": {}})").find("minimax_m3_vl_vision") != std::string::npos);
     CHECK(error_of(R"({"model_type": "sam2_video"})").find("axial RoPE") != std::string::npos);
     CHECK(error_of(R"({"model_type": "llava", "vision_config": {"model_type": "clip_vision_model"}})")
               .find("vision_config.model_type") != std::string::npos);
@@ -318,6 +318,23 @@ TEST_CASE("Gemma 4's vision_config: two head chunks, a 1-D RoPE each over (colum
           std::string::npos);
     CHECK(error_of(R"({"model_type": "gemma4", "vision_config": {"rope_parameters": {"rope_type": "linear", "factor": 2}}})")
               .find("rope_type") != std::string::npos);
+}
+
+TEST_CASE("Kimi K2.5's tower: half_split pairs whose axis alternates pair by pair, the column first")
+{
+    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "kimi_k25", "vision_config": {"hidden_size": 1152,
+        "num_attention_heads": 16, "patch_size": 14}})");
+    CHECK(t.tower.rule == posenc::VisionTowerRule::columns_rows_alternating);
+    CHECK(t.tower.head_dim == 72);
+    CHECK(t.tower.theta == 10000.0);
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {2, 3, 5}, posenc::Precision::exact);
+    REQUIRE(a.num_tokens() == 30);
+    // token 7: row 1, column 2; pair 2 reads the column, pair 3 the row, both at 1e4^(-4/72)
+    CHECK(a.positions[7] == std::vector<double>{2, 1});
+    CHECK(a.tokens[7][2] == doctest::Approx(2.0 * std::pow(1e4, -4.0 / 72)).epsilon(1e-15));
+    CHECK(a.tokens[7][3] == doctest::Approx(1.0 * std::pow(1e4, -4.0 / 72)).epsilon(1e-15));
+    CHECK(a.pairs[3] == std::array<int, 2>{3, 39});
+    CHECK(a.tokens[22] == a.tokens[7]);  // the second frame repeats the first
 }
 
 TEST_CASE("DINOv3: 2 pi x patch centres in [-1, 1] x theta^(-4j/H), the CLS token and registers unrotated")

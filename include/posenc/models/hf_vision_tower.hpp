@@ -26,6 +26,8 @@
 // Gemma 4 (`gemma4_vision`, Gemma 4's default tower): head = head_dim (class default 64; a null
 // head_dim: hidden_size / num_attention_heads), theta from rope_parameters (class default 100),
 // no grid bound; columns_rows_chunked.
+// Kimi K2.5 (`kimi_k25_vision`): head = head_dim (absent or null: hidden_size /
+// num_attention_heads, 1152 / 16), theta from rope_parameters (10,000); columns_rows_alternating.
 // DINOv3 (`dinov3_vit`) and the models built on its encoder (`eomt_dinov3`, `sapiens2`): head =
 // hidden_size / num_attention_heads, theta from rope_theta (EoMT: rope_parameters; 100 by
 // default), prefix_tokens = 1 + num_register_tokens (class defaults 0, 4, 8); rows_columns_centres.
@@ -95,6 +97,8 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
      VisionTowerRule::columns_rows_interleaved_cls, true, true},
     {"gemma4_vision", "gemma4", "hidden_size", "num_attention_heads", 768, 12, 1, false,
      VisionTowerRule::columns_rows_chunked, true, false},
+    {"kimi_k25_vision", "kimi_k25", "hidden_size", "num_attention_heads", 1152, 16, 1, false,
+     VisionTowerRule::columns_rows_alternating, true, false},
     {"dinov3_vit", "", "hidden_size", "num_attention_heads", 384, 6, 1, false, VisionTowerRule::rows_columns_centres, true, false},
     {"eomt_dinov3", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
     {"sapiens2", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
@@ -105,7 +109,8 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
 /// num_register_tokens.
 struct ConfiguredRopeDefaults {
     double theta;
-    int head_dim;    ///< > 0: the class default of a head_dim key the tower reads; 0: head = width / heads
+    int head_dim;    ///< > 0: the class default of a head_dim key the tower reads; -1: a head_dim key is read,
+                     ///< absent it is width / heads; 0: head = width / heads (a head_dim key is not read)
     int image_size;
     int patch_size;
     int register_tokens;
@@ -117,6 +122,7 @@ inline ConfiguredRopeDefaults configured_rope_defaults(std::string_view model_ty
     if (model_type == "llama4_vision_model") return {10000.0, 0, 448, 14, 0};
     if (model_type == "gemma4_vision") return {100.0, 64, 0, 16, 0};
     if (model_type == "dinov3_vit") return {100.0, 0, 224, 16, 0};
+    if (model_type == "kimi_k25_vision") return {10000.0, -1, 0, 14, 0};
     if (model_type == "eomt_dinov3") return {100.0, 0, 640, 16, 4};
     if (model_type == "sapiens2") return {100.0, 0, 224, 16, 8};
     return {10000.0, 0, 1024, 16, 0};  // pixtral
@@ -134,7 +140,6 @@ struct VisionTowerRefusal {
 inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
     {"gemma4_unified_vision", "gemma4_unified", "its vision embedder adds a learned factorized 2-D position table and "
                                                 "applies no rotary (the model's RoPE is its text model's)"},
-    {"kimi_k25_vision", "kimi_k25", "half_split pairs whose axis alternates pair by pair, repeated per video frame"},
     {"minimax_m3_vl_vision", "minimax_m3_vl", "three axes (frame, row, column) of 13 frequencies each with a "
                                               "pass-through tail of the head"},
     {"step3p5_vision", "step3p7", "its rope_parameters-driven 2-D table; not checked against posenc's sweep yet"},
@@ -260,15 +265,15 @@ inline void read_configured_rope(const json& tower, const std::string& pre, int 
     const ConfiguredRopeDefaults defaults = configured_rope_defaults(out.tower.model_type);
     out.tower.head_dim = width / heads;
     const json* head = member(tower, "head_dim");
-    if (defaults.head_dim > 0) {
-        if (!head) out.tower.head_dim = defaults.head_dim;
+    if (defaults.head_dim != 0) {
+        if (!head) out.tower.head_dim = defaults.head_dim > 0 ? defaults.head_dim : width / heads;
         else if (!head->is_null()) out.tower.head_dim = detail_json::positive_int(*head, pre + "head_dim");
     } else if (head && !(head->is_number() && head->get<double>() == out.tower.head_dim)) {
         out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the tower's head is "
                                                   "hidden_size / num_attention_heads = " + std::to_string(out.tower.head_dim)});
     }
     if (out.tower.head_dim % 4 != 0)
-        fail(pre + (defaults.head_dim > 0 && head && !head->is_null() ? "head_dim" : "hidden_size"),
+        fail(pre + (defaults.head_dim != 0 && head && !head->is_null() ? "head_dim" : "hidden_size"),
              "expected a head that is a multiple of 4: the tower rotates head / 4 pairs per axis",
              std::to_string(out.tower.head_dim));
     out.tower.theta = defaults.theta;
