@@ -37,6 +37,10 @@ vector moves into and `cos[d]` what stays on d (the cosine of d's pair's angle).
   - kimi_k25_vision: the tower's forward on random patches; `positions` are the position ids its
     rotary module receives (one row per token, in the module's axis order), the angles the first
     half of the cos argument (cat(freqs, freqs)).
+  - muse_glimmer_vision: as Kimi K2.5, except that the tower permutes its rows into attention
+    windows before the rotary module runs (and undoes it after the encoder): the recorded rows are
+    put back in pixel_values order with the inverse of the modeling file's own
+    get_vision_window_index permutation.
   - dinov3_vit, eomt_dinov3, sapiens2 (DINOv3's RoPE, real-valued coordinates): the model in eval
     mode (no coordinate jitter); the rotary module is run on pixel_values of the grid's size and
     `get_patches_center_coordinates` is wrapped to keep the coordinates it returns (`positions`,
@@ -80,6 +84,7 @@ OWN_PATH = {
     "llama4_vision_model": ("llama4", "Llama4VisionModel", "rotary_embedding", "num_hidden_layers", {"image_size": 56}),
     "gemma4_vision": ("gemma4", "Gemma4VisionModel", "rotary_emb", "num_hidden_layers", {}),
     "kimi_k25_vision": ("kimi_k25", "Kimi_K25VisionModel", "rotary_emb", "num_hidden_layers", {}),
+    "muse_glimmer_vision": ("muse_glimmer", "MuseGlimmerVisionModel", "rotary_emb", "num_hidden_layers", {}),
     "dinov3_vit": ("dinov3_vit", "DINOv3ViTModel", "rope_embeddings", "num_hidden_layers", {}),
     "eomt_dinov3": ("eomt_dinov3", "EomtDinov3ForUniversalSegmentation", "rope_embeddings", "num_hidden_layers", {}),
     "sapiens2": ("sapiens2", "Sapiens2Model", "rope_embeddings", "num_hidden_layers", {}),
@@ -87,6 +92,7 @@ OWN_PATH = {
 CENTRE_TOWERS = ("dinov3_vit", "eomt_dinov3", "sapiens2")
 OWN_GRIDS = {"llama4_vision_model": [(1, 4, 4), (2, 4, 4)], "gemma4_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              "kimi_k25_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
+             "muse_glimmer_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              **{t: [(1, 4, 6), (2, 3, 5)] for t in CENTRE_TOWERS}}
 GEMMA4_PADDING = 3  # padding rows after the patches
 
@@ -319,6 +325,7 @@ def sweep_gemma4(torch, module, config, model, rotary, grids):
 
 def sweep_kimi(torch, module, config, model, rotary, grids):
     head_dim = config.hidden_size // config.num_attention_heads
+    glimmer = hasattr(module, "get_vision_window_index")
     cases, probe = [], None
     for grid in grids:
         recorded, seen = [], {}
@@ -328,13 +335,22 @@ def sweep_kimi(torch, module, config, model, rotary, grids):
             raise Captured()  # the layers after it read no RoPE input
         handle = rotary.register_forward_hook(hook)
         p = config.patch_size
-        pixels = torch.randn(grid[0] * grid[1] * grid[2], 3, p, p)
+        n = grid[0] * grid[1] * grid[2]
+        pixels = torch.randn(n, config.patch_temporal * 3 * p * p) if glimmer else torch.randn(n, 3, p, p)
+        grid_thw = torch.tensor([list(grid)])
         with torch.no_grad(), recording_cos(torch, recorded), contextlib.suppress(Captured):
-            model(pixels, grid_thw=torch.tensor([list(grid)]))
+            model(pixels, grid_thw=grid_thw)
         handle.remove()
-        half = recorded[0].shape[-1] // 2  # cat(freqs, freqs)
+        half = recorded[0].shape[-1] // 2  # cat(freqs, freqs) (Muse Glimmer: cat(w, h, w, h))
         angles = recorded[0][:, :half]
-        cases.append({"grid_thw": list(grid), "positions": seen["positions"].transpose(0, 1).tolist(),
+        if glimmer:  # back to pixel_values order
+            window_index, _ = module.get_vision_window_index(grid_thw, spatial_merge_size=model.spatial_merge_size,
+                                                             window_size=model.window_size, patch_size=model.patch_size)
+            inverse = torch.argsort(window_index)
+            angles, seen["positions"] = angles[inverse], seen["positions"][inverse]
+            seen["cos"], seen["sin"] = seen["cos"][inverse], seen["sin"][inverse]
+        positions = seen["positions"] if glimmer else seen["positions"].transpose(0, 1)  # (tokens, 2)
+        cases.append({"grid_thw": list(grid), "positions": positions.tolist(),
                       "angles": [[float(f"{x:.9g}") for x in row] for row in angles.tolist()]})
         if probe is None:
             n = angles.shape[0]
@@ -394,7 +410,7 @@ def sweep_own_path(torch, model_type):
     model = getattr(module, cls_name)(config).eval()
     rotary = find_module(model, rotary_attr)
     run = {"llama4_vision_model": sweep_llama4, "gemma4_vision": sweep_gemma4,
-           "kimi_k25_vision": sweep_kimi}.get(model_type, sweep_centres)
+           "kimi_k25_vision": sweep_kimi, "muse_glimmer_vision": sweep_kimi}.get(model_type, sweep_centres)
     cases, probe = run(torch, module, config, model, rotary, OWN_GRIDS[model_type])
     return {"model_type": model_type, "module": f"modeling_{folder}", "model_class": cls_name,
             "rotary_class": type(rotary).__name__, "config": stored, "cases": cases, "probe": probe}

@@ -69,6 +69,18 @@
 //   encoder's position ids with merge size 1, (row, column) flipped to (column, row)); a video's
 //   frames repeat the order. positions hold (column, row).
 //
+// Muse Glimmer (VisionTowerRule::columns_rows_offset_shared; models/muse_glimmer/
+// modeling_muse_glimmer.py, MuseGlimmerVisionRotaryEmbedding and MuseGlimmerVisionModel.forward):
+// the Qwen2-VL pairs (i, i + H/2) and frequencies, the column first and both coordinates offset
+// by one:
+//       i <  Q   angle = (column + 1) * f_i
+//       i >= Q   angle = (row + 1)    * f_(i - Q)
+//   theta from rope_parameters (10,000), H = head_dim (else hidden_size / num_attention_heads);
+//   patches row-major (its encoder numbers them with merge size 1), a video's frames repeated.
+//   The tower permutes its rows into 32 x 32-patch attention windows before the rotary and undoes
+//   it after the encoder: each row of pixel_values keeps the angles above. positions hold
+//   (column + 1, row + 1).
+//
 // DINOv3 (VisionTowerRule::rows_columns_centres; models/dinov3_vit/modeling_dinov3_vit.py,
 // DINOv3ViTRopePositionEmbedding, get_patches_center_coordinates, apply_rotary_pos_emb; the same
 // in eomt_dinov3 and sapiens2): real-valued coordinates, the patch centres of an n-patch side
@@ -96,7 +108,7 @@
 //     double, rounded once), angle =
 //     fl(fl(position) * f_j). Against transformers' own float32 output: |d| <= 2^-22 |angle|,
 //     bit-equal except where torch's float32 pow rounds an inv_freq entry the other way (one
-//     entry of a 224-wide head in the towers sweep: 1 ulp).
+//     entry of a 224-wide head and one of a 96-wide head in the towers sweep: 1 ulp).
 //   Precision::exact: the real-number angle position * theta^(-4j/H) in double (relative error
 //     < 2^-50). The model's float32 angle differs from it by up to 2^-20 |angle| for theta 1e4
 //     (the float32 exponent's rounding times ln theta, pow's, the division's and the product's
@@ -127,6 +139,7 @@ enum class VisionTowerRule {
     columns_rows_chunked,   ///< Gemma 4: two head chunks, a 1-D RoPE each (column, row), rotate_half inside the chunk
     rows_columns_centres,   ///< DINOv3: 2 pi x patch centres in [-1, 1], half_split pairs, CLS / registers unrotated
     columns_rows_alternating,  ///< Kimi K2.5: half_split pairs, the axis alternating pair by pair (column, row, ...)
+    columns_rows_offset_shared,  ///< Muse Glimmer: the Qwen2-VL pairs over (column + 1, row + 1)
 };
 
 /// The rule's name ("rows_columns_shared", ...).
@@ -139,6 +152,7 @@ inline const char* to_string(VisionTowerRule rule) noexcept
     case VisionTowerRule::columns_rows_chunked: return "columns_rows_chunked";
     case VisionTowerRule::rows_columns_centres: return "rows_columns_centres";
     case VisionTowerRule::columns_rows_alternating: return "columns_rows_alternating";
+    case VisionTowerRule::columns_rows_offset_shared: return "columns_rows_offset_shared";
     }
     return "(not a VisionTowerRule)";
 }
@@ -164,7 +178,7 @@ struct VisionTower {
         if (!std::isfinite(theta) || theta <= 1.0)
             throw error("theta", std::to_string(theta), "must be finite and > 1");
         if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
-        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_alternating))
+        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_offset_shared))
             throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
         if (rule == VisionTowerRule::columns_rows_interleaved_cls && max_side < 1)
             throw error("max_side", std::to_string(max_side),
@@ -225,7 +239,8 @@ inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs
 }
 
 /// The frequency of pair i (Q = H/4 pairs per axis, j = i mod Q):
-///   rows_columns_shared, columns_rows_interleaved_cls, columns_rows_chunked, rows_columns_centres
+///   rows_columns_shared, columns_rows_interleaved_cls, columns_rows_chunked, rows_columns_centres,
+///   columns_rows_offset_shared
 ///                          theta^(-4j/H)          (a rotary module of width H/2, index j;
 ///                          rows_columns_centres's float32 exponent is fl(4j/H))
 ///   columns_rows_alternating  theta^(-4j/H) with j = i / 2 (integer division)
@@ -322,12 +337,14 @@ inline double tower_centre_angle(const VisionTower& tower, double y, double x, i
 }
 
 /// The coordinates of the patch at (row, column) as the tower's rotary reads them, in its axis
-/// order: (row, column) for the Qwen2-VL line and Pixtral, (column + 1, row + 1) for Llama 4,
+/// order: (row, column) for the Qwen2-VL line and Pixtral, (column + 1, row + 1) for Llama 4 and
+/// Muse Glimmer,
 /// (column, row) for Gemma 4 and Kimi K2.5.
 inline std::array<std::int64_t, 2> tower_coordinates(const VisionTower& tower, std::int64_t row, std::int64_t column) noexcept
 {
     switch (tower.rule) {
-    case VisionTowerRule::columns_rows_interleaved_cls: return {column + 1, row + 1};
+    case VisionTowerRule::columns_rows_interleaved_cls:
+    case VisionTowerRule::columns_rows_offset_shared: return {column + 1, row + 1};
     case VisionTowerRule::columns_rows_chunked:
     case VisionTowerRule::columns_rows_alternating: return {column, row};
     default: return {row, column};
