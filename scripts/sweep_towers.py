@@ -41,6 +41,8 @@ vector moves into and `cos[d]` what stays on d (the cosine of d's pair's angle).
     windows before the rotary module runs (and undoes it after the encoder): the recorded rows are
     put back in pixel_values order with the inverse of the modeling file's own
     get_vision_window_index permutation.
+  - step3p5_vision (Step 3.7's tower): the forward on T images of the grid's size; `positions` are
+    the position ids its rotary module receives, the angles the first half of the cos argument.
   - dinov3_vit, eomt_dinov3, sapiens2 (DINOv3's RoPE, real-valued coordinates): the model in eval
     mode (no coordinate jitter); the rotary module is run on pixel_values of the grid's size and
     `get_patches_center_coordinates` is wrapped to keep the coordinates it returns (`positions`,
@@ -85,6 +87,7 @@ OWN_PATH = {
     "gemma4_vision": ("gemma4", "Gemma4VisionModel", "rotary_emb", "num_hidden_layers", {}),
     "kimi_k25_vision": ("kimi_k25", "Kimi_K25VisionModel", "rotary_emb", "num_hidden_layers", {}),
     "muse_glimmer_vision": ("muse_glimmer", "MuseGlimmerVisionModel", "rotary_emb", "num_hidden_layers", {}),
+    "step3p5_vision": ("step3p7", "Step3p7VisionModel", "rotary_emb", "num_hidden_layers", {}),
     "dinov3_vit": ("dinov3_vit", "DINOv3ViTModel", "rope_embeddings", "num_hidden_layers", {}),
     "eomt_dinov3": ("eomt_dinov3", "EomtDinov3ForUniversalSegmentation", "rope_embeddings", "num_hidden_layers", {}),
     "sapiens2": ("sapiens2", "Sapiens2Model", "rope_embeddings", "num_hidden_layers", {}),
@@ -93,6 +96,7 @@ CENTRE_TOWERS = ("dinov3_vit", "eomt_dinov3", "sapiens2")
 OWN_GRIDS = {"llama4_vision_model": [(1, 4, 4), (2, 4, 4)], "gemma4_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              "kimi_k25_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              "muse_glimmer_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
+             "step3p5_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              **{t: [(1, 4, 6), (2, 3, 5)] for t in CENTRE_TOWERS}}
 GEMMA4_PADDING = 3  # padding rows after the patches
 
@@ -360,6 +364,34 @@ def sweep_kimi(torch, module, config, model, rotary, grids):
     return cases, probe
 
 
+def sweep_step(torch, module, config, model, rotary, grids):
+    head_dim = config.hidden_size // config.num_attention_heads
+    cases, probe = [], None
+    for grid in grids:
+        recorded, seen = [], {}
+
+        def hook(m, args, out):
+            seen["positions"], seen["cos"], seen["sin"] = args[1].detach().clone(), out[0], out[1]
+            raise Captured()  # the layers after it read no RoPE input
+        handle = rotary.register_forward_hook(hook)
+        p = config.patch_size
+        pixels = torch.randn(grid[0], config.num_channels, grid[1] * p, grid[2] * p)
+        with torch.no_grad(), recording_cos(torch, recorded), contextlib.suppress(Captured):
+            model(pixels)
+        handle.remove()
+        half = recorded[0].shape[-1] // 2  # cat(freqs, freqs)
+        angles = recorded[0].reshape(-1, 2 * half)[:, :half].repeat(grid[0], 1)  # one table for the batch
+        positions = seen["positions"].reshape(-1, 2).repeat(grid[0], 1)
+        cases.append({"grid_thw": list(grid), "positions": positions.tolist(),
+                      "angles": [[float(f"{x:.9g}") for x in row] for row in angles.tolist()]})
+        if probe is None:
+            n = grid[1] * grid[2]
+            eye = torch.eye(head_dim).reshape(head_dim, 1, 1, head_dim).expand(head_dim, n, 1, head_dim).contiguous()
+            out = lambda d: module.apply_rotary_pos_emb_vision(eye, eye, seen["cos"], seen["sin"])[0][d, :, 0, :]  # noqa: E731
+            probe = probe_layout(torch, out, head_dim, grid[2] + 2)  # row 1, column 2
+    return cases, probe
+
+
 def sweep_centres(torch, module, config, model, rotary, grids):
     head_dim = config.hidden_size // config.num_attention_heads
     cases, probe = [], None
@@ -410,7 +442,8 @@ def sweep_own_path(torch, model_type):
     model = getattr(module, cls_name)(config).eval()
     rotary = find_module(model, rotary_attr)
     run = {"llama4_vision_model": sweep_llama4, "gemma4_vision": sweep_gemma4,
-           "kimi_k25_vision": sweep_kimi, "muse_glimmer_vision": sweep_kimi}.get(model_type, sweep_centres)
+           "kimi_k25_vision": sweep_kimi, "muse_glimmer_vision": sweep_kimi,
+           "step3p5_vision": sweep_step}.get(model_type, sweep_centres)
     cases, probe = run(torch, module, config, model, rotary, OWN_GRIDS[model_type])
     return {"model_type": model_type, "module": f"modeling_{folder}", "model_class": cls_name,
             "rotary_class": type(rotary).__name__, "config": stored, "cases": cases, "probe": probe}

@@ -21,7 +21,8 @@
 //   Source: transformers models/qwen2_vl/modeling_qwen2_vl.py (VisionRotaryEmbedding,
 //   Qwen2VisionTransformerPretrainedModel.forward) and vision_utils.get_vision_position_ids; the
 //   same in qwen2_5_vl, qwen2_5_omni, qwen3_vl(_moe), qwen3_5(_moe), qwen3_omni_moe, glm4v(_moe),
-//   glm_ocr, ernie4_5_vl_moe, exaone4_5, cohere_compass, paddleocr_vl (merge 1).
+//   glm_ocr, ernie4_5_vl_moe, exaone4_5, cohere_compass, paddleocr_vl (merge 1), and Step 3.7's
+//   tower (step3p7, Step3p7VisionRotaryEmbedding: merge 1, theta from rope_parameters).
 //   Qwen2.5-VL's window attention reorders the rows internally (by windows of merge blocks) and
 //   undoes it after the merger: each row of pixel_values keeps the angles above.
 //

@@ -30,6 +30,9 @@
 // num_attention_heads, 1152 / 16), theta from rope_parameters (10,000); columns_rows_alternating.
 // Muse Glimmer (`muse_glimmer_vision`): read as Kimi K2.5 (1536 / 16 = 96 by default);
 // columns_rows_offset_shared.
+// Step 3.7 (`step3p5_vision`): the Qwen2-VL rule (rows_columns_shared, patches row-major), head
+// = head_dim (else hidden_size / num_attention_heads, 1536 / 16 = 96), theta from rope_parameters
+// (10,000).
 // DINOv3 (`dinov3_vit`) and the models built on its encoder (`eomt_dinov3`, `sapiens2`): head =
 // hidden_size / num_attention_heads, theta from rope_theta (EoMT: rope_parameters; 100 by
 // default), prefix_tokens = 1 + num_register_tokens (class defaults 0, 4, 8); rows_columns_centres.
@@ -103,6 +106,8 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
      VisionTowerRule::columns_rows_alternating, true, false},
     {"muse_glimmer_vision", "muse_glimmer", "hidden_size", "num_attention_heads", 1536, 16, 1, false,
      VisionTowerRule::columns_rows_offset_shared, true, false},
+    {"step3p5_vision", "step3p7", "hidden_size", "num_attention_heads", 1536, 16, 1, false,
+     VisionTowerRule::rows_columns_shared, true, false},
     {"dinov3_vit", "", "hidden_size", "num_attention_heads", 384, 6, 1, false, VisionTowerRule::rows_columns_centres, true, false},
     {"eomt_dinov3", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
     {"sapiens2", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
@@ -126,7 +131,8 @@ inline ConfiguredRopeDefaults configured_rope_defaults(std::string_view model_ty
     if (model_type == "llama4_vision_model") return {10000.0, 0, 448, 14, 0};
     if (model_type == "gemma4_vision") return {100.0, 64, 0, 16, 0};
     if (model_type == "dinov3_vit") return {100.0, 0, 224, 16, 0};
-    if (model_type == "kimi_k25_vision" || model_type == "muse_glimmer_vision") return {10000.0, -1, 0, 14, 0};
+    if (model_type == "kimi_k25_vision" || model_type == "muse_glimmer_vision" || model_type == "step3p5_vision")
+        return {10000.0, -1, 0, 14, 0};
     if (model_type == "eomt_dinov3") return {100.0, 0, 640, 16, 4};
     if (model_type == "sapiens2") return {100.0, 0, 224, 16, 8};
     return {10000.0, 0, 1024, 16, 0};  // pixtral
@@ -146,7 +152,6 @@ inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
                                                 "applies no rotary (the model's RoPE is its text model's)"},
     {"minimax_m3_vl_vision", "minimax_m3_vl", "three axes (frame, row, column) of 13 frequencies each with a "
                                               "pass-through tail of the head"},
-    {"step3p5_vision", "step3p7", "its rope_parameters-driven 2-D table; not checked against posenc's sweep yet"},
     {"sam3_vit_model", "sam3", "axial RoPE on interleaved pairs over float-scaled coordinates, with two tables "
                                "(windowed layers, global layers)"},
     {"sam3_vision_model", "sam3", "SAM 3's axial RoPE on interleaved pairs over float-scaled coordinates"},
