@@ -43,6 +43,10 @@ vector moves into and `cos[d]` what stays on d (the cosine of d's pair's angle).
     get_vision_window_index permutation.
   - step3p5_vision (Step 3.7's tower): the forward on T images of the grid's size; `positions` are
     the position ids its rotary module receives, the angles the first half of the cos argument.
+  - minimax_m3_vl_vision: the forward on random pixel rows; `positions` are the (frame, row,
+    column) ids its rotary module computes (the module-level get_vision_position_ids is wrapped to
+    keep them), the angles the first half of the cos argument. The head dims past the rotated
+    part pass through: the probe gives them partner -1.
   - dinov3_vit, eomt_dinov3, sapiens2 (DINOv3's RoPE, real-valued coordinates): the model in eval
     mode (no coordinate jitter); the rotary module is run on pixel_values of the grid's size and
     `get_patches_center_coordinates` is wrapped to keep the coordinates it returns (`positions`,
@@ -87,6 +91,7 @@ OWN_PATH = {
     "gemma4_vision": ("gemma4", "Gemma4VisionModel", "rotary_emb", "num_hidden_layers", {}),
     "kimi_k25_vision": ("kimi_k25", "Kimi_K25VisionModel", "rotary_emb", "num_hidden_layers", {}),
     "muse_glimmer_vision": ("muse_glimmer", "MuseGlimmerVisionModel", "rotary_emb", "num_hidden_layers", {}),
+    "minimax_m3_vl_vision": ("minimax_m3_vl", "MiniMaxM3VLVisionModel", "rotary_emb", "num_hidden_layers", {}),
     "step3p5_vision": ("step3p7", "Step3p7VisionModel", "rotary_emb", "num_hidden_layers", {}),
     "dinov3_vit": ("dinov3_vit", "DINOv3ViTModel", "rope_embeddings", "num_hidden_layers", {}),
     "eomt_dinov3": ("eomt_dinov3", "EomtDinov3ForUniversalSegmentation", "rope_embeddings", "num_hidden_layers", {}),
@@ -97,6 +102,7 @@ OWN_GRIDS = {"llama4_vision_model": [(1, 4, 4), (2, 4, 4)], "gemma4_vision": [(1
              "kimi_k25_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              "muse_glimmer_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              "step3p5_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
+             "minimax_m3_vl_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              **{t: [(1, 4, 6), (2, 3, 5)] for t in CENTRE_TOWERS}}
 GEMMA4_PADDING = 3  # padding rows after the patches
 
@@ -245,6 +251,10 @@ def probe_layout(torch, apply, head_dim, token):
         out = apply(d)[token]
         others = [(abs(out[e].item()), e) for e in range(head_dim) if e != d]
         big = [e for v, e in others if v > 1e-6]
+        if not big and abs(out[d].item() - 1.0) == 0.0:  # a dim the apply function passes through
+            partner.append(-1)
+            cos.append(1.0)
+            continue
         if len(big) != 1:
             raise RuntimeError(f"dim {d} moves into {big}: not one rotated pair")
         partner.append(big[0])
@@ -392,6 +402,42 @@ def sweep_step(torch, module, config, model, rotary, grids):
     return cases, probe
 
 
+def sweep_minimax(torch, module, config, model, rotary, grids):
+    head_dim = config.hidden_size // config.num_attention_heads
+    cases, probe = [], None
+    for grid in grids:
+        recorded, coords, seen = [], [], {}
+        plain = module.get_vision_position_ids
+
+        def wrapped(*a, **k):
+            coords.append(plain(*a, **k))
+            return coords[-1]
+
+        def hook(m, args, out):
+            seen["cos"], seen["sin"] = out[0], out[1]
+            raise Captured()  # the layers after it read no RoPE input
+        handle = rotary.register_forward_hook(hook)
+        n = grid[0] * grid[1] * grid[2]
+        pixels = torch.randn(n, config.num_channels * config.temporal_patch_size * config.patch_size ** 2)
+        module.get_vision_position_ids = wrapped
+        try:
+            with torch.no_grad(), recording_cos(torch, recorded), contextlib.suppress(Captured):
+                model(pixels, grid_thw=torch.tensor([list(grid)]))
+        finally:
+            module.get_vision_position_ids = plain
+            handle.remove()
+        half = recorded[0].shape[-1] // 2  # cat(freqs, freqs)
+        angles = recorded[0][:, :half]
+        cases.append({"grid_thw": list(grid), "positions": coords[0].tolist(),
+                      "angles": [[float(f"{x:.9g}") for x in row] for row in angles.tolist()]})
+        if probe is None and grid[0] > 1:
+            eye = torch.eye(head_dim).reshape(head_dim, 1, 1, head_dim).expand(head_dim, n, 1, head_dim).contiguous()
+            out = lambda d: module.apply_rotary_pos_emb_vision(eye, eye, seen["cos"], seen["sin"])[0][d, :, 0, :]  # noqa: E731
+            probe = probe_layout(torch, out, head_dim, n - 1)  # the last patch: frame 1, every coordinate non-zero
+            probe["case"] = len(cases) - 1
+    return cases, probe
+
+
 def sweep_centres(torch, module, config, model, rotary, grids):
     head_dim = config.hidden_size // config.num_attention_heads
     cases, probe = [], None
@@ -443,7 +489,7 @@ def sweep_own_path(torch, model_type):
     rotary = find_module(model, rotary_attr)
     run = {"llama4_vision_model": sweep_llama4, "gemma4_vision": sweep_gemma4,
            "kimi_k25_vision": sweep_kimi, "muse_glimmer_vision": sweep_kimi,
-           "step3p5_vision": sweep_step}.get(model_type, sweep_centres)
+           "step3p5_vision": sweep_step, "minimax_m3_vl_vision": sweep_minimax}.get(model_type, sweep_centres)
     cases, probe = run(torch, module, config, model, rotary, OWN_GRIDS[model_type])
     return {"model_type": model_type, "module": f"modeling_{folder}", "model_class": cls_name,
             "rotary_class": type(rotary).__name__, "config": stored, "cases": cases, "probe": probe}

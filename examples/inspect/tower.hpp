@@ -77,6 +77,10 @@ inline std::string tower_layout(const posenc::VisionTower& t)
     const auto pairs = posenc::tower_pairs(t);
     const bool rows_first = t.rule == posenc::VisionTowerRule::rows_columns_shared ||
                             t.rule == posenc::VisionTowerRule::rows_columns_even_odd;
+    if (t.rule == posenc::VisionTowerRule::frames_rows_columns_partial)
+        return "pairs (i, i + " + std::to_string(t.num_pairs()) + "), " + std::to_string(t.axis_frequencies()) +
+               " per axis: frame, row, column; dims " + std::to_string(2 * t.num_pairs()) + "-" +
+               std::to_string(t.head_dim - 1) + " unrotated";
     if (t.rule == posenc::VisionTowerRule::columns_rows_alternating)
         return "pairs (i, i + " + std::to_string(2 * q) + "), even pairs column, odd pairs row";
     const char* offset = t.rule == posenc::VisionTowerRule::columns_rows_interleaved_cls ||
@@ -98,7 +102,7 @@ inline std::string render_tower_json(const TowerReport& r)
     j["model_type"] = t.model_type;
     j["rule"] = posenc::to_string(t.rule);
     j["head_dim"] = t.head_dim;
-    j["rotary_dim"] = t.head_dim;
+    j["rotary_dim"] = 2 * t.num_pairs();
     j["theta"] = t.theta;
     j["merge_size"] = t.merge_size;
     j["patch_order"] = tower_patch_order(t);

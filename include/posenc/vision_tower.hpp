@@ -82,6 +82,18 @@
 //   it after the encoder: each row of pixel_values keeps the angles above. positions hold
 //   (column + 1, row + 1).
 //
+// MiniMax-M3-VL (VisionTowerRule::frames_rows_columns_partial; models/minimax_m3_vl/
+// modeling_minimax_m3_vl.py, MiniMaxM3VL3DRotaryEmbedding and apply_rotary_pos_emb_vision): three
+// axes (frame, row, column), each its own band of F frequencies, on half_split pairs over the
+// first 3A dims of the head; the rest of the head passes through unrotated:
+//   A = 2 floor(floor(2 floor(H/2) / 3) / 2) (the axis width, H = 80: A = 26), F = A / 2,
+//   g_j = theta^(-2j/A), j in [0, F); pairs (i, i + 3F), i in [0, 3F):
+//       axis i / F (0 frame, 1 row, 2 column)   angle = coordinate * g_(i mod F)
+//   theta from rope_parameters (10,000), H = hidden_size / num_attention_heads; patches
+//   block-major over m x m merge blocks (spatial_merge_size), each frame (temporal patch) t of a
+//   video at frame coordinate t. positions hold (frame, row, column). tower_angle, which has no
+//   frame, refuses this rule: tower_token_angles gives every token's angles.
+//
 // DINOv3 (VisionTowerRule::rows_columns_centres; models/dinov3_vit/modeling_dinov3_vit.py,
 // DINOv3ViTRopePositionEmbedding, get_patches_center_coordinates, apply_rotary_pos_emb; the same
 // in eomt_dinov3 and sapiens2): real-valued coordinates, the patch centres of an n-patch side
@@ -141,6 +153,7 @@ enum class VisionTowerRule {
     rows_columns_centres,   ///< DINOv3: 2 pi x patch centres in [-1, 1], half_split pairs, CLS / registers unrotated
     columns_rows_alternating,  ///< Kimi K2.5: half_split pairs, the axis alternating pair by pair (column, row, ...)
     columns_rows_offset_shared,  ///< Muse Glimmer: the Qwen2-VL pairs over (column + 1, row + 1)
+    frames_rows_columns_partial,  ///< MiniMax-M3-VL: (frame, row, column) bands over 3A dims, the tail unrotated
 };
 
 /// The rule's name ("rows_columns_shared", ...).
@@ -154,6 +167,7 @@ inline const char* to_string(VisionTowerRule rule) noexcept
     case VisionTowerRule::rows_columns_centres: return "rows_columns_centres";
     case VisionTowerRule::columns_rows_alternating: return "columns_rows_alternating";
     case VisionTowerRule::columns_rows_offset_shared: return "columns_rows_offset_shared";
+    case VisionTowerRule::frames_rows_columns_partial: return "frames_rows_columns_partial";
     }
     return "(not a VisionTowerRule)";
 }
@@ -173,13 +187,17 @@ struct VisionTower {
     /// merge_size >= 1.
     void check() const
     {
-        if (head_dim <= 0 || head_dim % 4 != 0)
+        if (rule == VisionTowerRule::frames_rows_columns_partial) {
+            if (head_dim < 6 || head_dim > (1 << 20))
+                throw error("head_dim", std::to_string(head_dim), "must be in [6, 2^20] (three axes of at least one pair)");
+        } else if (head_dim <= 0 || head_dim % 4 != 0) {
             throw error("head_dim", std::to_string(head_dim),
                         "must be a positive multiple of 4 (two axes, each of head_dim / 4 half_split pairs)");
+        }
         if (!std::isfinite(theta) || theta <= 1.0)
             throw error("theta", std::to_string(theta), "must be finite and > 1");
         if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
-        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_offset_shared))
+        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::frames_rows_columns_partial))
             throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
         if (rule == VisionTowerRule::columns_rows_interleaved_cls && max_side < 1)
             throw error("max_side", std::to_string(max_side),
@@ -190,7 +208,14 @@ struct VisionTower {
                         "must be >= 0, and 0 unless the rule is rows_columns_centres");
     }
 
-    int num_pairs() const noexcept { return head_dim / 2; }
+    /// The rotated pairs: head_dim / 2, or 3F for frames_rows_columns_partial (file comment).
+    int num_pairs() const noexcept
+    {
+        return rule == VisionTowerRule::frames_rows_columns_partial ? 3 * axis_frequencies() : head_dim / 2;
+    }
+
+    /// F = A / 2 of frames_rows_columns_partial: A = 2 floor(floor(2 floor(H/2) / 3) / 2).
+    int axis_frequencies() const noexcept { return ((2 * (head_dim / 2)) / 3) / 2; }
 };
 
 /// A patch grid as the processor reports it (grid_thw): frames (temporal patches), rows and
@@ -245,6 +270,7 @@ inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs
 ///                          theta^(-4j/H)          (a rotary module of width H/2, index j;
 ///                          rows_columns_centres's float32 exponent is fl(4j/H))
 ///   columns_rows_alternating  theta^(-4j/H) with j = i / 2 (integer division)
+///   frames_rows_columns_partial  theta^(-2j/A) with j = i mod F (a band of width A per axis)
 ///   rows_columns_even_odd  theta^(-2k/H), k = 2j for rows (i < Q), 2j + 1 for columns
 ///                          (the head's 1-D table of width H, index k)
 /// exact in double, or the model's float32 fl(1 / fl(fl(theta) ^ fl(fl(2k) / fl(width)))).
@@ -252,10 +278,12 @@ inline double tower_frequency(const VisionTower& tower, int i, Precision precisi
 {
     const int q = tower.head_dim / 4;
     const bool shared = tower.rule != VisionTowerRule::rows_columns_even_odd;
+    const bool bands = tower.rule == VisionTowerRule::frames_rows_columns_partial;
     const int index = tower.rule == VisionTowerRule::columns_rows_alternating ? i / 2
+                      : bands                                                 ? i % tower.axis_frequencies()
                       : shared                                                ? i % q
                                                                               : 2 * (i % q) + (i < q ? 0 : 1);
-    const int width = shared ? tower.head_dim / 2 : tower.head_dim;
+    const int width = bands ? 2 * tower.axis_frequencies() : shared ? tower.head_dim / 2 : tower.head_dim;
     if (precision == Precision::exact) return std::pow(tower.theta, -2.0 * index / static_cast<double>(width));
     const float e = tower.rule == VisionTowerRule::rows_columns_centres
                         ? hf32::round(index * (4.0 / tower.head_dim))
@@ -293,7 +321,7 @@ inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
         case VisionTowerRule::columns_rows_interleaved_cls: pairs.push_back({2 * i, 2 * i + 1}); break;
         case VisionTowerRule::columns_rows_chunked: pairs.push_back(i < q ? std::array<int, 2>{i, i + q}
                                                                           : std::array<int, 2>{q + i, 2 * q + i}); break;
-        default: pairs.push_back({i, i + tower.num_pairs()}); break;
+        default: pairs.push_back({i, i + tower.num_pairs()}); break;  // frames_rows_columns_partial: (i, i + 3F)
         }
     }
     return pairs;
@@ -369,6 +397,8 @@ inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64
     if (tower.rule == VisionTowerRule::rows_columns_centres)
         throw error("rule", to_string(tower.rule),
                     "reads real-valued patch centres that depend on the grid: use tower_centre_angle or tower_token_angles");
+    if (tower.rule == VisionTowerRule::frames_rows_columns_partial)
+        throw error("rule", to_string(tower.rule), "rotates the frame axis too: use tower_token_angles");
     const int q = tower.head_dim / 4;
     const auto xy = tower_coordinates(tower, row, column);
     const int axis = tower.rule == VisionTowerRule::columns_rows_alternating ? pair % 2 : (pair < q ? 0 : 1);
@@ -406,6 +436,31 @@ inline TokenAngles centre_token_angles(const VisionTower& tower, const PatchGrid
     return out;
 }
 
+/// tower_token_angles for frames_rows_columns_partial: frame by frame, the frame's patches in
+/// block-major order, pair i at coordinate (t, row, column)[i / F] times g_(i mod F).
+inline TokenAngles band_token_angles(const VisionTower& tower, const PatchGrid& grid, Precision precision)
+{
+    TokenAngles out;
+    out.pairs = tower_pairs(tower);
+    const int f = tower.axis_frequencies();
+    std::vector<double> freq(static_cast<std::size_t>(tower.num_pairs()));
+    for (int i = 0; i < tower.num_pairs(); ++i) freq[static_cast<std::size_t>(i)] = tower_frequency(tower, i, precision);
+    const auto frame = patch_positions(grid.rows, grid.columns, tower.merge_size);
+    for (std::int64_t t = 0; t < grid.frames; ++t)
+        for (const auto& rc : frame) {
+            const double xyz[3] = {static_cast<double>(t), static_cast<double>(rc[0]), static_cast<double>(rc[1])};
+            out.positions.push_back({xyz[0], xyz[1], xyz[2]});
+            std::vector<double> row(freq.size());
+            for (std::size_t i = 0; i < freq.size(); ++i) {
+                const double p = xyz[i / static_cast<std::size_t>(f)];
+                row[i] = precision == Precision::exact ? p * freq[i]
+                                                       : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(freq[i])));
+            }
+            out.tokens.push_back(std::move(row));
+        }
+    return out;
+}
+
 }  // namespace detail
 
 /// Every token of one grid (see the file comment): positions (tower_coordinates) and the angle of
@@ -422,6 +477,7 @@ inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid&
     detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side, cls,
                                centres ? tower.prefix_tokens : 1);
     if (centres) return detail::centre_token_angles(tower, grid, precision);
+    if (tower.rule == VisionTowerRule::frames_rows_columns_partial) return detail::band_token_angles(tower, grid, precision);
     TokenAngles out;
     out.pairs = tower_pairs(tower);
     const auto frame = patch_positions(grid.rows, grid.columns, tower.merge_size);

@@ -58,8 +58,8 @@ def test_dinov3_real_valued_centres_and_unrotated_prefix_tokens():
 
 
 def test_refusals_are_posenc_errors_naming_the_tower():
-    with pytest.raises(posenc.Error, match="minimax_m3_vl_vision"):
-        posenc.vision_tower_from_hf_config({"model_type": "minimax_m3_vl", "vision_config": {}})
+    with pytest.raises(posenc.Error, match="video_llama_3_vision"):
+        posenc.vision_tower_from_hf_config({"model_type": "video_llama_3", "vision_config": {}})
     tower = posenc.parse_vision_tower('{"model_type": "qwen2_vl_vision"}')
     with pytest.raises(posenc.Error, match="merge"):
         posenc.tower_token_angles(tower, (1, 3, 4))

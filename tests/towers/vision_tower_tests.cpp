@@ -39,7 +39,7 @@ std::string error_of(const std::string& text)
 TEST_CASE("towers sweep: every tower's per-token angles and positions match transformers' forward")
 {
     const nlohmann::json data = load_towers_sweep();
-    REQUIRE(data.at("towers").size() >= 24);
+    REQUIRE(data.at("towers").size() >= 25);
     int towers = 0, bit_equal = 0, values = 0;
     for (const auto& t : data.at("towers")) {
         const std::string type = t.at("model_type");
@@ -60,8 +60,9 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
             REQUIRE(a.num_pairs() == want[0].size());
             for (std::size_t n = 0; n < a.num_tokens(); ++n) {
                 // integers, or DINOv3's float32 patch centres (stored with 9 significant digits)
-                CHECK(static_cast<float>(a.positions[n][0]) == static_cast<float>(want_pos[n][0].get<double>()));
-                CHECK(static_cast<float>(a.positions[n][1]) == static_cast<float>(want_pos[n][1].get<double>()));
+                REQUIRE(a.positions[n].size() == want_pos[n].size());
+                for (std::size_t x = 0; x < want_pos[n].size(); ++x)
+                    CHECK(static_cast<float>(a.positions[n][x]) == static_cast<float>(want_pos[n][x].get<double>()));
                 for (std::size_t k = 0; k < a.num_pairs(); ++k) {
                     const double w = want[n][k].get<double>();
                     // the sweep stores float32 values with 9 significant digits: exact to float32
@@ -73,7 +74,7 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
         }
         if (t.contains("probe")) {  // the apply function's partner dims and cos for one token (Llama 4, Gemma 4)
             const auto& probe = t.at("probe");
-            const auto& g = t.at("cases")[0].at("grid_thw");
+            const auto& g = t.at("cases")[probe.value("case", std::size_t{0})].at("grid_thw");
             const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()});
             const std::size_t n = probe.at("token").get<std::size_t>();
             if (probe.contains("unrotated")) {  // DINOv3: the tokens the apply function leaves as they are
@@ -81,7 +82,10 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
                 for (const auto& u : probe.at("unrotated"))
                     for (const double x : a.tokens[u.get<std::size_t>()]) CHECK(x == 0.0);
             }
-            REQUIRE(probe.at("partner").size() == 2 * a.num_pairs());
+            std::vector<int> paired(probe.at("partner").size(), 0);
+            for (const auto& pr : a.pairs) paired.at(static_cast<std::size_t>(pr[0])) = paired.at(static_cast<std::size_t>(pr[1])) = 1;
+            for (std::size_t d = 0; d < paired.size(); ++d)  // a dim in no pair passes through (MiniMax-M3-VL's tail)
+                if (!paired[d]) CHECK(probe.at("partner")[d].get<int>() == -1);
             for (std::size_t k = 0; k < a.num_pairs(); ++k) {
                 const int d0 = a.pairs[k][0], d1 = a.pairs[k][1];
                 CAPTURE(k);
@@ -202,7 +206,7 @@ TEST_CASE("a tower's own config, the Omni thinker's nesting, class defaults and 
 
 TEST_CASE("towers posenc does not represent, towers without RoPE and bad grids are refused by name")
 {
-    CHECK(error_of(R"({"model_type": "minimax_m3_vl", "vision_config": {}})").find("minimax_m3_vl_vision") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "video_llama_3", "vision_config": {}})").find("video_llama_3_vision") != std::string::npos);
     CHECK(error_of(R"({"model_type": "sam2_video"})").find("axial RoPE") != std::string::npos);
     CHECK(error_of(R"({"model_type": "llava", "vision_config": {"model_type": "clip_vision_model"}})")
               .find("vision_config.model_type") != std::string::npos);
@@ -350,6 +354,24 @@ TEST_CASE("Muse Glimmer's tower: the Qwen2-VL pairs over (column + 1, row + 1), 
     CHECK(a.tokens[7][1] == doctest::Approx(3.0 * std::pow(1e4, -4.0 / 96)).epsilon(1e-15));
     CHECK(a.tokens[7][25] == doctest::Approx(2.0 * std::pow(1e4, -4.0 / 96)).epsilon(1e-15));
     CHECK(a.pairs[25] == std::array<int, 2>{25, 73});
+}
+
+TEST_CASE("MiniMax-M3-VL's tower: (frame, row, column) bands of 13 frequencies, the head's last 2 dims unrotated")
+{
+    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "minimax_m3_vl", "vision_config": {"hidden_size": 1280,
+        "num_attention_heads": 16, "spatial_merge_size": 2}})");
+    CHECK(t.tower.rule == posenc::VisionTowerRule::frames_rows_columns_partial);
+    CHECK(t.tower.head_dim == 80);
+    CHECK(t.tower.merge_size == 2);
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {2, 2, 4}, posenc::Precision::exact);
+    REQUIRE(a.num_pairs() == 39);  // A = 2 floor(floor(80 / 3) / 2) = 26 dims per axis, 13 pairs
+    CHECK(a.pairs[38] == std::array<int, 2>{38, 77});
+    // token 15: frame 1, the second merge block's last patch (row 1, column 3)
+    CHECK(a.positions[15] == std::vector<double>{1, 1, 3});
+    CHECK(a.tokens[15][1] == doctest::Approx(1.0 * std::pow(1e4, -2.0 / 26)).epsilon(1e-15));
+    CHECK(a.tokens[15][27] == doctest::Approx(3.0 * std::pow(1e4, -2.0 / 26)).epsilon(1e-15));
+    CHECK(a.tokens[3][0] == 0.0);  // frame 0
+    CHECK_THROWS_AS(posenc::tower_angle(t.tower, 0, 0, 0), posenc::error);
 }
 
 TEST_CASE("Step 3.7's tower: the Qwen2-VL rule, row-major, theta and head from the config")

@@ -33,6 +33,9 @@
 // Step 3.7 (`step3p5_vision`): the Qwen2-VL rule (rows_columns_shared, patches row-major), head
 // = head_dim (else hidden_size / num_attention_heads, 1536 / 16 = 96), theta from rope_parameters
 // (10,000).
+// MiniMax-M3-VL (`minimax_m3_vl_vision`): head = hidden_size / num_attention_heads (1280 / 16 =
+// 80), theta from rope_parameters (10,000), merge_size = spatial_merge_size (2);
+// frames_rows_columns_partial.
 // DINOv3 (`dinov3_vit`) and the models built on its encoder (`eomt_dinov3`, `sapiens2`): head =
 // hidden_size / num_attention_heads, theta from rope_theta (EoMT: rope_parameters; 100 by
 // default), prefix_tokens = 1 + num_register_tokens (class defaults 0, 4, 8); rows_columns_centres.
@@ -106,6 +109,8 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
      VisionTowerRule::columns_rows_alternating, true, false},
     {"muse_glimmer_vision", "muse_glimmer", "hidden_size", "num_attention_heads", 1536, 16, 1, false,
      VisionTowerRule::columns_rows_offset_shared, true, false},
+    {"minimax_m3_vl_vision", "minimax_m3_vl", "hidden_size", "num_attention_heads", 1280, 16, 2, true,
+     VisionTowerRule::frames_rows_columns_partial, true, false},
     {"step3p5_vision", "step3p7", "hidden_size", "num_attention_heads", 1536, 16, 1, false,
      VisionTowerRule::rows_columns_shared, true, false},
     {"dinov3_vit", "", "hidden_size", "num_attention_heads", 384, 6, 1, false, VisionTowerRule::rows_columns_centres, true, false},
@@ -150,8 +155,6 @@ struct VisionTowerRefusal {
 inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
     {"gemma4_unified_vision", "gemma4_unified", "its vision embedder adds a learned factorized 2-D position table and "
                                                 "applies no rotary (the model's RoPE is its text model's)"},
-    {"minimax_m3_vl_vision", "minimax_m3_vl", "three axes (frame, row, column) of 13 frequencies each with a "
-                                              "pass-through tail of the head"},
     {"sam3_vit_model", "sam3", "axial RoPE on interleaved pairs over float-scaled coordinates, with two tables "
                                "(windowed layers, global layers)"},
     {"sam3_vision_model", "sam3", "SAM 3's axial RoPE on interleaved pairs over float-scaled coordinates"},
@@ -280,7 +283,7 @@ inline void read_configured_rope(const json& tower, const std::string& pre, int 
         out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the tower's head is "
                                                   "hidden_size / num_attention_heads = " + std::to_string(out.tower.head_dim)});
     }
-    if (out.tower.head_dim % 4 != 0)
+    if (out.tower.head_dim % 4 != 0 && out.tower.rule != VisionTowerRule::frames_rows_columns_partial)
         fail(pre + (defaults.head_dim != 0 && head && !head->is_null() ? "head_dim" : "hidden_size"),
              "expected a head that is a multiple of 4: the tower rotates head / 4 pairs per axis",
              std::to_string(out.tower.head_dim));
@@ -306,6 +309,26 @@ inline std::int64_t image_side(const json& tower, const std::string& pre, const 
     if (i / p < 1) fail(pre + "image_size", "expected at least one patch per side (image_size / patch_size >= 1)",
                         std::to_string(i) + " / " + std::to_string(p));
     return i / p;
+}
+
+/// The towers whose config sets their RoPE (VisionTowerRow::reads_rope_parameters): head and
+/// theta (read_configured_rope), the table's side, the merge size, DINOv3's prefix tokens.
+inline void read_configured_tower(const json& tower, const std::string& pre, const VisionTowerRow& row, int width,
+                                  int heads, HfVisionTower& out)
+{
+    const ConfiguredRopeDefaults defaults = configured_rope_defaults(row.model_type);
+    read_configured_rope(tower, pre, width, heads, out);
+    if (row.table_bounded_by_image) out.tower.max_side = image_side(tower, pre, defaults);
+    if (row.merges_in_encoder) out.tower.merge_size = read_positive(tower, "spatial_merge_size", row.default_merge, pre);
+    if (row.rule == VisionTowerRule::rows_columns_centres) {
+        const json* r = member(tower, "num_register_tokens");
+        const std::int64_t registers =
+            r ? detail_json::integer(*r, pre + "num_register_tokens", "expected an integer >= 0") : defaults.register_tokens;
+        if (registers < 0 || registers > 65536)
+            fail(pre + "num_register_tokens", "expected an integer in [0, 65536]", std::to_string(registers));
+        out.tower.prefix_tokens = 1 + static_cast<int>(registers);  // the CLS token, then the registers
+    }
+    out.tower.check();
 }
 
 inline HfVisionTower resolve(const json& config)
@@ -337,17 +360,7 @@ inline HfVisionTower resolve(const json& config)
     const int width = read_positive(*tower_json, row->width_key, row->default_width, pre);
     const int heads = read_positive(*tower_json, row->heads_key, row->default_heads, pre);
     if (row->reads_rope_parameters) {
-        read_configured_rope(*tower_json, pre, width, heads, out);
-        if (row->table_bounded_by_image) out.tower.max_side = image_side(*tower_json, pre, configured_rope_defaults(type));
-        if (row->rule == VisionTowerRule::rows_columns_centres) {
-            const json* r = member(*tower_json, "num_register_tokens");
-            const std::int64_t registers = r ? detail_json::integer(*r, pre + "num_register_tokens", "expected an integer >= 0")
-                                             : configured_rope_defaults(type).register_tokens;
-            if (registers < 0 || registers > 65536)
-                fail(pre + "num_register_tokens", "expected an integer in [0, 65536]", std::to_string(registers));
-            out.tower.prefix_tokens = 1 + static_cast<int>(registers);  // the CLS token, then the registers
-        }
-        out.tower.check();
+        read_configured_tower(*tower_json, pre, *row, width, heads, out);
         return out;
     }
     if (width % heads != 0)
