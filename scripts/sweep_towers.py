@@ -47,6 +47,11 @@ vector moves into and `cos[d]` what stays on d (the cosine of d's pair's angle).
     column) ids its rotary module computes (the module-level get_vision_position_ids is wrapped to
     keep them), the angles the first half of the cos argument. The head dims past the rotated
     part pass through: the probe gives them partner -1.
+  - sam3_vit_model (SAM 3's ViT; image_size 8 patches, window_size 4, layer 0 windowed, layer 1
+    global): the tables both layers' rotary modules build at construction (their cos argument).
+    The case holds the global layer's (the one the reader gives); `windowed` holds the windowed
+    layer's, each image token's row taken through the modeling file's own window_partition of the
+    token ids. `positions` are the angles of the first pair of each axis (frequency 1).
   - dinov3_vit, eomt_dinov3, sapiens2 (DINOv3's RoPE, real-valued coordinates): the model in eval
     mode (no coordinate jitter); the rotary module is run on pixel_values of the grid's size and
     `get_patches_center_coordinates` is wrapped to keep the coordinates it returns (`positions`,
@@ -93,6 +98,8 @@ OWN_PATH = {
     "muse_glimmer_vision": ("muse_glimmer", "MuseGlimmerVisionModel", "rotary_emb", "num_hidden_layers", {}),
     "minimax_m3_vl_vision": ("minimax_m3_vl", "MiniMaxM3VLVisionModel", "rotary_emb", "num_hidden_layers", {}),
     "step3p5_vision": ("step3p7", "Step3p7VisionModel", "rotary_emb", "num_hidden_layers", {}),
+    "sam3_vit_model": ("sam3", "Sam3ViTModel", "rotary_emb", "num_hidden_layers",
+                       {"image_size": 112, "window_size": 4, "num_hidden_layers": 2, "global_attn_indexes": [1]}),
     "dinov3_vit": ("dinov3_vit", "DINOv3ViTModel", "rope_embeddings", "num_hidden_layers", {}),
     "eomt_dinov3": ("eomt_dinov3", "EomtDinov3ForUniversalSegmentation", "rope_embeddings", "num_hidden_layers", {}),
     "sapiens2": ("sapiens2", "Sapiens2Model", "rope_embeddings", "num_hidden_layers", {}),
@@ -103,6 +110,7 @@ OWN_GRIDS = {"llama4_vision_model": [(1, 4, 4), (2, 4, 4)], "gemma4_vision": [(1
              "muse_glimmer_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              "step3p5_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
              "minimax_m3_vl_vision": [(1, 4, 6), (2, 2, 4), (1, 6, 2)],
+             "sam3_vit_model": [(1, 8, 8)],
              **{t: [(1, 4, 6), (2, 3, 5)] for t in CENTRE_TOWERS}}
 GEMMA4_PADDING = 3  # padding rows after the patches
 
@@ -438,6 +446,26 @@ def sweep_minimax(torch, module, config, model, rotary, grids):
     return cases, probe
 
 
+def sweep_sam3(torch, module, config, recorded, model):
+    head_dim = config.hidden_size // config.num_attention_heads
+    q = head_dim // 4
+    side = config.image_size // config.patch_size
+    windowed, global_ = recorded[0][:, ::2], recorded[1][:, ::2]  # repeat_interleave(2): one angle per pair
+    ids = torch.arange(side * side, dtype=torch.float32).reshape(1, side, side, 1)
+    slots = module.window_partition(ids, config.window_size)[0].reshape(-1).long()  # window slot -> token id
+    per_token = torch.empty_like(windowed.repeat(slots.numel() // windowed.shape[0], 1))
+    per_token[slots] = windowed.repeat(slots.numel() // windowed.shape[0], 1)
+    rows = lambda a: [[float(f"{x:.9g}") for x in r] for r in a.tolist()]  # noqa: E731
+    case = {"grid_thw": [1, side, side], "positions": rows(global_[:, [0, q]]), "angles": rows(global_)}
+    rotary = model.layers[1].rotary_emb  # the global layer's module
+    n = side * side
+    eye = torch.eye(head_dim).reshape(head_dim, 1, 1, 1, head_dim).expand(head_dim, 1, n, 1, head_dim).contiguous()
+    cos, sin = rotary.rope_embeddings_cos[:, None, :], rotary.rope_embeddings_sin[:, None, :]
+    out = lambda d: module.apply_rotary_pos_emb_2d(eye, eye, cos, sin)[0][d, 0, :, 0, :]  # noqa: E731
+    probe = probe_layout(torch, out, head_dim, side + 2)  # row 1, column 2
+    return [case], {"window": config.window_size, "positions": rows(per_token[:, [0, q]]), "angles": rows(per_token)}, probe
+
+
 def sweep_centres(torch, module, config, model, rotary, grids):
     head_dim = config.hidden_size // config.num_attention_heads
     cases, probe = [], None
@@ -483,9 +511,17 @@ def sweep_own_path(torch, model_type):
     config = auto.CONFIG_MAPPING[model_type](**overrides)
     stored = {k: v for k, v in config.to_dict().items()
               if isinstance(v, (int, float, str, bool, list, dict)) and not k.startswith("_")}
-    setattr(config, layers_key, 1)
+    if model_type != "sam3_vit_model":
+        setattr(config, layers_key, 1)
     torch.manual_seed(0)
-    model = getattr(module, cls_name)(config).eval()
+    built = []
+    with recording_cos(torch, built):
+        model = getattr(module, cls_name)(config).eval()
+    if model_type == "sam3_vit_model":
+        cases, windowed, probe = sweep_sam3(torch, module, config, built, model)
+        return {"model_type": model_type, "module": f"modeling_{folder}", "model_class": cls_name,
+                "rotary_class": "Sam3ViTRotaryEmbedding", "config": stored, "cases": cases, "windowed": windowed,
+                "probe": probe}
     rotary = find_module(model, rotary_attr)
     run = {"llama4_vision_model": sweep_llama4, "gemma4_vision": sweep_gemma4,
            "kimi_k25_vision": sweep_kimi, "muse_glimmer_vision": sweep_kimi,

@@ -83,10 +83,12 @@ inline std::string tower_layout(const posenc::VisionTower& t)
                std::to_string(t.head_dim - 1) + " unrotated";
     if (t.rule == posenc::VisionTowerRule::columns_rows_alternating)
         return "pairs (i, i + " + std::to_string(2 * q) + "), even pairs column, odd pairs row";
-    const char* offset = t.rule == posenc::VisionTowerRule::columns_rows_interleaved_cls ||
-                                 t.rule == posenc::VisionTowerRule::columns_rows_offset_shared
-                             ? " + 1"
-                             : "";
+    const std::string offset = t.rule == posenc::VisionTowerRule::columns_rows_interleaved_cls ||
+                                       t.rule == posenc::VisionTowerRule::columns_rows_offset_shared
+                                   ? " + 1"
+                               : t.rule == posenc::VisionTowerRule::columns_rows_interleaved_scaled
+                                   ? " x " + std::to_string(t.scale)
+                                   : "";
     return "pair 0 dims (" + std::to_string(pairs[0][0]) + ", " + std::to_string(pairs[0][1]) + "), pair " +
            std::to_string(q) + " dims (" + std::to_string(pairs[static_cast<std::size_t>(q)][0]) + ", " +
            std::to_string(pairs[static_cast<std::size_t>(q)][1]) + "); pairs 0-" + std::to_string(q - 1) + " " +

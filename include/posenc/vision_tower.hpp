@@ -94,6 +94,20 @@
 //   video at frame coordinate t. positions hold (frame, row, column). tower_angle, which has no
 //   frame, refuses this rule: tower_token_angles gives every token's angles.
 //
+// SAM 3's ViT (VisionTowerRule::columns_rows_interleaved_scaled; models/sam3/modeling_sam3.py,
+// Sam3ViTRotaryEmbedding, apply_rotary_pos_emb_2d, Sam3ViTLayer): axial RoPE on interleaved pairs
+// (2i, 2i + 1), the column first, the coordinates times a float scale s:
+//       i <  Q   angle = (s * column') * f_i
+//       i >= Q   angle = (s * row')    * f_(i - Q)
+//   f_j = theta^(-4j/H) (float32 exponent fl(4j) / fl(H)), theta = rope_theta (10,000), H =
+//   hidden_size / num_attention_heads. Two tables: the global-attention layers
+//   (global_attn_indexes) use the whole grid (side n = image_size / patch_size, exactly), column'
+//   = column, row' = row, s = window_size / n; the windowed layers use each window_size x
+//   window_size window (VisionTower::window), column' = column mod window, row' = row mod window,
+//   s = 1 (each token keeps its own angles: the layer partitions into windows and back).
+//   Patches row-major, no CLS token. positions hold (s * column', s * row'). In hf_float32 the
+//   scaled coordinate is fl(fl(coordinate) * fl(s)).
+//
 // DINOv3 (VisionTowerRule::rows_columns_centres; models/dinov3_vit/modeling_dinov3_vit.py,
 // DINOv3ViTRopePositionEmbedding, get_patches_center_coordinates, apply_rotary_pos_emb; the same
 // in eomt_dinov3 and sapiens2): real-valued coordinates, the patch centres of an n-patch side
@@ -154,6 +168,7 @@ enum class VisionTowerRule {
     columns_rows_alternating,  ///< Kimi K2.5: half_split pairs, the axis alternating pair by pair (column, row, ...)
     columns_rows_offset_shared,  ///< Muse Glimmer: the Qwen2-VL pairs over (column + 1, row + 1)
     frames_rows_columns_partial,  ///< MiniMax-M3-VL: (frame, row, column) bands over 3A dims, the tail unrotated
+    columns_rows_interleaved_scaled,  ///< SAM 3's ViT: (s * column, s * row) on interleaved pairs, global or windowed
 };
 
 /// The rule's name ("rows_columns_shared", ...).
@@ -168,6 +183,7 @@ inline const char* to_string(VisionTowerRule rule) noexcept
     case VisionTowerRule::columns_rows_alternating: return "columns_rows_alternating";
     case VisionTowerRule::columns_rows_offset_shared: return "columns_rows_offset_shared";
     case VisionTowerRule::frames_rows_columns_partial: return "frames_rows_columns_partial";
+    case VisionTowerRule::columns_rows_interleaved_scaled: return "columns_rows_interleaved_scaled";
     }
     return "(not a VisionTowerRule)";
 }
@@ -182,6 +198,8 @@ struct VisionTower {
     int merge_size = 1;         ///< m: patch order block-major over m x m blocks (1: row-major)
     std::int64_t max_side = 0;  ///< the largest grid side the tower's table holds (0: no limit; Llama 4: the only side)
     int prefix_tokens = 0;      ///< unrotated tokens before each image's patches (DINOv3: CLS + registers)
+    double scale = 1.0;         ///< SAM 3: the coordinates' float scale s
+    int window = 0;             ///< SAM 3's windowed layers: coordinates modulo this side (0: the whole grid)
 
     /// Throws posenc::error unless head_dim is a positive multiple of 4, theta finite and > 1,
     /// merge_size >= 1.
@@ -197,12 +215,17 @@ struct VisionTower {
         if (!std::isfinite(theta) || theta <= 1.0)
             throw error("theta", std::to_string(theta), "must be finite and > 1");
         if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
-        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::frames_rows_columns_partial))
+        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_interleaved_scaled))
             throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
         if (rule == VisionTowerRule::columns_rows_interleaved_cls && max_side < 1)
             throw error("max_side", std::to_string(max_side),
                         "must be >= 1 for columns_rows_interleaved_cls (the table's grid side, image_size / patch_size)");
         if (max_side < 0) throw error("max_side", std::to_string(max_side), "must be >= 0 (0: no limit)");
+        const bool sam = rule == VisionTowerRule::columns_rows_interleaved_scaled;
+        if (!(std::isfinite(scale) && scale > 0.0 && scale <= 65536.0) || (scale != 1.0 && !sam))
+            throw error("scale", std::to_string(scale), "must be in (0, 65536], and 1 unless the rule is columns_rows_interleaved_scaled");
+        if (window < 0 || window > (1 << 24) - 1 || (window > 0 && !sam))
+            throw error("window", std::to_string(window), "must be >= 0, and 0 unless the rule is columns_rows_interleaved_scaled");
         if (prefix_tokens < 0 || (prefix_tokens > 0 && rule != VisionTowerRule::rows_columns_centres))
             throw error("prefix_tokens", std::to_string(prefix_tokens),
                         "must be >= 0, and 0 unless the rule is rows_columns_centres");
@@ -285,8 +308,9 @@ inline double tower_frequency(const VisionTower& tower, int i, Precision precisi
                                                                               : 2 * (i % q) + (i < q ? 0 : 1);
     const int width = bands ? 2 * tower.axis_frequencies() : shared ? tower.head_dim / 2 : tower.head_dim;
     if (precision == Precision::exact) return std::pow(tower.theta, -2.0 * index / static_cast<double>(width));
-    const float e = tower.rule == VisionTowerRule::rows_columns_centres
-                        ? hf32::round(index * (4.0 / tower.head_dim))
+    const float e = tower.rule == VisionTowerRule::rows_columns_centres ? hf32::round(index * (4.0 / tower.head_dim))
+                    : tower.rule == VisionTowerRule::columns_rows_interleaved_scaled
+                        ? hf32::div(hf32::round(4.0 * index), hf32::round(tower.head_dim))
                         : hf32::div(hf32::round(2.0 * index), hf32::round(width));
     return static_cast<double>(hf32::div(1.0f, hf32::pow(hf32::round(tower.theta), e)));
 }
@@ -318,7 +342,8 @@ inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
     std::vector<std::array<int, 2>> pairs;
     for (int i = 0; i < tower.num_pairs(); ++i) {
         switch (tower.rule) {
-        case VisionTowerRule::columns_rows_interleaved_cls: pairs.push_back({2 * i, 2 * i + 1}); break;
+        case VisionTowerRule::columns_rows_interleaved_cls:
+        case VisionTowerRule::columns_rows_interleaved_scaled: pairs.push_back({2 * i, 2 * i + 1}); break;
         case VisionTowerRule::columns_rows_chunked: pairs.push_back(i < q ? std::array<int, 2>{i, i + q}
                                                                           : std::array<int, 2>{q + i, 2 * q + i}); break;
         default: pairs.push_back({i, i + tower.num_pairs()}); break;  // frames_rows_columns_partial: (i, i + 3F)
@@ -326,6 +351,19 @@ inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
     }
     return pairs;
 }
+
+namespace detail {
+
+/// A coordinate times the tower's scale: exact, or fl(fl(c) * fl(s)) as SAM 3 computes it (the
+/// coordinate itself for every other rule, whose scale is 1).
+inline double scaled_coordinate(const VisionTower& tower, std::int64_t c, Precision precision)
+{
+    if (tower.scale == 1.0) return static_cast<double>(c);
+    if (precision == Precision::exact) return static_cast<double>(c) * tower.scale;
+    return static_cast<double>(hf32::mul(hf32::round(static_cast<double>(c)), hf32::round(tower.scale)));
+}
+
+}  // namespace detail
 
 /// The centre of patch i of an n-patch side in [-1, 1]: 2 (i + 0.5) / n - 1, exact in double or
 /// as the model's float32 computes it (file comment). Throws posenc::error unless 1 <= n <=
@@ -376,6 +414,9 @@ inline std::array<std::int64_t, 2> tower_coordinates(const VisionTower& tower, s
     case VisionTowerRule::columns_rows_offset_shared: return {column + 1, row + 1};
     case VisionTowerRule::columns_rows_chunked:
     case VisionTowerRule::columns_rows_alternating: return {column, row};
+    case VisionTowerRule::columns_rows_interleaved_scaled:
+        return tower.window > 0 ? std::array<std::int64_t, 2>{column % tower.window, row % tower.window}
+                                : std::array<std::int64_t, 2>{column, row};
     default: return {row, column};
     }
 }
@@ -402,7 +443,7 @@ inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64
     const int q = tower.head_dim / 4;
     const auto xy = tower_coordinates(tower, row, column);
     const int axis = tower.rule == VisionTowerRule::columns_rows_alternating ? pair % 2 : (pair < q ? 0 : 1);
-    const double p = static_cast<double>(xy[static_cast<std::size_t>(axis)]);
+    const double p = detail::scaled_coordinate(tower, xy[static_cast<std::size_t>(axis)], precision);
     const double f = detail::tower_frequency(tower, pair, precision);
     return precision == Precision::exact ? p * f : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(f)));
 }
@@ -473,8 +514,9 @@ inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid&
     tower.check();
     detail::require_precision(precision);
     const bool cls = tower.rule == VisionTowerRule::columns_rows_interleaved_cls;
+    const bool fixed = cls || (tower.rule == VisionTowerRule::columns_rows_interleaved_scaled && tower.max_side > 0);
     const bool centres = tower.rule == VisionTowerRule::rows_columns_centres;
-    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side, cls,
+    detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side, fixed,
                                centres ? tower.prefix_tokens : 1);
     if (centres) return detail::centre_token_angles(tower, grid, precision);
     if (tower.rule == VisionTowerRule::frames_rows_columns_partial) return detail::band_token_angles(tower, grid, precision);
@@ -491,7 +533,8 @@ inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid&
     for (std::int64_t t = 0; t < grid.frames; ++t) {
         for (std::size_t k = 0; k < frame.size(); ++k) {
             const auto xy = tower_coordinates(tower, frame[k][0], frame[k][1]);
-            out.positions.push_back({static_cast<double>(xy[0]), static_cast<double>(xy[1])});
+            out.positions.push_back(
+                {detail::scaled_coordinate(tower, xy[0], precision), detail::scaled_coordinate(tower, xy[1], precision)});
             out.tokens.push_back(frame_angles[k]);
         }
         if (cls) {

@@ -39,7 +39,7 @@ std::string error_of(const std::string& text)
 TEST_CASE("towers sweep: every tower's per-token angles and positions match transformers' forward")
 {
     const nlohmann::json data = load_towers_sweep();
-    REQUIRE(data.at("towers").size() >= 25);
+    REQUIRE(data.at("towers").size() >= 26);
     int towers = 0, bit_equal = 0, values = 0;
     for (const auto& t : data.at("towers")) {
         const std::string type = t.at("model_type");
@@ -70,6 +70,21 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
                     bit_equal += static_cast<float>(a.tokens[n][k]) == static_cast<float>(w);
                     ++values;
                 }
+            }
+        }
+        if (t.contains("windowed")) {  // SAM 3's windowed layers: the same tower, window = window_size, scale 1
+            const auto& w = t.at("windowed");
+            posenc::VisionTower win = read.tower;
+            win.window = w.at("window").get<int>();
+            win.scale = 1.0;
+            const auto& g = t.at("cases")[0].at("grid_thw");
+            const posenc::TokenAngles a = posenc::tower_token_angles(win, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()});
+            REQUIRE(a.num_tokens() == w.at("angles").size());
+            for (std::size_t n = 0; n < a.num_tokens(); ++n) {
+                CHECK(a.positions[n][0] == w.at("positions")[n][0].get<double>());
+                CHECK(a.positions[n][1] == w.at("positions")[n][1].get<double>());
+                for (std::size_t k = 0; k < a.num_pairs(); ++k)
+                    CHECK(static_cast<float>(a.tokens[n][k]) == static_cast<float>(w.at("angles")[n][k].get<double>()));
             }
         }
         if (t.contains("probe")) {  // the apply function's partner dims and cos for one token (Llama 4, Gemma 4)
@@ -372,6 +387,33 @@ TEST_CASE("MiniMax-M3-VL's tower: (frame, row, column) bands of 13 frequencies, 
     CHECK(a.tokens[15][27] == doctest::Approx(3.0 * std::pow(1e4, -2.0 / 26)).epsilon(1e-15));
     CHECK(a.tokens[3][0] == 0.0);  // frame 0
     CHECK_THROWS_AS(posenc::tower_angle(t.tower, 0, 0, 0), posenc::error);
+}
+
+TEST_CASE("SAM 3's ViT: interleaved pairs over (s x column, s x row), the global table and the windowed one")
+{
+    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "sam3_vit_model", "hidden_size": 1024,
+        "num_attention_heads": 16, "image_size": 1008, "patch_size": 14, "window_size": 24, "rope_theta": 10000.0})");
+    CHECK(t.tower.rule == posenc::VisionTowerRule::columns_rows_interleaved_scaled);
+    CHECK(t.tower.head_dim == 64);
+    CHECK(t.tower.max_side == 72);
+    CHECK(t.tower.scale == 24.0 / 72.0);
+    REQUIRE(t.warnings.size() == 1);
+    CHECK(t.warnings[0].key == "window_size");
+    const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 72, 72}, posenc::Precision::exact);
+    // token 72 + 30: row 1, column 30; pair 1 reads the column at 1e4^(-4/64), pair 17 the row
+    CHECK(a.tokens[102][1] == doctest::Approx(30.0 / 3 * std::pow(1e4, -4.0 / 64)).epsilon(1e-15));
+    CHECK(a.tokens[102][17] == doctest::Approx(1.0 / 3 * std::pow(1e4, -4.0 / 64)).epsilon(1e-15));
+    CHECK(a.pairs[17] == std::array<int, 2>{34, 35});
+    posenc::VisionTower windowed = t.tower;
+    windowed.window = 24;
+    windowed.scale = 1.0;
+    const posenc::TokenAngles w = posenc::tower_token_angles(windowed, {1, 72, 72}, posenc::Precision::exact);
+    CHECK(w.positions[102] == std::vector<double>{6, 1});  // column 30 is column 6 of its window
+    CHECK_THROWS_AS(posenc::tower_token_angles(t.tower, {1, 48, 72}), posenc::error);
+    posenc::VisionTower qwen;
+    qwen.head_dim = 16;
+    qwen.scale = 0.5;  // only SAM 3's rule scales
+    CHECK_THROWS_AS(qwen.check(), posenc::error);
 }
 
 TEST_CASE("Step 3.7's tower: the Qwen2-VL rule, row-major, theta and head from the config")

@@ -36,6 +36,11 @@
 // MiniMax-M3-VL (`minimax_m3_vl_vision`): head = hidden_size / num_attention_heads (1280 / 16 =
 // 80), theta from rope_parameters (10,000), merge_size = spatial_merge_size (2);
 // frames_rows_columns_partial.
+// SAM 3's ViT (`sam3_vit_model`, as its own config): head = hidden_size / num_attention_heads,
+// theta = rope_theta (10,000), the grid exactly image_size / patch_size per side (1008 / 14 = 72),
+// scale = window_size / side (24 / 72): the global-attention layers' table. The windowed layers'
+// table is the same tower with window = window_size and scale = 1 (a warning on window_size
+// says so).
 // DINOv3 (`dinov3_vit`) and the models built on its encoder (`eomt_dinov3`, `sapiens2`): head =
 // hidden_size / num_attention_heads, theta from rope_theta (EoMT: rope_parameters; 100 by
 // default), prefix_tokens = 1 + num_register_tokens (class defaults 0, 4, 8); rows_columns_centres.
@@ -113,6 +118,8 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
      VisionTowerRule::frames_rows_columns_partial, true, false},
     {"step3p5_vision", "step3p7", "hidden_size", "num_attention_heads", 1536, 16, 1, false,
      VisionTowerRule::rows_columns_shared, true, false},
+    {"sam3_vit_model", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false,
+     VisionTowerRule::columns_rows_interleaved_scaled, true, true},
     {"dinov3_vit", "", "hidden_size", "num_attention_heads", 384, 6, 1, false, VisionTowerRule::rows_columns_centres, true, false},
     {"eomt_dinov3", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
     {"sapiens2", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
@@ -140,6 +147,7 @@ inline ConfiguredRopeDefaults configured_rope_defaults(std::string_view model_ty
         return {10000.0, -1, 0, 14, 0};
     if (model_type == "eomt_dinov3") return {100.0, 0, 640, 16, 4};
     if (model_type == "sapiens2") return {100.0, 0, 224, 16, 8};
+    if (model_type == "sam3_vit_model") return {10000.0, 0, 1008, 14, 0};
     return {10000.0, 0, 1024, 16, 0};  // pixtral
 }
 
@@ -155,9 +163,8 @@ struct VisionTowerRefusal {
 inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
     {"gemma4_unified_vision", "gemma4_unified", "its vision embedder adds a learned factorized 2-D position table and "
                                                 "applies no rotary (the model's RoPE is its text model's)"},
-    {"sam3_vit_model", "sam3", "axial RoPE on interleaved pairs over float-scaled coordinates, with two tables "
-                               "(windowed layers, global layers)"},
-    {"sam3_vision_model", "sam3", "SAM 3's axial RoPE on interleaved pairs over float-scaled coordinates"},
+    {"sam3_vision_model", "sam3", "SAM 3's ViT nested in backbone_config, which the reader does not follow: read the "
+                                  "backbone_config object (model_type sam3_vit_model) as its own config"},
     {"sam2_video", "", "SAM 2's axial RoPE on interleaved pairs over float-scaled coordinates"},
     {"sam3_tracker_video", "", "SAM's axial RoPE on interleaved pairs over float-scaled coordinates"},
     {"edgetam_video", "", "SAM's axial RoPE on interleaved pairs over float-scaled coordinates"},
@@ -327,6 +334,14 @@ inline void read_configured_tower(const json& tower, const std::string& pre, con
         if (registers < 0 || registers > 65536)
             fail(pre + "num_register_tokens", "expected an integer in [0, 65536]", std::to_string(registers));
         out.tower.prefix_tokens = 1 + static_cast<int>(registers);  // the CLS token, then the registers
+    }
+    if (row.rule == VisionTowerRule::columns_rows_interleaved_scaled) {
+        const int window = read_positive(tower, "window_size", 24, pre);
+        out.tower.scale = static_cast<double>(window) / static_cast<double>(out.tower.max_side);
+        out.warnings.push_back({pre + "window_size", std::to_string(window) + ": this is the global-attention layers' table "
+                                "(scale window_size / side); the windowed layers rotate each " + std::to_string(window) +
+                                " x " + std::to_string(window) + " window by the same rule with window = " +
+                                std::to_string(window) + " and scale = 1"});
     }
     out.tower.check();
 }
