@@ -18,6 +18,8 @@
 //   the frame's order T times, every frame with the same (row, column): the tower has no
 //   temporal axis. m = 1 is plain row-major order (PaddleOCR-VL, which merges after the encoder).
 //   No CLS or register token; padding is not part of the grid.
+// The other towers' rules follow (Pixtral, Llama 4, Gemma 4, Kimi K2.5, Muse Glimmer,
+// MiniMax-M3-VL, SAM 3's ViT, DINOv3), each with its source file.
 //   Source: transformers models/qwen2_vl/modeling_qwen2_vl.py (VisionRotaryEmbedding,
 //   Qwen2VisionTransformerPretrainedModel.forward) and vision_utils.get_vision_position_ids; the
 //   same in qwen2_5_vl, qwen2_5_omni, qwen3_vl(_moe), qwen3_5(_moe), qwen3_omni_moe, glm4v(_moe),
@@ -140,8 +142,10 @@
 //     < 2^-50). The model's float32 angle differs from it by up to 2^-20 |angle| for theta 1e4
 //     (the float32 exponent's rounding times ln theta, pow's, the division's and the product's
 //     rounding).
-// Positions must stay below 2^24 (float32 holds every integer there; a grid side is at most
-// 2^24 - 1) and a grid's tokens x pairs below 2^28 entries (the record's size).
+// Integer coordinates stay at most 2^24 (float32 holds every integer there; a grid side is at
+// most 2^24 - 1, Llama 4's and Muse Glimmer's + 1 reaches 2^24) and a grid's tokens x pairs
+// below 2^28 entries (the record's size). The 2^-20 bound above holds for every integer-coordinate
+// rule up to those coordinates (tests/towers).
 #pragma once
 
 #include <array>

@@ -177,16 +177,26 @@ TEST_CASE("a video repeats the frame's (row, column) order once per temporal pat
 
 TEST_CASE("the float32 angle stays within 2^-20 relative of the exact one up to the largest grid side")
 {
+    using R = posenc::VisionTowerRule;
+    for (const R rule : {R::rows_columns_shared, R::rows_columns_even_odd, R::columns_rows_interleaved_cls,
+                         R::columns_rows_chunked, R::columns_rows_alternating, R::columns_rows_offset_shared,
+                         R::columns_rows_interleaved_scaled}) {
+        posenc::VisionTower t;
+        t.rule = rule;
+        t.head_dim = 80;
+        t.max_side = rule == R::columns_rows_interleaved_cls ? posenc::max_grid_side : 0;
+        CAPTURE(posenc::to_string(rule));
+        for (const std::int64_t c : {std::int64_t{1}, std::int64_t{4095}, std::int64_t{1} << 20, posenc::max_grid_side})
+            for (int pair = 0; pair < 40; ++pair) {
+                const double exact = posenc::tower_angle(t, c, c, pair, posenc::Precision::exact);
+                const double f32 = posenc::tower_angle(t, c, c, pair, posenc::Precision::hf_float32);
+                // the float32 exponent fl(2j / (H/2)) (ln(theta) e 2^-24 <= 9.3 x 2^-24 relative), pow's
+                // and the division's rounding (2 x 2^-24), the product's rounding (2^-24)
+                CHECK(std::abs(f32 - exact) <= std::ldexp(exact, -20));
+            }
+    }
     posenc::VisionTower t;
     t.head_dim = 80;
-    for (const std::int64_t c : {std::int64_t{1}, std::int64_t{4095}, std::int64_t{1} << 20, posenc::max_grid_side})
-        for (int pair = 0; pair < 40; ++pair) {
-            const double exact = posenc::tower_angle(t, c, c, pair, posenc::Precision::exact);
-            const double f32 = posenc::tower_angle(t, c, c, pair, posenc::Precision::hf_float32);
-            // the float32 exponent fl(2j / (H/2)) (ln(theta) e 2^-24 <= 9.3 x 2^-24 relative), pow's
-            // and the division's rounding (2 x 2^-24), the product's rounding (2^-24)
-            CHECK(std::abs(f32 - exact) <= std::ldexp(exact, -20));
-        }
     CHECK_THROWS_AS(posenc::tower_angle(t, posenc::max_grid_side + 1, 0, 0), posenc::error);
     CHECK_THROWS_AS(posenc::tower_angle(t, 0, 0, 40), posenc::error);
 }
