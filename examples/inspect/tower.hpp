@@ -66,7 +66,34 @@ inline std::string tower_patch_order(const posenc::VisionTower& t)
 {
     const std::string m = std::to_string(t.merge_size);
     return (t.merge_size == 1 ? std::string("row-major") : "block-major over " + m + "x" + m + " merge blocks") +
+           (t.rule == posenc::VisionTowerRule::columns_rows_interleaved_cls ? ", a CLS token last" : "") +
            ", frames repeated";
+}
+
+/// The pair layout and axes in words: "pairs (i, i + 40), pairs 0-19 row, 20-39 column".
+inline std::string tower_layout(const posenc::VisionTower& t)
+{
+    const int q = t.head_dim / 4;
+    const auto pairs = posenc::tower_pairs(t);
+    const bool rows_first = t.rule == posenc::VisionTowerRule::rows_columns_shared ||
+                            t.rule == posenc::VisionTowerRule::rows_columns_even_odd;
+    if (t.rule == posenc::VisionTowerRule::frames_rows_columns_partial)
+        return "pairs (i, i + " + std::to_string(t.num_pairs()) + "), " + std::to_string(t.axis_frequencies()) +
+               " per axis: frame, row, column; dims " + std::to_string(2 * t.num_pairs()) + "-" +
+               std::to_string(t.head_dim - 1) + " unrotated";
+    if (t.rule == posenc::VisionTowerRule::columns_rows_alternating)
+        return "pairs (i, i + " + std::to_string(2 * q) + "), even pairs column, odd pairs row";
+    const std::string offset = t.rule == posenc::VisionTowerRule::columns_rows_interleaved_cls ||
+                                       t.rule == posenc::VisionTowerRule::columns_rows_offset_shared
+                                   ? " + 1"
+                               : t.rule == posenc::VisionTowerRule::columns_rows_interleaved_scaled
+                                   ? " x " + std::to_string(t.scale)
+                                   : "";
+    return "pair 0 dims (" + std::to_string(pairs[0][0]) + ", " + std::to_string(pairs[0][1]) + "), pair " +
+           std::to_string(q) + " dims (" + std::to_string(pairs[static_cast<std::size_t>(q)][0]) + ", " +
+           std::to_string(pairs[static_cast<std::size_t>(q)][1]) + "); pairs 0-" + std::to_string(q - 1) + " " +
+           (rows_first ? "row" : "column") + offset + ", " + std::to_string(q) + "-" + std::to_string(2 * q - 1) + " " +
+           (rows_first ? "column" : "row") + offset;
 }
 
 inline std::string render_tower_json(const TowerReport& r)
@@ -77,7 +104,7 @@ inline std::string render_tower_json(const TowerReport& r)
     j["model_type"] = t.model_type;
     j["rule"] = posenc::to_string(t.rule);
     j["head_dim"] = t.head_dim;
-    j["rotary_dim"] = t.head_dim;
+    j["rotary_dim"] = 2 * t.num_pairs();
     j["theta"] = t.theta;
     j["merge_size"] = t.merge_size;
     j["patch_order"] = tower_patch_order(t);
@@ -98,15 +125,14 @@ inline std::string render_tower_text(const TowerReport& r)
     s.precision(9);
     s << "vision tower " << t.model_type << " (" << (r.read.key_prefix.empty() ? "the config itself" : r.read.key_prefix)
       << ")\n"
-      << "  rule        " << posenc::to_string(t.rule) << ": pairs (i, i + " << t.head_dim / 2 << "), pairs 0-"
-      << t.head_dim / 4 - 1 << " rows, " << t.head_dim / 4 << "-" << t.head_dim / 2 - 1 << " columns\n"
+      << "  rule        " << posenc::to_string(t.rule) << ": " << tower_layout(t) << "\n"
       << "  head_dim    " << t.head_dim << "\n"
       << "  theta       " << t.theta << "\n"
       << "  patch order " << tower_patch_order(t) << "\n"
       << "  grid_thw    " << r.grid.frames << "," << r.grid.rows << "," << r.grid.columns << ": " << r.num_tokens
       << " tokens\n";
     if (r.angles) {
-        s << "\ntoken row column angles (rad, float32 as the model)\n";
+        s << "\ntoken coordinates (as the rotary reads them) angles (rad, float32 as the model)\n";
         for (std::size_t n = 0; n < r.angles->num_tokens(); ++n) {
             s << n << " " << r.angles->positions[n][0] << " " << r.angles->positions[n][1];
             for (const double a : r.angles->tokens[n]) s << " " << a;

@@ -52,6 +52,7 @@ void bind_towers(py::module_& m)
         .def_property_readonly("head_dim", [](const hf::HfVisionTower& t) { return t.tower.head_dim; })
         .def_property_readonly("theta", [](const hf::HfVisionTower& t) { return t.tower.theta; })
         .def_property_readonly("merge_size", [](const hf::HfVisionTower& t) { return t.tower.merge_size; })
+        .def_property_readonly("prefix_tokens", [](const hf::HfVisionTower& t) { return t.tower.prefix_tokens; })
         .def_readonly("key_prefix", &hf::HfVisionTower::key_prefix)
         .def_property_readonly("warnings",
                                [](const hf::HfVisionTower& t) {
@@ -77,7 +78,7 @@ void bind_towers(py::module_& m)
         py::arg("tower"), py::arg("grid"), py::arg("precision") = Precision::hf_float32,
         "Every token of one patch grid (T, H, W: the processor's grid_thw, patches before the merge), in\n"
         "the order of the rows of pixel_values: {'pairs': (P, 2) int64 head dims each pair mixes,\n"
-        "'positions': (N, 2) float64 (row, column), 'tokens': (N, P) float64 angles in radians}.\n"
+        "'positions': (N, axes) float64 coordinates as the rotary reads them, 'tokens': (N, P) float64 angles in radians}.\n"
         "precision 'hf_float32' (default): the model's float32 angles (within 2^-22 relative of\n"
         "transformers'); 'exact': position * theta^(-4j/H) in double.");
 }

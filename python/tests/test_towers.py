@@ -29,7 +29,9 @@ def test_every_swept_tower_gives_transformers_angles_as_numpy_arrays():
             want = np.array(case["angles"], dtype=np.float64)
             assert got["tokens"].shape == want.shape
             np.testing.assert_allclose(got["tokens"], want, rtol=2.0 ** -22, atol=0)
-            np.testing.assert_array_equal(got["positions"], np.array(case["positions"], dtype=np.float64))
+            # integers, or DINOv3's float32 patch centres (stored with 9 significant digits)
+            np.testing.assert_array_equal(got["positions"].astype(np.float32),
+                                          np.array(case["positions"], dtype=np.float64).astype(np.float32))
         if "pairs" in t:
             np.testing.assert_array_equal(got["pairs"], np.array(t["pairs"]))
 
@@ -43,9 +45,21 @@ def test_qwen2_5_vl_config_and_exact_precision():
     assert exact["tokens"][4][20] == pytest.approx(2.0, rel=1e-15)  # column pair 0: frequency 1
 
 
+def test_dinov3_real_valued_centres_and_unrotated_prefix_tokens():
+    tower = posenc.vision_tower_from_hf_config({"model_type": "dinov3_vit", "hidden_size": 384,
+                                                "num_attention_heads": 6, "num_register_tokens": 4})
+    assert (tower.rule, tower.head_dim, tower.theta, tower.prefix_tokens) == ("rows_columns_centres", 64, 100.0, 5)
+    a = posenc.tower_token_angles(tower, (1, 4, 6), precision="exact")
+    assert a["tokens"].shape == (29, 32)
+    assert not a["tokens"][:5].any()  # the CLS token and 4 registers are not rotated
+    # row 1 of 4, column 2 of 6: centres y = -1/4, x = -1/6; pair 16 reads x at frequency 1
+    assert a["positions"][13].tolist() == pytest.approx([-0.25, -1.0 / 6], rel=1e-15)
+    assert a["tokens"][13][16] == pytest.approx(2 * np.pi * (-1.0 / 6), rel=1e-15)
+
+
 def test_refusals_are_posenc_errors_naming_the_tower():
-    with pytest.raises(posenc.Error, match="gemma4_vision"):
-        posenc.vision_tower_from_hf_config({"model_type": "gemma4", "vision_config": {}})
+    with pytest.raises(posenc.Error, match="video_llama_3_vision"):
+        posenc.vision_tower_from_hf_config({"model_type": "video_llama_3", "vision_config": {}})
     tower = posenc.parse_vision_tower('{"model_type": "qwen2_vl_vision"}')
     with pytest.raises(posenc.Error, match="merge"):
         posenc.tower_token_angles(tower, (1, 3, 4))

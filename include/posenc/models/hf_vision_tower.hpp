@@ -20,6 +20,30 @@
 // overwritten by the configuration class: named in a warning), theta = rope_parameters.rope_theta
 // (else rope_theta, else 10,000; a rope_type other than "default" is refused, as transformers
 // does), patches row-major, the grid at most image_size / patch_size per side.
+// Llama 4 (`llama4_vision_model`, Llama 4's default tower): read as Pixtral (head = hidden_size /
+// num_attention_heads, theta from rope_parameters, 10,000 by default), the grid exactly
+// image_size / patch_size per side (defaults 448 / 14); columns_rows_interleaved_cls.
+// Gemma 4 (`gemma4_vision`, Gemma 4's default tower): head = head_dim (class default 64; a null
+// head_dim: hidden_size / num_attention_heads), theta from rope_parameters (class default 100),
+// no grid bound; columns_rows_chunked.
+// Kimi K2.5 (`kimi_k25_vision`): head = head_dim (absent or null: hidden_size /
+// num_attention_heads, 1152 / 16), theta from rope_parameters (10,000); columns_rows_alternating.
+// Muse Glimmer (`muse_glimmer_vision`): read as Kimi K2.5 (1536 / 16 = 96 by default);
+// columns_rows_offset_shared.
+// Step 3.7 (`step3p5_vision`): the Qwen2-VL rule (rows_columns_shared, patches row-major), head
+// = head_dim (else hidden_size / num_attention_heads, 1536 / 16 = 96), theta from rope_parameters
+// (10,000).
+// MiniMax-M3-VL (`minimax_m3_vl_vision`): head = hidden_size / num_attention_heads (1280 / 16 =
+// 80), theta from rope_parameters (10,000), merge_size = spatial_merge_size (2);
+// frames_rows_columns_partial.
+// SAM 3's ViT (`sam3_vit_model`, as its own config): head = hidden_size / num_attention_heads,
+// theta = rope_theta (10,000), the grid exactly image_size / patch_size per side (1008 / 14 = 72),
+// scale = window_size / side (24 / 72): the global-attention layers' table. The windowed layers'
+// table is the same tower with window = window_size and scale = 1 (a warning on window_size
+// says so).
+// DINOv3 (`dinov3_vit`) and the models built on its encoder (`eomt_dinov3`, `sapiens2`): head =
+// hidden_size / num_attention_heads, theta from rope_theta (EoMT: rope_parameters; 100 by
+// default), prefix_tokens = 1 + num_register_tokens (class defaults 0, 4, 8); rows_columns_centres.
 // Every other key of vision_config (depth, patch_size, window_size, ...) does not change the
 // angles a patch gets and is not read.
 // Refused, naming model_type (posenc::error): a tower whose code applies a RoPE posenc does not
@@ -82,7 +106,50 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
     {"paddleocr_vl_vision", "paddleocr_vl", "hidden_size", "num_attention_heads", 1152, 16, 2, false, VisionTowerRule::rows_columns_shared, false, false},
     {"pixtral", "mistral3", "hidden_size", "num_attention_heads", 1024, 16, 1, false,
      VisionTowerRule::rows_columns_even_odd, true, true},
+    {"llama4_vision_model", "llama4", "hidden_size", "num_attention_heads", 768, 16, 1, false,
+     VisionTowerRule::columns_rows_interleaved_cls, true, true},
+    {"gemma4_vision", "gemma4", "hidden_size", "num_attention_heads", 768, 12, 1, false,
+     VisionTowerRule::columns_rows_chunked, true, false},
+    {"kimi_k25_vision", "kimi_k25", "hidden_size", "num_attention_heads", 1152, 16, 1, false,
+     VisionTowerRule::columns_rows_alternating, true, false},
+    {"muse_glimmer_vision", "muse_glimmer", "hidden_size", "num_attention_heads", 1536, 16, 1, false,
+     VisionTowerRule::columns_rows_offset_shared, true, false},
+    {"minimax_m3_vl_vision", "minimax_m3_vl", "hidden_size", "num_attention_heads", 1280, 16, 2, true,
+     VisionTowerRule::frames_rows_columns_partial, true, false},
+    {"step3p5_vision", "step3p7", "hidden_size", "num_attention_heads", 1536, 16, 1, false,
+     VisionTowerRule::rows_columns_shared, true, false},
+    {"sam3_vit_model", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false,
+     VisionTowerRule::columns_rows_interleaved_scaled, true, true},
+    {"dinov3_vit", "", "hidden_size", "num_attention_heads", 384, 6, 1, false, VisionTowerRule::rows_columns_centres, true, false},
+    {"eomt_dinov3", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
+    {"sapiens2", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
 };
+
+/// What a tower that reads rope_parameters takes from its configuration class when a key is
+/// absent: theta, whether a head_dim key sets the head, image_size, patch_size and
+/// num_register_tokens.
+struct ConfiguredRopeDefaults {
+    double theta;
+    int head_dim;    ///< > 0: the class default of a head_dim key the tower reads; -1: a head_dim key is read,
+                     ///< absent it is width / heads; 0: head = width / heads (a head_dim key is not read)
+    int image_size;
+    int patch_size;
+    int register_tokens;
+};
+
+/// Pixtral, Llama 4, Gemma 4 and the DINOv3 encoders' class defaults (configuration_<model>.py).
+inline ConfiguredRopeDefaults configured_rope_defaults(std::string_view model_type) noexcept
+{
+    if (model_type == "llama4_vision_model") return {10000.0, 0, 448, 14, 0};
+    if (model_type == "gemma4_vision") return {100.0, 64, 0, 16, 0};
+    if (model_type == "dinov3_vit") return {100.0, 0, 224, 16, 0};
+    if (model_type == "kimi_k25_vision" || model_type == "muse_glimmer_vision" || model_type == "step3p5_vision")
+        return {10000.0, -1, 0, 14, 0};
+    if (model_type == "eomt_dinov3") return {100.0, 0, 640, 16, 4};
+    if (model_type == "sapiens2") return {100.0, 0, 224, 16, 8};
+    if (model_type == "sam3_vit_model") return {10000.0, 0, 1008, 14, 0};
+    return {10000.0, 0, 1024, 16, 0};  // pixtral
+}
 
 /// A tower whose code applies RoPE that posenc refuses, and what it would need.
 struct VisionTowerRefusal {
@@ -94,23 +161,10 @@ struct VisionTowerRefusal {
 /// The other towers with RoPE in transformers (the towers sweep and the modeling files): refused
 /// by name until posenc represents what each needs.
 inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
-    {"gemma4_vision", "gemma4", "its head is cut into two contiguous chunks, each a separate 1-D RoPE (column, row) "
-                                "with rotate_half inside the chunk, theta 100, and padding patches at -1"},
-    {"gemma4_unified_vision", "gemma4_unified", "the Gemma 4 per-chunk 1-D RoPE over (column, row), theta 100"},
-    {"llama4_vision_model", "llama4", "(column + 1, row + 1) on interleaved pairs with a CLS token at angle 0; the "
-                                      "tower reader does not read it yet (multi_axis.hpp axial_2d has the layout)"},
-    {"kimi_k25_vision", "kimi_k25", "half_split pairs whose axis alternates pair by pair, repeated per video frame"},
-    {"minimax_m3_vl_vision", "minimax_m3_vl", "three axes (frame, row, column) of 13 frequencies each with a "
-                                              "pass-through tail of the head"},
-    {"step3p5_vision", "step3p7", "its rope_parameters-driven 2-D table; not checked against posenc's sweep yet"},
-    {"muse_glimmer_vision", "muse_glimmer", "(column + 1, row + 1) axial order with 32x32 windows"},
-    {"dinov3_vit", "", "non-integer patch coordinates (patch centres in [-1, 1], angle 2 pi x coordinate x "
-                       "frequency) and CLS / register tokens"},
-    {"eomt_dinov3", "", "DINOv3's non-integer patch coordinates"},
-    {"sapiens2", "", "DINOv3's non-integer patch coordinates"},
-    {"sam3_vit_model", "sam3", "axial RoPE on interleaved pairs over float-scaled coordinates, with two tables "
-                               "(windowed layers, global layers)"},
-    {"sam3_vision_model", "sam3", "SAM 3's axial RoPE on interleaved pairs over float-scaled coordinates"},
+    {"gemma4_unified_vision", "gemma4_unified", "its vision embedder adds a learned factorized 2-D position table and "
+                                                "applies no rotary (the model's RoPE is its text model's)"},
+    {"sam3_vision_model", "sam3", "SAM 3's ViT nested in backbone_config, which the reader does not follow: read the "
+                                  "backbone_config object (model_type sam3_vit_model) as its own config"},
     {"sam2_video", "", "SAM 2's axial RoPE on interleaved pairs over float-scaled coordinates"},
     {"sam3_tracker_video", "", "SAM's axial RoPE on interleaved pairs over float-scaled coordinates"},
     {"edgetam_video", "", "SAM's axial RoPE on interleaved pairs over float-scaled coordinates"},
@@ -219,42 +273,77 @@ inline int read_positive(const json& tower, std::string_view key, int fallback, 
     return v ? detail_json::positive_int(*v, pre + k) : fallback;
 }
 
-/// Pixtral's head and theta: width / heads (the configuration class sets head_dim to that whatever
-/// the config says; a differing head_dim is named in a warning); rope_theta from
-/// rope_parameters (transformers 5), else a top-level rope_theta, else 10,000; a rope_type other
-/// than "default" is refused (transformers raises).
+/// The head and theta of Pixtral, Llama 4 and Gemma 4. Head: Gemma 4 reads head_dim (null or
+/// absent-with-no-default: width / heads); Pixtral and Llama 4 take width / heads (a differing
+/// head_dim is named in a warning: the tower does not read it). rope_theta from rope_parameters
+/// (transformers 5), else a top-level rope_theta, else the class default; a rope_type other than
+/// "default" is refused.
 inline void read_configured_rope(const json& tower, const std::string& pre, int width, int heads, HfVisionTower& out)
 {
+    const ConfiguredRopeDefaults defaults = configured_rope_defaults(out.tower.model_type);
     out.tower.head_dim = width / heads;
-    if (const json* head = member(tower, "head_dim"); head && !(head->is_number() && head->get<double>() == out.tower.head_dim))
-        out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the configuration class sets head_dim to "
+    const json* head = member(tower, "head_dim");
+    if (defaults.head_dim != 0) {
+        if (!head) out.tower.head_dim = defaults.head_dim > 0 ? defaults.head_dim : width / heads;
+        else if (!head->is_null()) out.tower.head_dim = detail_json::positive_int(*head, pre + "head_dim");
+    } else if (head && !(head->is_number() && head->get<double>() == out.tower.head_dim)) {
+        out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the tower's head is "
                                                   "hidden_size / num_attention_heads = " + std::to_string(out.tower.head_dim)});
-    if (out.tower.head_dim % 4 != 0)
-        fail(pre + "hidden_size", "expected a head (hidden_size / num_attention_heads) that is a multiple of 4: the tower "
-                                  "rotates head / 4 pairs per axis",
-             std::to_string(width) + " / " + std::to_string(heads));
-    out.tower.theta = 10000.0;
+    }
+    if (out.tower.head_dim % 4 != 0 && out.tower.rule != VisionTowerRule::frames_rows_columns_partial)
+        fail(pre + (defaults.head_dim != 0 && head && !head->is_null() ? "head_dim" : "hidden_size"),
+             "expected a head that is a multiple of 4: the tower rotates head / 4 pairs per axis",
+             std::to_string(out.tower.head_dim));
+    out.tower.theta = defaults.theta;
     if (const json* t = member(tower, "rope_theta")) out.tower.theta = detail_json::number(*t, pre + "rope_theta");
     if (const json* d = member(tower, "rope_parameters")) {
         if (!d->is_object()) fail_json(pre + "rope_parameters", "expected an object", *d);
         if (const json* type = member(*d, "rope_type"); type && !(type->is_string() && type->get<std::string>() == "default"))
             fail_json(pre + "rope_parameters.rope_type",
-                      "expected \"default\": the tower's rotary module refuses any other RoPE type", *type);
+                      "expected \"default\": posenc reads no other RoPE type in a vision tower", *type);
         if (const json* t = member(*d, "rope_theta")) out.tower.theta = detail_json::number(*t, pre + "rope_parameters.rope_theta");
     }
     if (!(out.tower.theta > 1.0)) fail(pre + "rope_theta", "expected a base > 1", std::to_string(out.tower.theta));
 }
 
-/// image_size / patch_size (integers), the side of Pixtral's precomputed table.
-inline std::int64_t image_side(const json& tower, const std::string& pre)
+/// image_size / patch_size (integers), the side of Pixtral's and Llama 4's precomputed table.
+inline std::int64_t image_side(const json& tower, const std::string& pre, const ConfiguredRopeDefaults& defaults)
 {
     const json* image = member(tower, "image_size");
     const json* patch = member(tower, "patch_size");
-    const int i = image ? detail_json::positive_int(*image, pre + "image_size") : 1024;
-    const int p = patch ? detail_json::positive_int(*patch, pre + "patch_size") : 16;
+    const int i = image ? detail_json::positive_int(*image, pre + "image_size") : defaults.image_size;
+    const int p = patch ? detail_json::positive_int(*patch, pre + "patch_size") : defaults.patch_size;
     if (i / p < 1) fail(pre + "image_size", "expected at least one patch per side (image_size / patch_size >= 1)",
                         std::to_string(i) + " / " + std::to_string(p));
     return i / p;
+}
+
+/// The towers whose config sets their RoPE (VisionTowerRow::reads_rope_parameters): head and
+/// theta (read_configured_rope), the table's side, the merge size, DINOv3's prefix tokens.
+inline void read_configured_tower(const json& tower, const std::string& pre, const VisionTowerRow& row, int width,
+                                  int heads, HfVisionTower& out)
+{
+    const ConfiguredRopeDefaults defaults = configured_rope_defaults(row.model_type);
+    read_configured_rope(tower, pre, width, heads, out);
+    if (row.table_bounded_by_image) out.tower.max_side = image_side(tower, pre, defaults);
+    if (row.merges_in_encoder) out.tower.merge_size = read_positive(tower, "spatial_merge_size", row.default_merge, pre);
+    if (row.rule == VisionTowerRule::rows_columns_centres) {
+        const json* r = member(tower, "num_register_tokens");
+        const std::int64_t registers =
+            r ? detail_json::integer(*r, pre + "num_register_tokens", "expected an integer >= 0") : defaults.register_tokens;
+        if (registers < 0 || registers > 65536)
+            fail(pre + "num_register_tokens", "expected an integer in [0, 65536]", std::to_string(registers));
+        out.tower.prefix_tokens = 1 + static_cast<int>(registers);  // the CLS token, then the registers
+    }
+    if (row.rule == VisionTowerRule::columns_rows_interleaved_scaled) {
+        const int window = read_positive(tower, "window_size", 24, pre);
+        out.tower.scale = static_cast<double>(window) / static_cast<double>(out.tower.max_side);
+        out.warnings.push_back({pre + "window_size", std::to_string(window) + ": this is the global-attention layers' table "
+                                "(scale window_size / side); the windowed layers rotate each " + std::to_string(window) +
+                                " x " + std::to_string(window) + " window by the same rule with window = " +
+                                std::to_string(window) + " and scale = 1"});
+    }
+    out.tower.check();
 }
 
 inline HfVisionTower resolve(const json& config)
@@ -286,9 +375,7 @@ inline HfVisionTower resolve(const json& config)
     const int width = read_positive(*tower_json, row->width_key, row->default_width, pre);
     const int heads = read_positive(*tower_json, row->heads_key, row->default_heads, pre);
     if (row->reads_rope_parameters) {
-        read_configured_rope(*tower_json, pre, width, heads, out);
-        if (row->table_bounded_by_image) out.tower.max_side = image_side(*tower_json, pre);
-        out.tower.check();
+        read_configured_tower(*tower_json, pre, *row, width, heads, out);
         return out;
     }
     if (width % heads != 0)
