@@ -54,6 +54,12 @@ template <class T>
 struct CacheWrite {
     HeadsView<const T> q_in;   ///< absent (default): no Q
     HeadsView<T> q_out;        ///< q_in's output (the same view for in place)
+    /// Q's output as rows of a cache view instead of q_out (q_out then absent): Q of token t goes
+    /// to row t, [tokens][heads][head_dim] in KvCacheView::contiguous(data, size, tokens, heads,
+    /// head_dim, token_major, scale), stored as that view's storage: fp8 e4m3 / e5m2 or int8 with
+    /// its scale per tensor or per head (the attention kernel's quantised Q), or float / bfloat16 /
+    /// float16. Absent (the default): Q to q_out.
+    KvCacheView q_rows;
     HeadsView<const T> k;      ///< required: rotated into key_cache
     HeadsView<const T> v;      ///< absent: no V
     KvCacheView key_cache;
@@ -75,8 +81,10 @@ FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
     f.rotary_offset = spec.rotary_offset();
     f.q_in = w.q_in;
     f.q_out = w.q_out;
+    f.q_rows = w.q_rows;
     f.k_in = w.k;
     f.v_in = w.v;
+    f.v_head_dim = static_cast<int>(w.v.head_dim);  // (checked: 1 to max_fused_head_dim)
     f.key_cache = w.key_cache;
     f.value_cache = w.value_cache;
     f.slots = w.slot_mapping;
