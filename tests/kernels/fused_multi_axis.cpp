@@ -5,13 +5,15 @@
 // exact angles, pair i at positions[axis_of_pair(i)]). Random shapes: Qwen2-VL contiguous
 // sections and Qwen3-VL interleaved sections, both pairings, partial rotary, text tokens (every
 // axis equal) and image tokens (axes apart), positions up to 2^31 - 1 with on-the-fly angles.
+// fp8 e4m3 caches are checked through the cache case below.
 // Tolerances are the headers' bounds: qk_norm_rope's (n/2 + 9) u A |y| per rotated coordinate
 // and (n/2 + 6) u |y_d| per pass-through one, apply's 4 u A |x| without the norm, plus half an
 // ulp of a 16-bit format. Into the cache: K at its slot of a paged cache (float: the bound; fp8
 // e4m3: this file's definition-based quantiser of fl(float cache value / scale)), V copied bit
 // for bit, every other cache byte unchanged; text tokens give the 1-D step's bytes.
-// A focused set of instantiations (float with both angle sources, bfloat16 and double with
-// on-the-fly angles): the fused loops are the 1-D steps', tested for every type elsewhere.
+// A focused set of instantiations (float with both angle sources, double with on-the-fly
+// angles): the fused loops are the 1-D steps', tested for every storage type elsewhere
+// (qk_norm_rope.cpp, rope_cache.cpp), and the multi-axis source only changes the angle rows.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -161,7 +163,6 @@ TEST_CASE("[reference] fused QK-norm + M-RoPE equals a long double RMSNorm compo
             const OnTheFlyAngles otf(large.table);
             checked += check_qk_norm_case<float>(path, rng, small, CosSinCache(small.table, 4096));
             checked += check_qk_norm_case<float>(path, rng, large, otf);
-            checked += check_qk_norm_case<posenc::bfloat16>(path, rng, large, otf);
             if (!path.dispatched) checked += check_qk_norm_case<double>(path, rng, large, otf);
         }
     }

@@ -403,35 +403,40 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
     }
 }
 
-/// Every head of one tensor of token t into its cache row at `slot`, a tile at a time: from
-/// registers, or streamed (cache_stage_bytes of rows staged, then stream_rows); 8-bit caches
-/// through heads_to_quantized.
+/// `run`'s heads (h0, h0 + 1, ... of slot s) into a float / 16-bit cache with non-temporal stores:
+/// cache_stage_bytes of rows formed at a time in a staging buffer, then stream_rows. Out of line:
+/// the buffer is on this function's stack only, not on every cached write's.
 template <class A, Pairing P, bool Norm, class T>
-void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
-                    HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
+POSENC_NOINLINE void heads_to_cache_streamed(const HeadRun<T, std::byte>& run, const KvCacheView& cache, std::ptrdiff_t s,
+                                             std::ptrdiff_t h0, HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
 {
     alignas(64) std::byte staging[cache_stage_bytes];
     static_assert(cache_stage_bytes >= max_fused_head_dim * sizeof(float), "the staging buffer holds a head");
     const auto element = static_cast<std::ptrdiff_t>(element_bytes(cache.storage));
     const std::size_t row_bytes = static_cast<std::size_t>(slice.head_dim) * element_bytes(cache.storage);
+    const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
+    const auto count = static_cast<int>(run.heads);
+    for (int i0 = 0; i0 < count; i0 += stage_heads) {
+        const int n = std::min(stage_heads, count - i0);
+        heads_to_rows<A, P, Norm, T>({run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n, run.prefetch},
+                                     cache.storage, slice, norm.from_head(i0), step);
+        stream_rows<A>(cache.head(s, h0 + i0), run.out_stride * element, staging, static_cast<std::ptrdiff_t>(row_bytes), n, row_bytes);
+    }
+}
+
+/// Every head of one tensor of token t into its cache row at `slot`, a tile at a time: from
+/// registers, or streamed (heads_to_cache_streamed); 8-bit caches through heads_to_quantized.
+template <class A, Pairing P, bool Norm, class T>
+void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
+                    HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
+{
     const auto s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
-    const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
     for_each_tile<A, P, Norm>(in, t, slice, norm, step, [&](std::ptrdiff_t h0, int count, const Normed& tile) {
         const HeadRun<T, std::byte> run {in.head(t, h0), cache.head(s, h0), in.head_stride, head_step, count, step.prefetch};
-        if (is_quantized(cache.storage)) {
-            heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, tile, step);
-        } else if (!step.stream) {
-            heads_to_rows<A, P, Norm>(run, cache.storage, slice, tile, step);
-        } else {
-            for (int i0 = 0; i0 < count; i0 += stage_heads) {
-                const int n = std::min(stage_heads, count - i0);
-                heads_to_rows<A, P, Norm, T>({run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n, step.prefetch},
-                                             cache.storage, slice, tile.from_head(i0), step);
-                stream_rows<A>(cache.head(s, h0 + i0), head_step * element, staging, static_cast<std::ptrdiff_t>(row_bytes), n,
-                               row_bytes);
-            }
-        }
+        if (is_quantized(cache.storage)) heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, tile, step);
+        else if (!step.stream) heads_to_rows<A, P, Norm>(run, cache.storage, slice, tile, step);
+        else heads_to_cache_streamed<A, P, Norm>(run, cache, s, h0, slice, tile, step);
     });
 }
 
