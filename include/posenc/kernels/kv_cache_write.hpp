@@ -18,6 +18,13 @@
 // qk_norm_rope_into_cache first normalises Q and K heads as qk_norm_rope.hpp does (V is never
 // normalised): one engine step, from the QKV projection's output to the cache, in one pass.
 //
+// V and its cache may be of another width than K (v.head_dim 1 to 512), and the key and value
+// caches may be column slices of the same wider rows (KvCacheView::in_rows: an MLA cache's
+// [c_kv 512 | k_pe 64], k_pe rotated and c_kv copied in the same pass). Q may go, instead of to
+// q_out, to rows of a cache view (CacheWrite::q_rows: row t for token t, in that view's storage
+// and scale: fp8 e4m3 / e5m2 or int8 Q for the attention kernel). Multi-axis positions:
+// fused_multi_axis.hpp.
+//
 // Error: the stored value before the final rounding or quantisation is apply's (3.41 u A |x| per
 // pair coordinate, float) or qk_norm_rope's ((n/2 + 9) u A |y|); V is copied exactly. Then one
 // rounding into the cache type: half an ulp of bfloat16 / float16, or the fp8 / int8 code

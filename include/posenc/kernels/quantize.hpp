@@ -22,7 +22,8 @@
 //   e = 31: infinity (m = 0) and NaN; largest finite 57344 (0x7B), smallest subnormal 2^-16.
 // to_float8_e5m2(x): nearest, ties to the even mantissa, SATURATING as e4m3 (every |x| >= 57344,
 // infinities included, becomes +-57344: the result is always finite); NaN becomes S.11111.11.
-// to_float(float8_e5m2) is exact.
+// to_float(float8_e5m2) is exact. tests/kernels/quantize_e5m2.cpp checks every code, every
+// midpoint and its float neighbours, and a sweep of the floats against a definition-based converter.
 //
 // int8 (quantize_int8(x)): x rounded to the nearest integer, ties to even, saturating to
 // [-127, 127] (symmetric: -128 is never written, so negating a stored value never overflows);
