@@ -11,9 +11,10 @@
 // ulp of a 16-bit format. Into the cache: K at its slot of a paged cache (float: the bound; fp8
 // e4m3: this file's definition-based quantiser of fl(float cache value / scale)), V copied bit
 // for bit, every other cache byte unchanged; text tokens give the 1-D step's bytes.
-// A focused set of instantiations (float with both angle sources, double with on-the-fly
-// angles): the fused loops are the 1-D steps', tested for every storage type elsewhere
-// (qk_norm_rope.cpp, rope_cache.cpp), and the multi-axis source only changes the angle rows.
+// A focused set of instantiations (float and double, on-the-fly angles): the fused loops are
+// the 1-D steps', tested for every storage type and both angle sources elsewhere
+// (qk_norm_rope.cpp, rope_cache.cpp), and the gathering source's rows for both angle sources by
+// multi_axis_kernels.cpp; each instantiation of the fused loops costs seconds of compile time.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -161,7 +162,7 @@ TEST_CASE("[reference] fused QK-norm + M-RoPE equals a long double RMSNorm compo
             const Shape small = random_shape(rng, 4095);
             const Shape large = random_shape(rng, largest);
             const OnTheFlyAngles otf(large.table);
-            checked += check_qk_norm_case<float>(path, rng, small, CosSinCache(small.table, 4096));
+            checked += check_qk_norm_case<float>(path, rng, small, OnTheFlyAngles(small.table));
             checked += check_qk_norm_case<float>(path, rng, large, otf);
             if (!path.dispatched) checked += check_qk_norm_case<double>(path, rng, large, otf);
         }
@@ -322,7 +323,7 @@ TEST_CASE("[errors] the multi-axis fused steps refuse a layout or positions they
 {
     const posenc::RopeSpec spec(128, 128, 1e6, posenc::Pairing::half_split);
     const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
-    const CosSinCache cache(table, 64);
+    const OnTheFlyAngles cache(table, 63);  // positions [0, 63]
     const std::vector<float> w(128, 1.0f);
     const QkNorm norm {NormWeighting::weight, 1e-6f, w, w};
     std::vector<float> q(2 * 128);
