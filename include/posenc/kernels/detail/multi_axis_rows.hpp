@@ -44,6 +44,7 @@ struct MultiAxisRows {
     std::ptrdiff_t token_stride;
     std::ptrdiff_t axis_stride;
     std::ptrdiff_t tokens;
+    const int* pair_axes;  ///< the layout's axis of every pair
 
     int num_pairs() const noexcept { return angles->num_pairs(); }
     /// The token indices [0, tokens - 1] (what the 1-D kernel passes as "positions").
@@ -55,10 +56,7 @@ struct MultiAxisRows {
     /// fused steps, fused_loops.hpp's reference_position).
     std::int64_t position_of_pair(std::int64_t token, int pair) const noexcept
     {
-        int axis = 0;
-        for (int r = 0; r < num_runs; ++r)
-            if (runs[r].begin <= pair && pair < runs[r].end) axis = runs[r].axis;
-        const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(token) * token_stride + axis * axis_stride;
+        const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(token) * token_stride + pair_axes[pair] * axis_stride;
         return ids32 != nullptr ? static_cast<std::int64_t>(ids32[i]) : ids64[i];
     }
 
@@ -89,6 +87,14 @@ struct MultiAxisRows {
                 }
             rows[a] = same < a ? rows[same] : angles->row(Arch {}, p[a], pair_begin, count, axis_cos[a], axis_sin[a]);
         }
+        if (num_runs > max_position_axes) {  // runs of a pair or two (interleaved sections): pair by pair
+            for (int j = 0; j < count; ++j) {
+                const AngleRow& from = rows[pair_axes[pair_begin + j]];
+                scratch_cos[j] = from.cos[j];
+                scratch_sin[j] = from.sin[j];
+            }
+            return {scratch_cos, scratch_sin};
+        }
         const int pair_end = pair_begin + count;
         for (int r = 0; r < num_runs; ++r) {
             const int begin = (runs[r].begin > pair_begin ? runs[r].begin : pair_begin) - pair_begin;
@@ -118,7 +124,8 @@ MultiAxisRows<Angles> make_multi_axis_rows(const MultiAxisLayout& layout, const 
             is32 ? nullptr : static_cast<const std::int64_t*>(data),
             positions.tokens() > 1 ? positions.token_stride() : 0,  // a stride of an axis of extent 1 is never used
             positions.axes() > 1 ? positions.axis_stride() : 0,
-            tokens};
+            tokens,
+            layout.pair_axes().data()};
 }
 
 /// double storage: per token and pair, cos/sin in double from the exact angle at the pair's
