@@ -22,6 +22,25 @@
 //                                      width 64 + column, as Qwen2-VL's get_rope_index assigns) and
 //                                      text after it; mrope_text_* the same call with every axis
 //                                      equal (a text-only prompt)
+//             mrope_fused_f32          fused_f32's shape with Qwen3-VL's QK-norm + interleaved M-RoPE
+//                                      (sections [24, 20, 20]) on mrope_f32's image prompt:
+//                                      norm_mrope  qk_norm_rope with MultiAxisIds (one pass);
+//                                      norm_then_mrope  qk_rms_norm then apply_multi_axis_rope (two
+//                                      passes, the path without the fused multi-axis step);
+//                                      norm_rope_1d  the 1-D fused step on positions 0..4095
+//             mrope_cache_f32          the same Q and K, and V (8 heads), one prefill step into a
+//                                      paged cache (cache_f32's slots): norm_mrope_cache
+//                                      qk_norm_rope_into_cache with MultiAxisIds; norm_then_mrope_then_copy
+//                                      qk_rms_norm, apply_multi_axis_rope, then the copy of K and V
+//                                      into their slots; stream over Q, K and V
+//             mla_decode_bf16          a DeepSeek-V3 MLA decode batch: 256 tokens (one per sequence)
+//                                      of [c_kv 512 | k_pe 64] bfloat16 rows into a paged cache of
+//                                      4,096 such rows (blocks of 16 in shuffled order): mla_cache
+//                                      rope_into_cache with k_pe rotated into columns [512, 576)
+//                                      and c_kv copied into [0, 512) (KvCacheView::in_rows);
+//                                      copy_then_rope  memcpy of the rows, then apply_rope on each
+//                                      token's k_pe in the cache (one call per token); copy_kv the
+//                                      memcpy of the same rows alone
 //   variants  stream      x[i] *= c in place over the group's bytes, vectorised with the same
 //                         xsimd arch as posenc: the read-modify-write bandwidth limit. For
 //                         16-bit groups it streams float over the same number of bytes.
@@ -720,6 +739,164 @@ void bench_decode_step_floor(benchmark::State& state, const Model& model)
 }
 #endif
 
+void add(const std::string& name, std::function<void(benchmark::State&)> body);
+
+// ---- multi-axis fused steps, MLA cache rows -------------------------------------------------
+
+/// Qwen3-VL's M-RoPE layout for head_dim 128 (sections [24, 20, 20], interleaved).
+const posenc::MultiAxisLayout& qwen3_vl_layout()
+{
+    static const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::interleaved({24, 20, 20}, head_dim / 2);
+    return layout;
+}
+
+enum class MropeVariant { fused, two_pass, one_d };
+
+/// QK-norm + M-RoPE over 4096 tokens of mrope_f32's image prompt, 32 Q + 8 K heads in place.
+void bench_fused_mrope(benchmark::State& state, const Model& model, MropeVariant variant)
+{
+    const Angles& angles = angles_for(model.table);
+    Tensor<float> q = random_tensor<float>(prefill_tokens * heads * head_dim);
+    Tensor<float> kk = random_tensor<float>(prefill_tokens * kv_heads * head_dim);
+    const std::vector<float> weight(head_dim, 1.0f);
+    const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight, weight};
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q, {prefill_tokens, heads, head_dim}),
+                                                   k::HeadsView<float>(kk, {prefill_tokens, kv_heads, head_dim}));
+    const std::vector<std::int32_t> ids = mrope_positions(prefill_tokens, true);
+    const k::MultiAxisPositions positions(ids, 3);
+    const k::MultiAxisIds axis_ids(qwen3_vl_layout(), positions);
+    for (auto _ : state) {
+        if (variant == MropeVariant::fused) {
+            k::qk_norm_rope(model.spec, norm, angles.short_cache, axis_ids, views);
+        } else if (variant == MropeVariant::two_pass) {
+            k::qk_rms_norm(model.spec, norm, views);
+            k::apply_multi_axis_rope(model.spec, qwen3_vl_layout(), angles.short_cache, positions, views);
+        } else {
+            k::qk_norm_rope(model.spec, norm, angles.short_cache, k::PositionIds::contiguous(0), views);
+        }
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * (q.size() + kk.size()) * sizeof(float));
+}
+
+/// One prefill step of a Qwen3-VL layer: Q (32 heads) normalised and rotated in place, K (8)
+/// normalised and rotated into a paged cache, V (8) copied (cache_f32's cache and slots).
+void bench_mrope_cache(benchmark::State& state, const Model& model, bool fused)
+{
+    const Angles& angles = angles_for(model.table);
+    CacheBench b;
+    Tensor<float> q = random_tensor<float>(prefill_tokens * heads * head_dim);
+    const std::vector<float> weight(head_dim, 1.0f);
+    const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight, weight};
+    k::CacheWrite<float> write;
+    write.q_in = k::HeadsView<float>(q, {prefill_tokens, heads, head_dim});
+    write.q_out = k::HeadsView<float>(q, {prefill_tokens, heads, head_dim});
+    write.k = k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim});
+    write.v = k::HeadsView<float>(b.v, {prefill_tokens, kv_heads, head_dim});
+    write.key_cache = k::KvCacheView::paged(b.key_cache.data(), static_cast<std::ptrdiff_t>(b.key_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.value_cache = k::KvCacheView::paged(b.value_cache.data(), static_cast<std::ptrdiff_t>(b.value_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.slot_mapping = k::SlotMapping(b.slots);
+    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q, {prefill_tokens, heads, head_dim}),
+                                                   k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim}));
+    const std::vector<std::int32_t> ids = mrope_positions(prefill_tokens, true);
+    const k::MultiAxisPositions positions(ids, 3);
+    const k::MultiAxisIds axis_ids(qwen3_vl_layout(), positions);
+    for (auto _ : state) {
+        if (fused) {
+            k::qk_norm_rope_into_cache(model.spec, norm, angles.short_cache, axis_ids, write);
+        } else {
+            k::qk_rms_norm(model.spec, norm, views);
+            k::apply_multi_axis_rope(model.spec, qwen3_vl_layout(), angles.short_cache, positions, views);
+            b.copy_kv();
+        }
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * (q.size() + b.k.size() + b.v.size()) * sizeof(float));
+}
+
+/// A DeepSeek-V3 MLA decode batch: 256 tokens of [c_kv 512 | k_pe 64] bfloat16 (the latent
+/// projection's output, c_kv normalised) into a paged cache of 4,096 rows of 576; token t to a
+/// slot of block order[t] (shuffled), positions 1000 + 13 t; k_pe rotated (64 dims, interleaved
+/// pairs, base 10000).
+struct MlaBench {
+    static constexpr std::ptrdiff_t tokens = 256, row = 576, slots_total = 4096;
+    posenc::RopeSpec spec {64, 64, 10000.0, posenc::Pairing::interleaved};
+    posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
+    k::CosSinCache angles {table, 8192};
+    Tensor<posenc::bfloat16> kv_a = random_tensor<posenc::bfloat16>(tokens * row);
+    Tensor<posenc::bfloat16> cache = Tensor<posenc::bfloat16>(slots_total * row);
+    std::vector<std::int64_t> slots, positions;
+    MlaBench()
+    {
+        std::vector<std::int64_t> order(slots_total / 16);
+        for (std::size_t b = 0; b < order.size(); ++b) order[b] = static_cast<std::int64_t>(b);
+        std::shuffle(order.begin(), order.end(), std::mt19937(5));
+        for (std::ptrdiff_t t = 0; t < tokens; ++t) {
+            slots.push_back(order[static_cast<std::size_t>(t)] * 16 + t % 16);
+            positions.push_back(1000 + 13 * t);
+        }
+    }
+    void copy_rows()
+    {
+        for (std::ptrdiff_t t = 0; t < tokens; ++t)
+            std::memcpy(cache.data() + slots[static_cast<std::size_t>(t)] * row, kv_a.data() + t * row, row * sizeof(posenc::bfloat16));
+    }
+};
+
+enum class MlaVariant { copy_kv, mla_cache, copy_then_rope };
+
+void bench_mla_decode(benchmark::State& state, MlaVariant variant)
+{
+    MlaBench b;
+    using bf16 = posenc::bfloat16;
+    const auto cache_size = static_cast<std::ptrdiff_t>(b.cache.size());
+    k::CacheWrite<bf16> write;
+    write.k = k::HeadsView<const bf16>(b.kv_a.data() + 512, static_cast<std::ptrdiff_t>(b.kv_a.size()) - 512, {b.tokens, 1, 64}, {b.row, 64});
+    write.v = k::HeadsView<const bf16>(b.kv_a.data(), static_cast<std::ptrdiff_t>(b.kv_a.size()), {b.tokens, 1, 512}, {b.row, 512});
+    write.key_cache = k::KvCacheView::paged(b.cache.data(), cache_size, b.slots_total / 16, 16, 1, 64).in_rows(b.row, 512);
+    write.value_cache = k::KvCacheView::paged(b.cache.data(), cache_size, b.slots_total / 16, 16, 1, 512).in_rows(b.row, 0);
+    write.slot_mapping = k::SlotMapping(b.slots.data(), b.tokens);
+    const k::PositionIds positions(b.positions);
+    for (auto _ : state) {
+        if (variant == MlaVariant::copy_kv) {
+            b.copy_rows();
+        } else if (variant == MlaVariant::mla_cache) {
+            k::rope_into_cache(b.spec, b.angles, positions, write);
+        } else {
+            b.copy_rows();
+            for (std::ptrdiff_t t = 0; t < b.tokens; ++t) {
+                bf16* k_pe = b.cache.data() + b.slots[static_cast<std::size_t>(t)] * b.row + 512;
+                const auto views = k::QKViews<bf16>::in_place(k::HeadsView<bf16>(k_pe, 64, {1, 1, 64}));
+                k::apply_rope(b.spec, b.angles, k::PositionIds::contiguous(b.positions[static_cast<std::size_t>(t)]), views);
+            }
+        }
+        benchmark::ClobberMemory();
+    }
+    set_bytes(state, 2 * static_cast<std::size_t>(b.tokens * b.row) * sizeof(bf16));
+}
+
+void register_engine_steps()
+{
+    static const Model half(head_dim, posenc::Pairing::half_split);
+    constexpr std::size_t fused_bytes = static_cast<std::size_t>(prefill_tokens * (heads + kv_heads) * head_dim) * sizeof(float);
+    const std::string f = "mrope_fused_f32", fs = "/4096x(32+8)x128";
+    add(f + "/stream" + fs, [](benchmark::State& s) { bench_stream(s, fused_bytes, 1); });
+    add(f + "/norm_mrope" + fs, [](benchmark::State& s) { bench_fused_mrope(s, half, MropeVariant::fused); });
+    add(f + "/norm_then_mrope" + fs, [](benchmark::State& s) { bench_fused_mrope(s, half, MropeVariant::two_pass); });
+    add(f + "/norm_rope_1d" + fs, [](benchmark::State& s) { bench_fused_mrope(s, half, MropeVariant::one_d); });
+
+    constexpr std::size_t step_bytes = static_cast<std::size_t>(prefill_tokens * (heads + 2 * kv_heads) * head_dim) * sizeof(float);
+    const std::string c = "mrope_cache_f32", cs = "/4096x(32+8+8)x128";
+    add(c + "/stream" + cs, [](benchmark::State& s) { bench_stream(s, step_bytes, 1); });
+    add(c + "/norm_mrope_cache" + cs, [](benchmark::State& s) { bench_mrope_cache(s, half, true); });
+    add(c + "/norm_then_mrope_then_copy" + cs, [](benchmark::State& s) { bench_mrope_cache(s, half, false); });
+
+    const std::string m = "mla_decode_bf16", ms = "/256x(512+64)";
+    add(m + "/copy_kv" + ms, [](benchmark::State& s) { bench_mla_decode(s, MlaVariant::copy_kv); });
+    add(m + "/mla_cache" + ms, [](benchmark::State& s) { bench_mla_decode(s, MlaVariant::mla_cache); });
+    add(m + "/copy_then_rope" + ms, [](benchmark::State& s) { bench_mla_decode(s, MlaVariant::copy_then_rope); });
+}
+
 void add(const std::string& name, std::function<void(benchmark::State&)> body)
 {
     benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& state) { body(state); })->UseRealTime();
@@ -827,6 +1004,7 @@ void register_all()
     add(c + "/rope_then_copy" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_then_copy); });
 
     add("decode_step_f32/qwen3_8b/1x(32+8+8)x128", [](benchmark::State& s) { bench_decode_step(s, half); });
+    register_engine_steps();
 #if defined(__AVX512F__)
     add("decode_step_f32/hand_avx512_floor/1x(32+8+8)x128", [](benchmark::State& s) { bench_decode_step_floor(s, half); });
 #endif

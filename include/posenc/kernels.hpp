@@ -19,3 +19,4 @@
 #include "posenc/kernels/kv_cache_view.hpp"
 #include "posenc/kernels/qk_norm_rope.hpp"
 #include "posenc/kernels/kv_cache_write.hpp"
+#include "posenc/kernels/fused_multi_axis.hpp"

@@ -505,7 +505,7 @@ TEST_CASE("[errors] a cache with an unknown storage, layout or scale kind, or da
     REQUIRE(refusal(spec, angles, w) == "no error");
     CacheWrite<float> bad = w;
     bad.key_cache.storage = static_cast<CacheStorage>(7);
-    CHECK(refusal(spec, angles, bad) == "key_cache.storage 7 must be one of float32, bfloat16, float16, float8_e4m3, int8");
+    CHECK(refusal(spec, angles, bad) == "key_cache.storage 7 must be one of float32, bfloat16, float16, float8_e4m3, int8, float8_e5m2");
     bad = w;
     bad.key_cache.layout = static_cast<CacheLayout>(2);
     CHECK(refusal(spec, angles, bad) == "key_cache.layout 2 must be token_major or heads_major");

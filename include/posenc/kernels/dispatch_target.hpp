@@ -58,19 +58,22 @@ void run_kernel_call(const KernelCall& call) noexcept
     });
 }
 
-/// Recovers the element type and angle source of a fused call (fused_dispatch.hpp) and runs it
-/// for Arch.
+/// Recovers the element type and angle source of a fused call (fused_dispatch.hpp; the
+/// multi-axis steps carry the gathering source around either) and runs it for Arch.
 template <class Arch>
 void run_fused_call(const KernelCall& call) noexcept
 {
     visit_storage(call.storage, [&](auto element) {
         const auto& args = *static_cast<const FusedArgs<decltype(element)>*>(call.tensors);
-        if (call.angle_kind == AngleSourceKind::cache)
-            fused_run<Arch>(call.spec->pairing(), args, *static_cast<const CosSinCache*>(call.angles), *call.positions,
-                            call.range);
-        else
-            fused_run<Arch>(call.spec->pairing(), args, *static_cast<const OnTheFlyAngles*>(call.angles),
-                            *call.positions, call.range);
+        auto run = [&](const auto* angles) { fused_run<Arch>(call.spec->pairing(), args, *angles, *call.positions, call.range); };
+        switch (call.angle_kind) {
+        case AngleSourceKind::cache: run(static_cast<const CosSinCache*>(call.angles)); break;
+        case AngleSourceKind::on_the_fly: run(static_cast<const OnTheFlyAngles*>(call.angles)); break;
+        case AngleSourceKind::multi_axis_cache: run(static_cast<const MultiAxisRows<CosSinCache>*>(call.angles)); break;
+        case AngleSourceKind::multi_axis_on_the_fly:
+            run(static_cast<const MultiAxisRows<OnTheFlyAngles>*>(call.angles));
+            break;
+        }
     });
 }
 

@@ -5,7 +5,8 @@
 // op_unchecked_on(isa, ...); docs/kernels.md, "Entry-point names") with the arguments, checks,
 // results and error bounds of the kernels:: entry point of the same name (to within each ISA's
 // rounding). Angle sources: CosSinCache or OnTheFlyAngles. double tensors (qk_norm_rope only)
-// take the reference path in the calling unit.
+// take the reference path in the calling unit. The multi-axis forms (fused_multi_axis.hpp:
+// MultiAxisIds in place of PositionIds) come in the same four forms.
 #pragma once
 
 #include <type_traits>
@@ -14,14 +15,22 @@
 #include "posenc/kernels/dispatch.hpp"
 #include "posenc/kernels/qk_norm_rope.hpp"
 #include "posenc/kernels/kv_cache_write.hpp"
+#include "posenc/kernels/fused_multi_axis.hpp"
 
 namespace posenc::kernels::detail::dispatch {
+
+/// Whether an angle source is the gathering source of a multi-axis call (multi_axis_rows.hpp).
+template <class Angles>
+inline constexpr bool is_multi_axis_rows = false;
+template <class Inner>
+inline constexpr bool is_multi_axis_rows<kernels::detail::MultiAxisRows<Inner>> = true;
 
 template <class T, class Angles>
 void run_fused_on(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArgs<T>& f, const Angles& angles,
                   const PositionIds& positions, TokenRange range) noexcept
 {
-    require_dispatchable_angle_source<Angles>();
+    if constexpr (is_multi_axis_rows<Angles>) require_dispatchable_angle_source<typename Angles::Inner>();
+    else require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     if constexpr (!std::is_same_v<T, double>) {
         if (run_compiled(isa, make_call(spec, angles, positions, f, Direction::forward, range), &EntryPoints::run_fused))
@@ -157,6 +166,119 @@ void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm,
                                        TokenRange range = all_tokens) noexcept
 {
     qk_norm_rope_into_cache_unchecked_on(best_isa(), spec, norm, angles, positions, write, range);
+}
+
+// ---- multi-axis forms (fused_multi_axis.hpp): the 1-D forms above with the gathering source ---
+
+/// Checked multi-axis qk_norm_rope on a chosen ISA.
+template <class T, class Angles>
+void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
+                     const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
+{
+    detail::dispatch::require_isa(isa);
+    kernels::detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range);
+    qk_norm_rope_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0), views,
+                    range, q_multipliers);
+}
+
+/// Checked multi-axis qk_norm_rope on best_isa().
+template <class T, class Angles>
+void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
+                  const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
+{
+    qk_norm_rope_on(best_isa(), spec, norm, angles, ids, views, range, q_multipliers);
+}
+
+/// Unchecked multi-axis qk_norm_rope on a chosen ISA.
+template <class T, class Angles>
+void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
+                               const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
+{
+    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range); }));
+    qk_norm_rope_unchecked_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0),
+                              views, range, q_multipliers);
+}
+
+/// Unchecked multi-axis qk_norm_rope on best_isa().
+template <class T, class Angles>
+void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
+                            const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
+{
+    qk_norm_rope_unchecked_on(best_isa(), spec, norm, angles, ids, views, range, q_multipliers);
+}
+
+/// Checked multi-axis rope_into_cache on a chosen ISA.
+template <class T, class Angles>
+void rope_into_cache_on(Isa isa, const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids, const CacheWrite<T>& write,
+                        TokenRange range = all_tokens)
+{
+    detail::dispatch::require_isa(isa);
+    kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range);
+    rope_into_cache_on(isa, spec, kernels::detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0), write, range);
+}
+
+/// Checked multi-axis rope_into_cache on best_isa().
+template <class T, class Angles>
+void rope_into_cache(const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids, const CacheWrite<T>& write,
+                     TokenRange range = all_tokens)
+{
+    rope_into_cache_on(best_isa(), spec, angles, ids, write, range);
+}
+
+/// Unchecked multi-axis rope_into_cache on a chosen ISA.
+template <class T, class Angles>
+void rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids,
+                                  const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
+{
+    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range); }));
+    rope_into_cache_unchecked_on(isa, spec, kernels::detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0),
+                                 write, range);
+}
+
+/// Unchecked multi-axis rope_into_cache on best_isa().
+template <class T, class Angles>
+void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids, const CacheWrite<T>& write,
+                               TokenRange range = all_tokens) noexcept
+{
+    rope_into_cache_unchecked_on(best_isa(), spec, angles, ids, write, range);
+}
+
+/// Checked multi-axis qk_norm_rope_into_cache on a chosen ISA.
+template <class T, class Angles>
+void qk_norm_rope_into_cache_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
+                                const CacheWrite<T>& write, TokenRange range = all_tokens)
+{
+    detail::dispatch::require_isa(isa);
+    kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range);
+    qk_norm_rope_into_cache_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0),
+                               write, range);
+}
+
+/// Checked multi-axis qk_norm_rope_into_cache on best_isa().
+template <class T, class Angles>
+void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
+                             const CacheWrite<T>& write, TokenRange range = all_tokens)
+{
+    qk_norm_rope_into_cache_on(best_isa(), spec, norm, angles, ids, write, range);
+}
+
+/// Unchecked multi-axis qk_norm_rope_into_cache on a chosen ISA.
+template <class T, class Angles>
+void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                                          const MultiAxisIds& ids, const CacheWrite<T>& write,
+                                          TokenRange range = all_tokens) noexcept
+{
+    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range); }));
+    qk_norm_rope_into_cache_unchecked_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, write.k.tokens),
+                                         PositionIds::contiguous(0), write, range);
+}
+
+/// Unchecked multi-axis qk_norm_rope_into_cache on best_isa().
+template <class T, class Angles>
+void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
+                                       const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
+{
+    qk_norm_rope_into_cache_unchecked_on(best_isa(), spec, norm, angles, ids, write, range);
 }
 
 }  // namespace posenc::kernels::dispatch

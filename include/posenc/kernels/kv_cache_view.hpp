@@ -16,9 +16,21 @@
 // `size` is the number of elements the buffer holds: the checked entry points refuse a geometry
 // that would address more, so every cache write lies inside the caller's buffer.
 //
+// Rows wider than the view (in_rows(row_width, column)): the buffer's (slot, head) rows are
+// row_width elements long and the view covers columns [column, column + head_dim) of each, so
+// element (slot s, head h, dim d) is at  row(s, h) * row_width + column + d,  with row(s, h) the
+// row index above ((b * block_size + o) * H + h, or (b * H + h) * block_size + o). A DeepSeek-V3 /
+// Kimi K2 / GLM-4.7-Flash MLA cache holds per token one row [c_kv 512 | k_pe 64]:
+//     key_cache   = paged(data, size, blocks, block_size, 1, 64).in_rows(576, 512)   k_pe, rotated
+//     value_cache = paged(data, size, blocks, block_size, 1, 512).in_rows(576, 0)    c_kv, copied
+// Two views of the same rows whose columns do not meet may be written by one call (the key and
+// the value cache of kv_cache_write.hpp); size then counts the whole rows
+// (blocks x block_size x heads x row_width). Rules: 0 <= column, column + head_dim <= row_width.
+//
 // The element type is carried at run time (CacheStorage): float, bfloat16, float16 (the value
-// rounded to nearest even), float8_e4m3 or int8 (quantize.hpp: code = convert(fl(x / scale)),
-// saturating; a scale per tensor or one per head is required and must be finite and > 0).
+// rounded to nearest even), float8_e4m3, float8_e5m2 or int8 (quantize.hpp: code =
+// convert(fl(x / scale)), saturating; a scale per tensor or one per head is required and must be
+// finite and > 0).
 //
 // SlotMapping: the cache slot of every token of a call, int32 or int64 (vLLM's slot_mapping);
 // -1 means "skip this token" (padding). Any other value must lie in [0, slots), which the
@@ -38,12 +50,12 @@
 namespace posenc::kernels {
 
 /// Element type of a cache.
-enum class CacheStorage { float32, bfloat16, float16, float8_e4m3, int8 };
+enum class CacheStorage { float32, bfloat16, float16, float8_e4m3, int8, float8_e5m2 };
 
-/// "float32", "bfloat16", "float16", "float8_e4m3" or "int8".
+/// "float32", "bfloat16", "float16", "float8_e4m3", "int8" or "float8_e5m2".
 inline const char* to_string(CacheStorage storage) noexcept
 {
-    constexpr const char* names[] = {"float32", "bfloat16", "float16", "float8_e4m3", "int8"};
+    constexpr const char* names[] = {"float32", "bfloat16", "float16", "float8_e4m3", "int8", "float8_e5m2"};
     const auto i = static_cast<unsigned>(storage);
     return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
 }
@@ -54,24 +66,25 @@ constexpr std::size_t element_bytes(CacheStorage storage) noexcept
     return storage == CacheStorage::float32 ? 4 : (storage == CacheStorage::bfloat16 || storage == CacheStorage::float16) ? 2 : 1;
 }
 
-/// True for float8_e4m3 and int8, the storages that need a scale.
+/// True for float8_e4m3, float8_e5m2 and int8, the storages that need a scale.
 constexpr bool is_quantized(CacheStorage storage) noexcept
 {
-    return storage == CacheStorage::float8_e4m3 || storage == CacheStorage::int8;
+    return storage == CacheStorage::float8_e4m3 || storage == CacheStorage::int8 || storage == CacheStorage::float8_e5m2;
 }
 
-/// cache_storage_of<C> for C = float, bfloat16, float16, float8_e4m3, std::int8_t.
+/// cache_storage_of<C> for C = float, bfloat16, float16, float8_e4m3, float8_e5m2, std::int8_t.
 template <class C>
 inline constexpr CacheStorage cache_storage_of = std::is_same_v<C, float>         ? CacheStorage::float32
                                                  : std::is_same_v<C, bfloat16>    ? CacheStorage::bfloat16
                                                  : std::is_same_v<C, float16>     ? CacheStorage::float16
                                                  : std::is_same_v<C, float8_e4m3> ? CacheStorage::float8_e4m3
+                                                 : std::is_same_v<C, float8_e5m2> ? CacheStorage::float8_e5m2
                                                                                   : CacheStorage::int8;
 
 template <class C>
 inline constexpr bool is_cache_element = std::is_same_v<C, float> || std::is_same_v<C, bfloat16> ||
                                          std::is_same_v<C, float16> || std::is_same_v<C, float8_e4m3> ||
-                                         std::is_same_v<C, std::int8_t>;
+                                         std::is_same_v<C, float8_e5m2> || std::is_same_v<C, std::int8_t>;
 
 /// Slots within a block: [block_size][heads][dim] or [heads][block_size][dim].
 enum class CacheLayout { token_major, heads_major };
@@ -103,8 +116,12 @@ struct KvCacheView {
     std::ptrdiff_t head_dim = 0;
     CacheScale scale;
     /// Elements of type `storage` the buffer at `data` holds; the checked entry points refuse a
-    /// geometry that needs more (blocks * block_size * heads * head_dim).
+    /// geometry that needs more (blocks * block_size * heads * row_elements()).
     std::ptrdiff_t size = 0;
+    /// Elements of one (slot, head) row of the buffer; 0 (the default): head_dim, rows packed.
+    std::ptrdiff_t row_width = 0;
+    /// The view's first element within its row: it covers [column, column + head_dim).
+    std::ptrdiff_t column = 0;
 
     /// One block of `slots` slots: [slots][heads][head_dim] or, heads_major, [heads][slots][head_dim],
     /// in a buffer of `size` elements.
@@ -123,22 +140,34 @@ struct KvCacheView {
                              std::ptrdiff_t heads, std::ptrdiff_t head_dim,
                              CacheLayout layout = CacheLayout::token_major, CacheScale scale = {}) noexcept
     {
-        static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3 or int8.");
+        static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3, float8_e5m2 or int8.");
         return {data, cache_storage_of<C>, layout, blocks, block_size, heads, head_dim, scale, size};
     }
 
+    /// This view over columns [first_column, first_column + head_dim) of rows `width` elements
+    /// wide (see the file comment); the checked entry points verify that the columns fit.
+    constexpr KvCacheView in_rows(std::ptrdiff_t width, std::ptrdiff_t first_column) const noexcept
+    {
+        KvCacheView v = *this;
+        v.row_width = width;
+        v.column = first_column;
+        return v;
+    }
+
     constexpr bool present() const noexcept { return data != nullptr; }
+    /// Elements from one (slot, head) row to the next: row_width, or head_dim for packed rows.
+    constexpr std::ptrdiff_t row_elements() const noexcept { return row_width != 0 ? row_width : head_dim; }
     /// blocks * block_size. Precondition (checked by the entry points): the product fits.
     constexpr std::ptrdiff_t slots() const noexcept { return blocks * block_size; }
-    /// Elements of the whole tensor (blocks * block_size * heads * head_dim).
-    constexpr std::ptrdiff_t elements() const noexcept { return slots() * heads * head_dim; }
+    /// Elements of the whole tensor, its rows whole (blocks * block_size * heads * row_elements()).
+    constexpr std::ptrdiff_t elements() const noexcept { return slots() * heads * row_elements(); }
 
     /// Element offset of (slot, head, 0). Precondition: 0 <= slot < slots(), 0 <= h < heads.
     constexpr std::ptrdiff_t offset(std::ptrdiff_t slot, std::ptrdiff_t h) const noexcept
     {
         const std::ptrdiff_t b = slot / block_size, o = slot % block_size;
-        return layout == CacheLayout::token_major ? ((b * block_size + o) * heads + h) * head_dim
-                                                  : ((b * heads + h) * block_size + o) * head_dim;
+        const std::ptrdiff_t row = layout == CacheLayout::token_major ? (b * block_size + o) * heads + h : (b * heads + h) * block_size + o;
+        return row * row_elements() + column;
     }
 
     /// Address of (slot, head, 0) as bytes.

@@ -18,6 +18,13 @@
 // qk_norm_rope_into_cache first normalises Q and K heads as qk_norm_rope.hpp does (V is never
 // normalised): one engine step, from the QKV projection's output to the cache, in one pass.
 //
+// V and its cache may be of another width than K (v.head_dim 1 to 512), and the key and value
+// caches may be column slices of the same wider rows (KvCacheView::in_rows: an MLA cache's
+// [c_kv 512 | k_pe 64], k_pe rotated and c_kv copied in the same pass). Q may go, instead of to
+// q_out, to rows of a cache view (CacheWrite::q_rows: row t for token t, in that view's storage
+// and scale: fp8 e4m3 / e5m2 or int8 Q for the attention kernel). Multi-axis positions:
+// fused_multi_axis.hpp.
+//
 // Error: the stored value before the final rounding or quantisation is apply's (3.41 u A |x| per
 // pair coordinate, float) or qk_norm_rope's ((n/2 + 9) u A |y|); V is copied exactly. Then one
 // rounding into the cache type: half an ulp of bfloat16 / float16, or the fp8 / int8 code
@@ -54,6 +61,12 @@ template <class T>
 struct CacheWrite {
     HeadsView<const T> q_in;   ///< absent (default): no Q
     HeadsView<T> q_out;        ///< q_in's output (the same view for in place)
+    /// Q's output as rows of a cache view instead of q_out (q_out then absent): Q of token t goes
+    /// to row t, [tokens][heads][head_dim] in KvCacheView::contiguous(data, size, tokens, heads,
+    /// head_dim, token_major, scale), stored as that view's storage: fp8 e4m3 / e5m2 or int8 with
+    /// its scale per tensor or per head (the attention kernel's quantised Q), or float / bfloat16 /
+    /// float16. Absent (the default): Q to q_out.
+    KvCacheView q_rows;
     HeadsView<const T> k;      ///< required: rotated into key_cache
     HeadsView<const T> v;      ///< absent: no V
     KvCacheView key_cache;
@@ -75,8 +88,10 @@ FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
     f.rotary_offset = spec.rotary_offset();
     f.q_in = w.q_in;
     f.q_out = w.q_out;
+    f.q_rows = w.q_rows;
     f.k_in = w.k;
     f.v_in = w.v;
+    f.v_head_dim = static_cast<int>(w.v.head_dim);  // (checked: 1 to max_fused_head_dim)
     f.key_cache = w.key_cache;
     f.value_cache = w.value_cache;
     f.slots = w.slot_mapping;

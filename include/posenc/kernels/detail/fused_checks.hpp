@@ -94,11 +94,31 @@ inline void require_apart(const NamedBytes& written, std::initializer_list<Named
         if (written.bytes.intersects(other.bytes)) raise_overlap(written.name, other.name);
 }
 
-/// blocks x block_size x heads x head_dim below 2^60 elements (blocks, block_size >= 1).
+/// blocks x block_size x heads x row_elements below 2^60 elements (blocks, block_size >= 1;
+/// heads, head_dim and the row width below 2^31: cache_columns_fit).
 inline bool cache_elements_fit(const KvCacheView& c) noexcept
 {
     const std::ptrdiff_t limit = PTRDIFF_MAX / 8;
-    return product_within(c.blocks, c.block_size, limit) && product_within(c.blocks * c.block_size, c.heads * c.head_dim, limit);
+    return product_within(c.blocks, c.block_size, limit) &&
+           product_within(c.blocks * c.block_size, c.heads * c.row_elements(), limit);
+}
+/// The view's columns inside its rows: row_width 0 (packed) or >= 1, 0 <= column, column +
+/// head_dim <= the row's elements, each below 2^31.
+inline bool cache_columns_fit(const KvCacheView& c) noexcept
+{
+    const std::ptrdiff_t big = std::ptrdiff_t {1} << 31;
+    return c.row_width >= 0 && c.row_width < big && c.column >= 0 && c.column < big && c.head_dim < big &&
+           c.column + c.head_dim <= c.row_elements();
+}
+/// Two caches written by one call share no element: their byte spans are apart, or they are
+/// views of the same rows (data, storage, layout, blocks, block_size, heads, row width) whose
+/// columns do not meet (an MLA cache's k_pe and c_kv).
+inline bool caches_apart(const KvCacheView& a, const KvCacheView& b) noexcept
+{
+    if (!bytes_of(a).intersects(bytes_of(b))) return true;
+    const bool same_rows = a.data == b.data && a.storage == b.storage && a.layout == b.layout && a.blocks == b.blocks &&
+                           a.block_size == b.block_size && a.heads == b.heads && a.row_elements() == b.row_elements();
+    return same_rows && (a.column + a.head_dim <= b.column || b.column + b.head_dim <= a.column);
 }
 /// data aligned to its element size (a power of two: 4, 2 or 1 bytes).
 inline bool is_aligned(const KvCacheView& c) noexcept
@@ -126,16 +146,17 @@ inline void check_query_multipliers(const FloatSpan& m, std::ptrdiff_t tokens, T
         if (!std::isfinite(m.data[t])) posenc::detail::raise(cat({"q_multipliers[", t, "]"}), m.data[t], "must be finite");
 }
 
-/// One cache: geometry, storage and scale; `heads` the K (V) head count. Field names are built
-/// only on failure (this runs on every checked call).
-inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t heads, const RopeSpec& spec)
+/// One cache: geometry, storage and scale; `heads` and `head_dim` the K (V) head count and width
+/// (`source` names the width: "spec.head_dim", "v.head_dim"). Field names are built only on
+/// failure (this runs on every checked call).
+inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t heads, std::ptrdiff_t head_dim, const char* source)
 {
     using posenc::detail::cat;
     using posenc::detail::raise;
     auto field = [name](const char* member) { return cat({name, ".", member}); };
     if (c.data == nullptr) throw posenc::error(field("data"), "null", "must point to the cache");
-    if (!is_enumerator(c.storage, CacheStorage::int8))
-        raise(field("storage"), static_cast<int>(c.storage), "must be one of float32, bfloat16, float16, float8_e4m3, int8");
+    if (!is_enumerator(c.storage, CacheStorage::float8_e5m2))
+        raise(field("storage"), static_cast<int>(c.storage), "must be one of float32, bfloat16, float16, float8_e4m3, int8, float8_e5m2");
     if (!is_enumerator(c.layout, CacheLayout::heads_major)) raise(field("layout"), static_cast<int>(c.layout), "must be token_major or heads_major");
     if (!is_aligned(c))
         raise(field("data"), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(c.data)),
@@ -144,12 +165,19 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
     if (c.blocks < 1) raise(field("blocks"), c.blocks, "must be >= 1");
     if (c.block_size < 1) raise(field("block_size"), c.block_size, "must be >= 1");
     if (c.heads != heads) raise(field("heads"), c.heads, cat({"must equal the source's heads ", heads}));
-    if (c.head_dim != spec.head_dim()) raise(field("head_dim"), c.head_dim, cat({"must equal spec.head_dim ", spec.head_dim()}));
+    if (c.head_dim != head_dim) raise(field("head_dim"), c.head_dim, cat({"must equal ", source, " ", head_dim}));
+    if (c.row_width < 0 || c.row_width >= (std::ptrdiff_t {1} << 31))
+        raise(field("row_width"), c.row_width, "must be 0 (rows of head_dim) or in [1, 2^31)");
+    if (!cache_columns_fit(c))
+        raise(field("column"), c.column,
+              cat({"must be in [0, row_width - head_dim] = [0, ", c.row_elements() - c.head_dim, "] (row_width ",
+                   c.row_elements(), ", head_dim ", c.head_dim, ")"}));
     if (!cache_elements_fit(c))
         raise(field("blocks"), c.blocks, "times block_size, heads and head_dim must stay below 2^60 elements");
     if (c.size < c.elements())
         raise(field("size"), c.size,
-              cat({"must be >= blocks x block_size x heads x head_dim = ", c.elements(), " (the elements the buffer holds)"}));
+              cat({c.row_width == 0 ? "must be >= blocks x block_size x heads x head_dim = " : "must be >= blocks x block_size x heads x row_width = ",
+                   c.elements(), " (the elements the buffer holds)"}));
     const bool quantized = is_quantized(c.storage);
     using Kind = CacheScale::Kind;
     if (quantized && c.scale.kind == Kind::none)
@@ -184,11 +212,11 @@ inline void check_slots(const SlotMapping& slots, std::ptrdiff_t tokens, TokenRa
 }
 
 /// check_cache's rules as a predicate, without building a field name (cache_call_is_usual).
-inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, int head_dim) noexcept
+inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, std::ptrdiff_t head_dim) noexcept
 {
-    if (c.data == nullptr || !is_enumerator(c.storage, CacheStorage::int8) ||
+    if (c.data == nullptr || !is_enumerator(c.storage, CacheStorage::float8_e5m2) ||
         !is_enumerator(c.layout, CacheLayout::heads_major) || !is_aligned(c) || c.blocks < 1 || c.block_size < 1 ||
-        c.heads != heads || c.head_dim != head_dim || !cache_elements_fit(c) || c.size < c.elements())
+        c.heads != heads || c.head_dim != head_dim || !cache_columns_fit(c) || !cache_elements_fit(c) || c.size < c.elements())
         return false;
     using Kind = CacheScale::Kind;
     if (!is_quantized(c.storage)) return c.scale.kind == Kind::none;
@@ -215,7 +243,7 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
 {
     const int d = spec.head_dim();
     const std::ptrdiff_t tokens = f.k_in.tokens;
-    if (f.q_multipliers.present()) return false;  // (rare: the rules check them)
+    if (f.q_multipliers.present() || f.q_rows.present()) return false;  // (rare: the rules check them)
     if (d > max_fused_head_dim || !usual_view_is_valid(f.k_in, d)) return false;
     if (f.norm && (!eps_is_valid(f.eps) || !weighting_is_known(weighting) ||
                    (f.q_in.present() && !weights_are_valid(f.q_weight, d)) || !weights_are_valid(f.k_weight, d)))
@@ -229,7 +257,9 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     const ByteRange k = bytes_of(f.k_in), q = bytes_of(f.q_in), key = bytes_of(f.key_cache);
     ByteRange v {0, 0}, value {0, 0};
     if (is_given(f.v_in)) {
-        if (!usual_view_is_valid(f.v_in, d) || f.v_in.tokens != tokens || !cache_is_valid(f.value_cache, f.v_in.heads, d))
+        const std::ptrdiff_t vd = f.v_in.head_dim;
+        if (vd < 1 || vd > max_fused_head_dim || !usual_view_is_valid(f.v_in, vd) || f.v_in.tokens != tokens ||
+            !cache_is_valid(f.value_cache, f.v_in.heads, vd) || !caches_apart(f.key_cache, f.value_cache))
             return false;
         slots = std::min(slots, f.value_cache.slots());
         v = bytes_of(f.v_in);
@@ -249,7 +279,8 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     auto meets = [](const ByteRange& written, const auto&... others) {
         return (static_cast<int>(written.intersects(others)) | ...);
     };
-    const int overlap = meets(q, key, value, qw, kw) | meets(key, k, v, value, qw, kw) | meets(value, k, v, qw, kw);
+    // (the two caches against each other: caches_apart above)
+    const int overlap = meets(q, key, value, qw, kw) | meets(key, k, v, qw, kw) | meets(value, k, v, qw, kw);
     if (overlap != 0 || !f.slots.present() || f.slots.count() != tokens) return false;
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         if (!slot_in_range(f.slots[t], slots)) return false;
@@ -268,7 +299,8 @@ void check_cache_call_memory(const FusedArgs<T>& f, TokenRange range, int head_d
     const NamedBytes v {bytes_of(f.v_in), "v"}, key {bytes_of(f.key_cache), "key_cache"};
     const NamedBytes value {is_given(f.v_in) ? bytes_of(f.value_cache) : ByteRange {0, 0}, "value_cache"};
     if (is_given(f.v_in)) {
-        require_apart(value, {key, k, v, q_in, q_out});
+        if (!caches_apart(f.key_cache, f.value_cache)) raise_overlap("value_cache", "key_cache");
+        require_apart(value, {k, v, q_in, q_out});
         if (f.q_out.present()) require_disjoint(f.q_out, "q_out", f.v_in, "v");
     }
     require_apart(key, {k, v, q_in, q_out});
@@ -283,10 +315,36 @@ void check_cache_call_memory(const FusedArgs<T>& f, TokenRange range, int head_d
     if (!f.norm)
         throw posenc::error("q_multipliers", "given",
                             "must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
-    if (!f.q_out.present()) throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
+    if (!f.q_out.present() && !f.q_rows.present()) throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
     check_query_multipliers(f.q_multipliers, f.k_in.tokens, range);
     const NamedBytes m {bytes_of(f.q_multipliers, f.k_in.tokens), "q_multipliers"};
     for (const NamedBytes& written : {q_out, key, value}) require_apart(written, {m});
+}
+
+/// Q written as rows of a cache view (CacheWrite::q_rows): q_in valid with K's tokens and apply's
+/// rules, q_out absent, the rows a valid cache of Q's heads and head_dim with a row per token,
+/// apart from every other argument.
+template <class T, class Angles>
+void check_q_rows(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const FusedArgs<T>& f,
+                  TokenRange range)
+{
+    using posenc::detail::cat;
+    if (f.q_out.present()) throw posenc::error("q_out", "given", "must be absent when Q goes to q_rows");
+    if (!f.q_in.present()) throw posenc::error("q_in.data", "null", "must point to the Q that q_rows receives");
+    const HeadsView<T> q_as_out(const_cast<T*>(f.q_in.data), f.q_in.size, {f.q_in.tokens, f.q_in.heads, f.q_in.head_dim},
+                                {f.q_in.token_stride, f.q_in.head_stride});  // apply's rules of Q in place (nothing written)
+    check_rope_call(spec, angles, positions, QKViews<T>::in_place(q_as_out), range);
+    const std::ptrdiff_t tokens = f.k_in.tokens;
+    if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, cat({"must equal k.tokens ", tokens}));
+    check_cache(f.q_rows, "q_rows", f.q_in.heads, spec.head_dim(), "spec.head_dim");
+    if (f.q_rows.slots() < tokens) posenc::detail::raise("q_rows.slots", f.q_rows.slots(), cat({"must be >= tokens ", tokens, " (a row per token)"}));
+    const int d = spec.head_dim();
+    const ByteRange value = is_given(f.v_in) ? bytes_of(f.value_cache) : ByteRange {0, 0};
+    require_apart({bytes_of(f.q_rows), "q_rows"},
+                  {{bytes_of(f.q_in), "q_in"}, {bytes_of(f.k_in), "k"}, {bytes_of(f.v_in), "v"}, {bytes_of(f.key_cache), "key_cache"},
+                   {value, "value_cache"}, {f.norm ? bytes_of(f.q_weight, d) : ByteRange {0, 0}, "norm.q_weight"},
+                   {f.norm ? bytes_of(f.k_weight, d) : ByteRange {0, 0}, "norm.k_weight"},
+                   {bytes_of(f.q_multipliers, f.q_multipliers.present() ? tokens : 0), "q_multipliers"}});
 }
 
 /// All of a cache call's rules (kv_cache_write.hpp), in order, each failure named.
@@ -300,7 +358,9 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
     if (is_given(f.k_in)) check_view(f.k_in, "k", spec);
     else throw posenc::error("k.data", "null", "must point to the K to rotate into the cache");
     const std::ptrdiff_t tokens = f.k_in.tokens;
-    if (f.q_in.present() || f.q_out.present()) {
+    if (f.q_rows.present()) {
+        check_q_rows(spec, angles, positions, f, range);
+    } else if (f.q_in.present() || f.q_out.present()) {
         // Q with K's positions, through apply's own rules.
         check_rope_call(spec, angles, positions, QKViews<T> {f.q_in, f.q_out, {}, {}}, range);
         if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, cat({"must equal k.tokens ", tokens}));
@@ -308,13 +368,16 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
     } else {
         check_pairs_and_positions(spec, angles, positions, range, tokens);
     }
-    check_cache(f.key_cache, "key_cache", f.k_in.heads, spec);
+    check_cache(f.key_cache, "key_cache", f.k_in.heads, spec.head_dim(), "spec.head_dim");
     std::ptrdiff_t slots = f.key_cache.slots();
     const char* smallest = "key_cache";
     if (is_given(f.v_in)) {
-        check_view(f.v_in, "v", spec);
+        // V and its cache rows may be of another width than K's (an MLA cache's c_kv)
+        if (f.v_in.head_dim < 1 || f.v_in.head_dim > max_fused_head_dim)
+            posenc::detail::raise("v.head_dim", f.v_in.head_dim, cat({"must be in [1, ", max_fused_head_dim, "] for the fused steps"}));
+        check_view(geometry(f.v_in), "v", static_cast<int>(f.v_in.head_dim));
         if (f.v_in.tokens != tokens) posenc::detail::raise("v.tokens", f.v_in.tokens, cat({"must equal k.tokens ", tokens}));
-        check_cache(f.value_cache, "value_cache", f.v_in.heads, spec);
+        check_cache(f.value_cache, "value_cache", f.v_in.heads, f.v_in.head_dim, "v.head_dim");
         if (f.value_cache.slots() < slots) {
             slots = f.value_cache.slots();
             smallest = "value_cache";

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "posenc/config.hpp"
 #include "posenc/kernels/angle_source.hpp"
@@ -54,6 +55,7 @@ struct FusedArgs {
     int head_dim = 0;
     int rotary_dim = 0;
     int rotary_offset = 0;  ///< the rotated slice of a head: [rotary_offset, rotary_offset + rotary_dim)
+    int v_head_dim = 0;     ///< V's heads and value_cache's rows (an MLA cache's c_kv: 512 beside k_pe's 64)
     bool norm = false;
     float eps = 0.0f;
     float weight_offset = 0.0f;  ///< 0: x * inv_rms * w;  1: x * inv_rms * (1 + w)
@@ -62,6 +64,7 @@ struct FusedArgs {
     FloatSpan q_multipliers;  ///< with the norm: Q of token t scaled by q_multipliers.data[t]; absent: none
     HeadsView<const T> q_in;
     HeadsView<T> q_out;
+    KvCacheView q_rows;  ///< present: Q of token t to row t of this view (its storage, its scale) instead of q_out
     HeadsView<const T> k_in;
     HeadsView<T> k_out;
     HeadsView<const T> v_in;
@@ -225,6 +228,8 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
 {
     if (storage == CacheStorage::float8_e4m3) {
         for (int i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(to_float8_e4m3_on<A>(v[i] / scale).bits);
+    } else if (storage == CacheStorage::float8_e5m2) {
+        for (int i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(to_float8_e5m2_on<A>(v[i] / scale).bits);
     } else {
         for (int i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(static_cast<std::uint8_t>(quantize_int8_on<A>(v[i] / scale)));
     }
@@ -398,35 +403,40 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
     }
 }
 
-/// Every head of one tensor of token t into its cache row at `slot`, a tile at a time: from
-/// registers, or streamed (cache_stage_bytes of rows staged, then stream_rows); 8-bit caches
-/// through heads_to_quantized.
+/// `run`'s heads (h0, h0 + 1, ... of slot s) into a float / 16-bit cache with non-temporal stores:
+/// cache_stage_bytes of rows formed at a time in a staging buffer, then stream_rows. Out of line:
+/// the buffer is on this function's stack only, not on every cached write's.
 template <class A, Pairing P, bool Norm, class T>
-void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
-                    HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
+POSENC_NOINLINE void heads_to_cache_streamed(const HeadRun<T, std::byte>& run, const KvCacheView& cache, std::ptrdiff_t s,
+                                             std::ptrdiff_t h0, HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
 {
     alignas(64) std::byte staging[cache_stage_bytes];
     static_assert(cache_stage_bytes >= max_fused_head_dim * sizeof(float), "the staging buffer holds a head");
     const auto element = static_cast<std::ptrdiff_t>(element_bytes(cache.storage));
     const std::size_t row_bytes = static_cast<std::size_t>(slice.head_dim) * element_bytes(cache.storage);
+    const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
+    const auto count = static_cast<int>(run.heads);
+    for (int i0 = 0; i0 < count; i0 += stage_heads) {
+        const int n = std::min(stage_heads, count - i0);
+        heads_to_rows<A, P, Norm, T>({run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n, run.prefetch},
+                                     cache.storage, slice, norm.from_head(i0), step);
+        stream_rows<A>(cache.head(s, h0 + i0), run.out_stride * element, staging, static_cast<std::ptrdiff_t>(row_bytes), n, row_bytes);
+    }
+}
+
+/// Every head of one tensor of token t into its cache row at `slot`, a tile at a time: from
+/// registers, or streamed (heads_to_cache_streamed); 8-bit caches through heads_to_quantized.
+template <class A, Pairing P, bool Norm, class T>
+void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std::ptrdiff_t t, std::int64_t slot,
+                    HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
+{
     const auto s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
-    const int stage_heads = static_cast<int>(cache_stage_bytes / row_bytes);
     for_each_tile<A, P, Norm>(in, t, slice, norm, step, [&](std::ptrdiff_t h0, int count, const Normed& tile) {
         const HeadRun<T, std::byte> run {in.head(t, h0), cache.head(s, h0), in.head_stride, head_step, count, step.prefetch};
-        if (is_quantized(cache.storage)) {
-            heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, tile, step);
-        } else if (!step.stream) {
-            heads_to_rows<A, P, Norm>(run, cache.storage, slice, tile, step);
-        } else {
-            for (int i0 = 0; i0 < count; i0 += stage_heads) {
-                const int n = std::min(stage_heads, count - i0);
-                heads_to_rows<A, P, Norm, T>({run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n, step.prefetch},
-                                             cache.storage, slice, tile.from_head(i0), step);
-                stream_rows<A>(cache.head(s, h0 + i0), head_step * element, staging, static_cast<std::ptrdiff_t>(row_bytes), n,
-                               row_bytes);
-            }
-        }
+        if (is_quantized(cache.storage)) heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, tile, step);
+        else if (!step.stream) heads_to_rows<A, P, Norm>(run, cache.storage, slice, tile, step);
+        else heads_to_cache_streamed<A, P, Norm>(run, cache, s, h0, slice, tile, step);
     });
 }
 
@@ -460,13 +470,14 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
             }
         }
         if (f.q_multipliers.data != nullptr) q_norm.weights.scale = f.q_multipliers.data[t];  // with the norm only (the checks)
-        if (f.q_in.present()) heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, slice, q_norm, step);
+        if (f.q_rows.present()) heads_to_cache<A, P, Norm>(f.q_in, f.q_rows, t, t, slice, q_norm, step);
+        else if (f.q_in.present()) heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, slice, q_norm, step);
         if (k_to_view) heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, slice, k_norm, step);
         if (slot < 0) continue;
         heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, slice, k_norm, step);
         // V: copied, or converted to the cache's type (no norm, no rotation)
-        if (f.v_in.present() && !copy_values_to_slot<A>(f.v_in, f.value_cache, t, slot, f.head_dim, step.stream))
-            heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, HeadSlice {f.head_dim, 0, 0}, Normed {}, step);
+        if (f.v_in.present() && !copy_values_to_slot<A>(f.v_in, f.value_cache, t, slot, f.v_head_dim, step.stream))
+            heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, HeadSlice {f.v_head_dim, 0, 0}, Normed {}, step);
     }
     if (step.stream) simd::store_fence<A>();
 }
@@ -483,8 +494,25 @@ void fused_run(Pairing pairing, const FusedArgs<T>& f, const Angles& angles, con
     else fused_tokens<A, Pairing::interleaved, false>(f, angles, positions, range);
 }
 
+/// Whether an angle source maps (its position, pair) to the position that pair rotates by: the
+/// gathering source of a multi-axis call (multi_axis_rows.hpp; its "position" is the token).
+template <class Angles, class = void>
+inline constexpr bool has_pair_positions = false;
+template <class Angles>
+inline constexpr bool has_pair_positions<Angles, std::void_t<decltype(std::declval<const Angles&>().position_of_pair(0, 0))>> =
+    true;
+
+/// The position pair `pair` of token t rotates by: positions[t], or the pair's axis's position.
+template <class Angles>
+std::int64_t reference_position(const Angles& angles, const PositionIds& positions, std::ptrdiff_t t, int pair) noexcept
+{
+    if constexpr (has_pair_positions<Angles>) return angles.position_of_pair(positions[t], pair);
+    else return positions[t];
+}
+
 /// The reference path for double storage (qk_norm_rope only): per head, the norm in double,
-/// then the rotation with cos/sin in double from the exactly reduced angle.
+/// then the rotation with cos/sin in double from the exactly reduced angle (each pair at its
+/// position: reference_position).
 template <class Angles>
 void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const Angles& angles,
                          const PositionIds& positions, TokenRange range) noexcept
@@ -492,7 +520,7 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
     const FrequencyTable& table = angles.frequencies();
     double buffer[max_fused_head_dim];
     auto one_tensor = [&](const HeadsView<const double>& in, const HeadsView<double>& out, const float* w,
-                          std::ptrdiff_t t, std::int64_t position, double scale) {
+                          std::ptrdiff_t t, double scale) {
         for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
             const double* x = in.head(t, h);
             double sum = 0.0;
@@ -501,7 +529,7 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
             for (int d = 0; d < f.head_dim; ++d)
                 buffer[d] = f.norm ? x[d] * inv_rms * (static_cast<double>(w[d]) + f.weight_offset) : x[d];
             for (int i = 0; i < f.rotary_dim / 2; ++i) {
-                const CosSin cs = posenc::cos_sin(table, position, i);
+                const CosSin cs = posenc::cos_sin(table, reference_position(angles, positions, t, i), i);
                 const PairCoordinates p = spec.pair_coordinates(i);
                 const double a = buffer[p.first], b = buffer[p.second];
                 buffer[p.first] = a * cs.cos - b * cs.sin;
@@ -513,8 +541,8 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
     };
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const double q_scale = f.q_multipliers.data != nullptr ? static_cast<double>(f.q_multipliers.data[t]) : 1.0;
-        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight.data, t, positions[t], q_scale);
-        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight.data, t, positions[t], 1.0);
+        if (f.q_in.present()) one_tensor(f.q_in, f.q_out, f.q_weight.data, t, q_scale);
+        if (f.k_in.present() && f.k_out.present()) one_tensor(f.k_in, f.k_out, f.k_weight.data, t, 1.0);
     }
 }
 

@@ -34,6 +34,7 @@ namespace detail {
 /// per-ISA dispatch units each get their own copy (dispatch.hpp).
 template <class Angles>
 struct MultiAxisRows {
+    using Inner = Angles;  ///< the angle source it gathers from
     const Angles* angles;
     const AxisRun* runs;
     int num_runs;
@@ -43,12 +44,21 @@ struct MultiAxisRows {
     std::ptrdiff_t token_stride;
     std::ptrdiff_t axis_stride;
     std::ptrdiff_t tokens;
+    const int* pair_axes;  ///< the layout's axis of every pair
 
     int num_pairs() const noexcept { return angles->num_pairs(); }
     /// The token indices [0, tokens - 1] (what the 1-D kernel passes as "positions").
     PositionRange position_range() const noexcept { return {0, tokens - 1}; }
     const char* name() const noexcept { return angles->name(); }
     const FrequencyTable& frequencies() const noexcept { return angles->frequencies(); }
+
+    /// The position pair `pair` of token `token` rotates by (the double reference path of the
+    /// fused steps, fused_loops.hpp's reference_position).
+    std::int64_t position_of_pair(std::int64_t token, int pair) const noexcept
+    {
+        const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(token) * token_stride + pair_axes[pair] * axis_stride;
+        return ids32 != nullptr ? static_cast<std::int64_t>(ids32[i]) : ids64[i];
+    }
 
     template <class Arch>
     AngleRow row(Arch, std::int64_t token, int pair_begin, int count, float* scratch_cos, float* scratch_sin) const noexcept
@@ -76,6 +86,14 @@ struct MultiAxisRows {
                     break;
                 }
             rows[a] = same < a ? rows[same] : angles->row(Arch {}, p[a], pair_begin, count, axis_cos[a], axis_sin[a]);
+        }
+        if (num_runs > max_position_axes) {  // runs of a pair or two (interleaved sections): pair by pair
+            for (int j = 0; j < count; ++j) {
+                const AngleRow& from = rows[pair_axes[pair_begin + j]];
+                scratch_cos[j] = from.cos[j];
+                scratch_sin[j] = from.sin[j];
+            }
+            return {scratch_cos, scratch_sin};
         }
         const int pair_end = pair_begin + count;
         for (int r = 0; r < num_runs; ++r) {
@@ -106,7 +124,8 @@ MultiAxisRows<Angles> make_multi_axis_rows(const MultiAxisLayout& layout, const 
             is32 ? nullptr : static_cast<const std::int64_t*>(data),
             positions.tokens() > 1 ? positions.token_stride() : 0,  // a stride of an axis of extent 1 is never used
             positions.axes() > 1 ? positions.axis_stride() : 0,
-            tokens};
+            tokens,
+            layout.pair_axes().data()};
 }
 
 /// double storage: per token and pair, cos/sin in double from the exact angle at the pair's
@@ -144,11 +163,8 @@ inline void check_positions_buffer(const MultiAxisPositions& p)
                                   ", the elements its positions occupy");
 }
 
-/// Everything apply_rope checks (views, range, the angle source's pair count), plus the layout
-/// against the spec and every position of every axis of the range against the angle source.
-template <class T, class Angles>
-void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                           const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range)
+/// The layout against the spec: the spec's pair count, and no pair split across two axes.
+inline void check_layout(const RopeSpec& spec, const MultiAxisLayout& layout)
 {
     if (!pairs_match(layout.num_pairs(), spec.num_pairs()))
         posenc::detail::raise("layout.num_pairs", layout.num_pairs(),
@@ -158,9 +174,14 @@ void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, 
                               "splits pairs across axes (a pair's two coordinates read different positions), which "
                               "the multi-axis kernels cannot apply: use apply_multi_axis_rope_reference "
                               "(posenc/multi_axis.hpp)");
-    const std::ptrdiff_t tokens = views.q_in.tokens;
-    const MultiAxisRows<Angles> rows = make_multi_axis_rows(layout, angles, positions, tokens);
-    check_rope_call(spec, rows, PositionIds::contiguous(0), views, range);
+}
+
+/// The positions of a call of `tokens` tokens: layout.num_axes() axes, `tokens` tokens, inside
+/// their buffer, and every position of every axis of the range in the angle source's range.
+template <class Angles>
+void check_axis_positions(const MultiAxisLayout& layout, const Angles& angles, const MultiAxisPositions& positions,
+                          std::ptrdiff_t tokens, TokenRange range)
+{
     if (positions.axes() != layout.num_axes())
         posenc::detail::raise("positions.axes", positions.axes(),
                               "must equal layout.num_axes " + std::to_string(layout.num_axes()));
@@ -174,6 +195,19 @@ void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, 
                 posenc::detail::raise("positions[" + std::to_string(t) + "][" + std::to_string(a) + "]", positions(t, a),
                                       "must be in [" + std::to_string(allowed.first) + ", " + std::to_string(allowed.last) +
                                           "], the positions the " + angles.name() + " serves");
+}
+
+/// Everything apply_rope checks (views, range, the angle source's pair count), plus the layout
+/// against the spec and every position of every axis of the range against the angle source.
+template <class T, class Angles>
+void check_multi_axis_call(const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
+                           const MultiAxisPositions& positions, const QKViews<T>& views, TokenRange range)
+{
+    check_layout(spec, layout);
+    const std::ptrdiff_t tokens = views.q_in.tokens;
+    const MultiAxisRows<Angles> rows = make_multi_axis_rows(layout, angles, positions, tokens);
+    check_rope_call(spec, rows, PositionIds::contiguous(0), views, range);
+    check_axis_positions(layout, angles, positions, tokens, range);
 }
 
 }  // namespace detail
