@@ -209,4 +209,43 @@ TEST_CASE("cuda cache kernels report a slot outside the cache or a bad per-head 
     CHECK(head0_written > 0);
 }
 
+TEST_CASE("cuda cache plans refuse quantised Q rows and e5m2 caches, which the device kernels do not write")
+{
+    Setup s;
+    const int d = s.spec.head_dim();
+    std::vector<float> qkv = cuda_test::random_values<float>(static_cast<std::size_t>(s.tokens * 8 * d), 43u);
+    std::vector<float> kc(static_cast<std::size_t>(16 * 2 * d));
+    std::vector<float8_e4m3> qc(static_cast<std::size_t>(s.tokens * 4 * d));
+    const PackedQkv<float> v = slice_packed_qkv(qkv, {s.tokens, 4, 2, d});
+    CacheWrite<float> w;
+    w.k = v.k;
+    w.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 4, 4, 2, d);
+    w.slot_mapping = SlotMapping(s.slots);
+    w.q_in = v.q;
+    w.q_out = v.q;
+    w.q_rows = KvCacheView::contiguous(qc.data(), static_cast<std::ptrdiff_t>(qc.size()), s.tokens, 4, d,
+                                       CacheLayout::token_major, CacheScale::tensor(1.0f));
+    const OnTheFlyAngles digits(FrequencyTable::from_spec(s.spec));
+    cuda_test::Status status;
+    std::string message = "(no error)";
+    try {
+        cuda::plan_rope_into_cache(s.spec, cuda::digit_angles(digits), PositionIds(s.positions), w, status.get());
+    } catch (const posenc::error& e) {
+        message = e.what();
+    }
+    CHECK(message.find("q_rows present are not written by the CUDA kernels") == 0);
+
+    w.q_rows = {};
+    std::vector<float8_e5m2> e5m2(kc.size());
+    w.key_cache = KvCacheView::paged(e5m2.data(), static_cast<std::ptrdiff_t>(e5m2.size()), 4, 4, 2, d,
+                                     CacheLayout::token_major, CacheScale::tensor(1.0f));
+    message = "(no error)";
+    try {
+        cuda::plan_rope_into_cache(s.spec, cuda::digit_angles(digits), PositionIds(s.positions), w, status.get());
+    } catch (const posenc::error& e) {
+        message = e.what();
+    }
+    CHECK(message.find("key_cache.storage float8_e5m2 is not written by the CUDA kernels") == 0);
+}
+
 }  // namespace cuda_fused_tests

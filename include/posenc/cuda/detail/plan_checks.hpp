@@ -80,7 +80,10 @@ inline void check_device_cache(const kernels::KvCacheView& cache, const char* na
                   cat({"must be >= heads ", cache.heads, " (one scale per head)"}));
         shape.scale = kernels::CacheScale::tensor(1.0f);
     }
-    kernels::detail::check_cache(shape, name, heads, spec);
+    kernels::detail::check_cache(shape, name, heads, spec.head_dim(), "spec.head_dim");
+    if (cache.storage == kernels::CacheStorage::float8_e5m2)
+        throw posenc::error(cat({name, ".storage"}), "float8_e5m2",
+                            "is not written by the CUDA kernels (float32, bfloat16, float16, float8_e4m3 or int8)");
 }
 
 /// A cache call: K required, Q and V optional, each a valid view of K's tokens; caches valid
@@ -108,6 +111,9 @@ void check_cache_write(const RopeSpec& spec, const kernels::CacheWrite<T>& w)
         raise("slot_mapping.count", w.slot_mapping.count(), cat({"must equal tokens ", w.k.tokens}));
     if (w.q_multipliers.present())
         throw posenc::error("q_multipliers", "present", "are not supported by the CUDA kernels (leave them absent)");
+    if (w.q_rows.present())
+        throw posenc::error("q_rows", "present",
+                            "are not written by the CUDA kernels (quantised Q is a CPU step; leave q_rows absent)");
 }
 
 /// A multi-axis call: the layout's pairs, no split pairs, positions of its axes for every token
