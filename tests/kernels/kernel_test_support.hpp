@@ -135,4 +135,28 @@ std::string type_name()
     return posenc::to_string(posenc::storage_type_of<T>);
 }
 
+/// The value of fp8 e4m3 code `code` (OCP E4M3: bias 7, no infinities; 0x7F / 0xFF are NaN and
+/// not used here), from the format's definition.
+inline double e4m3_value(int code)
+{
+    const int e = (code >> 3) & 15, m = code & 7;
+    const double magnitude = e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
+    return (code & 0x80) ? -magnitude : magnitude;
+}
+
+/// Nearest e4m3 code of x, ties to the even code, saturating at 448: the format's definition by
+/// search over every finite code, independent of quantize.hpp (no NaN inputs).
+inline std::uint8_t e4m3_definition(float x)
+{
+    const int sign = std::signbit(x) ? 0x80 : 0;
+    const double a = std::fabs(static_cast<double>(x));
+    if (a >= 448.0) return static_cast<std::uint8_t>(sign | 0x7E);
+    int best = 0;
+    for (int c = 1; c <= 0x7E; ++c) {
+        const double d = std::fabs(e4m3_value(c) - a), db = std::fabs(e4m3_value(best) - a);
+        if (d < db || (d == db && (c & 1) == 0)) best = c;
+    }
+    return static_cast<std::uint8_t>(sign | best);
+}
+
 }  // namespace kernel_test

@@ -38,26 +38,7 @@ using kernel_test::ArchPath;
 
 constexpr double u = 5.9604644775390625e-08;  // 2^-24
 
-double e4m3_value(int code)
-{
-    const int e = (code >> 3) & 15, m = code & 7;
-    const double magnitude = e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
-    return (code & 0x80) ? -magnitude : magnitude;
-}
-
-/// Nearest e4m3 code, ties to even, saturating (the format's definition; no NaN inputs here).
-std::uint8_t e4m3_definition(float x)
-{
-    const int sign = std::signbit(x) ? 0x80 : 0;
-    const double a = std::fabs(static_cast<double>(x));
-    if (a >= 448.0) return static_cast<std::uint8_t>(sign | 0x7E);
-    int best = 0;
-    for (int c = 1; c <= 0x7E; ++c) {
-        const double d = std::fabs(e4m3_value(c) - a), db = std::fabs(e4m3_value(best) - a);
-        if (d < db || (d == db && (c & 1) == 0)) best = c;
-    }
-    return static_cast<std::uint8_t>(sign | best);
-}
+using kernel_test::e4m3_definition;
 
 std::int8_t int8_definition(float x)
 {
