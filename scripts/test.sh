@@ -28,7 +28,7 @@
 # one ctest entry per test file, <folder>:<file>, so ctest -j runs their slow files side by
 # side. The AArch64 stage compiles tests/kernels as two units (POSENC_TEST_UNITY_SPLIT_FUSED)
 # so that its one long unit does not leave a core idle; CONTRIBUTING.md and docs/benchmarks.md
-# ("Test command") say where each stage's time goes.
+# ("Test tiers") say where each stage's time goes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
