@@ -340,4 +340,38 @@ TEST_CASE("[qwen4_exp/configuration_qwen4_exp.py, qwen4_exp/modeling_qwen4_exp.p
               .rfind("layer_types[0]: expected \"linear_attention\" or \"indexed_attention\"", 0) == 0);
 }
 
+TEST_CASE("[kimi_k25/configuration_kimi_k25.py (transformers 5.16)] Kimi K2.5's text_config of model_type kimi_k2 is read as deepseek_v3")
+{
+    // The wrapper's configuration class builds a text_config whose model_type is "kimi_k2" with
+    // DeepSeek-V3's configuration class (kimi_k2 has none of its own); without text_config it
+    // builds DeepSeek-V3's defaults. So the wrapped text model reads exactly as the same keys
+    // under model_type deepseek_v3.
+    const std::string keys = R"("hidden_size": 7168, "num_attention_heads": 64, "num_hidden_layers": 4,
+        "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "kv_lora_rank": 512,
+        "q_lora_rank": 1536, "rope_theta": 50000.0, "max_position_embeddings": 262144,
+        "rope_scaling": {"type": "yarn", "factor": 64.0, "original_max_position_embeddings": 4096,
+                         "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0})";
+    const posenc::hf::HfModel wrapped = posenc::hf::parse_model(
+        R"({"model_type": "kimi_k25", "vision_config": {"model_type": "kimi_k25_vision"},
+            "text_config": {"model_type": "kimi_k2", )" + keys + "}}");
+    const posenc::hf::HfModel plain = posenc::hf::parse_model(R"({"model_type": "deepseek_v3", )" + keys + "}");
+    CHECK(wrapped.model_type == "deepseek_v3");
+    REQUIRE(wrapped.rope.num_groups() == plain.rope.num_groups());
+    const posenc::RopeGroup& w = wrapped.rope.group_of_layer(0);
+    const posenc::RopeGroup& p = plain.rope.group_of_layer(0);
+    CHECK(w.spec.head_dim() == 64);
+    CHECK(w.spec.pairing() == posenc::Pairing::interleaved);  // DeepSeek-V3's rope_interleave default
+    CHECK(w.spec.head_dim() == p.spec.head_dim());
+    CHECK(w.spec.base() == p.spec.base());
+    CHECK(w.spec.pairing() == p.spec.pairing());
+    CHECK(w.attention_factor == p.attention_factor);
+    CHECK(w.softmax_scale_multiplier == p.softmax_scale_multiplier);
+    const posenc::FrequencyTable tw = w.table(posenc::Precision::exact), tp = p.table(posenc::Precision::exact);
+    REQUIRE(tw.num_pairs() == tp.num_pairs());
+    for (int i = 0; i < tw.num_pairs(); ++i) CHECK(tw.inv_freq(i) == tp.inv_freq(i));
+    CHECK(wrapped.qk_head_dim == 192);
+    // Another model_type in a Kimi K2.5 text_config is read as written (here refused as unknown).
+    CHECK(error_of(R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k3"}})").find("text_config.model_type") == 0);
+}
+
 }  // namespace models_family_rules_tests

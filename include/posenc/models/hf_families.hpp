@@ -755,7 +755,17 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "t5gemma2") return "t5gemma2_decoder";
     if (outer == "t5gemma2_encoder") return "t5gemma2_text";
     if (outer == "mistral3") return "mistral";  // mistral3/configuration_mistral3.py: text_config defaults to mistral
+    if (outer == "kimi_k25") return "deepseek_v3";  // kimi_k25/configuration_kimi_k25.py: text_config defaults to deepseek_v3
     return outer;
+}
+
+/// The model_type a multimodal wrapper gives its text config in place of the one written there,
+/// or "" where it keeps it. Kimi K2.5 (kimi_k25/configuration_kimi_k25.py) builds a text_config
+/// whose model_type is "kimi_k2" (no configuration class of its own) as "deepseek_v3".
+inline std::string_view renamed_text_model_type(std::string_view outer, std::string_view inner) noexcept
+{
+    if (outer == "kimi_k25" && inner == "kimi_k2") return "deepseek_v3";
+    return {};
 }
 
 }  // namespace posenc::hf

@@ -43,7 +43,8 @@ struct ModelIdentity {
     const FamilyRules* family = nullptr;  ///< its row (hf_families.hpp), nullptr for a type posenc does not know
     const json* given = nullptr;          ///< the language model's object in the config (or `completed`)
     /// A wrapper's text_config completed with the wrapper's text defaults (hf_class_defaults.hpp
-    /// WrapperTextDefaults), when the wrapper has them; `given` points to it.
+    /// WrapperTextDefaults), when the wrapper has them, or carrying the model_type the wrapper
+    /// gives it (renamed_text_model_type); `given` points to it.
     std::shared_ptr<const json> completed;
     std::optional<json> normalised;       ///< the object as the family rule leaves it, when the family has one
     /// From the family rule (families/family_config.hpp FamilyConfig): the layer types without RoPE,
@@ -124,6 +125,17 @@ inline ModelIdentity locate_language_model(const json& root, ReadLog& log)
         if (const json* v = member(*id.given, "model_type")) {
             if (!v->is_string()) fail_json(id.pre + "model_type", "expected a string", *v);
             id.model_type = v->get<std::string>();
+            if (const std::string_view renamed = renamed_text_model_type(outer_type, id.model_type); !renamed.empty()) {
+                // As the wrapper does: the text config itself carries the new model_type, so every
+                // later step reads the family it names.
+                log.notes.push_back(id.pre + "model_type \"" + id.model_type + "\" read as \"" + std::string(renamed) +
+                                    "\": model_type \"" + outer_type + "\" builds its text config so");
+                auto renamed_config = std::make_shared<json>(*id.given);
+                (*renamed_config)["model_type"] = std::string(renamed);
+                id.completed = std::move(renamed_config);
+                id.given = id.completed.get();
+                id.model_type = std::string(renamed);
+            }
         }
     id.type_shown = id.model_type.empty() ? "(absent)" : ellipsized('"' + id.model_type + '"');  // as shown() cuts
     return id;
