@@ -460,7 +460,7 @@ TEST_CASE("[errors catalogue] config reader gaps: string keys, missing and impos
           "original_max_position_embeddings: expected a value for rope_type \"longrope\", got nothing");
     CHECK(config_error_of(R"({"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096,
                                                               "beta_fast": 1.0, "beta_slow": 2.0}})") ==
-          "rope_scaling.beta_fast: must be > beta_slow 2, got 1");
+          "rope_scaling.beta_fast: must be >= beta_slow 2, got 1");
 
     const std::string dir = std::filesystem::temp_directory_path().string();
     CHECK(message_of([&] { posenc::hf::read_model(dir); }) == dir + ": is a directory, not a config file");

@@ -189,7 +189,7 @@ TEST_CASE("[cli] refusals: learned tables, bad override values, impossible lengt
           "--factor: must be >= 1 and finite in float32, got \"0.5\"");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "0.5"}) == "--factor: must be >= 1, got \"0.5\"");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--beta-fast", "1", "--beta-slow", "2"}) ==
-          "--beta-fast: must be > beta_slow 2, got \"1\"");
+          "--beta-fast: must be >= beta_slow 2, got \"1\"");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "longrope"}) ==
           "--scaling longrope needs --short-factor LIST and --long-factor LIST (the model has no LongRoPE lists)");
     CHECK(usage_error({"--preset", "course-small", "--scaling", "longrope", "--short-factor", "1,2", "--long-factor",
@@ -204,7 +204,7 @@ TEST_CASE("[cli] refusals: learned tables, bad override values, impossible lengt
     CHECK(dynamic.find("inv-freq") == std::string::npos);
     CHECK(dynamic.find("--inv") == std::string::npos);
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--beta-fast", "1.0e0", "--beta-slow", "2"}) ==
-          "--beta-fast: must be > beta_slow 2, got \"1.0e0\"");
+          "--beta-fast: must be >= beta_slow 2, got \"1.0e0\"");
     CHECK(usage_error({"--preset", "qwen3_8b"}) == "--preset: no preset named \"qwen3_8b\" (did you mean qwen3-8b?) (see --list-presets)");
     CHECK(usage_error({"--preset", "qwen3-8b", "--layer", "1"}) == "(accepted)");  // one group, every layer
     CHECK(usage_error({"--preset", "phi-3-mini-128k", "--original-length", "1"}) ==

@@ -370,6 +370,15 @@ TEST_CASE("[kimi_k25/configuration_kimi_k25.py (transformers 5.16)] Kimi K2.5's 
     REQUIRE(tw.num_pairs() == tp.num_pairs());
     for (int i = 0; i < tw.num_pairs(); ++i) CHECK(tw.inv_freq(i) == tp.inv_freq(i));
     CHECK(wrapped.qk_head_dim == 192);
+    // Kimi K2's released YaRN dict, equal betas included, is read (transformers accepts it).
+    std::string released = keys;
+    released.replace(released.find("\"beta_fast\": 32.0"), std::string("\"beta_fast\": 32.0").size(), "\"beta_fast\": 1.0");
+    const posenc::hf::HfModel kimi = posenc::hf::parse_model(
+        R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k2", )" + released + "}}");
+    const auto* y = std::get_if<posenc::YarnScaling>(&kimi.rope.group_of_layer(0).scaling);
+    REQUIRE(y != nullptr);
+    CHECK(y->beta_fast() == 1.0);
+    CHECK(y->beta_slow() == 1.0);
     // Another model_type in a Kimi K2.5 text_config is read as written (here refused as unknown).
     CHECK(error_of(R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k3"}})").find("text_config.model_type") == 0);
 }

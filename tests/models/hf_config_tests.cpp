@@ -337,7 +337,7 @@ TEST_CASE("[errors] values the library refuses are reported with the config key 
           "rope_parameters.factor: must be >= 1 and finite in float32, got 1e+300");
     CHECK(error_of(R"({"head_dim": 64, "max_position_embeddings": 4096,
                        "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "beta_fast": 1.0, "beta_slow": 32.0}})") ==
-          "rope_scaling.beta_fast: must be > beta_slow 32, got 1");
+          "rope_scaling.beta_fast: must be >= beta_slow 32, got 1");
     CHECK(error_of(R"({"head_dim": 64, "max_position_embeddings": 4096,
                        "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "mscale": -1.0}})") ==
           "rope_scaling.mscale: must be finite and >= 0, got -1");

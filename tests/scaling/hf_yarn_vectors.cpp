@@ -15,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "scaling/checks.hpp"
@@ -198,6 +199,39 @@ TEST_CASE("[HF yarn] YaRN is static: the same table at every sequence length")
     const std::vector<double> init = posenc::frequency_table(spec, yarn).inv_freq();
     CHECK(posenc::frequency_table(spec, yarn, 1).inv_freq() == init);
     CHECK(posenc::frequency_table(spec, yarn, 1'000'000).inv_freq() == init);
+}
+
+TEST_CASE("[HF yarn] beta_fast = beta_slow (Kimi K2: 1 and 1): a one-pair ramp, as _compute_yarn_parameters builds it")
+{
+    // modeling_rope_utils.py accepts equal betas (it warns only for beta_fast < beta_slow):
+    // low = floor(c(1)), high = ceil(c(1)), c(r) = R ln(L0 / (2 pi r)) / (2 ln b), and
+    // linear_ramp_factor widens an empty range by 0.001. Kimi K2's rope slice: R 64, b 50000,
+    // L0 4096, s 64: c(1) = 19.16..., so pairs 0..19 keep theta_j and 20..31 divide it by 64.
+    const posenc::RopeSpec spec(64, 64, 50000.0, posenc::Pairing::interleaved);
+    const posenc::YarnScaling yarn = posenc::YarnScaling(64.0, 4096).with_betas(1.0, 1.0);
+    const double pi = 3.14159265358979323846;
+    const double c = 64.0 * std::log(4096.0 / (2.0 * pi)) / (2.0 * std::log(50000.0));
+    REQUIRE(std::floor(c) == 19.0);
+    REQUIRE(std::ceil(c) == 20.0);
+    const posenc::FrequencyTable exact = posenc::frequency_table(spec, posenc::Scaling(yarn));
+    for (int j = 0; j < 32; ++j) {
+        CAPTURE(j);
+        const double theta = std::pow(50000.0, -2.0 * j / 64.0);
+        CHECK(relative_error(exact.inv_freq(j), j <= 19 ? theta : theta / 64.0) <= 1e-12);
+    }
+    // Both correction dims at 0 (L0 of 1 token, betas 0.2): low = high = 0, the ramp's
+    // denominator 0.001: pair 0 keeps theta, every other pair is divided by s.
+    const posenc::YarnScaling tiny = posenc::YarnScaling(4.0, 1).with_betas(0.2, 0.2);
+    const posenc::RopeSpec small(32, 32, 1e4);
+    const double c_tiny = 32.0 * std::log(1.0 / (2.0 * pi * 0.2)) / (2.0 * std::log(1e4));  // -0.397
+    REQUIRE(std::floor(c_tiny) == -1.0);  // clamped to 0
+    REQUIRE(std::ceil(c_tiny) == 0.0);
+    const posenc::FrequencyTable t = posenc::frequency_table(small, posenc::Scaling(tiny));
+    for (int j = 0; j < 16; ++j) {
+        CAPTURE(j);
+        const double theta = std::pow(1e4, -2.0 * j / 32.0);
+        CHECK(relative_error(t.inv_freq(j), j == 0 ? theta : theta / 4.0) <= 1e-12);
+    }
 }
 
 }  // namespace scaling_hf_yarn_vectors_tests

@@ -50,7 +50,8 @@ inline const char* to_string(YarnCorrectionRounding rounding) noexcept
 
 /// YaRN parameters, validated on every construction and every `with_...` copy.
 /// Invariants: factor >= 1 and finite in float32; original_max_position_embeddings > 0;
-/// beta_fast > beta_slow > 0, both finite; mscale and mscale_all_dim finite and >= 0 (0 means
+/// beta_fast >= beta_slow > 0, both finite (equal betas: an empty ramp, widened by 0.001 as
+/// Hugging Face does; Kimi K2 ships 1 and 1); mscale and mscale_all_dim finite and >= 0 (0 means
 /// "not set", as Python's truthiness treats it) with 0.1 m ln s + 1 <= 1024 for both; an
 /// explicit attention factor in [2^-10, 2^10] (frequencies.hpp).
 class YarnScaling
@@ -67,7 +68,7 @@ public:
         validate();
     }
 
-    /// A copy with other rotation counts. Throws ("yarn.beta_fast 1 must be > beta_slow 1").
+    /// A copy with other rotation counts. Throws ("yarn.beta_fast 1 must be >= beta_slow 32").
     YarnScaling with_betas(double beta_fast, double beta_slow) const
     {
         YarnScaling y = *this;
@@ -159,8 +160,9 @@ private:
                         "must be finite and > 0");
         detail::require(std::isfinite(beta_slow_) && beta_slow_ > 0.0, "yarn.beta_slow", beta_slow_,
                         "must be finite and > 0");
-        if (!(beta_fast_ > beta_slow_))
-            detail::raise("yarn.beta_fast", beta_fast_, "must be > beta_slow " + detail::format_value(beta_slow_));
+        // Hugging Face warns for beta_fast < beta_slow and builds a reversed ramp; posenc refuses it.
+        if (!(beta_fast_ >= beta_slow_))
+            detail::raise("yarn.beta_fast", beta_fast_, "must be >= beta_slow " + detail::format_value(beta_slow_));
         detail::require(std::isfinite(mscale_) && mscale_ >= 0.0, "yarn.mscale", mscale_, "must be finite and >= 0");
         detail::require(std::isfinite(mscale_all_dim_) && mscale_all_dim_ >= 0.0, "yarn.mscale_all_dim", mscale_all_dim_,
                         "must be finite and >= 0");

@@ -100,7 +100,7 @@ inline Scaling scaling_of(const HfRopeConfig& c)
 
 /// Turns the JSON stage's facts of one group into posenc objects and checks that the frequency
 /// table can be built. Throws posenc::error naming the config key path when the library refuses a
-/// value (e.g. "rope_scaling.beta_fast: must be > beta_slow 32, got 1"). Keeps the JSON stage's
+/// value (e.g. "rope_scaling.beta_fast: must be >= beta_slow 32, got 1"). Keeps the JSON stage's
 /// warnings and notes, and adds a note when a non-MLA config sets mscale_all_dim.
 inline HfModelRope group_rope(const HfRopeConfig& config)
 {
