@@ -552,7 +552,8 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
             INFO(e.what());
             CHECK(std::string(e.what()).find("has no RoPE") != std::string::npos);
         }
-    }    // Families on unmerged transformers branches only (no folder in the 5.25.0 release): refused as unreleased.
+    }
+    // Families on unmerged transformers branches only (no folder in the 5.25.0 release): refused as unreleased.
     for (const char* type : {"deepseek_v41", "k2_horizon"}) {
         INFO(type);
         try {
