@@ -39,6 +39,9 @@ def literal(node):
                    ast.Pow: lambda a, b: a ** b}
             return ops[type(node.op)](left, right)
         return None
+    if isinstance(node, ast.Call):
+        # a validated field: `positive_int_field(default=1024)`, `interval(min=0.0)(default=1e-5)`
+        return next((literal(k.value) for k in node.keywords if k.arg == "default"), None)
     try:
         return ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError):

@@ -775,8 +775,10 @@ def nope_layers(model_type, config):
             # RoPE only `if self.sliding_window is not None`, set on sliding_attention layers only
             add((i for i, t in enumerate(layer_types) if t != "sliding_attention"),
                 "RoPE on sliding_attention layers only")
-        if base == "afmoe":
-            # RoPE only `if self.is_local_attention` (layer_types[i] == "sliding_attention")
+        if base in ("afmoe", "ergo", "lara_mini"):
+            # afmoe: RoPE only `if self.is_local_attention` (layer_types[i] == "sliding_attention"); ergo:
+            # position_embeddings.get(layer_type), None for full_attention; lara_mini: position_embeddings
+            # `if layer_type == "sliding_attention" else None`
             add((i for i, t in enumerate(layer_types) if t != "sliding_attention"),
                 "RoPE on sliding_attention layers only")
         if base == "olmo_hybrid":  # noqa: SIM102

@@ -507,6 +507,11 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
         {"kolibri1_1", Outcome::refused_by_name},      // shared keys with unrotated queries
         {"beam", Outcome::refused_by_name},            // a power-law query scale on its NoPE layers
         {"mistral_large4", Outcome::refused_by_name},  // learned per-head logarithmic query scale
+        {"ergo", Outcome::match},                      // interleaved, sliding_attention layers only
+        {"lara_mini", Outcome::match},                 // sliding_attention layers only
+        {"pocket_tts", Outcome::match},                // Llama's rotary in the TTS backbone
+        {"gradium_phonon_tts", Outcome::match},        // the same
+        {"unlimited_ocr", Outcome::match},             // its text model: head_dim = hidden_size / heads
     };
     const json& data = families_data();
     std::set<std::string> swept;
@@ -534,15 +539,21 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
         CHECK(r.outcome == expected.at(model_type));
     }
     CHECK(swept.size() == expected.size());
-    CHECK(towers == 30);
+    CHECK(towers == 31);  // 30, and pi05 (a vision-language-action policy)
     // GLM-5-Next's language model builds no rotary module (the sweep records it as a failure), and
     // Kimi Linear's modeling code applies none (the sweep does not list it): both are refused as
     // having no RoPE, naming model_type.
-    bool glm5_failed = false;
-    for (const json& f : data.at("failures")) glm5_failed = glm5_failed || f.at("model_type") == "glm5_next";
-    CHECK(glm5_failed);
-    for (const json& config : {json{{"model_type", "glm5_next"}, {"text_config", {{"hidden_size", 1024}, {"num_attention_heads", 16}}}},
-                               json{{"model_type", "kimi_linear"}, {"hidden_size", 1024}, {"num_attention_heads", 16}}}) {
+    // Inkling 2's language model has no rotary module either, and Nemotron 3.5 Transcribe's (nemo_speechlm)
+    // is a NemotronH config without rope_parameters (the sweep records both as failures).
+    std::set<std::string> failed;
+    for (const json& f : data.at("failures")) failed.insert(f.at("model_type").get<std::string>());
+    CHECK(failed == std::set<std::string>{"glm5_next", "inkling2", "nemo_speechlm"});
+    const json sizes = {{"hidden_size", 1024}, {"num_attention_heads", 16}};
+    for (const json& config : {json{{"model_type", "glm5_next"}, {"text_config", sizes}},
+                               json{{"model_type", "kimi_linear"}, {"hidden_size", 1024}, {"num_attention_heads", 16}},
+                               json{{"model_type", "inkling2"}, {"text_config", sizes}},
+                               json{{"model_type", "nemo_speechlm"}, {"text_config", sizes}},
+                               json{{"model_type", "nemo_speechlm"}, {"text_config", {{"model_type", "nemotron_h"}}}}}) {
         INFO(config.dump());
         try {
             (void)posenc::hf::model_from_json(config);
@@ -552,6 +563,15 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
             INFO(e.what());
             CHECK(std::string(e.what()).find("has no RoPE") != std::string::npos);
         }
+    }
+    // Nemotron 3.5 Transcribe's word-timestamp head (a sub-config of nemo_speechlm, which the sweep would take for
+    // a language model): a 2-layer transformer over audio frames, refused as an audio tower.
+    try {
+        (void)posenc::hf::model_from_json(json{{"model_type", "nemotron3_5_transcribe_word_timestamp"}, {"hidden_size", 1280}});
+        FAIL("read");
+    } catch (const posenc::error& e) {
+        CHECK(e.field() == "model_type");
+        CHECK(std::string(e.what()).find("expected a language model's config") != std::string::npos);
     }
     // Families on unmerged transformers branches only (no folder in the 5.25.0 release): refused as unreleased.
     for (const char* type : {"deepseek_v41", "k2_horizon"}) {

@@ -234,6 +234,14 @@ inline constexpr FamilyRules known_families[] = {
     {"esmc", Pairing::half_split, "esmc/modeling_esmc.py", {}, 0, 0, "esmc/configuration_esmc.py", 0},
     // Flint (transformers 5.25): Llama's rotate_half on its sliding_attention layers only (families/flint.hpp)
     {"flint", Pairing::half_split, "flint/modeling_flint.py", {}, 0, 0, "flint/configuration_flint.py", 0},
+    // Lara Mini, Pocket TTS and Gradium Phonon TTS's backbones (transformers 5.25.0): Llama's rotate_half on the
+    // whole head; Lara Mini rotates its sliding_attention layers only (families/sliding_layers_rope.hpp)
+    {"lara_mini", Pairing::half_split, "lara_mini/modeling_lara_mini.py", {}, 0, 0, "lara_mini/configuration_lara_mini.py", 0},
+    {"pocket_tts", Pairing::half_split, "pocket_tts/modeling_pocket_tts.py", {}, 0, 0, "pocket_tts/configuration_pocket_tts.py", 0},
+    {"gradium_phonon_tts", Pairing::half_split, "gradium_phonon_tts/modeling_gradium_phonon_tts.py", {}, 0, 0, "gradium_phonon_tts/configuration_gradium_phonon_tts.py", 0},
+    // Unlimited-OCR's text model (transformers 5.25.0): its configuration class sets head_dim = hidden_size //
+    // num_attention_heads whatever the config says
+    {"unlimited_ocr_text", Pairing::half_split, "unlimited_ocr/modeling_unlimited_ocr.py", {}, 0, 0, "unlimited_ocr/configuration_unlimited_ocr.py", trait::head_dim_from_hidden},
     // GTE (mGTE encoders, transformers 5.25): Llama's rotate_half, base 160000 (class default); the legacy
     // {"type": "ntk"} dict that its configuration class rewrites is not read (an unknown rope type, refused)
     {"gte", Pairing::half_split, "gte/modeling_gte.py", {}, 0, 0, "gte/configuration_gte.py", 0},
@@ -472,6 +480,8 @@ inline constexpr FamilyRules known_families[] = {
     {"openai_privacy_filter", Pairing::interleaved, "openai_privacy_filter/modeling_openai_privacy_filter.py", {}, 0, 0, "openai_privacy_filter/configuration_openai_privacy_filter.py", 0, "",
      R"({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096})"},
     {"helium", Pairing::interleaved, "helium/modeling_helium.py", {}, 0, 0, "helium/configuration_helium.py", 0},
+    // Ergo (transformers 5.25.0): interleaved pairs on its sliding_attention layers only (families/sliding_layers_rope.hpp)
+    {"ergo", Pairing::interleaved, "ergo/modeling_ergo.py", {}, 0, 0, "ergo/configuration_ergo.py", 0},
     // GLM-OCR's text model: GLM-4.1V's interleaved pairs (apply_rotary_pos_emb repeat_interleave) in the
     // rotary part, M-RoPE sections, default [8, 12, 12]
     FamilyRules{"glm_ocr_text", Pairing::interleaved, "glm_ocr/modeling_glm_ocr.py", {}, 0, 0, "glm_ocr/configuration_glm_ocr.py", trait::multi_axis | trait::partial_rotary}
@@ -592,6 +602,34 @@ inline constexpr FamilyRefusal family_refusals[] = {
      "has no RoPE: Kimi Linear's MLA layers apply no rotary embedding (NoPE) and its other layers are linear attention, "
      "so no table describes it",
      "kimi_linear/modeling_kimi_linear.py"},
+    {"inkling2_text", RefuseWhen::always, "model_type",
+     "has no RoPE: Inkling 2's language model builds no rotary embedding; its attention adds a learned relative-position "
+     "bias (d_rel states per head, zero beyond rel_extent tokens back) and scales by 1 + log_scaling_alpha * "
+     "ln(max((position + 1) / log_scaling_n_floor, 1)), neither of which is a rotation",
+     "inkling2/modeling_inkling2.py"},
+    {"dots3_note_text", RefuseWhen::always, "per_layer_config",
+     "is not representable yet: dots.3 Note takes its sliding_attention layers' MLA sizes from per_layer_config (the "
+     "released swa_* keys: head_dim 256, qk_nope_head_dim 192, so a rotary slice of its own) with a base of their own "
+     "(swa_rope_theta, default 50000), beside indexed_attention layers whose sparse-attention indexer also rotates; "
+     "posenc does not read per_layer_config",
+     "dots3_note/configuration_dots3_note.py, dots3_note/modeling_dots3_note.py"},
+    {"dots3_note", RefuseWhen::always, "per_layer_config",
+     "is not representable yet: dots.3 Note (its text model at the top level, as the released checkpoints store it) "
+     "takes its sliding_attention layers' MLA sizes and base from per_layer_config and swa_* keys, which posenc does "
+     "not read",
+     "dots3_note/configuration_dots3_note.py"},
+    {"nemotron_h", RefuseWhen::always, "model_type",
+     "has no RoPE: NemotronH's attention layers apply no rotary embedding (its other layers are Mamba and MoE blocks), "
+     "so no table describes it",
+     "nemotron_h/modeling_nemotron_h.py"},
+    {"nemo_speechlm", RefuseWhen::always, "model_type",
+     "has no RoPE in its language model: Nemotron 3.5 Transcribe's text_config is a NemotronH model (no rotary "
+     "embedding); its RoPE is in the speech encoder and the word-timestamp head (audio towers, not read)",
+     "nemotron3_5_transcribe/configuration_nemotron3_5_transcribe.py"},
+    {"unlimited_ocr", RefuseWhen::always, "language_config",
+     "expected the language model in text_config: Unlimited-OCR's configuration class falls back to the original "
+     "checkpoints' language_config (with sliding_window taken from the top level), which posenc does not read",
+     "unlimited_ocr/configuration_unlimited_ocr.py"},
     // Families transformers does not define: their RoPE lives in the checkpoints' remote code, which
     // posenc does not follow.
     {"deepseek_v41", RefuseWhen::always, "model_type",
@@ -677,6 +715,8 @@ inline constexpr RoPEOutsideLanguage rope_outside_language[] = {
     {"nemotron3_diarization", TowerKind::audio}, {"nemotron3_diarization_audio", TowerKind::audio},
     {"neucodec", TowerKind::audio}, {"pocket_tts_audio_tokenizer", TowerKind::audio},
     {"esmfold2", TowerKind::other},
+    // transformers 5.25.0, the families of docs/models.md's "not read yet" list
+    {"nemotron3_5_transcribe_word_timestamp", TowerKind::audio}, {"pi05", TowerKind::other},
 };
 
 /// The entry of `model_type` in rope_outside_language, or nullptr.
@@ -744,6 +784,10 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "granite_docling") return "granite_docling_text";
     if (outer == "embedding_gemma2") return "embedding_gemma2_text";
     if (outer == "hy_v4_vl") return "hy_v4_vl_text";
+    if (outer == "inkling2") return "inkling2_text";
+    if (outer == "dots3_note") return "dots3_note_text";
+    if (outer == "unlimited_ocr") return "unlimited_ocr_text";
+    if (outer == "nemo_speechlm") return "nemotron_h";  // its configuration class's text_config default
     if (outer == "glm5_next") return "glm5_next_text";
     if (outer == "cosmos3_edge") return "cosmos3_edge_text";
     if (outer == "glm_image") return "glm_image_text";

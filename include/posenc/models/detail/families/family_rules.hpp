@@ -29,6 +29,7 @@
 #include "posenc/models/detail/families/olmo3.hpp"
 #include "posenc/models/detail/families/nope_by_attention.hpp"
 #include "posenc/models/detail/families/own_rope_keys.hpp"
+#include "posenc/models/detail/families/sliding_layers_rope.hpp"
 #include "posenc/models/detail/families/sliding_window_rope.hpp"
 #include "posenc/models/detail/families/step3p7.hpp"
 
@@ -52,6 +53,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "longcat_flash") return &longcat_flash_config;
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "flint") return &flint_config;
+    if (model_type == "ergo" || model_type == "lara_mini") return &sliding_layers_rope_config;
     if (model_type == "hy_v4" || model_type == "hy_v4_vl_text") return &indexer_rope_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
@@ -81,7 +83,8 @@ inline bool reads_dicts_per_layer_type(std::string_view model_type) noexcept
 {
     const FamilyConfigRule rule = family_config_rule(model_type);
     return rule == &gemma3_config || rule == &gemma4_config || rule == &layer_type_dicts_config ||
-           rule == &modernbert_config || rule == &olmo3_config || rule == &step3p7_config || rule == &deepseek_v4_config;
+           rule == &modernbert_config || rule == &olmo3_config || rule == &step3p7_config || rule == &deepseek_v4_config ||
+           model_type == "ergo";
 }
 
 }  // namespace posenc::hf::detail_json::families
