@@ -512,6 +512,10 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
         {"pocket_tts", Outcome::match},                // Llama's rotary in the TTS backbone
         {"gradium_phonon_tts", Outcome::match},        // the same
         {"unlimited_ocr", Outcome::match},             // its text model: head_dim = hidden_size / heads
+        {"dory", Outcome::match},                      // one table per layer type, class-default dicts
+        {"ultrabert", Outcome::match},                 // the same
+        {"lfm3", Outcome::match},                      // conv layers NoPE, proportional RoPE on full_attention
+        {"lfm3_vl", Outcome::match},                   // its text model: lfm3
     };
     const json& data = families_data();
     std::set<std::string> swept;

@@ -58,8 +58,8 @@ inline constexpr unsigned partial_rotary = 1u << 10;
 /// default sections [24, 20, 20] when the RoPE dict has none (Qwen3-VL's text rotary embedding).
 inline constexpr unsigned always_interleaved_mrope = 1u << 11;
 /// The family's layers may use rope_type "proportional" (transformers' _compute_proportional_rope_parameters:
-/// the first int(p * H / 2) half-split pairs rotate at base^(-2i / H), the rest have frequency 0), and its
-/// full_attention layers have the head dim global_head_dim (class default 512) (Gemma 4).
+/// the first int(p * H / 2) half-split pairs rotate at base^(-2i / H), the rest have frequency 0) (Gemma 4,
+/// whose rule also gives its full_attention layers the head dim global_head_dim; LFM3).
 inline constexpr unsigned proportional_full_attention = 1u << 12;
 /// Llama 4's attention temperature tuning (llama4/modeling_llama4.py): with attn_temperature_tuning
 /// (class default true), the query of each NoPE layer is multiplied by 1 + attn_scale * ln(1 +
@@ -239,6 +239,11 @@ inline constexpr FamilyRules known_families[] = {
     {"lara_mini", Pairing::half_split, "lara_mini/modeling_lara_mini.py", {}, 0, 0, "lara_mini/configuration_lara_mini.py", 0},
     {"pocket_tts", Pairing::half_split, "pocket_tts/modeling_pocket_tts.py", {}, 0, 0, "pocket_tts/configuration_pocket_tts.py", 0},
     {"gradium_phonon_tts", Pairing::half_split, "gradium_phonon_tts/modeling_gradium_phonon_tts.py", {}, 0, 0, "gradium_phonon_tts/configuration_gradium_phonon_tts.py", 0},
+    // Dory, UltraBERT and LFM3 (transformers 5.25.0): one table per layer type from class-default dicts
+    // (families/class_default_dicts.hpp); LFM3's full_attention layers use proportional RoPE
+    {"dory", Pairing::half_split, "dory/modeling_dory.py", {}, 0, 0, "dory/configuration_dory.py", 0},
+    {"ultrabert", Pairing::half_split, "ultrabert/modeling_ultrabert.py", {}, 0, 0, "ultrabert/configuration_ultrabert.py", 0},
+    {"lfm3", Pairing::half_split, "lfm3/modeling_lfm3.py", {}, 0, 0, "lfm3/configuration_lfm3.py", trait::proportional_full_attention},
     // Unlimited-OCR's text model (transformers 5.25.0): its configuration class sets head_dim = hidden_size //
     // num_attention_heads whatever the config says
     {"unlimited_ocr_text", Pairing::half_split, "unlimited_ocr/modeling_unlimited_ocr.py", {}, 0, 0, "unlimited_ocr/configuration_unlimited_ocr.py", trait::head_dim_from_hidden},
@@ -785,6 +790,7 @@ inline std::string_view text_model_type_of(std::string_view outer) noexcept
     if (outer == "embedding_gemma2") return "embedding_gemma2_text";
     if (outer == "hy_v4_vl") return "hy_v4_vl_text";
     if (outer == "inkling2") return "inkling2_text";
+    if (outer == "lfm3_vl") return "lfm3";  // lfm3_vl/configuration_lfm3_vl.py: text_config defaults to lfm3
     if (outer == "dots3_note") return "dots3_note_text";
     if (outer == "unlimited_ocr") return "unlimited_ocr_text";
     if (outer == "nemo_speechlm") return "nemotron_h";  // its configuration class's text_config default

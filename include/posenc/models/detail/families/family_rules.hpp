@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "posenc/models/detail/families/bamba.hpp"
+#include "posenc/models/detail/families/class_default_dicts.hpp"
 #include "posenc/models/detail/families/deepseek_v4.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/families/flint.hpp"
@@ -54,6 +55,7 @@ inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
     if (model_type == "afmoe") return &afmoe_config;
     if (model_type == "flint") return &flint_config;
     if (model_type == "ergo" || model_type == "lara_mini") return &sliding_layers_rope_config;
+    if (model_type == "dory" || model_type == "ultrabert" || model_type == "lfm3") return &class_default_dicts_config;
     if (model_type == "hy_v4" || model_type == "hy_v4_vl_text") return &indexer_rope_config;
     if (model_type == "bamba") return &bamba_config;
     if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
@@ -84,7 +86,7 @@ inline bool reads_dicts_per_layer_type(std::string_view model_type) noexcept
     const FamilyConfigRule rule = family_config_rule(model_type);
     return rule == &gemma3_config || rule == &gemma4_config || rule == &layer_type_dicts_config ||
            rule == &modernbert_config || rule == &olmo3_config || rule == &step3p7_config || rule == &deepseek_v4_config ||
-           model_type == "ergo";
+           rule == &class_default_dicts_config || model_type == "ergo";
 }
 
 }  // namespace posenc::hf::detail_json::families
