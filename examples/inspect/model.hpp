@@ -70,6 +70,7 @@ struct AttentionFacts {
     int qk_head_dim = 0;  ///< MLA's query / key head, 0 otherwise
     std::optional<posenc::hf::QkNormFacts> qk_norm;  ///< empty for a model_type posenc does not know
     std::optional<posenc::hf::MlaFacts> mla;
+    std::optional<posenc::hf::IndexerRope> indexer;  ///< a sparse-attention indexer's RoPE (HY-V4, Qwen4-Exp)
 };
 
 struct Model {
@@ -171,7 +172,7 @@ inline Model model_from_config(const posenc::hf::HfModel& hf, const std::string&
                               hf.rope, hf.qk_head_dim > 0);
     m.warnings = hf.warnings;
     m.notes = hf.notes;
-    m.attention = AttentionFacts{hf.qk_head_dim, hf.qk_norm, hf.mla};
+    m.attention = AttentionFacts{hf.qk_head_dim, hf.qk_norm, hf.mla, hf.indexer};
     return m;
 }
 

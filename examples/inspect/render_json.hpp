@@ -178,6 +178,13 @@ inline nlohmann::ordered_json attention_json(const AttentionFacts& a)
                     {"key_rope_offset", a.mla->key_rope_offset}, {"key_rope_shared", a.mla->key_rope_shared}};
     else
         j["mla"] = nullptr;
+    if (const auto& x = a.indexer)  // the indexer's head, rotated slice, pairing and key positions (hf_indexer_rope.hpp)
+        j["indexer"] = {{"head_dim", x->spec.head_dim()}, {"rotary_dim", x->spec.rotary_dim()},
+                        {"rotary_offset", x->spec.rotary_offset()}, {"pairing", posenc::to_string(x->spec.pairing())},
+                        {"group", x->group}, {"keys", posenc::hf::to_string(x->keys)},
+                        {"compress_ratio", x->compress_ratio}, {"head_dim_key", x->head_dim_key}, {"source", x->source}};
+    else
+        j["indexer"] = nullptr;
     return j;
 }
 

@@ -50,4 +50,20 @@ TEST_CASE("--config --json: DeepSeek-V3's MLA layout and Qwen3's QK-norm")
     CHECK(qwen["qk_norm"]["source"] == "qwen3/modeling_qwen3.py");
 }
 
+TEST_CASE("--config --json: a sparse-attention indexer's RoPE (Qwen4-Exp's QSA), null for other models")
+{
+    // qwen4_exp/modeling_qwen4_exp.py: the index head rotates its first int(256 * 0.25) = 64 dims with the
+    // attention's table (rotate_half); keys pooled per block of indexer_compress_ratio tokens.
+    const auto a = config_json("qwen4-exp-qsa-indexer.json")["attention"];
+    REQUIRE(a["indexer"].is_object());
+    CHECK(a["indexer"]["head_dim"] == 128);
+    CHECK(a["indexer"]["rotary_dim"] == 64);
+    CHECK(a["indexer"]["rotary_offset"] == 0);
+    CHECK(a["indexer"]["pairing"] == "half_split");
+    CHECK(a["indexer"]["keys"] == "block_start");
+    CHECK(a["indexer"]["compress_ratio"] == 4);
+    CHECK(a["indexer"]["head_dim_key"] == "text_config.indexer_head_dim");
+    CHECK(config_json("qwen3-8b-yarn.json")["attention"]["indexer"].is_null());
+}
+
 }  // namespace inspect_attention_json_tests_tests

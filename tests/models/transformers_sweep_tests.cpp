@@ -588,9 +588,12 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
             CHECK(std::string(e.what()).find("is not defined in a transformers release") != std::string::npos);
         }
     }
-    // GTE's configuration class rewrites the legacy {"type": "ntk", "factor": f} (modular_gte.py
-    // convert_rope_params_to_dict: linear with factor f^(2/H), base times f); posenc does not read it
-    // and refuses the rope type by name rather than read a table the class would not build.
+    // The legacy {"type": "ntk", "factor": f} of GTE's original checkpoints: transformers 5.25.0's
+    // GteConfig has no rewrite for it (gte/configuration_gte.py declares default_theta 160000 and no
+    // convert_rope_params_to_dict; the wheel has no "ntk" anywhere), keeps rope_type "ntk", and
+    // GteRotaryEmbedding fails looking it up (KeyError 'ntk', run in the sweep's environment). A
+    // rewrite to linear with factor f^(2/H) and base times f exists only on transformers branches
+    // after the release; posenc follows the release and refuses the rope type by name.
     try {
         (void)posenc::hf::model_from_json(json{{"model_type", "gte"}, {"rope_scaling", {{"type", "ntk"}, {"factor", 2.0}}}});
         FAIL("read");

@@ -15,6 +15,7 @@
 #include "posenc/frequencies.hpp"
 #include "posenc/model_rope.hpp"
 #include "posenc/models/hf_attention_facts.hpp"
+#include "posenc/models/hf_indexer_rope.hpp"
 #include "posenc/models/hf_read_options.hpp"
 #include "posenc/query_scale.hpp"
 #include "posenc/scaling/scaling.hpp"
@@ -100,6 +101,9 @@ struct HfModel {
     /// MLA's layout (qk_head_dim > 0): where the rotated slice sits in the query and key heads, the
     /// key's shared rope part, the config's v_head_dim, kv_lora_rank, q_lora_rank; else nullopt.
     std::optional<MlaFacts> mla;
+    /// A sparse-attention indexer's RoPE (HY-V4, Qwen4-Exp: hf_indexer_rope.hpp): its head, rotated
+    /// slice, pairing and key positions over one of rope's groups' tables; nullopt for other models.
+    std::optional<IndexerRope> indexer;
 };
 
 }  // namespace posenc::hf

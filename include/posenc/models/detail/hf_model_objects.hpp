@@ -20,6 +20,7 @@
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/model_rope.hpp"
+#include "posenc/models/detail/hf_indexer_json.hpp"
 #include "posenc/models/detail/hf_model_values.hpp"
 #include "posenc/models/hf_families.hpp"
 #include "posenc/models/hf_model.hpp"
@@ -222,9 +223,12 @@ inline HfModel model_of(const HfModelConfig& config)
     const int rope_width = config.primary_group().config.rotary_dim;
     HfModel model{name, config.model_type, std::move(rope), qk_head_dim,
                   std::move(warnings), std::move(notes), config.num_attention_heads, config.num_key_value_heads,
-                  config.hidden_size, config.rms_norm_eps, config.key_prefix, std::move(findings), {}, {}};
+                  config.hidden_size, config.rms_norm_eps, config.key_prefix, std::move(findings), {}, {}, {}};
     if (config.attention.qk_norm_known) model.qk_norm = config.attention.qk_norm;
     if (qk_head_dim > 0) model.mla = mla_facts(qk_head_dim, rope_width, config.attention);
+    if (config.indexer)
+        model.indexer = detail_json::indexer_rope(*config.indexer, model.rope,
+                                                  static_cast<int>(&config.primary_group() - config.groups.data()));
     return model;
 }
 

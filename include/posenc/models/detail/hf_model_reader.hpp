@@ -23,6 +23,7 @@
 #include "posenc/models/detail/hf_attention_sizes_json.hpp"
 #include "posenc/models/detail/hf_config_text.hpp"
 #include "posenc/models/detail/hf_group_rules_json.hpp"
+#include "posenc/models/detail/hf_indexer_json.hpp"
 #include "posenc/models/detail/hf_layer_rules_json.hpp"
 #include "posenc/models/detail/hf_model_checks_json.hpp"
 #include "posenc/models/detail/hf_model_identity.hpp"
@@ -102,6 +103,7 @@ inline HfModelConfig resolve_model(const nlohmann::json& config, const ReadOptio
         out.hidden_size = sizes.hidden_size;
         out.rms_norm_eps = sizes.rms_norm_eps;
         out.attention = read_attention_facts(id);
+        out.indexer = read_indexer(id, log.warnings);
         out.notes = std::move(log.notes);
         out.warnings = std::move(log.warnings);
         // Key paths of a nested config carry its prefix.

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "posenc/models/detail/hf_indexer_values.hpp"
 #include "posenc/models/detail/hf_rope_values.hpp"
 #include "posenc/models/hf_attention_facts.hpp"
 
@@ -71,6 +72,7 @@ struct HfModelConfig {
     std::optional<double> rms_norm_eps;  ///< the RMSNorm epsilon (else the family's class default), when known
     AttentionFactsConfig attention;  ///< QK-norm and MLA sizes (hf_attention_facts_json.hpp)
     std::optional<HfQueryScale> query_scale;  ///< Llama 4's temperature tuning, Ministral 3's beta
+    std::optional<IndexerConfig> indexer;     ///< a sparse-attention indexer's RoPE (hf_indexer_json.hpp)
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
 

@@ -6,10 +6,9 @@
 //   main attention  read as usual: interleaved pairs on the qk_rope_head_dim slice
 //   indexer         its queries and keys (index_head_dim wide, class default 128) rotate their LAST
 //                   qk_rope_head_dim coordinates with the same table, interleaved (the head split
-//                   [index_head_dim - qk_rope_head_dim, qk_rope_head_dim]); it scores which tokens
-//                   the attention reads and is not part of ModelRope, so the reader names it in a
-//                   warning (index_head_dim) instead of leaving it unsaid. The layers and the
-//                   config are returned unchanged.
+//                   [index_head_dim - qk_rope_head_dim, qk_rope_head_dim]): read into
+//                   HfModel::indexer (hf_indexer_rope.hpp, detail/hf_indexer_json.hpp); this rule
+//                   only says so in a note. The layers and the config are returned unchanged.
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -25,14 +24,11 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for HY-V4's indexer (see the file comment).
-inline FamilyConfig indexer_rope_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig indexer_rope_config(const json& text, const std::string& /*pre*/, const std::string& model_type)
 {
     FamilyConfig out(text);
-    out.warnings.push_back(
-        {pre + "index_head_dim",
-         "model_type \"" + model_type + "\" has a sparse-attention indexer that rotates the last qk_rope_head_dim of its "
-         "index_head_dim coordinates (interleaved, with this table); posenc describes the attention's RoPE only, not the "
-         "indexer's"});
+    out.notes.push_back("model_type \"" + model_type + "\" has a sparse-attention indexer that rotates the last "
+                        "qk_rope_head_dim of its index_head_dim coordinates (interleaved, with this table): see indexer");
     return out;
 }
 

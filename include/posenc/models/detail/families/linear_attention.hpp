@@ -34,10 +34,9 @@ inline FamilyConfig linear_attention_config(const json& text, const std::string&
     out.nope_layer_types.push_back("linear_attention");
     const bool qwen4 = model_type == "qwen4_exp_text";
     if (qwen4)
-        out.warnings.push_back({pre + "indexer_head_dim",
-                                "model_type \"qwen4_exp_text\" has a QSA indexer (queries rotate their first rotary_dim "
-                                "dims; keys mean-pooled per block of indexer_compress_ratio tokens, RMS-normed and rotated "
-                                "at the block's first position); posenc describes the attention's RoPE only, not the indexer's"});
+        out.notes.push_back("model_type \"qwen4_exp_text\" has a QSA indexer (queries rotate their first rotary_dim dims; "
+                            "keys mean-pooled per block of indexer_compress_ratio tokens, RMS-normed and rotated at the "
+                            "block's first position): see indexer");
     if (const json* given = member(text, "layer_types")) {
         if (!given->is_array()) return out;  // the reader refuses it, naming layer_types
         json& types = out.text["layer_types"];
