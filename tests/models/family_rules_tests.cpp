@@ -381,4 +381,51 @@ TEST_CASE("[kimi_k25/configuration_kimi_k25.py (transformers 5.16)] Kimi K2.5's 
     CHECK(error_of(R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k3"}})").find("text_config.model_type") == 0);
 }
 
+// ---- the legacy key layouts of transformers 5.25.0's new families
+
+TEST_CASE("[dory/configuration_dory.py, ultrabert/configuration_ultrabert.py (transformers 5.25.0)] legacy key layouts read as the classes do")
+{
+    // Expected values: the classes' own results (tests/models/legacy_keys_525_reference.py).
+    // Dory's released layer_types list an attention block and an mlp block per layer: folded to 4 layers.
+    const auto dory = posenc::hf::parse_model(R"({"model_type": "dory", "num_hidden_layers": 8, "layer_types":
+        ["sliding_attention", "mlp", "sliding_attention", "mlp", "sliding_attention", "mlp", "full_attention", "mlp"]})");
+    CHECK(dory.rope.num_layers() == std::optional<int>(4));
+    CHECK(layers_named(dory.rope, "sliding_attention") == std::vector<int>{0, 1, 2});
+    CHECK(layers_named(dory.rope, "full_attention") == std::vector<int>{3});
+    for (const posenc::RopeGroup& g : dory.rope.groups())
+        CHECK(g.spec.base() == (g.name == "full_attention" ? 1e7 : 1e4));  // the class-default dicts
+    // A single dict: DoryRotaryEmbedding looks its dicts up by layer type (KeyError 'full_attention').
+    CHECK(error_of(R"({"model_type": "dory", "num_hidden_layers": 4, "rope_parameters": {"rope_type": "default", "rope_theta": 5e5}})")
+              .rfind("rope_parameters: expected one dict per layer type", 0) == 0);
+
+    // UltraBERT: attention_windows [128, 0, 128, 0] and one base per layer; each type keeps its LAST layer's.
+    const auto ub = posenc::hf::parse_model(R"({"model_type": "ultrabert", "num_hidden_layers": 4, "hidden_size": 256,
+        "num_attention_heads": 4, "attention_windows": [128, 0, 128, 0], "rope_theta": [1e4, 1.6e5, 2e4, 3.2e5]})");
+    CHECK(layers_named(ub.rope, "sliding_attention") == std::vector<int>{0, 2});
+    CHECK(layers_named(ub.rope, "full_attention") == std::vector<int>{1, 3});
+    for (const posenc::RopeGroup& g : ub.rope.groups()) CHECK(g.spec.base() == (g.name == "full_attention" ? 3.2e5 : 2e4));
+    // A single rope_theta: the class zips it with layer_types (TypeError: 'float' object is not iterable).
+    CHECK(error_of(R"({"model_type": "ultrabert", "num_hidden_layers": 3, "hidden_size": 256, "num_attention_heads": 4,
+        "rope_theta": 5e4})").rfind("rope_theta: expected a list of bases", 0) == 0);
+}
+
+TEST_CASE("[ergo/modeling_ergo.py, unlimited_ocr/configuration_unlimited_ocr.py (transformers 5.25.0)] what the readers refuse by name")
+{
+    // Ergo's full_attention layers take no position embeddings: a dict there would rotate them.
+    CHECK(error_of(R"({"model_type": "ergo", "num_hidden_layers": 4, "rope_parameters": {"sliding_attention":
+        {"rope_type": "default", "rope_theta": 1e6}, "full_attention": {"rope_type": "default", "rope_theta": 1e4}}})")
+              .rfind("rope_parameters.full_attention: expected null", 0) == 0);
+    const auto ergo = posenc::hf::parse_model(R"({"model_type": "ergo", "num_hidden_layers": 4, "rope_parameters":
+        {"sliding_attention": {"rope_type": "default", "rope_theta": 5e5}, "full_attention": null}})");
+    CHECK(ergo.rope.nope_layers() == std::vector<int>{3});
+    CHECK(ergo.rope.group_of_layer(0).spec.base() == 5e5);
+    CHECK(ergo.rope.group_of_layer(0).spec.pairing() == posenc::Pairing::interleaved);
+    // Unlimited-OCR's original checkpoints keep the text model in language_config, which posenc does not read.
+    CHECK(error_of(R"({"model_type": "unlimited_ocr", "language_config": {"hidden_size": 1280}})").rfind("language_config: ", 0) == 0);
+    // Its text model's head is hidden_size // num_attention_heads whatever head_dim says.
+    const auto ocr = posenc::hf::parse_model(R"({"model_type": "unlimited_ocr", "text_config": {"hidden_size": 1280,
+        "num_attention_heads": 10, "head_dim": 64}})");
+    CHECK(ocr.rope.group_of_layer(0).spec.head_dim() == 128);
+}
+
 }  // namespace models_family_rules_tests
