@@ -404,6 +404,17 @@ TEST_CASE("[dory/configuration_dory.py, ultrabert/configuration_ultrabert.py (tr
     CHECK(layers_named(ub.rope, "sliding_attention") == std::vector<int>{0, 2});
     CHECK(layers_named(ub.rope, "full_attention") == std::vector<int>{1, 3});
     for (const posenc::RopeGroup& g : ub.rope.groups()) CHECK(g.spec.base() == (g.name == "full_attention" ? 3.2e5 : 2e4));
+    // Dicts without rope_theta: convert_rope_params_to_dict's setdefault gives Dory's the top-level rope_theta, and
+    // UltraBERT's the default_theta 10000 (its class pops rope_theta first; the key is then not read: a warning).
+    const char* dicts = R"("rope_theta": 5e5, "rope_parameters": {"sliding_attention": {"rope_type": "default"},
+        "full_attention": {"rope_type": "default"}}})";
+    const auto dory_filled = posenc::hf::parse_model(std::string(R"({"model_type": "dory", "num_hidden_layers": 4, )") + dicts);
+    for (const posenc::RopeGroup& g : dory_filled.rope.groups()) CHECK(g.spec.base() == 5e5);
+    const auto ub_filled = posenc::hf::parse_model(
+        std::string(R"({"model_type": "ultrabert", "num_hidden_layers": 3, "hidden_size": 256, "num_attention_heads": 4, )") + dicts);
+    for (const posenc::RopeGroup& g : ub_filled.rope.groups()) CHECK(g.spec.base() == 1e4);
+    CHECK(has_warning(ub_filled, "rope_theta"));
+    CHECK_FALSE(has_warning(dory_filled, "rope_theta"));
     // A single rope_theta: the class zips it with layer_types (TypeError: 'float' object is not iterable).
     CHECK(error_of(R"({"model_type": "ultrabert", "num_hidden_layers": 3, "hidden_size": 256, "num_attention_heads": 4,
         "rope_theta": 5e4})").rfind("rope_theta: expected a list of bases", 0) == 0);

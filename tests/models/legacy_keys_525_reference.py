@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Independent values for the "legacy keys" test cases of tests/models/family_rules_tests.cpp: what
 transformers 5.25.0's own configuration classes make of the released key layouts of Dory (attention
-and mlp blocks listed in layer_types) and UltraBERT (attention_windows, a rope_theta list), and where
+and mlp blocks listed in layer_types) and UltraBERT (attention_windows, a rope_theta list), the base
+they give a per-layer-type dict without rope_theta, and where
 they fail (UltraBERT's single rope_theta; Dory's single dict: its rotary embedding looks dicts up by
 layer type).
 
@@ -47,3 +48,10 @@ show("ultrabert windows and thetas", lambda: UltrabertConfig(
     rope_theta=[1e4, 1.6e5, 2e4, 3.2e5]), UltrabertRotaryEmbedding)
 show("ultrabert single theta", lambda: UltrabertConfig(num_hidden_layers=3, hidden_size=256, num_attention_heads=4,
                                                        rope_theta=5e4), UltrabertRotaryEmbedding)
+dicts = {"sliding_attention": {"rope_type": "default"}, "full_attention": {"rope_type": "default"}}
+show("dory dicts without rope_theta, top-level rope_theta",
+     lambda: DoryConfig(num_hidden_layers=4, n_input_layers=1, n_output_layers=1, rope_theta=5e5,
+                        rope_parameters={k: dict(v) for k, v in dicts.items()}), DoryRotaryEmbedding)
+show("ultrabert dicts without rope_theta, top-level rope_theta",
+     lambda: UltrabertConfig(num_hidden_layers=3, hidden_size=256, num_attention_heads=4, rope_theta=5e5,
+                             rope_parameters={k: dict(v) for k, v in dicts.items()}), UltrabertRotaryEmbedding)

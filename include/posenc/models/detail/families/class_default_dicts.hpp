@@ -23,11 +23,12 @@
 //              (full_attention; rope type "proportional", hf_families.hpp
 //              trait::proportional_full_attention).
 //
-// Given dicts are read as given: each layer type with RoPE needs a dict with its own rope_theta
-// (transformers 5.25.0 would fill a missing one from a top-level rope_theta or the class's
-// default_theta; posenc refuses it, naming the entry); a single dict, or rope_scaling, is refused
-// (the rotary embedding looks the dicts up by layer type, and fails on a single one); a top-level
-// rope_theta beside complete dicts is not read (a warning).
+// Given dicts are read as given: each layer type with RoPE needs a dict; one without rope_theta
+// takes the top-level rope_theta (not UltraBERT's, which its class pops first), else the class's
+// default_theta (LFM3 1,000,000, the others 10,000), as transformers 5.25.0's
+// convert_rope_params_to_dict fills it; a single dict, or rope_scaling, is refused (the rotary
+// embedding looks the dicts up by layer type, and fails on a single one); a top-level rope_theta
+// beside dicts that all have their own is not read (a warning).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -124,27 +125,44 @@ inline json ultrabert_theta_dicts(const json& thetas, const json& types, const s
     return dicts;
 }
 
-/// Each layer type with RoPE has a dict with its own rope_theta (see the file comment).
-inline void check_dicts(const json& dicts, const json& types, const std::string& pre, const std::string& model_type)
+/// The base transformers 5.25.0 gives a dict without rope_theta (convert_rope_params_to_dict's
+/// setdefault): the top-level rope_theta (UltraBERT's class pops it first), else the class's
+/// default_theta (LFM3: 1,000,000; Dory, UltraBERT: PreTrainedConfig's 10,000).
+inline double filled_base(const json& text, const std::string& pre, const std::string& model_type, std::string& from)
 {
+    if (const json* v = member(text, "rope_theta"); v && model_type != "ultrabert") {
+        from = "the top-level rope_theta";
+        return number(*v, pre + "rope_theta");
+    }
+    from = model_type + "'s default_theta";
+    return model_type == "lfm3" ? 1e6 : 1e4;
+}
+
+/// Each layer type with RoPE has a dict (see the file comment); one without rope_theta gets
+/// filled_base, with a note. True when the top-level rope_theta filled one.
+inline bool complete_dicts(FamilyConfig& out, const json& text, const std::string& pre, const std::string& model_type)
+{
+    json& dicts = out.text["rope_parameters"];
+    bool used = false;
     if (!dicts.is_object() || !is_per_layer_type(&dicts))
         fail_json(pre + "rope_parameters", "expected one dict per layer type: model_type \"" + model_type +
                                                "\"'s rotary embedding looks its dicts up by layer type",
                   dicts);
-    for (const json& t : types) {
+    for (const json& t : out.text["layer_types"]) {
         if (!t.is_string() || t == "conv") continue;
         const std::string type = t.get<std::string>();
-        const json* dict = member(dicts, type.c_str());
+        json* dict = dicts.contains(type) ? &dicts[type] : nullptr;
         if (!dict || !dict->is_object())
             fail_json(pre + "rope_parameters", "expected a dict for layer type \"" + type + "\": model_type \"" + model_type +
                                                    "\"'s rotary embedding looks its dicts up by layer type",
                       dicts);
-        if (!member(*dict, "rope_theta"))
-            fail(pre + "rope_parameters." + type + ".rope_theta",
-                 "expected a number: posenc reads each layer type's base from its own dict (transformers 5.25.0 would "
-                 "take a top-level rope_theta or the class's default_theta)",
-                 "nothing");
+        if (dict->contains("rope_theta")) continue;
+        std::string from;
+        (*dict)["rope_theta"] = filled_base(text, pre, model_type, from);
+        used = used || from == "the top-level rope_theta";
+        out.notes.push_back("rope_parameters." + type + ".rope_theta absent: " + from + " (convert_rope_params_to_dict)");
     }
+    return used;
 }
 
 }  // namespace class_default_dicts_detail
@@ -174,8 +192,8 @@ inline FamilyConfig class_default_dicts_config(const json& text, const std::stri
                                       : "rope_parameters absent: " + model_type + "'s class default " + out.text["rope_parameters"].dump());
         if (from_list) thetas = nullptr;
     }
-    d::check_dicts(out.text["rope_parameters"], out.text["layer_types"], pre, model_type);
-    if (thetas) ignore_key(text, pre, model_type, "rope_theta", "keeps the per-layer-type dicts' own bases and does not read it", out);
+    const bool theta_used = d::complete_dicts(out, text, pre, model_type);
+    if (thetas && !theta_used) ignore_key(text, pre, model_type, "rope_theta", "keeps the per-layer-type dicts' own bases", out);
     out.text.erase("rope_theta");
     out.text.erase("attention_windows");
     return out;
