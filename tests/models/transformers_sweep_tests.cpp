@@ -577,6 +577,19 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
         CHECK(e.field() == "model_type");
         CHECK(std::string(e.what()).find("expected a language model's config") != std::string::npos);
     }
+    // dots.3 Note (the sweep takes its outer config for a tower's): refused naming per_layer_config, its text
+    // model nested or at the top level as the released checkpoints store it.
+    for (const json& config : {json{{"model_type", "dots3_note"}, {"text_config", {{"hidden_size", 5120}}}},
+                               json{{"model_type", "dots3_note"}, {"hidden_size", 5120}, {"per_layer_config", json::object()}}}) {
+        INFO(config.dump());
+        try {
+            (void)posenc::hf::model_from_json(config);
+            FAIL("read");
+        } catch (const posenc::error& e) {
+            CHECK(std::string(e.what()).find("per_layer_config") != std::string::npos);
+            CHECK(std::string(e.what()).find("dots3_note/configuration_dots3_note.py") != std::string::npos);
+        }
+    }
     // Families on unmerged transformers branches only (no folder in the 5.25.0 release): refused as unreleased.
     for (const char* type : {"deepseek_v41", "k2_horizon"}) {
         INFO(type);
