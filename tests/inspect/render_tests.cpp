@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc-inspect's renderings (examples/inspect/render_*.hpp): the text fits 80 columns and is
+// posenc-inspect's renderings (tools/posenc-inspect/inspect/render_*.hpp): the text fits 80 columns and is
 // terminal-safe, the JSON is one object with exactly docs/cli.md's keys and the library's values
 // at full precision, the CSV has one row per pair, the SVG charts colour exactly the
 // out-of-range pairs red and give each colour one meaning.
