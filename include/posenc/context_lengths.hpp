@@ -19,7 +19,7 @@
 //        length (max_position_embeddings > 0, and the scaling is longrope, or the group's own
 //        llama3 or linear), max_position_embeddings when the scaling is longrope or it exceeds L
 //        (Llama 3.1's 131072: Llama 3's factor is not L'/L); else round(L x factor(scaling)).
-//   Both lengths are in [1, max_context_length = 2^50].
+//   Both lengths are in [1, context_length_limit = 2^50].
 // Source of the rules: the config keys' meaning in Hugging Face's rotary embeddings
 // (original_max_position_embeddings, max_position_embeddings; docs/models.md) and lesson C2-5.
 #pragma once
@@ -37,7 +37,7 @@
 namespace posenc {
 
 /// The longest length context_lengths gives or accepts: 2^50 positions.
-inline constexpr std::int64_t max_context_length = std::int64_t{1} << 50;
+inline constexpr std::int64_t context_length_limit = std::int64_t{1} << 50;
 
 /// What the caller asks for beyond the group's own lengths (all optional).
 struct LengthRequest {
@@ -55,23 +55,23 @@ struct ContextLengths {
 
 /// L0: request.original_length, else group.original_length. Throws posenc::error
 /// ("original_length 0 must be > 0 (the group names no max_position_embeddings or original length)")
-/// when neither is known, and for a length beyond max_context_length.
+/// when neither is known, and for a length beyond context_length_limit.
 inline std::int64_t trained_length(const RopeGroup& group, const LengthRequest& request)
 {
     const std::int64_t length = request.original_length.value_or(group.original_length);
     if (length <= 0)
         detail::raise("original_length", length, "must be > 0 (the group names no max_position_embeddings or original length)");
-    if (length > max_context_length) detail::raise("original_length", length, "must be <= 2^50");
+    if (length > context_length_limit) detail::raise("original_length", length, "must be <= 2^50");
     return length;
 }
 
 namespace detail {
 
-/// round(length x factor), refused under `field` beyond max_context_length.
+/// round(length x factor), refused under `field` beyond context_length_limit.
 inline std::int64_t scaled_length(std::int64_t length, double factor, const char* field)
 {
     const double t = std::round(static_cast<double>(length) * factor);
-    if (!(t <= static_cast<double>(max_context_length)))
+    if (!(t <= static_cast<double>(context_length_limit)))
         raise(field, t, "must be <= 2^50 (L x factor); name the target length instead");
     return t >= 1.0 ? static_cast<std::int64_t>(t) : 1;
 }
@@ -106,7 +106,7 @@ inline ContextLengths context_lengths(const RopeGroup& group, const Scaling& sca
 
     if (request.target_length) {
         const std::int64_t t = *request.target_length;
-        if (t <= 0 || t > max_context_length) detail::raise("target_length", t, "must be in [1, 2^50]");
+        if (t <= 0 || t > context_length_limit) detail::raise("target_length", t, "must be in [1, 2^50]");
         out.target = t;
     } else if (request.target_factor) {
         const double f = *request.target_factor;

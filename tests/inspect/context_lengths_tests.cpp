@@ -113,21 +113,25 @@ TEST_CASE("[lengths] factor-based scalings run at L x factor; a given L' or targ
 TEST_CASE("[lengths] refusals: unknown L0, a target factor below 1, L x factor beyond 2^50")
 {
     const posenc::RopeGroup unknown = group_of(posenc::NoScaling{}, 0);
-    CHECK(refused_field([&] { posenc::trained_length(unknown, {}); }) == "original_length");
+    CHECK(refusal([&] { posenc::trained_length(unknown, {}); }) ==
+          "original_length 0 must be > 0 (the group names no max_position_embeddings or original length)");
     CHECK(refused_field([&] { posenc::context_lengths(unknown, unknown.scaling, {}); }) == "original_length");
 
     const posenc::RopeGroup plain = group_of(posenc::NoScaling{}, 4096);
     posenc::LengthRequest request;
     request.target_factor = 0.5;
-    CHECK(refused_field([&] { posenc::context_lengths(plain, plain.scaling, request); }) == "target_factor");
+    CHECK(refusal([&] { posenc::context_lengths(plain, plain.scaling, request); }) ==
+          "target_factor 0.5 must be >= 1 and finite");
     request.target_factor = std::numeric_limits<double>::infinity();
     CHECK(refused_field([&] { posenc::context_lengths(plain, plain.scaling, request); }) == "target_factor");
     request.target_factor = 1e12;  // 4096 x 10^12 > 2^50
-    CHECK(refused_field([&] { posenc::context_lengths(plain, plain.scaling, request); }) == "target_length");
+    CHECK(refusal([&] { posenc::context_lengths(plain, plain.scaling, request); }) ==
+          "target_length 4.096e+15 must be <= 2^50 (L x factor); name the target length instead");
     request.target_factor = std::nullopt;
     request.target_length = 0;
-    CHECK(refused_field([&] { posenc::context_lengths(plain, plain.scaling, request); }) == "target_length");
-    request.target_length = posenc::max_context_length;
+    CHECK(refusal([&] { posenc::context_lengths(plain, plain.scaling, request); }) ==
+          "target_length 0 must be in [1, 2^50]");
+    request.target_length = posenc::context_length_limit;
     CHECK(posenc::context_lengths(plain, plain.scaling, request).target == (std::int64_t{1} << 50));
 }
 
