@@ -18,18 +18,18 @@ import os as _os
 import sys as _sys
 
 from . import _posenc
+from . import _keywords
+
+# One-line TypeErrors with a did-you-mean for calls no native overload takes (posenc/_keywords.py),
+# installed before the names are re-exported below.
+_keywords.install(_posenc)
 from ._posenc import *  # noqa: F401,F403  (the native API)
 from ._posenc import encodings, presets, Error
 
 __version__ = _posenc.version
 
 
-def _error(field, value, rule, message=None):
-    """A posenc.Error raised from Python, with the field, value and rule attributes the native ones
-    carry; the message is '<field> <value> <rule>' unless given (the config reader's layout)."""
-    e = Error(message if message is not None else "%s %s %s" % (field, value, rule))
-    e.field, e.value, e.rule = field, value, rule
-    return e
+from ._common import error as _error  # noqa: E402  (posenc.Error raised from Python)
 
 
 def _cut(text, width=57):
