@@ -248,5 +248,12 @@ def apply_rope(spec, angles, q, k=None, positions=0, *, q_out=None, k_out=None, 
         return q if q_out is None else q_out
     return (q, k) if q_out is None else (q_out, k_out)
 
+# A keyword the package's own Python functions do not take: one line with the nearest one, as
+# for the native functions (posenc/_keywords.py).
+for _name in ("from_hf_config", "model_from_hf_config", "parse_hf_config", "parse_hf_model",
+              "vision_tower_from_hf_config", "apply_rope"):
+    globals()[_name] = _keywords.python_function(globals()[_name])
+del _name
+
 # posenc.export (NumPy only) is always there; posenc.torch is imported on demand (it needs torch).
 from . import export  # noqa: E402,F401

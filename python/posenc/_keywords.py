@@ -106,14 +106,19 @@ def _short_annotation(annotation):
     return _re.sub(r"\b(?:posenc\._posenc\.|numpy\.|typing\.)", "", annotation or "object")
 
 
+def keyword_message(title, keyword, names):
+    """'<title> got an unexpected keyword '<keyword>'' and the nearest of `names`, or all of them."""
+    near = _posenc._nearest_name(keyword, names) if names else None
+    hint = ("; did you mean '%s'?" % near) if near else ("; it takes %s" % ", ".join(names) if names else "")
+    return "%s got an unexpected keyword '%s'%s" % (title, keyword, hint)
+
+
 def call_message(title, overloads, args, kwargs):
     """The one-line TypeError text for a call of `title` that no overload took."""
     names = _parameter_names(overloads)
     for keyword in kwargs:
         if keyword not in names:
-            near = _posenc._nearest_name(keyword, names) if names else None
-            hint = ("; did you mean '%s'?" % near) if near else ("; it takes %s" % ", ".join(names) if names else "")
-            return "%s got an unexpected keyword '%s'%s" % (title, keyword, hint)
+            return keyword_message(title, keyword, names)
     given = ", ".join([_type_name(a) for a in args] + ["%s=%s" % (k, _type_name(v)) for k, v in kwargs.items()])
     forms = []
     for params, _ in overloads:
@@ -172,6 +177,32 @@ def wrap(function, title=None, bound=False):
         raise TypeError(message) from None
 
     call._posenc_native = function
+    return call
+
+
+_PYTHON_UNEXPECTED = _re.compile(r"got an unexpected keyword argument '(\w+)'")
+
+
+def python_function(function):
+    """A function the package defines in Python with the same one-line message and suggestion for
+    a keyword it does not take (Python's own message names the keyword without a suggestion)."""
+    import inspect
+
+    names = [n for n, p in inspect.signature(function).parameters.items()
+             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+    @_functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except TypeError as e:
+            match = _PYTHON_UNEXPECTED.search(str(e))
+            # only a refusal of this call's own arguments: raised here, before the function ran
+            if match is None or e.__traceback__ is None or e.__traceback__.tb_next is not None:
+                raise
+            message = keyword_message("%s()" % function.__name__, match.group(1), names)
+        raise TypeError(message) from None
+
     return call
 
 

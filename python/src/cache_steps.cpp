@@ -13,7 +13,9 @@
 
 #include <posenc/kernels.hpp>
 #include <posenc/kernels/kv_cache_write.hpp>
+#include <posenc/kernels/fused_multi_axis.hpp>
 #include <posenc/kernels/qk_norm_rope.hpp>
+#include <posenc/multi_axis.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -94,6 +96,53 @@ kn::PositionIds positions_of(const py::object& positions, py::array_t<std::int64
     return kn::PositionIds(keep.data(), keep.shape(0));
 }
 
+/// The largest |position| of a call (the reach of angles built from a FrequencyTable).
+std::int64_t reach_of(const std::int64_t* p, std::ptrdiff_t count)
+{
+    std::int64_t reach = 1;
+    for (std::ptrdiff_t i = 0; i < count; ++i)
+        reach = std::max(reach, p[i] < 0 ? (p[i] == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -p[i]) : p[i]);
+    return std::min<std::int64_t>(reach, kn::max_kernel_position);
+}
+
+/// Multi-axis positions [axes, tokens] (Hugging Face's position_ids of one sequence) for `layout`.
+kn::MultiAxisIds multi_axis_ids_of(const py::object& positions, const MultiAxisLayout& layout,
+                                   py::array_t<std::int64_t>& keep, std::ptrdiff_t tokens)
+{
+    keep = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(positions);
+    if (!keep || keep.ndim() != 2)
+        posenc::detail::raise("positions", std::string(py::str(positions.get_type())),
+                              "must be a 2-D array [axes, tokens] of int64 positions with multi_axis");
+    if (keep.shape(0) != layout.num_axes() || keep.shape(1) != tokens)
+        posenc::detail::raise("positions.shape", std::to_string(keep.shape(0)) + "x" + std::to_string(keep.shape(1)),
+                              "must be " + std::to_string(layout.num_axes()) + "x" + std::to_string(tokens) +
+                                  " (the layout's axes x the token count)");
+    return kn::MultiAxisIds(layout, kn::MultiAxisPositions::axes_major(keep.data(), keep.size(), tokens, layout.num_axes()));
+}
+
+/// Runs step(ids, reach) with the call's positions: 1-D (an int or int64 ids) without a layout,
+/// multi-axis ([axes, tokens] int64) with one.
+template <class Step>
+void with_positions(const py::object& positions, const py::object& multi_axis, std::ptrdiff_t tokens, Step&& step)
+{
+    py::array_t<std::int64_t> keep;
+    if (!multi_axis.is_none()) {
+        const auto& layout = multi_axis.cast<const MultiAxisLayout&>();
+        const kn::MultiAxisIds ids = multi_axis_ids_of(positions, layout, keep, tokens);
+        step(ids, reach_of(keep.data(), keep.size()));
+        return;
+    }
+    const kn::PositionIds ids = positions_of(positions, keep, tokens);
+    if (keep) {
+        step(ids, reach_of(keep.data(), keep.size()));
+        return;
+    }
+    // start .. start + tokens - 1; a start beyond the kernels' range is theirs to refuse
+    const std::int64_t start = ids[0], limit = kn::max_kernel_position;
+    const bool inside = start >= -limit && start <= limit;
+    step(ids, inside ? std::min<std::int64_t>(limit, std::max<std::int64_t>(1, std::abs(start) + tokens)) : limit);
+}
+
 /// slot_mapping as int64 slots, one per token (-1: the token is not written).
 kn::SlotMapping slots_of(const py::object& slot_mapping, py::array_t<std::int64_t>& keep, std::ptrdiff_t tokens)
 {
@@ -154,17 +203,6 @@ void with_angles(const py::object& angles, std::int64_t reach, Step&& step)
     }
 }
 
-/// The largest |position| of a call (the reach of angles built from a FrequencyTable).
-std::int64_t reach_of(const kn::PositionIds& positions, std::ptrdiff_t tokens)
-{
-    std::int64_t reach = 1;
-    for (std::ptrdiff_t t = 0; t < tokens; ++t) {
-        const std::int64_t p = positions[t];
-        reach = std::max(reach, p < 0 ? (p == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -p) : p);
-    }
-    return std::min<std::int64_t>(reach, kn::max_kernel_position);
-}
-
 /// The arrays of one cache step (Q optional, V optional).
 struct CacheArrays {
     py::object q, q_out, k, v, key_cache, value_cache;
@@ -194,26 +232,28 @@ kn::CacheWrite<T> cache_write(const CacheArrays& a, bool bfloat16)
 /// rope_into_cache / qk_norm_rope_into_cache with element type T (norm: nullptr for no norm).
 template <class T>
 void run_cache_step(const RopeSpec& spec, const py::object& angles, const py::object& positions,
-                    const py::object& slot_mapping, const CacheArrays& arrays, const kn::QkNorm* norm, bool bfloat16)
+                    const py::object& multi_axis, const py::object& slot_mapping, const CacheArrays& arrays,
+                    const kn::QkNorm* norm, bool bfloat16)
 {
     kn::CacheWrite<T> w = cache_write<T>(arrays, bfloat16);
-    py::array_t<std::int64_t> position_ids, slots;
-    const kn::PositionIds ids = positions_of(positions, position_ids, w.k.tokens);
+    py::array_t<std::int64_t> slots;
     w.slot_mapping = slots_of(slot_mapping, slots, w.k.tokens);
-    with_angles(angles, reach_of(ids, w.k.tokens), [&](const auto& source) {
-        if (norm) kn::qk_norm_rope_into_cache(spec, *norm, source, ids, w);
-        else kn::rope_into_cache(spec, source, ids, w);
+    with_positions(positions, multi_axis, w.k.tokens, [&](const auto& ids, std::int64_t reach) {
+        with_angles(angles, reach, [&](const auto& source) {
+            if (norm) kn::qk_norm_rope_into_cache(spec, *norm, source, ids, w);
+            else kn::rope_into_cache(spec, source, ids, w);
+        });
     });
 }
 
 py::object rope_into_cache(const RopeSpec& spec, const py::object& angles, const py::object& k, const py::object& key_cache,
                            const py::object& slot_mapping, const py::object& positions, const py::object& v,
                            const py::object& value_cache, const py::object& q, const py::object& q_out,
-                           const std::string& dtype)
+                           const py::object& multi_axis, const std::string& dtype)
 {
     const CacheArrays arrays{q, q_out, k, v, key_cache, value_cache};
-    if (is_bfloat16(dtype)) run_cache_step<posenc::bfloat16>(spec, angles, positions, slot_mapping, arrays, nullptr, true);
-    else run_cache_step<float>(spec, angles, positions, slot_mapping, arrays, nullptr, false);
+    if (is_bfloat16(dtype)) run_cache_step<posenc::bfloat16>(spec, angles, positions, multi_axis, slot_mapping, arrays, nullptr, true);
+    else run_cache_step<float>(spec, angles, positions, multi_axis, slot_mapping, arrays, nullptr, false);
     return q.is_none() ? py::object(py::none()) : (q_out.is_none() ? q : q_out);
 }
 
@@ -221,18 +261,20 @@ py::object qk_norm_rope_into_cache(const RopeSpec& spec, const py::object& angle
                                    const py::object& key_cache, const py::object& slot_mapping, const py::object& positions,
                                    const py::object& q_weight, const py::object& k_weight, double eps,
                                    const std::string& weighting, const py::object& v, const py::object& value_cache,
-                                   const py::object& q, const py::object& q_out, const std::string& dtype)
+                                   const py::object& q, const py::object& q_out, const py::object& multi_axis,
+                                   const std::string& dtype)
 {
     const Norm n = norm_of(q_weight, k_weight, eps, weighting);
     const CacheArrays arrays{q, q_out, k, v, key_cache, value_cache};
-    if (is_bfloat16(dtype)) run_cache_step<posenc::bfloat16>(spec, angles, positions, slot_mapping, arrays, &n.norm, true);
-    else run_cache_step<float>(spec, angles, positions, slot_mapping, arrays, &n.norm, false);
+    if (is_bfloat16(dtype)) run_cache_step<posenc::bfloat16>(spec, angles, positions, multi_axis, slot_mapping, arrays, &n.norm, true);
+    else run_cache_step<float>(spec, angles, positions, multi_axis, slot_mapping, arrays, &n.norm, false);
     return q.is_none() ? py::object(py::none()) : (q_out.is_none() ? q : q_out);
 }
 
 /// qk_norm_rope with element type T: Q (and K) normalised and rotated, in place or into q_out / k_out.
 template <class T>
-void run_qk_norm_rope(const RopeSpec& spec, const py::object& angles, const py::object& positions, const Norm& n,
+void run_qk_norm_rope(const RopeSpec& spec, const py::object& angles, const py::object& positions,
+                      const py::object& multi_axis, const Norm& n,
                       const CacheArrays& a, const py::object& k_out, bool bfloat16)
 {
     kn::QKViews<T> views;
@@ -244,21 +286,20 @@ void run_qk_norm_rope(const RopeSpec& spec, const py::object& angles, const py::
     } else if (!k_out.is_none()) {
         posenc::detail::raise("k_out", "given", "needs k");
     }
-    py::array_t<std::int64_t> position_ids;
-    const kn::PositionIds ids = positions_of(positions, position_ids, views.tokens());
-    with_angles(angles, reach_of(ids, views.tokens()),
-                [&](const auto& source) { kn::qk_norm_rope(spec, n.norm, source, ids, views); });
+    with_positions(positions, multi_axis, views.tokens(), [&](const auto& ids, std::int64_t reach) {
+        with_angles(angles, reach, [&](const auto& source) { kn::qk_norm_rope(spec, n.norm, source, ids, views); });
+    });
 }
 
 py::object qk_norm_rope(const RopeSpec& spec, const py::object& angles, const py::object& q, const py::object& k,
                         const py::object& positions, const py::object& q_weight, const py::object& k_weight, double eps,
                         const std::string& weighting, const py::object& q_out, const py::object& k_out,
-                        const std::string& dtype)
+                        const py::object& multi_axis, const std::string& dtype)
 {
     const Norm n = norm_of(q_weight, k_weight, eps, weighting);
     const CacheArrays arrays{q, q_out, k, py::none(), py::none(), py::none()};
-    if (is_bfloat16(dtype)) run_qk_norm_rope<posenc::bfloat16>(spec, angles, positions, n, arrays, k_out, true);
-    else run_qk_norm_rope<float>(spec, angles, positions, n, arrays, k_out, false);
+    if (is_bfloat16(dtype)) run_qk_norm_rope<posenc::bfloat16>(spec, angles, positions, multi_axis, n, arrays, k_out, true);
+    else run_qk_norm_rope<float>(spec, angles, positions, multi_axis, n, arrays, k_out, false);
     const py::object q_result = q_out.is_none() ? q : q_out;
     if (k.is_none()) return q_result;
     return py::make_tuple(q_result, k_out.is_none() ? k : k_out);
@@ -271,17 +312,18 @@ void bind_cache_steps(py::module_& m)
     m.def("rope_into_cache", &rope_into_cache, py::arg("spec"), py::arg("angles"), py::arg("k"), py::arg("key_cache"),
           py::arg("slot_mapping"), py::arg("positions"), py::kw_only(), py::arg("v") = py::none(),
           py::arg("value_cache") = py::none(), py::arg("q") = py::none(), py::arg("q_out") = py::none(),
-          py::arg("dtype") = "float32",
+          py::arg("multi_axis") = py::none(), py::arg("dtype") = "float32",
           "RoPE of K straight into key_cache[slot_mapping[t]] (V copied into value_cache, Q rotated in place\n"
           "or into q_out in the same pass); slot -1 skips a token. Returns Q's output array (None without q).\n"
           "Arrays C-contiguous: k, v, q [tokens, heads, head_dim]; caches [slots, heads, head_dim] or\n"
           "[blocks, block_size, heads, head_dim]; float32, or uint16 bfloat16 bits with dtype='bfloat16'.\n"
-          "positions: an int (token t at positions + t) or int64 ids. Error: apply_rope's, then one rounding.");
+          "positions: an int (token t at positions + t) or int64 ids; with multi_axis (a MultiAxisLayout: M-RoPE,\n"
+          "axial), int64 [axes, tokens] and pair i at its axis's position. Error: apply_rope's, then one rounding.");
     m.def("qk_norm_rope_into_cache", &qk_norm_rope_into_cache, py::arg("spec"), py::arg("angles"), py::arg("k"),
           py::arg("key_cache"), py::arg("slot_mapping"), py::arg("positions"), py::kw_only(), py::arg("q_weight") = py::none(),
           py::arg("k_weight") = py::none(), py::arg("eps") = 1e-6, py::arg("weighting") = "weight",
           py::arg("v") = py::none(), py::arg("value_cache") = py::none(), py::arg("q") = py::none(),
-          py::arg("q_out") = py::none(), py::arg("dtype") = "float32",
+          py::arg("q_out") = py::none(), py::arg("multi_axis") = py::none(), py::arg("dtype") = "float32",
           "rope_into_cache after the per-head RMSNorm of Q and K (V is not normalised):\n"
           "  y = RoPE(x / sqrt(mean(x^2) + eps) * w)   weighting 'weight' (Qwen3, OLMo 2)\n"
           "  y = RoPE(x / sqrt(mean(x^2) + eps) * (1 + w))   'one_plus_weight' (Gemma 3)\n"
@@ -289,7 +331,7 @@ void bind_cache_steps(py::module_& m)
     m.def("qk_norm_rope", &qk_norm_rope, py::arg("spec"), py::arg("angles"), py::arg("q"), py::arg("k") = py::none(),
           py::arg("positions") = 0, py::kw_only(), py::arg("q_weight") = py::none(), py::arg("k_weight") = py::none(),
           py::arg("eps") = 1e-6, py::arg("weighting") = "weight", py::arg("q_out") = py::none(),
-          py::arg("k_out") = py::none(), py::arg("dtype") = "float32",
+          py::arg("k_out") = py::none(), py::arg("multi_axis") = py::none(), py::arg("dtype") = "float32",
           "The per-head RMSNorm of Q (and K) and RoPE in one pass, in place or into q_out / k_out; returns\n"
           "Q's output (and K's, as a tuple, when k is given). Arrays and weighting as qk_norm_rope_into_cache.");
 }

@@ -183,3 +183,44 @@ def test_refusals_name_the_argument(rng):
         posenc.qk_norm_rope(spec, angles, k.copy(), q_weight=np.ones(HEAD_DIM, np.float32), weighting="plus")
     with pytest.raises(posenc.Error, match=r"weight"):
         posenc.qk_norm_rope(spec, angles, k.copy())  # no q_weight: the library refuses the missing weight
+
+
+def test_multi_axis_positions_rotate_each_pair_at_its_axis(rng):
+    """Qwen2.5-VL's M-RoPE sections [16, 24, 24]: pair i of token t turns by
+    positions[axis_of_pair(i), t] * theta_i (the layout's pair_axes, read from the library only to
+    say which axis a pair reads; the rotation is computed here)."""
+    rope = posenc.presets.qwen2_5_vl_7b_rope()
+    layout, group = rope.multi_axis, rope.groups[0]
+    spec = group.spec
+    head_dim, pairs = spec.head_dim, spec.num_pairs
+    assert (head_dim, str(spec.pairing).split(".")[-1]) == (128, "half_split")
+    axes = np.array(layout.pair_axes)
+    assert list(np.bincount(axes)) == [16, 24, 24]
+    tokens = 4
+    positions = np.array([[0, 7, 7, 2**31 - 1], [0, 3, 9, 5], [0, 1, 2, 2**20]], np.int64)  # [axes, tokens]
+    table = posenc.FrequencyTable.from_spec(spec)
+    angles = posenc.OnTheFlyAngles(table)
+    k = rng.standard_normal((tokens, 2, head_dim)).astype(np.float32)
+    q = rng.standard_normal((tokens, 4, head_dim)).astype(np.float32)
+    cache = np.zeros((8, 2, head_dim), np.float32)
+    slots = np.array([4, 5, 6, 7], np.int64)
+    theta = spec.base ** (-2.0 * np.arange(pairs) / spec.rotary_dim)
+    angle = positions[axes, :].T.astype(np.float64) * theta  # [tokens, pairs]: pair i at its axis
+
+    def reference(x):
+        x = x.astype(np.float64)
+        a, b = x[..., :pairs], x[..., pairs:]
+        c, s = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
+        return np.concatenate([a * c - b * s, b * c + a * s], axis=-1)
+
+    q_expected, k_expected = reference(q), reference(k)
+    posenc.rope_into_cache(spec, angles, k, cache, slots, positions, q=q, multi_axis=layout)
+    close(cache[4:], k_expected, np.max(np.abs(k)), 2e-6)
+    close(q, q_expected, np.max(np.abs(q_expected)), 2e-6)
+    w = np.ones(head_dim, np.float32)
+    q2 = rng.standard_normal((tokens, 1, head_dim)).astype(np.float32)
+    expected = reference(rms_norm_reference(q2, w, 1e-6))
+    posenc.qk_norm_rope(spec, angles, q2, None, positions, q_weight=w, multi_axis=layout)
+    close(q2, expected, np.max(np.abs(expected)), (head_dim / 2 + 9) * 2.0**-24)
+    with pytest.raises(posenc.Error, match=r"^positions.shape \"3x3\" must be 3x4"):
+        posenc.rope_into_cache(spec, angles, k, cache, slots, positions[:, :3], multi_axis=layout)

@@ -42,6 +42,16 @@ def test_keyword_far_from_every_name_lists_the_names():
         "period_of() got an unexpected keyword 'frequency'; it takes inv_freq")
 
 
+def test_misspelt_keyword_of_a_python_defined_function():
+    np = pytest.importorskip("numpy")
+    spec = posenc.RopeSpec.full(8, 1e4)
+    q = np.zeros((2, 1, 8), np.float32)
+    assert message(lambda: posenc.apply_rope(spec, posenc.FrequencyTable.from_spec(spec), q, layot="thd")) == (
+        "apply_rope() got an unexpected keyword 'layot'; did you mean 'layout'?")
+    assert message(lambda: posenc.from_hf_config(LLAMA, assume_half_splt=True)) == (
+        "from_hf_config() got an unexpected keyword 'assume_half_splt'; did you mean 'assume_half_split'?")
+
+
 def test_wrong_types_are_one_line_with_the_signatures():
     text = message(lambda: posenc.RopeSpec("128", 128, 1e4))
     assert text.startswith("RopeSpec() got (str, int, float); it takes (head_dim: int, rotary_dim: int, base: float")
