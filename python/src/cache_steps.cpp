@@ -82,14 +82,34 @@ kn::KvCacheView cache_view(const py::array& a, const std::string& name)
     return kn::KvCacheView::paged(data, a.size(), d ? a.shape(0) : 1, a.shape(d), a.shape(d + 1), a.shape(d + 2));
 }
 
-/// The positions of `tokens` tokens: an int (token t at start + t) or int64 ids, one per token.
-kn::PositionIds positions_of(const py::object& positions, py::array_t<std::int64_t>& keep, std::ptrdiff_t tokens)
+/// `o` (an integer array, or a list of ints) as C-contiguous int64 in `out` (int32 widened,
+/// exactly); false for any other dtype (a float position or slot would be truncated: the callers
+/// refuse it by name).
+bool integers_of(const py::object& o, py::array_t<std::int64_t>& out)
 {
-    if (py::isinstance<py::int_>(positions)) return kn::PositionIds::contiguous(positions.cast<std::int64_t>());
-    keep = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(positions);
-    if (!keep || keep.ndim() != 1)
+    const py::array a = py::isinstance<py::array>(o) ? py::reinterpret_borrow<py::array>(o) : py::array::ensure(o);
+    if (!a || (a.dtype().kind() != 'i' && a.dtype().kind() != 'u')) return false;
+    out = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    return static_cast<bool>(out);
+}
+
+/// The positions of `tokens` tokens: an int (token t at start + t) or int64 ids, one per token.
+kn::PositionIds position_ids_of(const py::object& positions, py::array_t<std::int64_t>& keep, std::ptrdiff_t tokens)
+{
+    if (py::isinstance<py::bool_>(positions))
+        posenc::detail::raise("positions", std::string(py::str(positions)), "must be an int or int64 ids, not a bool");
+    if (py::isinstance<py::int_>(positions)) {
+        std::int64_t start = 0;
+        try {
+            start = positions.cast<std::int64_t>();
+        } catch (const py::cast_error&) {
+            posenc::detail::raise("positions", std::string(py::str(positions)), "must fit int64");
+        }
+        return kn::PositionIds::contiguous(start);
+    }
+    if (!integers_of(positions, keep) || keep.ndim() != 1)
         posenc::detail::raise("positions", std::string(py::str(positions.get_type())),
-                              "must be an int (token t at positions + t) or a 1-D array of int64 position ids");
+                              "must be an int (token t at positions + t) or a 1-D array of integer position ids");
     if (keep.shape(0) != tokens)
         posenc::detail::raise("positions.size", static_cast<long long>(keep.shape(0)),
                               "must equal the token count " + std::to_string(tokens));
@@ -109,10 +129,9 @@ std::int64_t reach_of(const std::int64_t* p, std::ptrdiff_t count)
 kn::MultiAxisIds multi_axis_ids_of(const py::object& positions, const MultiAxisLayout& layout,
                                    py::array_t<std::int64_t>& keep, std::ptrdiff_t tokens)
 {
-    keep = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(positions);
-    if (!keep || keep.ndim() != 2)
+    if (!integers_of(positions, keep) || keep.ndim() != 2)
         posenc::detail::raise("positions", std::string(py::str(positions.get_type())),
-                              "must be a 2-D array [axes, tokens] of int64 positions with multi_axis");
+                              "must be a 2-D array [axes, tokens] of integer positions with multi_axis");
     if (keep.shape(0) != layout.num_axes() || keep.shape(1) != tokens)
         posenc::detail::raise("positions.shape", std::to_string(keep.shape(0)) + "x" + std::to_string(keep.shape(1)),
                               "must be " + std::to_string(layout.num_axes()) + "x" + std::to_string(tokens) +
@@ -127,13 +146,16 @@ void with_positions(const py::object& positions, const py::object& multi_axis, s
 {
     py::array_t<std::int64_t> keep;
     if (!multi_axis.is_none()) {
+        if (!py::isinstance<MultiAxisLayout>(multi_axis))
+            posenc::detail::raise("multi_axis", std::string(py::str(multi_axis.get_type())),
+                                  "must be a MultiAxisLayout (e.g. ModelRope.multi_axis) or None");
         const auto& layout = multi_axis.cast<const MultiAxisLayout&>();
         const kn::MultiAxisIds ids = multi_axis_ids_of(positions, layout, keep, tokens);
         step(ids, reach_of(keep.data(), keep.size()));
         return;
     }
-    const kn::PositionIds ids = positions_of(positions, keep, tokens);
-    if (keep) {
+    const kn::PositionIds ids = position_ids_of(positions, keep, tokens);
+    if (!py::isinstance<py::int_>(positions)) {  // ids
         step(ids, reach_of(keep.data(), keep.size()));
         return;
     }
@@ -146,10 +168,9 @@ void with_positions(const py::object& positions, const py::object& multi_axis, s
 /// slot_mapping as int64 slots, one per token (-1: the token is not written).
 kn::SlotMapping slots_of(const py::object& slot_mapping, py::array_t<std::int64_t>& keep, std::ptrdiff_t tokens)
 {
-    keep = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(slot_mapping);
-    if (!keep || keep.ndim() != 1)
+    if (!integers_of(slot_mapping, keep) || keep.ndim() != 1)
         posenc::detail::raise("slot_mapping", std::string(py::str(slot_mapping.get_type())),
-                              "must be a 1-D array of int64 slots (-1: skip the token)");
+                              "must be a 1-D array of integer slots (-1: skip the token)");
     if (keep.shape(0) != tokens)
         posenc::detail::raise("slot_mapping.size", static_cast<long long>(keep.shape(0)),
                               "must equal the token count " + std::to_string(tokens));
@@ -173,7 +194,8 @@ Norm norm_of(const py::object& q_weight, const py::object& k_weight, double eps,
     const auto weight = [](const py::object& w, py::array_t<float>& keep, const char* name) -> kn::FloatSpan {
         if (w.is_none()) return {};
         keep = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(w);
-        if (!keep || keep.ndim() != 1) posenc::detail::raise(name, "array", "must be a 1-D array of head_dim floats");
+        if (!keep || keep.ndim() != 1)
+            posenc::detail::raise(name, "array", "must be a 1-D array of head_dim floats (converted to float32)");
         return {keep.data(), keep.shape(0)};
     };
     n.norm.q_weight = weight(q_weight, n.q_weight, "q_weight");

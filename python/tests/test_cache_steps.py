@@ -164,6 +164,16 @@ def test_bfloat16_cache_rounds_once(rng):
     close(from_bfloat16_bits(cache[0]), expected[1], np.max(np.abs(expected[1])), 2.0**-8)
 
 
+def test_table_angles_reach_contiguous_positions(rng):
+    """A FrequencyTable as angles: the angles are built for this call's positions (start + t)."""
+    spec = posenc.RopeSpec(HEAD_DIM, HEAD_DIM, BASE)
+    k = rng.standard_normal((3, 1, HEAD_DIM)).astype(np.float32)
+    cache = np.zeros((3, 1, HEAD_DIM), np.float32)
+    start = 2**31 - 3
+    posenc.rope_into_cache(spec, posenc.FrequencyTable.from_spec(spec), k, cache, np.arange(3), start)
+    close(cache, rope_reference(k, [start, start + 1, start + 2]), np.max(np.abs(k)), 2e-6)
+
+
 def test_refusals_name_the_argument(rng):
     spec, angles = spec_and_angles()
     k = np.zeros((2, 1, HEAD_DIM), np.float32)
@@ -177,6 +187,16 @@ def test_refusals_name_the_argument(rng):
         posenc.rope_into_cache(spec, angles, k, cache, np.array([0, 1, 2], np.int64), 0)
     with pytest.raises(posenc.Error, match=r"slot"):
         posenc.rope_into_cache(spec, angles, k, cache, np.array([0, 4], np.int64), 0)  # slot 4 of 4
+    # float positions or slots would be truncated: refused, never converted
+    with pytest.raises(posenc.Error, match=r"^positions .* 1-D array of integer position ids"):
+        posenc.rope_into_cache(spec, angles, k, cache, slots, np.array([0.5, 1.5]))
+    with pytest.raises(posenc.Error, match=r"^slot_mapping .* 1-D array of integer slots"):
+        posenc.rope_into_cache(spec, angles, k, cache, np.array([0.0, 1.0]), 0)
+    with pytest.raises(posenc.Error, match=r"^positions \"True\" must be an int or int64 ids, not a bool"):
+        posenc.rope_into_cache(spec, angles, k, cache, slots, True)
+    with pytest.raises(posenc.Error, match=r"^multi_axis .* must be a MultiAxisLayout"):
+        posenc.rope_into_cache(spec, angles, k, cache, slots, np.zeros((3, 2), np.int64), multi_axis="mrope")
+    posenc.rope_into_cache(spec, angles, k, cache, [0, 1], np.array([3, 4], np.int32))  # int32 and lists widen exactly
     with pytest.raises(posenc.Error, match=r"^value_cache \"given\" needs v"):
         posenc.rope_into_cache(spec, angles, k, cache, slots, 0, value_cache=cache.copy())
     with pytest.raises(posenc.Error, match=r"^weighting \"plus\" must be"):
