@@ -144,7 +144,8 @@ class RotaryEmbedding(_torch.nn.Module):
             if switch is None:
                 switch = _posenc.DynamicNtkSwitch(group.max_position_embeddings or group.original_length)
                 self._dynamic_switch[group.name] = switch
-            # n <= 0 (every position negative) acts as any n below L does: update(1) is the same step
+            # n <= 0 (every position negative) is below L as n = 1 is: update(1) takes the same step
+            # (for L > 1; at L = 1 transformers would reset, update(1) keeps the table)
             key = (group.name, switch.update(max(seq_len, 1)))
         elif isinstance(scaling, _posenc.LongRopeScaling):
             # the library's switching rule (longrope.hpp): the table for seq_len is the init one up
