@@ -14,4 +14,4 @@ cmake --build --preset demo -j "$(nproc)"
 if [ $# -eq 0 ]; then
   set -- --preset qwen3-8b --scaling yarn --factor 4 --svg build/demo/plots
 fi
-build/demo/examples/posenc-inspect "$@"
+build/demo/tools/posenc-inspect/posenc-inspect "$@"

@@ -4,8 +4,9 @@
 #   1. configure and build the module (Ninja, ccache when present) with POSENC_BUILD_PYTHON=ON;
 #   2. run pytest on python/tests with that module (in the background, beside steps 3 and 4's
 #      first install; checked before the pip route); exit status 5 ("no tests collected") fails;
-#   3. the Python code blocks of README.md and docs/*.md run with that module
-#      (scripts/check-doc-examples.py --lang python);
+#   3. the checked-in type stubs equal a fresh generation from that module
+#      (scripts/generate-stubs.py --check); the Python code blocks of README.md and docs/*.md run
+#      with that module (scripts/check-doc-examples.py --lang python);
 #   4. the install routes, from a clone of this checkout's committed state in a temporary
 #      directory: `cmake --install --component python` into a temporary prefix, imported from
 #      outside any source tree; then `pip install --no-build-isolation` of the clone into a fresh
@@ -47,6 +48,9 @@ trap 'rm -rf "$tmp"' EXIT
 # (mostly ccache hits); its output is printed, and its status checked, before the pip route.
 PYTHONPATH="$root/$build_dir/python" "$python" -m pytest -q -p no:cacheprovider python/tests >"$tmp/pytest.log" 2>&1 &
 pytest_pid=$!
+
+echo "=== posenc Python module: the type stubs against a fresh generation ==="
+"$python" scripts/generate-stubs.py --check --python-path "$root/$build_dir/python"
 
 echo "=== posenc Python module: the docs' Python blocks ==="
 "$python" scripts/check-doc-examples.py --lang python --python-path "$root/$build_dir/python"

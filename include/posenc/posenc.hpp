@@ -27,4 +27,5 @@
 #include "posenc/analysis/pi_bound.hpp"
 #include "posenc/analysis/base_bound.hpp"
 #include "posenc/model_rope.hpp"
+#include "posenc/context_lengths.hpp"
 #include "posenc/models/presets.hpp"

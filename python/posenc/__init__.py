@@ -18,18 +18,18 @@ import os as _os
 import sys as _sys
 
 from . import _posenc
+from . import _keywords
+
+# One-line TypeErrors with a did-you-mean for calls no native overload takes (posenc/_keywords.py),
+# installed before the names are re-exported below.
+_keywords.install(_posenc)
 from ._posenc import *  # noqa: F401,F403  (the native API)
 from ._posenc import encodings, presets, Error
 
 __version__ = _posenc.version
 
 
-def _error(field, value, rule, message=None):
-    """A posenc.Error raised from Python, with the field, value and rule attributes the native ones
-    carry; the message is '<field> <value> <rule>' unless given (the config reader's layout)."""
-    e = Error(message if message is not None else "%s %s %s" % (field, value, rule))
-    e.field, e.value, e.rule = field, value, rule
-    return e
+from ._common import error as _error  # noqa: E402  (posenc.Error raised from Python)
 
 
 def _cut(text, width=57):
@@ -247,6 +247,13 @@ def apply_rope(spec, angles, q, k=None, positions=0, *, q_out=None, k_out=None, 
     if k is None:
         return q if q_out is None else q_out
     return (q, k) if q_out is None else (q_out, k_out)
+
+# A keyword the package's own Python functions do not take: one line with the nearest one, as
+# for the native functions (posenc/_keywords.py).
+for _name in ("from_hf_config", "model_from_hf_config", "parse_hf_config", "parse_hf_model",
+              "vision_tower_from_hf_config", "apply_rope"):
+    globals()[_name] = _keywords.python_function(globals()[_name])
+del _name
 
 # posenc.export (NumPy only) is always there; posenc.torch is imported on demand (it needs torch).
 from . import export  # noqa: E402,F401

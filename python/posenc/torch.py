@@ -17,13 +17,13 @@ import numpy as _np
 import torch as _torch
 
 from . import _posenc
-from . import _error
 from . import apply_rope as _apply_rope_arrays
-from .export import group_of as _group_of
-from .export import model_rope as _model_rope
-from .export import config_source as _config_source
-from .export import hf_module_layout as _hf_module_layout
-from .export import rows_to_torch as _rows_to_torch
+from ._common import error as _error
+from ._common import group_of as _group_of
+from ._common import model_rope as _model_rope
+from ._common import config_source as _config_source
+from ._common import hf_module_layout as _hf_module_layout
+from ._common import rows_to_torch as _rows_to_torch
 
 _FLOAT_DTYPES = {_torch.float32: "float32", _torch.float16: "float16", _torch.bfloat16: "bfloat16",
                  _torch.float64: "float64"}
@@ -105,7 +105,7 @@ class RotaryEmbedding(_torch.nn.Module):
         self.row_layout = row_layout
         if layer_type is not None:
             rope.group(layer_type)  # posenc.Error listing the groups when there is no such group
-        self._cached_length = {}  # dynamic NTK: group name -> the length its current table serves
+        self._dynamic_switch = {}  # dynamic NTK: group name -> its DynamicNtkSwitch (the table in effect)
         self._tables = {}         # (group name, length or None) -> the library's FrequencyTable
         self._rows = {}           # (table key, dtype) -> CPU (cos, sin) tables [rows, R]
         self._levels = {}         # (table key, device) -> (digit tables on the device, bits)
@@ -139,14 +139,14 @@ class RotaryEmbedding(_torch.nn.Module):
         """(key, FrequencyTable) in effect for a sequence of seq_len tokens (None: not needed)."""
         scaling = group.scaling
         if isinstance(scaling, _posenc.DynamicNtkScaling):
-            original = group.max_position_embeddings or group.original_length
-            cached = self._cached_length.get(group.name, original)
-            if seq_len > cached:
-                cached = seq_len
-            if seq_len < original and cached > original:
-                cached = original
-            self._cached_length[group.name] = cached
-            key = (group.name, cached if cached > original else None)
+            # transformers' growth / reset rule, in C++ (posenc/scaling/dynamic_ntk_switch.hpp)
+            switch = self._dynamic_switch.get(group.name)
+            if switch is None:
+                switch = _posenc.DynamicNtkSwitch(group.max_position_embeddings or group.original_length)
+                self._dynamic_switch[group.name] = switch
+            # n <= 0 (every position negative) is below L as n = 1 is: update(1) takes the same step
+            # (for L > 1; at L = 1 transformers would reset, update(1) keeps the table)
+            key = (group.name, switch.update(max(seq_len, 1)))
         elif isinstance(scaling, _posenc.LongRopeScaling):
             # the library's switching rule (longrope.hpp): the table for seq_len is the init one up
             # to the original length and one other table (long factors; PhiMoE: its long mscale)
@@ -156,7 +156,10 @@ class RotaryEmbedding(_torch.nn.Module):
             key = (group.name, None)
         table = self._tables.get(key)
         if table is None:
-            table = group.table(seq_len if key[1] is not None else None)
+            if isinstance(key[1], int):  # dynamic NTK: the table at the switch's length
+                table = group.table(key[1])
+            else:
+                table = group.table(seq_len if key[1] is not None else None)
             self._tables = {k: v for k, v in self._tables.items() if k[0] != group.name}
             self._tables[key] = table
             for cache in (self._rows, self._levels):

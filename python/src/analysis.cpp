@@ -48,9 +48,8 @@ py::dict columns_of(const ExtensionDiagnostics& d)
     return out;
 }
 
-}  // namespace
-
-void bind_analysis(py::module_& m)
+/// PairDiagnostics and DiagnosticsSummary (and the tolerance they use).
+void bind_pair_diagnostics(py::module_& m)
 {
     // ---- diagnostics ------------------------------------------------------------------------
     m.attr("diagnostics_relative_tolerance") = diagnostics_relative_tolerance;
@@ -86,6 +85,11 @@ void bind_analysis(py::module_& m)
                    ", compressed_pairs=" + std::to_string(s.compressed_pairs) +
                    ", zero_freq_pairs=" + std::to_string(s.zero_freq_pairs) + ")";
         });
+}
+
+/// ExtensionDiagnostics and the functions that build it.
+void bind_extension_diagnostics(py::module_& m)
+{
     py::class_<ExtensionDiagnostics>(m, "ExtensionDiagnostics",
                                      "The whole widget for one (spec, scaling, L, L'): per-pair numbers and counts.")
         .def_readonly("scaling_type", &ExtensionDiagnostics::scaling_type)
@@ -112,7 +116,11 @@ void bind_analysis(py::module_& m)
           "range, linear 0, ntk_aware 23 (pairs 40-62), yarn 0.");
     m.def("diagnose_tables", &diagnose_tables, py::arg("original"), py::arg("scaled"), py::arg("training_length"),
           py::arg("target_length"), "The same per-pair numbers for any two tables with the same pair count.");
+}
 
+/// RoFormer's long-term decay bound.
+void bind_roformer_bounds(py::module_& m)
+{
     // ---- RoFormer ---------------------------------------------------------------------------
     m.def("roformer_partial_sum_norms", &roformer_partial_sum_norms, py::arg("table"), py::arg("distance"),
           "sum_{j=1..P} |S_j(r)|,  S_j(r) = sum_{k<j} e^{i r theta_k}  (RoFormer eq. 35-37; also PI's B(s)).");
@@ -143,7 +151,11 @@ void bind_analysis(py::module_& m)
           py::call_guard<py::gil_scoped_release>(),
           "The smallest integer r in [0, max_distance] with U(r) < level, or None. 32 pairs, level 8.25:\n"
           "15 / 35 / 46 for bases 1e4 / 1e6 / 1e7.");
+}
 
+/// Position Interpolation's bounds.
+void bind_pi_bounds(py::module_& m)
+{
     // ---- Position Interpolation --------------------------------------------------------------
     bind_enum<PiCoefficient>(m, "PiCoefficient",
                              "paper: Theorem 2.1 as printed, d / (32 ln c) on an integer grid;\n"
@@ -168,7 +180,11 @@ void bind_analysis(py::module_& m)
           py::call_guard<py::gil_scoped_release>(),
           "2 min B(s) / grid coefficient: how much smaller the interpolation bound is than the extrapolation\n"
           "bound (the PI paper's ~600x). d = 128, c = 1e4, [0, 4096]: 657.79 (paper), 571.59 (corrected).");
+}
 
+/// Men et al. 2024: the smallest base for a context length.
+void bind_base_bounds(py::module_& m)
+{
     // ---- Men et al. 2024 ----------------------------------------------------------------------
     m.def(
         "similarity_margin",
@@ -193,6 +209,17 @@ void bind_analysis(py::module_& m)
           py::arg("grid"), py::call_guard<py::gil_scoped_release>(),
           "base_L = inf{base on the grid : L_theta(base) >= L} (eq. 11), or None. Knife-edged and grid\n"
           "dependent: d = 128, ratio 1.00001: 4K -> 26,952.5.");
+}
+
+}  // namespace
+
+void bind_analysis(py::module_& m)
+{
+    bind_pair_diagnostics(m);
+    bind_extension_diagnostics(m);
+    bind_roformer_bounds(m);
+    bind_pi_bounds(m);
+    bind_base_bounds(m);
 }
 
 }  // namespace posenc::python

@@ -49,9 +49,8 @@ py::array_t<T> reference_rotated(const RopeSpec& spec, const FrequencyTable& tab
     return out;
 }
 
-}  // namespace
-
-void bind_core(py::module_& m)
+/// posenc.Error (a ValueError) and the translation of posenc::error into it.
+void bind_error(py::module_& m)
 {
     // ---- the one exception --------------------------------------------------------------------
     static py::exception<posenc::error> error_type(m, "Error", PyExc_ValueError);
@@ -77,10 +76,35 @@ void bind_core(py::module_& m)
             PyErr_SetObject(error_type.ptr(), instance.ptr());
         }
     });
+}
 
-    m.attr("version") = posenc::version_string;
-    m.attr("two_pi") = posenc::two_pi;
+/// RopeSpec's pickle support (the tuple of its constructor's arguments, checked).
+void bind_rope_spec_pickle(py::class_<RopeSpec>& spec)
+{
+    spec.def(py::pickle(
+            [](const RopeSpec& s) {
+                return py::make_tuple(s.head_dim(), s.rotary_dim(), s.base(), s.pairing(), s.rotary_offset());
+            },
+            [](const py::tuple& t) {
+                const auto refuse = [&] {
+                    posenc::detail::raise("RopeSpec.__setstate__", std::string(py::repr(t)).substr(0, 80),
+                                          "must be a tuple (head_dim: int, rotary_dim: int, base: float, pairing: Pairing"
+                                          "[, rotary_offset: int])");
+                };
+                if (t.size() != 4 && t.size() != 5) refuse();
+                try {
+                    return RopeSpec(t[0].cast<int>(), t[1].cast<int>(), t[2].cast<double>(), t[3].cast<Pairing>(),
+                                    t.size() == 5 ? t[4].cast<int>() : 0);
+                } catch (const py::cast_error&) {
+                    refuse();
+                }
+                return RopeSpec::full(2, 2.0);  // not reached
+            }));
+}
 
+/// Pairing and RopeSpec.
+void bind_rope_spec(py::module_& m)
+{
     // ---- Pairing and RopeSpec -----------------------------------------------------------------
     bind_enum<Pairing>(m, "Pairing",
                        "Which coordinates of the rotary slice rotate together:\n"
@@ -89,7 +113,7 @@ void bind_core(py::module_& m)
                        "Strings 'half_split' / 'interleaved' are accepted wherever a Pairing is.",
                        {{"half_split", Pairing::half_split}, {"interleaved", Pairing::interleaved}});
 
-    py::class_<RopeSpec>(m, "RopeSpec",
+    auto spec = py::class_<RopeSpec>(m, "RopeSpec",
                          "A validated rotary-embedding description.\n\n"
                          "  head_dim H, rotary_dim R (the first R dims rotate, the other H - R pass through),\n"
                          "  pairs P = R/2, base b: theta_i = b^(-2i/R)  (RoFormer eq. 15).\n"
@@ -129,27 +153,13 @@ void bind_core(py::module_& m)
             "The two coordinates (first, second) of pair i: (i, i + R/2) half_split, (2i, 2i + 1) interleaved.")
         .def(py::self == py::self)
         .def(py::self != py::self)
-        .def("__repr__", &repr_of)
-        .def(py::pickle(
-            [](const RopeSpec& s) {
-                return py::make_tuple(s.head_dim(), s.rotary_dim(), s.base(), s.pairing(), s.rotary_offset());
-            },
-            [](const py::tuple& t) {
-                const auto refuse = [&] {
-                    posenc::detail::raise("RopeSpec.__setstate__", std::string(py::repr(t)).substr(0, 80),
-                                          "must be a tuple (head_dim: int, rotary_dim: int, base: float, pairing: Pairing"
-                                          "[, rotary_offset: int])");
-                };
-                if (t.size() != 4 && t.size() != 5) refuse();
-                try {
-                    return RopeSpec(t[0].cast<int>(), t[1].cast<int>(), t[2].cast<double>(), t[3].cast<Pairing>(),
-                                    t.size() == 5 ? t[4].cast<int>() : 0);
-                } catch (const py::cast_error&) {
-                    refuse();
-                }
-                return RopeSpec::full(2, 2.0);  // not reached
-            }));
+        .def("__repr__", &repr_of);
+    bind_rope_spec_pickle(spec);
+}
 
+/// inv_freq, period_of and turns_of.
+void bind_frequency_functions(py::module_& m)
+{
     // ---- frequencies --------------------------------------------------------------------------
     m.def(
         "inv_freq",
@@ -179,25 +189,12 @@ void bind_core(py::module_& m)
         py::arg("inv_freq"), py::arg("length"),
         "Full turns of a pair within `length` tokens: length * theta / (2 pi). Raises posenc.Error unless\n"
         "theta and length are finite and >= 0.");
+}
 
-    py::class_<FrequencyTable>(m, "FrequencyTable",
-                               "Per-pair inverse frequencies theta_i (rad/token, double) and the attention factor\n"
-                               "that multiplies cos and sin (1 unless a scaling says otherwise, e.g. YaRN's mscale).\n\n"
-                               "  period P_i = 2 pi / theta_i,   turns r_i(L) = L theta_i / (2 pi)\n"
-                               "Pair i completes a turn within L tokens when r_i(L) >= 1.\n"
-                               "Invariants: at least one pair; every theta finite and >= 0; attention factor finite, > 0.")
-        .def(py::init<std::vector<double>, double>(), py::arg("inv_freq"), py::arg("attention_factor") = 1.0)
-        .def_static("from_spec", &FrequencyTable::from_spec, py::arg("spec"),
-                    "The unscaled table of a spec: theta_i = base^(-2i/R), attention factor 1.")
-        .def_property_readonly("num_pairs", &FrequencyTable::num_pairs)
-        .def("__len__", &FrequencyTable::num_pairs)
-        .def_property_readonly(
-            "inv_freq", [](const FrequencyTable& t) { return to_array(t.inv_freq()); },
-            "theta_i for every pair, as a new float64 array.")
-        .def_property_readonly("attention_factor", &FrequencyTable::attention_factor)
-        .def_property_readonly("zero_freq_pairs", &FrequencyTable::zero_freq_pairs,
-                               "Pairs whose frequency is exactly 0 (proportional RoPE's unrotated pairs).")
-        .def_property_readonly("rotated_pairs", &FrequencyTable::rotated_pairs, "num_pairs - zero_freq_pairs.")
+/// FrequencyTable's questions about one pair (zero frequency, period, turns).
+void bind_table_queries(py::class_<FrequencyTable>& table)
+{
+    table
         .def(
             "is_zero_freq",
             [](const FrequencyTable& t, int pair) {
@@ -227,7 +224,13 @@ void bind_core(py::module_& m)
                 require_finite_nonnegative("length", length);
                 return t.completes_turn(pair, length);
             },
-            py::arg("pair"), py::arg("length"), "turns(pair, length) >= 1.")
+            py::arg("pair"), py::arg("length"), "turns(pair, length) >= 1.");
+}
+
+/// FrequencyTable's questions over every pair (periods, turns, pairs without a full turn).
+void bind_table_sweeps(py::class_<FrequencyTable>& table)
+{
+    table
         .def(
             "periods",
             [](const FrequencyTable& t) {
@@ -261,12 +264,41 @@ void bind_core(py::module_& m)
                 return t.count_without_full_turn(length);
             },
             py::arg("length"),
-             "How many pairs never complete a turn within `length` tokens (Qwen3-8B at 32,768: 24).")
+             "How many pairs never complete a turn within `length` tokens (Qwen3-8B at 32,768: 24).");
+}
+
+/// FrequencyTable: construction, properties, repr.
+void bind_frequency_table(py::module_& m)
+{
+    auto table = py::class_<FrequencyTable>(m, "FrequencyTable",
+                               "Per-pair inverse frequencies theta_i (rad/token, double) and the attention factor\n"
+                               "that multiplies cos and sin (1 unless a scaling says otherwise, e.g. YaRN's mscale).\n\n"
+                               "  period P_i = 2 pi / theta_i,   turns r_i(L) = L theta_i / (2 pi)\n"
+                               "Pair i completes a turn within L tokens when r_i(L) >= 1.\n"
+                               "Invariants: at least one pair; every theta finite and >= 0; attention factor finite, > 0.")
+        .def(py::init<std::vector<double>, double>(), py::arg("inv_freq"), py::arg("attention_factor") = 1.0)
+        .def_static("from_spec", &FrequencyTable::from_spec, py::arg("spec"),
+                    "The unscaled table of a spec: theta_i = base^(-2i/R), attention factor 1.")
+        .def_property_readonly("num_pairs", &FrequencyTable::num_pairs)
+        .def("__len__", &FrequencyTable::num_pairs)
+        .def_property_readonly(
+            "inv_freq", [](const FrequencyTable& t) { return to_array(t.inv_freq()); },
+            "theta_i for every pair, as a new float64 array.")
+        .def_property_readonly("attention_factor", &FrequencyTable::attention_factor)
+        .def_property_readonly("zero_freq_pairs", &FrequencyTable::zero_freq_pairs,
+                               "Pairs whose frequency is exactly 0 (proportional RoPE's unrotated pairs).")
+        .def_property_readonly("rotated_pairs", &FrequencyTable::rotated_pairs, "num_pairs - zero_freq_pairs.")
         .def("__repr__", [](const FrequencyTable& t) {
             return "FrequencyTable(num_pairs=" + std::to_string(t.num_pairs()) +
                    ", attention_factor=" + posenc::detail::format_value(t.attention_factor()) + ")";
         });
+    bind_table_queries(table);
+    bind_table_sweeps(table);
+}
 
+/// Precision and the angle functions (reduced_angle, cos_sin, table_cos_sin, rotation_angle).
+void bind_angles(py::module_& m)
+{
     // ---- angles -------------------------------------------------------------------------------
     bind_enum<Precision>(m, "Precision",
                          "Which arithmetic builds a scaled table and its angles:\n"
@@ -323,7 +355,11 @@ void bind_core(py::module_& m)
         py::arg("table"), py::arg("position"), py::arg("pair"), py::arg("precision") = Precision::exact,
         "The angle of pair i at position m reduced into [-pi, pi]: exact m theta_i, or Hugging Face's\n"
         "float32 product fl(fl(theta_i) * fl(m)).");
+}
 
+/// The rotation matrices, the pairing permutation and the scalar reference rotation.
+void bind_rotations(py::module_& m)
+{
     // ---- rotations ----------------------------------------------------------------------------
     m.def(
         "rotation_2x2",
@@ -359,6 +395,20 @@ void bind_core(py::module_& m)
           "  a' = a cos - b sin,   b' = b cos + a sin\n"
           "with cos/sin of the exactly reduced angle times the attention factor, in double. Returns a new\n"
           "float64 array; a negative position applies the inverse rotation. Error < 1e-14 |x| per pair.");
+}
+
+}  // namespace
+
+void bind_core(py::module_& m)
+{
+    bind_error(m);
+    m.attr("version") = posenc::version_string;
+    m.attr("two_pi") = posenc::two_pi;
+    bind_rope_spec(m);
+    bind_frequency_functions(m);
+    bind_frequency_table(m);
+    bind_angles(m);
+    bind_rotations(m);
 }
 
 }  // namespace posenc::python

@@ -18,6 +18,8 @@ namespace posenc::python {
 
 namespace {
 
+namespace enc = posenc::encodings;
+
 /// The library refuses non-finite inputs and scales vectors before squaring them (finite RMS,
 /// norms and cosines for any finite input); attention's products of huge weights can still
 /// overflow double on the way: from Python that is an error naming the input, never an inf or a
@@ -37,16 +39,9 @@ auto finite_result(const char* field, const char* rule, Eigen::MatrixXd (Class::
     };
 }
 
-}  // namespace
-
-void bind_encodings(py::module_& parent)
+/// AttentionMask, SingleHeadAttention and the permutation tests of NoPE.
+void bind_attention_and_nope(py::module_& m)
 {
-    namespace enc = posenc::encodings;
-    py::module_ m = parent.def_submodule(
-        "encodings", "The classic positional encodings the lessons walk through, generation by generation:\n"
-                     "NoPE, x = e + p*1, t/(T-1), learned tables (GPT-2), sinusoidal (Vaswani 2017),\n"
-                     "clipped relative (Shaw 2018), T5 buckets, ALiBi; and a tiny single-head attention.");
-
     // ---- attention and NoPE ---------------------------------------------------------------------
     bind_enum<enc::AttentionMask>(m, "AttentionMask", "none, or causal (key j visible to query i iff j <= i).",
                                   {{"none", enc::AttentionMask::none}, {"causal", enc::AttentionMask::causal}});
@@ -96,7 +91,11 @@ void bind_encodings(py::module_& parent)
     m.def("permutation_equivariance_gap", &enc::permutation_equivariance_gap, py::arg("attention"), py::arg("x"),
           py::arg("order"),
           "max |Attention(reorder(x))(t) - Attention(x)(order[t])|: exactly 0 without positions (NoPE).");
+}
 
+/// The naive schemes: the index added to every dim, normalised indices, their ratios.
+void bind_naive_schemes(py::module_& m)
+{
     // ---- naive schemes ---------------------------------------------------------------------------
     m.def("add_index_to_every_dim", &enc::add_index_to_every_dim, py::arg("content"), py::arg("position"),
           "x = e + p * 1 (lesson C2-2, naive scheme 1): the position signal has RMS p.");
@@ -114,7 +113,11 @@ void bind_encodings(py::module_& parent)
           "1 / (T - 1): 0.5 for 3 tokens, 0.000978 for 1,024.");
     m.def("position_named_by", &enc::position_named_by, py::arg("normalized_value"), py::arg("length"),
           "u (T - 1): 0.5 names position 1 of 3 but 511.5 of 1,024.");
+}
 
+/// OutOfRange and LearnedPositionTable (GPT-2).
+void bind_learned_table(py::module_& m)
+{
     // ---- learned table ---------------------------------------------------------------------------
     bind_enum<enc::OutOfRange>(m, "OutOfRange",
                                "error: a lookup at t >= L raises; clamp_to_last_row: t >= L reads row L - 1.",
@@ -138,7 +141,11 @@ void bind_encodings(py::module_& parent)
         .def("row_for", &enc::LearnedPositionTable::row_for, py::arg("position"))
         .def("lookup", &enc::LearnedPositionTable::lookup, py::arg("position"))
         .def("add_to", &enc::LearnedPositionTable::add_to, py::arg("token_embeddings"), py::arg("first_position") = 0);
+}
 
+/// EmbeddingScale and SinusoidalEncoding (Vaswani 2017).
+void bind_sinusoidal(py::module_& m)
+{
     // ---- sinusoidal ------------------------------------------------------------------------------
     bind_enum<enc::EmbeddingScale>(m, "EmbeddingScale", "none, or sqrt_d_model (Vaswani section 3.4).",
                                    {{"none", enc::EmbeddingScale::none}, {"sqrt_d_model", enc::EmbeddingScale::sqrt_d_model}});
@@ -161,7 +168,11 @@ void bind_encodings(py::module_& parent)
         .def("add_to", &enc::SinusoidalEncoding::add_to, py::arg("token_embeddings"), py::arg("first_position") = 0)
         .def("shift_rotation", &enc::SinusoidalEncoding::shift_rotation, py::arg("pair"), py::arg("offset"),
              "M_k = R(-k w_i): (PE(pos + k, 2i), PE(pos + k, 2i + 1)) = M_k (PE(pos, 2i), PE(pos, 2i + 1)).");
+}
 
+/// Clipped relative positions (Shaw 2018).
+void bind_clipped_relative(py::module_& m)
+{
     // ---- Shaw 2018 ------------------------------------------------------------------------------
     m.def("clipped_relative_position", &enc::clipped_relative_position, py::arg("query_position"),
           py::arg("key_position"), py::arg("max_distance"), "clip(key - query, k) = max(-k, min(k, key - query)).");
@@ -183,7 +194,11 @@ void bind_encodings(py::module_& parent)
         .def("index_matrix", &enc::ClippedRelativePositions::index_matrix, py::arg("length"))
         .def("logits", &enc::ClippedRelativePositions::logits, py::arg("queries"), py::arg("keys"))
         .def("outputs", &enc::ClippedRelativePositions::outputs, py::arg("alpha"), py::arg("values"));
+}
 
+/// BucketDirection and T5RelativeBuckets.
+void bind_t5_buckets(py::module_& m)
+{
     // ---- T5 --------------------------------------------------------------------------------------
     bind_enum<enc::BucketDirection>(m, "BucketDirection", "bidirectional (encoder) or unidirectional (decoder).",
                                     {{"bidirectional", enc::BucketDirection::bidirectional},
@@ -208,13 +223,35 @@ void bind_encodings(py::module_& parent)
         .def("bias", &enc::T5RelativeBuckets::bias, py::arg("bucket_values"), py::arg("query_length"),
              py::arg("key_length"))
         .def("smallest_distance_in_bucket", &enc::T5RelativeBuckets::smallest_distance_in_bucket, py::arg("bucket"));
+}
 
+/// ALiBi's slopes and biases.
+void bind_alibi(py::module_& m)
+{
     // ---- ALiBi -----------------------------------------------------------------------------------
     m.def("alibi_slopes", &enc::alibi_slopes, py::arg("num_heads"),
           "ALiBi slopes (Press et al. 2021): 2^(-8h/n) for n a power of two (8 heads: 1/2 .. 1/256), else the\n"
           "official get_slopes interleave (6 heads: 2^-2, 2^-4, 2^-6, 2^-8, 2^-1, 2^-3).");
     m.def("alibi_causal_bias", &enc::alibi_causal_bias, py::arg("slope"), py::arg("length"),
           "T x T: -slope (i - j) for j <= i, -inf above the diagonal.");
+}
+
+}  // namespace
+
+void bind_encodings(py::module_& parent)
+{
+    py::module_ m = parent.def_submodule(
+        "encodings", "The classic positional encodings the lessons walk through, generation by generation:\n"
+                     "NoPE, x = e + p*1, t/(T-1), learned tables (GPT-2), sinusoidal (Vaswani 2017),\n"
+                     "clipped relative (Shaw 2018), T5 buckets, ALiBi; and a tiny single-head attention.");
+
+    bind_attention_and_nope(m);
+    bind_naive_schemes(m);
+    bind_learned_table(m);
+    bind_sinusoidal(m);
+    bind_clipped_relative(m);
+    bind_t5_buckets(m);
+    bind_alibi(m);
 }
 
 }  // namespace posenc::python

@@ -231,9 +231,8 @@ py::object on_the_fly_rows(const kn::OnTheFlyAngles& angles,
     return std::move(first);
 }
 
-}  // namespace
-
-void bind_export(py::module_& m)
+/// The exporters' row tables from OnTheFlyAngles (_on_the_fly_rows, _on_the_fly_levels, _export_cos_sin).
+void bind_row_tables(py::module_& m)
 {
     m.def("_on_the_fly_rows", &on_the_fly_rows, py::arg("angles"), py::arg("positions"),
           py::arg("pair_axes") = py::none(), py::arg("dtype") = "float32", py::arg("layout") = "hf",
@@ -286,6 +285,11 @@ void bind_export(py::module_& m)
         py::arg("table"), py::arg("num_positions"), py::arg("first_position"), py::arg("layout"),
         "posenc/export/cos_sin_tables.hpp: 'vllm' -> float64 [N, R] (cos half | sin half), 'flashinfer' ->\n"
         "the same in float32, 'hf' -> (cos, sin) float64 [N, R] each (cat(freqs, freqs)).");
+}
+
+/// The exact reference rows (_exact_cos_sin_rows) and the GGUF factor tensors (gguf_rope_factors).
+void bind_exact_rows(py::module_& m)
+{
     m.def("_exact_cos_sin_rows", &exact_cos_sin_rows, py::arg("table"), py::arg("positions"),
           py::arg("pair_axes") = py::none(),
           "(cos, sin) float64 [tokens, P] of the exactly reduced angles, attention factor folded in;\n"
@@ -305,6 +309,14 @@ void bind_export(py::module_& m)
         "The per-pair factor tensors a GGUF conversion (llama.cpp convert_hf_to_gguf.py) stores, as\n"
         "{name: float32 array of P}: llama3 -> {'rope_freqs': theta_i / theta'_i}; longrope ->\n"
         "{'rope_factors_long', 'rope_factors_short'}. Other scalings raise posenc.Error.");
+}
+
+}  // namespace
+
+void bind_export(py::module_& m)
+{
+    bind_row_tables(m);
+    bind_exact_rows(m);
 }
 
 }  // namespace posenc::python

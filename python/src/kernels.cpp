@@ -423,9 +423,8 @@ py::object apply(const RopeSpec& spec, const py::object& angles, const py::objec
     return py::make_tuple(q_result, c.out_of_place ? k_out_object : k_object);
 }
 
-}  // namespace
-
-void bind_kernels(py::module_& m)
+/// Direction, CosSinCache and OnTheFlyAngles (the kernels' angle sources).
+void bind_angle_sources(py::module_& m)
 {
     bind_enum<kn::Direction>(m, "Direction", "forward rotates to the position (RoPE); inverse rotates back (R(-m theta)).",
                              {{"forward", kn::Direction::forward}, {"inverse", kn::Direction::inverse}});
@@ -485,7 +484,11 @@ void bind_kernels(py::module_& m)
                 return py::make_tuple(cs.cos, cs.sin);
             },
             py::arg("position"), py::arg("pair"), "a (cos, sin)(m theta_i) in double from the digit products.");
+}
 
+/// apply_rope's native entry and the dispatch report.
+void bind_apply_entries(py::module_& m)
+{
     m.def("_apply_rope", &apply, py::arg("spec"), py::arg("angles"), py::arg("q"), py::arg("k") = py::none(),
           py::arg("positions") = 0, py::arg("q_out") = py::none(), py::arg("k_out") = py::none(),
           py::arg("direction") = kn::Direction::forward, py::arg("dtype") = py::none(), py::arg("layout") = "thd");
@@ -498,6 +501,14 @@ void bind_kernels(py::module_& m)
         "One line: the instruction set apply_rope runs, the ones compiled into the module and the best this\n"
         "CPU runs, e.g. 'dispatch runs avx512_bf16 (avx512bw+bf16); compiled: baseline (sse2), sse4_2, avx2,\n"
         "avx512, avx512_bf16; this CPU runs up to avx512_bf16'.");
+}
+
+}  // namespace
+
+void bind_kernels(py::module_& m)
+{
+    bind_angle_sources(m);
+    bind_apply_entries(m);
 }
 
 }  // namespace posenc::python

@@ -51,9 +51,8 @@ py::tuple position_ids_result(const AxisPositionIds& ids)
     return py::make_tuple(out, ids.rope_delta);
 }
 
-}  // namespace
-
-void bind_model_math(py::module_& m)
+/// QueryScale.
+void bind_query_scale(py::module_& m)
 {
     // ---- query scale --------------------------------------------------------------------------
     py::class_<QueryScale>(m, "QueryScale",
@@ -97,7 +96,11 @@ void bind_model_math(py::module_& m)
             return "QueryScale(beta=" + posenc::detail::format_value(q.beta()) + ", divisor=" + std::to_string(q.divisor()) +
                    ", position_offset=" + std::to_string(q.position_offset()) + ")";
         });
+}
 
+/// Angle differences and the re-rotation of cached keys.
+void bind_rerotation(py::module_& m)
+{
     // ---- re-rotation --------------------------------------------------------------------------
     m.def("angle_difference", &angle_difference, py::arg("position"), py::arg("from_inv_freq"), py::arg("to_inv_freq"));
     m.def("rerotate_keys", &rerotate_array<float>, py::arg("spec"), py::arg("from_table"), py::arg("to_table"),
@@ -108,7 +111,11 @@ void bind_model_math(py::module_& m)
           "from_table's angles and attention factor to to_table's: per pair the rotation by the exactly\n"
           "reduced angle difference, times to.attention_factor / from.attention_factor. Error <= 1.2e-14 rho |x|\n"
           "per pair before the final rounding (posenc/rerotation.hpp).");
+}
 
+/// The multimodal position ids (prompt segments).
+void bind_multimodal_position_ids(py::module_& m)
+{
     // ---- multimodal position ids --------------------------------------------------------------
     py::class_<PromptSegment> segment(m, "PromptSegment",
                                       "One run of a multimodal prompt: text(n), image(t, h, w[, delimited]) or\n"
@@ -142,6 +149,15 @@ void bind_model_math(py::module_& m)
         py::arg("segments"), py::arg("num_axes"), py::arg("spatial_merge_size"), py::arg("first_image_index") = 0,
         "HunYuan-VL's position ids: (int64 array [num_axes, tokens], rope_delta); axes (position,) width,\n"
         "height, image index.");
+}
+
+}  // namespace
+
+void bind_model_math(py::module_& m)
+{
+    bind_query_scale(m);
+    bind_rerotation(m);
+    bind_multimodal_position_ids(m);
 }
 
 }  // namespace posenc::python

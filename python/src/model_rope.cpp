@@ -22,9 +22,8 @@ FrequencyTable group_table(const RopeGroup& g, std::optional<std::int64_t> seque
     return sequence_length ? g.table(*sequence_length, precision) : g.table(precision);
 }
 
-}  // namespace
-
-void bind_model_rope(py::module_& m)
+/// MultiAxisKind and MultiAxisLayout.
+void bind_multi_axis_layout(py::module_& m)
 {
     // ---- multi-axis layouts -------------------------------------------------------------------
     bind_enum<MultiAxisKind>(m, "MultiAxisKind", "Which rule built a MultiAxisLayout.",
@@ -73,6 +72,11 @@ void bind_model_rope(py::module_& m)
                 return l.axis_of_pair(pair);
             },
             py::arg("pair"));
+}
+
+/// The axial 2-D frequency rules and the multi-axis reference rotation.
+void bind_multi_axis_functions(py::module_& m)
+{
     m.def("axial_2d_shared_frequencies", &axial_2d_shared_frequencies, py::arg("head_dim"), py::arg("base") = 10000.0,
           "2-D axial RoPE with one 1-D table of head_dim/2 rotary dims per axis (Qwen2-VL vision, Llama 4\n"
           "vision): theta_i = base^(-2 (i mod Q) / (head_dim / 2)), Q = head_dim / 4.");
@@ -95,7 +99,11 @@ void bind_model_rope(py::module_& m)
         py::arg("spec"), py::arg("table"), py::arg("layout"), py::arg("head"), py::arg("positions"),
         "One head rotated with pair i at positions[layout.axis_of_pair(i)] (one position per axis),\n"
         "otherwise exactly apply_rope_reference; equal positions give the 1-D result. Returns float64.");
+}
 
+/// RopeGroup: one group of layers sharing a spec and a scaling.
+void bind_rope_group(py::module_& m)
+{
     // ---- groups and models --------------------------------------------------------------------
     py::class_<RopeGroup>(m, "RopeGroup",
                           "One RoPE configuration shared by a set of layers, named by Hugging Face's layer type\n"
@@ -123,7 +131,11 @@ void bind_model_rope(py::module_& m)
             return "RopeGroup('" + g.name + "', base=" + posenc::detail::format_value(g.spec.base()) + ", scaling='" +
                    scaling_type_name(g.scaling) + "')";
         });
+}
 
+/// ModelRope: every layer's group.
+void bind_model_rope_class(py::module_& m)
+{
     py::class_<ModelRope>(m, "ModelRope",
                           "The rotary embedding of a whole model: for each layer no RoPE (NoPE) or a named group\n"
                           "(RopeSpec, Scaling, lengths, attention factor, softmax multiplier), and the multi-axis\n"
@@ -164,7 +176,11 @@ void bind_model_rope(py::module_& m)
             "(QueryScale, layers) or None.")
         .def("query_multiplier", &ModelRope::query_multiplier, py::arg("layer"), py::arg("position"),
              "The query multiplier of a layer at a position (1 when the layer has no query scale).");
+}
 
+/// QkNormFacts, MlaFacts and HfModel.
+void bind_model_facts(py::module_& m)
+{
     py::class_<hf::QkNormFacts>(m, "QkNormFacts",
                                 "A model's QK-norm around RoPE (posenc/models/hf_attention_facts.hpp): kind 'none', "
                                 "'rms_weight', 'rms_one_plus_weight', 'rms_no_weight', 'layer_norm' or 'other'; scope "
@@ -200,6 +216,11 @@ void bind_model_rope(py::module_& m)
         .def_readonly("rms_norm_eps", &hf::HfModel::rms_norm_eps)
         .def_readonly("qk_norm", &hf::HfModel::qk_norm)
         .def_readonly("mla", &hf::HfModel::mla);
+}
+
+/// The whole-model config readers and frequency_table of a group.
+void bind_model_readers(py::module_& m)
+{
     m.def(
         "parse_hf_model",
         [](const std::string& text, bool assume_half_split) {
@@ -232,7 +253,11 @@ void bind_model_rope(py::module_& m)
         },
         py::arg("group"), py::arg("scaling") = Scaling{NoScaling{}}, py::arg("sequence_length") = py::none(),
         py::arg("precision") = Precision::exact);
+}
 
+/// The whole-model presets (posenc.presets.*_rope).
+void bind_model_presets(py::module_& m)
+{
     // ---- whole-model presets ------------------------------------------------------------------
     py::module_ presets = m.attr("presets").cast<py::module_>();
     presets.def("gemma_3_4b_it_rope", &models::gemma_3_4b_it_rope,
@@ -248,6 +273,19 @@ void bind_model_rope(py::module_& m)
                 "HunyuanOCR language model: 24 layers, NTK alpha 1000, four axes [16, 16, 16, 16].");
     presets.def("ernie_4_5_vl_28b_a3b_rope", &models::ernie_4_5_vl_28b_a3b_rope,
                 "ERNIE-4.5-VL-28B-A3B language model: 28 layers, interleaved, 3-D RoPE [22, 22, 20].");
+}
+
+}  // namespace
+
+void bind_model_rope(py::module_& m)
+{
+    bind_multi_axis_layout(m);
+    bind_multi_axis_functions(m);
+    bind_rope_group(m);
+    bind_model_rope_class(m);
+    bind_model_facts(m);
+    bind_model_readers(m);
+    bind_model_presets(m);
 }
 
 }  // namespace posenc::python

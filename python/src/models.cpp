@@ -43,9 +43,8 @@ constexpr const char* frequency_table_doc =
     "sequence_length: the table in effect for that many tokens (dynamic NTK, LongRoPE); None is\n"
     "Hugging Face's init table. precision: 'exact' (default) or 'hf_float32'.";
 
-}  // namespace
-
-void bind_models(py::module_& m)
+/// posenc.presets: ModelPreset and its functions.
+void bind_presets(py::module_& m)
 {
     // ---- presets ------------------------------------------------------------------------------
     py::module_ presets = m.def_submodule(
@@ -103,7 +102,11 @@ void bind_models(py::module_& m)
     presets.def(
         "find", [](const std::string& name) { return models::find_preset(name); }, py::arg("name"),
         "The preset called `name` ('qwen3-8b'); raises posenc.Error listing the known names otherwise.");
+}
 
+/// ConfigWarning and HfModelRope.
+void bind_reader_results(py::module_& m)
+{
     // ---- the config reader ---------------------------------------------------------------------
     py::class_<hf::ConfigWarning>(m, "ConfigWarning", "A warning Hugging Face would log while loading the config.")
         .def_readonly("key", &hf::ConfigWarning::key)
@@ -135,6 +138,11 @@ void bind_models(py::module_& m)
         .def("__repr__", [](const hf::HfModelRope& r) {
             return "HfModelRope(name='" + r.name + "', rope_type='" + scaling_type_name(r.scaling) + "')";
         });
+}
+
+/// The config reader's entry points.
+void bind_config_reader(py::module_& m)
+{
     m.def(
         "_read_config_file",
         [](const py::bytes& path, const std::string& shown) {
@@ -174,7 +182,11 @@ void bind_models(py::module_& m)
         "'rope_scaling.factor: expected a number >= 1, got \"four\"'. A model_type posenc does not know\n"
         "is refused (its code decides the pairing) unless assume_half_split=True: half_split pairs,\n"
         "generic defaults, and a warning.");
+}
 
+/// frequency_table of a spec, a preset or a model.
+void bind_frequency_table_overloads(py::module_& m)
+{
     // ---- frequency_table ----------------------------------------------------------------------
     const Scaling none = NoScaling{};
     m.def("frequency_table", &table_of, py::arg("spec"), py::arg("scaling") = none,
@@ -193,6 +205,16 @@ void bind_models(py::module_& m)
         },
         py::arg("model"), py::arg("scaling") = none, py::arg("sequence_length") = py::none(),
         py::arg("precision") = Precision::exact);
+}
+
+}  // namespace
+
+void bind_models(py::module_& m)
+{
+    bind_presets(m);
+    bind_reader_results(m);
+    bind_config_reader(m);
+    bind_frequency_table_overloads(m);
 }
 
 }  // namespace posenc::python

@@ -16,4 +16,7 @@ PYBIND11_MODULE(_posenc, m)
     posenc::python::bind_export(m);
     posenc::python::bind_towers(m);
     posenc::python::bind_prompt(m);
+    posenc::python::bind_dynamic_ntk_switch(m);
+    posenc::python::bind_keywords(m);
+    posenc::python::bind_cache_steps(m);
 }

@@ -65,9 +65,8 @@ void add_common(Class& c, const char* type_name)
         .def(py::self != py::self);
 }
 
-}  // namespace
-
-void bind_scaling(py::module_& m)
+/// LongRopeSwitchRule and the scalings with one or two numbers: none, linear, NTK-aware, dynamic NTK.
+void bind_plain_scalings(py::module_& m)
 {
     bind_enum<LongRopeSwitchRule>(m, "LongRopeSwitchRule",
                                   "What a LongRoPE model switches past L0: Phi-3's factor tables or PhiMoE's magnitude.",
@@ -102,7 +101,11 @@ void bind_scaling(py::module_& m)
         .def_property_readonly("factor", &DynamicNtkScaling::factor)
         .def_property_readonly("max_position_embeddings", &DynamicNtkScaling::max_position_embeddings);
     add_common<DynamicNtkScaling>(dynamic, "dynamic");
+}
 
+/// YarnCorrectionRounding and YarnScaling.
+void bind_yarn_scaling(py::module_& m)
+{
     bind_enum<YarnCorrectionRounding>(m, "YarnCorrectionRounding",
                                       "Hugging Face's YaRN `truncate`: floor_ceil (default) rounds the correction range\n"
                                       "outward; fractional (gpt-oss, truncate false) keeps it as computed.",
@@ -147,7 +150,11 @@ void bind_scaling(py::module_& m)
         .def_property_readonly("explicit_attention_factor", &YarnScaling::explicit_attention_factor)
         .def_property_readonly("rounding", &YarnScaling::rounding);
     add_common<YarnScaling>(yarn, "yarn");
+}
 
+/// Llama3Band, Llama3Scaling and LongRopeScaling.
+void bind_llama3_longrope_scalings(py::module_& m)
+{
     bind_enum<Llama3Band>(m, "Llama3Band", "Which of Llama 3's bands a pair falls in.",
                           {{"kept", Llama3Band::kept}, {"smoothed", Llama3Band::smoothed}, {"divided", Llama3Band::divided}});
     auto llama3 = py::class_<Llama3Scaling>(
@@ -200,7 +207,11 @@ void bind_scaling(py::module_& m)
         .def_property_readonly("short_mscale", &LongRopeScaling::short_mscale)
         .def_property_readonly("long_mscale", &LongRopeScaling::long_mscale);
     add_common<LongRopeScaling>(longrope, "longrope");
+}
 
+/// ProportionalScaling.
+void bind_proportional_scaling(py::module_& m)
+{
     auto proportional = py::class_<ProportionalScaling>(
         m, "ProportionalScaling",
         "Proportional RoPE (Gemma 4's full-attention layers; Hugging Face rope_type 'proportional'):\n"
@@ -214,7 +225,11 @@ void bind_scaling(py::module_& m)
         .def("rotated_pairs", &ProportionalScaling::rotated_pairs, py::arg("head_dim"), "int(p * head_dim // 2).")
         .def("zero_freq_pairs", &ProportionalScaling::zero_freq_pairs, py::arg("head_dim"), "head_dim / 2 - rotated_pairs.");
     add_common<ProportionalScaling>(proportional, "proportional");
+}
 
+/// The functions of any Scaling (type name, factor, lengths, attention factor, parameters, scaled table).
+void bind_scaling_queries(py::module_& m)
+{
     // ---- functions of any Scaling ----------------------------------------------------------
     m.def("scaling_type_name", &scaling_type_name, py::arg("scaling"),
           "'none', 'linear', 'ntk_aware', 'dynamic', 'yarn', 'llama3', 'longrope' or 'proportional'.");
@@ -240,7 +255,11 @@ void bind_scaling(py::module_& m)
         py::arg("precision") = Precision::exact,
         "theta'_i of `spec` under `scaling` as a float64 array (see each scaling's formula), at Hugging\n"
         "Face's init or for `sequence_length` tokens (dynamic NTK, LongRoPE).");
+}
 
+/// The per-method tables and bases of linear, NTK-aware and dynamic NTK scaling, and YaRN's correction dimension.
+void bind_plain_method_tables(py::module_& m)
+{
     // ---- per-method functions --------------------------------------------------------------
     m.def("linear_inv_freq", [](const RopeSpec& s, const LinearScaling& l, Precision p) { return to_array(linear_inv_freq(s, l, p)); },
           py::arg("spec"), py::arg("scaling"), py::arg("precision") = Precision::exact, "theta'_i = theta_i / s.");
@@ -283,6 +302,11 @@ void bind_scaling(py::module_& m)
         },
         py::arg("spec"), py::arg("num_rotations"), py::arg("original_length"),
           "c(r) = R ln(L0 / (r 2 pi)) / (2 ln b): the fractional pair index whose period turns r times in L0.");
+}
+
+/// YaRN's correction range and ramp, and the per-method tables of YaRN, Llama 3, LongRoPE and proportional RoPE.
+void bind_yarn_llama3_longrope_tables(py::module_& m)
+{
     py::class_<YarnCorrectionRange>(m, "YarnCorrectionRange",
                                     "raw_low = c(beta_fast), raw_high = c(beta_slow); low/high after rounding and the\n"
                                     "clamp to [0, R - 1]; ramp_high = high, or high + 0.001 when low == high.")
@@ -336,6 +360,19 @@ void bind_scaling(py::module_& m)
           "g(s, mscale_all_dim)^2 when mscale_all_dim is set, else 1. DeepSeek-V3: 1.87385.");
     m.def("deepseek_softmax_scale", &deepseek_softmax_scale, py::arg("qk_head_dim"), py::arg("yarn"),
           "qk_head_dim^(-1/2) g(s, mscale_all_dim)^2. DeepSeek-V3: 0.1352337788608801.");
+}
+
+}  // namespace
+
+void bind_scaling(py::module_& m)
+{
+    bind_plain_scalings(m);
+    bind_yarn_scaling(m);
+    bind_llama3_longrope_scalings(m);
+    bind_proportional_scaling(m);
+    bind_scaling_queries(m);
+    bind_plain_method_tables(m);
+    bind_yarn_llama3_longrope_tables(m);
 }
 
 }  // namespace posenc::python

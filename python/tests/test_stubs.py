@@ -76,9 +76,37 @@ def test_a_typed_use_type_checks_with_mypy(tmp_path):
     good = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", str(program)], capture_output=True,
                           text=True, env=env)
     assert good.returncode == 0, good.stdout + good.stderr
-    assert "Tuple[numpy.ndarray[Any, numpy.dtype[numpy.floating" in good.stdout
+    # mypy 1.0 (Debian 12) writes Tuple[...], later versions tuple[...]
+    assert "tuple[numpy.ndarray[any, numpy.dtype[numpy.floating" in good.stdout.lower()
     refused = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", str(bad)], capture_output=True,
                              text=True, env=env)
     assert refused.returncode != 0, refused.stdout
     assert 'bad.py:5: error: Argument 4 to "RopeSpec" has incompatible type "Literal[\'diagonal\']"' in refused.stdout
     assert 'bad.py:6: error: No overload variant of "apply_rope" matches' in refused.stdout  # layout "tdh"
+
+
+def _generator():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "generate-stubs.py")
+    spec = importlib.util.spec_from_file_location("generate_stubs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_checked_in_stubs_are_a_fresh_generation(monkeypatch):
+    generator = _generator()
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    fresh = generator.generate(os.path.dirname(os.path.dirname(os.path.abspath(posenc.__file__))))
+    for name, text in fresh.items():
+        with open(os.path.join(generator.PACKAGE_DIR, name), encoding="utf-8") as f:
+            assert f.read() == text, "python/posenc/%s differs from scripts/generate-stubs.py's output" % name
+
+
+def test_generator_refuses_a_python_function_without_a_stub(tmp_path, monkeypatch):
+    generator = _generator()
+    api = open(generator.PYTHON_API, encoding="utf-8").read()
+    partial = tmp_path / "python_api.pyi"
+    partial.write_text("\n".join(line for line in api.split("\n") if not line.startswith("def vision_tower_from_hf_config")))
+    monkeypatch.setattr(generator, "PYTHON_API", str(partial))
+    with pytest.raises(SystemExit, match="declares no stub for vision_tower_from_hf_config"):
+        generator.python_api_text(posenc)

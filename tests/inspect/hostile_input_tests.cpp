@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc-inspect under hostile input (examples/inspect/*.hpp): the refusals docs/cli.md and
+// posenc-inspect under hostile input (tools/posenc-inspect/inspect/*.hpp): the refusals docs/cli.md and
 // docs/errors.md ("posenc-inspect") promise, one line naming the option and the value as written,
 // and SVG output that stays well-formed XML 1.0 whatever a config's name holds. The exit codes and
 // the files left behind by failed writes are run_inspect_cli.cmake's (they need the program).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc-inspect's reports (examples/inspect/report.hpp) against lesson C2-5 (docs/lessons.md,
+// posenc-inspect's reports (tools/posenc-inspect/inspect/report.hpp) against lesson C2-5 (docs/lessons.md,
 // #10-#25) and the length rules of docs/cli.md. Each expected number is the lesson's (or, where
 // marked, the independent mpmath value of tests/models/hf_config_reference_values.py).
 #include "inspect/report.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc-inspect's command line (examples/inspect/options.hpp): the forms docs/cli.md documents,
+// posenc-inspect's command line (tools/posenc-inspect/inspect/options.hpp): the forms docs/cli.md documents,
 // its number grammar, and a one-line UsageError naming a real option and quoting the value as
 // written for every mistake.
 #include "inspect/options.hpp"

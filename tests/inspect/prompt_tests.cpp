@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc-inspect --prompt SEGMENTS --angles --json (examples/inspect/prompt.hpp): the JSON's
+// posenc-inspect --prompt SEGMENTS --angles --json (tools/posenc-inspect/inspect/prompt.hpp): the JSON's
 // "prompt" and "angles" for a config, against the position ids transformers' get_rope_index
 // returned for the same prompt (tests/data/transformers_sweep_prompts.json, Qwen2-VL's first
 // case, restated here), and the usage errors.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// posenc-inspect's renderings (examples/inspect/render_*.hpp): the text fits 80 columns and is
+// posenc-inspect's renderings (tools/posenc-inspect/inspect/render_*.hpp): the text fits 80 columns and is
 // terminal-safe, the JSON is one object with exactly docs/cli.md's keys and the library's values
 // at full precision, the CSV has one row per pair, the SVG charts colour exactly the
 // out-of-range pairs red and give each colour one meaning.
@@ -100,7 +100,7 @@ TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the libra
                                            "original_length", "target_length", "attention_factor",
                                            "softmax_scale_multiplier", "pairs", "summary", "num_layers",
                                            "nope_layers", "rope_groups", "mrope_section", "mrope_interleaved",
-                                           "multi_axis", "query_scale", "roformer_bound"});
+                                           "multi_axis", "axis_reach", "query_scale", "roformer_bound"});
     CHECK(j["name"] == "Qwen3-8B");
     CHECK(j["head_dim"] == 128);
     CHECK(j["rotary_dim"] == 128);

@@ -500,7 +500,7 @@ TEST_CASE("DINOv3's float32 angle stays within 2^-20 x 2 pi x f_j of the exact o
 }
 
 // posenc-inspect --config C --tower vision --grid T,H,W --angles --json, through the tool's own
-// pieces (examples/inspect/tower.hpp), against the sweep: a Qwen2.5-VL wrapper config whose
+// pieces (tools/posenc-inspect/inspect/tower.hpp), against the sweep: a Qwen2.5-VL wrapper config whose
 // vision_config is the swept tower's.
 #include "inspect/tower.hpp"
 

@@ -46,7 +46,7 @@ inline void check_tower_options(const Options& o)
     if (o.config_path.empty()) throw UsageError("--tower applies to --config only (presets describe language models)");
     if (!o.grid) throw UsageError("--tower vision needs --grid T,H,W (the processor's grid_thw, in patches)");
     for (const char* other : {"--scaling", "--compare", "--factor", "--svg", "--csv", "--layer", "--length",
-                              "--original-length", "--assume-half-split", "--bound-pairs"})
+                              "--original-length", "--assume-half-split", "--bound-pairs", "--grid-side"})
         if (o.given(other)) throw UsageError(std::string(other) + " does not apply to --tower");
 }
 

@@ -134,8 +134,9 @@ inline std::vector<int> incomplete_indices(const posenc::ExtensionDiagnostics& d
 
 inline std::string count_of(int n, int of) { return std::to_string(n) + " of " + std::to_string(of); }
 
-/// The pair table and the counts of one group.
-inline std::string pair_table(const posenc::ExtensionDiagnostics& d)
+/// The pair table and the counts of one group; `reach` (M-RoPE with height and width axes):
+/// turns counted over each pair's axis reach instead of L.
+inline std::string pair_table(const posenc::ExtensionDiagnostics& d, const AxisReach* reach = nullptr)
 {
     std::string out;
     char line[200];
@@ -143,25 +144,37 @@ inline std::string pair_table(const posenc::ExtensionDiagnostics& d)
                   "scaled frequency theta'_i at L'");
     out += line;
     std::snprintf(line, sizeof line, "%5s  %10s  %10s  %-4s  | %10s  %10s  %-3s  %12s\n", "pair", "theta_i",
-                  "turns in L", "turn", "theta'_i", "period'_i", "out", "theta'/theta");
+                  reach ? "axis turns" : "turns in L", "turn", "theta'_i", "period'_i", "out", "theta'/theta");
     out += line;
     for (const posenc::PairDiagnostics& p : d.pairs) {
+        const double turns = reach ? reach->turns(p) : p.turns_original;
+        const bool completes = reach ? turns >= 1.0 : p.completes_turn;
         std::snprintf(line, sizeof line, "%5d  %10s  %10.5g  %-4s  | %10s  %10.5g  %-3s  %12s\n", p.index,
-                      scientific(p.inv_freq_original).c_str(), p.turns_original, p.completes_turn ? "yes" : "no",
+                      scientific(p.inv_freq_original).c_str(), turns, completes ? "yes" : "no",
                       scientific(p.inv_freq).c_str(), p.period, p.out_of_range ? "OUT" : "-",
                       compression_text(p.compression).c_str());
         out += line;
     }
     out += "\n";
+    const std::string turns_words =
+        reach ? "axis turns = reach theta_i / 2 pi, the reach of the pair's axis (above); turn: at least one full "
+                "turn within it. "
+              : "turns in L = L theta_i / 2 pi; turn: at least one full turn within L. ";
     out += wrap("", "", split_words(
-                            "theta_i = base^(-2i/R) rad/token, the trained frequency; turns in L = L theta_i / 2 pi; "
-                            "turn: at least one full turn within L. theta'_i: the frequency in effect at L'; "
+                            "theta_i = base^(-2i/R) rad/token, the trained frequency; " + turns_words +
+                            "theta'_i: the frequency in effect at L'; "
                             "period'_i = 2 pi / theta'_i tokens; out: out of range at L' (a pair that never completed "
                             "a turn in training driven to angles it never saw); theta'/theta: the compression."));
     out += "\n";
     out += wrap("", "  ", split_words(count_of(d.summary.incomplete_pairs, d.summary.pairs) +
                                       " pairs never complete a turn within L = " + std::to_string(d.training_length) +
                                       which(incomplete_indices(d))));
+    if (reach) {
+        const std::vector<int> short_of_reach = reach->incomplete(d);
+        out += wrap("", "  ", split_words(count_of(static_cast<int>(short_of_reach.size()), d.summary.pairs) +
+                                          " pairs never complete a turn within their axis's reach" +
+                                          which(short_of_reach)));
+    }
     out += wrap("", "  ", split_words(count_of(d.summary.out_of_range_pairs, d.summary.pairs) +
                                       " pairs are out of range at L' = " + std::to_string(d.target_length) +
                                       which(d.out_of_range_indices())));
@@ -228,7 +241,8 @@ inline std::string compare_table(const Report& r)
 {
     std::string out;
     char cell[64];
-    std::string head = "\n pair  turns in L";
+    const AxisReach* reach = r.axis_reach ? &*r.axis_reach : nullptr;
+    std::string head = reach ? "\n pair  axis turns" : "\n pair  turns in L";
     for (const GroupReport& g : r.compared) {
         std::snprintf(cell, sizeof cell, " %9s", g.name.substr(0, 9).c_str());
         head += cell;
@@ -237,7 +251,7 @@ inline std::string compare_table(const Report& r)
     const std::size_t pairs = r.compared.front().diagnostics.pairs.size();
     for (std::size_t i = 0; i < pairs; ++i) {
         const posenc::PairDiagnostics& first = r.compared.front().diagnostics.pairs[i];
-        std::snprintf(cell, sizeof cell, "%5d  %10.5g", first.index, first.turns_original);
+        std::snprintf(cell, sizeof cell, "%5d  %10.5g", first.index, reach ? reach->turns(first) : first.turns_original);
         std::string row = cell;
         for (const GroupReport& g : r.compared) {
             const posenc::PairDiagnostics& p = g.diagnostics.pairs[i];
@@ -252,7 +266,9 @@ inline std::string compare_table(const Report& r)
     out += "\n";
     out += wrap("", "", split_words("Each column: theta'_i / theta_i under that scaling at L' = " +
                                     std::to_string(r.compared.front().diagnostics.target_length) +
-                                    "; * = out of range at L'. turns in L uses the original theta_i."));
+                                    "; * = out of range at L'. " +
+                                    (reach ? "axis turns (reach theta_i / 2 pi) use" : "turns in L uses") +
+                                    " the original theta_i."));
     out += "\n";
     for (const GroupReport& g : r.compared) {
         const posenc::ExtensionDiagnostics& d = g.diagnostics;
@@ -291,6 +307,12 @@ inline std::string render_text(const Report& r)
                     detail::split_words(std::string(r.mrope_interleaved ? "interleaved" : "sections") + " [" +
                                         sections + "]: " + detail::axis_summary(r.pair_axis)));
     }
+    if (r.axis_reach)
+        out += wrap("  reach       ", "              ", detail::split_words(reach_summary(*r.axis_reach)));
+    else if (!r.multi_axis_kind.empty() && r.multi_axis_kind != "single")
+        out += wrap("  reach       ", "              ",
+                    detail::split_words("every pair's turns are counted over L: posenc does not know which axes of the " +
+                                        r.multi_axis_kind + " layout are image rows and columns."));
     for (const std::string& note : r.notes)
         out += wrap("  note        ", "              ", detail::split_words(detail::printable(note)));
     if (several) {
@@ -315,7 +337,7 @@ inline std::string render_text(const Report& r)
     if (!r.compared.empty()) {
         out += detail::compare_table(r);
     } else {
-        out += detail::pair_table(r.diagnostics);
+        out += detail::pair_table(r.diagnostics, r.axis_reach ? &*r.axis_reach : nullptr);
     }
     out += detail::bound_text(r.bound);
     return out;

@@ -85,6 +85,7 @@ struct Options {
     std::optional<std::int64_t> original_length;  ///< --original-length N
     std::optional<std::int64_t> length;           ///< --length N (the target length)
     std::optional<int> bound_pairs;               ///< --bound-pairs P: pair count of the RoFormer chart
+    std::optional<std::int64_t> grid_side;        ///< --grid-side N: M-RoPE height / width reach (inspect/axis_reach.hpp)
     bool json = false;
     bool csv = false;
     std::optional<std::string> svg_dir;
@@ -161,6 +162,10 @@ Output:
                            .json, or the preset's name)
   --bound-pairs P          pair count of the RoFormer chart (default: the
                            model's; 32 draws the lesson's own curve)
+  --grid-side N            M-RoPE: the patch rows / columns (merged patches)
+                           the height and width pairs' turns are counted over
+                           (default 35, assumed: a square image at Qwen2-VL's
+                           default max_pixels)
 
 Towers (with --config):
   --tower vision           the config's vision tower (vision_config) instead of
@@ -195,7 +200,7 @@ inline const std::vector<std::string>& option_names()
         "--factor", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim", "--truncate",
         "--attention-factor", "--low-freq-factor", "--high-freq-factor", "--short-factor", "--long-factor",
         "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg", "--title",
-        "--tower", "--grid", "--prompt", "--angles"};
+        "--tower", "--grid", "--prompt", "--angles", "--grid-side"};
     return names;
 }
 
@@ -489,6 +494,8 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--length") o.length = detail::parse_whole(name, value(), 1, max_length, "a length");
         else if (name == "--bound-pairs")
             o.bound_pairs = static_cast<int>(detail::parse_whole(name, value(), 1, max_bound_pairs, "a pair count"));
+        else if (name == "--grid-side")
+            o.grid_side = detail::parse_whole(name, value(), 1, (std::int64_t{1} << 24) - 1, "a grid side");
     }
     if (help) {
         o.mode = Options::Mode::help;

@@ -22,6 +22,7 @@
 // their own scaling and lengths.
 #pragma once
 
+#include <posenc/context_lengths.hpp>
 #include <posenc/models/hf_config.hpp>
 #include <posenc/models/hf_config_file.hpp>
 #include <posenc/model_rope.hpp>
@@ -435,76 +436,78 @@ inline posenc::Scaling override_scaling(const Options& o, const std::string& typ
     return l;
 }
 
-/// Position Interpolation's original length: the config's extended length over the factor,
-/// rounded to the nearest whole position (at least 1).
-inline std::int64_t interpolated_original_length(std::int64_t extended, double factor)
+}  // namespace detail
+
+namespace detail {
+
+/// `group` as the library's RopeGroup (its lengths and scaling; posenc/context_lengths.hpp reads them).
+inline posenc::RopeGroup rope_group(const Group& group)
 {
-    const double l = std::round(static_cast<double>(extended) / factor);
-    return l >= 1.0 ? static_cast<std::int64_t>(l) : 1;
+    posenc::RopeGroup g{group.name, group.spec, group.scaling, group.max_position_embeddings, group.original_length};
+    g.inverse_rope_on_output = group.inverse_rope_on_output;
+    return g;
+}
+
+/// What the options ask of the lengths of a group (the group in focus when `apply_options`,
+/// `type` naming the override): --original-length, --length, and the factor L' = L x S of
+/// --compare and of --factor without a scaling (`none`).
+inline posenc::LengthRequest length_request(const Options& o, bool apply_options,
+                                            const std::optional<std::string>& type, bool no_scaling)
+{
+    posenc::LengthRequest request;
+    request.own_scaling = !(apply_options && type);
+    if (!apply_options) return request;
+    request.original_length = o.original_length;
+    request.target_length = o.length;
+    if ((o.compare || no_scaling) && o.factor) request.target_factor = *o.factor;
+    return request;
+}
+
+/// `--factor: must be >= 1, got "<as written>"`, where L' = L x --factor (--compare without
+/// --length, and no scaling with --factor).
+inline void require_target_factor(const Options& o, bool needed)
+{
+    if (needed && !(*o.factor >= 1.0))
+        throw UsageError("--factor: must be >= 1, got " + in_quotes(o.as_written("--factor")));
 }
 
 }  // namespace detail
 
 /// The setup for `group`: with the overrides of `o` when `apply_options` (the group in focus),
 /// `type` naming the override (one of --compare's types, or --scaling's); else the group's own
-/// scaling and lengths. Throws UsageError for a refused override value or a table that cannot be
-/// built at L' (naming the option), an unknown original length, or a target length beyond 2^50.
+/// scaling and lengths. The lengths are posenc::context_lengths' (posenc/context_lengths.hpp).
+/// Throws UsageError for a refused override value or frequencies that do not exist at L'
+/// (naming the option), an unknown original length, or a target length beyond 2^50.
 inline Setup resolve_setup(const Group& group, const Options& o, bool apply_options,
                            const std::optional<std::string>& type = std::nullopt)
 {
-    const std::int64_t model_length =
-        apply_options ? o.original_length.value_or(group.original_length) : group.original_length;
-    if (model_length <= 0)
+    const posenc::RopeGroup rope = detail::rope_group(group);
+    const posenc::LengthRequest model_request = detail::length_request(o, apply_options, type, false);
+    if (model_request.original_length.value_or(group.original_length) <= 0)
         throw UsageError("the config names no max_position_embeddings or original length: give --original-length N");
+    const std::int64_t model_length = posenc::trained_length(rope, model_request);
 
-    const std::string own_type = posenc::scaling_type_name(group.scaling);
-    const std::string label = type ? *type : own_type;
+    const std::string label = type ? *type : posenc::scaling_type_name(group.scaling);
     const posenc::Scaling scaling = detail::with_option_names(o, label, [&]() -> posenc::Scaling {
         if (apply_options && type) return detail::override_scaling(o, *type, group, model_length);
         if (apply_options && o.original_length) return detail::with_original_length(group.scaling, *o.original_length);
         return group.scaling;
     });
-    const std::string scaling_type = posenc::scaling_type_name(scaling);
-    // The model's own scaling (perhaps rebuilt with --original-length): its config's
-    // max_position_embeddings is the extended length for llama3 and linear; for longrope always.
-    const bool own_scaling = !(apply_options && type);
-    const bool config_names_target =
-        group.max_position_embeddings > 0 &&
-        (scaling_type == "longrope" || (own_scaling && (scaling_type == "llama3" || scaling_type == "linear")));
-    std::int64_t original = posenc::scaling_original_length(scaling).value_or(model_length);
-    if (config_names_target && scaling_type == "linear" && !(apply_options && o.original_length) &&
-        group.original_length == group.max_position_embeddings)
-        original = detail::interpolated_original_length(group.max_position_embeddings, posenc::scaling_factor(scaling));
-
-    std::int64_t target = original;
-    double factor = posenc::scaling_factor(scaling);
-    if (apply_options && scaling_type == "none" && o.factor) {
-        if (!(*o.factor >= 1.0)) throw UsageError("--factor: must be >= 1, got " + detail::in_quotes(o.as_written("--factor")));
-        factor = *o.factor;
+    const bool no_scaling = std::holds_alternative<posenc::NoScaling>(scaling);
+    const posenc::LengthRequest request = detail::length_request(o, apply_options, type, no_scaling);
+    detail::require_target_factor(o, apply_options && no_scaling && o.factor);
+    detail::require_target_factor(o, apply_options && o.compare && !o.length);
+    posenc::ContextLengths lengths;
+    try {
+        lengths = posenc::context_lengths(rope, scaling, request);
+    } catch (const posenc::error& e) {
+        if (e.field() == "target_length") throw UsageError("the target length L x factor exceeds 2^50: give --length N");
+        throw;
     }
-    if (apply_options && o.length) {
-        target = *o.length;
-    } else if (apply_options && o.compare) {
-        // Every compared scaling runs at L x factor, which must be at least L (as for --scaling
-        // none --factor); a factor below 1 would otherwise surface as a refused length of 0.
-        if (!(*o.factor >= 1.0))
-            throw UsageError("--factor: must be >= 1, got " + detail::in_quotes(o.as_written("--factor")));
-        const double t = std::round(static_cast<double>(original) * *o.factor);
-        if (!(t <= static_cast<double>(max_length)))
-            throw UsageError("the target length L x factor exceeds 2^50: give --length N");
-        target = static_cast<std::int64_t>(t);
-    } else if (config_names_target && (scaling_type == "longrope" || group.max_position_embeddings > original)) {
-        target = group.max_position_embeddings;
-    } else {
-        const double t = std::round(static_cast<double>(original) * factor);
-        if (!(t <= static_cast<double>(max_length)))
-            throw UsageError("the target length L x factor exceeds 2^50: give --length N");
-        target = static_cast<std::int64_t>(t);
-    }
-    // The table in effect at L' must exist (LongRoPE list lengths, dynamic NTK's base at L').
-    detail::with_option_names(o, label, [&] { return posenc::frequency_table(group.spec, scaling, target); });
+    // The frequencies in effect at L' must exist (LongRoPE list lengths, dynamic NTK's base at L').
+    detail::with_option_names(o, label, [&] { posenc::require_frequencies_at(group.spec, scaling, lengths.target); });
     const double multiplier = group.mla_softmax_scale ? posenc::softmax_scale_multiplier(scaling) : 1.0;
-    return Setup{group.spec, scaling, original, target, multiplier, group.inverse_rope_on_output};
+    return Setup{group.spec, scaling, lengths.original, lengths.target, multiplier, group.inverse_rope_on_output};
 }
 
 }  // namespace inspect

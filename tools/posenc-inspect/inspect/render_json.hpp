@@ -18,6 +18,10 @@
 //     -- pair_axes[i]: the position axis pair i reads (M-RoPE; null without it);
 //        partner_pair_axes[i]: the axis of its second coordinate where that differs (XD-RoPE)
 //   mrope_section [t, h, w] (or null), mrope_interleaved, multi_axis {kind, num_axes} (or null),
+//   axis_reach {temporal, height, width, grid_side_source} (or null): the positions each axis of
+//     an M-RoPE layout with height and width axes reaches (inspect/axis_reach.hpp); then each
+//     entry of pairs (and of compare's) also has axis, reach, turns_in_reach = reach theta_i / 2 pi,
+//     completes_turn_in_reach,
 //   query_scale {beta, divisor, position_offset, layers} (or null): the query of each listed
 //     layer times 1 + beta ln(1 + floor((pos + position_offset) / divisor)), pos from 0,
 //   roformer_bound {pairs, u0, half, distances [1, 10, ...], series [{base, values, first_below_half}]},
@@ -68,7 +72,9 @@ inline std::string dump(const nlohmann::ordered_json& j)
 
 namespace detail {
 
-inline nlohmann::ordered_json pairs_json(const posenc::ExtensionDiagnostics& d)
+/// The pairs of `d`; with `reach` (M-RoPE with height and width axes) each pair also gets its
+/// axis, the positions it reaches, and its turns and full turn within them.
+inline nlohmann::ordered_json pairs_json(const posenc::ExtensionDiagnostics& d, const AxisReach* reach = nullptr)
 {
     nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
     for (const posenc::PairDiagnostics& p : d.pairs) {
@@ -81,6 +87,12 @@ inline nlohmann::ordered_json pairs_json(const posenc::ExtensionDiagnostics& d)
         q["completes_turn"] = p.completes_turn;
         q["out_of_range"] = p.out_of_range;
         q["compression"] = p.compression;
+        if (reach) {
+            q["axis"] = reach->pair_axis[static_cast<std::size_t>(p.index)];
+            q["reach"] = reach->reach(p.index);
+            q["turns_in_reach"] = reach->turns(p);
+            q["completes_turn_in_reach"] = reach->turns(p) >= 1.0;
+        }
         pairs.push_back(std::move(q));
     }
     return pairs;
@@ -212,7 +224,8 @@ inline std::string render_json(const Report& r)
     j["target_length"] = d.target_length;
     j["attention_factor"] = d.attention_factor;
     j["softmax_scale_multiplier"] = d.softmax_scale_multiplier;
-    j["pairs"] = detail::pairs_json(d);
+    const AxisReach* reach = r.axis_reach ? &*r.axis_reach : nullptr;
+    j["pairs"] = detail::pairs_json(d, reach);
     j["summary"] = detail::summary_json(d);
     j["num_layers"] = r.num_layers ? nlohmann::ordered_json(*r.num_layers) : nullptr;
     j["nope_layers"] = r.nope_layers;
@@ -231,6 +244,13 @@ inline std::string render_json(const Report& r)
         j["multi_axis"] = nullptr;
     else
         j["multi_axis"] = {{"kind", r.multi_axis_kind}, {"num_axes", r.num_axes}};
+    if (reach)
+        j["axis_reach"] = {{"temporal", reach->context},
+                           {"height", reach->grid_side},
+                           {"width", reach->grid_side},
+                           {"grid_side_source", reach->grid_assumed ? assumed_grid_reason : "--grid-side"}};
+    else
+        j["axis_reach"] = nullptr;
     if (r.query_scale)
         j["query_scale"] = {{"beta", r.query_scale->beta},
                             {"divisor", r.query_scale->divisor},
@@ -248,7 +268,7 @@ inline std::string render_json(const Report& r)
             c["original_length"] = g.diagnostics.training_length;
             c["target_length"] = g.diagnostics.target_length;
             c["attention_factor"] = g.diagnostics.attention_factor;
-            c["pairs"] = detail::pairs_json(g.diagnostics);
+            c["pairs"] = detail::pairs_json(g.diagnostics, reach);
             c["summary"] = detail::summary_json(g.diagnostics);
             compare.push_back(std::move(c));
         }

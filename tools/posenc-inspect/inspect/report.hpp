@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "inspect/axis_reach.hpp"
 #include "inspect/model.hpp"
 #include "inspect/options.hpp"
 
@@ -107,6 +108,8 @@ struct Report {
     std::vector<std::string> notes;
     std::optional<PromptReport> prompt;           ///< --prompt
     std::optional<posenc::TokenAngles> angles;    ///< --angles
+    /// M-RoPE with height and width axes: the positions each pair's axis reaches (inspect/axis_reach.hpp)
+    std::optional<AxisReach> axis_reach;
 };
 
 namespace detail {
@@ -172,7 +175,7 @@ inline Report report_for(const Model& model, const Options& options)
     r.notes = model.notes;
     if (model.learned()) {
         for (const char* option : {"--layer", "--scaling", "--compare", "--original-length", "--length", "--svg",
-                                   "--csv", "--bound-pairs"})
+                                   "--csv", "--bound-pairs", "--grid-side"})
             if (options.given(option)) throw UsageError(learned_table_refusal(model));
         r.learned_table = LearnedTable{model.learned_positions, model.learned_width};
         return r;
@@ -202,6 +205,8 @@ inline Report report_for(const Model& model, const Options& options)
     r.diagnostics = r.groups[r.focus].diagnostics;
     const int pairs = options.bound_pairs.value_or(r.diagnostics.summary.pairs);
     r.bound = bound_report(pairs, r.diagnostics.base, r.diagnostics.target_length);
+    r.axis_reach = axis_reach(options, model.name, model.multi_axis_kind, model.num_axes, model.pair_axis,
+                              r.diagnostics.training_length);
     return r;
 }
 

@@ -69,26 +69,32 @@ inline std::string chart_name(const Report& r, std::size_t width)
 
 }  // namespace detail
 
-/// The turns chart.
+/// The turns chart: turns within L; for M-RoPE with height and width axes, within each pair's
+/// axis reach (inspect/axis_reach.hpp: L for temporal pairs, the grid side for height and width).
 inline SvgFile turns_chart(const Report& r)
 {
     const posenc::ExtensionDiagnostics& d = r.diagnostics;
+    const AxisReach* reach = r.axis_reach ? &*r.axis_reach : nullptr;
     BarChart c;
-    c.title = detail::chart_name(r, 40) + ": turns of each pair within L = " + std::to_string(d.training_length);
+    c.title = detail::chart_name(r, 40) + ": turns of each pair within L = " + std::to_string(d.training_length) +
+              (reach ? " (temporal) or " + std::to_string(reach->grid_side) + " rows / columns (height, width" +
+                           (reach->grid_assumed ? ", assumed)" : ")")
+                     : std::string());
     c.subtitle = detail::scaling_label(r.scaling) + " at L' = " + std::to_string(d.target_length) + ": " +
                  std::to_string(d.summary.out_of_range_pairs) + " of " + std::to_string(d.summary.pairs) +
                  " pairs out of range (red)";
     c.x_label = "pair i";
-    c.y_label = "turns L·θᵢ / 2π (log)";
+    c.y_label = reach ? "turns reach·θᵢ / 2π (log)" : "turns L·θᵢ / 2π (log)";
     c.log_y = true;
     c.reference_line = 1.0;
     c.reference_label = "1 turn";
     for (const posenc::PairDiagnostics& p : d.pairs) {
-        c.values.push_back(p.turns_original);
+        const double turns = reach ? reach->turns(p) : p.turns_original;
+        c.values.push_back(turns);
         if (p.out_of_range) {
             c.classes.push_back("bar out-of-range");
             c.colors.push_back(color_out_of_range);
-        } else if (!p.completes_turn) {
+        } else if (reach ? !(turns >= 1.0) : !p.completes_turn) {
             c.classes.push_back("bar incomplete");
             c.colors.push_back(color_incomplete);
         } else {
@@ -96,7 +102,7 @@ inline SvgFile turns_chart(const Report& r)
             c.colors.push_back(color_complete);
         }
     }
-    c.legend = {{color_complete, "completes a turn within L"},
+    c.legend = {{color_complete, reach ? "completes a turn within its reach" : "completes a turn within L"},
                 {color_incomplete, "no full turn, in range at L'"},
                 {color_out_of_range, "out of range at L'"}};
     return {"turns.svg", render(c)};
