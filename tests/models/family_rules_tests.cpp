@@ -431,6 +431,9 @@ TEST_CASE("[ergo/modeling_ergo.py, unlimited_ocr/configuration_unlimited_ocr.py 
     CHECK(ergo.rope.nope_layers() == std::vector<int>{3});
     CHECK(ergo.rope.group_of_layer(0).spec.base() == 5e5);
     CHECK(ergo.rope.group_of_layer(0).spec.pairing() == posenc::Pairing::interleaved);
+    CHECK_FALSE(has_warning(ergo, "global_attention_scale"));
+    CHECK(has_warning(posenc::hf::parse_model(R"({"model_type": "ergo", "num_hidden_layers": 4, "global_attention_scale": 1.3})"),
+                      "global_attention_scale"));
     // Unlimited-OCR's original checkpoints keep the text model in language_config, which posenc does not read.
     CHECK(error_of(R"({"model_type": "unlimited_ocr", "language_config": {"hidden_size": 1280}})").rfind("language_config: ", 0) == 0);
     // Its text model's head is hidden_size // num_attention_heads whatever head_dim says.

@@ -12,8 +12,10 @@
 //               position_embeddings.get(layer_type), so a full_attention dict would rotate those
 //               layers with a second table: refused, naming it); a YaRN dict's truncate false is
 //               refused, naming it (transformers reads truncate from the top level of the nested
-//               rope_parameters, where it is absent: true). Pairs interleaved (x[..., ::2],
-//               x[..., 1::2] with repeat_interleave'd cos / sin); the angles are computed in float64.
+//               rope_parameters, where it is absent: true). A non-null global_attention_scale (a
+//               logit multiplier on the NoPE layers) is named in a warning. Pairs interleaved
+//               (x[..., ::2], x[..., 1::2] with repeat_interleave'd cos / sin); the angles are
+//               computed in float64.
 //   Lara Mini   layer_types as given, else the period-5 pattern linear_attention, sliding_attention,
 //               linear_attention, full_attention, sliding_attention; the model passes
 //               position_embeddings `if layer_type == "sliding_attention" else None`, so
@@ -93,6 +95,10 @@ inline FamilyConfig sliding_layers_rope_config(const json& text, const std::stri
         for (const char* key : {"rope_scaling", "rope_parameters"})
             if (const json* dict = member(out.text, key); dict && dict->is_object())
                 sliding_layers_detail::refuse_unapplied_truncate(*dict, pre + key);
+        if (const json* v = member(text, "global_attention_scale"); v && !v->is_null())
+            out.warnings.push_back({pre + "global_attention_scale",
+                                    "multiplies the attention logits of Ergo's full_attention layers (no RoPE there; set by "
+                                    "checkpoints whose context was extended): not part of posenc's RoPE description"});
     }
     json types;
     if (const json* given = member(text, "layer_types")) {
