@@ -4,7 +4,7 @@
 fills in when a config.json leaves it out (num_hidden_layers, hidden_size, num_attention_heads,
 num_key_value_heads, rms_norm_eps, head_dim, max_position_embeddings, original_max_position_embeddings,
 and the RoPE base: the class's default_theta, its "global" entry
-when it is a dict, else a rope_theta field), for every model_type the config reader has a row for
+when it is a dict, else a rope_theta field; and the dict's "local" entry, the sliding-window layers' base), for every model_type the config reader has a row for
 (known_families in include/posenc/models/detail/family_tables.hpp); and the keys a wrapper merges into its text_config before
 building it (`_default_text_config_kwargs`: GLM-ASR, Voxtral, the PE audio / video models), with
 the text model type it falls back to.
@@ -94,9 +94,11 @@ def sizes(classes, name):
     fields, attribute_map = resolved(classes, name)
     out = {}
     theta = fields.get("default_theta", fields.get("rope_theta"))
+    local = theta.get("local") if isinstance(theta, dict) else None
     if isinstance(theta, dict):
         theta = theta.get("global")
     out["rope_theta"] = float(theta) if isinstance(theta, (int, float)) and not isinstance(theta, bool) else 0.0
+    out["local_rope_theta"] = float(local) if isinstance(local, (int, float)) and not isinstance(local, bool) else 0.0
     for field in FIELDS:
         key = attribute_map.get(field, field)
         value = fields.get(key)
@@ -196,9 +198,10 @@ def main():
     for model_type, s, path in rows:
         eps = repr(s["rms_norm_eps"]) if s["rms_norm_eps"] else "0.0"
         theta = repr(s["rope_theta"]) if s["rope_theta"] else "0.0"
+        local = repr(s["local_rope_theta"]) if s["local_rope_theta"] else "0.0"
         lines.append(f'    {{{(chr(34) + model_type + chr(34) + ",").ljust(width)} {s["num_hidden_layers"]:>4}, '
                      f'{s["hidden_size"]:>6}, {s["num_attention_heads"]:>4}, {s["num_key_value_heads"]:>4}, {eps:>8}, '
-                     f'{theta:>11}, {s["head_dim"]:>5}, {s["max_position_embeddings"]:>8}, '
+                     f'{theta:>11}, {local:>8}, {s["head_dim"]:>5}, {s["max_position_embeddings"]:>8}, '
                      f'{s["original_max_position_embeddings"]:>6}, "{path}"}},')
     wrappers = []
     for model_type, fallback, defaults, path in wrapper_text_defaults(src / "models"):
@@ -228,7 +231,7 @@ namespace posenc::hf {
 
 /// The table (generated; see the file comment).
 inline constexpr ClassDefaults class_defaults_table[] = {
-    // model_type            layers  hidden heads  kv    rms_norm_eps  rope_theta  head_dim  max_position_embeddings  original
+    // model_type            layers  hidden heads  kv    rms_norm_eps  rope_theta  local_rope_theta  head_dim  max_position_embeddings  original
 @ROWS@
 };
 

@@ -75,6 +75,8 @@ struct HfRopeConfig {
     std::vector<std::string> notes;  ///< facts worth telling the user (e.g. DeepSeek's de-interleave)
 };
 
+struct Family;  // family_row.hpp
+
 /// What the model-level reader (hf_model_reader.hpp) tells the one-group resolver beyond the
 /// config object itself.
 struct GroupContext {
@@ -103,6 +105,9 @@ struct GroupContext {
     /// global_head_dim), and the key it comes from.
     std::optional<int> head_dim;
     std::string head_dim_key;
+    /// The record of model_type (family_row.hpp), when the whole-model reader has looked it up: the
+    /// group reader then reads it instead of looking model_type up again.
+    const Family* family = nullptr;
 };
 
 }  // namespace posenc::hf::detail_json

@@ -27,11 +27,12 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for ModernBERT (see the file comment).
-inline FamilyConfig modernbert_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig modernbert_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (!member(text, "layer_types")) {
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         std::int64_t every = 3;
         if (const json* v = member(text, "global_attn_every_n_layers")) {
             every = integer(*v, pre + "global_attn_every_n_layers", "expected a positive integer");
