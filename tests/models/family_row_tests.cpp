@@ -2,9 +2,11 @@
 // The family record (posenc/models/detail/family_row.hpp): the config reader's one look-up of a
 // model_type joins its row of every table. Each column is checked against that table's own
 // look-up from the top (the find_* functions of hf_families.hpp, hf_class_defaults.hpp and
-// hf_attention_facts.hpp), for every model_type any table names; Gemma 3's rule reads its two
-// default bases from its record, checked against gemma3/configuration_gemma3.py's default_theta
-// {"global": 1_000_000.0, "local": 10_000.0} (transformers 5.16; Gemma 3n and T5Gemma 2 declare the same).
+// hf_attention_facts.hpp), for every model_type any table names; Gemma 3's and ModernBERT's rules
+// read their two default bases from their records, checked against the default_theta of
+// gemma3/configuration_gemma3.py, {"global": 1_000_000.0, "local": 10_000.0} (Gemma 3n and T5Gemma 2
+// declare the same), and of modernbert/configuration_modernbert.py, {"global": 160_000.0, "local":
+// 10_000.0} (transformers 5.16).
 #include <posenc/models/hf_config.hpp>
 // hf_config.hpp allows the reader's internal headers (POSENC_MODELS_DETAIL_ALLOWED).
 #include <posenc/models/detail/family_lookup.hpp>
@@ -66,7 +68,7 @@ TEST_CASE("[family_row.hpp] a model_type no table names has an empty record")
     CHECK(f.qk_norm == nullptr);
 }
 
-TEST_CASE("[gemma3/configuration_gemma3.py (transformers 5.16)] Gemma 3's rule reads default_theta's bases from its record")
+TEST_CASE("[gemma3/configuration_gemma3.py, modernbert/configuration_modernbert.py (transformers 5.16)] Gemma 3's and ModernBERT's rules read default_theta's bases from their records")
 {
     int gemma3_rule_families = 0;
     for (const auto& r : hf::detail_json::families::family_rule_column) {
@@ -79,6 +81,16 @@ TEST_CASE("[gemma3/configuration_gemma3.py (transformers 5.16)] Gemma 3's rule r
         CHECK(d->local_rope_theta == 10'000.0);
     }
     CHECK(gemma3_rule_families == 4);  // gemma3_text, gemma3n_text, t5gemma2_text, t5gemma2_decoder
+    // ModernBERT's rule the same way: modernbert/configuration_modernbert.py (and modernbert_decoder's)
+    // default_theta {"global": 160_000.0, "local": 10_000.0}.
+    for (const char* t : {"modernbert", "modernbert-decoder"}) {
+        CAPTURE(t);
+        const Family& f = family_row(t);
+        CHECK(static_cast<bool>(f.rule == &hf::detail_json::families::modernbert_config));
+        REQUIRE(f.class_defaults != nullptr);
+        CHECK(f.class_defaults->rope_theta == 160'000.0);
+        CHECK(f.class_defaults->local_rope_theta == 10'000.0);
+    }
     // Through the reader: a Gemma 3 config without either base gets both.
     const hf::HfModel m = hf::parse_model(R"({"model_type": "gemma3_text", "num_hidden_layers": 6, "head_dim": 256,
         "hidden_size": 2304, "num_attention_heads": 8})");

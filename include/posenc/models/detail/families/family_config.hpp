@@ -79,6 +79,21 @@ inline int layer_count(const json& text, const std::string& pre, const Family& f
     return d->num_hidden_layers;
 }
 
+/// The configuration class's default base of the full_attention layers (`local` false: its
+/// default_theta's "global" entry) or the sliding_attention layers (`local` true: "local"), from the
+/// record's generated class defaults (Gemma 3: 1e6 and 1e4; ModernBERT: 160000 and 10000). A
+/// family without it in the generated table is refused, naming model_type.
+inline double class_default_base(const Family& family, bool local)
+{
+    const ClassDefaults* d = family.class_defaults;
+    const double base = d ? (local ? d->local_rope_theta : d->rope_theta) : 0.0;
+    if (!(base > 0.0))
+        fail("model_type", "expected a family whose generated class defaults hold default_theta's \"global\" and \"local\" "
+                           "bases (scripts/extract-class-defaults.py)",
+             "\"" + std::string(family.model_type) + "\"");
+    return base;
+}
+
 /// text[key] as an integer >= 0, else 0 (first_k_dense_replace, num_nextn_predict_layers, ...).
 inline std::int64_t count_or_zero(const json& text, const std::string& pre, const char* key)
 {

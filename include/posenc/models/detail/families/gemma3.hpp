@@ -35,19 +35,6 @@
 
 namespace posenc::hf::detail_json::families {
 
-/// The class-default base of Gemma 3's full_attention (`local` false: default_theta["global"]) or
-/// sliding_attention layers (`local` true: default_theta["local"]), from the record's class defaults.
-inline double gemma3_class_base(const Family& family, bool local)
-{
-    const ClassDefaults* d = family.class_defaults;
-    const double base = d ? (local ? d->local_rope_theta : d->rope_theta) : 0.0;
-    if (!(base > 0.0))
-        fail("model_type", "expected a family whose generated class defaults hold default_theta's \"global\" and \"local\" "
-                           "bases (scripts/extract-class-defaults.py)",
-             "\"" + std::string(family.model_type) + "\"");
-    return base;
-}
-
 /// The rule for Gemma 3, Gemma 3n and T5Gemma 2 (see the file comment).
 inline FamilyConfig gemma3_config(const json& text, const std::string& pre, const Family& family)
 {
@@ -85,7 +72,7 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
         if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object()) dicts["full_attention"].update(*scaling);
         for (const auto& [type, key, is_local] : {std::tuple{"full_attention", "rope_theta", false},
                                                    std::tuple{"sliding_attention", "rope_local_base_freq", true}}) {
-            const double class_default = gemma3_class_base(family, is_local);
+            const double class_default = class_default_base(family, is_local);
             const ThetaFill fill = complete_layer_type_dict(dicts, type, text, pre, key, class_default);
             if (fill != ThetaFill::given)
                 out.notes.push_back("rope_parameters." + std::string(type) + ".rope_theta absent: " +
@@ -104,7 +91,7 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
                  '"' + types[i].get<std::string>() + '"');
     FamilyConfig::LayerTypeGroup sliding;
     sliding.layer_type = "sliding_attention";
-    sliding.base = local ? number(*local, pre + "rope_local_base_freq") : gemma3_class_base(family, true);
+    sliding.base = local ? number(*local, pre + "rope_local_base_freq") : class_default_base(family, true);
     sliding.base_key = "rope_local_base_freq";
     sliding.unscaled = true;
     out.layer_type_groups.push_back(sliding);
