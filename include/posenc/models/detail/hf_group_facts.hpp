@@ -94,6 +94,7 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
                                                                                        : family_row(out.model_type);
     g.family = row.hand;
     const FamilyRules* family = g.family;
+    out.mla_softmax_mscale = family == nullptr || family->has(trait::mla_softmax_mscale);
     g.gptj_like = family && family->has(trait::rotary_dim_key);
     g.deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) &&
                  !(family && (family->has(trait::mla_rope_suffix) || family->has(trait::rope_suffix_inverse_output)));
