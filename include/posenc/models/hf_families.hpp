@@ -124,7 +124,8 @@ struct FamilyRules {
     // Defaults the family's code sets for keys a config may leave out, where the configuration
     // class declares no field default for them or another one (nullopt / 0: none here). The class's
     // field defaults (the base, head_dim, max_position_embeddings, the attention sizes) are
-    // generated into hf_class_defaults.hpp; the reader takes this row's value first.
+    // generated into models/detail/family_class_defaults.hpp (columns: hf_class_defaults.hpp); the
+    // reader takes this row's value first.
     std::optional<double> partial_rotary_factor;  ///< the code's default, generic: 1
     int head_dim = 0;                             ///< generic: the class's, else hidden_size // num_attention_heads
     std::int64_t max_position_embeddings = 0;     ///< generic: the class's, else none
