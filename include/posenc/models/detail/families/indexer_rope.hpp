@@ -25,8 +25,9 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for HY-V4's indexer (see the file comment).
-inline FamilyConfig indexer_rope_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig indexer_rope_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     out.warnings.push_back(
         {pre + "index_head_dim",
