@@ -46,6 +46,7 @@
 
 #define POSENC_KERNELS_DETAIL_ALLOWED 1  // this public header may include posenc/kernels/detail/*.hpp
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -245,10 +246,23 @@ void apply_tower_rope(const TowerRope& plan, const QKViews<T>& views, Direction 
         apply_rope(plan.passes()[0].spec, *plan.coordinate_angles(), PositionIds::contiguous(0), views, direction);
         return;
     }
-    for (std::size_t k = 0; k < plan.passes().size(); ++k) {
-        const QKViews<T> v = k == 0 ? views : QKViews<T>::in_place(views.q_out, views.k_out);
-        const TowerRopePass& pass = plan.passes()[k];
-        apply_multi_axis_rope(pass.spec, pass.layout, *plan.cache(), plan.pass_positions(k), v, direction);
+    if (plan.passes().size() == 1) {
+        const TowerRopePass& pass = plan.passes()[0];
+        apply_multi_axis_rope(pass.spec, pass.layout, *plan.cache(), plan.pass_positions(0), views, direction);
+        return;
+    }
+    // several passes (Gemma 4's chunks): block by block of tokens, so that the later passes find
+    // the block's heads in cache (about 128 KiB of Q and K per block)
+    const std::ptrdiff_t token_bytes = (views.q_in.heads + (views.has_k() ? views.k_in.heads : 0)) * views.q_in.head_dim *
+                                       static_cast<std::ptrdiff_t>(sizeof(T));
+    const std::ptrdiff_t block = token_bytes > 0 ? std::max<std::ptrdiff_t>(1, (std::ptrdiff_t {1} << 17) / token_bytes) : 1;
+    for (std::ptrdiff_t begin = 0; begin < plan.tokens(); begin += block) {
+        const TokenRange range {begin, std::min(begin + block, plan.tokens()), false};
+        for (std::size_t k = 0; k < plan.passes().size(); ++k) {
+            const QKViews<T> v = k == 0 ? views : QKViews<T>::in_place(views.q_out, views.k_out);
+            const TowerRopePass& pass = plan.passes()[k];
+            apply_multi_axis_rope(pass.spec, pass.layout, *plan.cache(), plan.pass_positions(k), v, direction, range);
+        }
     }
 }
 
