@@ -6,7 +6,7 @@ Usage (the environment of scripts/sweep-transformers.py, whose import shims it r
 
     /usr/bin/python3 scripts/sweep-qk-norm.py TRANSFORMERS_SRC [--out tests/data/qk_norm_sweep.json] [--commit SHA]
 
-For each model_type of include/posenc/models/hf_families.hpp that transformers registers, the
+For each model_type of include/posenc/models/detail/family_tables.hpp (known_families) that transformers registers, the
 script builds the configuration class with its defaults, made small (hidden_size 64, 4 heads of
 16, 2 key-value heads, 2 layers, small experts), builds the family's first decoder layer class
 that accepts it (`*DecoderLayer`, not a vision or audio one) and looks at its attention module
@@ -46,7 +46,7 @@ SWITCHES = {"glm4_moe": ("use_qk_norm", False), "llama4_text": ("use_qk_norm", T
 
 
 def known_model_types():
-    text = open(os.path.join(ROOT, "include", "posenc", "models", "hf_families.hpp")).read()
+    text = open(os.path.join(ROOT, "include", "posenc", "models", "detail", "family_tables.hpp")).read()
     return sorted(set(re.findall(r'\{"([A-Za-z0-9_.-]+)", Pairing::', text)))
 
 

@@ -19,4 +19,5 @@ PYBIND11_MODULE(_posenc, m)
     posenc::python::bind_dynamic_ntk_switch(m);
     posenc::python::bind_keywords(m);
     posenc::python::bind_cache_steps(m);
+    posenc::python::bind_context_lengths(m);
 }

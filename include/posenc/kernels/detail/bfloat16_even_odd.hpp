@@ -94,11 +94,13 @@ POSENC_ALWAYS_INLINE void store(bfloat16* p, __m512 even, __m512 odd, __mmask32 
                                                                   21, 6, 22, 7, 23, 8, 24, 9, 25, 10, 26,
                                                                   11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
     const __m512i packed = (__m512i)_mm512_cvtne2ps_pbh(odd, even);
-    if (_mm512_mask_testn_epi16_mask(words, packed, _mm512_set1_epi16(0x7f80)) != 0) {
+    const __m512i in_order = _mm512_maskz_permutexvar_epi16(~__mmask32 {0}, _mm512_load_si512(interleave), packed);
+    // zeros and subnormals take the exact path; tested in element order, where `words` applies
+    // (in packed order a partial mask would cover the zeros of lanes that were never loaded)
+    if (_mm512_mask_testn_epi16_mask(words, in_order, _mm512_set1_epi16(0x7f80)) != 0) {
         store_exact<A>(p, even, odd, words);
         return;
     }
-    const __m512i in_order = _mm512_maskz_permutexvar_epi16(~__mmask32 {0}, _mm512_load_si512(interleave), packed);
     if (words == ~__mmask32 {0}) _mm512_storeu_si512(p, in_order);
     else _mm512_mask_storeu_epi16(p, words, in_order);
 }

@@ -260,23 +260,43 @@ POSENC_ALWAYS_INLINE void store_rounded_pairs(T* p, const floats<A> (&v)[N]) noe
     simd::store_rounded_pairs<A>(p, v, std::make_index_sequence<N / 2>());
 }
 
+/// Whether load_first / store_first of T on arch A are one masked access (float on AVX-512,
+/// arch/x86_avx512.hpp) rather than a copy through a register-sized buffer, whose narrow stores
+/// and wide load stall store-to-load forwarding on every row tail.
+template <class A, class T>
+inline constexpr bool masked_first_access =
+#if XSIMD_WITH_AVX512F
+    std::is_base_of_v<xsimd::avx512f, A> && std::is_same_v<T, float>;
+#else
+    false;
+#endif
+
 /// Like load_as_floats, for the first `count` elements only (0 < count <= float_lanes<A>); the other lanes
-/// are zero. Never reads p[count] or beyond: the elements go through a register-sized buffer.
+/// are zero. Never reads p[count] or beyond: a masked load (masked_first_access), else the elements go
+/// through a register-sized buffer.
 template <class A, class T>
 floats<A> load_first(const T* p, int count) noexcept
 {
-    T buffer[floats<A>::size] = {};
-    std::memcpy(buffer, p, static_cast<std::size_t>(count) * sizeof(T));
-    return simd::load_as_floats<A>(buffer);
+    if constexpr (masked_first_access<A, T>) {
+        return impl::load_first<A>(p, count, A {});
+    } else {
+        T buffer[floats<A>::size] = {};
+        std::memcpy(buffer, p, static_cast<std::size_t>(count) * sizeof(T));
+        return simd::load_as_floats<A>(buffer);
+    }
 }
 
 /// Like store_rounded, for the first `count` lanes only; never writes p[count] or beyond.
 template <class A, class T>
 void store_first(T* p, const floats<A>& v, int count) noexcept
 {
-    T buffer[floats<A>::size];
-    simd::store_rounded<A>(buffer, v);
-    std::memcpy(p, buffer, static_cast<std::size_t>(count) * sizeof(T));
+    if constexpr (masked_first_access<A, T>) {
+        impl::store_first<A>(p, v, count, A {});
+    } else {
+        T buffer[floats<A>::size];
+        simd::store_rounded<A>(buffer, v);
+        std::memcpy(p, buffer, static_cast<std::size_t>(count) * sizeof(T));
+    }
 }
 
 }  // namespace posenc::kernels::detail::simd

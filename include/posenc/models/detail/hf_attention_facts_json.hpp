@@ -27,7 +27,7 @@ inline AttentionFactsConfig read_attention_facts(const ModelIdentity& id)
     AttentionFactsConfig out;
     const json& text = id.text();
     out.qk_norm_known = id.family != nullptr;
-    if (const QkNormRule* r = id.family ? find_qk_norm_rule(id.model_type) : nullptr) {
+    if (const QkNormRule* r = id.family ? id.row->qk_norm : nullptr) {
         std::string source(r->source);
         bool on = true;
         if (!r->switch_key.empty()) {

@@ -30,7 +30,7 @@ struct AttentionSizes {
 inline AttentionSizes read_attention_sizes(const ModelIdentity& id)
 {
     const json& text = id.text();
-    const ClassDefaults* defaults = id.family ? find_class_defaults(id.model_type) : nullptr;
+    const ClassDefaults* defaults = id.family ? id.row->class_defaults : nullptr;
     auto count = [&](std::initializer_list<const char*> keys, int class_default) -> std::optional<int> {
         for (const char* key : keys)
             if (const json* v = member(text, key)) return positive_int(*v, id.pre + key);

@@ -17,6 +17,8 @@
 #include <string>
 
 #include "posenc/error.hpp"
+#include "posenc/models/detail/family_lookup.hpp"
+#include "posenc/models/detail/family_row.hpp"
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_rope_values.hpp"
 #include "posenc/models/detail/hf_scaling_dict_json.hpp"
@@ -73,7 +75,8 @@ inline bool is_proportional(const GroupFacts& g, const ScalingDict& sd)
     return type && *type == "proportional" && g.family && g.family->has(trait::proportional_full_attention);
 }
 
-/// Step 1: model_type and _name_or_path (else the context's), and the family row.
+/// Step 1: model_type and _name_or_path (else the context's), and the family record: the context's
+/// (the whole-model reader's look-up) for the same model_type, else the one look-up here.
 inline GroupFacts read_group_identity(const json& config, const GroupContext& context, HfRopeConfig& out)
 {
     if (const json* v = member(config, "model_type")) {
@@ -87,13 +90,16 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
     if (out.model_type.empty()) out.model_type = context.model_type;
     if (out.name_or_path.empty()) out.name_or_path = context.name_or_path;
     GroupFacts g{config, context};
-    g.family = find_family(out.model_type);
+    const Family& row = context.family && context.family->model_type == out.model_type ? *context.family
+                                                                                       : family_row(out.model_type);
+    g.family = row.hand;
     const FamilyRules* family = g.family;
+    out.mla_softmax_mscale = family == nullptr || family->has(trait::mla_softmax_mscale);
     g.gptj_like = family && family->has(trait::rotary_dim_key);
     g.deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) &&
                  !(family && (family->has(trait::mla_rope_suffix) || family->has(trait::rope_suffix_inverse_output)));
     if (family) {
-        g.class_defaults = find_class_defaults(out.model_type);
+        g.class_defaults = row.class_defaults;
         const ClassDefaults* defaults = g.class_defaults;
         g.default_head_dim = family->head_dim > 0 ? family->head_dim : defaults ? defaults->head_dim : 0;
         g.default_max_position_embeddings = family->max_position_embeddings > 0 ? family->max_position_embeddings

@@ -52,7 +52,7 @@ inline std::optional<int> read_num_layers(const ModelIdentity& id, ReadLog& log)
             if (n > ModelRope::max_layers) fail_json(id.pre + key, "expected a positive integer <= 1000000", *v);
             return n;
         }
-    const ClassDefaults* defaults = id.family ? find_class_defaults(id.model_type) : nullptr;
+    const ClassDefaults* defaults = id.family ? id.row->class_defaults : nullptr;
     if (defaults && defaults->num_hidden_layers > 0 && !member(text, "layer_types")) {
         log.notes.push_back("num_hidden_layers absent: " + id.model_type + "'s class default " +
                             std::to_string(defaults->num_hidden_layers) + " (" + std::string(defaults->source) + ")");

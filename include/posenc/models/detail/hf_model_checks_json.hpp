@@ -53,7 +53,7 @@ inline void apply_family_refusal(const ModelIdentity& id)
 {
     const json& text = id.text();
     const std::string& pre = id.pre;
-    const FamilyRefusal* refusal = find_refusal(id.model_type);
+    const FamilyRefusal* refusal = id.row->refusal;
     if (!refusal) return;
     const std::string reason = std::string(refusal->reason) + " (" + std::string(refusal->source) + ")";
     if (refusal->when == RefuseWhen::always) {
@@ -144,7 +144,7 @@ inline void check_model_specific_keys(const ModelIdentity& id, ReadLog& log)
 inline void refuse_unread_dicts_per_layer_type(const ModelIdentity& id)
 {
     const json* given = member(*id.given, "rope_parameters");
-    if (!id.family || !is_per_layer_type(given) || families::reads_dicts_per_layer_type(id.model_type)) return;
+    if (!id.family || !is_per_layer_type(given) || families::reads_dicts_per_layer_type(*id.row)) return;
     fail(id.pre + "rope_parameters", "expected one dict: model_type " + id.type_shown + "'s rotary embedding builds one "
                                      "table, and transformers 5 does not apply a rope_parameters given per layer type "
                                      "there (it reads it as one dict of rope type default, or fails)",
@@ -157,7 +157,7 @@ inline void check_unknown_family(const ModelIdentity& id, const ReadOptions& opt
     const json& text = id.text();
     const std::string& pre = id.pre;
     if (id.family) return;
-    if (const RoPEOutsideLanguage* tower = find_rope_outside_language(id.model_type))
+    if (const RoPEOutsideLanguage* tower = id.row->outside)
         fail(pre + "model_type",
              std::string("expected a language model's config: this is ") +
                  (tower->kind == TowerKind::vision  ? "a vision encoder's, whose RoPE runs over image patches or frames in 2-D or 3-D"

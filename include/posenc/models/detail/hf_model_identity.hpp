@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/hf_model_identity.hpp: the whole-model reader's first step: which object of
 // the config holds the language model (text_config when nested, a composite model's thinker or
-// decoder), its model_type and family row, and the config as the family's rule (families/) leaves
+// decoder), its model_type and family record (family_row.hpp: looked up once per model_type here,
+// read from there by every later step), and the config as the family's rule (families/) leaves
 // it. Every later step of hf_model_reader.hpp reads the config through ModelIdentity::text().
 #pragma once
 
@@ -18,7 +19,9 @@
 #include <vector>
 
 #include "posenc/error.hpp"
-#include "posenc/models/detail/families/family_rules.hpp"
+#include "posenc/models/detail/families/family_config.hpp"
+#include "posenc/models/detail/family_lookup.hpp"
+#include "posenc/models/detail/family_row.hpp"
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 #include "posenc/models/detail/hf_model_values.hpp"
@@ -40,11 +43,12 @@ struct ModelIdentity {
     std::string model_type;    ///< the language model's type (text_config's when nested)
     std::string pre;           ///< its key path: "", "text_config.", "thinker_config.text_config.", ...
     std::string type_shown;    ///< model_type quoted (cut as shown() cuts), or "(absent)"
-    const FamilyRules* family = nullptr;  ///< its row (hf_families.hpp), nullptr for a type posenc does not know
+    const Family* row = nullptr;          ///< its record (family_row.hpp), set by with_family_rule
+    const FamilyRules* family = nullptr;  ///< row->hand: nullptr for a type posenc does not know
     const json* given = nullptr;          ///< the language model's object in the config (or `completed`)
     /// A wrapper's text_config completed with the wrapper's text defaults (hf_class_defaults.hpp
     /// WrapperTextDefaults), when the wrapper has them, or carrying the model_type the wrapper
-    /// gives it (renamed_text_model_type); `given` points to it.
+    /// gives it (LanguageModelWrapper::renamed_text_model_type); `given` points to it.
     std::shared_ptr<const json> completed;
     std::optional<json> normalised;       ///< the object as the family rule leaves it, when the family has one
     /// From the family rule (families/family_config.hpp FamilyConfig): the layer types without RoPE,
@@ -62,18 +66,12 @@ struct ModelIdentity {
 
 /// The sub-config that holds a composite model's language model, and what the note says of it:
 /// the thinker of Qwen2.5-Omni / Qwen3-Omni (thinker_config), the decoder of an encoder-decoder
-/// (Dia, BLT: decoder_config; T5Gemma, T5Gemma 2: decoder). nullptr for other models.
-inline const json* language_model_config_of(const json& root, const std::string& outer_type, std::string& key,
-                                            std::string& note)
+/// (Dia, BLT: decoder_config; T5Gemma, T5Gemma 2: decoder): the wrapper row's language_model_key.
+/// nullptr for other models.
+inline const json* language_model_config_of(const json& root, const std::string& outer_type, const Family& outer)
 {
-    if (outer_type == "qwen2_5_omni" || outer_type == "qwen3_omni_moe")
-        key = "thinker_config", note = "this is the thinker's language model; read talker_config on its own for the talker";
-    else if (outer_type == "dia" || outer_type == "blt")
-        key = "decoder_config", note = "this is the decoder; read encoder_config on its own for the encoder";
-    else if (outer_type == "t5gemma" || outer_type == "t5gemma2")
-        key = "decoder", note = "this is the decoder; read encoder on its own for the encoder";
-    else
-        return nullptr;
+    if (!outer.wrapper || outer.wrapper->language_model_key.empty()) return nullptr;
+    const std::string key(outer.wrapper->language_model_key);
     const json* v = member(root, key.c_str());
     if (!v) fail(key, "expected an object (model_type \"" + outer_type + "\" keeps its language model there)", "nothing");
     if (!v->is_object()) fail_json(key, "expected an object", *v);
@@ -96,16 +94,17 @@ inline ModelIdentity locate_language_model(const json& root, ReadLog& log)
         id.name_or_path = v->get<std::string>();
     }
     id.given = &root;
-    std::string sub_key, sub_note;
-    if (const json* sub = language_model_config_of(root, outer_type, sub_key, sub_note)) {
+    const Family& outer = family_row(outer_type);
+    if (const json* sub = language_model_config_of(root, outer_type, outer)) {
         // A composite model: its other transformers have layers and RoPE of their own, read on their own.
         id.given = sub;
-        id.pre = sub_key + ".";
-        log.notes.push_back("model_type " + ellipsized('"' + outer_type + '"') + " holds several transformers: " + sub_note);
+        id.pre = std::string(outer.wrapper->language_model_key) + ".";
+        log.notes.push_back("model_type " + ellipsized('"' + outer_type + '"') +
+                            " holds several transformers: " + std::string(outer.wrapper->language_model_note));
     }
     const json* text_config = member(*id.given, "text_config");
     if (text_config && !text_config->is_object()) fail_json(id.pre + "text_config", "expected an object", *text_config);
-    if (const WrapperTextDefaults* wrapper = find_wrapper_text_defaults(outer_type)) {
+    if (const WrapperTextDefaults* wrapper = outer.wrapper_text_defaults) {
         // The wrapper builds its text config from {**its text defaults, **text_config}.
         auto completed = std::make_shared<json>(json::parse(wrapper->text_defaults.begin(), wrapper->text_defaults.end()));
         if (text_config) completed->update(*text_config);
@@ -120,12 +119,14 @@ inline ModelIdentity locate_language_model(const json& root, ReadLog& log)
         id.given = text_config;
         id.pre += "text_config.";
     }
-    id.model_type = id.given == &root ? outer_type : std::string(text_model_type_of(outer_type));
+    id.model_type = id.given == &root || !outer.wrapper ? outer_type : std::string(outer.wrapper->text_model_type);
     if (id.given != &root)
         if (const json* v = member(*id.given, "model_type")) {
             if (!v->is_string()) fail_json(id.pre + "model_type", "expected a string", *v);
             id.model_type = v->get<std::string>();
-            if (const std::string_view renamed = renamed_text_model_type(outer_type, id.model_type); !renamed.empty()) {
+            if (outer.wrapper && !outer.wrapper->renamed_text_model_type.empty() &&
+                outer.wrapper->renamed_text_model_type == id.model_type) {
+                const std::string_view renamed = outer.wrapper->text_model_type;
                 // As the wrapper does: the text config itself carries the new model_type, so every
                 // later step reads the family it names.
                 log.notes.push_back(id.pre + "model_type \"" + id.model_type + "\" read as \"" + std::string(renamed) +
@@ -141,14 +142,16 @@ inline ModelIdentity locate_language_model(const json& root, ReadLog& log)
     return id;
 }
 
-/// Step 2: the family row, and the config as the family's rule leaves it (families/): the rule
-/// fills in layer_types and per-layer-type rope_parameters as its configuration class does.
+/// Step 2: the family record (the one look-up of the language model's model_type), and the config
+/// as the family's rule leaves it (families/): the rule fills in layer_types and per-layer-type
+/// rope_parameters as its configuration class does.
 inline ModelIdentity with_family_rule(ModelIdentity id, ReadLog& log)
 {
-    id.family = find_family(id.model_type);
-    const families::FamilyConfigRule rule = id.family ? families::family_config_rule(id.model_type) : nullptr;
+    id.row = &family_row(id.model_type);
+    id.family = id.row->hand;
+    const families::FamilyConfigRule rule = id.family ? id.row->rule : nullptr;
     if (!rule) return id;
-    families::FamilyConfig normalised = rule(*id.given, id.pre, id.model_type);
+    families::FamilyConfig normalised = rule(*id.given, id.pre, *id.row);
     log.notes.insert(log.notes.end(), normalised.notes.begin(), normalised.notes.end());
     log.warnings.insert(log.warnings.end(), normalised.warnings.begin(), normalised.warnings.end());
     id.normalised = std::move(normalised.text);

@@ -22,7 +22,6 @@
 #include "posenc/model_rope.hpp"
 #include "posenc/models/detail/hf_indexer_json.hpp"
 #include "posenc/models/detail/hf_model_values.hpp"
-#include "posenc/models/hf_families.hpp"
 #include "posenc/models/hf_model.hpp"
 #include "posenc/multi_axis.hpp"
 #include "posenc/query_scale.hpp"
@@ -113,8 +112,7 @@ inline HfModelRope group_rope(const HfRopeConfig& config)
     const FrequencyTable table = relabelled(config, [&] { return frequency_table(spec, scaling); });
 
     const bool mla = config.qk_head_dim > 0;
-    const hf::FamilyRules* family = hf::find_family(config.model_type);
-    const bool softmax_mscale = mla && (family == nullptr || (family->traits & hf::trait::mla_softmax_mscale) != 0);
+    const bool softmax_mscale = mla && config.mla_softmax_mscale;
     std::vector<std::string> notes = config.notes;
     if (const auto* yarn = std::get_if<YarnScaling>(&scaling)) {
         if (!mla && yarn->mscale_all_dim() != 0.0)

@@ -62,6 +62,10 @@ struct HfRopeConfig {
 
     /// DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim (the softmax-scale width); 0 otherwise.
     int qk_head_dim = 0;
+    /// MLA attention multiplies its softmax scale by g(s, mscale_all_dim)^2 under YaRN: the family's
+    /// trait::mla_softmax_mscale, true for a model_type posenc does not know (read from the family
+    /// record by the JSON stage, so that the objects stage does not look model_type up again).
+    bool mla_softmax_mscale = true;
 
     /// Where a resolved value came from, as a key path (or an expression of key paths), so that a
     /// later stage (hf_config.hpp) can name the key when the library refuses the value.
@@ -74,6 +78,8 @@ struct HfRopeConfig {
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;  ///< facts worth telling the user (e.g. DeepSeek's de-interleave)
 };
+
+struct Family;  // family_row.hpp
 
 /// What the model-level reader (hf_model_reader.hpp) tells the one-group resolver beyond the
 /// config object itself.
@@ -103,6 +109,9 @@ struct GroupContext {
     /// global_head_dim), and the key it comes from.
     std::optional<int> head_dim;
     std::string head_dim_key;
+    /// The record of model_type (family_row.hpp), when the whole-model reader has looked it up: the
+    /// group reader then reads it instead of looking model_type up again.
+    const Family* family = nullptr;
 };
 
 }  // namespace posenc::hf::detail_json

@@ -219,5 +219,13 @@ FloatPair<A> load_two(const T* p, requires_arch<xsimd::generic>) noexcept;
 template <class A, class T>
 void store_two(T* p, const floats<A>& lo, const floats<A>& hi, requires_arch<xsimd::generic>) noexcept;
 
+// ---- the first `count` elements in one masked access ------------------------------------------------
+// Only where masked_first_access (simd_ops.hpp) holds: float on AVX-512 (arch/x86_avx512.hpp defines
+// them). Declared here so that the name is a template on every ISA.
+template <class A, class T>
+floats<A> load_first(const T* p, int count, requires_arch<xsimd::generic>) noexcept;
+template <class A, class T>
+void store_first(T* p, const floats<A>& v, int count, requires_arch<xsimd::generic>) noexcept;
+
 }  // namespace impl
 }  // namespace posenc::kernels::detail::simd

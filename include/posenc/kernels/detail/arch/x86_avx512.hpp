@@ -131,6 +131,20 @@ void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx512f>) noexce
                         _mm512_maskz_cvtps_ph(all_lanes, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
+// The first `count` floats (0 < count <= 16) in one masked access: masked-off lanes are neither
+// read nor written (no fault, no store), and the load zeroes them. simd_ops.hpp's load_first /
+// store_first use these for float rows on AVX-512 (masked_first_access).
+template <class A>
+floats<A> load_first(const float* p, int count, requires_arch<xsimd::avx512f>) noexcept
+{
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1u), p);
+}
+template <class A>
+void store_first(float* p, const floats<A>& v, int count, requires_arch<xsimd::avx512f>) noexcept
+{
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << count) - 1u), v);
+}
+
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx512f>) noexcept
 {

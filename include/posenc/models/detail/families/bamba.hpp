@@ -21,13 +21,14 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for Bamba (see the file comment).
-inline FamilyConfig bamba_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig bamba_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (member(text, "layer_types"))
         out.warnings.push_back({pre + "layer_types", "model_type \"" + model_type +
                                                          "\"'s code takes its layers from attn_layer_indices; ignored"});
-    const int n = layer_count(text, pre, model_type, out);
+    const int n = layer_count(text, pre, family, out);
     json types = json::array();
     for (int i = 0; i < n; ++i) types.push_back("mamba");
     const json* idxs = member(text, "attn_layer_indices");

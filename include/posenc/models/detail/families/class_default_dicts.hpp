@@ -28,7 +28,9 @@
 // default_theta (LFM3 1,000,000, the others 10,000), as transformers 5.25.0's
 // convert_rope_params_to_dict fills it; a single dict, or rope_scaling, is refused (the rotary
 // embedding looks the dicts up by layer type, and fails on a single one); a top-level rope_theta
-// beside dicts that all have their own is not read (a warning).
+// beside dicts that all have their own is not read (a warning). The rule reads the class-default
+// dicts from its record's hand row (default_rope in known_families) and default_theta from its
+// generated class defaults (rope_theta).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -48,7 +50,7 @@ namespace posenc::hf::detail_json::families {
 namespace class_default_dicts_detail {
 
 /// Dory's released layout (an "mlp" entry after each attention entry) folded as its class does.
-inline void fold_dory_blocks(const json& text, const std::string& pre, FamilyConfig& out)
+inline void fold_dory_blocks(const json& text, const std::string& pre, const Family& family, FamilyConfig& out)
 {
     const json* given = member(text, "layer_types");
     if (!given || !given->is_array()) return;
@@ -57,7 +59,7 @@ inline void fold_dory_blocks(const json& text, const std::string& pre, FamilyCon
     if (!has_mlp) return;
     json folded = json::array();
     for (std::size_t i = 0; i < given->size(); i += 2) folded.push_back((*given)[i]);
-    const int n = layer_count(text, pre, "dory", out);
+    const int n = layer_count(text, pre, family, out);
     out.text["layer_types"] = std::move(folded);
     out.text["num_hidden_layers"] = n / 2;
     out.notes.push_back("layer_types lists attention and mlp blocks: folded to every other entry and num_hidden_layers // 2, "
@@ -95,19 +97,6 @@ inline json default_layer_types(const std::string& model_type, int n)
     return types;
 }
 
-/// The class-default dicts (JSON text).
-inline const char* default_dicts(const std::string& model_type)
-{
-    if (model_type == "dory")
-        return R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
-                   "full_attention": {"rope_type": "default", "rope_theta": 10000000.0}})";
-    if (model_type == "ultrabert")
-        return R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
-                   "full_attention": {"rope_type": "default", "rope_theta": 2560000.0}})";
-    return R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
-               "full_attention": {"rope_type": "proportional", "rope_theta": 1000000.0, "partial_rotary_factor": 0.5}})";
-}
-
 /// UltraBERT's legacy rope_theta list as dicts per layer type (zip(layer_types, rope_theta): the last
 /// listed layer of a type wins).
 inline json ultrabert_theta_dicts(const json& thetas, const json& types, const std::string& pre)
@@ -127,21 +116,25 @@ inline json ultrabert_theta_dicts(const json& thetas, const json& types, const s
 
 /// The base transformers 5.25.0 gives a dict without rope_theta (convert_rope_params_to_dict's
 /// setdefault): the top-level rope_theta (UltraBERT's class pops it first), else the class's
-/// default_theta (LFM3: 1,000,000; Dory, UltraBERT: PreTrainedConfig's 10,000).
-inline double filled_base(const json& text, const std::string& pre, const std::string& model_type, std::string& from)
+/// default_theta from the record's generated class defaults (LFM3: 1,000,000; Dory, UltraBERT
+/// declare none: PreTrainedConfig's 10,000).
+inline double filled_base(const json& text, const std::string& pre, const Family& family, std::string& from)
 {
+    const std::string model_type(family.model_type);
     if (const json* v = member(text, "rope_theta"); v && model_type != "ultrabert") {
         from = "the top-level rope_theta";
         return number(*v, pre + "rope_theta");
     }
     from = model_type + "'s default_theta";
-    return model_type == "lfm3" ? 1e6 : 1e4;
+    const ClassDefaults* d = family.class_defaults;
+    return d && d->rope_theta > 0.0 ? d->rope_theta : 10000.0;
 }
 
 /// Each layer type with RoPE has a dict (see the file comment); one without rope_theta gets
 /// filled_base, with a note. True when the top-level rope_theta filled one.
-inline bool complete_dicts(FamilyConfig& out, const json& text, const std::string& pre, const std::string& model_type)
+inline bool complete_dicts(FamilyConfig& out, const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     json& dicts = out.text["rope_parameters"];
     bool used = false;
     if (!dicts.is_object() || !is_per_layer_type(&dicts))
@@ -158,7 +151,7 @@ inline bool complete_dicts(FamilyConfig& out, const json& text, const std::strin
                       dicts);
         if (dict->contains("rope_theta")) continue;
         std::string from;
-        (*dict)["rope_theta"] = filled_base(text, pre, model_type, from);
+        (*dict)["rope_theta"] = filled_base(text, pre, family, from);
         used = used || from == "the top-level rope_theta";
         out.notes.push_back("rope_parameters." + type + ".rope_theta absent: " + from + " (convert_rope_params_to_dict)");
     }
@@ -168,31 +161,32 @@ inline bool complete_dicts(FamilyConfig& out, const json& text, const std::strin
 }  // namespace class_default_dicts_detail
 
 /// The rule for Dory, UltraBERT and LFM3 (see the file comment).
-inline FamilyConfig class_default_dicts_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig class_default_dicts_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     namespace d = class_default_dicts_detail;
     FamilyConfig out(text);
     if (const json* v = member(text, "rope_scaling"))
         fail_json(pre + "rope_scaling", "expected no rope_scaling: model_type \"" + model_type +
                                             "\" reads rope_parameters per layer type only",
                   *v);
-    if (model_type == "dory") d::fold_dory_blocks(text, pre, out);
+    if (model_type == "dory") d::fold_dory_blocks(text, pre, family, out);
     if (model_type == "ultrabert") d::ultrabert_windows(text, pre, out);
     if (model_type == "lfm3") out.nope_layer_types.push_back("conv");
     if (!member(out.text, "layer_types")) {
-        out.text["layer_types"] = d::default_layer_types(model_type, layer_count(out.text, pre, model_type, out));
+        out.text["layer_types"] = d::default_layer_types(model_type, layer_count(out.text, pre, family, out));
         out.notes.push_back("layer_types absent: " + model_type + "'s class pattern");
     }
     const json* thetas = member(text, "rope_theta");
     if (!member(text, "rope_parameters")) {
         const bool from_list = model_type == "ultrabert" && thetas;
         out.text["rope_parameters"] =
-            from_list ? d::ultrabert_theta_dicts(*thetas, out.text["layer_types"], pre) : json::parse(d::default_dicts(model_type));
+            from_list ? d::ultrabert_theta_dicts(*thetas, out.text["layer_types"], pre) : json::parse(family.hand->default_rope);
         out.notes.push_back(from_list ? std::string("rope_parameters absent: one dict per layer type from the rope_theta list")
                                       : "rope_parameters absent: " + model_type + "'s class default " + out.text["rope_parameters"].dump());
         if (from_list) thetas = nullptr;
     }
-    const bool theta_used = d::complete_dicts(out, text, pre, model_type);
+    const bool theta_used = d::complete_dicts(out, text, pre, family);
     if (thetas && !theta_used) ignore_key(text, pre, model_type, "rope_theta", "keeps the per-layer-type dicts' own bases", out);
     out.text.erase("rope_theta");
     out.text.erase("attention_windows");

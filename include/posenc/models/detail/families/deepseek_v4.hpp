@@ -34,8 +34,7 @@ namespace posenc::hf::detail_json::families {
 /// DeepSeek-V4's rope label per layer: "main" for sliding_attention (or compress ratio 0),
 /// "compress" otherwise, from layer_types, else compress_ratios, else every layer "compress".
 /// Null when layer_types is not a list (the reader refuses it, naming layer_types).
-inline json deepseek_v4_layer_labels(const json& text, const std::string& pre, const std::string& model_type,
-                                     FamilyConfig& out)
+inline json deepseek_v4_layer_labels(const json& text, const std::string& pre, const Family& family, FamilyConfig& out)
 {
     json labels = json::array();
     if (const json* given = member(text, "layer_types")) {
@@ -51,7 +50,7 @@ inline json deepseek_v4_layer_labels(const json& text, const std::string& pre, c
         }
         return labels;
     }
-    const int n = layer_count(text, pre, model_type, out);
+    const int n = layer_count(text, pre, family, out);
     const json* ratios = member(text, "compress_ratios");
     if (!ratios) {
         for (int i = 0; i < n; ++i) labels.push_back("compress");  // heavily compressed / compressed sparse: all compress
@@ -98,10 +97,11 @@ inline json deepseek_v4_folded_dicts(const json& text, const std::string& pre, c
 }
 
 /// The rule for DeepSeek-V4 (see the file comment).
-inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
-    json labels = deepseek_v4_layer_labels(text, pre, model_type, out);
+    json labels = deepseek_v4_layer_labels(text, pre, family, out);
     if (labels.is_null()) return out;  // the reader refuses layer_types, naming it
     out.text["layer_types"] = std::move(labels);
 

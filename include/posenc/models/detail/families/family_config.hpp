@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "posenc/models/detail/family_row.hpp"
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 #include "posenc/models/hf_class_defaults.hpp"
@@ -60,21 +61,37 @@ struct FamilyConfig {
     std::vector<ConfigWarning> warnings;
 };
 
-/// A family rule: the language model's config object, its key prefix ("text_config." when nested) and
-/// its model_type in, the normalised config out. Refusals are posenc::error naming the key (with `pre`).
-using FamilyConfigRule = FamilyConfig (*)(const json& text, const std::string& pre, const std::string& model_type);
+// A family rule is a FamilyConfigRule (models/detail/family_row.hpp): it receives its model_type's
+// record, and reads its class defaults and hand row from there.
 
-/// num_hidden_layers as given, else the configuration class's default (hf_class_defaults.hpp), with a note.
-inline int layer_count(const json& text, const std::string& pre, const std::string& model_type, FamilyConfig& out)
+/// num_hidden_layers as given, else the configuration class's default (the record's class defaults),
+/// with a note.
+inline int layer_count(const json& text, const std::string& pre, const Family& family, FamilyConfig& out)
 {
     if (const json* v = member(text, "num_hidden_layers")) return positive_int(*v, pre + "num_hidden_layers");
-    const ClassDefaults* d = find_class_defaults(model_type);
+    const ClassDefaults* d = family.class_defaults;
+    const std::string model_type(family.model_type);
     if (!d || d->num_hidden_layers <= 0)
         fail(pre + "num_hidden_layers", "expected a positive integer (the layer pattern needs it)", "nothing");
     out.notes.push_back("num_hidden_layers absent: " + model_type + "'s class default " + std::to_string(d->num_hidden_layers) +
                         " (" + std::string(d->source) + ")");
     out.text["num_hidden_layers"] = d->num_hidden_layers;
     return d->num_hidden_layers;
+}
+
+/// The configuration class's default base of the full_attention layers (`local` false: its
+/// default_theta's "global" entry) or the sliding_attention layers (`local` true: "local"), from the
+/// record's generated class defaults (Gemma 3: 1e6 and 1e4; ModernBERT: 160000 and 10000). A
+/// family without it in the generated table is refused, naming model_type.
+inline double class_default_base(const Family& family, bool local)
+{
+    const ClassDefaults* d = family.class_defaults;
+    const double base = d ? (local ? d->local_rope_theta : d->rope_theta) : 0.0;
+    if (!(base > 0.0))
+        fail("model_type", "expected a family whose generated class defaults hold default_theta's \"global\" and \"local\" "
+                           "bases (scripts/extract-class-defaults.py)",
+             "\"" + std::string(family.model_type) + "\"");
+    return base;
 }
 
 /// text[key] as an integer >= 0, else 0 (first_k_dense_replace, num_nextn_predict_layers, ...).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/families/family_rules.hpp: which model_type has a family rule (a header of
-// this folder). The config reader calls the rule on the language model's config object before it
-// reads anything else (hf_model_identity.hpp with_family_rule).
+// this folder): the rule column of the family records (models/detail/family_row.hpp). The config
+// reader calls the rule, with the record, on the language model's config object before it reads
+// anything else (hf_model_identity.hpp with_family_rule).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -36,57 +37,64 @@
 
 namespace posenc::hf::detail_json::families {
 
-/// The family rule of `model_type`, or nullptr when the generic reader reads its config as it is.
-inline FamilyConfigRule family_config_rule(std::string_view model_type) noexcept
-{
-    if (model_type == "laguna" || model_type == "mimo_v2_flash" || model_type == "mellum" || model_type == "zaya")
-        return &layer_type_dicts_config;
-    if (model_type == "modernbert" || model_type == "modernbert-decoder") return &modernbert_config;
-    if (model_type == "step3p5") return &step3p7_config;
-    if (model_type == "deepseek_v4") return &deepseek_v4_config;
-    if (model_type == "gemma4_text" || model_type == "gemma4_unified_text" || model_type == "diffusion_gemma_text")
-        return &gemma4_config;
-    if (model_type == "gemma3_text" || model_type == "gemma3n_text" || model_type == "t5gemma2_text" ||
-        model_type == "t5gemma2_decoder")
-        return &gemma3_config;
-    if (model_type == "olmo3") return &olmo3_config;
-    if (model_type == "hrm_text") return &hrm_text_config;
-    if (model_type == "longcat_flash") return &longcat_flash_config;
-    if (model_type == "afmoe") return &afmoe_config;
-    if (model_type == "flint") return &flint_config;
-    if (model_type == "ergo" || model_type == "lara_mini") return &sliding_layers_rope_config;
-    if (model_type == "dory" || model_type == "ultrabert" || model_type == "lfm3") return &class_default_dicts_config;
-    if (model_type == "hy_v4" || model_type == "hy_v4_vl_text") return &indexer_rope_config;
-    if (model_type == "bamba") return &bamba_config;
-    if (model_type == "lfm2" || model_type == "lfm2_moe") return &lfm2_config;
-    if (model_type == "exaone4" || model_type == "exaone_moe" || model_type == "cohere2" || model_type == "kolibri1")
-        return &sliding_window_rope_config;
-    if (model_type == "smollm3" || model_type == "llama4_text") return &no_rope_layers_config;
-    if (model_type == "qwen3_next" || model_type == "qwen3_5_text" || model_type == "qwen3_5_moe_text" ||
-        model_type == "olmo_hybrid" || model_type == "bailing_hybrid" || model_type == "qwen4_exp_text")
-        return &linear_attention_config;
-    if (model_type == "mllama_text_model") return &mllama_config;
-    if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t" ||
-        model_type == "esm" || model_type == "clvp_encoder" || model_type == "moonshine" || model_type == "roformer")
-        return &own_rope_keys_config;
-    if (model_type == "cohere2_moe") return &cohere2_moe_config;
-    if (model_type == "granite_swa" || model_type == "granitemoe_swa" || model_type == "muse_glimmer_text" ||
-        model_type == "muse_spark_text")
-        return &layer_rope_theta_config;
-    return nullptr;
-}
+/// One entry of the rule column: a model_type whose configuration class derives layer_types or
+/// per-layer-type dicts, and its rule (a header of this folder).
+struct FamilyRuleEntry {
+    std::string_view model_type;
+    FamilyConfigRule rule;
+};
+
+/// The rule column of the family records (family_row.hpp): a model_type not listed has no rule,
+/// and the generic reader reads its config as it is. A rule runs only for a model_type with a row
+/// in known_families.
+inline constexpr FamilyRuleEntry family_rule_column[] = {
+    {"laguna", &layer_type_dicts_config}, {"mimo_v2_flash", &layer_type_dicts_config},
+    {"mellum", &layer_type_dicts_config}, {"zaya", &layer_type_dicts_config},
+    {"modernbert", &modernbert_config}, {"modernbert-decoder", &modernbert_config},
+    {"step3p5", &step3p7_config},
+    {"deepseek_v4", &deepseek_v4_config},
+    {"gemma4_text", &gemma4_config}, {"gemma4_unified_text", &gemma4_config}, {"diffusion_gemma_text", &gemma4_config},
+    {"gemma3_text", &gemma3_config}, {"gemma3n_text", &gemma3_config}, {"t5gemma2_text", &gemma3_config},
+    {"t5gemma2_decoder", &gemma3_config},
+    {"olmo3", &olmo3_config},
+    {"hrm_text", &hrm_text_config},
+    {"longcat_flash", &longcat_flash_config},
+    {"afmoe", &afmoe_config},
+    {"flint", &flint_config},
+    {"ergo", &sliding_layers_rope_config}, {"lara_mini", &sliding_layers_rope_config},
+    {"dory", &class_default_dicts_config}, {"ultrabert", &class_default_dicts_config},
+    {"lfm3", &class_default_dicts_config},
+    {"hy_v4", &indexer_rope_config}, {"hy_v4_vl_text", &indexer_rope_config},
+    {"bamba", &bamba_config},
+    {"lfm2", &lfm2_config}, {"lfm2_moe", &lfm2_config},
+    {"exaone4", &sliding_window_rope_config}, {"exaone_moe", &sliding_window_rope_config},
+    {"cohere2", &sliding_window_rope_config}, {"kolibri1", &sliding_window_rope_config},
+    {"smollm3", &no_rope_layers_config}, {"llama4_text", &no_rope_layers_config},
+    {"qwen3_next", &linear_attention_config}, {"qwen3_5_text", &linear_attention_config},
+    {"qwen3_5_moe_text", &linear_attention_config}, {"olmo_hybrid", &linear_attention_config},
+    {"bailing_hybrid", &linear_attention_config}, {"qwen4_exp_text", &linear_attention_config},
+    {"mllama_text_model", &mllama_config},
+    {"wav2vec2-bert", &own_rope_keys_config}, {"wav2vec2-conformer", &own_rope_keys_config},
+    {"seamless_m4t", &own_rope_keys_config}, {"esm", &own_rope_keys_config}, {"clvp_encoder", &own_rope_keys_config},
+    {"moonshine", &own_rope_keys_config}, {"roformer", &own_rope_keys_config},
+    {"cohere2_moe", &cohere2_moe_config},
+    {"granite_swa", &layer_rope_theta_config}, {"granitemoe_swa", &layer_rope_theta_config},
+    {"muse_glimmer_text", &layer_rope_theta_config}, {"muse_spark_text", &layer_rope_theta_config},
+};
 
 /// Whether the family's code reads a rope_parameters given as one dict per layer type: its rotary
 /// embedding builds a table per layer type and its rule (gemma3.hpp, gemma4.hpp, layer_type_dicts.hpp,
-/// modernbert.hpp, olmo3.hpp, step3p7.hpp, deepseek_v4.hpp) reads the dicts. Elsewhere transformers 5
-/// does not apply such a dict: standardize_rope_params reads it as one dict of rope type default
-/// (its entries unread), or the one-table rotary embedding fails looking up rope_type.
-inline bool reads_dicts_per_layer_type(std::string_view model_type) noexcept
+/// modernbert.hpp, olmo3.hpp, step3p7.hpp, deepseek_v4.hpp, class_default_dicts.hpp) reads the
+/// dicts, or its rule takes one dict out of them (Ergo's sliding_attention dict,
+/// sliding_layers_rope.hpp). Elsewhere transformers 5 does not apply such a dict:
+/// standardize_rope_params reads it as one dict of rope type default (its entries unread), or the
+/// one-table rotary embedding fails looking up rope_type.
+inline bool reads_dicts_per_layer_type(const Family& family) noexcept
 {
-    const FamilyConfigRule rule = family_config_rule(model_type);
+    const FamilyConfigRule rule = family.rule;
     return rule == &gemma3_config || rule == &gemma4_config || rule == &layer_type_dicts_config ||
            rule == &modernbert_config || rule == &olmo3_config || rule == &step3p7_config || rule == &deepseek_v4_config ||
-           rule == &class_default_dicts_config || model_type == "ergo";
+           rule == &class_default_dicts_config || family.model_type == "ergo";
 }
 
 }  // namespace posenc::hf::detail_json::families

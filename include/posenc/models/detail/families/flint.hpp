@@ -24,7 +24,7 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for Flint (see the file comment).
-inline FamilyConfig flint_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig flint_config(const json& text, const std::string& pre, const Family& family)
 {
     FamilyConfig out(text);
     const auto window = text.find("sliding_window");
@@ -37,7 +37,7 @@ inline FamilyConfig flint_config(const json& text, const std::string& pre, const
         if (!given->is_array()) return out;  // the reader refuses it, naming layer_types
         types = *given;
     } else {
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         for (int i = 0; i < n; ++i)
             types.push_back(i < 2 || i % 4 == 1 || i == n - 1 ? "full_attention" : "sliding_attention");
     }

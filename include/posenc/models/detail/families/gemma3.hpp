@@ -17,6 +17,8 @@
 //                    dict is refused (transformers 5 leaves it unread), and so is a rope_scaling that
 //                    says its type with the legacy key "type" only (transformers 5 ignores it there,
 //                    transformers 4 applied it).
+// The two class defaults are the class's default_theta {"global": 1e6, "local": 1e4}, read from the
+// family's record (its generated class defaults: rope_theta and local_rope_theta).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -34,15 +36,16 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for Gemma 3, Gemma 3n and T5Gemma 2 (see the file comment).
-inline FamilyConfig gemma3_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig gemma3_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     const bool gemma3n = model_type == "gemma3n_text";
     if (gemma3n)
         ignore_key(text, pre, model_type, "sliding_window_pattern", "uses every fifth layer as full_attention", out);
     if (!member(text, "layer_types")) {
         const int pattern = gemma3n ? 5 : pattern_value(text, "sliding_window_pattern", 6, pre);
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         out.text["layer_types"] = json::array();
         for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % pattern != 0 ? "sliding_attention" : "full_attention");
     }
@@ -67,8 +70,9 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
         for (const char* t : {"full_attention", "sliding_attention"})
             if (!dicts.contains(t) || dicts[t].is_null()) dicts[t] = {{"rope_type", "default"}};
         if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object()) dicts["full_attention"].update(*scaling);
-        for (const auto& [type, key, class_default] : {std::tuple{"full_attention", "rope_theta", 1e6},
-                                                        std::tuple{"sliding_attention", "rope_local_base_freq", 1e4}}) {
+        for (const auto& [type, key, is_local] : {std::tuple{"full_attention", "rope_theta", false},
+                                                   std::tuple{"sliding_attention", "rope_local_base_freq", true}}) {
+            const double class_default = class_default_base(family, is_local);
             const ThetaFill fill = complete_layer_type_dict(dicts, type, text, pre, key, class_default);
             if (fill != ThetaFill::given)
                 out.notes.push_back("rope_parameters." + std::string(type) + ".rope_theta absent: " +
@@ -87,7 +91,7 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
                  '"' + types[i].get<std::string>() + '"');
     FamilyConfig::LayerTypeGroup sliding;
     sliding.layer_type = "sliding_attention";
-    sliding.base = local ? number(*local, pre + "rope_local_base_freq") : 10000.0;
+    sliding.base = local ? number(*local, pre + "rope_local_base_freq") : class_default_base(family, true);
     sliding.base_key = "rope_local_base_freq";
     sliding.unscaled = true;
     out.layer_type_groups.push_back(sliding);

@@ -31,8 +31,9 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for Gemma 4 and its look-alikes (see the file comment).
-inline FamilyConfig gemma4_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig gemma4_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     const std::string shown_type = "\"" + model_type + "\"";
     const json* given = member(text, "rope_parameters");
@@ -44,8 +45,8 @@ inline FamilyConfig gemma4_config(const json& text, const std::string& pre, cons
         fail(pre + "rope_scaling", "expected no rope_scaling: model_type " + shown_type + " reads rope_parameters per layer type only",
              shown(*v));
     if (!given) {
-        const FamilyRules* row = find_family(model_type);  // the class-default dicts are the row's default_rope
-        out.text["rope_parameters"] = json::parse(row->default_rope.begin(), row->default_rope.end());
+        const std::string_view dicts = family.hand->default_rope;  // the class-default dicts: the row's default_rope
+        out.text["rope_parameters"] = json::parse(dicts.begin(), dicts.end());
         out.notes.push_back("rope_parameters absent: " + model_type + "'s class default " + out.text["rope_parameters"].dump());
     }
     if (const json* types = member(text, "layer_types")) {
@@ -56,7 +57,7 @@ inline FamilyConfig gemma4_config(const json& text, const std::string& pre, cons
             out.text["layer_types"].back() = "full_attention";
         }
     } else {
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         json types_out = json::array();
         for (int i = 0; i < n; ++i) types_out.push_back((i + 1) % 6 != 0 && i != n - 1 ? "sliding_attention" : "full_attention");
         out.text["layer_types"] = std::move(types_out);

@@ -25,11 +25,12 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for HRM's text model (see the file comment).
-inline FamilyConfig hrm_text_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig hrm_text_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (member(text, "num_layers_per_stack")) return out;
-    const int per_stack = layer_count(text, pre, model_type, out);
+    const int per_stack = layer_count(text, pre, family, out);
     auto cycles = [&](const char* key, int class_default) {
         const json* v = member(text, key);
         return v ? positive_int(*v, pre + key) : class_default;

@@ -24,8 +24,9 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for HY-V4's indexer (see the file comment).
-inline FamilyConfig indexer_rope_config(const json& text, const std::string& /*pre*/, const std::string& model_type)
+inline FamilyConfig indexer_rope_config(const json& text, const std::string& /*pre*/, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     out.notes.push_back("model_type \"" + model_type + "\" has a sparse-attention indexer that rotates the last "
                         "qk_rope_head_dim of its index_head_dim coordinates (interleaved, with this table): see indexer");

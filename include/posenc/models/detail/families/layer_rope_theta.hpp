@@ -35,17 +35,18 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for layer_rope_theta (see the file comment).
-inline FamilyConfig layer_rope_theta_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig layer_rope_theta_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     const bool one_table = model_type == "muse_glimmer_text" || model_type == "muse_spark_text";
-    const int n = layer_count(text, pre, model_type, out);
+    const int n = layer_count(text, pre, family, out);
     // The RoPE dict every table starts from, with the base transformers' standardisation gives it.
     json dict = {{"rope_type", "default"}};
     if (const json* v = member(text, "rope_parameters"); v && v->is_object()) dict = *v;
     else if (const json* v = member(text, "rope_scaling"); v && v->is_object()) dict = *v;
-    else if (const FamilyRules* f = find_family(model_type); f && !f->default_rope.empty())
-        dict = json::parse(f->default_rope);  // the class-default dict (Muse Spark: default at 500000)
+    else if (family.hand && !family.hand->default_rope.empty())
+        dict = json::parse(family.hand->default_rope);  // the class-default dict (Muse Spark: default at 500000)
     double base = 10000.0;
     if (const json* v = member(dict, "rope_theta")) base = number(*v, pre + "rope_parameters.rope_theta");
     else if (const json* v = member(text, "rope_theta")) base = number(*v, pre + "rope_theta");

@@ -65,15 +65,16 @@ inline const char* default_rope_parameters(const std::string& model_type)
 }  // namespace layer_type_dicts_detail
 
 /// The rule for Laguna, MiMo-V2-Flash, Mellum and ZAYA (see the file comment).
-inline FamilyConfig layer_type_dicts_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig layer_type_dicts_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (const json* v = member(text, "rope_scaling"))
         fail_json(pre + "rope_scaling", "expected no rope_scaling: model_type \"" + model_type +
                                             "\" reads rope_parameters per layer type only",
                   *v);
     if (!member(text, "layer_types")) {
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         out.text["layer_types"] = layer_type_dicts_detail::default_layer_types(model_type, n);
         out.notes.push_back("layer_types absent: " + model_type + "'s class pattern");
     }

@@ -23,8 +23,9 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for LFM2 and LFM2-MoE (see the file comment).
-inline FamilyConfig lfm2_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig lfm2_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     out.nope_layer_types.push_back("conv");
     if (const json* given = member(text, "layer_types")) {
@@ -42,7 +43,7 @@ inline FamilyConfig lfm2_config(const json& text, const std::string& pre, const 
         fail(pre + "layer_types", "expected one entry per layer: model_type \"" + model_type +
                                       "\"'s code reads layer_types[i] for every layer and has no default for it",
              "nothing");
-    const int n = layer_count(text, pre, model_type, out);
+    const int n = layer_count(text, pre, family, out);
     json types = json::array();
     for (int i = 0; i < n; ++i) types.push_back("full_attention");
     if (const json* idxs = member(text, "full_attn_idxs")) {

@@ -28,8 +28,9 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for the linear-attention hybrids (see the file comment).
-inline FamilyConfig linear_attention_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig linear_attention_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     out.nope_layer_types.push_back("linear_attention");
     const bool qwen4 = model_type == "qwen4_exp_text";
@@ -54,7 +55,7 @@ inline FamilyConfig linear_attention_config(const json& text, const std::string&
         }
         return out;
     }
-    const int n = layer_count(text, pre, model_type, out);
+    const int n = layer_count(text, pre, family, out);
     const bool olmo = model_type == "olmo_hybrid";
     const bool bailing = model_type == "bailing_hybrid";
     const char* const interval_key = bailing ? "layer_group_size" : "full_attention_interval";

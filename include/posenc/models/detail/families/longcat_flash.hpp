@@ -22,8 +22,9 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for LongCat Flash (see the file comment).
-inline FamilyConfig longcat_flash_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig longcat_flash_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     const std::string shown_type = "\"" + model_type + "\"";
     int decoder_layers = 28;

@@ -22,13 +22,14 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for Mllama (see the file comment).
-inline FamilyConfig mllama_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig mllama_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (member(text, "layer_types"))
         out.warnings.push_back({pre + "layer_types", "model_type \"" + model_type +
                                                          "\"'s code takes its NoPE layers from cross_attention_layers; ignored"});
-    const int n = layer_count(text, pre, model_type, out);
+    const int n = layer_count(text, pre, family, out);
     json list = json::parse("[3, 8, 13, 18, 23, 28, 33, 38]");
     if (const json* v = member(text, "cross_attention_layers")) {
         list = *v;

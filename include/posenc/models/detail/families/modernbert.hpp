@@ -9,7 +9,8 @@
 //                    leaves it unread), else {"rope_type": "default"} for both; a
 //                    rope_scaling dict is merged into both; each dict's rope_theta, when it has none,
 //                    is global_rope_theta (full_attention; default 160000) or local_rope_theta
-//                    (sliding_attention; default 10000)
+//                    (sliding_attention; default 10000: the class's default_theta, read from the
+//                    family's record)
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -27,11 +28,12 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for ModernBERT (see the file comment).
-inline FamilyConfig modernbert_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig modernbert_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (!member(text, "layer_types")) {
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         std::int64_t every = 3;
         if (const json* v = member(text, "global_attn_every_n_layers")) {
             every = integer(*v, pre + "global_attn_every_n_layers", "expected a positive integer");
@@ -52,11 +54,13 @@ inline FamilyConfig modernbert_config(const json& text, const std::string& pre, 
     }
     if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object())
         for (const char* t : {"full_attention", "sliding_attention"}) dicts[t].update(*scaling);
-    for (const auto& [type, key, class_default] : {std::tuple{"full_attention", "global_rope_theta", 160000.0},
-                                                    std::tuple{"sliding_attention", "local_rope_theta", 10000.0}})
+    for (const auto& [type, key, local] : {std::tuple{"full_attention", "global_rope_theta", false},
+                                            std::tuple{"sliding_attention", "local_rope_theta", true}}) {
+        const double class_default = class_default_base(family, local);
         if (complete_layer_type_dict(dicts, type, text, pre, key, class_default) == ThetaFill::class_default)
             out.notes.push_back(std::string(key) + " absent: " + model_type + "'s class default " +
                                 posenc::detail::format_value(class_default));
+    }
     out.text["rope_parameters"] = std::move(dicts);
     out.text.erase("rope_scaling");
     return out;

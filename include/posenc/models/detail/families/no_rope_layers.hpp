@@ -27,13 +27,14 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for SmolLM3 and Llama 4 (see the file comment).
-inline FamilyConfig no_rope_layers_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig no_rope_layers_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     const json* given_types = member(text, "layer_types");
     const int n = given_types && given_types->is_array() && !member(text, "num_hidden_layers")
                       ? static_cast<int>(given_types->size())
-                      : layer_count(text, pre, model_type, out);
+                      : layer_count(text, pre, family, out);
     std::vector<bool> rotates(static_cast<std::size_t>(n), true);
     const json* list = member(text, "no_rope_layers");
     if (list && model_type == "llama4_text" && list->is_array() && list->empty()) list = nullptr;

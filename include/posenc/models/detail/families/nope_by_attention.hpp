@@ -56,7 +56,7 @@ inline std::vector<std::string> strings(const json& list)
 }  // namespace nope_by_attention_detail
 
 /// The rule for AFMoE (see the file comment).
-inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const Family& family)
 {
     FamilyConfig out(text);
     std::vector<std::string> types;
@@ -64,7 +64,7 @@ inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const
         if (!v->is_array()) return out;  // the reader refuses it, naming layer_types
         types = nope_by_attention_detail::strings(*v);
     } else {
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         const std::int64_t every = nope_by_attention_detail::pattern(text, pre, "global_attn_every_n_layers", 4);
         for (int i = 0; i < n; ++i) types.push_back((i + 1) % every != 0 ? "sliding_attention" : "full_attention");
     }
@@ -77,14 +77,15 @@ inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const
 }
 
 /// The rule for Cohere 2 MoE (see the file comment).
-inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     // cohere2_moe/configuration_cohere2_moe.py declares rope_scaling as a plain field, so the generic
     // conversion (which pops it from the extra keys) never sees it: the RoPE is rope_parameters' alone.
     ignore_key(text, pre, model_type, "rope_scaling", "declares it as a plain field and builds its RoPE from rope_parameters only", out);
     out.text.erase("rope_scaling");
-    const int n = layer_count(text, pre, model_type, out);
+    const int n = layer_count(text, pre, family, out);
     const std::int64_t dense = count_or_zero(text, pre, "first_k_dense_replace");
     const std::int64_t prefix_pattern = nope_by_attention_detail::pattern(text, pre, "prefix_dense_sliding_window_pattern", 1);
     const std::int64_t rest_pattern = nope_by_attention_detail::pattern(text, pre, "sliding_window_pattern", 4);

@@ -29,11 +29,12 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for OLMo 3 (see the file comment).
-inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (!member(text, "layer_types")) {
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         out.text["layer_types"] = json::array();
         for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % 4 != 0 ? "sliding_attention" : "full_attention");
     }

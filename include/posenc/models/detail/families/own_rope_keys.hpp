@@ -62,11 +62,12 @@ inline void require_value(const json& text, const std::string& pre, const std::s
 }  // namespace own_rope_keys_detail
 
 /// The rule for the encoders above (see the file comment).
-inline FamilyConfig own_rope_keys_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig own_rope_keys_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     using namespace own_rope_keys_detail;
     FamilyConfig out(text);
-    const ClassDefaults* d = find_class_defaults(model_type);
+    const ClassDefaults* d = family.class_defaults;
     const int hidden = size_or(text, pre, "hidden_size", d ? d->hidden_size : 0);
     double base = 10000.0;
     if (model_type == "moonshine") {

@@ -86,8 +86,9 @@ inline void refuse_unapplied_truncate(const json& dict, const std::string& path)
 }  // namespace sliding_layers_detail
 
 /// The rule for Ergo and Lara Mini (see the file comment).
-inline FamilyConfig sliding_layers_rope_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig sliding_layers_rope_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (model_type == "ergo") {
         if (const json* given = member(text, "rope_parameters"); given && is_per_layer_type(given))
@@ -105,7 +106,7 @@ inline FamilyConfig sliding_layers_rope_config(const json& text, const std::stri
         if (!given->is_array()) return out;  // the reader refuses it, naming layer_types
         types = *given;
     } else {
-        types = sliding_layers_detail::default_layer_types(text, pre, model_type, layer_count(text, pre, model_type, out));
+        types = sliding_layers_detail::default_layer_types(text, pre, model_type, layer_count(text, pre, family, out));
         out.notes.push_back("layer_types absent: " + model_type + "'s class pattern");
     }
     json marked = json::array();

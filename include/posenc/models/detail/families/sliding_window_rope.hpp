@@ -29,8 +29,9 @@
 namespace posenc::hf::detail_json::families {
 
 /// The rule for EXAONE 4, EXAONE MoE, Cohere 2 and Kolibri 1 (see the file comment).
-inline FamilyConfig sliding_window_rope_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig sliding_window_rope_config(const json& text, const std::string& pre, const Family& family)
 {
+    const std::string model_type(family.model_type);
     FamilyConfig out(text);
     const std::string shown_type = "\"" + model_type + "\"";
     const bool cohere = model_type == "cohere2";
@@ -46,7 +47,7 @@ inline FamilyConfig sliding_window_rope_config(const json& text, const std::stri
                      '"' + t.get<std::string>() + '"');
         }
     } else if (!given) {
-        const int n = layer_count(text, pre, model_type, out);
+        const int n = layer_count(text, pre, family, out);
         json types = json::array();
         if (!cohere && !windowed) {
             for (int i = 0; i < n; ++i) types.push_back("full_attention");

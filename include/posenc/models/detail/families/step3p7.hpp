@@ -102,10 +102,10 @@ inline json step3p7_per_type_dicts(const json& text, const std::string& pre, con
 }
 
 /// The rule for Step 3.5 / 3.7 (see the file comment).
-inline FamilyConfig step3p7_config(const json& text, const std::string& pre, const std::string& model_type)
+inline FamilyConfig step3p7_config(const json& text, const std::string& pre, const Family& family)
 {
     FamilyConfig out(text);
-    const int n = layer_count(text, pre, model_type, out);
+    const int n = layer_count(text, pre, family, out);
     const std::int64_t mtp = count_or_zero(text, pre, "num_nextn_predict_layers");
     json types = step3p7_trimmed(text, "layer_types", n, mtp);
     if (types.is_null()) types = step3p7_default_layer_types(text, pre, n, out);
