@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/detail/families/indexer_rope.hpp: MLA families with a sparse-attention indexer
-// whose own use of the rotary table posenc does not describe: HY-V4 and HY-V4-VL's text model
-// (hy_v4/, hy_v4_vl/ modeling files, transformers 5.25.0).
+// that rotates with the attention's table too: HY-V4 and HY-V4-VL's text model (hy_v4/, hy_v4_vl/
+// modeling files, transformers 5.25.0).
 //
 //   main attention  read as usual: interleaved pairs on the qk_rope_head_dim slice
 //   indexer         its queries and keys (index_head_dim wide, class default 128) rotate their LAST
