@@ -21,6 +21,7 @@
 
 #include "posenc/angles.hpp"
 #include "posenc/config.hpp"
+#include "posenc/detail/pair_rotation.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/bfloat16_even_odd.hpp"
@@ -396,10 +397,9 @@ void rope_token_double(const RopeSpec& spec, const FrequencyTable& table, const 
                 double* y = out.head(t, h);
                 for (int j = 0; j < n; ++j) {
                     const PairCoordinates p = spec.pair_coordinates(pair0 + j);
-                    const double a = x[p.first];
-                    const double b = x[p.second];
-                    y[p.first] = a * cos_row[j] - b * sin_row[j];
-                    y[p.second] = b * cos_row[j] + a * sin_row[j];
+                    const auto rotated = posenc::detail::rotate_pair(x[p.first], x[p.second], cos_row[j], sin_row[j]);
+                    y[p.first] = rotated.first;
+                    y[p.second] = rotated.second;
                 }
             }
         };
