@@ -40,6 +40,7 @@
 #include <type_traits>
 
 #include "posenc/angles.hpp"
+#include "posenc/detail/pair_rotation.hpp"
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/spec.hpp"
@@ -80,8 +81,9 @@ void rerotate_head_unchecked(const RopeSpec& spec, const FrequencyTable& from, c
         const double s = ratio * std::sin(d);
         const double a = static_cast<double>(head[p.first]);
         const double b = static_cast<double>(head[p.second]);
-        head[p.first] = static_cast<T>(a * c - b * s);
-        head[p.second] = static_cast<T>(b * c + a * s);
+        const RotatedPair<double> rotated = rotate_pair(a, b, c, s);
+        head[p.first] = static_cast<T>(rotated.first);
+        head[p.second] = static_cast<T>(rotated.second);
     }
 }
 }  // namespace detail

@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "posenc/angles.hpp"
+#include "posenc/detail/pair_rotation.hpp"
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/spec.hpp"
@@ -114,8 +115,9 @@ void apply_rope_reference(const RopeSpec& spec, const FrequencyTable& table, T* 
         const PairCoordinates p = spec.pair_coordinates(i);
         const double a = static_cast<double>(head[p.first]);
         const double b = static_cast<double>(head[p.second]);
-        head[p.first] = static_cast<T>(a * cs.cos - b * cs.sin);
-        head[p.second] = static_cast<T>(b * cs.cos + a * cs.sin);
+        const detail::RotatedPair<double> rotated = detail::rotate_pair(a, b, cs.cos, cs.sin);
+        head[p.first] = static_cast<T>(rotated.first);
+        head[p.second] = static_cast<T>(rotated.second);
     }
 }
 

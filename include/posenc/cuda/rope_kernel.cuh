@@ -34,6 +34,7 @@
 
 #include "posenc/cuda/angles.cuh"
 #include "posenc/detail/host_device.hpp"
+#include "posenc/detail/pair_rotation.hpp"
 #include "posenc/kernels/dtypes.hpp"
 #include "posenc/kernels/kv_cache_view.hpp"
 #include "posenc/kernels/multi_axis_positions.hpp"

@@ -172,12 +172,15 @@ struct RopeKernel {
             const float a = load_as_float(x[da]), b = load_as_float(x[db]);
             const float c = shared.cos[i], s = shared.sin[i];
             if (weight == nullptr) {
-                out.put(da, a * c - b * s);
-                out.put(db, b * c + a * s);
+                const auto rotated = posenc::detail::rotate_pair(a, b, c, s);
+                out.put(da, rotated.first);
+                out.put(db, rotated.second);
             } else {
                 const float wa = weight[da] + args.weight_offset, wb = weight[db] + args.weight_offset;
-                out.put(da, r * (a * (c * wa) - b * (s * wb)));
-                out.put(db, r * (b * (c * wb) + a * (s * wa)));
+                // the weights folded into the coefficients: a c w_a - b s w_b, b c w_b + a s w_a
+                const auto weighted = posenc::detail::rotate_pair(a, b, c * wa, s * wb, c * wb, s * wa);
+                out.put(da, r * weighted.first);
+                out.put(db, r * weighted.second);
             }
         }
     }

@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "posenc/config.hpp"
+#include "posenc/detail/pair_rotation.hpp"
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/rope_loops.hpp"
 #include "posenc/kernels/detail/rotation_skeleton.hpp"
@@ -531,9 +532,9 @@ void fused_tokens_double(const RopeSpec& spec, const FusedArgs<double>& f, const
             for (int i = 0; i < f.rotary_dim / 2; ++i) {
                 const CosSin cs = posenc::cos_sin(table, reference_position(angles, positions, t, i), i);
                 const PairCoordinates p = spec.pair_coordinates(i);
-                const double a = buffer[p.first], b = buffer[p.second];
-                buffer[p.first] = a * cs.cos - b * cs.sin;
-                buffer[p.second] = b * cs.cos + a * cs.sin;
+                const auto rotated = posenc::detail::rotate_pair(buffer[p.first], buffer[p.second], cs.cos, cs.sin);
+                buffer[p.first] = rotated.first;
+                buffer[p.second] = rotated.second;
             }
             double* y = out.head(t, h);
             for (int d = 0; d < f.head_dim; ++d) y[d] = scale * buffer[d];

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // posenc/kernels/detail/rope_loops.hpp: the loops of the SIMD RoPE kernel (apply.hpp holds the
 // formula, the error bound and the entry points): per-register rotations, the head and token
-// loops, the interleaved row expansion, and the scalar double reference path. Helpers that do
+// loops, the interleaved row expansion, the one decode path (DecodeRow, rotate_token_heads) that
+// every one-token entrance takes, and the scalar double reference path. Helpers that do
 // not depend on the arch still take it as a template parameter, so that each per-ISA unit of
 // runtime dispatch has its own copy (dispatch.hpp).
 #pragma once
@@ -21,6 +22,7 @@
 
 #include "posenc/angles.hpp"
 #include "posenc/config.hpp"
+#include "posenc/detail/pair_rotation.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/bfloat16_even_odd.hpp"
@@ -131,29 +133,6 @@ auto apply_pairs(int num_pairs) noexcept
     else return InterleavedPairs<A> {};
 }
 
-/// The heads of one tensor of one token rotated in place, half_split, by one row of n pairs
-/// (n % float_lanes<A> == 0): the decode step's rotation. A row of one group (rotary_dim 128 on
-/// AVX-512) is one loop over the heads without saved registers; other rows go through rotate_row
-/// out of line.
-template <class A, class T>
-POSENC_NOINLINE void rotate_heads_in_place_rows(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
-                                                const float* cos, const float* sin) noexcept
-{
-    rotate_row<A, apply_chunks<A, Pairing::half_split, T>, PairStores>(InPlaceRun<T> {x, head_stride, heads},
-                                                                      HalfSplitPairs<A> {n}, Plain {}, AngleRow {cos, sin}, n);
-}
-template <class A, class T>
-void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n, const float* cos,
-                           const float* sin) noexcept
-{
-    constexpr int chunks = apply_chunks<A, Pairing::half_split, T>;
-    if (n == chunks * simd::float_lanes<A>)
-        rotate_group<A, PairStores>(InPlaceRun<T> {x, head_stride, heads}, HalfSplitPairs<A> {n}, Plain {},
-                                    AngleRow {cos, sin}, 0, FullWidth {}, std::make_index_sequence<chunks>());
-    else
-        rotate_heads_in_place_rows<A>(x, head_stride, heads, n, cos, sin);
-}
-
 /// Pairs [pair0, pair0 + n) of every head of one tensor and token (interleaved rows expanded
 /// unless rotates_row_as_stored): apply's rotation. The row is read once per group of registers
 /// and run of heads, so no load of it waits on a store to a head (store-to-load "4K aliasing"
@@ -221,8 +200,8 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
     }
 }
 
-/// rotate_heads on heads rotated in place (x in and out), out of line: the decode step's other
-/// rows, whose run is built here rather than in the caller's common path.
+/// rotate_heads on heads rotated in place (x in and out), out of line: the decode step's rows
+/// that are not whole half_split registers, whose run is built here rather than in the caller.
 template <class A, Pairing P, class T>
 POSENC_NOINLINE void rotate_heads_at(T* x, std::ptrdiff_t stride, std::ptrdiff_t heads, int n, const float* cos,
                                      const float* sin) noexcept
@@ -230,29 +209,48 @@ POSENC_NOINLINE void rotate_heads_at(T* x, std::ptrdiff_t stride, std::ptrdiff_t
     rotate_heads<A, P>(HeadRun<T> {x, x, stride, stride, heads}, n, 0, n, AngleRow {cos, sin});
 }
 
-/// One tensor's heads of one token rotated in place by one row: rotate_heads_in_place where
-/// every pair is in whole registers (half_split in element order), rotate_heads_at otherwise.
-template <class A, Pairing P, class T>
-POSENC_ALWAYS_INLINE void rotate_in_place(T* x, std::ptrdiff_t stride, std::ptrdiff_t heads, int n, const AngleRow& row) noexcept
+/// The half_split rows of whole registers (n % float_lanes<A> == 0) other than one group, in
+/// place: rotate_row on one pointer and one stride, each register's pair stored as formed.
+template <class A, class T>
+POSENC_NOINLINE void rotate_heads_in_place_rows(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
+                                                const float* cos, const float* sin) noexcept
 {
-    if constexpr (P == Pairing::half_split && !rotates_row_as_stored<A, T>) {
-        if (n % simd::float_lanes<A> == 0) {
-            rotate_heads_in_place<A>(x, stride, heads, n, row.cos, row.sin);
-            return;
-        }
-    }
-    rotate_heads_at<A, P>(x, stride, heads, n, row.cos, row.sin);
+    rotate_row<A, apply_chunks<A, Pairing::half_split, T>, PairStores>(InPlaceRun<T> {x, head_stride, heads},
+                                                                      HalfSplitPairs<A> {n}, Plain {}, AngleRow {cos, sin}, n);
 }
 
-/// One tensor's heads of one token rotated by one row: rotate_in_place when in and out are the
-/// same heads, rotate_heads otherwise.
+/// The heads of one tensor of one token rotated in place, half_split, by one row of n pairs
+/// (n % float_lanes<A> == 0). A row of one group (rotary_dim 128 on AVX-512) is one loop over the
+/// heads without saved registers; other rows go through rotate_heads_in_place_rows out of line.
+template <class A, class T>
+void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n, const float* cos,
+                           const float* sin) noexcept
+{
+    constexpr int chunks = apply_chunks<A, Pairing::half_split, T>;
+    if (n == chunks * simd::float_lanes<A>)
+        rotate_group<A, PairStores>(InPlaceRun<T> {x, head_stride, heads}, HalfSplitPairs<A> {n}, Plain {},
+                                    AngleRow {cos, sin}, 0, FullWidth {}, std::make_index_sequence<chunks>());
+    else
+        rotate_heads_in_place_rows<A>(x, head_stride, heads, n, cos, sin);
+}
+
+/// The decode step's rotation of one tensor's heads of one token by one row: in place
+/// (rotate_heads_in_place where every pair is in whole half_split registers, rotate_heads_at
+/// otherwise) when in and out are the same heads, rotate_heads otherwise.
 template <class A, Pairing P, class T>
 POSENC_ALWAYS_INLINE void rotate_token_heads(const HeadRun<T>& h, int n, const AngleRow& row) noexcept
 {
-    if (static_cast<const void*>(h.in) == static_cast<const void*>(h.out) && h.in_stride == h.out_stride)
-        rotate_in_place<A, P>(h.out, h.out_stride, h.heads, n, row);
-    else
+    if (static_cast<const void*>(h.in) == static_cast<const void*>(h.out) && h.in_stride == h.out_stride) {
+        if constexpr (P == Pairing::half_split && !rotates_row_as_stored<A, T>) {
+            if (n % simd::float_lanes<A> == 0) {
+                rotate_heads_in_place<A>(h.out, h.out_stride, h.heads, n, row.cos, row.sin);
+                return;
+            }
+        }
+        rotate_heads_at<A, P>(h.out, h.out_stride, h.heads, n, row.cos, row.sin);
+    } else {
         rotate_heads<A, P>(h, n, 0, n, row);
+    }
 }
 
 /// Every head of Q and K of token t rotated by one row (rotate_token_heads).
@@ -263,53 +261,88 @@ POSENC_ALWAYS_INLINE void rotate_one_token(const QKViews<T>& views, std::ptrdiff
     if (views.has_k()) rotate_token_heads<A, P>(token_heads<A>(views.k_in, views.k_out, t), n, row);
 }
 
-/// One token t (a decode step) in the usual case: one row of pairs (num_pairs <= max_pairs_per_row),
-/// the forward direction, a row the loops take as stored (half_split, or bfloat16's even/odd
-/// interleaved path) and no pass-through dims to copy. The row is asked for once (without
-/// scratch arrays on the stack when the angle source needs none) and each tensor's heads
-/// rotated (rotate_token_heads), without the general loop (row decode_f32/cache_half against
-/// decode_f32/plain_table_loop of docs/benchmarks.md).
+/// The arrays a DecodeRow holds where it needs them (empty bases otherwise, which take no room):
+/// the angle source's scratch row and the expanded interleaved row.
+template <bool Present>
+struct ScratchRow {
+    alignas(64) float scratch_cos[max_pairs_per_row];
+    alignas(64) float scratch_sin[max_pairs_per_row];
+};
+template <>
+struct ScratchRow<false> {};
+template <bool Present>
+struct ExpandedRow {
+    alignas(64) float cos_dup[2 * max_pairs_per_row];
+    alignas(64) float sin_folded[2 * max_pairs_per_row];
+};
+template <>
+struct ExpandedRow<false> {};
+
+/// The one decode path's row: the pairs [0, n) at `position` (n <= max_pairs_per_row, forward)
+/// as the rotation takes them, as stored (half_split, or bfloat16's even/odd interleaved path)
+/// or duplicated and sign-folded (other interleaved rows, expand_interleaved_row). It holds
+/// arrays only where the angle source or the expansion needs them (a CosSinCache hands out rows
+/// of its own storage). Every decode entrance asks it for the row: rope_token_in_place (the
+/// checked entries' and dispatch's decode step) and rope_decode_token (the unchecked one-token
+/// call).
 template <class A, Pairing P, class T, class Angles>
-void rope_one_row_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
-                        std::ptrdiff_t t) noexcept
+class DecodeRow : ScratchRow<angle_row_uses_scratch<Angles>>,
+                  ExpandedRow<P == Pairing::interleaved && !rotates_row_as_stored<A, T>> {
+    static constexpr bool expands = P == Pairing::interleaved && !rotates_row_as_stored<A, T>;
+
+    POSENC_ALWAYS_INLINE AngleRow stored(const Angles& angles, std::int64_t position, int n) noexcept
+    {
+        if constexpr (angle_row_uses_scratch<Angles>)
+            return angles.row(A {}, position, 0, n, this->scratch_cos, this->scratch_sin);
+        else  // rows of the source's own storage (CosSinCache): no arrays on the stack
+            return angles.row(A {}, position, 0, n, nullptr, nullptr);
+    }
+
+public:
+    POSENC_ALWAYS_INLINE AngleRow at(const Angles& angles, std::int64_t position, int n) noexcept
+    {
+        if constexpr (expands) {
+            expand_interleaved_row<A>(stored(angles, position, n), n, this->cos_dup, this->sin_folded);
+            return {this->cos_dup, this->sin_folded};
+        } else {
+            return stored(angles, position, n);
+        }
+    }
+};
+
+/// One token t of Q and K in the usual case (a decode step outside the checked entries): one row
+/// of pairs (num_pairs <= max_pairs_per_row), the forward direction and no pass-through dims to
+/// copy. The row once (DecodeRow), then each tensor's heads (rotate_one_token), without the
+/// general loop (row decode_f32/cache_half against decode_f32/plain_table_loop of
+/// docs/benchmarks.md).
+template <class A, Pairing P, class T, class Angles>
+void rope_decode_token(const RopeSpec& spec, const Angles& angles, std::int64_t position, const QKViews<T>& views,
+                       std::ptrdiff_t t) noexcept
 {
     const int n = spec.num_pairs();
-    if constexpr (angle_row_uses_scratch<Angles>) {
-        alignas(64) float scratch_cos[max_pairs_per_row];
-        alignas(64) float scratch_sin[max_pairs_per_row];
-        rotate_one_token<A, P>(views, t, n, angles.row(A {}, position, 0, n, scratch_cos, scratch_sin));
-    } else {  // rows of the source's own storage (CosSinCache): no scratch arrays on the stack
-        rotate_one_token<A, P>(views, t, n, angles.row(A {}, position, 0, n, nullptr, nullptr));
-    }
+    DecodeRow<A, P, T, Angles> decode_row;
+    rotate_one_token<A, P>(views, t, n, decode_row.at(angles, position, n));
 }
 
 /// One tensor of one token rotated in place, forward, by the row at `position`: the checked
-/// entry's decode step (Q alone, in place; apply.hpp). Six arguments, all in registers, so that
-/// the checked entry reaches it by a jump. Preconditions: 1 <= n = num_pairs <=
-/// max_pairs_per_row; the heads valid for x (head_stride is not used for one head).
+/// entries' decode step (Q alone, in place; apply.hpp, and through dispatch's table of decode
+/// steps). Six arguments, all in registers, so that the checked entry reaches it by a jump.
+/// Preconditions: 1 <= n = num_pairs <= max_pairs_per_row; the heads valid for x (head_stride is
+/// not used for one head).
 template <class A, Pairing P, class T, class Angles>
 POSENC_NOINLINE void rope_token_in_place(const Angles& angles, std::int64_t position, T* x, std::ptrdiff_t heads,
                                          std::ptrdiff_t head_stride, int n) noexcept
 {
     const std::ptrdiff_t stride = heads > 1 ? head_stride : 0;  // see token_heads
-    if constexpr (P == Pairing::interleaved && !rotates_row_as_stored<A, T>) {
-        alignas(64) float scratch_cos[max_pairs_per_row];
-        alignas(64) float scratch_sin[max_pairs_per_row];
-        alignas(64) float cos_dup[2 * max_pairs_per_row];
-        alignas(64) float sin_folded[2 * max_pairs_per_row];
-        expand_interleaved_row<A>(angles.row(A {}, position, 0, n, scratch_cos, scratch_sin), n, cos_dup, sin_folded);
-        rotate_heads_at<A, P>(x, stride, heads, n, cos_dup, sin_folded);
-    } else if constexpr (angle_row_uses_scratch<Angles>) {
-        alignas(64) float scratch_cos[max_pairs_per_row];
-        alignas(64) float scratch_sin[max_pairs_per_row];
-        rotate_in_place<A, P>(x, stride, heads, n, angles.row(A {}, position, 0, n, scratch_cos, scratch_sin));
-    } else {  // rows of the source's own storage (CosSinCache): no scratch arrays on the stack
-        rotate_in_place<A, P>(x, stride, heads, n, angles.row(A {}, position, 0, n, nullptr, nullptr));
-    }
+    DecodeRow<A, P, T, Angles> decode_row;
+    rotate_token_heads<A, P>(HeadRun<T> {x, x, stride, stride, heads}, n, decode_row.at(angles, position, n));
 }
 
 /// rope_tokens on views whose rotated slice is the prefix of each head (the spec's rotary_offset
-/// is 0, or the views start at it: views_from_coordinate); head_dim is the views'.
+/// is 0, or the views start at it: views_from_coordinate); head_dim is the views'. One token
+/// forward takes the one decode path: rope_token_in_place for Q alone in place (the very kernel
+/// the checked entries jump to), rope_decode_token otherwise, unless pass-through dims must be
+/// copied or an interleaved row would be expanded (the general loop then).
 template <class A, Pairing P, class T, class Angles>
 POSENC_ALWAYS_INLINE void rope_prefix_tokens(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
                                              const QKViews<T>& views, Direction direction, TokenRange range) noexcept
@@ -319,7 +352,7 @@ POSENC_ALWAYS_INLINE void rope_prefix_tokens(const RopeSpec& spec, const Angles&
         return;
     }
     if (direction == Direction::forward && spec.num_pairs() <= max_pairs_per_row) {
-        if (!views.has_k()) {  // Q alone in place: the checked decode step's kernel
+        if (!views.has_k()) {  // Q alone in place: the checked entries' decode step
             const HeadRun<T> q = token_heads<A>(views.q_in, views.q_out, range.begin);
             if (q.in == q.out && q.in_stride == q.out_stride) {
                 rope_token_in_place<A, P>(angles, positions[range.begin], q.out, q.heads, q.out_stride, spec.num_pairs());
@@ -330,7 +363,7 @@ POSENC_ALWAYS_INLINE void rope_prefix_tokens(const RopeSpec& spec, const Angles&
             if (spec.rotary_dim() == views.q_in.head_dim ||  // or no pass-through dims to copy
                 (static_cast<const void*>(views.q_out.data) == static_cast<const void*>(views.q_in.data) &&
                  static_cast<const void*>(views.k_out.data) == static_cast<const void*>(views.k_in.data))) {
-                rope_one_row_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
+                rope_decode_token<A, P>(spec, angles, positions[range.begin], views, range.begin);
                 return;
             }
         }
@@ -396,10 +429,9 @@ void rope_token_double(const RopeSpec& spec, const FrequencyTable& table, const 
                 double* y = out.head(t, h);
                 for (int j = 0; j < n; ++j) {
                     const PairCoordinates p = spec.pair_coordinates(pair0 + j);
-                    const double a = x[p.first];
-                    const double b = x[p.second];
-                    y[p.first] = a * cos_row[j] - b * sin_row[j];
-                    y[p.second] = b * cos_row[j] + a * sin_row[j];
+                    const auto rotated = posenc::detail::rotate_pair(x[p.first], x[p.second], cos_row[j], sin_row[j]);
+                    y[p.first] = rotated.first;
+                    y[p.second] = rotated.second;
                 }
             }
         };
