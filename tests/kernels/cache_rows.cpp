@@ -248,6 +248,63 @@ TEST_CASE("[reference] the DeepSeek-V3 MLA decode step: q_pe rotated in place, k
     }
 }
 
+TEST_CASE("[reference] one K head into its rows with no Q (the row rotated as given, duplicated in registers), rotary 16 to 192, every arch path")
+{
+    // rotary_dim / 2 a multiple of every arch's register (the row as given) or not (16, 48: the
+    // expanded row on AVX-512); 96 and 192 end in a lone register (the last one's second half)
+    for (const int rotary_dim : {16, 32, 48, 64, 96, 128, 192})
+        for (const posenc::Pairing pairing : {posenc::Pairing::interleaved, posenc::Pairing::half_split}) {
+            const int head_dim = rotary_dim + 8;  // 8 pass-through dims after the rotated ones
+            const posenc::RopeSpec spec(head_dim, rotary_dim, 10000.0, pairing);
+            const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
+            const OnTheFlyAngles angles(table);
+            constexpr std::ptrdiff_t tokens = 3;
+            const std::vector<std::int64_t> ids {0, (1 << 24) + 3, 2147483647};
+            const std::vector<std::int64_t> slots {5, 0, 2};
+            std::mt19937 rng(static_cast<unsigned>(rotary_dim));
+            std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+            std::vector<float> k(static_cast<std::size_t>(tokens * head_dim)), q(k.size());
+            for (float& x : k) x = value(rng);
+            for (float& x : q) x = value(rng);
+            for (const ArchPath& path : kernel_test::arch_paths()) {
+                // K alone (as given where whole registers), then with a Q in the same call (expanded)
+                std::vector<float> alone(static_cast<std::size_t>(6 * head_dim + 8), 7.0f), with_q(alone), q_out(q);
+                for (std::vector<float>* cache : {&alone, &with_q}) {
+                    CacheWrite<float> w;
+                    if (cache == &with_q) {
+                        w.q_in = HeadsView<const float>(q.data(), static_cast<std::ptrdiff_t>(q.size()), {tokens, 1, head_dim});
+                        w.q_out = HeadsView<float>(q_out.data(), static_cast<std::ptrdiff_t>(q_out.size()), {tokens, 1, head_dim});
+                    }
+                    w.k = HeadsView<const float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, 1, head_dim});
+                    w.key_cache = KvCacheView::contiguous(cache->data(), 6 * head_dim, 6, 1, head_dim);
+                    w.slot_mapping = SlotMapping(slots.data(), tokens);
+                    if (path.dispatched) dispatch::rope_into_cache_on(path.isa, spec, angles, PositionIds(ids), w);
+                    else rope_into_cache(spec, angles, PositionIds(ids), w);
+                }
+                const std::string what = path.name + " rotary " + std::to_string(rotary_dim) +
+                                         (pairing == posenc::Pairing::interleaved ? " interleaved" : " half_split");
+                INFO(what);
+                for (std::size_t i = 0; i < alone.size(); ++i) REQUIRE(kernel_test::bits_of(alone[i]) == kernel_test::bits_of(with_q[i]));
+                for (std::ptrdiff_t t = 0; t < tokens; ++t) {
+                    const float* x = k.data() + t * head_dim;
+                    std::vector<double> want(x, x + head_dim);
+                    posenc::apply_rope_reference(spec, table, want.data(), ids[static_cast<std::size_t>(t)]);
+                    const float* got = alone.data() + slots[static_cast<std::size_t>(t)] * head_dim;
+                    for (int d = 0; d < head_dim; ++d) {
+                        double bound = 0.0;  // pass-through: copied
+                        if (d < rotary_dim) {
+                            const posenc::PairCoordinates pc =
+                                spec.pair_coordinates(pairing == posenc::Pairing::half_split ? d % (rotary_dim / 2) : d / 2);
+                            bound = 4 * u * std::hypot(static_cast<double>(x[pc.first]), static_cast<double>(x[pc.second]));
+                        }
+                        REQUIRE(std::fabs(got[d] - want[static_cast<std::size_t>(d)]) <= bound);
+                    }
+                }
+                for (std::size_t i = 6 * static_cast<std::size_t>(head_dim); i < alone.size(); ++i) REQUIRE(alone[i] == 7.0f);
+            }
+        }
+}
+
 namespace {
 
 /// A Q output of 8-bit codes (CacheWrite::q_rows): e4m3 or e5m2, [tokens][heads][head_dim].
@@ -285,7 +342,21 @@ void check_q_rows_case(const ArchPath& path, std::mt19937& rng)
     std::vector<float> scales(static_cast<std::size_t>(q_heads));
     for (float& x : scales) x = std::ldexp(1.0f, std::uniform_int_distribution<int>(-12, 0)(rng)) * 1.5f;
     const CacheScale scale = coin(rng) ? CacheScale::tensor(scales[0]) : CacheScale::heads(scales);
-    std::vector<Code> codes(q.size() + 8, Code {0xA5}), codes_axes(codes);
+    std::vector<Code> codes(q.size() + 8, Code {0xA5}), codes_axes(codes), codes_view(codes), codes_view_axes(codes);
+    std::vector<float> k_view(k.size());
+    const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::sections({rotary_dim / 2, 0, 0}, rotary_dim / 2);
+    std::vector<std::int64_t> axis_ids;
+    for (std::int64_t p : ids) axis_ids.insert(axis_ids.end(), {p, p, p});
+    const MultiAxisIds multi(layout, MultiAxisPositions(axis_ids, 3));
+    // the view-only step (qk_norm_rope's q_rows form): Q to the same rows, K to k_view
+    auto view_only = [&](std::vector<Code>& q_codes, bool axes) {
+        const auto views = QKViews<float>::out_of_place(HeadsView<const float>(q.data(), static_cast<std::ptrdiff_t>(q.size()), {tokens, q_heads, head_dim}),
+                                                        {}, HeadsView<const float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, 1, head_dim}),
+                                                        HeadsView<float>(k_view.data(), static_cast<std::ptrdiff_t>(k_view.size()), {tokens, 1, head_dim}));
+        const KvCacheView rows = KvCacheView::contiguous(q_codes.data(), static_cast<std::ptrdiff_t>(q.size()), tokens, q_heads, head_dim, CacheLayout::token_major, scale);
+        if (axes) qk_norm_rope(spec, norm, angles, multi, views, rows);
+        else qk_norm_rope(spec, norm, angles, PositionIds(ids), views, rows);
+    };
     auto call = [&](std::vector<float>* q_out, std::vector<Code>* q_codes, bool axes) {
         CacheWrite<float> w;
         w.q_in = HeadsView<const float>(q.data(), static_cast<std::ptrdiff_t>(q.size()), {tokens, q_heads, head_dim});
@@ -294,10 +365,6 @@ void check_q_rows_case(const ArchPath& path, std::mt19937& rng)
         w.k = HeadsView<const float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, 1, head_dim});
         w.key_cache = KvCacheView::contiguous(key.data(), static_cast<std::ptrdiff_t>(key.size()), tokens, 1, head_dim);
         w.slot_mapping = SlotMapping(slots.data(), tokens);
-        const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::sections({rotary_dim / 2, 0, 0}, rotary_dim / 2);
-        std::vector<std::int64_t> axis_ids;
-        for (std::int64_t p : ids) axis_ids.insert(axis_ids.end(), {p, p, p});
-        const MultiAxisIds multi(layout, MultiAxisPositions(axis_ids, 3));
         if (axes) qk_norm_rope_into_cache(spec, norm, angles, multi, w);
         else if (path.dispatched) dispatch::qk_norm_rope_into_cache_on(path.isa, spec, norm, angles, PositionIds(ids), w);
         else qk_norm_rope_into_cache(spec, norm, angles, PositionIds(ids), w);
@@ -305,6 +372,9 @@ void check_q_rows_case(const ArchPath& path, std::mt19937& rng)
     call(&q_float, nullptr, false);
     call(nullptr, &codes, false);
     call(nullptr, &codes_axes, true);
+    view_only(codes_view, false);
+    view_only(codes_view_axes, true);
+    for (std::size_t i = 0; i < key.size(); ++i) REQUIRE(kernel_test::bits_of(k_view[i]) == kernel_test::bits_of(key[i]));  // K as into the cache
     const std::string what = path.name + " head_dim " + std::to_string(head_dim) + " rotary " + std::to_string(rotary_dim) + " heads " +
                              std::to_string(q_heads) + (scale.kind == CacheScale::Kind::per_head ? " per-head scales" : " one scale");
     INFO(what);
@@ -330,14 +400,16 @@ void check_q_rows_case(const ArchPath& path, std::mt19937& rng)
                 const float s = scale.kind == CacheScale::Kind::per_head ? scales[static_cast<std::size_t>(h)] : scales[0];
                 REQUIRE(static_cast<int>(codes[at + i].bits) == static_cast<int>(code_of<Code>(q_float[at + i] / s)));
                 REQUIRE(codes_axes[at + i].bits == codes[at + i].bits);
+                REQUIRE(static_cast<int>(codes_view[at + i].bits) == static_cast<int>(code_of<Code>(q_float[at + i] / s)));
+                REQUIRE(codes_view_axes[at + i].bits == codes_view[at + i].bits);
             }
         }
-    for (std::size_t i = q.size(); i < codes.size(); ++i) REQUIRE(codes[i].bits == 0xA5);  // past the rows
+    for (std::size_t i = q.size(); i < codes.size(); ++i) REQUIRE((codes[i].bits == 0xA5 && codes_view[i].bits == 0xA5));  // past the rows
 }
 
 }  // namespace
 
-TEST_CASE("[reference] fp8 e4m3 and e5m2 Q from the QK-norm + RoPE pass (CacheWrite::q_rows), one scale or one per head, 1-D and multi-axis, every arch path")
+TEST_CASE("[reference] fp8 e4m3 and e5m2 Q from the QK-norm + RoPE pass (CacheWrite::q_rows; qk_norm_rope's q_rows form, view-only), one scale or one per head, 1-D and multi-axis, every arch path")
 {
     std::mt19937 rng(8);
     for (const ArchPath& path : kernel_test::arch_paths())
@@ -411,6 +483,33 @@ TEST_CASE("[errors] columns outside the row, key and value columns that meet, an
     CHECK(q_message(false, 1, CacheScale::tensor(0.5f), q8.data()) == "q_rows.slots 1 must be >= tokens 2 (a row per token)");
     CHECK(q_message(false, 2, CacheScale::none(), q8.data()) == "q_rows.scale none must be given (per tensor or per head) for a float8_e4m3 cache");
     CHECK(q_message(false, 2, CacheScale::tensor(0.5f), q.data()) == "q_rows overlapping must not share memory with q_in");
+
+    // the same rules in the view-only step (qk_norm_rope's q_rows form), K to k_out
+    const std::vector<float> w64(64, 1.0f);
+    const QkNorm norm {NormWeighting::weight, 1e-6f, w64, w64};
+    std::vector<float> k_out(2 * 64);
+    auto view_message = [&](bool with_q_out, std::ptrdiff_t rows, CacheScale scale, void* at) {
+        QKViews<float> views = QKViews<float>::out_of_place(HeadsView<const float>(q.data(), 512, {2, 4, 64}), {},
+                                                            HeadsView<const float>(kv_a.data() + 512, 576 * 2 - 512, {2, 1, 64}, {576, 64}),
+                                                            HeadsView<float>(k_out.data(), 128, {2, 1, 64}));
+        if (with_q_out) views.q_out = HeadsView<float>(q.data(), 512, {2, 4, 64});
+        const KvCacheView q_rows = at == nullptr ? KvCacheView {}
+                                                 : KvCacheView::contiguous(static_cast<posenc::float8_e4m3*>(at), 512, rows, 4, 64,
+                                                                           CacheLayout::token_major, scale);
+        try {
+            qk_norm_rope(spec, norm, angles, PositionIds::contiguous(0), views, q_rows);
+        } catch (const posenc::error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(view_message(false, 2, CacheScale::tensor(0.5f), q8.data()) == "no error");
+    CHECK(view_message(false, 2, CacheScale::tensor(0.5f), nullptr) == "q_rows.data null must point to the rows that receive Q");
+    CHECK(view_message(true, 2, CacheScale::tensor(0.5f), q8.data()) == "q_out given must be absent when Q goes to q_rows");
+    CHECK(view_message(false, 1, CacheScale::tensor(0.5f), q8.data()) == "q_rows.slots 1 must be >= q_in.tokens 2 (a row per token)");
+    CHECK(view_message(false, 2, CacheScale::none(), q8.data()) == "q_rows.scale none must be given (per tensor or per head) for a float8_e4m3 cache");
+    CHECK(view_message(false, 2, CacheScale::tensor(0.5f), q.data()) == "q_rows overlapping must not share memory with q_in");
+    CHECK(view_message(false, 2, CacheScale::tensor(0.5f), k_out.data()) == "q_rows overlapping must not share memory with k_out");
 }
 
 }  // namespace kernels_cache_rows_tests

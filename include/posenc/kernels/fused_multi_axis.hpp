@@ -9,6 +9,7 @@
 //
 //     const MultiAxisIds ids(layout, MultiAxisPositions(positions, 3));
 //     qk_norm_rope(spec, norm, angles, ids, views, range, q_multipliers)
+//     qk_norm_rope(spec, norm, angles, ids, views, q_rows, range, q_multipliers)   (Q to rows)
 //     rope_into_cache(spec, angles, ids, write, range)
 //     qk_norm_rope_into_cache(spec, norm, angles, ids, write, range)
 //
@@ -91,6 +92,16 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
 {
     detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range);
     qk_norm_rope(spec, norm, detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0), views, range, q_multipliers);
+}
+
+/// Checked QK-norm + multi-axis RoPE with Q to rows of a cache view (qk_norm_rope.hpp's q_rows form).
+template <class T, class Angles>
+void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
+                  const QKViews<T>& views, const KvCacheView& q_rows, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
+{
+    detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range);
+    qk_norm_rope(spec, norm, detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0), views, q_rows, range,
+                 q_multipliers);
 }
 
 /// Unchecked QK-norm + multi-axis RoPE on an explicit arch. Preconditions: what the checked form checks.

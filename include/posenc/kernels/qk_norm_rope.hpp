@@ -40,6 +40,10 @@
 // float (|x| below about 1e18): a larger head would overflow to inf and normalise to zero.
 // eps as configured (rms_norm_eps: Qwen3 1e-6), finite and >= 0.
 //
+// Quantised Q (the q_rows form): Q goes, instead of to q_out, to rows of a cache view in that
+// view's storage and scale (fp8 e4m3 / e5m2 or int8 codes of exactly the float a float q_out
+// would hold, one rounding more; kv_cache_write.hpp's CacheWrite::q_rows in the cache steps).
+//
 // Checked entry points throw posenc::error for anything apply_rope refuses, a head_dim above
 // 512, eps negative or not finite, a weighting outside the enum, a missing or short weight for a
 // tensor that is normalised, or a weight an output overlaps (unchecked: debug assertions).
@@ -55,6 +59,7 @@
 #include "posenc/kernels/detail/fused_loops.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
 #include "posenc/kernels/dtypes.hpp"
+#include "posenc/kernels/kv_cache_view.hpp"
 #include "posenc/kernels/views.hpp"
 #include "posenc/spec.hpp"
 
@@ -154,6 +159,28 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
     const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
     detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
+}
+
+/// Checked QK-norm + RoPE with Q to rows of a cache view instead of q_out (views.q_out absent):
+/// Q of token t (views.q_in) to row t of q_rows, [tokens][heads][head_dim] as
+/// KvCacheView::contiguous(data, size, tokens, heads, head_dim, token_major, scale) builds it, in
+/// that view's storage and scale: fp8 e4m3 / e5m2 or int8 codes convert(fl(y / scale)) (quantize.hpp;
+/// a scale per tensor or per head) of exactly the float y that qk_norm_rope writes to a float
+/// q_out, or float / bfloat16 / float16 (the attention kernel's quantised Q straight from the norm
+/// and rotation pass). K (if the views have one) as qk_norm_rope. Refused besides qk_norm_rope's
+/// rules (with q_in in q_out's place): q_rows absent or invalid (kv_cache_view.hpp's rules),
+/// fewer rows than tokens, q_out given, q_rows meeting any other argument. float, bfloat16 and
+/// float16 tensors.
+template <class T, class Angles>
+void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
+                  const QKViews<T>& views, const KvCacheView& q_rows, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
+{
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "Q to rows reads float, bfloat16 or float16 tensors.");
+    range = detail::within(range, views.tokens());
+    detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
+    f.q_rows = q_rows;
+    detail::check_norm_rows_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
+    detail::fused_run<kernels::default_arch>(spec.pairing(), f, angles, positions, range);
 }
 
 /// Checked RMSNorm alone (no rotation) of every head of Q (and K) over head_dim, same rules

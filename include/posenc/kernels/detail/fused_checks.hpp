@@ -420,4 +420,29 @@ void check_norm_call(const RopeSpec& spec, const Angles& angles, const PositionI
     require_apart(k_out, {m});
 }
 
+/// A qk_norm_rope call with Q to rows (qk_norm_rope.hpp, the q_rows form): q_out absent, q_in
+/// present; then qk_norm_rope's rules with Q read in place (so q_in, like q_out there, apart from
+/// K's output and the weights); the rows a valid cache view of Q's heads and head_dim with a row
+/// per token, apart from every other argument.
+template <class T, class Angles>
+void check_norm_rows_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
+                          const FusedArgs<T>& f, int weighting, TokenRange range)
+{
+    using posenc::detail::cat;
+    if (!f.q_rows.present()) throw posenc::error("q_rows.data", "null", "must point to the rows that receive Q");
+    if (views.q_out.present()) throw posenc::error("q_out", "given", "must be absent when Q goes to q_rows");
+    if (!views.q_in.present()) throw posenc::error("q_in.data", "null", "must point to the Q that q_rows receives");
+    const HeadsView<const T>& q = views.q_in;
+    const HeadsView<T> q_as_out(const_cast<T*>(q.data), q.size, {q.tokens, q.heads, q.head_dim}, {q.token_stride, q.head_stride});
+    check_norm_call(spec, angles, positions, QKViews<T> {q, q_as_out, views.k_in, views.k_out}, f, weighting, range);
+    check_cache(f.q_rows, "q_rows", q.heads, spec.head_dim(), "spec.head_dim");
+    if (f.q_rows.slots() < q.tokens)
+        posenc::detail::raise("q_rows.slots", f.q_rows.slots(), cat({"must be >= q_in.tokens ", q.tokens, " (a row per token)"}));
+    const int d = spec.head_dim();
+    require_apart({bytes_of(f.q_rows), "q_rows"},
+                  {{bytes_of(q), "q_in"}, {bytes_of(views.k_in), "k_in"}, {bytes_of(views.k_out), "k_out"},
+                   {bytes_of(f.q_weight, d), "norm.q_weight"}, {bytes_of(f.k_weight, d), "norm.k_weight"},
+                   {bytes_of(f.q_multipliers, f.q_multipliers.present() ? q.tokens : 0), "q_multipliers"}});
+}
+
 }  // namespace posenc::kernels::detail

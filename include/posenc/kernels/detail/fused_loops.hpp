@@ -300,8 +300,14 @@ void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stri
         auto* d = static_cast<std::uint8_t*>(dst);
         const auto* s = static_cast<const std::uint8_t*>(src);
         std::size_t i = 0;
+        for (; i + 4 * batch::size <= bytes; i += 4 * batch::size) {  // four registers in flight
+            const batch b0 = batch::load_unaligned(s + i), b1 = batch::load_unaligned(s + i + batch::size);
+            const batch b2 = batch::load_unaligned(s + i + 2 * batch::size), b3 = batch::load_unaligned(s + i + 3 * batch::size);
+            b0.store_unaligned(d + i), b1.store_unaligned(d + i + batch::size);
+            b2.store_unaligned(d + i + 2 * batch::size), b3.store_unaligned(d + i + 3 * batch::size);
+        }
         for (; i + batch::size <= bytes; i += batch::size) batch::load_unaligned(s + i).store_unaligned(d + i);
-        std::memcpy(d + i, s + i, bytes - i);
+        if (i < bytes) std::memcpy(d + i, s + i, bytes - i);  // (a call, where nothing is left)
     };
     if (heads == 1 || (x_stride == n && y_stride == n)) {
         copy(y, x, row * static_cast<std::size_t>(heads));
@@ -441,6 +447,50 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     });
 }
 
+/// Whether K goes to its cache rows through head_to_row: one head, no norm, a cache of K's own
+/// element type, ordinary stores (an MLA cache's k_pe beside c_kv).
+template <bool Norm, class T>
+bool one_head_to_row(const FusedArgs<T>& f, bool stream) noexcept
+{
+    return !Norm && f.k_in.present() && f.k_in.heads == 1 && f.key_cache.storage == cache_storage_of<T> && !stream;
+}
+
+/// Whether interleaved pairs take the row as the angle source gives it (InterleavedPairsFromRow)
+/// rather than expanded: only K's one head rotates (one_head_to_row) and the row is whole registers.
+template <class A, Pairing P, bool Norm, class T>
+bool row_as_given(const FusedArgs<T>& f, bool stream) noexcept
+{
+    return P == Pairing::interleaved && one_head_to_row<Norm>(f, stream) && !f.q_in.present() && !f.k_out.present() &&
+           (f.rotary_dim / 2) % simd::float_lanes<A> == 0;
+}
+
+/// One head (x) into one cache row of its own type (y), from registers, inline in the token loop
+/// (no tiles, no staging buffer, no call: the per-token work of a one-head K, row
+/// mla_decode_bf16/mla_cache of docs/benchmarks.md). row: as given (as_given, interleaved: in
+/// registers through InterleavedPairsFromRow, whole registers of pairs) or as the token loop
+/// prepared it (expanded for interleaved pairs). The same values as heads_to_rows.
+template <class A, Pairing P, class T>
+POSENC_ALWAYS_INLINE void head_to_row(const T* x, T* y, HeadSlice slice, const AngleRow& row, bool as_given,
+                                      bool grouped_stores) noexcept
+{
+    const HeadRun<T, T> run {x, y, 0, 0, 1, false};
+    if (P == Pairing::interleaved && as_given) {
+        const InterleavedPairsFromRow<A> pairs {{}, slice.rotary_dim / 2};
+        const HeadRun<T, T> rotated = run.from(slice.offset);
+        constexpr int lanes = simd::float_lanes<A>, group = norm_chunks<A> * lanes;
+        int j = 0;
+        for (; j + group <= slice.rotary_dim; j += group)
+            rotate_group<A, GroupedStores>(rotated, pairs, Plain {}, row, j, FullWidth {}, std::make_index_sequence<norm_chunks<A>>());
+        for (; j < slice.rotary_dim; j += lanes)  // rotary_dim: a multiple of 2 lanes
+            rotate_group<A, GroupedStores>(rotated, pairs, Plain {}, row, j, FullWidth {}, std::index_sequence<0> {});
+    } else {
+        norm_rotate_slice<A, P, false>(run, slice, row, Normed {}, grouped_stores);
+    }
+    if (slice.rotary_dim == slice.head_dim) return;
+    norm_pass_through<A, false>(run, 0, slice.offset, Normed {});
+    norm_pass_through<A, false>(run, slice.offset + slice.rotary_dim, slice.head_dim, Normed {});
+}
+
 /// The fused loop over tokens [range.begin, range.end): per token, the angle row once (expanded
 /// for interleaved pairs), then Q and K to their views, K (and V) to the cache slot.
 template <class A, Pairing P, bool Norm, class T, class Angles>
@@ -460,22 +510,33 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const Normed k_norm {{f.k_weight.data, f.weight_offset}, nullptr, f.eps, f.head_dim};
     Normed q_norm {{f.q_weight.data, f.weight_offset}, nullptr, f.eps, f.head_dim};
     const HeadSlice slice {f.head_dim, f.rotary_dim, f.rotary_offset};
+    const bool k_to_row = one_head_to_row<Norm>(f, step.stream), as_given = row_as_given<A, P, Norm>(f, step.stream);
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t slot = f.key_cache.present() ? f.slots[t] : -1;
         if (!f.q_in.present() && !k_to_view && slot < 0) continue;
+        // the token's row in registers, step.row set member by member: a copy of the pair by one
+        // 16-byte load of two 8-byte stores would wait for every earlier store, the previous
+        // tokens' cache rows included (row mla_decode_bf16/mla_cache)
+        AngleRow row {};
         if (num_pairs > 0) {
-            step.row = angles.row(A {}, positions[t], 0, num_pairs, scratch_cos, scratch_sin);
-            if constexpr (P == Pairing::interleaved) {
-                expand_interleaved_row<A>(step.row, num_pairs, cos_dup, sin_folded);
-                step.row = {cos_dup, sin_folded};
+            row = angles.row(A {}, positions[t], 0, num_pairs, scratch_cos, scratch_sin);
+            if (P == Pairing::interleaved && !as_given) {
+                expand_interleaved_row<A>(row, num_pairs, cos_dup, sin_folded);
+                row = AngleRow {cos_dup, sin_folded};
             }
         }
+        step.row.cos = row.cos;
+        step.row.sin = row.sin;
         if (f.q_multipliers.data != nullptr) q_norm.weights.scale = f.q_multipliers.data[t];  // with the norm only (the checks)
         if (f.q_rows.present()) heads_to_cache<A, P, Norm>(f.q_in, f.q_rows, t, t, slice, q_norm, step);
         else if (f.q_in.present()) heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, slice, q_norm, step);
         if (k_to_view) heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, slice, k_norm, step);
         if (slot < 0) continue;
-        heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, slice, k_norm, step);
+        if (k_to_row)
+            head_to_row<A, P>(f.k_in.head(t, 0), reinterpret_cast<T*>(f.key_cache.head(static_cast<std::ptrdiff_t>(slot), 0)),
+                              slice, row, as_given, several_tokens);
+        else
+            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, slice, k_norm, step);
         // V: copied, or converted to the cache's type (no norm, no rotation)
         if (f.v_in.present() && !copy_values_to_slot<A>(f.v_in, f.value_cache, t, slot, f.v_head_dim, step.stream))
             heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, HeadSlice {f.v_head_dim, 0, 0}, Normed {}, step);

@@ -344,6 +344,57 @@ struct InterleavedPairs {
     }
 };
 
+/// -1, 1, -1, 1, ...: the lanes' signs of a sign-folded sin register.
+alignas(64) inline constexpr float alternating_signs[16] = {-1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f,
+                                                            -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f};
+
+/// InterleavedPairs reading the row as the angle source gives it (num_pairs cos, num_pairs sin)
+/// and duplicating and sign-folding it in registers: the same coefficients, bit for bit, as
+/// InterleavedPairs on expand_interleaved_row's row, without the expanded row's stores and loads
+/// (a one-head row is worth no expansion: row mla_decode_bf16/mla_cache of docs/benchmarks.md).
+/// Only for rows of whole registers of pairs (num_pairs % float_lanes<A> == 0: no partial chunk,
+/// so it goes through rotate_group, not rotate_row), Plain only (no weights to fold).
+template <class A>
+struct InterleavedPairsFromRow : InterleavedPairs<A> {
+    using vec = simd::floats<A>;
+    static constexpr int lanes = simd::float_lanes<A>;
+    static_assert(lanes <= 16, "alternating_signs holds a register");
+    int num_pairs;  ///< the row's pairs
+
+    template <std::size_t N>
+    using Coefficients = typename InterleavedPairs<A>::template Coefficients<N>;
+
+    /// Chunk k of the group at element j covers pairs [p, p + lanes / 2), p = j / 2 + k lanes / 2:
+    /// chunks two by two from one register of pairs (duplicate's two halves); a lone chunk from
+    /// the register at p (its first half) or, at the row's end, the one ending at p + lanes / 2
+    /// (its second half). Every load lies inside the row.
+    template <class Epilogue, class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Epilogue&, int j, Width, Coefficients<sizeof...(K)>& c,
+                                           std::index_sequence<K...>) const noexcept
+    {
+        static_assert(std::is_same_v<Epilogue, Plain> && std::is_same_v<Width, FullWidth>, "whole registers, Plain");
+        constexpr std::size_t n = sizeof...(K);
+        const vec sign = vec::load_aligned(alternating_signs);
+        const int p = j / 2;
+        for (std::size_t k = 0; k + 1 < n; k += 2) {
+            const int at = p + static_cast<int>(k / 2) * lanes;
+            const simd::FloatPair<A> cd = simd::duplicate<A>(vec::load_unaligned(row.cos + at));
+            const simd::FloatPair<A> sd = simd::duplicate<A>(vec::load_unaligned(row.sin + at));
+            c.c[k] = cd.first, c.c[k + 1] = cd.second;
+            c.s[k] = sd.first * sign, c.s[k + 1] = sd.second * sign;
+        }
+        if constexpr (n % 2 == 1) {
+            const int at = p + static_cast<int>(n / 2) * lanes;
+            const bool first = at + lanes <= num_pairs;
+            const int from = first ? at : at - lanes / 2;
+            const simd::FloatPair<A> cd = simd::duplicate<A>(vec::load_unaligned(row.cos + from));
+            const simd::FloatPair<A> sd = simd::duplicate<A>(vec::load_unaligned(row.sin + from));
+            c.c[n - 1] = first ? cd.first : cd.second;
+            c.s[n - 1] = (first ? sd.first : sd.second) * sign;
+        }
+    }
+};
+
 // ---- the skeleton --------------------------------------------------------------------------------
 
 /// One group of sizeof...(K) chunks at row unit j, for every head of the run: the coefficients
