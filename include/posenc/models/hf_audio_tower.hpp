@@ -95,7 +95,8 @@ inline constexpr AudioTowerRefusal audio_tower_refusals[] = {
                       "Transformer-XL style), not RoPE"},
     {"gemma4_audio", "its conformer attention adds a relative position term (sinusoids of the key-query distance), "
                      "not RoPE"},
-    {"gemma4_unified_audio", "its audio encoder is Gemma 4's conformer: a relative position term, not RoPE"},
+    {"gemma4_unified_audio", "no audio encoder: its embedder projects raw waveform frames into the text model, "
+                             "whose RoPE places them (the text model's config)"},
     {"phi4_multimodal_audio", "its conformer attention adds a learned relative attention bias (clipped distance "
                               "buckets), not RoPE"},
     {"qwen2_5_omni_audio_encoder", "it adds absolute sinusoidal position embeddings to its frames; its attention "
