@@ -206,3 +206,60 @@ TEST_CASE("every audio model_type of transformers' tower sweep is a row or a ref
     CHECK(rows == 5);  // mimi, glmasr_encoder, lasr_ctc (its encoder), lasr_encoder, pe_audio_encoder
     CHECK(refusals == 11);
 }
+
+#include "inspect/tower.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+TEST_CASE("[cli] --tower audio --json gives the tower transformers builds from the config")
+{
+    const nlohmann::json data = load_audio_towers_sweep();
+    for (const auto& c : data.at("cases")) {
+        if (c.at("model_type") != "pe_audio_encoder" || !c.contains("wrapper")) continue;
+        const std::string path =
+            (std::filesystem::temp_directory_path() / ("posenc-audio-" + std::to_string(::getpid()) + ".json")).string();
+        {
+            std::ofstream out(path);
+            out << c.at("wrapper").at("config").dump();
+        }
+        const inspect::Options o = inspect::parse_options({"--config", path, "--tower", "audio", "--json"});
+        inspect::check_tower_options(o);
+        const nlohmann::json j =
+            nlohmann::json::parse(inspect::render_audio_tower_json(posenc::hf::read_audio_tower(o.config_path)));
+        const std::string text = inspect::render_audio_tower_text(posenc::hf::read_audio_tower(o.config_path));
+        std::remove(path.c_str());
+        CHECK(j.at("tower") == "audio");
+        CHECK(j.at("model_type") == "pe_audio_encoder");
+        CHECK(j.at("key_prefix") == "audio_config.");
+        CHECK(j.at("head_dim") == c.at("head_dim"));
+        CHECK(j.at("pairing") == "interleaved");
+        CHECK(j.at("positions") == "frames_from_zero");
+        REQUIRE(j.at("inv_freq").size() == c.at("inv_freq").size());
+        for (std::size_t i = 0; i < j.at("inv_freq").size(); ++i) {
+            const double w = c.at("inv_freq")[i].get<double>();
+            CHECK(std::abs(j.at("inv_freq")[i].get<double>() - w) <= w * 0x1p-20);
+        }
+        CHECK(text.find("audio tower pe_audio_encoder (audio_config.)") == 0);
+        return;
+    }
+    FAIL("pe_audio_encoder's wrapper case missing from the audio sweep");
+}
+
+TEST_CASE("[cli] --tower audio usage errors")
+{
+    const auto usage = [](const std::vector<std::string>& args) -> std::string {
+        try {
+            inspect::check_tower_options(inspect::parse_options(args));
+        } catch (const inspect::UsageError& e) {
+            return e.what();
+        }
+        return "(accepted)";
+    };
+    CHECK(usage({"--config", "c.json", "--tower", "audio"}) == "(accepted)");
+    CHECK(usage({"--config", "c.json", "--tower", "audio", "--grid", "1,2,2"}) == "--grid does not apply to --tower audio");
+    CHECK(usage({"--preset", "qwen3-8b", "--tower", "audio"}).find("--config only") != std::string::npos);
+    CHECK(usage({"--config", "c.json", "--tower", "speech"}) == "--tower: expected vision or audio, got \"speech\"");
+}
