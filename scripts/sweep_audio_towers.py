@@ -7,6 +7,9 @@ output is committed):
 
     /usr/bin/python3 scripts/sweep_audio_towers.py TRANSFORMERS_SRC [--commit SHORT_SHA]
                                                    [--out tests/data/transformers_sweep_audio_towers.json]
+    /usr/bin/python3 scripts/sweep_audio_towers.py TRANSFORMERS_5_25_SRC --commit v5.25.0 \
+        --only dots3_note_audio_encoder,nemotron3_5_transcribe_asr_audio,nemotron3_diarization_audio,pocket_tts_audio_tokenizer \
+        --out tests/data/transformers_sweep_audio_towers_5_25.json
 
 The import stand-ins for Debian's torch 1.13 are scripts/sweep-transformers.py's
 (prepare_environment) and scripts/sweep_towers.py's (stand_in_torch).
@@ -44,7 +47,17 @@ TOWERS = {
     "lasr_encoder": ("lasr", "LasrEncoderRotaryEmbedding", "LasrEncoderAttention", "lasr_ctc", "encoder_config"),
     "pe_audio_encoder": ("pe_audio", "PeAudioEncoderRotaryEmbedding", "PeAudioEncoderAttention", "pe_audio",
                          "audio_config"),
+    # transformers 5.25.0 (run with --only these four and --out ..._5_25.json)
+    "dots3_note_audio_encoder": ("dots3_note", "Dots3NoteAudioRotaryEmbedding", "Dots3NoteAudioAttention", "dots3_note",
+                                 "audio_config"),
+    "nemotron3_5_transcribe_asr_audio": ("nemotron3_5_transcribe", "Nemotron3_5TranscribeRotaryEmbedding",
+                                         "Nemotron3_5TranscribeAttention", "nemotron3_5_transcribe_audio", "asr_config"),
+    "nemotron3_diarization_audio": ("nemotron3_diarization", "Nemotron3DiarizationRotaryEmbedding",
+                                    "Nemotron3DiarizationAttention", "nemotron3_diarization", "audio_config"),
+    "pocket_tts_audio_tokenizer": ("pocket_tts_audio_tokenizer", "PocketTTSAudioTokenizerRotaryEmbedding",
+                                   "PocketTTSAudioTokenizerAttention", None, None),
 }
+DECBA1D2 = ["mimi", "glmasr_encoder", "lasr_encoder", "pe_audio_encoder"]
 
 # Keys a user's config.json sets on the tower (None: the class defaults alone).
 CASES = [
@@ -125,6 +138,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("src", help="the src folder of a transformers checkout")
     parser.add_argument("--commit", default="")
+    parser.add_argument("--only", default=",".join(DECBA1D2), help="comma-separated model types (default: decba1d2's)")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                                       "data", "transformers_sweep_audio_towers.json"))
     args = parser.parse_args()
@@ -134,7 +148,7 @@ def main():
     from transformers.models.auto import configuration_auto as auto
     load_sibling("sweep_towers", "sweep_towers.py").stand_in_torch(torch)
     cases = []
-    for model_type in TOWERS:
+    for model_type in [m for m in args.only.split(",") if m]:
         for keys in CASES:
             with torch.no_grad():
                 cases.append(sweep_case(torch, auto, model_type, keys))

@@ -17,9 +17,9 @@
 
 namespace {
 
-nlohmann::json load_audio_towers_sweep()
+nlohmann::json load_audio_towers_sweep(const char* file = "transformers_sweep_audio_towers.json")
 {
-    std::ifstream in(std::string(POSENC_TEST_DATA_DIR) + "/transformers_sweep_audio_towers.json");
+    std::ifstream in(std::string(POSENC_TEST_DATA_DIR) + "/" + file);
     REQUIRE(in.good());
     return nlohmann::json::parse(in);
 }
@@ -82,36 +82,40 @@ void check_audio_case(const posenc::hf::HfAudioTower& read, const nlohmann::json
 
 TEST_CASE("audio sweep: each tower's full config.json and its few written keys give transformers' table and pairs")
 {
-    const nlohmann::json data = load_audio_towers_sweep();
-    REQUIRE(data.at("cases").size() >= 32);
     int cases = 0;
-    for (const auto& c : data.at("cases")) {
-        const std::string type = c.at("model_type");
-        CAPTURE(type);
-        CAPTURE(c.at("keys").dump());
-        nlohmann::json full = c.at("config");
-        full["model_type"] = type;
-        const posenc::hf::HfAudioTower from_full = posenc::hf::audio_tower_from_json(full);
-        CHECK(from_full.model_type == type);
-        CHECK(from_full.key_prefix.empty());
-        check_audio_case(from_full, c);
-        nlohmann::json written = c.at("keys").is_null() ? nlohmann::json::object() : c.at("keys");
-        written["model_type"] = type;
-        check_audio_case(posenc::hf::audio_tower_from_json(written), c);
-        if (c.contains("wrapper")) {  // the class-default tower nested in its wrapper's config
-            const auto& w = c.at("wrapper");
-            const posenc::hf::HfAudioTower nested = posenc::hf::audio_tower_from_json(w.at("config"));
-            CHECK(nested.model_type == type);
-            CHECK(nested.key_prefix == w.at("key").get<std::string>() + ".");
-            check_audio_case(nested, c);
-            const posenc::hf::HfAudioTower bare =
-                posenc::hf::audio_tower_from_json(nlohmann::json{{"model_type", w.at("model_type")}});
-            CHECK(bare.model_type == type);
-            check_audio_case(bare, c);
+    // decba1d2's towers, then transformers 5.25.0's (dots3_note, nemotron3_5_transcribe,
+    // nemotron3_diarization, pocket_tts_audio_tokenizer)
+    for (const char* file : {"transformers_sweep_audio_towers.json", "transformers_sweep_audio_towers_5_25.json"}) {
+        const nlohmann::json data = load_audio_towers_sweep(file);
+        REQUIRE(data.at("cases").size() >= 32);
+        for (const auto& c : data.at("cases")) {
+            const std::string type = c.at("model_type");
+            CAPTURE(type);
+            CAPTURE(c.at("keys").dump());
+            nlohmann::json full = c.at("config");
+            full["model_type"] = type;
+            const posenc::hf::HfAudioTower from_full = posenc::hf::audio_tower_from_json(full);
+            CHECK(from_full.model_type == type);
+            CHECK(from_full.key_prefix.empty());
+            check_audio_case(from_full, c);
+            nlohmann::json written = c.at("keys").is_null() ? nlohmann::json::object() : c.at("keys");
+            written["model_type"] = type;
+            check_audio_case(posenc::hf::audio_tower_from_json(written), c);
+            if (c.contains("wrapper")) {  // the class-default tower nested in its wrapper's config
+                const auto& w = c.at("wrapper");
+                const posenc::hf::HfAudioTower nested = posenc::hf::audio_tower_from_json(w.at("config"));
+                CHECK(nested.model_type == type);
+                CHECK(nested.key_prefix == w.at("key").get<std::string>() + ".");
+                check_audio_case(nested, c);
+                const posenc::hf::HfAudioTower bare =
+                    posenc::hf::audio_tower_from_json(nlohmann::json{{"model_type", w.at("model_type")}});
+                CHECK(bare.model_type == type);
+                check_audio_case(bare, c);
+            }
+            ++cases;
         }
-        ++cases;
     }
-    CHECK(cases == static_cast<int>(data.at("cases").size()));
+    CHECK(cases >= 64);
 }
 
 TEST_CASE("the audio towers' rules: positions, pairing, partial rotation and the keys transformers ignores")
@@ -135,6 +139,18 @@ TEST_CASE("the audio towers' rules: positions, pairing, partial rotation and the
     CHECK(lasr.group().spec.rotary_dim() == 64);
     REQUIRE(lasr.warnings.size() == 1);
     CHECK(lasr.warnings[0].message == "0.25 is ignored: lasr_encoder's rotary module rotates the whole head");
+    const auto dots = posenc::hf::parse_audio_tower(R"({"model_type": "dots3_note_audio_encoder", "head_dim": 32})");
+    CHECK(dots.head_dim == 64);
+    REQUIRE(dots.warnings.size() == 1);
+    CHECK(dots.warnings[0].message ==
+          "32 is ignored: dots3_note_audio_encoder's class sets head_dim = hidden_size / num_attention_heads = 64");
+    const auto asr =
+        posenc::hf::parse_audio_tower(R"({"model_type": "nemotron3_5_transcribe_asr_audio", "partial_rotary_factor": 0.25})");
+    CHECK(asr.group().spec.rotary_dim() == 64);
+    REQUIRE(asr.warnings.size() == 1);
+    CHECK(asr.warnings[0].key == "partial_rotary_factor");
+    const auto tts = posenc::hf::parse_audio_tower(R"({"model_type": "pocket_tts_audio_tokenizer"})");
+    CHECK(tts.positions == posenc::hf::AudioPositions::frames_from_cache_offset);
 }
 
 TEST_CASE("the tower's double inv_freq keeps the angle within 2^-20 rad of theta^(-2i/d) x m up to m = 2^31 - 1")
@@ -164,7 +180,8 @@ TEST_CASE("audio models without a RoPE posenc represents are refused by name, wi
 {
     const char* refused[] = {"gemma3n_audio", "gemma4_audio", "gemma4_unified_audio", "phi4_multimodal_audio",
                              "qwen2_5_omni_audio_encoder", "qwen3_omni_moe_audio_encoder", "moonshine_streaming_encoder",
-                             "qwen2_5_omni_bigvgan", "qwen2_5_omni_dit", "qwen2_5_omni_token2wav", "xcodec2"};
+                             "qwen2_5_omni_bigvgan", "qwen2_5_omni_dit", "qwen2_5_omni_token2wav", "xcodec2",
+                             "neucodec", "muse_spark_audio"};
     for (const char* type : refused) {
         CAPTURE(type);
         const std::string e = audio_error_of(std::string(R"({"model_type": ")") + type + "\"}");
@@ -205,6 +222,19 @@ TEST_CASE("every audio model_type of transformers' tower sweep is a row or a ref
     }
     CHECK(rows == 5);  // mimi, glmasr_encoder, lasr_ctc (its encoder), lasr_encoder, pe_audio_encoder
     CHECK(refusals == 11);
+    // transformers 5.25.0's audio model_types with a rotary module
+    const char* swept_5_25[] = {"dots3_note_audio_encoder", "muse_spark_audio", "nemotron3_5_transcribe_asr_audio",
+                                "nemotron3_5_transcribe_audio", "nemotron3_diarization", "nemotron3_diarization_audio",
+                                "neucodec", "pocket_tts_audio_tokenizer"};
+    rows = refusals = 0;
+    for (const char* type : swept_5_25) {
+        CAPTURE(type);
+        const std::string text = std::string(R"({"model_type": ")") + type + "\"}";
+        if (audio_error_of(text) == "(no error)") ++rows;
+        else if (audio_error_of(text).find("names an audio model posenc does not read") != std::string::npos) ++refusals;
+    }
+    CHECK(rows == 6);  // the two wrappers read their default tower
+    CHECK(refusals == 2);
 }
 
 #include "inspect/tower.hpp"

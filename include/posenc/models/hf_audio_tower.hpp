@@ -1,26 +1,33 @@
 // SPDX-License-Identifier: MIT
 // posenc/models/hf_audio_tower.hpp: read an audio tower's RoPE out of a Hugging Face config.json,
-// as users have it: a model's config with the tower nested (glmasr's `audio_config`, pe_audio's
-// `audio_config`, lasr_ctc's `encoder_config`) or a tower's own config (mimi, glmasr_encoder,
-// lasr_encoder, pe_audio_encoder).
+// as users have it: a model's config with the tower nested (glmasr's, pe_audio's, dots3_note's and
+// nemotron3_diarization's `audio_config`, lasr_ctc's `encoder_config`,
+// nemotron3_5_transcribe_audio's `asr_config`) or a tower's own config (audio_tower_rows).
 //
 // Every audio tower posenc reads applies a 1-D RoPE over its frames (transformers' rotary module,
 // cos/sin of position x inv_freq, inv_freq_i = theta^(-2i / rotary_dim)): one RopeGroup, given as a
 // ModelRope with one group ("default") and no layer map. What is read, per tower (the
-// configuration class's defaults when a key is absent, as transformers fills them):
+// configuration class's defaults when a key is absent, as transformers fills them; the row's
+// fields say which rule applies):
 //   head_dim   head_dim, else hidden_size / num_attention_heads (integer division);
-//              pe_audio_encoder's class default head_dim is 128;
-//   rotary     the whole head, except glmasr_encoder: int(head_dim x partial_rotary_factor),
-//              the factor from rope_parameters, else a top-level partial_rotary_factor, else the
-//              class's 0.5. The other towers' rotary modules do not read the factor (a warning says so);
-//   theta      rope_parameters.rope_theta, else a top-level rope_theta, else 10,000. pe_audio_encoder
-//              without rope_parameters: 20,000 (its class fills rope_parameters before a top-level
-//              rope_theta is read, which is then ignored: a warning says so);
+//              pe_audio_encoder's class default head_dim is 128; dots3_note_audio_encoder's class
+//              overwrites head_dim with hidden_size / num_attention_heads (a warning names it);
+//   rotary     the whole head, except the towers that read partial_rotary_factor (glmasr_encoder,
+//              dots3_note_audio_encoder: class default 0.5; nemotron3_diarization_audio: 1;
+//              nemotron3_5_transcribe_asr_audio: 0.5 without rope_parameters, else 1):
+//              int(head_dim x factor), the factor from rope_parameters, else a top-level key (which
+//              nemotron3_5_transcribe_asr_audio ignores without rope_parameters). The other towers'
+//              rotary modules do not read the factor (a warning says so);
+//   theta      rope_parameters.rope_theta, else a top-level rope_theta, else 10,000. Without
+//              rope_parameters, pe_audio_encoder's class sets 20,000 and
+//              nemotron3_5_transcribe_asr_audio's 10,000 before a top-level rope_theta is read,
+//              which is then ignored (a warning says so);
 //   pairing    half_split (rotate_half), except pe_audio_encoder: interleaved (its apply
 //              multiplies adjacent (2i, 2i + 1) pairs by a 2 x 2 rotation of frequency i);
-//   positions  the frame index from 0 (`torch.arange` over the tower's frames, after its
-//              subsampling or patching); mimi adds the frames its streaming cache has seen
-//              (past_seen_tokens), so a chunk's first frame is at that offset.
+//   positions  the frame index from 0 (`torch.arange` over the frames the tower is given, after
+//              its subsampling or patching); mimi and pocket_tts_audio_tokenizer add the frames
+//              their streaming cache has seen (past_seen_tokens), so a chunk's first frame is at
+//              that offset.
 // A rope_type other than "default" is refused (posenc reads no scaled RoPE in an audio tower).
 // Refused, naming model_type (posenc::error): the audio model_types transformers lists whose
 // attention applies no RoPE posenc can represent (audio_tower_refusals says why, each), and a
@@ -59,27 +66,40 @@ inline const char* to_string(AudioPositions p) noexcept
 struct AudioTowerRow {
     std::string_view model_type;
     std::string_view wrapper;      ///< the model_type whose config nests this tower ("" for none)
-    std::string_view nest_key;     ///< "audio_config", "encoder_config" ("" for none)
+    std::string_view nest_key;     ///< "audio_config", "encoder_config", "asr_config" ("" for none)
     int default_hidden;
     int default_heads;
-    int default_head_dim;          ///< 0: hidden_size / num_attention_heads
-    double default_partial;        ///< 0: the rotary module does not read partial_rotary_factor
+    int default_head_dim;          ///< > 0: the class default; 0: hidden_size / num_attention_heads;
+                                   ///< -1: hidden_size / num_attention_heads whatever head_dim says
     double default_theta;          ///< theta when rope_parameters is absent
     bool top_level_theta_without_parameters;  ///< a top-level rope_theta counts when rope_parameters is absent
+    double partial_without_parameters;        ///< the factor when rope_parameters is absent; 0: the factor is not read
+    double partial_in_parameters;             ///< the factor when rope_parameters has none (and no top-level one)
+    bool top_level_partial_without_parameters;  ///< a top-level partial_rotary_factor counts when rope_parameters is absent
     std::int64_t default_max_positions;
     Pairing pairing;
     AudioPositions positions;
 };
 
-/// The audio towers posenc reads (their rotary modules and attention in modeling_<model>.py).
+/// The audio towers posenc reads (their rotary modules and attention in modeling_<model>.py;
+/// the last four are transformers 5.25.0's).
 inline constexpr AudioTowerRow audio_tower_rows[] = {
-    {"mimi", "", "", 512, 8, 0, 0.0, 10000.0, true, 8000, Pairing::half_split, AudioPositions::frames_from_cache_offset},
-    {"glmasr_encoder", "glmasr", "audio_config", 1280, 20, 0, 0.5, 10000.0, true, 1500, Pairing::half_split,
+    {"mimi", "", "", 512, 8, 0, 10000.0, true, 0.0, 0.0, false, 8000, Pairing::half_split,
+     AudioPositions::frames_from_cache_offset},
+    {"glmasr_encoder", "glmasr", "audio_config", 1280, 20, 0, 10000.0, true, 0.5, 0.5, true, 1500, Pairing::half_split,
      AudioPositions::frames_from_zero},
-    {"lasr_encoder", "lasr_ctc", "encoder_config", 512, 8, 0, 0.0, 10000.0, true, 10000, Pairing::half_split,
-     AudioPositions::frames_from_zero},
-    {"pe_audio_encoder", "pe_audio", "audio_config", 1792, 14, 128, 0.0, 20000.0, false, 10000, Pairing::interleaved,
-     AudioPositions::frames_from_zero},
+    {"lasr_encoder", "lasr_ctc", "encoder_config", 512, 8, 0, 10000.0, true, 0.0, 0.0, false, 10000,
+     Pairing::half_split, AudioPositions::frames_from_zero},
+    {"pe_audio_encoder", "pe_audio", "audio_config", 1792, 14, 128, 20000.0, false, 0.0, 0.0, false, 10000,
+     Pairing::interleaved, AudioPositions::frames_from_zero},
+    {"dots3_note_audio_encoder", "dots3_note", "audio_config", 1280, 20, -1, 10000.0, true, 0.5, 0.5, true, 6000,
+     Pairing::half_split, AudioPositions::frames_from_zero},
+    {"nemotron3_5_transcribe_asr_audio", "nemotron3_5_transcribe_audio", "asr_config", 1280, 10, 0, 10000.0, false, 0.5,
+     1.0, false, 5000, Pairing::half_split, AudioPositions::frames_from_zero},
+    {"nemotron3_diarization_audio", "nemotron3_diarization", "audio_config", 512, 8, 0, 10000.0, true, 1.0, 1.0, true,
+     5000, Pairing::half_split, AudioPositions::frames_from_zero},
+    {"pocket_tts_audio_tokenizer", "", "", 512, 8, 0, 10000.0, true, 0.0, 0.0, false, 8000, Pairing::half_split,
+     AudioPositions::frames_from_cache_offset},
 };
 
 /// An audio model_type that transformers' sweep lists beside the RoPE towers, and why posenc
@@ -110,6 +130,9 @@ inline constexpr AudioTowerRefusal audio_tower_refusals[] = {
                          "unrotated; posenc's RopeSpec rotates every head"},
     {"qwen2_5_omni_token2wav", "its DiT (dit_config, model_type qwen2_5_omni_dit) rotates the first head only; "
                                "posenc's RopeSpec rotates every head"},
+    {"neucodec", "its rotary positions are the attention head indices 0..num_attention_heads - 1, the same for every "
+                 "frame (as XCodec2: the rotation cancels in q . k): no position over frames"},
+    {"muse_spark_audio", "a causal convolutional encoder without attention: no RoPE"},
     {"xcodec2", "its rotary positions are the attention head indices 0..num_attention_heads - 1, the same for every "
                 "frame (q and k of a head turn by the same angle, which cancels in q . k): no position over frames"},
 };
@@ -194,8 +217,8 @@ inline Located locate(const json& config)
         fail(path, "names an audio model posenc does not read as a RoPE tower: " + std::string(r->why),
              "\"" + model_type + "\"");
     fail(path,
-         "expected an audio tower whose code applies RoPE (posenc/models/hf_audio_tower.hpp lists them: mimi, "
-         "glmasr_encoder, lasr_encoder, pe_audio_encoder)",
+         "expected an audio tower whose code applies RoPE (audio_tower_rows in posenc/models/hf_audio_tower.hpp "
+         "lists them: mimi, glmasr_encoder, lasr_encoder, pe_audio_encoder, ...)",
          model_type.empty() ? "(absent)" : "\"" + model_type + "\"");
 }
 
@@ -205,16 +228,23 @@ inline int positive_or(const json& tower, const char* key, int fallback, const s
     return v ? detail_json::positive_int(*v, pre + key) : fallback;
 }
 
-/// The head: head_dim (absent or null: the class default, else hidden_size / num_attention_heads).
-inline int head_of(const json& tower, const AudioTowerRow& row, const std::string& pre)
+/// The head: head_dim (absent or null: the class default, else hidden_size / num_attention_heads;
+/// a tower whose class overwrites head_dim names it in a warning).
+inline int head_of(const json& tower, const AudioTowerRow& row, const std::string& pre,
+                   std::vector<ConfigWarning>& warnings)
 {
-    if (const json* h = member(tower, "head_dim")) return detail_json::positive_int(*h, pre + "head_dim");
+    const json* h = member(tower, "head_dim");
+    if (h && row.default_head_dim >= 0) return detail_json::positive_int(*h, pre + "head_dim");
     if (row.default_head_dim > 0) return row.default_head_dim;
     const int hidden = positive_or(tower, "hidden_size", row.default_hidden, pre);
     const int heads = positive_or(tower, "num_attention_heads", row.default_heads, pre);
     if (hidden / heads < 2)
         fail(pre + "hidden_size", "expected hidden_size / num_attention_heads >= 2",
              std::to_string(hidden) + " / " + std::to_string(heads));
+    if (h && !(h->is_number() && h->get<double>() == hidden / heads))
+        warnings.push_back({pre + "head_dim", shown(*h) + " is ignored: " + std::string(row.model_type) +
+                                                  "'s class sets head_dim = hidden_size / num_attention_heads = " +
+                                                  std::to_string(hidden / heads)});
     return hidden / heads;
 }
 
@@ -242,7 +272,8 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
     return 10000.0;  // transformers' default theta fills a rope_parameters without one
 }
 
-/// The rotated width: int(head x partial_rotary_factor) for a tower that reads the factor, else
+/// The rotated width: int(head x partial_rotary_factor) for a tower that reads the factor (from
+/// rope_parameters, else a top-level key where the class lets it count, else the class's), else
 /// the head (a factor in the config is named in a warning).
 inline int rotary_of(const json& tower, const AudioTowerRow& row, int head, const std::string& pre,
                      std::vector<ConfigWarning>& warnings)
@@ -250,15 +281,23 @@ inline int rotary_of(const json& tower, const AudioTowerRow& row, int head, cons
     const json* params = member(tower, "rope_parameters");
     const json* in_params = params && params->is_object() ? member(*params, "partial_rotary_factor") : nullptr;
     const json* top = member(tower, "partial_rotary_factor");
-    const json* given = in_params ? in_params : top;
-    const std::string key = pre + (in_params ? "rope_parameters.partial_rotary_factor" : "partial_rotary_factor");
-    if (row.default_partial == 0.0) {
-        if (given)
-            warnings.push_back({key, shown(*given) + " is ignored: " + std::string(row.model_type) +
-                                         "'s rotary module rotates the whole head"});
+    const std::string type(row.model_type);
+    if (row.partial_without_parameters == 0.0) {
+        if (in_params) warnings.push_back({pre + "rope_parameters.partial_rotary_factor",
+                                           shown(*in_params) + " is ignored: " + type + "'s rotary module rotates the whole head"});
+        if (top) warnings.push_back({pre + "partial_rotary_factor",
+                                     shown(*top) + " is ignored: " + type + "'s rotary module rotates the whole head"});
         return head;
     }
-    const double factor = given ? detail_json::number(*given, key) : row.default_partial;
+    const bool top_counts = params || row.top_level_partial_without_parameters;
+    if (top && !in_params && !top_counts)
+        warnings.push_back({pre + "partial_rotary_factor", shown(*top) + " is ignored: without rope_parameters " + type +
+                                                               "'s class sets its own (partial_rotary_factor " +
+                                                               detail_json::shown(json(row.partial_without_parameters)) + ")"});
+    const json* given = in_params ? in_params : top_counts ? top : nullptr;
+    const std::string key = pre + (in_params ? "rope_parameters.partial_rotary_factor" : "partial_rotary_factor");
+    const double factor =
+        given ? detail_json::number(*given, key) : params ? row.partial_in_parameters : row.partial_without_parameters;
     if (!(factor > 0.0 && factor <= 1.0)) fail(key, "expected a factor in (0, 1]", std::to_string(factor));
     const int rotary = static_cast<int>(static_cast<double>(head) * factor);
     if (rotary < 2 || rotary % 2 != 0)
@@ -275,7 +314,7 @@ inline HfAudioTower resolve(const json& config)
     const json& tower = *at.tower;
     const std::string& pre = at.prefix;
     std::vector<ConfigWarning> warnings;
-    const int head = head_of(tower, *row, pre);
+    const int head = head_of(tower, *row, pre, warnings);
     if (head > detail_json::max_head_dim)
         fail(pre + "head_dim", "expected at most " + std::to_string(detail_json::max_head_dim), std::to_string(head));
     const double theta = theta_of(tower, *row, pre, warnings);
