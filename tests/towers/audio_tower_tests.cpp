@@ -97,6 +97,7 @@ TEST_CASE("audio sweep: each tower's full config.json and its few written keys g
             const posenc::hf::HfAudioTower from_full = posenc::hf::audio_tower_from_json(full);
             CHECK(from_full.model_type == type);
             CHECK(from_full.key_prefix.empty());
+            if (c.at("keys").is_null()) CHECK(from_full.warnings.empty());  // class defaults: nothing ignored
             check_audio_case(from_full, c);
             nlohmann::json written = c.at("keys").is_null() ? nlohmann::json::object() : c.at("keys");
             written["model_type"] = type;
@@ -202,6 +203,15 @@ TEST_CASE("audio models without a RoPE posenc represents are refused by name, wi
     CHECK(audio_error_of(R"({"model_type": "mimi", "head_dim": 7})").find("head_dim") != std::string::npos);
     CHECK(audio_error_of(R"({"model_type": "mimi", "rope_theta": 1})").find("rope_theta") != std::string::npos);
     CHECK(audio_error_of(R"({"model_type": "lasr_ctc", "encoder_config": 3})").find("encoder_config") != std::string::npos);
+    CHECK(audio_error_of(R"({"model_type": "mimi", "rope_scaling": {"type": "linear", "factor": 2}})").find("rope_scaling") !=
+          std::string::npos);
+    CHECK(audio_error_of(R"({"model_type": "mimi", "rope_parameters": {"full_attention": {"rope_theta": 5}}})")
+              .find("rope_parameters.full_attention") != std::string::npos);
+    const auto extra = posenc::hf::parse_audio_tower(
+        R"({"model_type": "lasr_encoder", "rope_parameters": {"rope_type": "default", "rope_theta": 100.0, "factor": 4}})");
+    REQUIRE(extra.warnings.size() == 1);
+    CHECK(extra.warnings[0].key == "rope_parameters.factor");
+    CHECK(extra.group().spec.base() == 100.0);
     CHECK(audio_error_of("[1]").find("config") != std::string::npos);
 }
 

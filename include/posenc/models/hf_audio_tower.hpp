@@ -255,6 +255,8 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
 {
     const json* params = member(tower, "rope_parameters");
     const json* top = member(tower, "rope_theta");
+    if (const json* legacy = member(tower, "rope_scaling"))
+        fail_json(pre + "rope_scaling", "expected none: posenc reads no scaled RoPE in an audio tower", *legacy);
     if (!params) {
         if (top && row.top_level_theta_without_parameters) return detail_json::number(*top, pre + "rope_theta");
         if (top)
@@ -264,6 +266,17 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
         return row.default_theta;
     }
     if (!params->is_object()) fail_json(pre + "rope_parameters", "expected an object", *params);
+    for (const auto& item : params->items()) {
+        const std::string& k = item.key();
+        if (k == "rope_type" || k == "rope_theta" || k == "partial_rotary_factor" || item.value().is_null()) continue;
+        if (item.value().is_object())
+            fail_json(pre + "rope_parameters." + k,
+                      "expected one RoPE dict: an audio tower's rotary module reads no per-layer-type parameters",
+                      item.value());
+        warnings.push_back({pre + "rope_parameters." + k,
+                            shown(item.value()) + " is not read: the default RoPE of " + std::string(row.model_type) +
+                                " uses rope_theta (and partial_rotary_factor) only"});
+    }
     if (const json* type = member(*params, "rope_type"); type && !(type->is_string() && type->get<std::string>() == "default"))
         fail_json(pre + "rope_parameters.rope_type", "expected \"default\": posenc reads no scaled RoPE in an audio tower",
                   *type);
