@@ -135,7 +135,13 @@ TEST_CASE("the audio towers' rules: positions, pairing, partial rotation and the
     CHECK(pe.group().spec.pairing() == posenc::Pairing::interleaved);
     REQUIRE(pe.warnings.size() == 1);
     CHECK(pe.warnings[0].key == "rope_theta");
-    CHECK(pe.warnings[0].message == "500 is ignored: without rope_parameters pe_audio_encoder's class sets theta 20000");
+    CHECK(pe.warnings[0].message == "500 is ignored: without rope_parameters pe_audio_encoder's class sets theta 20000 "
+                                    "(at transformers decba1d2; 5.25.0 reads it)");
+    const auto pe_no_theta =
+        posenc::hf::parse_audio_tower(R"({"model_type": "pe_audio_encoder", "rope_parameters": {"rope_type": "default"}})");
+    CHECK(pe_no_theta.group().spec.base() == 10000.0);
+    REQUIRE(pe_no_theta.warnings.size() == 1);
+    CHECK(pe_no_theta.warnings[0].key == "rope_parameters");
     const auto lasr = posenc::hf::parse_audio_tower(R"({"model_type": "lasr_encoder", "partial_rotary_factor": 0.25})");
     CHECK(lasr.group().spec.rotary_dim() == 64);
     REQUIRE(lasr.warnings.size() == 1);

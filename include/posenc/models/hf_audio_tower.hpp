@@ -248,6 +248,11 @@ inline int head_of(const json& tower, const AudioTowerRow& row, const std::strin
     return hidden / heads;
 }
 
+/// Where transformers 5.25.0 reads a tower's theta differently from decba1d2, whose rule the
+/// reader follows: pe_audio_encoder's class there has default_theta 20,000 and no rope_parameters of
+/// its own, so a top-level rope_theta counts and a rope_parameters without rope_theta gets 20,000.
+inline bool theta_rule_changed_in_5_25(std::string_view model_type) { return model_type == "pe_audio_encoder"; }
+
 /// theta and the rope_parameters object (nullptr when absent); a rope_type other than "default"
 /// is refused.
 inline double theta_of(const json& tower, const AudioTowerRow& row, const std::string& pre,
@@ -262,7 +267,10 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
         if (top)
             warnings.push_back({pre + "rope_theta", shown(*top) + " is ignored: without rope_parameters " +
                                                         std::string(row.model_type) + "'s class sets theta " +
-                                                        std::to_string(static_cast<long long>(row.default_theta))});
+                                                        std::to_string(static_cast<long long>(row.default_theta)) +
+                                                        (theta_rule_changed_in_5_25(row.model_type)
+                                                             ? " (at transformers decba1d2; 5.25.0 reads it)"
+                                                             : "")});
         return row.default_theta;
     }
     if (!params->is_object()) fail_json(pre + "rope_parameters", "expected an object", *params);
@@ -282,6 +290,9 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
                   *type);
     if (const json* t = member(*params, "rope_theta")) return detail_json::number(*t, pre + "rope_parameters.rope_theta");
     if (top) return detail_json::number(*top, pre + "rope_theta");
+    if (theta_rule_changed_in_5_25(row.model_type))
+        warnings.push_back({pre + "rope_parameters", "has no rope_theta: transformers decba1d2 fills 10000 (read here); "
+                                                     "5.25.0 fills " + std::string(row.model_type) + "'s 20000"});
     return 10000.0;  // transformers' default theta fills a rope_parameters without one
 }
 
