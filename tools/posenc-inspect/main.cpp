@@ -167,6 +167,12 @@ int run(int argc, char** argv)
         return 0;
     }
     inspect::check_tower_options(options);
+    if (options.tower == "audio") {
+        const posenc::hf::HfAudioTower tower = posenc::hf::read_audio_tower(options.config_path);
+        for (const posenc::hf::ConfigWarning& w : tower.warnings) fail(0, "warning: " + w.key + ": " + w.message);
+        write_stdout(options.json ? inspect::render_audio_tower_json(tower) : inspect::render_audio_tower_text(tower));
+        return 0;
+    }
     if (!options.tower.empty()) {
         const inspect::TowerReport tower = inspect::build_tower_report(options);
         for (const posenc::hf::ConfigWarning& w : tower.read.warnings) fail(0, "warning: " + w.key + ": " + w.message);

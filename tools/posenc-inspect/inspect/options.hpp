@@ -6,6 +6,7 @@
 //                  [--original-length N] [--length N] [--bound-pairs P] [--title TEXT]
 //                  [--json | --csv] [--svg DIR] [--prompt SEGMENTS --angles]
 //   posenc-inspect --config PATH --tower vision --grid T,H,W [--angles] [--json]
+//   posenc-inspect --config PATH --tower audio [--json]
 //   posenc-inspect --list-presets | --version | --help
 //
 // Options take their value as the next argument or after '=' (--factor=4). A value given as the
@@ -90,7 +91,7 @@ struct Options {
     bool csv = false;
     std::optional<std::string> svg_dir;
     std::optional<std::string> title;  ///< --title TEXT: the model's name in the charts' titles
-    std::string tower;                 ///< --tower NAME: "vision" reads the config's vision tower (inspect/tower.hpp)
+    std::string tower;                 ///< --tower NAME: "vision" or "audio" reads the config's tower (inspect/tower.hpp, audio_tower.hpp)
     std::optional<std::array<std::int64_t, 3>> grid;  ///< --grid T,H,W: a tower's patch grid (grid_thw)
     std::optional<std::string> prompt;  ///< --prompt SEGMENTS: a multimodal prompt (inspect/prompt.hpp)
     bool angles = false;                ///< --angles: each token's angle per pair (a tower's grid or a prompt)
@@ -170,6 +171,8 @@ Output:
 Towers (with --config):
   --tower vision           the config's vision tower (vision_config) instead of
                            the language model
+  --tower audio            the config's audio tower (audio_config, lasr_ctc's
+                           encoder_config, or a tower's own config)
   --grid T,H,W             the patch grid (the processor's grid_thw, patches
                            before the spatial merge)
 Multimodal prompts (M-RoPE models, with --config):
@@ -454,7 +457,7 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--angles") flag(), o.angles = true;
         else if (name == "--prompt") o.prompt = nonempty("prompt segments (text:N;image:TxHxW;video:TxHxW[@S])");
         else if (name == "--assume-half-split") flag(), o.assume_half_split = true;
-        else if (name == "--tower") o.tower = nonempty("a tower name (vision)");
+        else if (name == "--tower") o.tower = nonempty("a tower name (vision or audio)");
         else if (name == "--grid") o.grid = detail::parse_grid(name, value());
         else if (name == "--preset") o.preset = nonempty("a preset name (see --list-presets)");
         else if (name == "--config") o.config_path = nonempty("the path of a config.json");

@@ -20,6 +20,7 @@
 #include <posenc/models/hf_vision_tower.hpp>
 #include <posenc/vision_tower.hpp>
 
+#include "inspect/audio_tower.hpp"
 #include "inspect/options.hpp"
 #include "inspect/render_json.hpp"
 
@@ -41,8 +42,8 @@ inline void check_tower_options(const Options& o)
         if (o.angles && !o.prompt) throw UsageError("--angles needs --prompt SEGMENTS or --tower vision");
         return;
     }
-    if (o.tower != "vision")
-        throw UsageError("--tower: expected vision (posenc reads no audio tower yet), got " + detail::in_quotes(o.tower));
+    if (o.tower == "audio") return check_audio_tower_options(o);  // inspect/audio_tower.hpp
+    if (o.tower != "vision") throw UsageError("--tower: expected vision or audio, got " + detail::in_quotes(o.tower));
     if (o.config_path.empty()) throw UsageError("--tower applies to --config only (presets describe language models)");
     if (!o.grid) throw UsageError("--tower vision needs --grid T,H,W (the processor's grid_thw, in patches)");
     for (const char* other : {"--scaling", "--compare", "--factor", "--svg", "--csv", "--layer", "--length",
