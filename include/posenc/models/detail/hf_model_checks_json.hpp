@@ -164,7 +164,8 @@ inline void check_unknown_family(const ModelIdentity& id, const ReadOptions& opt
                   : tower->kind == TowerKind::audio ? "an audio or speech model's (an encoder, vocoder or codec)"
                                                     : "a model outside language modelling (time series, image matching, or a "
                                                       "byte model's global transformer)") +
-                 "; posenc describes the RoPE of language models' attention (read a multimodal model's text_config)",
+                 "; posenc describes the RoPE of language models' attention (read a multimodal model's text_config; "
+                 "its towers with hf::read_vision_tower / hf::read_audio_tower, posenc-inspect --tower vision|audio)",
              id.type_shown);
     if (id.per_layer_type())
         fail(pre + "rope_parameters", "expected one dict for model_type " + id.type_shown +
