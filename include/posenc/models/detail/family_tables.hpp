@@ -41,10 +41,10 @@ inline constexpr FamilyRules known_families[] = {
      trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
     // Qwen4-Exp's text model (transformers 5.25.0): linear_attention layers NoPE, indexed_attention layers
     // rotate the first int(head_dim * partial_rotary_factor) dims (class default: the whole 256) with
-    // Qwen3-VL's interleaved M-RoPE over the first 3 x sections (default [11, 11, 10]), the rest temporal;
-    // its QSA indexer is named in a warning, not read (families/linear_attention.hpp)
+    // Qwen3-VL's interleaved M-RoPE over the first 3 x sections (default [11, 11, 10]), the rest temporal
+    // (families/qwen4_exp.hpp); its QSA indexer is named in a warning, not read (families/linear_attention.hpp)
     FamilyRules{"qwen4_exp_text", Pairing::half_split, "qwen4_exp/modeling_qwen4_exp.py", {}, 0, 0, "qwen4_exp/configuration_qwen4_exp.py",
-     trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope | trait::mrope_temporal_rest}.with_default_mrope_section("[11, 11, 10]"),
+     trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
     {"phi", Pairing::half_split, "phi/modeling_phi.py", 0.5, 0, 0, "phi/configuration_phi.py", trait::partial_rotary},
     // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
     // class-default top-level original_max_position_embeddings 4096 wins over the dict's
@@ -193,8 +193,9 @@ inline constexpr FamilyRules known_families[] = {
     // LFM2, LFM2-MoE: conv layers without RoPE (models/detail/families/lfm2.hpp); LFM2-MoE reads layer_types
     // only (no full_attn_idxs, no theta alias)
     {"lfm2_moe", Pairing::half_split, "lfm2_moe/modular_lfm2_moe.py", {}, 0, 0, "lfm2_moe/configuration_lfm2_moe.py", 0},
-    // Bamba: attention at attn_layer_indices only (models/detail/families/bamba.hpp)
-    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", 0.5, 0, 0, "bamba/configuration_bamba.py", trait::forced_partial_rotary_factor | trait::partial_rotary},
+    // Bamba: attention at attn_layer_indices only, partial factor 0.5 whatever the config says
+    // (models/detail/families/bamba.hpp)
+    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", 0.5, 0, 0, "bamba/configuration_bamba.py", trait::partial_rotary},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", {}, 0, 0, "apertus/configuration_apertus.py", 0, "",
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     // CWM: Llama's rotate_half over the whole head, one table for every layer (layer types set only
@@ -293,7 +294,7 @@ inline constexpr FamilyRules known_families[] = {
     // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
     // the output's slice rotated back; groups "main" and "compress" (models/detail/families/deepseek_v4.hpp)
     {"deepseek_v4", Pairing::interleaved, "deepseek_v4/modeling_deepseek_v4.py", {}, 0, 0, "deepseek_v4/configuration_deepseek_v4.py",
-     trait::rope_suffix_inverse_output | trait::partial_rotary},
+     trait::partial_rotary},
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, 0, 0, "", trait::rotary_dim_key},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, 0, 0, "", trait::rotary_dim_key},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, 0, 0, "", 0},
@@ -355,7 +356,8 @@ inline constexpr FamilyRules known_families[] = {
         .with_default_mrope_section("[8, 12, 12]"),
     FamilyRules{"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, 0, 0, "glm4v/configuration_glm4v.py", trait::multi_axis | trait::rotary_from_hidden_head | trait::partial_rotary}
         .with_default_mrope_section("[8, 12, 12]"),
-    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", {}, 0, 0, "llama4/configuration_llama4.py", trait::llama4_temperature_tuning},
+    // Llama 4's text model: NoPE layers by no_rope_layers, their queries temperature-tuned (families/llama4.hpp)
+    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", {}, 0, 0, "llama4/configuration_llama4.py", 0},
 };
 
 /// BLT's attention multiplies q by cos / sin built with repeat_interleave (cos[2i] = cos[2i + 1] =

@@ -239,7 +239,8 @@ inline void read_dict_partial_factor(const GroupFacts& g, const ScalingDict& sd,
     f.value = x, f.key = sd.at("partial_rotary_factor");
 }
 
-/// The factor's range, and the families that cannot apply a factor below 1 or force their own.
+/// The factor's range, the families that cannot apply a factor below 1, and the family rule's own
+/// check (families/family_steps.hpp FamilySteps::check_partial_factor).
 inline void check_partial_factor(const GroupFacts& g, const RotaryFraction& f, const HfRopeConfig& out)
 {
     if (!(f.value > 0.0 && f.value <= 1.0)) fail(f.key, "expected a number in (0, 1]", detail::format_value(f.value));
@@ -251,13 +252,7 @@ inline void check_partial_factor(const GroupFacts& g, const RotaryFraction& f, c
                           std::string(g.family->pairing_source) + " does not split off a rotary part), so transformers either "
                           "ignores a partial rotary factor or fails on it",
              detail::format_value(f.value));
-    if (g.family && g.family->has(trait::forced_partial_rotary_factor) && f.value != *g.family->partial_rotary_factor)
-        // Bamba's configuration class overwrites the value; transformers versions differ on whether
-        // a partial_rotary_factor inside rope_parameters would survive that.
-        fail(f.key, "expected " + detail::format_value(*g.family->partial_rotary_factor) + " (" + out.model_type +
-                          "'s code sets partial_rotary_factor " + detail::format_value(*g.family->partial_rotary_factor) +
-                          " whatever the config says)",
-             detail::format_value(f.value));
+    if (g.family && g.steps && g.steps->check_partial_factor) g.steps->check_partial_factor(*g.family, f.key, f.value, out.model_type);
 }
 
 /// The partial rotary factor: partial_rotary_factor (GPT-NeoX: rotary_pct), the dict's, the class default.
@@ -338,10 +333,7 @@ inline void read_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const Ro
         fail(out.rotary_dim_key,
              "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
              std::to_string(out.rotary_dim));
-    if (g.family && g.family->has(trait::rope_suffix_inverse_output)) {
-        out.rotary_offset = out.head_dim - out.rotary_dim;
-        out.inverse_rope_on_output = true;
-    }
+    if (g.steps && g.steps->rotary_slice) g.steps->rotary_slice(out);  // the family's own slice (FamilySteps)
     if (out.mla_rope_head_dim > 0) {
         // The table (head_dim * partial_rotary_factor wide) rotates the last qk_rope_head_dim coordinates.
         if (out.rotary_dim != out.mla_rope_head_dim)

@@ -53,16 +53,8 @@ inline MropeLayout read_mrope(const ModelIdentity& id, HfRopeConfig& primary, Re
                                 "model_type " + id.type_shown + "'s code does not read it (its M-RoPE layout is fixed); ignored"});
         primary.mrope_interleaved = false;
     }
-    if (family && family->has(trait::mrope_temporal_rest) && primary.mrope_section.size() == 3) {
-        // qwen4_exp/modeling_qwen4_exp.py recomposition_frequencies: height and width overwrite pairs 1, 4, ...
-        // below 3 x section[1] and 2, 5, ... below 3 x section[2]; every other pair keeps the temporal axis.
-        const int rest = primary.rotary_dim / 2 - primary.mrope_section[1] - primary.mrope_section[2];
-        if (rest != primary.mrope_section[0]) {
-            log.notes.push_back(dict + ".mrope_section[0]: model_type " + id.type_shown + "'s code does not read it; the "
-                                "temporal axis takes the other " + std::to_string(rest) + " pairs");
-            primary.mrope_section[0] = rest;
-        }
-    }
+    // The family's own sections (families/family_steps.hpp FamilySteps::mrope_section: Qwen4-Exp's temporal rest).
+    if (id.steps.mrope_section) id.steps.mrope_section(primary, dict, id.type_shown, log.notes);
     MropeLayout out;
     if (!primary.mrope_section.empty()) {
         if (family && !family->has(trait::multi_axis)) {

@@ -24,6 +24,7 @@
 #include "posenc/models/detail/families/lfm2.hpp"
 #include "posenc/models/detail/families/longcat_flash.hpp"
 #include "posenc/models/detail/families/linear_attention.hpp"
+#include "posenc/models/detail/families/llama4.hpp"
 #include "posenc/models/detail/families/layer_type_dicts.hpp"
 #include "posenc/models/detail/families/mllama.hpp"
 #include "posenc/models/detail/families/modernbert.hpp"
@@ -31,6 +32,7 @@
 #include "posenc/models/detail/families/olmo3.hpp"
 #include "posenc/models/detail/families/nope_by_attention.hpp"
 #include "posenc/models/detail/families/own_rope_keys.hpp"
+#include "posenc/models/detail/families/qwen4_exp.hpp"
 #include "posenc/models/detail/families/sliding_layers_rope.hpp"
 #include "posenc/models/detail/families/sliding_window_rope.hpp"
 #include "posenc/models/detail/families/step3p7.hpp"
@@ -69,10 +71,10 @@ inline constexpr FamilyRuleEntry family_rule_column[] = {
     {"lfm2", &lfm2_config}, {"lfm2_moe", &lfm2_config},
     {"exaone4", &sliding_window_rope_config}, {"exaone_moe", &sliding_window_rope_config},
     {"cohere2", &sliding_window_rope_config}, {"kolibri1", &sliding_window_rope_config},
-    {"smollm3", &no_rope_layers_config}, {"llama4_text", &no_rope_layers_config},
+    {"smollm3", &no_rope_layers_config}, {"llama4_text", &llama4_config},
     {"qwen3_next", &linear_attention_config}, {"qwen3_5_text", &linear_attention_config},
     {"qwen3_5_moe_text", &linear_attention_config}, {"olmo_hybrid", &linear_attention_config},
-    {"bailing_hybrid", &linear_attention_config}, {"qwen4_exp_text", &linear_attention_config},
+    {"bailing_hybrid", &linear_attention_config}, {"qwen4_exp_text", &qwen4_exp_config},
     {"mllama_text_model", &mllama_config},
     {"wav2vec2-bert", &own_rope_keys_config}, {"wav2vec2-conformer", &own_rope_keys_config},
     {"seamless_m4t", &own_rope_keys_config}, {"esm", &own_rope_keys_config}, {"clvp_encoder", &own_rope_keys_config},

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// posenc/models/detail/families/family_steps.hpp: the parts of the generic reader's steps that one
+// family's code decides, as hooks its rule returns (FamilyConfig::steps).
+//
+// A rule runs before any generic step (hf_model_identity.hpp with_family_rule), so a check it ran
+// itself would come first, and a config with two faults would be refused for another one than
+// before. A check or a rewrite that belongs to one family is therefore a hook here: the family's
+// rule header holds its code and sets the hook, and the one generic step named on it calls it at
+// the point of that step where the family's check runs. A hook left nullptr: the step does what it
+// does for every family.
+#pragma once
+
+#ifndef POSENC_MODELS_DETAIL_ALLOWED
+#error "posenc/models/detail/families/family_steps.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "posenc/models/detail/hf_model_values.hpp"
+#include "posenc/models/detail/hf_rope_values.hpp"
+#include "posenc/models/hf_families.hpp"
+
+namespace posenc::hf::detail_json::families {
+
+/// The hooks of one family's code in the generic steps; see the file comment.
+struct FamilySteps {
+    /// hf_group_width_json.hpp check_partial_factor, after the range and whole-head checks: refuses a
+    /// partial rotary factor (`value`, read from `key`) the family's code does not apply; `row` is the
+    /// family's hand row (its defaults). Bamba (bamba.hpp).
+    void (*check_partial_factor)(const FamilyRules& row, const std::string& key, double value,
+                                 const std::string& model_type) = nullptr;
+    /// hf_group_width_json.hpp read_rotary_dim, after the width checks: where the rotary slice sits in
+    /// the head (HfRopeConfig::rotary_offset, inverse_rope_on_output). A family that places its slice
+    /// so is not read as MLA for a qk_rope_head_dim key (hf_group_facts.hpp read_group_identity).
+    /// DeepSeek-V4 (deepseek_v4.hpp).
+    void (*rotary_slice)(HfRopeConfig& out) = nullptr;
+    /// hf_mrope_json.hpp read_mrope, after the default sections and the interleaving: the sections the
+    /// family's code applies, written into `primary`, with a note of what changed (`dict`: the RoPE
+    /// dict's key; `type_shown`: model_type as messages show it). Qwen4-Exp (qwen4_exp.hpp).
+    void (*mrope_section)(HfRopeConfig& primary, const std::string& dict, const std::string& type_shown,
+                          std::vector<std::string>& notes) = nullptr;
+    /// hf_query_scale_json.hpp read_query_scale: the per-position query multiplier of the family's
+    /// attention, from the config object `text` (key path `pre`) and the layer map (-1: NoPE).
+    /// Llama 4 (llama4.hpp).
+    std::optional<HfQueryScale> (*query_scale)(const nlohmann::json& text, const std::string& pre,
+                                               const std::vector<int>& layer_groups) = nullptr;
+};
+
+}  // namespace posenc::hf::detail_json::families
