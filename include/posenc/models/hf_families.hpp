@@ -35,7 +35,8 @@ namespace posenc::hf {
 /// Properties of a family's code beyond pairing and defaults (bits of FamilyRules::traits), each read
 /// by the generic reader. What only one family's code does lives in that family's rule
 /// (models/detail/families/: Bamba's forced partial factor, Llama 4's temperature tuning, Qwen4-Exp's
-/// temporal M-RoPE section, DeepSeek-V4's rotary slice), not here. Bits 5, 13, 17 and 25 are free.
+/// temporal M-RoPE section, DeepSeek-V4's rotary slice, PhiMoE's mscales, HunYuan-VL's XD-RoPE,
+/// ERNIE-4.5-VL's M-RoPE layout), not here. Bits 5, 13, 15, 17, 18, 19 and 25 are free.
 namespace trait {
 inline constexpr unsigned multi_axis = 1u << 0;            ///< reads mrope_section (and mrope_interleaved) from the RoPE dict
 inline constexpr unsigned hunyuan_alpha = 1u << 1;         ///< dynamic RoPE with "alpha": base * alpha^(H / (H - 2)), static
@@ -71,20 +72,10 @@ inline constexpr unsigned proportional_full_attention = 1u << 12;
 /// Every layer's query multiplied by 1 + beta * ln(1 + floor(pos / L0)), beta the RoPE dict's
 /// llama_4_scaling_beta and L0 its original_max_position_embeddings (Ministral 3's attention).
 inline constexpr unsigned llama_4_scaling_beta = 1u << 14;
-/// LongRoPE whose forward pass keeps the short factors at every length and multiplies cos / sin by
-/// the dict's short_mscale (n <= L0) or long_mscale (n > L0), both required (PhiMoE).
-inline constexpr unsigned phimoe_mscales = 1u << 15;
 /// MLA whose rotary embedding spans the whole query head qk_nope_head_dim + qk_rope_head_dim with
 /// partial_rotary_factor qk_rope_head_dim / head_dim, applied to the LAST qk_rope_head_dim coordinates
 /// (q split into [nope, rope]): rotary_offset = qk_nope_head_dim (Mistral 4).
 inline constexpr unsigned mla_rope_suffix = 1u << 16;
-/// HunYuan-VL's XD-RoPE: rope type "xdrope" read as "dynamic" (with alpha: a static base change),
-/// xdrope_section an alias of mrope_section (1 to 4 axes), applied as transformers 5.x does: the doubled
-/// sections cut the head's coordinates (MultiAxisLayout::coordinate_sections).
-inline constexpr unsigned xd_coordinate_sections = 1u << 18;
-/// ERNIE-4.5-VL's 3-D RoPE: mrope_section [h, w, t] (default [22, 22, 20]); the first h + w pairs
-/// alternate height / width, the last t pairs follow time (MultiAxisLayout::height_width_alternating).
-inline constexpr unsigned height_width_alternating_mrope = 1u << 19;
 /// The rotary width is the top-level rotary_dim (class default 64), not head_dim *
 /// partial_rotary_factor (GPT-J, CodeGen).
 inline constexpr unsigned rotary_dim_key = 1u << 20;

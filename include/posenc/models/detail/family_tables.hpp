@@ -115,8 +115,9 @@ inline constexpr FamilyRules known_families[] = {
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, 0, 0, "", trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, 0, 0, "", trait::hunyuan_alpha},
     // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
+    // (models/detail/families/hunyuan_vl.hpp)
     {"hunyuan_vl_text", Pairing::half_split, "hunyuan_vl/modeling_hunyuan_vl.py", {}, 0, 0, "hunyuan_vl/configuration_hunyuan_vl.py",
-     trait::hunyuan_alpha | trait::multi_axis | trait::xd_coordinate_sections, "", "", "", "beta_fast beta_slow mscale mscale_all_dim xdrope_section"},
+     trait::hunyuan_alpha | trait::multi_axis, "", "", "", "beta_fast beta_slow mscale mscale_all_dim xdrope_section"},
     {"qwen2_vl", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, 0, 0, "", trait::multi_axis},
     {"qwen2_vl_text", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, 0, 0, "", trait::multi_axis},
     {"qwen2_5_vl", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, 0, 0, "", trait::multi_axis},
@@ -175,8 +176,9 @@ inline constexpr FamilyRules known_families[] = {
     {"olmoe", Pairing::half_split, "olmoe/modeling_olmoe.py", {}, 0, 0, "olmoe/configuration_olmoe.py", 0},
     {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", {}, 0, 0, "olmo3/configuration_olmo3.py", 0},
     // PhiMoE: LongRoPE with the short factors at every length, cos/sin times short_mscale up to
-    // original_max_position_embeddings and long_mscale past it (PhimoeRotaryEmbedding.forward)
-    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", {}, 0, 0, "phimoe/configuration_phimoe.py", trait::phimoe_mscales, "", "", "", "short_mscale long_mscale"},
+    // original_max_position_embeddings and long_mscale past it (PhimoeRotaryEmbedding.forward;
+    // models/detail/families/phimoe.hpp)
+    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", {}, 0, 0, "phimoe/configuration_phimoe.py", 0, "", "", "", "short_mscale long_mscale"},
     // MiniCPM3: MLA (q and k split into a nope part and a qk_rope_head_dim part) with rotate_half on
     // the rope part, class defaults qk_rope_head_dim 32 and qk_nope_head_dim 64
     {"minicpm3", Pairing::half_split, "minicpm3/modeling_minicpm3.py", {}, 0, 0, "minicpm3/configuration_minicpm3.py", trait::mla, "", "", "", "", 0, 32, 64},
@@ -311,8 +313,8 @@ inline constexpr FamilyRules known_families[] = {
     {"longcat_flash", Pairing::interleaved, "longcat_flash/modeling_longcat_flash.py", {}, 0, 0, "longcat_flash/configuration_longcat_flash.py", trait::mla | trait::mla_softmax_mscale | trait::mla_table_width_head_dim},
     {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", {}, 0, 0, "ernie4_5/configuration_ernie4_5.py", 0},
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", 0},
-    // ERNIE-4.5-VL: ERNIE 4.5's interleaved pairs with its 3-D RoPE
-    FamilyRules{"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", {}, 0, 0, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", trait::multi_axis | trait::height_width_alternating_mrope}
+    // ERNIE-4.5-VL: ERNIE 4.5's interleaved pairs with its 3-D RoPE (models/detail/families/ernie4_5_vl.hpp)
+    FamilyRules{"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", {}, 0, 0, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", trait::multi_axis}
         .with_default_mrope_section("[22, 22, 20]"),
     // DeepSeek-V3's MLA in other families: RoPE on the qk_rope_head_dim slice, rope_interleave read (true by
     // default; false: rotate_half), the softmax scale times g(s, mscale_all_dim)^2 under YaRN

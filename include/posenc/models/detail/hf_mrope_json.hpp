@@ -18,14 +18,6 @@
 
 namespace posenc::hf::detail_json {
 
-/// The M-RoPE sections a model's code applies, and their layout; `section` empty: no M-RoPE.
-struct MropeLayout {
-    std::vector<int> section;
-    bool interleaved = false;
-    bool coordinate_sections = false;       ///< HunYuan-VL (trait::xd_coordinate_sections)
-    bool height_width_alternating = false;  ///< ERNIE-4.5-VL (trait::height_width_alternating_mrope)
-};
-
 /// Step 9: the M-RoPE sections and interleaving of the primary group, where the family reads them.
 /// The family's default sections and always-interleaved layout are written into `primary` too.
 inline MropeLayout read_mrope(const ModelIdentity& id, HfRopeConfig& primary, ReadLog& log)
@@ -63,8 +55,7 @@ inline MropeLayout read_mrope(const ModelIdentity& id, HfRopeConfig& primary, Re
         } else {
             out.section = primary.mrope_section;
             out.interleaved = primary.mrope_interleaved;
-            out.coordinate_sections = family && family->has(trait::xd_coordinate_sections);
-            out.height_width_alternating = family && family->has(trait::height_width_alternating_mrope);
+            if (id.steps.mrope_layout) id.steps.mrope_layout(out);  // the family's own layout (FamilySteps)
         }
     }
     if (primary.mrope_section.empty() && family && family->has(trait::mrope_required))

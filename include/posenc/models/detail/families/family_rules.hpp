@@ -14,11 +14,13 @@
 #include "posenc/models/detail/families/bamba.hpp"
 #include "posenc/models/detail/families/class_default_dicts.hpp"
 #include "posenc/models/detail/families/deepseek_v4.hpp"
+#include "posenc/models/detail/families/ernie4_5_vl.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/families/flint.hpp"
 #include "posenc/models/detail/families/gemma3.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
 #include "posenc/models/detail/families/hrm_text.hpp"
+#include "posenc/models/detail/families/hunyuan_vl.hpp"
 #include "posenc/models/detail/families/indexer_rope.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/lfm2.hpp"
@@ -32,6 +34,7 @@
 #include "posenc/models/detail/families/olmo3.hpp"
 #include "posenc/models/detail/families/nope_by_attention.hpp"
 #include "posenc/models/detail/families/own_rope_keys.hpp"
+#include "posenc/models/detail/families/phimoe.hpp"
 #include "posenc/models/detail/families/qwen4_exp.hpp"
 #include "posenc/models/detail/families/sliding_layers_rope.hpp"
 #include "posenc/models/detail/families/sliding_window_rope.hpp"
@@ -40,7 +43,8 @@
 namespace posenc::hf::detail_json::families {
 
 /// One entry of the rule column: a model_type whose configuration class derives layer_types or
-/// per-layer-type dicts, and its rule (a header of this folder).
+/// per-layer-type dicts, or whose code decides a part of a generic step for it alone (FamilySteps,
+/// family_steps.hpp), and its rule (a header of this folder).
 struct FamilyRuleEntry {
     std::string_view model_type;
     FamilyConfigRule rule;
@@ -82,6 +86,10 @@ inline constexpr FamilyRuleEntry family_rule_column[] = {
     {"cohere2_moe", &cohere2_moe_config},
     {"granite_swa", &layer_rope_theta_config}, {"granitemoe_swa", &layer_rope_theta_config},
     {"muse_glimmer_text", &layer_rope_theta_config}, {"muse_spark_text", &layer_rope_theta_config},
+    // Rules that leave the config as it is and take over a part of a generic step (FamilySteps)
+    {"phimoe", &phimoe_config},
+    {"hunyuan_vl_text", &hunyuan_vl_config},
+    {"ernie4_5_vl_moe_text", &ernie4_5_vl_config},
 };
 
 /// Whether the family's code reads a rope_parameters given as one dict per layer type: its rotary

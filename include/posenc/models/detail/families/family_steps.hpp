@@ -33,6 +33,18 @@ struct FamilySteps {
     /// family's hand row (its defaults). Bamba (bamba.hpp).
     void (*check_partial_factor)(const FamilyRules& row, const std::string& key, double value,
                                  const std::string& model_type) = nullptr;
+    /// hf_group_scaling_json.hpp read_rope_type, after the Phi-3 aliases: a rope type the family's
+    /// configuration class renames (`type_key`: where it was read), with a note. HunYuan-VL
+    /// (hunyuan_vl.hpp).
+    void (*rope_type_alias)(const std::string& type_key, HfRopeConfig& out) = nullptr;
+    /// hf_group_scaling_json.hpp read_scaling_parameters, before mrope_section is read: M-RoPE
+    /// sections the family reads under a key of its own in the RoPE dict `dict` (key path
+    /// `dict_key`). HunYuan-VL's xdrope_section (hunyuan_vl.hpp).
+    void (*section_alias)(const nlohmann::json& dict, const std::string& dict_key, HfRopeConfig& out) = nullptr;
+    /// hf_group_scaling_json.hpp read_scaling_parameters, after alpha: keys of the RoPE dict `dict`
+    /// (key path `dict_key`) the family's code reads for out.rope_type. PhiMoE's short_mscale and
+    /// long_mscale (phimoe.hpp).
+    void (*scaling_keys)(const nlohmann::json& dict, const std::string& dict_key, HfRopeConfig& out) = nullptr;
     /// hf_group_width_json.hpp read_rotary_dim, after the width checks: where the rotary slice sits in
     /// the head (HfRopeConfig::rotary_offset, inverse_rope_on_output). A family that places its slice
     /// so is not read as MLA for a qk_rope_head_dim key (hf_group_facts.hpp read_group_identity).
@@ -43,6 +55,10 @@ struct FamilySteps {
     /// dict's key; `type_shown`: model_type as messages show it). Qwen4-Exp (qwen4_exp.hpp).
     void (*mrope_section)(HfRopeConfig& primary, const std::string& dict, const std::string& type_shown,
                           std::vector<std::string>& notes) = nullptr;
+    /// hf_mrope_json.hpp read_mrope, once the family's sections are read: the layout its code applies
+    /// them with beyond contiguous or interleaved. HunYuan-VL's coordinate sections (hunyuan_vl.hpp),
+    /// ERNIE-4.5-VL's alternating height / width (ernie4_5_vl.hpp).
+    void (*mrope_layout)(MropeLayout& layout) = nullptr;
     /// hf_query_scale_json.hpp read_query_scale: the per-position query multiplier of the family's
     /// attention, from the config object `text` (key path `pre`) and the layer map (-1: NoPE).
     /// Llama 4 (llama4.hpp).
