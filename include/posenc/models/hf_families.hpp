@@ -36,7 +36,8 @@ namespace posenc::hf {
 /// by the generic reader. What only one family's code does lives in that family's rule
 /// (models/detail/families/: Bamba's forced partial factor, Llama 4's temperature tuning, Qwen4-Exp's
 /// temporal M-RoPE section, DeepSeek-V4's rotary slice, PhiMoE's mscales, HunYuan-VL's XD-RoPE,
-/// ERNIE-4.5-VL's M-RoPE layout), not here. Bits 5, 13, 15, 17, 18, 19 and 25 are free.
+/// ERNIE-4.5-VL's M-RoPE layout, Mistral 4's head, GLM-4.7-Flash's head_dim alias), not here. Bits 5,
+/// 13, 15, 16, 17, 18, 19, 24 and 25 are free.
 namespace trait {
 inline constexpr unsigned multi_axis = 1u << 0;            ///< reads mrope_section (and mrope_interleaved) from the RoPE dict
 inline constexpr unsigned hunyuan_alpha = 1u << 1;         ///< dynamic RoPE with "alpha": base * alpha^(H / (H - 2)), static
@@ -72,10 +73,6 @@ inline constexpr unsigned proportional_full_attention = 1u << 12;
 /// Every layer's query multiplied by 1 + beta * ln(1 + floor(pos / L0)), beta the RoPE dict's
 /// llama_4_scaling_beta and L0 its original_max_position_embeddings (Ministral 3's attention).
 inline constexpr unsigned llama_4_scaling_beta = 1u << 14;
-/// MLA whose rotary embedding spans the whole query head qk_nope_head_dim + qk_rope_head_dim with
-/// partial_rotary_factor qk_rope_head_dim / head_dim, applied to the LAST qk_rope_head_dim coordinates
-/// (q split into [nope, rope]): rotary_offset = qk_nope_head_dim (Mistral 4).
-inline constexpr unsigned mla_rope_suffix = 1u << 16;
 /// The rotary width is the top-level rotary_dim (class default 64), not head_dim *
 /// partial_rotary_factor (GPT-J, CodeGen).
 inline constexpr unsigned rotary_dim_key = 1u << 20;
@@ -92,9 +89,6 @@ inline constexpr unsigned neox_key_names = 1u << 22;
 /// factor) dims itself; a head_dim key reaches only the rotary table (StableLM, Persimmon, GLM-4V's
 /// text model), so one that makes the table another width cannot be applied and is refused.
 inline constexpr unsigned rotary_from_hidden_head = 1u << 23;
-/// MLA whose head_dim is an alias of qk_rope_head_dim (attribute_map; GLM-4.7-Flash's glm4_moe_lite):
-/// either key gives the rotary width; both that disagree are refused.
-inline constexpr unsigned mla_head_dim_alias = 1u << 24;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.

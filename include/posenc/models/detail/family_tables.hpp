@@ -211,9 +211,10 @@ inline constexpr FamilyRules known_families[] = {
      R"({"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings"},
     // Mistral 4: MLA, the rope part the last qk_rope_head_dim (64) of a 128 head, interleaved unless
-    // rope_interleave is false; no RoPE dict = YaRN x128 with Llama 4's query scale
+    // rope_interleave is false (models/detail/families/mistral4.hpp); no RoPE dict = YaRN x128 with Llama 4's
+    // query scale
     {"mistral4", Pairing::interleaved, "mistral4/modeling_mistral4.py", {}, 0, 0, "mistral4/configuration_mistral4.py",
-     trait::mla_rope_suffix | trait::partial_rotary | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::llama_4_scaling_beta, "",
+     trait::partial_rotary | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::llama_4_scaling_beta, "",
      R"({"type": "yarn", "rope_theta": 10000.0, "factor": 128.0, "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings", 0, 64, 64},
     // MiniMax-M2: GLM-4-MoE-style rotate_half on the first int(head_dim * partial_rotary_factor) dims; its
@@ -320,8 +321,9 @@ inline constexpr FamilyRules known_families[] = {
     // default; false: rotate_half), the softmax scale times g(s, mscale_all_dim)^2 under YaRN
     {"axk1", Pairing::interleaved, "axk1/modeling_axk1.py", {}, 0, 0, "axk1/configuration_axk1.py",
      trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_table_width_head_dim, "", "", "", "", 0, 64, 128},
+    // GLM-4.7-Flash: head_dim an alias of qk_rope_head_dim (models/detail/families/glm4_moe_lite.hpp)
     {"glm4_moe_lite", Pairing::interleaved, "glm4_moe_lite/modeling_glm4_moe_lite.py", {}, 0, 0, "glm4_moe_lite/configuration_glm4_moe_lite.py",
-     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_head_dim_alias, "", "", "", "", 0, 64, 192},
+     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
     {"youtu", Pairing::interleaved, "youtu/modeling_youtu.py", {}, 0, 0, "youtu/configuration_youtu.py",
      trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_table_width_head_dim, "", "", "", "", 0, 64, 128},
     // DeepSeek-V3.2's MLA (always interleaved) with a sparse-attention indexer; the indexer's own use of

@@ -100,9 +100,9 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
     const FamilyRules* family = g.family;
     out.mla_softmax_mscale = family == nullptr || family->has(trait::mla_softmax_mscale);
     g.gptj_like = family && family->has(trait::rotary_dim_key);
-    // Mistral 4 and a family whose rule places the rotary slice itself (FamilySteps::rotary_slice:
-    // DeepSeek-V4) read their widths otherwise.
-    const bool own_slice = (family && family->has(trait::mla_rope_suffix)) || (g.steps && g.steps->rotary_slice);
+    // A family whose rule reads its head width or places its rotary slice itself (FamilySteps::head_dim:
+    // Mistral 4; FamilySteps::rotary_slice: DeepSeek-V4) reads its widths otherwise.
+    const bool own_slice = g.steps && (g.steps->head_dim || g.steps->rotary_slice);
     g.deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) && !own_slice;
     if (family) {
         g.class_defaults = row.class_defaults;

@@ -30,15 +30,16 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
     const bool mla_family = g.family && g.family->has(trait::mla);
     out.head_dim_key = "qk_rope_head_dim";
     const int rope_default = mla_family ? g.family->qk_rope_head_dim : 64;
-    const json* alias = g.family && g.family->has(trait::mla_head_dim_alias) ? member(g.config, "head_dim") : nullptr;
+    // The family rule's alias of qk_rope_head_dim (FamilySteps::qk_rope_head_dim_alias: GLM-4.7-Flash's head_dim).
+    const char* alias_key = g.steps ? g.steps->qk_rope_head_dim_alias : nullptr;
+    const json* alias = alias_key ? member(g.config, alias_key) : nullptr;
     if (const json* v = member(g.config, "qk_rope_head_dim"); v && alias && !(v->is_number() && alias->is_number() && *v == *alias))
-        // glm4_moe_lite/configuration_glm4_moe_lite.py: attribute_map {"head_dim": "qk_rope_head_dim"}; which
-        // key wins depends on the order Python sees them.
-        fail("head_dim", "expected the value of qk_rope_head_dim " + shown(*v) + " (" + out.model_type +
-                             "'s head_dim is an alias of qk_rope_head_dim; the config carries both and they disagree)",
+        // Which key of an attribute_map alias wins depends on the order Python sees them.
+        fail(alias_key, "expected the value of qk_rope_head_dim " + shown(*v) + " (" + out.model_type + "'s " + alias_key +
+                            " is an alias of qk_rope_head_dim; the config carries both and they disagree)",
              shown(*alias));
     if (const json* v = member(g.config, "qk_rope_head_dim")) out.head_dim = positive_int(*v, "qk_rope_head_dim");
-    else if (alias) out.head_dim = positive_int(*alias, "head_dim"), out.head_dim_key = "head_dim";
+    else if (alias) out.head_dim = positive_int(*alias, alias_key), out.head_dim_key = alias_key;
     else {
         out.head_dim = rope_default;
         out.notes.push_back("qk_rope_head_dim absent: " + out.model_type + "'s class default " +
@@ -67,30 +68,6 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
                                  "with other widths transformers cannot apply it)",
                  width_shown);
     }
-}
-
-/// Mistral 4: the query head is qk_nope_head_dim + qk_rope_head_dim (class defaults 64 + 64); the
-/// rope part is its last qk_rope_head_dim coordinates (the softmax width is the same head).
-inline void read_mla_suffix_head_dim(const GroupFacts& g, HfRopeConfig& out)
-{
-    int rope = g.family->qk_rope_head_dim, nope = g.family->qk_nope_head_dim;
-    if (const json* v = member(g.config, "qk_rope_head_dim")) rope = positive_int(*v, "qk_rope_head_dim");
-    if (const json* v = member(g.config, "qk_nope_head_dim")) nope = positive_int(*v, "qk_nope_head_dim");
-    if (rope > max_head_dim || nope > max_head_dim)
-        fail("qk_nope_head_dim", "expected qk_nope_head_dim and qk_rope_head_dim <= 65536",
-             std::to_string(nope) + " + " + std::to_string(rope));
-    if (const json* v = member(g.config, "head_dim"); v && !(v->is_number() && v->get<double>() == nope + rope))
-        // mistral4/configuration_mistral4.py derives the partial factor from qk_nope + qk_rope, then the
-        // head_dim key replaces the head the table is built from: a table int(head_dim * factor) wide
-        // that the attention cannot apply to its qk_rope_head_dim part.
-        fail("head_dim", "expected qk_nope_head_dim + qk_rope_head_dim = " + std::to_string(nope + rope) + " (" +
-                             out.model_type + "'s rotary table would be built from head_dim while its attention rotates "
-                             "the last qk_rope_head_dim coordinates; transformers cannot apply it)",
-             shown(*v));
-    out.head_dim = nope + rope;
-    out.head_dim_key = "qk_nope_head_dim + qk_rope_head_dim";
-    out.qk_head_dim = out.head_dim;
-    out.mla_rope_head_dim = rope;
 }
 
 /// JetMoE: head_dim under another key (kv_channels).
@@ -124,7 +101,7 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
         return;
     }
     if (g.deepseek) return read_mla_head_dim(g, out);
-    if (g.family && g.family->has(trait::mla_rope_suffix)) return read_mla_suffix_head_dim(g, out);
+    if (g.family && g.steps && g.steps->head_dim) return g.steps->head_dim(g.config, *g.family, out);  // Mistral 4's (FamilySteps)
     if (g.family && !g.family->head_dim_key.empty()) return read_aliased_head_dim(g, out);
     // The attention's head is hidden_size // num_attention_heads whatever a head_dim key says (a key
     // that changes the table is refused in read_rotary_dim, one the class overwrites gets a warning).

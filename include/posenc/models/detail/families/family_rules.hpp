@@ -19,11 +19,13 @@
 #include "posenc/models/detail/families/flint.hpp"
 #include "posenc/models/detail/families/gemma3.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
+#include "posenc/models/detail/families/glm4_moe_lite.hpp"
 #include "posenc/models/detail/families/hrm_text.hpp"
 #include "posenc/models/detail/families/hunyuan_vl.hpp"
 #include "posenc/models/detail/families/indexer_rope.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/lfm2.hpp"
+#include "posenc/models/detail/families/mistral4.hpp"
 #include "posenc/models/detail/families/longcat_flash.hpp"
 #include "posenc/models/detail/families/linear_attention.hpp"
 #include "posenc/models/detail/families/llama4.hpp"
@@ -90,6 +92,8 @@ inline constexpr FamilyRuleEntry family_rule_column[] = {
     {"phimoe", &phimoe_config},
     {"hunyuan_vl_text", &hunyuan_vl_config},
     {"ernie4_5_vl_moe_text", &ernie4_5_vl_config},
+    {"glm4_moe_lite", &glm4_moe_lite_config},
+    {"mistral4", &mistral4_config},
 };
 
 /// Whether the family's code reads a rope_parameters given as one dict per layer type: its rotary

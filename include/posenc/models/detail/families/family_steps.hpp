@@ -28,6 +28,15 @@ namespace posenc::hf::detail_json::families {
 
 /// The hooks of one family's code in the generic steps; see the file comment.
 struct FamilySteps {
+    /// hf_group_width_json.hpp read_head_dim, where a family's head width would be read: the family
+    /// reads head_dim (and the rope part, HfRopeConfig::mla_rope_head_dim) from the config object
+    /// itself; `row` is its hand row (its class defaults). Such a family is not read as MLA for a
+    /// qk_rope_head_dim key (hf_group_facts.hpp read_group_identity). Mistral 4 (mistral4.hpp).
+    void (*head_dim)(const nlohmann::json& config, const FamilyRules& row, HfRopeConfig& out) = nullptr;
+    /// hf_group_width_json.hpp read_mla_head_dim: a key of the config that is an alias of
+    /// qk_rope_head_dim (either gives the width; both that disagree are refused, naming it).
+    /// GLM-4.7-Flash's head_dim (glm4_moe_lite.hpp).
+    const char* qk_rope_head_dim_alias = nullptr;
     /// hf_group_width_json.hpp check_partial_factor, after the range and whole-head checks: refuses a
     /// partial rotary factor (`value`, read from `key`) the family's code does not apply; `row` is the
     /// family's hand row (its defaults). Bamba (bamba.hpp).
