@@ -32,7 +32,12 @@
 
 namespace posenc::hf {
 
-/// Properties of a family's code beyond pairing and defaults (bits of FamilyRules::traits).
+/// Properties of a family's code beyond pairing and defaults (bits of FamilyRules::traits), each read
+/// by the generic reader. What only one family's code does lives in that family's rule
+/// (models/detail/families/: Bamba's forced partial factor, Llama 4's temperature tuning, Qwen4-Exp's
+/// temporal M-RoPE section, DeepSeek-V4's rotary slice, PhiMoE's mscales, HunYuan-VL's XD-RoPE,
+/// ERNIE-4.5-VL's M-RoPE layout, Mistral 4's head, GLM-4.7-Flash's head_dim alias), not here. Bits 5,
+/// 13, 15, 16, 17, 18, 19, 24 and 25 are free.
 namespace trait {
 inline constexpr unsigned multi_axis = 1u << 0;            ///< reads mrope_section (and mrope_interleaved) from the RoPE dict
 inline constexpr unsigned hunyuan_alpha = 1u << 1;         ///< dynamic RoPE with "alpha": base * alpha^(H / (H - 2)), static
@@ -41,7 +46,6 @@ inline constexpr unsigned hunyuan_alpha = 1u << 1;         ///< dynamic RoPE wit
 inline constexpr unsigned head_dim_from_hidden = 1u << 2;
 inline constexpr unsigned mla = 1u << 3;                   ///< DeepSeek MLA: RoPE on qk_rope_head_dim (class default 64; qk_nope_head_dim 128)
 inline constexpr unsigned reads_rope_interleave = 1u << 4; ///< rope_interleave: true (default) interleaved, false half_split
-inline constexpr unsigned forced_partial_rotary_factor = 1u << 5;  ///< the code overwrites partial_rotary_factor with the row's value
 /// MLA attention that multiplies its softmax scale by g(s, mscale_all_dim)^2 when YaRN sets
 /// mscale_all_dim (DeepseekV3Attention, DeepseekV32Attention); DeepseekV2Attention uses
 /// qk_head_dim^(-1/2) alone.
@@ -66,30 +70,9 @@ inline constexpr unsigned always_interleaved_mrope = 1u << 11;
 /// the first int(p * H / 2) half-split pairs rotate at base^(-2i / H), the rest have frequency 0) (Gemma 4,
 /// whose rule also gives its full_attention layers the head dim global_head_dim; LFM3).
 inline constexpr unsigned proportional_full_attention = 1u << 12;
-/// Llama 4's attention temperature tuning (llama4/modeling_llama4.py): with attn_temperature_tuning
-/// (class default true), the query of each NoPE layer is multiplied by 1 + attn_scale * ln(1 +
-/// floor((pos + 1) / floor_scale)) (class defaults 0.1 and 8192).
-inline constexpr unsigned llama4_temperature_tuning = 1u << 13;
 /// Every layer's query multiplied by 1 + beta * ln(1 + floor(pos / L0)), beta the RoPE dict's
 /// llama_4_scaling_beta and L0 its original_max_position_embeddings (Ministral 3's attention).
 inline constexpr unsigned llama_4_scaling_beta = 1u << 14;
-/// LongRoPE whose forward pass keeps the short factors at every length and multiplies cos / sin by
-/// the dict's short_mscale (n <= L0) or long_mscale (n > L0), both required (PhiMoE).
-inline constexpr unsigned phimoe_mscales = 1u << 15;
-/// MLA whose rotary embedding spans the whole query head qk_nope_head_dim + qk_rope_head_dim with
-/// partial_rotary_factor qk_rope_head_dim / head_dim, applied to the LAST qk_rope_head_dim coordinates
-/// (q split into [nope, rope]): rotary_offset = qk_nope_head_dim (Mistral 4).
-inline constexpr unsigned mla_rope_suffix = 1u << 16;
-/// The rotary slice is the LAST head_dim * partial_rotary_factor coordinates of the head, and the
-/// attention output's slice is rotated back (DeepSeek-V4: rotary_offset = head_dim - rotary_dim).
-inline constexpr unsigned rope_suffix_inverse_output = 1u << 17;
-/// HunYuan-VL's XD-RoPE: rope type "xdrope" read as "dynamic" (with alpha: a static base change),
-/// xdrope_section an alias of mrope_section (1 to 4 axes), applied as transformers 5.x does: the doubled
-/// sections cut the head's coordinates (MultiAxisLayout::coordinate_sections).
-inline constexpr unsigned xd_coordinate_sections = 1u << 18;
-/// ERNIE-4.5-VL's 3-D RoPE: mrope_section [h, w, t] (default [22, 22, 20]); the first h + w pairs
-/// alternate height / width, the last t pairs follow time (MultiAxisLayout::height_width_alternating).
-inline constexpr unsigned height_width_alternating_mrope = 1u << 19;
 /// The rotary width is the top-level rotary_dim (class default 64), not head_dim *
 /// partial_rotary_factor (GPT-J, CodeGen).
 inline constexpr unsigned rotary_dim_key = 1u << 20;
@@ -106,14 +89,6 @@ inline constexpr unsigned neox_key_names = 1u << 22;
 /// factor) dims itself; a head_dim key reaches only the rotary table (StableLM, Persimmon, GLM-4V's
 /// text model), so one that makes the table another width cannot be applied and is refused.
 inline constexpr unsigned rotary_from_hidden_head = 1u << 23;
-/// MLA whose head_dim is an alias of qk_rope_head_dim (attribute_map; GLM-4.7-Flash's glm4_moe_lite):
-/// either key gives the rotary width; both that disagree are refused.
-inline constexpr unsigned mla_head_dim_alias = 1u << 24;
-/// Interleaved M-RoPE whose height and width cover the first 3 x mrope_section[1] / [2] pairs and whose
-/// temporal axis takes every other pair of the rotary part, whatever mrope_section[0] says (Qwen4-Exp's
-/// recomposition_frequencies reads only sections 1 and 2): the temporal section is rotary_dim / 2 minus
-/// the other two.
-inline constexpr unsigned mrope_temporal_rest = 1u << 25;
 }  // namespace trait
 
 /// What a model family's code decides; see the file comment.

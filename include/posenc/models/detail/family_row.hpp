@@ -12,7 +12,8 @@
 //
 // Teaching posenc a family: its row in known_families (family_tables.hpp), a rule header in
 // families/ with its line in the rule column (only where its configuration class derives
-// layer_types or per-layer-type dicts), and a run of scripts/extract-class-defaults.py for its
+// layer_types or per-layer-type dicts, or its code decides a part of a generic step for it alone:
+// families/family_steps.hpp), and a run of scripts/extract-class-defaults.py for its
 // class defaults (CONTRIBUTING.md).
 #pragma once
 

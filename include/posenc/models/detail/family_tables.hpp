@@ -41,10 +41,10 @@ inline constexpr FamilyRules known_families[] = {
      trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
     // Qwen4-Exp's text model (transformers 5.25.0): linear_attention layers NoPE, indexed_attention layers
     // rotate the first int(head_dim * partial_rotary_factor) dims (class default: the whole 256) with
-    // Qwen3-VL's interleaved M-RoPE over the first 3 x sections (default [11, 11, 10]), the rest temporal;
-    // its QSA indexer is named in a warning, not read (families/linear_attention.hpp)
+    // Qwen3-VL's interleaved M-RoPE over the first 3 x sections (default [11, 11, 10]), the rest temporal
+    // (families/qwen4_exp.hpp); its QSA indexer is named in a warning, not read (families/linear_attention.hpp)
     FamilyRules{"qwen4_exp_text", Pairing::half_split, "qwen4_exp/modeling_qwen4_exp.py", {}, 0, 0, "qwen4_exp/configuration_qwen4_exp.py",
-     trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope | trait::mrope_temporal_rest}.with_default_mrope_section("[11, 11, 10]"),
+     trait::partial_rotary | trait::multi_axis | trait::always_interleaved_mrope}.with_default_mrope_section("[11, 11, 10]"),
     {"phi", Pairing::half_split, "phi/modeling_phi.py", 0.5, 0, 0, "phi/configuration_phi.py", trait::partial_rotary},
     // Phi-3: rope types default and longrope only (legacy "su" / "yarn" read as longrope); the
     // class-default top-level original_max_position_embeddings 4096 wins over the dict's
@@ -115,8 +115,9 @@ inline constexpr FamilyRules known_families[] = {
     {"hunyuan_v1_dense", Pairing::half_split, "hunyuan_v1_dense/modeling_hunyuan_v1_dense.py", {}, 0, 0, "", trait::hunyuan_alpha},
     {"hunyuan_v1_moe", Pairing::half_split, "hunyuan_v1_moe/modeling_hunyuan_v1_moe.py", {}, 0, 0, "", trait::hunyuan_alpha},
     // HunYuan-VL (HunyuanOCR): HunYuan's alpha base with XD-RoPE over up to four position axes
+    // (models/detail/families/hunyuan_vl.hpp)
     {"hunyuan_vl_text", Pairing::half_split, "hunyuan_vl/modeling_hunyuan_vl.py", {}, 0, 0, "hunyuan_vl/configuration_hunyuan_vl.py",
-     trait::hunyuan_alpha | trait::multi_axis | trait::xd_coordinate_sections, "", "", "", "beta_fast beta_slow mscale mscale_all_dim xdrope_section"},
+     trait::hunyuan_alpha | trait::multi_axis, "", "", "", "beta_fast beta_slow mscale mscale_all_dim xdrope_section"},
     {"qwen2_vl", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, 0, 0, "", trait::multi_axis},
     {"qwen2_vl_text", Pairing::half_split, "qwen2_vl/modeling_qwen2_vl.py", {}, 0, 0, "", trait::multi_axis},
     {"qwen2_5_vl", Pairing::half_split, "qwen2_5_vl/modeling_qwen2_5_vl.py", {}, 0, 0, "", trait::multi_axis},
@@ -175,8 +176,9 @@ inline constexpr FamilyRules known_families[] = {
     {"olmoe", Pairing::half_split, "olmoe/modeling_olmoe.py", {}, 0, 0, "olmoe/configuration_olmoe.py", 0},
     {"olmo3", Pairing::half_split, "olmo3/modeling_olmo3.py", {}, 0, 0, "olmo3/configuration_olmo3.py", 0},
     // PhiMoE: LongRoPE with the short factors at every length, cos/sin times short_mscale up to
-    // original_max_position_embeddings and long_mscale past it (PhimoeRotaryEmbedding.forward)
-    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", {}, 0, 0, "phimoe/configuration_phimoe.py", trait::phimoe_mscales, "", "", "", "short_mscale long_mscale"},
+    // original_max_position_embeddings and long_mscale past it (PhimoeRotaryEmbedding.forward;
+    // models/detail/families/phimoe.hpp)
+    {"phimoe", Pairing::half_split, "phimoe/modeling_phimoe.py", {}, 0, 0, "phimoe/configuration_phimoe.py", 0, "", "", "", "short_mscale long_mscale"},
     // MiniCPM3: MLA (q and k split into a nope part and a qk_rope_head_dim part) with rotate_half on
     // the rope part, class defaults qk_rope_head_dim 32 and qk_nope_head_dim 64
     {"minicpm3", Pairing::half_split, "minicpm3/modeling_minicpm3.py", {}, 0, 0, "minicpm3/configuration_minicpm3.py", trait::mla, "", "", "", "", 0, 32, 64},
@@ -193,8 +195,9 @@ inline constexpr FamilyRules known_families[] = {
     // LFM2, LFM2-MoE: conv layers without RoPE (models/detail/families/lfm2.hpp); LFM2-MoE reads layer_types
     // only (no full_attn_idxs, no theta alias)
     {"lfm2_moe", Pairing::half_split, "lfm2_moe/modular_lfm2_moe.py", {}, 0, 0, "lfm2_moe/configuration_lfm2_moe.py", 0},
-    // Bamba: attention at attn_layer_indices only (models/detail/families/bamba.hpp)
-    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", 0.5, 0, 0, "bamba/configuration_bamba.py", trait::forced_partial_rotary_factor | trait::partial_rotary},
+    // Bamba: attention at attn_layer_indices only, partial factor 0.5 whatever the config says
+    // (models/detail/families/bamba.hpp)
+    {"bamba", Pairing::half_split, "bamba/modular_bamba.py", 0.5, 0, 0, "bamba/configuration_bamba.py", trait::partial_rotary},
     {"apertus", Pairing::half_split, "apertus/modeling_apertus.py", {}, 0, 0, "apertus/configuration_apertus.py", 0, "",
      R"({"rope_type": "llama3", "rope_theta": 12000000.0, "factor": 8.0, "original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0})"},
     // CWM: Llama's rotate_half over the whole head, one table for every layer (layer types set only
@@ -208,9 +211,10 @@ inline constexpr FamilyRules known_families[] = {
      R"({"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0, "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings"},
     // Mistral 4: MLA, the rope part the last qk_rope_head_dim (64) of a 128 head, interleaved unless
-    // rope_interleave is false; no RoPE dict = YaRN x128 with Llama 4's query scale
+    // rope_interleave is false (models/detail/families/mistral4.hpp); no RoPE dict = YaRN x128 with Llama 4's
+    // query scale
     {"mistral4", Pairing::interleaved, "mistral4/modeling_mistral4.py", {}, 0, 0, "mistral4/configuration_mistral4.py",
-     trait::mla_rope_suffix | trait::partial_rotary | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::llama_4_scaling_beta, "",
+     trait::partial_rotary | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::llama_4_scaling_beta, "",
      R"({"type": "yarn", "rope_theta": 10000.0, "factor": 128.0, "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})",
      "", "llama_4_scaling_beta max_position_embeddings", 0, 64, 64},
     // MiniMax-M2: GLM-4-MoE-style rotate_half on the first int(head_dim * partial_rotary_factor) dims; its
@@ -293,7 +297,7 @@ inline constexpr FamilyRules known_families[] = {
     // DeepSeek-V4: interleaved pairs on the last int(head_dim * partial_rotary_factor) (64 of 512) coordinates,
     // the output's slice rotated back; groups "main" and "compress" (models/detail/families/deepseek_v4.hpp)
     {"deepseek_v4", Pairing::interleaved, "deepseek_v4/modeling_deepseek_v4.py", {}, 0, 0, "deepseek_v4/configuration_deepseek_v4.py",
-     trait::rope_suffix_inverse_output | trait::partial_rotary},
+     trait::partial_rotary},
     {"gptj", Pairing::interleaved, "gptj/modeling_gptj.py", {}, 0, 0, "", trait::rotary_dim_key},
     {"codegen", Pairing::interleaved, "codegen/modeling_codegen.py", {}, 0, 0, "", trait::rotary_dim_key},
     {"cohere", Pairing::interleaved, "cohere/modeling_cohere.py", {}, 0, 0, "", 0},
@@ -310,15 +314,16 @@ inline constexpr FamilyRules known_families[] = {
     {"longcat_flash", Pairing::interleaved, "longcat_flash/modeling_longcat_flash.py", {}, 0, 0, "longcat_flash/configuration_longcat_flash.py", trait::mla | trait::mla_softmax_mscale | trait::mla_table_width_head_dim},
     {"ernie4_5", Pairing::interleaved, "ernie4_5/modeling_ernie4_5.py", {}, 0, 0, "ernie4_5/configuration_ernie4_5.py", 0},
     {"ernie4_5_moe", Pairing::interleaved, "ernie4_5_moe/modeling_ernie4_5_moe.py", {}, 0, 0, "ernie4_5_moe/configuration_ernie4_5_moe.py", 0},
-    // ERNIE-4.5-VL: ERNIE 4.5's interleaved pairs with its 3-D RoPE
-    FamilyRules{"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", {}, 0, 0, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", trait::multi_axis | trait::height_width_alternating_mrope}
+    // ERNIE-4.5-VL: ERNIE 4.5's interleaved pairs with its 3-D RoPE (models/detail/families/ernie4_5_vl.hpp)
+    FamilyRules{"ernie4_5_vl_moe_text", Pairing::interleaved, "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py", {}, 0, 0, "ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py", trait::multi_axis}
         .with_default_mrope_section("[22, 22, 20]"),
     // DeepSeek-V3's MLA in other families: RoPE on the qk_rope_head_dim slice, rope_interleave read (true by
     // default; false: rotate_half), the softmax scale times g(s, mscale_all_dim)^2 under YaRN
     {"axk1", Pairing::interleaved, "axk1/modeling_axk1.py", {}, 0, 0, "axk1/configuration_axk1.py",
      trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_table_width_head_dim, "", "", "", "", 0, 64, 128},
+    // GLM-4.7-Flash: head_dim an alias of qk_rope_head_dim (models/detail/families/glm4_moe_lite.hpp)
     {"glm4_moe_lite", Pairing::interleaved, "glm4_moe_lite/modeling_glm4_moe_lite.py", {}, 0, 0, "glm4_moe_lite/configuration_glm4_moe_lite.py",
-     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_head_dim_alias, "", "", "", "", 0, 64, 192},
+     trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale, "", "", "", "", 0, 64, 192},
     {"youtu", Pairing::interleaved, "youtu/modeling_youtu.py", {}, 0, 0, "youtu/configuration_youtu.py",
      trait::mla | trait::reads_rope_interleave | trait::mla_softmax_mscale | trait::mla_table_width_head_dim, "", "", "", "", 0, 64, 128},
     // DeepSeek-V3.2's MLA (always interleaved) with a sparse-attention indexer; the indexer's own use of
@@ -355,7 +360,8 @@ inline constexpr FamilyRules known_families[] = {
         .with_default_mrope_section("[8, 12, 12]"),
     FamilyRules{"glm4v_text", Pairing::interleaved, "glm4v/modeling_glm4v.py", {}, 0, 0, "glm4v/configuration_glm4v.py", trait::multi_axis | trait::rotary_from_hidden_head | trait::partial_rotary}
         .with_default_mrope_section("[8, 12, 12]"),
-    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", {}, 0, 0, "llama4/configuration_llama4.py", trait::llama4_temperature_tuning},
+    // Llama 4's text model: NoPE layers by no_rope_layers, their queries temperature-tuned (families/llama4.hpp)
+    {"llama4_text", Pairing::interleaved, "llama4/modeling_llama4.py", {}, 0, 0, "llama4/configuration_llama4.py", 0},
 };
 
 /// BLT's attention multiplies q by cos / sin built with repeat_interleave (cos[2i] = cos[2i + 1] =

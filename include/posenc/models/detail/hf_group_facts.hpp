@@ -36,6 +36,9 @@ struct GroupFacts {
     bool gptj_like = false;  ///< GPT-J / CodeGen: rotary_dim, not partial_rotary_factor
     bool deepseek = false;   ///< MLA: RoPE on the qk_rope_head_dim slice
     const ClassDefaults* class_defaults = nullptr;  ///< the family's configuration-class defaults (hf_class_defaults.hpp)
+    /// The family rule's hooks in the group steps (families/family_steps.hpp): the context's, when its
+    /// record is this group's family; nullptr otherwise.
+    const families::FamilySteps* steps = nullptr;
     /// The family's defaults for head_dim, max_position_embeddings and the top-level
     /// original_max_position_embeddings (0: none): the row's
     /// (hf_families.hpp: a value the family's code sets), else the configuration class's field
@@ -90,14 +93,17 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
     if (out.model_type.empty()) out.model_type = context.model_type;
     if (out.name_or_path.empty()) out.name_or_path = context.name_or_path;
     GroupFacts g{config, context};
-    const Family& row = context.family && context.family->model_type == out.model_type ? *context.family
-                                                                                       : family_row(out.model_type);
+    const bool context_row = context.family && context.family->model_type == out.model_type;
+    const Family& row = context_row ? *context.family : family_row(out.model_type);
     g.family = row.hand;
+    g.steps = context_row ? context.steps : nullptr;
     const FamilyRules* family = g.family;
     out.mla_softmax_mscale = family == nullptr || family->has(trait::mla_softmax_mscale);
     g.gptj_like = family && family->has(trait::rotary_dim_key);
-    g.deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) &&
-                 !(family && (family->has(trait::mla_rope_suffix) || family->has(trait::rope_suffix_inverse_output)));
+    // A family whose rule reads its head width or places its rotary slice itself (FamilySteps::head_dim:
+    // Mistral 4; FamilySteps::rotary_slice: DeepSeek-V4) reads its widths otherwise.
+    const bool own_slice = g.steps && (g.steps->head_dim || g.steps->rotary_slice);
+    g.deepseek = (member(config, "qk_rope_head_dim") != nullptr || (family && family->has(trait::mla))) && !own_slice;
     if (family) {
         g.class_defaults = row.class_defaults;
         const ClassDefaults* defaults = g.class_defaults;

@@ -36,6 +36,7 @@ inline GroupContext model_context(const ModelIdentity& id)
     c.model_type = id.model_type;
     c.name_or_path = id.name_or_path;
     c.family = id.row;
+    c.steps = &id.steps;
     // rope_parameters is the config's own: not a wrapper's text default, not a family rule's rewrite.
     c.own_object = !id.completed && id.given && member(*id.given, "rope_parameters") != nullptr;
     return c;

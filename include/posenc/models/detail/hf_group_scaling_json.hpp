@@ -107,11 +107,7 @@ inline void read_rope_type(const GroupFacts& g, const ScalingDict& sd, HfRopeCon
         out.notes.push_back(out.model_type + ": legacy rope type \"" + out.rope_type + "\" is read as \"longrope\"");
         out.rope_type = "longrope";
     }
-    if (out.rope_type == "xdrope" && g.family && g.family->has(trait::xd_coordinate_sections)) {
-        // hunyuan_vl/configuration_hunyuan_vl.py convert_rope_params_to_dict: "xdrope" is "dynamic".
-        out.notes.push_back(type_key + " \"xdrope\" is read as \"dynamic\" (HunYuan-VL's configuration class)");
-        out.rope_type = "dynamic";
-    }
+    if (g.steps && g.steps->rope_type_alias) g.steps->rope_type_alias(type_key, out);  // the family's own (FamilySteps)
     if (out.rope_type == "su" && out.model_type.empty()) {
         // No model_type names no model: the generic description keeps the old LongRoPE alias.
         out.notes.push_back("legacy rope type \"su\" is read as \"longrope\"");
@@ -151,26 +147,6 @@ inline void warn_unknown_scaling_keys(const GroupFacts& g, const ScalingDict& sd
             out.warnings.push_back({sd.at(it.key().c_str()), "unrecognized key for rope_type \"" + out.rope_type + "\""});
 }
 
-/// HunYuan-VL: xdrope_section is an alias of mrope_section; both present and different is refused.
-inline void read_xdrope_section(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
-{
-    const json* v = member(*sd.dict, "xdrope_section");
-    if (!v || !(g.family && g.family->has(trait::xd_coordinate_sections))) return;
-    if (!v->is_array() || v->empty()) fail_json(sd.at("xdrope_section"), "expected a list of positive integers", *v);
-    if (const json* m = member(*sd.dict, "mrope_section")) {
-        const auto same = [](const json& a, const json& b) {
-            return a.is_number() && b.is_number() && a.get<double>() == b.get<double>();
-        };
-        if (!(m->is_array() && m->size() == v->size() && std::equal(m->begin(), m->end(), v->begin(), same)))
-            fail(sd.at("mrope_section"), "expected the values of xdrope_section " + shown(*v) +
-                                            " (transformers refuses a config whose two sections differ)",
-                 shown(*m));
-        return;  // mrope_section is read next
-    }
-    for (std::size_t i = 0; i < v->size(); ++i)
-        out.mrope_section.push_back(positive_int((*v)[i], sd.at("xdrope_section") + "[" + std::to_string(i) + "]"));
-}
-
 /// The scaling dict's numbers and lists.
 inline void read_scaling_parameters(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& out)
 {
@@ -204,7 +180,7 @@ inline void read_scaling_parameters(const GroupFacts& g, const ScalingDict& sd, 
                                    "truncates whatever the entry says)",
                  "false");
     }
-    read_xdrope_section(g, sd, out);
+    if (g.steps && g.steps->section_alias) g.steps->section_alias(*sd.dict, sd.key, out);  // HunYuan-VL's xdrope_section
     if (const json* v = member(*sd.dict, "mrope_section")) {
         if (!v->is_array() || v->empty()) fail_json(sd.at("mrope_section"), "expected a list of positive integers", *v);
         for (std::size_t i = 0; i < v->size(); ++i)
@@ -219,13 +195,7 @@ inline void read_scaling_parameters(const GroupFacts& g, const ScalingDict& sd, 
         out.alpha = number(*v, sd.at("alpha"), "expected a finite number > 0");
         if (!(*out.alpha > 0.0)) fail_json(sd.at("alpha"), "expected a finite number > 0", *v);
     }
-    if (g.family && g.family->has(trait::phimoe_mscales) && out.rope_type == "longrope")
-        for (const char* key : {"short_mscale", "long_mscale"}) {
-            // phimoe/configuration_phimoe.py validate_rope: both must be numbers for every rope type but default.
-            const json* v = member(*sd.dict, key);
-            if (!v) fail(sd.at(key), "expected a number (PhiMoE's configuration class requires it)", "nothing");
-            (std::string(key) == "short_mscale" ? out.short_mscale : out.long_mscale) = number(*v, sd.at(key));
-        }
+    if (g.steps && g.steps->scaling_keys) g.steps->scaling_keys(*sd.dict, sd.key, out);  // PhiMoE's mscales (FamilySteps)
     if (const json* v = member(*sd.dict, "short_factor")) out.short_factor = number_list(*v, sd.at("short_factor"));
     if (const json* v = member(*sd.dict, "long_factor")) out.long_factor = number_list(*v, sd.at("long_factor"));
 }

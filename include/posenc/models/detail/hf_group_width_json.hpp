@@ -30,15 +30,16 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
     const bool mla_family = g.family && g.family->has(trait::mla);
     out.head_dim_key = "qk_rope_head_dim";
     const int rope_default = mla_family ? g.family->qk_rope_head_dim : 64;
-    const json* alias = g.family && g.family->has(trait::mla_head_dim_alias) ? member(g.config, "head_dim") : nullptr;
+    // The family rule's alias of qk_rope_head_dim (FamilySteps::qk_rope_head_dim_alias: GLM-4.7-Flash's head_dim).
+    const char* alias_key = g.steps ? g.steps->qk_rope_head_dim_alias : nullptr;
+    const json* alias = alias_key ? member(g.config, alias_key) : nullptr;
     if (const json* v = member(g.config, "qk_rope_head_dim"); v && alias && !(v->is_number() && alias->is_number() && *v == *alias))
-        // glm4_moe_lite/configuration_glm4_moe_lite.py: attribute_map {"head_dim": "qk_rope_head_dim"}; which
-        // key wins depends on the order Python sees them.
-        fail("head_dim", "expected the value of qk_rope_head_dim " + shown(*v) + " (" + out.model_type +
-                             "'s head_dim is an alias of qk_rope_head_dim; the config carries both and they disagree)",
+        // Which key of an attribute_map alias wins depends on the order Python sees them.
+        fail(alias_key, "expected the value of qk_rope_head_dim " + shown(*v) + " (" + out.model_type + "'s " + alias_key +
+                            " is an alias of qk_rope_head_dim; the config carries both and they disagree)",
              shown(*alias));
     if (const json* v = member(g.config, "qk_rope_head_dim")) out.head_dim = positive_int(*v, "qk_rope_head_dim");
-    else if (alias) out.head_dim = positive_int(*alias, "head_dim"), out.head_dim_key = "head_dim";
+    else if (alias) out.head_dim = positive_int(*alias, alias_key), out.head_dim_key = alias_key;
     else {
         out.head_dim = rope_default;
         out.notes.push_back("qk_rope_head_dim absent: " + out.model_type + "'s class default " +
@@ -67,30 +68,6 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
                                  "with other widths transformers cannot apply it)",
                  width_shown);
     }
-}
-
-/// Mistral 4: the query head is qk_nope_head_dim + qk_rope_head_dim (class defaults 64 + 64); the
-/// rope part is its last qk_rope_head_dim coordinates (the softmax width is the same head).
-inline void read_mla_suffix_head_dim(const GroupFacts& g, HfRopeConfig& out)
-{
-    int rope = g.family->qk_rope_head_dim, nope = g.family->qk_nope_head_dim;
-    if (const json* v = member(g.config, "qk_rope_head_dim")) rope = positive_int(*v, "qk_rope_head_dim");
-    if (const json* v = member(g.config, "qk_nope_head_dim")) nope = positive_int(*v, "qk_nope_head_dim");
-    if (rope > max_head_dim || nope > max_head_dim)
-        fail("qk_nope_head_dim", "expected qk_nope_head_dim and qk_rope_head_dim <= 65536",
-             std::to_string(nope) + " + " + std::to_string(rope));
-    if (const json* v = member(g.config, "head_dim"); v && !(v->is_number() && v->get<double>() == nope + rope))
-        // mistral4/configuration_mistral4.py derives the partial factor from qk_nope + qk_rope, then the
-        // head_dim key replaces the head the table is built from: a table int(head_dim * factor) wide
-        // that the attention cannot apply to its qk_rope_head_dim part.
-        fail("head_dim", "expected qk_nope_head_dim + qk_rope_head_dim = " + std::to_string(nope + rope) + " (" +
-                             out.model_type + "'s rotary table would be built from head_dim while its attention rotates "
-                             "the last qk_rope_head_dim coordinates; transformers cannot apply it)",
-             shown(*v));
-    out.head_dim = nope + rope;
-    out.head_dim_key = "qk_nope_head_dim + qk_rope_head_dim";
-    out.qk_head_dim = out.head_dim;
-    out.mla_rope_head_dim = rope;
 }
 
 /// JetMoE: head_dim under another key (kv_channels).
@@ -124,7 +101,7 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
         return;
     }
     if (g.deepseek) return read_mla_head_dim(g, out);
-    if (g.family && g.family->has(trait::mla_rope_suffix)) return read_mla_suffix_head_dim(g, out);
+    if (g.family && g.steps && g.steps->head_dim) return g.steps->head_dim(g.config, *g.family, out);  // Mistral 4's (FamilySteps)
     if (g.family && !g.family->head_dim_key.empty()) return read_aliased_head_dim(g, out);
     // The attention's head is hidden_size // num_attention_heads whatever a head_dim key says (a key
     // that changes the table is refused in read_rotary_dim, one the class overwrites gets a warning).
@@ -239,7 +216,8 @@ inline void read_dict_partial_factor(const GroupFacts& g, const ScalingDict& sd,
     f.value = x, f.key = sd.at("partial_rotary_factor");
 }
 
-/// The factor's range, and the families that cannot apply a factor below 1 or force their own.
+/// The factor's range, the families that cannot apply a factor below 1, and the family rule's own
+/// check (families/family_steps.hpp FamilySteps::check_partial_factor).
 inline void check_partial_factor(const GroupFacts& g, const RotaryFraction& f, const HfRopeConfig& out)
 {
     if (!(f.value > 0.0 && f.value <= 1.0)) fail(f.key, "expected a number in (0, 1]", detail::format_value(f.value));
@@ -251,13 +229,7 @@ inline void check_partial_factor(const GroupFacts& g, const RotaryFraction& f, c
                           std::string(g.family->pairing_source) + " does not split off a rotary part), so transformers either "
                           "ignores a partial rotary factor or fails on it",
              detail::format_value(f.value));
-    if (g.family && g.family->has(trait::forced_partial_rotary_factor) && f.value != *g.family->partial_rotary_factor)
-        // Bamba's configuration class overwrites the value; transformers versions differ on whether
-        // a partial_rotary_factor inside rope_parameters would survive that.
-        fail(f.key, "expected " + detail::format_value(*g.family->partial_rotary_factor) + " (" + out.model_type +
-                          "'s code sets partial_rotary_factor " + detail::format_value(*g.family->partial_rotary_factor) +
-                          " whatever the config says)",
-             detail::format_value(f.value));
+    if (g.family && g.steps && g.steps->check_partial_factor) g.steps->check_partial_factor(*g.family, f.key, f.value, out.model_type);
 }
 
 /// The partial rotary factor: partial_rotary_factor (GPT-NeoX: rotary_pct), the dict's, the class default.
@@ -338,10 +310,7 @@ inline void read_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const Ro
         fail(out.rotary_dim_key,
              "expected a rotary_dim that is even, > 0 and <= head_dim " + std::to_string(out.head_dim),
              std::to_string(out.rotary_dim));
-    if (g.family && g.family->has(trait::rope_suffix_inverse_output)) {
-        out.rotary_offset = out.head_dim - out.rotary_dim;
-        out.inverse_rope_on_output = true;
-    }
+    if (g.steps && g.steps->rotary_slice) g.steps->rotary_slice(out);  // the family's own slice (FamilySteps)
     if (out.mla_rope_head_dim > 0) {
         // The table (head_dim * partial_rotary_factor wide) rotates the last qk_rope_head_dim coordinates.
         if (out.rotary_dim != out.mla_rope_head_dim)

@@ -56,6 +56,7 @@ struct ModelIdentity {
     std::vector<std::string> nope_layer_types;
     std::vector<families::FamilyConfig::LayerTypeGroup> layer_type_groups;
     bool table_per_layer_type = false;
+    families::FamilySteps steps;  ///< the family's hooks in the generic steps (families/family_steps.hpp)
 
     /// The language model's config object, as the later steps read it.
     const json& text() const noexcept { return normalised ? *normalised : *given; }
@@ -158,6 +159,7 @@ inline ModelIdentity with_family_rule(ModelIdentity id, ReadLog& log)
     id.nope_layer_types = std::move(normalised.nope_layer_types);
     id.layer_type_groups = std::move(normalised.layer_type_groups);
     id.table_per_layer_type = normalised.table_per_layer_type;
+    id.steps = normalised.steps;
     return id;
 }
 

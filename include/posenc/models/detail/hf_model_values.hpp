@@ -42,6 +42,15 @@ struct HfQueryScale {
     std::string key;  ///< the config key of beta, for messages
 };
 
+/// The M-RoPE sections a model's code applies, and their layout; `section` empty: no M-RoPE
+/// (hf_mrope_json.hpp read_mrope).
+struct MropeLayout {
+    std::vector<int> section;
+    bool interleaved = false;
+    bool coordinate_sections = false;       ///< HunYuan-VL (families/hunyuan_vl.hpp)
+    bool height_width_alternating = false;  ///< ERNIE-4.5-VL (families/ernie4_5_vl.hpp)
+};
+
 /// What the reader knows of the attention beside the RoPE; see hf_attention_facts.hpp.
 struct AttentionFactsConfig {
     QkNormFacts qk_norm;

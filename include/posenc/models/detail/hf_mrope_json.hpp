@@ -18,14 +18,6 @@
 
 namespace posenc::hf::detail_json {
 
-/// The M-RoPE sections a model's code applies, and their layout; `section` empty: no M-RoPE.
-struct MropeLayout {
-    std::vector<int> section;
-    bool interleaved = false;
-    bool coordinate_sections = false;       ///< HunYuan-VL (trait::xd_coordinate_sections)
-    bool height_width_alternating = false;  ///< ERNIE-4.5-VL (trait::height_width_alternating_mrope)
-};
-
 /// Step 9: the M-RoPE sections and interleaving of the primary group, where the family reads them.
 /// The family's default sections and always-interleaved layout are written into `primary` too.
 inline MropeLayout read_mrope(const ModelIdentity& id, HfRopeConfig& primary, ReadLog& log)
@@ -53,16 +45,8 @@ inline MropeLayout read_mrope(const ModelIdentity& id, HfRopeConfig& primary, Re
                                 "model_type " + id.type_shown + "'s code does not read it (its M-RoPE layout is fixed); ignored"});
         primary.mrope_interleaved = false;
     }
-    if (family && family->has(trait::mrope_temporal_rest) && primary.mrope_section.size() == 3) {
-        // qwen4_exp/modeling_qwen4_exp.py recomposition_frequencies: height and width overwrite pairs 1, 4, ...
-        // below 3 x section[1] and 2, 5, ... below 3 x section[2]; every other pair keeps the temporal axis.
-        const int rest = primary.rotary_dim / 2 - primary.mrope_section[1] - primary.mrope_section[2];
-        if (rest != primary.mrope_section[0]) {
-            log.notes.push_back(dict + ".mrope_section[0]: model_type " + id.type_shown + "'s code does not read it; the "
-                                "temporal axis takes the other " + std::to_string(rest) + " pairs");
-            primary.mrope_section[0] = rest;
-        }
-    }
+    // The family's own sections (families/family_steps.hpp FamilySteps::mrope_section: Qwen4-Exp's temporal rest).
+    if (id.steps.mrope_section) id.steps.mrope_section(primary, dict, id.type_shown, log.notes);
     MropeLayout out;
     if (!primary.mrope_section.empty()) {
         if (family && !family->has(trait::multi_axis)) {
@@ -71,8 +55,7 @@ inline MropeLayout read_mrope(const ModelIdentity& id, HfRopeConfig& primary, Re
         } else {
             out.section = primary.mrope_section;
             out.interleaved = primary.mrope_interleaved;
-            out.coordinate_sections = family && family->has(trait::xd_coordinate_sections);
-            out.height_width_alternating = family && family->has(trait::height_width_alternating_mrope);
+            if (id.steps.mrope_layout) id.steps.mrope_layout(out);  // the family's own layout (FamilySteps)
         }
     }
     if (primary.mrope_section.empty() && family && family->has(trait::mrope_required))

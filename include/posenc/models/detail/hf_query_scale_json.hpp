@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// posenc/models/detail/hf_query_scale_json.hpp: the query-scale reading: Llama 4's attention
-// temperature tuning on its NoPE layers and Ministral 3's llama_4_scaling_beta on every layer, as
-// an HfQueryScale.
+// posenc/models/detail/hf_query_scale_json.hpp: the query-scale reading: a family rule's own (Llama
+// 4's attention temperature tuning on its NoPE layers, families/llama4.hpp) and Ministral 3's
+// llama_4_scaling_beta on every layer, as an HfQueryScale.
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -21,27 +21,6 @@
 namespace posenc::hf::detail_json {
 
 namespace query_scale_rules {
-
-/// llama4/modeling_llama4.py: NoPE layers' query times 1 + attn_scale ln(1 + floor((pos + 1) / floor_scale)).
-inline std::optional<HfQueryScale> llama4_temperature_tuning(const ModelIdentity& id, const std::vector<int>& layer_groups)
-{
-    const json& text = id.text();
-    const std::string& pre = id.pre;
-    if (const json* v = member(text, "attn_temperature_tuning")) {
-        if (!v->is_boolean()) fail_json(pre + "attn_temperature_tuning", "expected true or false", *v);
-        if (!v->get<bool>()) return std::nullopt;
-    }
-    HfQueryScale q{0.1, 8192, 1, {}, pre + "attn_scale"};
-    if (const json* v = member(text, "attn_scale")) {
-        q.beta = number(*v, pre + "attn_scale", "expected a finite number >= 0");
-        if (!(q.beta >= 0.0)) fail_json(pre + "attn_scale", "expected a finite number >= 0", *v);
-    }
-    if (const json* v = member(text, "floor_scale")) q.divisor = positive_int(*v, pre + "floor_scale");
-    for (std::size_t i = 0; i < layer_groups.size(); ++i)
-        if (layer_groups[i] < 0) q.layers.push_back(static_cast<int>(i));
-    if (q.layers.empty() || q.beta == 0.0) return std::nullopt;
-    return q;
-}
 
 /// ministral3/modeling_ministral3.py: every query times 1 + beta ln(1 + floor(pos / L0)), beta and
 /// L0 from the RoPE dict (rope_parameters.get(...): absent, the forward pass fails).
@@ -84,14 +63,13 @@ inline std::optional<HfQueryScale> llama_4_scaling_beta(const ModelIdentity& id,
 }  // namespace query_scale_rules
 
 /// Step 10: the per-position query multiplier (query_scale.hpp) of the families whose attention
-/// applies one (hf_families.hpp trait::llama4_temperature_tuning, trait::llama_4_scaling_beta; no
-/// family has both);
+/// applies one: the family rule's (families/family_steps.hpp FamilySteps::query_scale: Llama 4's
+/// temperature tuning, families/llama4.hpp), else trait::llama_4_scaling_beta's (no family has both);
 /// `layer_groups` is the layer map (-1: NoPE).
 inline std::optional<HfQueryScale> read_query_scale(const ModelIdentity& id, const HfRopeConfig& primary,
                                                     const std::vector<int>& layer_groups)
 {
-    if (id.family && id.family->has(trait::llama4_temperature_tuning))
-        return query_scale_rules::llama4_temperature_tuning(id, layer_groups);
+    if (id.steps.query_scale) return id.steps.query_scale(id.text(), id.pre, layer_groups);
     if (id.family && id.family->has(trait::llama_4_scaling_beta))
         return query_scale_rules::llama_4_scaling_beta(id, primary, layer_groups);
     return std::nullopt;

@@ -80,6 +80,9 @@ struct HfRopeConfig {
 };
 
 struct Family;  // family_row.hpp
+namespace families {
+struct FamilySteps;  // families/family_steps.hpp
+}
 
 /// What the model-level reader (hf_model_reader.hpp) tells the one-group resolver beyond the
 /// config object itself.
@@ -112,6 +115,8 @@ struct GroupContext {
     /// The record of model_type (family_row.hpp), when the whole-model reader has looked it up: the
     /// group reader then reads it instead of looking model_type up again.
     const Family* family = nullptr;
+    /// The hooks of the family's rule in the group steps (families/family_steps.hpp), nullptr: none.
+    const families::FamilySteps* steps = nullptr;
 };
 
 }  // namespace posenc::hf::detail_json

@@ -5,6 +5,9 @@
 //   attention at the layers of attn_layer_indices, mamba elsewhere; mamba layers have no attention,
 //   hence no RoPE. Without indices every layer is mamba: refused (no layer would rotate). The
 //   code takes its layers from attn_layer_indices, so layer_types is not read (a warning says so).
+//   partial_rotary_factor: the configuration class overwrites it with the row's 0.5 (known_families),
+//   so another value is refused (transformers versions differ on whether one inside rope_parameters
+//   survives that); the group reader's partial-factor step calls the check (FamilySteps).
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -16,9 +19,20 @@
 #include <cstdint>
 #include <string>
 
+#include "posenc/error.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
 
 namespace posenc::hf::detail_json::families {
+
+/// Bamba's partial rotary factor (FamilySteps::check_partial_factor): the row's, whatever the config says.
+inline void bamba_partial_factor(const FamilyRules& row, const std::string& key, double value, const std::string& model_type)
+{
+    const double forced = row.partial_rotary_factor.value_or(1.0);
+    if (value != forced)
+        fail(key, "expected " + posenc::detail::format_value(forced) + " (" + model_type + "'s code sets partial_rotary_factor " +
+                      posenc::detail::format_value(forced) + " whatever the config says)",
+             posenc::detail::format_value(value));
+}
 
 /// The rule for Bamba (see the file comment).
 inline FamilyConfig bamba_config(const json& text, const std::string& pre, const Family& family)
@@ -40,6 +54,7 @@ inline FamilyConfig bamba_config(const json& text, const std::string& pre, const
     out.text["layer_types"] = std::move(types);
     out.text.erase("attn_layer_indices");
     out.nope_layer_types.push_back("mamba");
+    out.steps.check_partial_factor = &bamba_partial_factor;
     return out;
 }
 

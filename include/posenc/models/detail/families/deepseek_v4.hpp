@@ -14,7 +14,8 @@
 //                    head_dim, else 64 / 512
 //
 // The rotated slice is the LAST int(head_dim * partial_rotary_factor) coordinates and the output's
-// slice is rotated back: the row's trait::rope_suffix_inverse_output (hf_families.hpp).
+// slice is rotated back (deepseek_v4_rotary_slice, which the group reader's rotary-width step calls:
+// FamilySteps::rotary_slice); a qk_rope_head_dim key does not make the head MLA's.
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
@@ -28,6 +29,7 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
+#include "posenc/models/detail/hf_rope_values.hpp"
 
 namespace posenc::hf::detail_json::families {
 
@@ -97,10 +99,19 @@ inline json deepseek_v4_folded_dicts(const json& text, const std::string& pre, c
 }
 
 /// The rule for DeepSeek-V4 (see the file comment).
+/// DeepSeek-V4's rotary slice (FamilySteps::rotary_slice): the last rotary_dim coordinates of the head,
+/// the attention output's slice rotated back.
+inline void deepseek_v4_rotary_slice(HfRopeConfig& out)
+{
+    out.rotary_offset = out.head_dim - out.rotary_dim;
+    out.inverse_rope_on_output = true;
+}
+
 inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre, const Family& family)
 {
     const std::string model_type(family.model_type);
     FamilyConfig out(text);
+    out.steps.rotary_slice = &deepseek_v4_rotary_slice;
     json labels = deepseek_v4_layer_labels(text, pre, family, out);
     if (labels.is_null()) return out;  // the reader refuses layer_types, naming it
     out.text["layer_types"] = std::move(labels);

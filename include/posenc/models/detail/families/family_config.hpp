@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "posenc/models/detail/families/family_steps.hpp"
 #include "posenc/models/detail/family_row.hpp"
 #include "posenc/models/detail/hf_json_values.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
@@ -57,6 +58,8 @@ struct FamilyConfig {
     /// it, even where two tables are equal. (Per-layer-type rope_parameters give one group per layer
     /// type anyway.)
     bool table_per_layer_type = false;
+    /// What the family's code decides inside the generic steps, called by them (family_steps.hpp).
+    FamilySteps steps;
     std::vector<std::string> notes;
     std::vector<ConfigWarning> warnings;
 };

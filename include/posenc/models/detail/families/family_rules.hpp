@@ -14,16 +14,21 @@
 #include "posenc/models/detail/families/bamba.hpp"
 #include "posenc/models/detail/families/class_default_dicts.hpp"
 #include "posenc/models/detail/families/deepseek_v4.hpp"
+#include "posenc/models/detail/families/ernie4_5_vl.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/families/flint.hpp"
 #include "posenc/models/detail/families/gemma3.hpp"
 #include "posenc/models/detail/families/gemma4.hpp"
+#include "posenc/models/detail/families/glm4_moe_lite.hpp"
 #include "posenc/models/detail/families/hrm_text.hpp"
+#include "posenc/models/detail/families/hunyuan_vl.hpp"
 #include "posenc/models/detail/families/indexer_rope.hpp"
 #include "posenc/models/detail/families/layer_rope_theta.hpp"
 #include "posenc/models/detail/families/lfm2.hpp"
+#include "posenc/models/detail/families/mistral4.hpp"
 #include "posenc/models/detail/families/longcat_flash.hpp"
 #include "posenc/models/detail/families/linear_attention.hpp"
+#include "posenc/models/detail/families/llama4.hpp"
 #include "posenc/models/detail/families/layer_type_dicts.hpp"
 #include "posenc/models/detail/families/mllama.hpp"
 #include "posenc/models/detail/families/modernbert.hpp"
@@ -31,6 +36,8 @@
 #include "posenc/models/detail/families/olmo3.hpp"
 #include "posenc/models/detail/families/nope_by_attention.hpp"
 #include "posenc/models/detail/families/own_rope_keys.hpp"
+#include "posenc/models/detail/families/phimoe.hpp"
+#include "posenc/models/detail/families/qwen4_exp.hpp"
 #include "posenc/models/detail/families/sliding_layers_rope.hpp"
 #include "posenc/models/detail/families/sliding_window_rope.hpp"
 #include "posenc/models/detail/families/step3p7.hpp"
@@ -38,7 +45,8 @@
 namespace posenc::hf::detail_json::families {
 
 /// One entry of the rule column: a model_type whose configuration class derives layer_types or
-/// per-layer-type dicts, and its rule (a header of this folder).
+/// per-layer-type dicts, or whose code decides a part of a generic step for it alone (FamilySteps,
+/// family_steps.hpp), and its rule (a header of this folder).
 struct FamilyRuleEntry {
     std::string_view model_type;
     FamilyConfigRule rule;
@@ -69,10 +77,10 @@ inline constexpr FamilyRuleEntry family_rule_column[] = {
     {"lfm2", &lfm2_config}, {"lfm2_moe", &lfm2_config},
     {"exaone4", &sliding_window_rope_config}, {"exaone_moe", &sliding_window_rope_config},
     {"cohere2", &sliding_window_rope_config}, {"kolibri1", &sliding_window_rope_config},
-    {"smollm3", &no_rope_layers_config}, {"llama4_text", &no_rope_layers_config},
+    {"smollm3", &no_rope_layers_config}, {"llama4_text", &llama4_config},
     {"qwen3_next", &linear_attention_config}, {"qwen3_5_text", &linear_attention_config},
     {"qwen3_5_moe_text", &linear_attention_config}, {"olmo_hybrid", &linear_attention_config},
-    {"bailing_hybrid", &linear_attention_config}, {"qwen4_exp_text", &linear_attention_config},
+    {"bailing_hybrid", &linear_attention_config}, {"qwen4_exp_text", &qwen4_exp_config},
     {"mllama_text_model", &mllama_config},
     {"wav2vec2-bert", &own_rope_keys_config}, {"wav2vec2-conformer", &own_rope_keys_config},
     {"seamless_m4t", &own_rope_keys_config}, {"esm", &own_rope_keys_config}, {"clvp_encoder", &own_rope_keys_config},
@@ -80,6 +88,12 @@ inline constexpr FamilyRuleEntry family_rule_column[] = {
     {"cohere2_moe", &cohere2_moe_config},
     {"granite_swa", &layer_rope_theta_config}, {"granitemoe_swa", &layer_rope_theta_config},
     {"muse_glimmer_text", &layer_rope_theta_config}, {"muse_spark_text", &layer_rope_theta_config},
+    // Rules that leave the config as it is and take over a part of a generic step (FamilySteps)
+    {"phimoe", &phimoe_config},
+    {"hunyuan_vl_text", &hunyuan_vl_config},
+    {"ernie4_5_vl_moe_text", &ernie4_5_vl_config},
+    {"glm4_moe_lite", &glm4_moe_lite_config},
+    {"mistral4", &mistral4_config},
 };
 
 /// Whether the family's code reads a rope_parameters given as one dict per layer type: its rotary
