@@ -17,14 +17,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     try {
         // First stage (JSON): the plain values of the primary group.
-        const posenc::hf::detail_json::HfModelConfig values = posenc::hf::detail_json::parse_model_values(text);
-        const posenc::hf::detail_json::HfRopeConfig c = posenc::hf::detail_json::primary_values(values);
+        const posenc::hf::detail::HfModelConfig values = posenc::hf::detail::parse_model_values(text);
+        const posenc::hf::detail::HfRopeConfig c = posenc::hf::detail::primary_values(values);
         const bool valid = c.head_dim > 0 && c.rotary_dim > 0 && c.rotary_dim % 2 == 0 && c.rotary_dim <= c.head_dim &&
                            std::isfinite(c.rope_theta) && c.rope_theta > 1.0 && (!c.factor || *c.factor >= 1.0);
         if (!valid) std::abort();
 
         // Second stage: the library's objects, or a refusal naming the key path.
-        const posenc::hf::HfModelRope m = posenc::hf::single_group(posenc::hf::detail_config::model_of(values));
+        const posenc::hf::HfModelRope m = posenc::hf::single_group(posenc::hf::detail::model_of(values));
         const posenc::FrequencyTable table = m.table();
         if (table.num_pairs() != m.spec.num_pairs()) std::abort();
         if (!(std::isfinite(m.attention_factor) && m.attention_factor > 0.0)) std::abort();

@@ -19,8 +19,8 @@
 namespace models_family_row_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 
 namespace hf = posenc::hf;
-using hf::detail_json::Family;
-using hf::detail_json::family_row;
+using hf::detail::Family;
+using hf::detail::family_row;
 
 TEST_CASE("[family_row.hpp] every table's row of a model_type is its record's column, as the table's own look-up finds it")
 {
@@ -32,7 +32,7 @@ TEST_CASE("[family_row.hpp] every table's row of a model_type is its record's co
     for (const auto& r : hf::language_model_wrappers) types.insert(r.model_type);
     for (const auto& r : hf::wrapper_text_defaults_table) types.insert(r.model_type);
     for (const auto& r : hf::qk_norm_rules) types.insert(r.model_type);
-    for (const auto& r : hf::detail_json::families::family_rule_column) types.insert(r.model_type);
+    for (const auto& r : hf::detail::families::family_rule_column) types.insert(r.model_type);
     REQUIRE(types.size() > 300);
     for (const std::string_view t : types) {
         CAPTURE(t);
@@ -48,7 +48,7 @@ TEST_CASE("[family_row.hpp] every table's row of a model_type is its record's co
         CHECK(f.text_model_type() == hf::text_model_type_of(t));
     }
     // A rule runs only for a family posenc reads: every model_type of the rule column has a row.
-    for (const auto& r : hf::detail_json::families::family_rule_column) {
+    for (const auto& r : hf::detail::families::family_rule_column) {
         CAPTURE(r.model_type);
         CHECK(family_row(r.model_type).hand != nullptr);
         CHECK(static_cast<bool>(family_row(r.model_type).rule == r.rule));
@@ -71,8 +71,8 @@ TEST_CASE("[family_row.hpp] a model_type no table names has an empty record")
 TEST_CASE("[gemma3/configuration_gemma3.py, modernbert/configuration_modernbert.py (transformers 5.16)] Gemma 3's and ModernBERT's rules read default_theta's bases from their records")
 {
     int gemma3_rule_families = 0;
-    for (const auto& r : hf::detail_json::families::family_rule_column) {
-        if (r.rule != &hf::detail_json::families::gemma3_config) continue;
+    for (const auto& r : hf::detail::families::family_rule_column) {
+        if (r.rule != &hf::detail::families::gemma3_config) continue;
         CAPTURE(r.model_type);
         ++gemma3_rule_families;
         const hf::ClassDefaults* d = family_row(r.model_type).class_defaults;
@@ -86,7 +86,7 @@ TEST_CASE("[gemma3/configuration_gemma3.py, modernbert/configuration_modernbert.
     for (const char* t : {"modernbert", "modernbert-decoder"}) {
         CAPTURE(t);
         const Family& f = family_row(t);
-        CHECK(static_cast<bool>(f.rule == &hf::detail_json::families::modernbert_config));
+        CHECK(static_cast<bool>(f.rule == &hf::detail::families::modernbert_config));
         REQUIRE(f.class_defaults != nullptr);
         CHECK(f.class_defaults->rope_theta == 160'000.0);
         CHECK(f.class_defaults->local_rope_theta == 10'000.0);

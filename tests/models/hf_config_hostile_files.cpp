@@ -65,17 +65,17 @@ TEST_CASE("[RFC 8259 section 2] config text with a NUL byte is refused at its of
     const std::string expected = "config: holds a NUL byte at offset " + std::to_string(valid.size()) +
                                  "; a JSON config is text without NUL bytes";
     CHECK(message_of([&] { posenc::hf::single_group(posenc::hf::parse_model(text)); }) == expected);
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::parse_model_values(text)); }) == expected);
-    CHECK(message_of([&] { posenc::hf::detail_json::parse_model_values(text); }) == expected);
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(text)); }) == expected);
+    CHECK(message_of([&] { posenc::hf::detail::parse_model_values(text); }) == expected);
     CHECK(message_of([&] { posenc::hf::parse_model(text); }) == expected);
     try {
-        posenc::hf::detail_json::primary_values(posenc::hf::detail_json::parse_model_values(text));
+        posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(text));
     } catch (const posenc::error& e) {
         CHECK(e.field() == "config");
         CHECK(e.rule() == "holds a NUL byte at offset " + std::to_string(valid.size()));
     }
     // a NUL byte first, and the same text without it is accepted
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::parse_model_values(std::string("\0", 1) + valid)); }) ==
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(std::string("\0", 1) + valid)); }) ==
           "config: holds a NUL byte at offset 0; a JSON config is text without NUL bytes");
     CHECK(message_of([&] { posenc::hf::single_group(posenc::hf::parse_model(valid)); }) == "(no error)");
 }
@@ -84,7 +84,7 @@ TEST_CASE("[RFC 8259 section 2] a config file with a NUL byte is refused, naming
 {
     const TempFolder folder;
     const std::string path = folder.file("nul.json", valid + std::string("\0 garbage", 9));
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(path)); }) ==
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(path)); }) ==
           path + ": holds a NUL byte at offset " + std::to_string(valid.size()) + "; a JSON config is text without NUL bytes");
     CHECK(message_of([&] { posenc::hf::single_group(posenc::hf::read_model(path)); }) ==
           path + ": holds a NUL byte at offset " + std::to_string(valid.size()) + "; a JSON config is text without NUL bytes");
@@ -94,9 +94,9 @@ TEST_CASE("[POSIX open(2)] a path with a NUL byte is refused, not read as the pa
 {
     const TempFolder folder;
     const std::string good = folder.file("config.json", valid);
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(good)); }) == "(no error)");
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(good)); }) == "(no error)");
     const std::string cut = good + std::string("\0.bak", 5);
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(cut)); }) == good + "\\x00.bak: must not contain a NUL byte (a path cannot hold one)");
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(cut)); }) == good + "\\x00.bak: must not contain a NUL byte (a path cannot hold one)");
     CHECK(message_of([&] { posenc::hf::read_model(cut); }) == good + "\\x00.bak: must not contain a NUL byte (a path cannot hold one)");
     try {
         posenc::hf::single_group(posenc::hf::read_model(cut));
@@ -113,14 +113,14 @@ TEST_CASE("[POSIX mkfifo(3), open(2), fstat(2)] a FIFO without a writer, a socke
     // A FIFO nobody writes to: a blocking open(2) would wait forever; opened with O_NONBLOCK, fstat says what it is.
     const std::string fifo = (folder.path / "fifo.json").string();
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(fifo)); }) ==
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(fifo)); }) ==
           fifo + ": is a FIFO (pipe), which could block; expected a regular config.json file");
     CHECK(message_of([&] { posenc::hf::read_model(fifo); }) ==
           fifo + ": is a FIFO (pipe), which could block; expected a regular config.json file");
     // A symbolic link to it is followed, and refused the same way.
     const std::string link = (folder.path / "link.json").string();
     std::filesystem::create_symlink(fifo, link);
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(link)); }) ==
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(link)); }) ==
           link + ": is a FIFO (pipe), which could block; expected a regular config.json file");
 
     // A Unix domain socket bound to a path.
@@ -132,18 +132,18 @@ TEST_CASE("[POSIX mkfifo(3), open(2), fstat(2)] a FIFO without a writer, a socke
     REQUIRE(socket_path.size() < sizeof address.sun_path);
     std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
     REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(socket_path)); }) ==
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(socket_path)); }) ==
           socket_path + ": is a socket; expected a regular config.json file");
     ::close(fd);
 
     if (std::filesystem::exists("/dev/null"))
-        CHECK(message_of([] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values("/dev/null")); }) ==
+        CHECK(message_of([] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values("/dev/null")); }) ==
               "/dev/null: is a character device, which could block or never end; expected a regular config.json file");
     const std::string dir = folder.path.string();
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(dir)); }) == dir + ": is a directory, not a config file");
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(dir + "/missing.json")); }) == dir + "/missing.json: cannot be opened (No such file or directory)");
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(dir)); }) == dir + ": is a directory, not a config file");
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(dir + "/missing.json")); }) == dir + "/missing.json: cannot be opened (No such file or directory)");
     try {
-        posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(fifo));
+        posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(fifo));
     } catch (const posenc::error& e) {
         CHECK(e.field() == "path");
         CHECK(e.value() == '"' + fifo + '"');
@@ -156,7 +156,7 @@ TEST_CASE("[errors] a regular file over 16 MiB is refused after reading at most 
     const TempFolder folder;
     const std::string big = folder.file("big.json", "");
     std::filesystem::resize_file(big, (std::uintmax_t{16} << 20) + 1);  // sparse: no disk used
-    CHECK(message_of([&] { posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(big)); }) == big + ": is larger than 16 MiB, not a config file");
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(big)); }) == big + ": is larger than 16 MiB, not a config file");
 }
 
 }  // namespace models_hf_config_hostile_files_tests

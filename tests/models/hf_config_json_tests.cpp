@@ -16,29 +16,29 @@ namespace models_hf_config_json_tests_tests {  // per-file namespace: a folder b
 
 namespace {
 
-posenc::hf::detail_json::HfRopeConfig load(const char* file)
+posenc::hf::detail::HfRopeConfig load(const char* file)
 {
-    return posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file));
+    return posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file));
 }
 
 std::string error_of(const std::string& text)
 {
     try {
-        posenc::hf::detail_json::primary_values(posenc::hf::detail_json::parse_model_values(text));
+        posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(text));
     } catch (const posenc::error& e) {
         return e.what();
     }
     return "(accepted)";
 }
 
-bool has_note(const posenc::hf::detail_json::HfRopeConfig& c, const std::string& start)
+bool has_note(const posenc::hf::detail::HfRopeConfig& c, const std::string& start)
 {
     for (const auto& n : c.notes)
         if (n.rfind(start, 0) == 0) return true;
     return false;
 }
 
-bool has_warning(const posenc::hf::detail_json::HfRopeConfig& c, const std::string& key)
+bool has_warning(const posenc::hf::detail::HfRopeConfig& c, const std::string& key)
 {
     for (const auto& w : c.warnings)
         if (w.key == key) return true;
@@ -203,7 +203,7 @@ TEST_CASE("[H10/H12] partial rotary families: Pythia rotary_pct 0.25 (64 -> 16),
 
 TEST_CASE("[H11] unknown keys are warnings, not errors")
 {
-    const auto c = posenc::hf::detail_json::primary_values(posenc::hf::detail_json::parse_model_values(
+    const auto c = posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(
         R"({"head_dim": 64, "max_position_embeddings": 4096,
             "rope_scaling": {"rope_type": "linear", "factor": 2.0, "beta_fast": 32.0}})"));
     CHECK(c.rope_type == "linear");
@@ -264,7 +264,7 @@ TEST_CASE("[errors] truncated JSON, NaN, deep nesting, huge lists and huge numbe
 TEST_CASE("[errors] an unreadable file names its path")
 {
     try {
-        posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values("/nonexistent/config.json"));
+        posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values("/nonexistent/config.json"));
         FAIL("no error");
     } catch (const posenc::error& e) {
         CHECK(std::string(e.what()) == "/nonexistent/config.json: cannot be opened (No such file or directory)");
@@ -275,13 +275,13 @@ TEST_CASE("[errors] DeepSeek's qk_nope_head_dim is bounded so qk_head_dim cannot
 {
     CHECK(error_of(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 2147483647})") ==
           "qk_nope_head_dim: expected a positive integer <= 65536, got 2147483647");
-    CHECK(posenc::hf::detail_json::primary_values(posenc::hf::detail_json::parse_model_values(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 128})")).qk_head_dim == 192);
+    CHECK(posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 128})")).qk_head_dim == 192);
 }
 
 TEST_CASE("[errors] the reader refuses a device like /dev/zero before reading it, not read forever")
 {
     try {
-        posenc::hf::detail_json::primary_values(posenc::hf::detail_json::read_model_values("/dev/zero"));
+        posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values("/dev/zero"));
         FAIL("no error");
     } catch (const posenc::error& e) {
         CHECK(std::string(e.what()) ==
@@ -295,7 +295,7 @@ TEST_CASE("[docs/errors.md] messages a user can act on: -0 as written, a layer m
 {
     const auto error_of = [](const std::string& text) {
         try {
-            posenc::hf::detail_json::parse_model_values(text);
+            posenc::hf::detail::parse_model_values(text);
         } catch (const posenc::error& e) {
             return std::string(e.what());
         }

@@ -83,17 +83,17 @@ struct QkNormRule {
     std::string_view source;      ///< modeling file (transformers repository path, under src/transformers/models/)
 };
 
-namespace qk_rule_detail {
+namespace detail {
 using K = QkNormKind;
 using S = QkNormScope;
 constexpr QkNormPlace before = QkNormPlace::before_rope;
 constexpr QkNormPlace after = QkNormPlace::after_rope;
-}  // namespace qk_rule_detail
+}  // namespace detail
 
 // clang-format off
 /// Every model_type with a QK-norm in some configuration (the others have none).
 inline constexpr QkNormRule qk_norm_rules[] = {
-#define POSENC_QK(mt, kind, scope, place, key, dflt, src) {mt, qk_rule_detail::K::kind, qk_rule_detail::S::scope, qk_rule_detail::place, key, dflt, src}
+#define POSENC_QK(mt, kind, scope, place, key, dflt, src) {mt, detail::K::kind, detail::S::scope, detail::place, key, dflt, src}
     POSENC_QK("qwen3", rms_weight, per_head, before, "", true, "qwen3/modeling_qwen3.py"),
     POSENC_QK("qwen3_moe", rms_weight, per_head, before, "", true, "qwen3_moe/modeling_qwen3_moe.py"),
     POSENC_QK("qwen3_next", rms_one_plus_weight, per_head, before, "", true, "qwen3_next/modeling_qwen3_next.py"),

@@ -152,13 +152,13 @@ struct HfAudioTower {
     const RopeGroup& group() const { return rope.groups().front(); }
 };
 
-namespace detail_audio {
+namespace detail::audio_tower {
 
-using detail_json::fail;
-using detail_json::fail_json;
-using detail_json::json;
-using detail_json::member;
-using detail_json::shown;
+using detail::fail;
+using detail::fail_json;
+using detail::json;
+using detail::member;
+using detail::shown;
 
 inline const AudioTowerRow* find_row(std::string_view model_type)
 {
@@ -225,7 +225,7 @@ inline Located locate(const json& config)
 inline int positive_or(const json& tower, const char* key, int fallback, const std::string& pre)
 {
     const json* v = member(tower, key);
-    return v ? detail_json::positive_int(*v, pre + key) : fallback;
+    return v ? detail::positive_int(*v, pre + key) : fallback;
 }
 
 /// The head: head_dim (absent or null: the class default, else hidden_size / num_attention_heads;
@@ -234,7 +234,7 @@ inline int head_of(const json& tower, const AudioTowerRow& row, const std::strin
                    std::vector<ConfigWarning>& warnings)
 {
     const json* h = member(tower, "head_dim");
-    if (h && row.default_head_dim >= 0) return detail_json::positive_int(*h, pre + "head_dim");
+    if (h && row.default_head_dim >= 0) return detail::positive_int(*h, pre + "head_dim");
     if (row.default_head_dim > 0) return row.default_head_dim;
     const int hidden = positive_or(tower, "hidden_size", row.default_hidden, pre);
     const int heads = positive_or(tower, "num_attention_heads", row.default_heads, pre);
@@ -263,7 +263,7 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
     if (const json* legacy = member(tower, "rope_scaling"))
         fail_json(pre + "rope_scaling", "expected none: posenc reads no scaled RoPE in an audio tower", *legacy);
     if (!params) {
-        if (top && row.top_level_theta_without_parameters) return detail_json::number(*top, pre + "rope_theta");
+        if (top && row.top_level_theta_without_parameters) return detail::number(*top, pre + "rope_theta");
         if (top)
             warnings.push_back({pre + "rope_theta", shown(*top) + " is ignored: without rope_parameters " +
                                                         std::string(row.model_type) + "'s class sets theta " +
@@ -288,8 +288,8 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
     if (const json* type = member(*params, "rope_type"); type && !(type->is_string() && type->get<std::string>() == "default"))
         fail_json(pre + "rope_parameters.rope_type", "expected \"default\": posenc reads no scaled RoPE in an audio tower",
                   *type);
-    if (const json* t = member(*params, "rope_theta")) return detail_json::number(*t, pre + "rope_parameters.rope_theta");
-    if (top) return detail_json::number(*top, pre + "rope_theta");
+    if (const json* t = member(*params, "rope_theta")) return detail::number(*t, pre + "rope_parameters.rope_theta");
+    if (top) return detail::number(*top, pre + "rope_theta");
     if (theta_rule_changed_in_5_25(row.model_type))
         warnings.push_back({pre + "rope_parameters", "has no rope_theta: transformers decba1d2 fills 10000 (read here); "
                                                      "5.25.0 fills " + std::string(row.model_type) + "'s 20000"});
@@ -317,11 +317,11 @@ inline int rotary_of(const json& tower, const AudioTowerRow& row, int head, cons
     if (top && !in_params && !top_counts)
         warnings.push_back({pre + "partial_rotary_factor", shown(*top) + " is ignored: without rope_parameters " + type +
                                                                "'s class sets its own (partial_rotary_factor " +
-                                                               detail_json::shown(json(row.partial_without_parameters)) + ")"});
+                                                               detail::shown(json(row.partial_without_parameters)) + ")"});
     const json* given = in_params ? in_params : top_counts ? top : nullptr;
     const std::string key = pre + (in_params ? "rope_parameters.partial_rotary_factor" : "partial_rotary_factor");
     const double factor =
-        given ? detail_json::number(*given, key) : params ? row.partial_in_parameters : row.partial_without_parameters;
+        given ? detail::number(*given, key) : params ? row.partial_in_parameters : row.partial_without_parameters;
     if (!(factor > 0.0 && factor <= 1.0)) fail(key, "expected a factor in (0, 1]", std::to_string(factor));
     const int rotary = static_cast<int>(static_cast<double>(head) * factor);
     if (rotary < 2 || rotary % 2 != 0)
@@ -339,33 +339,33 @@ inline HfAudioTower resolve(const json& config)
     const std::string& pre = at.prefix;
     std::vector<ConfigWarning> warnings;
     const int head = head_of(tower, *row, pre, warnings);
-    if (head > detail_json::max_head_dim)
-        fail(pre + "head_dim", "expected at most " + std::to_string(detail_json::max_head_dim), std::to_string(head));
+    if (head > detail::max_head_dim)
+        fail(pre + "head_dim", "expected at most " + std::to_string(detail::max_head_dim), std::to_string(head));
     const double theta = theta_of(tower, *row, pre, warnings);
     if (!(theta > 1.0)) fail(pre + "rope_theta", "expected a base > 1", std::to_string(theta));
     const int rotary = rotary_of(tower, *row, head, pre, warnings);
     if (rotary % 2 != 0) fail(pre + "head_dim", "expected an even head: the tower rotates pairs", std::to_string(head));
     const json* m = member(tower, "max_position_embeddings");
     const std::int64_t max_positions =
-        m ? detail_json::positive_int(*m, pre + "max_position_embeddings") : row->default_max_positions;
+        m ? detail::positive_int(*m, pre + "max_position_embeddings") : row->default_max_positions;
     const RopeSpec spec(head, rotary, theta, row->pairing);
     return HfAudioTower{at.model_type, pre, ModelRope::uniform(RopeGroup::make("default", spec, NoScaling{}, max_positions)),
                         head, row->positions, std::move(warnings)};
 }
 
-}  // namespace detail_audio
+}  // namespace detail::audio_tower
 
 /// The audio tower of a parsed config.json (see the file comment). Throws posenc::error naming
 /// the key for a tower posenc refuses or a value it cannot use.
 inline HfAudioTower audio_tower_from_json(const nlohmann::json& config)
 {
-    return detail_audio::resolve(config);
+    return detail::audio_tower::resolve(config);
 }
 
 /// audio_tower_from_json on config.json text.
 inline HfAudioTower parse_audio_tower(std::string_view text)
 {
-    return detail_json::with_parsed_text(text, [](const nlohmann::json& j) { return detail_audio::resolve(j); });
+    return detail::with_parsed_text(text, [](const nlohmann::json& j) { return detail::audio_tower::resolve(j); });
 }
 
 /// parse_audio_tower on a file (errors name the path when it cannot be read).

@@ -56,20 +56,20 @@ namespace posenc::hf {
 /// (prefixed "text_config." when the language model is nested).
 inline HfModel parse_model(std::string_view text, const ReadOptions& options = {})
 {
-    return detail_config::model_of(detail_json::parse_model_values(text, options));
+    return detail::model_of(detail::parse_model_values(text, options));
 }
 
 /// parse_model on a file. Throws posenc::error naming the path when the file cannot be opened
 /// (or is a directory, a device, larger than 16 MiB), and the key path when a value is refused.
 inline HfModel read_model(const std::string& path, const ReadOptions& options = {})
 {
-    return detail_config::model_of(detail_json::read_model_values(path, options));
+    return detail::model_of(detail::read_model_values(path, options));
 }
 
 /// parse_model on a config object the caller has already parsed (nlohmann_json).
 inline HfModel model_from_json(const nlohmann::json& config, const ReadOptions& options = {})
 {
-    return detail_config::model_of(detail_json::resolve_model(config, options));
+    return detail::model_of(detail::resolve_model(config, options));
 }
 
 /// The single-group view of a model: its primary group (the only one, else "full_attention",
@@ -98,7 +98,7 @@ inline HfModelRope single_group(const HfModel& model)
     std::string nope;
     for (const int layer : model.rope.nope_layers()) nope += (nope.empty() ? "" : ", ") + std::to_string(layer);
     if (!nope.empty())
-        warnings.push_back({model.key_prefix + "layers", "layers without RoPE (NoPE): " + detail_json::ellipsized(nope, 60)});
+        warnings.push_back({model.key_prefix + "layers", "layers without RoPE (NoPE): " + detail::ellipsized(nope, 60)});
     const HfGroupFindings& own = model.group_findings.at(index);
     warnings.insert(warnings.end(), own.warnings.begin(), own.warnings.end());
     std::vector<std::string> notes(model.notes.begin(), model.notes.end() - static_cast<std::ptrdiff_t>(group_notes));

@@ -35,7 +35,7 @@ namespace posenc::hf {
 /// Largest config file read (real ones are kilobytes).
 inline constexpr std::size_t max_config_file_bytes = std::size_t{16} << 20;
 
-namespace detail_file {
+namespace detail {
 
 /// The errors of one read: each names the path as quoted, and its message starts with `shown`.
 struct Refusal {
@@ -111,20 +111,20 @@ inline std::string read_all(int fd, const Refusal& refuse)
     return text;
 }
 
-}  // namespace detail_file
+}  // namespace detail
 
 /// The bytes of the config file at `path`; see the file comment for what is refused. Messages
 /// start with `shown` ("" : the path itself; posenc-inspect passes `--config "PATH"`).
 inline std::string read_config_file(const std::string& path, std::string shown = "")
 {
     if (shown.empty()) shown = path;
-    detail_file::refuse_nul_in_path(path, shown);
-    const detail_file::Refusal refuse{'"' + path + '"', shown};
+    detail::refuse_nul_in_path(path, shown);
+    const detail::Refusal refuse{'"' + path + '"', shown};
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
-    } closer{detail_file::open_regular_file(path, refuse)};
-    std::string text = detail_file::read_all(closer.fd, refuse);
+    } closer{detail::open_regular_file(path, refuse)};
+    std::string text = detail::read_all(closer.fd, refuse);
     const std::size_t nul = text.find('\0');
     if (nul != std::string::npos)
         throw posenc::error("path", refuse.quoted, "holds a NUL byte at offset " + std::to_string(nul),

@@ -52,7 +52,7 @@ struct HfPromptRule {
     std::vector<std::string> notes;  ///< defaults taken from the configuration classes
 };
 
-namespace detail_prompt {
+namespace detail {
 
 struct PromptFamily {
     const char* model_type;
@@ -154,7 +154,7 @@ inline int hunyuan_axes(const nlohmann::json& config)
                       "reads its length; the class has no default)");
 }
 
-}  // namespace detail_prompt
+}  // namespace detail
 
 /// The prompt rule of a parsed config.json (see the file comment). Throws posenc::error naming
 /// model_type when the model has no rule here, and naming vision_config.<key> for a value that is
@@ -170,25 +170,25 @@ inline HfPromptRule prompt_rule_from_json(const nlohmann::json& config)
     out.model_type = type->get<std::string>();
     std::string base = out.model_type;
     if (base.size() > 5 && base.compare(base.size() - 5, 5, "_text") == 0) base.resize(base.size() - 5);
-    const detail_prompt::PromptFamily* family = nullptr;
-    for (const detail_prompt::PromptFamily& f : detail_prompt::prompt_families())
+    const detail::PromptFamily* family = nullptr;
+    for (const detail::PromptFamily& f : detail::prompt_families())
         if (base == f.model_type) family = &f;
     if (!family)
-        throw error("model_type", out.model_type, detail_prompt::refusal_reason(out.model_type),
-                    "model_type \"" + out.model_type + "\" " + detail_prompt::refusal_reason(out.model_type));
+        throw error("model_type", out.model_type, detail::refusal_reason(out.model_type),
+                    "model_type \"" + out.model_type + "\" " + detail::refusal_reason(out.model_type));
     out.kind = family->kind;
     out.mrope.family = family->family;
-    if (out.kind == HfPromptRule::Kind::omni) return detail_prompt::omni_rule(config, base, out);
+    if (out.kind == HfPromptRule::Kind::omni) return detail::omni_rule(config, base, out);
     const auto vc = config.find("vision_config");
     if (vc != config.end() && !vc->is_object())
         throw error("vision_config", vc->dump(), "expected an object", "vision_config: expected an object, got " + vc->dump());
     const nlohmann::json* vision = vc == config.end() ? nullptr : &*vc;
-    out.mrope.spatial_merge_size = static_cast<int>(detail_prompt::vision_int(vision, "spatial_merge_size", 2, out));
+    out.mrope.spatial_merge_size = static_cast<int>(detail::vision_int(vision, "spatial_merge_size", 2, out));
     if (out.mrope.family == MropePromptFamily::qwen2_5_vl && out.kind == HfPromptRule::Kind::mrope)
-        out.mrope.tokens_per_second = detail_prompt::vision_int(vision, "tokens_per_second", 4, out);
+        out.mrope.tokens_per_second = detail::vision_int(vision, "tokens_per_second", 4, out);
     if (out.kind == HfPromptRule::Kind::ernie_4_5_vl)
-        out.temporal_merge_size = static_cast<int>(detail_prompt::vision_int(vision, "temporal_merge_size", 2, out));
-    if (out.kind == HfPromptRule::Kind::hunyuan_vl) out.num_axes = detail_prompt::hunyuan_axes(config);
+        out.temporal_merge_size = static_cast<int>(detail::vision_int(vision, "temporal_merge_size", 2, out));
+    if (out.kind == HfPromptRule::Kind::hunyuan_vl) out.num_axes = detail::hunyuan_axes(config);
     return out;
 }
 

@@ -184,13 +184,13 @@ struct HfVisionTower {
     std::vector<ConfigWarning> warnings;
 };
 
-namespace detail_tower {
+namespace detail::vision_tower {
 
-using detail_json::fail;
-using detail_json::fail_json;
-using detail_json::json;
-using detail_json::member;
-using detail_json::shown;
+using detail::fail;
+using detail::fail_json;
+using detail::json;
+using detail::member;
+using detail::shown;
 
 inline bool in_list(std::string_view list, std::string_view word)
 {
@@ -270,7 +270,7 @@ inline int read_positive(const json& tower, std::string_view key, int fallback, 
 {
     const std::string k(key);
     const json* v = member(tower, k.c_str());
-    return v ? detail_json::positive_int(*v, pre + k) : fallback;
+    return v ? detail::positive_int(*v, pre + k) : fallback;
 }
 
 /// The head and theta of Pixtral, Llama 4 and Gemma 4. Head: Gemma 4 reads head_dim (null or
@@ -285,7 +285,7 @@ inline void read_configured_rope(const json& tower, const std::string& pre, int 
     const json* head = member(tower, "head_dim");
     if (defaults.head_dim != 0) {
         if (!head) out.tower.head_dim = defaults.head_dim > 0 ? defaults.head_dim : width / heads;
-        else if (!head->is_null()) out.tower.head_dim = detail_json::positive_int(*head, pre + "head_dim");
+        else if (!head->is_null()) out.tower.head_dim = detail::positive_int(*head, pre + "head_dim");
     } else if (head && !(head->is_number() && head->get<double>() == out.tower.head_dim)) {
         out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the tower's head is "
                                                   "hidden_size / num_attention_heads = " + std::to_string(out.tower.head_dim)});
@@ -295,13 +295,13 @@ inline void read_configured_rope(const json& tower, const std::string& pre, int 
              "expected a head that is a multiple of 4: the tower rotates head / 4 pairs per axis",
              std::to_string(out.tower.head_dim));
     out.tower.theta = defaults.theta;
-    if (const json* t = member(tower, "rope_theta")) out.tower.theta = detail_json::number(*t, pre + "rope_theta");
+    if (const json* t = member(tower, "rope_theta")) out.tower.theta = detail::number(*t, pre + "rope_theta");
     if (const json* d = member(tower, "rope_parameters")) {
         if (!d->is_object()) fail_json(pre + "rope_parameters", "expected an object", *d);
         if (const json* type = member(*d, "rope_type"); type && !(type->is_string() && type->get<std::string>() == "default"))
             fail_json(pre + "rope_parameters.rope_type",
                       "expected \"default\": posenc reads no other RoPE type in a vision tower", *type);
-        if (const json* t = member(*d, "rope_theta")) out.tower.theta = detail_json::number(*t, pre + "rope_parameters.rope_theta");
+        if (const json* t = member(*d, "rope_theta")) out.tower.theta = detail::number(*t, pre + "rope_parameters.rope_theta");
     }
     if (!(out.tower.theta > 1.0)) fail(pre + "rope_theta", "expected a base > 1", std::to_string(out.tower.theta));
 }
@@ -311,8 +311,8 @@ inline std::int64_t image_side(const json& tower, const std::string& pre, const 
 {
     const json* image = member(tower, "image_size");
     const json* patch = member(tower, "patch_size");
-    const int i = image ? detail_json::positive_int(*image, pre + "image_size") : defaults.image_size;
-    const int p = patch ? detail_json::positive_int(*patch, pre + "patch_size") : defaults.patch_size;
+    const int i = image ? detail::positive_int(*image, pre + "image_size") : defaults.image_size;
+    const int p = patch ? detail::positive_int(*patch, pre + "patch_size") : defaults.patch_size;
     if (i / p < 1) fail(pre + "image_size", "expected at least one patch per side (image_size / patch_size >= 1)",
                         std::to_string(i) + " / " + std::to_string(p));
     return i / p;
@@ -330,7 +330,7 @@ inline void read_configured_tower(const json& tower, const std::string& pre, con
     if (row.rule == VisionTowerRule::rows_columns_centres) {
         const json* r = member(tower, "num_register_tokens");
         const std::int64_t registers =
-            r ? detail_json::integer(*r, pre + "num_register_tokens", "expected an integer >= 0") : defaults.register_tokens;
+            r ? detail::integer(*r, pre + "num_register_tokens", "expected an integer >= 0") : defaults.register_tokens;
         if (registers < 0 || registers > 65536)
             fail(pre + "num_register_tokens", "expected an integer in [0, 65536]", std::to_string(registers));
         out.tower.prefix_tokens = 1 + static_cast<int>(registers);  // the CLS token, then the registers
@@ -400,19 +400,19 @@ inline HfVisionTower resolve(const json& config)
     return out;
 }
 
-}  // namespace detail_tower
+}  // namespace detail::vision_tower
 
 /// The vision tower of a parsed config.json (see the file comment). Throws posenc::error naming
 /// the key for a tower posenc refuses or a value it cannot use.
 inline HfVisionTower vision_tower_from_json(const nlohmann::json& config)
 {
-    return detail_tower::resolve(config);
+    return detail::vision_tower::resolve(config);
 }
 
 /// vision_tower_from_json on config.json text.
 inline HfVisionTower parse_vision_tower(std::string_view text)
 {
-    return detail_json::with_parsed_text(text, [](const nlohmann::json& j) { return detail_tower::resolve(j); });
+    return detail::with_parsed_text(text, [](const nlohmann::json& j) { return detail::vision_tower::resolve(j); });
 }
 
 /// parse_vision_tower on a file (errors name the path when it cannot be read).

@@ -242,7 +242,7 @@ inline const ModelPreset& find_preset(std::string_view name)
 // config.json of the named repository read with Hugging Face's rules (tests/data/configs/ holds
 // the same configs; docs/models.md explains the layouts).
 
-namespace detail_presets {
+namespace detail {
 
 /// Layer map of `n` layers where layer i uses group `odd` unless (i + 1) % every == 0, then `other`.
 inline std::vector<int> every_nth(int n, int every, int odd, int other)
@@ -252,7 +252,7 @@ inline std::vector<int> every_nth(int n, int every, int odd, int other)
     return map;
 }
 
-}  // namespace detail_presets
+}  // namespace detail
 
 /// google/gemma-3-4b-it: 34 layers; layer i slides (window 1024) unless (i + 1) % 6 == 0.
 /// sliding_attention: head 256, base 10,000 (rope_local_base_freq), no scaling;
@@ -261,7 +261,7 @@ inline ModelRope gemma_3_4b_it_rope()
 {
     std::vector<RopeGroup> groups{RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling{}, 131072),
                                   RopeGroup::make("full_attention", RopeSpec::full(256, 1e6), LinearScaling(8.0), 131072)};
-    return ModelRope(std::move(groups), detail_presets::every_nth(34, 6, 0, 1));
+    return ModelRope(std::move(groups), detail::every_nth(34, 6, 0, 1));
 }
 
 /// meta-llama/Llama-4-Scout-17B-16E-Instruct (text model): 48 layers, every 4th NoPE (no_rope_layers
@@ -273,7 +273,7 @@ inline ModelRope llama_4_scout_rope()
 {
     const ModelRope rope({RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved),
                                           Llama3Scaling(16.0, 1.0, 1.0, 8192), 10485760)},
-                         detail_presets::every_nth(48, 4, 0, ModelRope::no_rope));
+                         detail::every_nth(48, 4, 0, ModelRope::no_rope));
     return rope.with_query_scale(QueryScale::llama4_temperature_tuning(0.1, 8192), rope.nope_layers());
 }
 
@@ -282,7 +282,7 @@ inline ModelRope llama_4_scout_rope()
 inline ModelRope smollm3_3b_rope()
 {
     return ModelRope({RopeGroup::make("default", RopeSpec::full(128, 5e6), NoScaling{}, 65536)},
-                     detail_presets::every_nth(36, 4, 0, ModelRope::no_rope));
+                     detail::every_nth(36, 4, 0, ModelRope::no_rope));
 }
 
 /// Qwen/Qwen2.5-VL-7B-Instruct (language model): 28 layers, head 3584 / 28 = 128, base 1e6, M-RoPE
@@ -304,7 +304,7 @@ inline ModelRope gemma_4_e2b_rope()
     std::vector<RopeGroup> groups{
         RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling{}, 131072),
         RopeGroup::make("full_attention", RopeSpec::full(512, 1e6), ProportionalScaling(0.25), 131072)};
-    return ModelRope(std::move(groups), detail_presets::every_nth(35, 5, 0, 1));
+    return ModelRope(std::move(groups), detail::every_nth(35, 5, 0, 1));
 }
 
 /// tencent/HunyuanOCR (HunYuan-VL language model): 24 layers, head_dim 128, rope_theta 10,000,

@@ -20,9 +20,9 @@
 #include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
-namespace family_lookup_detail {
+namespace lookup {
 
 using FamilyMap = std::map<std::string_view, Family, std::less<>>;
 
@@ -53,16 +53,16 @@ inline FamilyMap joined_rows()
     return rows;
 }
 
-}  // namespace family_lookup_detail
+}  // namespace lookup
 
 /// The record of `model_type`; a record with every column empty (and model_type "") when no table
 /// names it.
 inline const Family& family_row(std::string_view model_type)
 {
-    static const family_lookup_detail::FamilyMap rows = family_lookup_detail::joined_rows();
+    static const lookup::FamilyMap rows = lookup::joined_rows();
     static const Family none{};
     const auto found = rows.find(model_type);
     return found == rows.end() ? none : found->second;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -29,7 +29,7 @@
 #include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 struct Family;
 
@@ -59,4 +59,4 @@ struct Family {
     constexpr std::string_view text_model_type() const noexcept { return wrapper ? wrapper->text_model_type : model_type; }
 };
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

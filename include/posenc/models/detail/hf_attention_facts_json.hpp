@@ -17,7 +17,7 @@
 #include "posenc/models/detail/hf_model_values.hpp"
 #include "posenc/models/hf_attention_facts.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// Step 5b: the QK-norm of the family (qk_norm_rules), on or off by its switch key (a bool; null
 /// reads as false, as Python's `if` does), and the MLA sizes (positive integers; q_lora_rank may
@@ -59,4 +59,4 @@ inline AttentionFactsConfig read_attention_facts(const ModelIdentity& id)
     return out;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

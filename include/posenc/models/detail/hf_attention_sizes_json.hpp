@@ -16,7 +16,7 @@
 #include "posenc/models/detail/hf_model_identity.hpp"
 #include "posenc/models/hf_class_defaults.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// The attention's sizes an engine needs beside the RoPE tables; empty when neither the config
 /// nor the family's class defaults say them.
@@ -52,4 +52,4 @@ inline AttentionSizes read_attention_sizes(const ModelIdentity& id)
     return out;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -17,7 +17,7 @@
 
 namespace posenc::hf {
 
-namespace detail_json {
+namespace detail {
 
 /// Throws posenc::error naming `where` (the path, or "config" for text) if the text holds a NUL
 /// byte: JSON text cannot, and nlohmann's iterator parser would stop there and accept whatever
@@ -32,6 +32,6 @@ inline void require_no_nul(std::string_view text, const std::string& where, cons
                                 "; a JSON config is text without NUL bytes");
 }
 
-}  // namespace detail_json
+}  // namespace detail
 
 }  // namespace posenc::hf

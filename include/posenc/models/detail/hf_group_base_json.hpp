@@ -22,7 +22,7 @@
 #include "posenc/models/detail/hf_group_facts.hpp"
 #include "posenc/models/hf_class_defaults.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// The top-level key the configuration class reads for the base: GPT-NeoX's rotary_emb_base
 /// (trait::neox_key_names), every other known family's rope_theta; a config of no known family:
@@ -54,7 +54,7 @@ inline const json* read_base_alias(const GroupFacts& g, const char* top_key, HfR
     if (!alias_value) return nullptr;
     const double x = number(*alias_value, alias);
     if (member(g.config, top_key) && x != out.rope_theta)
-        fail(alias, "expected the value of " + std::string(top_key) + " " + detail::format_value(out.rope_theta) + " (" +
+        fail(alias, "expected the value of " + std::string(top_key) + " " + posenc::detail::format_value(out.rope_theta) + " (" +
                         out.model_type + "'s code reads " + alias + " first; the config carries both and they "
                         "disagree)",
              shown(*alias_value));
@@ -85,7 +85,7 @@ inline void read_dict_base(const GroupFacts& g, const ScalingDict& sd, const cha
 inline void check_base(const GroupFacts& g, const ScalingDict& sd, const HfRopeConfig& out)
 {
     if (out.rope_theta > 1.0) return;
-    std::string written = detail::format_value(out.rope_theta);
+    std::string written = posenc::detail::format_value(out.rope_theta);
     if (const json* v = member(g.config, out.rope_theta_key.c_str())) written = shown(*v);
     else if (sd.dict && out.rope_theta_key == sd.at("rope_theta")) written = shown(*member(*sd.dict, "rope_theta"));
     fail(out.rope_theta_key, "expected a finite number > 1", written);
@@ -106,7 +106,7 @@ inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& 
         if (!theta_given && defaults && defaults->rope_theta > 0.0) {
             out.rope_theta = defaults->rope_theta;
             out.notes.push_back("rope_theta absent: " + out.model_type + "'s class default " +
-                                detail::format_value(defaults->rope_theta) + " (" + std::string(defaults->source) + ")");
+                                posenc::detail::format_value(defaults->rope_theta) + " (" + std::string(defaults->source) + ")");
         }
         if (g.context.base) out.rope_theta = *g.context.base, out.rope_theta_key = g.context.base_key;
     }
@@ -133,4 +133,4 @@ inline void read_pairing(const GroupFacts& g, HfRopeConfig& out)
                                   "false)");
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -25,7 +25,7 @@
 #include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// What the group reader knows before it reads a RoPE key: the config object, what the model-level
 /// reader says of it (GroupContext), and the family row with the two facts it decides first.
@@ -133,4 +133,4 @@ inline void read_max_position_embeddings(const GroupFacts& g, HfRopeConfig& out)
     }
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

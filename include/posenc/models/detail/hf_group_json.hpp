@@ -48,7 +48,7 @@
 #include "posenc/models/detail/hf_group_scaling_json.hpp"
 #include "posenc/models/detail/hf_group_width_json.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// One RoPE group of `config`: the group reader's steps in order, each a function of what the
 /// steps before it returned: identity and length (hf_group_facts.hpp) -> head width
@@ -83,4 +83,4 @@ inline HfRopeConfig resolve_config_values(const nlohmann::json& config, const Gr
     return out;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

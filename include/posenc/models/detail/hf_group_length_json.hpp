@@ -21,7 +21,7 @@
 
 #include "posenc/models/detail/hf_group_facts.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// The top-level original_max_position_embeddings (Phi-3), which transformers 5 copies over a single dict's.
 inline TopLevelLength read_top_level_original_length(const GroupFacts& g)
@@ -100,15 +100,15 @@ inline void check_yarn(const ScalingDict& sd, HfRopeConfig& out)
         require_key(sd, out, out.original_max_position_embeddings.has_value() && out.max_position_embeddings > 0, "factor");
         out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
         out.factor_key = "max_position_embeddings / original_max_position_embeddings";
-        if (*out.factor < 1.0) fail(out.factor_key, "expected a number >= 1", detail::format_value(*out.factor));
+        if (*out.factor < 1.0) fail(out.factor_key, "expected a number >= 1", posenc::detail::format_value(*out.factor));
         out.warnings.push_back({sd.at("factor"), "missing; using max_position_embeddings / original_max_position_embeddings = " +
-                                                    detail::format_value(*out.factor)});
+                                                    posenc::detail::format_value(*out.factor)});
     } else if (out.original_max_position_embeddings && out.max_position_embeddings > 0) {
         const double implied = L / static_cast<double>(*out.original_max_position_embeddings);
         if (implied != *out.factor && implied != 1.0)
-            out.notes.push_back(sd.at("factor") + " " + detail::format_value(*out.factor) +
+            out.notes.push_back(sd.at("factor") + " " + posenc::detail::format_value(*out.factor) +
                                 " is used, as transformers does (max_position_embeddings / "
-                                "original_max_position_embeddings = " + detail::format_value(implied) + ")");
+                                "original_max_position_embeddings = " + posenc::detail::format_value(implied) + ")");
     }
     if (!out.original_max_position_embeddings)
         fail(sd.at("original_max_position_embeddings"), "expected a value (no max_position_embeddings to fall back on)",
@@ -158,7 +158,7 @@ inline void check_longrope(const ScalingDict& sd, const TopLevelLength& top, HfR
     // Hugging Face computes with a derived s < 1 (attention factor 1); posenc's scalings extend
     // contexts only (scaling/common.hpp), so the reader refuses it here, like YaRN's derived factor.
     if (out.factor && *out.factor < 1.0)
-        fail(out.factor_key, "expected a number >= 1", detail::format_value(*out.factor));
+        fail(out.factor_key, "expected a number >= 1", posenc::detail::format_value(*out.factor));
 }
 
 /// The required keys of each rope type and their cross-checks (modeling_rope_utils.py validation).
@@ -172,4 +172,4 @@ inline void check_required_keys(const ScalingDict& sd, const TopLevelLength& top
     if (out.rope_type == "longrope") check_longrope(sd, top, out);
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

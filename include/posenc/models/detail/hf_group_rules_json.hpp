@@ -19,7 +19,7 @@
 #include "posenc/models/detail/hf_layer_rules_json.hpp"
 #include "posenc/models/detail/hf_model_identity.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// The RoPE groups of a model, and the layer type each serves ("" alone: every RoPE layer).
 struct RopeGroups {
@@ -138,4 +138,4 @@ inline RopeGroups read_groups(const ModelIdentity& id, const LayerMap& map, Read
     return out;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -23,7 +23,7 @@
 
 #include "posenc/models/detail/hf_group_facts.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// The scaling dict: v5 rope_parameters, else rope_scaling (or the context's entry); GPT-J and
 /// CodeGen read none.
@@ -160,7 +160,7 @@ inline void read_scaling_parameters(const GroupFacts& g, const ScalingDict& sd, 
         if (*out.factor < 1.0) fail_json(sd.at("factor"), "expected a number >= 1", *v);
         if (v->is_number_integer())  // a fact, not a warning: nothing for the user to change
             out.notes.push_back(sd.at("factor") + " is an integer (" + v->dump() +
-                                "); transformers logs a warning and uses it as " + detail::format_value(*out.factor));
+                                "); transformers logs a warning and uses it as " + posenc::detail::format_value(*out.factor));
     }
     out.attention_factor = optional_number("attention_factor");
     out.beta_fast = optional_number("beta_fast");
@@ -214,8 +214,8 @@ inline void apply_hunyuan_alpha(const GroupFacts& g, const ScalingDict& sd, HfRo
             const double base = out.rope_theta * std::pow(*out.alpha, h / (h - 2.0));
             if (!(std::isfinite(base) && base > 1.0))
                 fail(sd.at("alpha"), "expected rope_theta * alpha^(H / (H - 2)) finite and > 1",
-                     detail::format_value(base));
-            out.notes.push_back("HunYuan alpha: base = rope_theta * alpha^(H / (H - 2)) = " + detail::format_value(base) +
+                     posenc::detail::format_value(base));
+            out.notes.push_back("HunYuan alpha: base = rope_theta * alpha^(H / (H - 2)) = " + posenc::detail::format_value(base) +
                                 " with the default table (Hugging Face's init table, used up to max_position_embeddings)");
             out.rope_theta = base;
             out.rope_theta_key = out.rope_theta_key + " * " + sd.at("alpha") + "^(H/(H-2))";
@@ -230,4 +230,4 @@ inline void apply_hunyuan_alpha(const GroupFacts& g, const ScalingDict& sd, HfRo
     }
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

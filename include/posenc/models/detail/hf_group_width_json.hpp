@@ -21,7 +21,7 @@
 
 #include "posenc/models/detail/hf_group_facts.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// DeepSeek MLA: the table is qk_rope_head_dim wide; qk_head_dim for the softmax scale.
 inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
@@ -168,7 +168,7 @@ inline RotaryFraction read_top_level_partial_factor(const GroupFacts& g, HfRopeC
     f.value = g.family && g.family->partial_rotary_factor ? *g.family->partial_rotary_factor : 1.0;
     f.key = g.family && g.family->partial_rotary_factor ? "partial_rotary_factor" : "";
     f.shown = g.family && g.family->partial_rotary_factor
-                                ? "the class default " + detail::format_value(*g.family->partial_rotary_factor)
+                                ? "the class default " + posenc::detail::format_value(*g.family->partial_rotary_factor)
                                 : "";
     const bool neox = g.family && g.family->has(trait::neox_key_names);
     for (const char* key : {"rotary_pct", "partial_rotary_factor"}) {
@@ -220,7 +220,7 @@ inline void read_dict_partial_factor(const GroupFacts& g, const ScalingDict& sd,
 /// check (families/family_steps.hpp FamilySteps::check_partial_factor).
 inline void check_partial_factor(const GroupFacts& g, const RotaryFraction& f, const HfRopeConfig& out)
 {
-    if (!(f.value > 0.0 && f.value <= 1.0)) fail(f.key, "expected a number in (0, 1]", detail::format_value(f.value));
+    if (!(f.value > 0.0 && f.value <= 1.0)) fail(f.key, "expected a number in (0, 1]", posenc::detail::format_value(f.value));
     if (g.family && !g.family->has(trait::partial_rotary) && !g.gptj_like && f.value != 1.0)
         // Llama-style attention multiplies the whole head by cos / sin: transformers 5's default table
         // ignores the factor (compute_default_rope_parameters uses head_dim), its scaled types and
@@ -228,7 +228,7 @@ inline void check_partial_factor(const GroupFacts& g, const RotaryFraction& f, c
         fail(f.key, "expected 1: model_type \"" + out.model_type + "\"'s attention rotates the whole head (" +
                           std::string(g.family->pairing_source) + " does not split off a rotary part), so transformers either "
                           "ignores a partial rotary factor or fails on it",
-             detail::format_value(f.value));
+             posenc::detail::format_value(f.value));
     if (g.family && g.steps && g.steps->check_partial_factor) g.steps->check_partial_factor(*g.family, f.key, f.value, out.model_type);
 }
 
@@ -323,4 +323,4 @@ inline void read_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const Ro
     }
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -21,7 +21,7 @@
 #include "posenc/models/hf_indexer_rope.hpp"
 #include "posenc/spec.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// Step 5c: the indexer of HY-V4 (index_head_dim, class default 128) or Qwen4-Exp (indexer_head_dim
 /// and indexer_compress_ratio, no class default: a config without indexer_head_dim gets no indexer
@@ -71,4 +71,4 @@ inline IndexerRope indexer_rope(const IndexerConfig& c, const ModelRope& rope, i
                        c.key, c.source};
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -12,7 +12,7 @@
 #include "posenc/models/hf_indexer_rope.hpp"
 #include "posenc/spec.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// What the config says of the indexer, before the table is known.
 struct IndexerConfig {
@@ -25,4 +25,4 @@ struct IndexerConfig {
     std::string source;
 };
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

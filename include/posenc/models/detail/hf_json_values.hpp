@@ -31,7 +31,7 @@
 
 namespace posenc::hf {
 
-namespace detail_json {
+namespace detail {
 
 using json = nlohmann::json;
 
@@ -294,6 +294,6 @@ inline std::set<std::string> known_scaling_keys(const std::string& type)
     return keys;
 }
 
-}  // namespace detail_json
+}  // namespace detail
 
 }  // namespace posenc::hf

@@ -16,7 +16,7 @@
 
 #include "posenc/models/detail/hf_json_values.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// Keys whose meaning depends on the model's own code (refused for an unknown model_type).
 inline constexpr const char* model_specific_keys[] = {"rope_local_base_freq", "no_rope_layers", "no_rope_layer_interval",
@@ -67,4 +67,4 @@ inline int pattern_value(const json& text, const char* key, int fallback, const 
     return fallback;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -22,7 +22,7 @@
 #include "posenc/models/detail/hf_model_identity.hpp"
 #include "posenc/models/hf_class_defaults.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// The layers of a model: how many (when the config says), each one's type, whether it rotates.
 struct LayerMap {
@@ -119,4 +119,4 @@ inline std::vector<int> layer_groups_of(const LayerMap& map, const std::vector<s
     return groups;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

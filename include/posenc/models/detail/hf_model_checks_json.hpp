@@ -24,7 +24,7 @@
 #include "posenc/models/detail/hf_model_identity.hpp"
 #include "posenc/models/hf_read_options.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// ALiBi (Falcon, BLOOM, MPT) and position_embedding_type other than "rope".
 inline void refuse_other_position_encodings(const ModelIdentity& id)
@@ -201,4 +201,4 @@ inline void check_model(const ModelIdentity& id, const ReadOptions& options, Rea
     check_unknown_family(id, options, log);
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

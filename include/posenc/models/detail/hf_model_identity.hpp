@@ -28,7 +28,7 @@
 #include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// What the reader's steps tell the caller besides the values: notes (what was filled in) and
 /// warnings (keys not read), in the order the steps ran.
@@ -163,4 +163,4 @@ inline ModelIdentity with_family_rule(ModelIdentity id, ReadLog& log)
     return id;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

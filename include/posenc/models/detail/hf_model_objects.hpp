@@ -28,11 +28,11 @@
 #include "posenc/scaling/scaling.hpp"
 #include "posenc/spec.hpp"
 
-namespace posenc::hf::detail_config {
+namespace posenc::hf::detail {
 
-using detail_json::HfGroupConfig;
-using detail_json::HfModelConfig;
-using detail_json::HfRopeConfig;
+using detail::HfGroupConfig;
+using detail::HfModelConfig;
+using detail::HfRopeConfig;
 
 /// The config key path behind a field name the library reports ("yarn.beta_fast",
 /// "longrope.short_factor[3]", "base", "rotary_dim", ...).
@@ -104,11 +104,11 @@ inline Scaling scaling_of(const HfRopeConfig& c)
 /// warnings and notes, and adds a note when a non-MLA config sets mscale_all_dim.
 inline HfModelRope group_rope(const HfRopeConfig& config)
 {
-    using detail_config::relabelled;
+    using detail::relabelled;
     const RopeSpec spec = relabelled(config, [&] {
         return RopeSpec(config.head_dim, config.rotary_dim, config.rope_theta, config.pairing, config.rotary_offset);
     });
-    const Scaling scaling = relabelled(config, [&] { return detail_config::scaling_of(config); });
+    const Scaling scaling = relabelled(config, [&] { return detail::scaling_of(config); });
     const FrequencyTable table = relabelled(config, [&] { return frequency_table(spec, scaling); });
 
     const bool mla = config.qk_head_dim > 0;
@@ -158,7 +158,7 @@ auto prefixed(const std::string& prefix, Build&& build) -> decltype(build())
 /// sections, or interleaved for mrope_interleaved). Throws posenc::error naming the config key.
 /// MLA's layout from the primary group's widths: the query head [nope, rope], the key assembled the
 /// same way from a per-head nope part and one shared rope part (hf_attention_facts.hpp).
-inline MlaFacts mla_facts(int qk_head_dim, int qk_rope_head_dim, const detail_json::AttentionFactsConfig& a)
+inline MlaFacts mla_facts(int qk_head_dim, int qk_rope_head_dim, const detail::AttentionFactsConfig& a)
 {
     MlaFacts m;
     m.qk_head_dim = qk_head_dim;
@@ -225,9 +225,9 @@ inline HfModel model_of(const HfModelConfig& config)
     if (config.attention.qk_norm_known) model.qk_norm = config.attention.qk_norm;
     if (qk_head_dim > 0) model.mla = mla_facts(qk_head_dim, rope_width, config.attention);
     if (config.indexer)
-        model.indexer = detail_json::indexer_rope(*config.indexer, model.rope,
+        model.indexer = detail::indexer_rope(*config.indexer, model.rope,
                                                   static_cast<int>(&config.primary_group() - config.groups.data()));
     return model;
 }
 
-}  // namespace posenc::hf::detail_config
+}  // namespace posenc::hf::detail

@@ -32,7 +32,7 @@
 #include "posenc/models/hf_read_options.hpp"
 #include "posenc/models/hf_config_file.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// Parses config.json text (after scan_text) and hands the document, with its underflowing
 /// literals registered in raw_literals() for the duration of the call, to `resolve`.
@@ -167,4 +167,4 @@ inline HfRopeConfig primary_values(const HfModelConfig& model)
     return out;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

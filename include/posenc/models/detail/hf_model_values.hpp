@@ -24,7 +24,7 @@
 #include "posenc/models/detail/hf_rope_values.hpp"
 #include "posenc/models/hf_attention_facts.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// One RoPE group of a model: the layer type that names it, and its resolved values.
 struct HfGroupConfig {
@@ -99,4 +99,4 @@ struct HfModelConfig {
     }
 };
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -16,7 +16,7 @@
 #include "posenc/models/detail/hf_model_identity.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// Step 9: the M-RoPE sections and interleaving of the primary group, where the family reads them.
 /// The family's default sections and always-interleaved layout are written into `primary` too.
@@ -66,4 +66,4 @@ inline MropeLayout read_mrope(const ModelIdentity& id, HfRopeConfig& primary, Re
     return out;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

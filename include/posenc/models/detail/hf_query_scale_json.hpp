@@ -18,7 +18,7 @@
 #include "posenc/models/detail/hf_model_identity.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 namespace query_scale_rules {
 
@@ -75,4 +75,4 @@ inline std::optional<HfQueryScale> read_query_scale(const ModelIdentity& id, con
     return std::nullopt;
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -22,7 +22,7 @@
 #include "posenc/models/hf_read_options.hpp"
 #include "posenc/spec.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// The RoPE-relevant content of a config.json, resolved as Hugging Face resolves it.
 struct HfRopeConfig {
@@ -119,4 +119,4 @@ struct GroupContext {
     const families::FamilySteps* steps = nullptr;
 };
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -21,7 +21,7 @@
 
 #include "posenc/models/detail/hf_json_values.hpp"
 
-namespace posenc::hf::detail_json {
+namespace posenc::hf::detail {
 
 /// Whether two scaling dicts say the same: every key of rope_scaling (legacy "type" read as
 /// "rope_type") is in rope_parameters with an equal value, and rope_parameters adds only
@@ -66,4 +66,4 @@ inline bool explicit_null(const json& object, const char* key)
     return it != object.end() && it->is_null();
 }
 
-}  // namespace posenc::hf::detail_json
+}  // namespace posenc::hf::detail

@@ -22,7 +22,7 @@
 #include "posenc/error.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// Bamba's partial rotary factor (FamilySteps::check_partial_factor): the row's, whatever the config says.
 inline void bamba_partial_factor(const FamilyRules& row, const std::string& key, double value, const std::string& model_type)
@@ -58,4 +58,4 @@ inline FamilyConfig bamba_config(const json& text, const std::string& pre, const
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -45,9 +45,9 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
-namespace class_default_dicts_detail {
+namespace class_default_dicts_steps {
 
 /// Dory's released layout (an "mlp" entry after each attention entry) folded as its class does.
 inline void fold_dory_blocks(const json& text, const std::string& pre, const Family& family, FamilyConfig& out)
@@ -158,13 +158,13 @@ inline bool complete_dicts(FamilyConfig& out, const json& text, const std::strin
     return used;
 }
 
-}  // namespace class_default_dicts_detail
+}  // namespace class_default_dicts_steps
 
 /// The rule for Dory, UltraBERT and LFM3 (see the file comment).
 inline FamilyConfig class_default_dicts_config(const json& text, const std::string& pre, const Family& family)
 {
     const std::string model_type(family.model_type);
-    namespace d = class_default_dicts_detail;
+    namespace d = class_default_dicts_steps;
     FamilyConfig out(text);
     if (const json* v = member(text, "rope_scaling"))
         fail_json(pre + "rope_scaling", "expected no rope_scaling: model_type \"" + model_type +
@@ -193,4 +193,4 @@ inline FamilyConfig class_default_dicts_config(const json& text, const std::stri
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

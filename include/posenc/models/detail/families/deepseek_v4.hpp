@@ -31,7 +31,7 @@
 #include "posenc/models/detail/hf_layer_json.hpp"
 #include "posenc/models/detail/hf_rope_values.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// DeepSeek-V4's rope label per layer: "main" for sliding_attention (or compress ratio 0),
 /// "compress" otherwise, from layer_types, else compress_ratios, else every layer "compress".
@@ -132,4 +132,4 @@ inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre,
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -19,7 +19,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_model_values.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// ERNIE-4.5-VL's M-RoPE layout (see the file comment).
 inline void ernie4_5_vl_mrope_layout(MropeLayout& layout) { layout.height_width_alternating = true; }
@@ -32,4 +32,4 @@ inline FamilyConfig ernie4_5_vl_config(const json& text, const std::string&, con
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

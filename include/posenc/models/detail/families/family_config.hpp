@@ -31,7 +31,7 @@
 #include "posenc/models/hf_class_defaults.hpp"
 #include "posenc/models/hf_read_options.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// A family rule's result: the normalised language-model config, and what to tell the reader's user.
 struct FamilyConfig {
@@ -164,4 +164,4 @@ inline void ignore_key(const json& text, const std::string& pre, const std::stri
     if (member(text, key)) out.warnings.push_back({pre + key, "model_type \"" + model_type + "\"'s configuration " + why + "; ignored"});
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

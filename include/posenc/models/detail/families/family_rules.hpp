@@ -42,7 +42,7 @@
 #include "posenc/models/detail/families/sliding_window_rope.hpp"
 #include "posenc/models/detail/families/step3p7.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// One entry of the rule column: a model_type whose configuration class derives layer_types or
 /// per-layer-type dicts, or whose code decides a part of a generic step for it alone (FamilySteps,
@@ -111,4 +111,4 @@ inline bool reads_dicts_per_layer_type(const Family& family) noexcept
            rule == &class_default_dicts_config || family.model_type == "ergo";
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

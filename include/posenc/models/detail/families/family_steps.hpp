@@ -24,7 +24,7 @@
 #include "posenc/models/detail/hf_rope_values.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The hooks of one family's code in the generic steps; see the file comment.
 struct FamilySteps {
@@ -75,4 +75,4 @@ struct FamilySteps {
                                                const std::vector<int>& layer_groups) = nullptr;
 };
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

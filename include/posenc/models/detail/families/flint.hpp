@@ -21,7 +21,7 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for Flint (see the file comment).
 inline FamilyConfig flint_config(const json& text, const std::string& pre, const Family& family)
@@ -49,4 +49,4 @@ inline FamilyConfig flint_config(const json& text, const std::string& pre, const
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -33,7 +33,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for Gemma 3, Gemma 3n and T5Gemma 2 (see the file comment).
 inline FamilyConfig gemma3_config(const json& text, const std::string& pre, const Family& family)
@@ -99,4 +99,4 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -28,7 +28,7 @@
 #include "posenc/models/detail/hf_layer_json.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for Gemma 4 and its look-alikes (see the file comment).
 inline FamilyConfig gemma4_config(const json& text, const std::string& pre, const Family& family)
@@ -76,4 +76,4 @@ inline FamilyConfig gemma4_config(const json& text, const std::string& pre, cons
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

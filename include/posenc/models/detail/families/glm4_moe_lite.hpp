@@ -19,7 +19,7 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for GLM-4.7-Flash: the config as it is, and its head_dim alias.
 inline FamilyConfig glm4_moe_lite_config(const json& text, const std::string&, const Family&)
@@ -29,4 +29,4 @@ inline FamilyConfig glm4_moe_lite_config(const json& text, const std::string&, c
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -22,7 +22,7 @@
 #include "posenc/model_rope.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for HRM's text model (see the file comment).
 inline FamilyConfig hrm_text_config(const json& text, const std::string& pre, const Family& family)
@@ -51,4 +51,4 @@ inline FamilyConfig hrm_text_config(const json& text, const std::string& pre, co
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -27,7 +27,7 @@
 #include "posenc/models/detail/hf_model_values.hpp"
 #include "posenc/models/detail/hf_rope_values.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// "xdrope" read as "dynamic" (FamilySteps::rope_type_alias).
 inline void hunyuan_vl_rope_type(const std::string& type_key, HfRopeConfig& out)
@@ -72,4 +72,4 @@ inline FamilyConfig hunyuan_vl_config(const json& text, const std::string&, cons
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

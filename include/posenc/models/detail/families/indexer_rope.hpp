@@ -21,7 +21,7 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for HY-V4's indexer (see the file comment).
 inline FamilyConfig indexer_rope_config(const json& text, const std::string& /*pre*/, const Family& family)
@@ -33,4 +33,4 @@ inline FamilyConfig indexer_rope_config(const json& text, const std::string& /*p
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

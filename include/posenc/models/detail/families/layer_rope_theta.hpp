@@ -32,7 +32,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for layer_rope_theta (see the file comment).
 inline FamilyConfig layer_rope_theta_config(const json& text, const std::string& pre, const Family& family)
@@ -95,4 +95,4 @@ inline FamilyConfig layer_rope_theta_config(const json& text, const std::string&
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

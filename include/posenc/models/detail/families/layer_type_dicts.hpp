@@ -27,9 +27,9 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
-namespace layer_type_dicts_detail {
+namespace layer_type_dicts_steps {
 
 /// The class's default layer types for `model_type` and `n` layers.
 inline json default_layer_types(const std::string& model_type, int n)
@@ -62,7 +62,7 @@ inline const char* default_rope_parameters(const std::string& model_type)
                "hybrid_sliding": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}})";
 }
 
-}  // namespace layer_type_dicts_detail
+}  // namespace layer_type_dicts_steps
 
 /// The rule for Laguna, MiMo-V2-Flash, Mellum and ZAYA (see the file comment).
 inline FamilyConfig layer_type_dicts_config(const json& text, const std::string& pre, const Family& family)
@@ -75,12 +75,12 @@ inline FamilyConfig layer_type_dicts_config(const json& text, const std::string&
                   *v);
     if (!member(text, "layer_types")) {
         const int n = layer_count(text, pre, family, out);
-        out.text["layer_types"] = layer_type_dicts_detail::default_layer_types(model_type, n);
+        out.text["layer_types"] = layer_type_dicts_steps::default_layer_types(model_type, n);
         out.notes.push_back("layer_types absent: " + model_type + "'s class pattern");
     }
     const json* given = member(text, "rope_parameters");
     if (!given) {
-        const char* dflt = layer_type_dicts_detail::default_rope_parameters(model_type);
+        const char* dflt = layer_type_dicts_steps::default_rope_parameters(model_type);
         out.text["rope_parameters"] = json::parse(dflt);
         out.notes.push_back("rope_parameters absent: " + model_type + "'s class default " + out.text["rope_parameters"].dump());
     } else {
@@ -114,4 +114,4 @@ inline FamilyConfig layer_type_dicts_config(const json& text, const std::string&
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -20,7 +20,7 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for LFM2 and LFM2-MoE (see the file comment).
 inline FamilyConfig lfm2_config(const json& text, const std::string& pre, const Family& family)
@@ -55,4 +55,4 @@ inline FamilyConfig lfm2_config(const json& text, const std::string& pre, const 
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -25,7 +25,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for the linear-attention hybrids (see the file comment).
 inline FamilyConfig linear_attention_config(const json& text, const std::string& pre, const Family& family)
@@ -73,4 +73,4 @@ inline FamilyConfig linear_attention_config(const json& text, const std::string&
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

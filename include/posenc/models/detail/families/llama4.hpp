@@ -24,7 +24,7 @@
 #include "posenc/models/detail/families/no_rope_layers.hpp"
 #include "posenc/models/detail/hf_model_values.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// Llama 4's attention temperature tuning (see the file comment); `layer_groups`: -1 for a NoPE layer.
 inline std::optional<HfQueryScale> llama4_temperature_tuning(const json& text, const std::string& pre,
@@ -54,4 +54,4 @@ inline FamilyConfig llama4_config(const json& text, const std::string& pre, cons
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

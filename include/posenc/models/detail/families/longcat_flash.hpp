@@ -19,7 +19,7 @@
 #include "posenc/model_rope.hpp"
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for LongCat Flash (see the file comment).
 inline FamilyConfig longcat_flash_config(const json& text, const std::string& pre, const Family& family)
@@ -49,4 +49,4 @@ inline FamilyConfig longcat_flash_config(const json& text, const std::string& pr
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -23,7 +23,7 @@
 #include "posenc/models/detail/hf_rope_values.hpp"
 #include "posenc/models/hf_families.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// Mistral 4's head: qk_nope_head_dim + qk_rope_head_dim, the rope part its last qk_rope_head_dim
 /// coordinates (see the file comment); `row` holds the class defaults.
@@ -57,4 +57,4 @@ inline FamilyConfig mistral4_config(const json& text, const std::string&, const 
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

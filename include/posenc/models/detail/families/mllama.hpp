@@ -19,7 +19,7 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for Mllama (see the file comment).
 inline FamilyConfig mllama_config(const json& text, const std::string& pre, const Family& family)
@@ -45,4 +45,4 @@ inline FamilyConfig mllama_config(const json& text, const std::string& pre, cons
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -25,7 +25,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for ModernBERT (see the file comment).
 inline FamilyConfig modernbert_config(const json& text, const std::string& pre, const Family& family)
@@ -66,4 +66,4 @@ inline FamilyConfig modernbert_config(const json& text, const std::string& pre, 
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

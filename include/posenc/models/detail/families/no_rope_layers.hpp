@@ -24,7 +24,7 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for SmolLM3 and Llama 4 (see the file comment).
 inline FamilyConfig no_rope_layers_config(const json& text, const std::string& pre, const Family& family)
@@ -81,4 +81,4 @@ inline FamilyConfig no_rope_layers_config(const json& text, const std::string& p
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -31,9 +31,9 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
-namespace nope_by_attention_detail {
+namespace nope_by_attention_steps {
 
 inline std::int64_t pattern(const json& text, const std::string& pre, const char* key, std::int64_t class_default)
 {
@@ -53,7 +53,7 @@ inline std::vector<std::string> strings(const json& list)
     return out;
 }
 
-}  // namespace nope_by_attention_detail
+}  // namespace nope_by_attention_steps
 
 /// The rule for AFMoE (see the file comment).
 inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const Family& family)
@@ -62,10 +62,10 @@ inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const
     std::vector<std::string> types;
     if (const json* v = member(text, "layer_types")) {
         if (!v->is_array()) return out;  // the reader refuses it, naming layer_types
-        types = nope_by_attention_detail::strings(*v);
+        types = nope_by_attention_steps::strings(*v);
     } else {
         const int n = layer_count(text, pre, family, out);
-        const std::int64_t every = nope_by_attention_detail::pattern(text, pre, "global_attn_every_n_layers", 4);
+        const std::int64_t every = nope_by_attention_steps::pattern(text, pre, "global_attn_every_n_layers", 4);
         for (int i = 0; i < n; ++i) types.push_back((i + 1) % every != 0 ? "sliding_attention" : "full_attention");
     }
     json marked = json::array();
@@ -87,12 +87,12 @@ inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre,
     out.text.erase("rope_scaling");
     const int n = layer_count(text, pre, family, out);
     const std::int64_t dense = count_or_zero(text, pre, "first_k_dense_replace");
-    const std::int64_t prefix_pattern = nope_by_attention_detail::pattern(text, pre, "prefix_dense_sliding_window_pattern", 1);
-    const std::int64_t rest_pattern = nope_by_attention_detail::pattern(text, pre, "sliding_window_pattern", 4);
+    const std::int64_t prefix_pattern = nope_by_attention_steps::pattern(text, pre, "prefix_dense_sliding_window_pattern", 1);
+    const std::int64_t rest_pattern = nope_by_attention_steps::pattern(text, pre, "sliding_window_pattern", 4);
     std::vector<std::string> types;
     if (const json* v = member(text, "layer_types")) {
         if (!v->is_array()) return out;
-        types = nope_by_attention_detail::strings(*v);
+        types = nope_by_attention_steps::strings(*v);
     } else {
         for (std::int64_t i = 0; i < dense && i < n; ++i) types.push_back((i + 1) % prefix_pattern != 0 ? "sliding_attention" : "full_attention");
         for (std::int64_t i = 0; i < n - dense; ++i) types.push_back((i + 1) % rest_pattern != 0 ? "sliding_attention" : "full_attention");
@@ -101,7 +101,7 @@ inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre,
     if (const json* v = member(text, "mlp_layer_types")) {
         if (!v->is_array() || v->size() != types.size())
             fail_json(pre + "mlp_layer_types", "expected one entry per layer (" + std::to_string(types.size()) + ")", *v);
-        mlp = nope_by_attention_detail::strings(*v);
+        mlp = nope_by_attention_steps::strings(*v);
     } else {
         for (std::size_t i = 0; i < types.size(); ++i) mlp.push_back(static_cast<std::int64_t>(i) < dense ? "dense" : "sparse");
     }
@@ -119,4 +119,4 @@ inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre,
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -26,7 +26,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for OLMo 3 (see the file comment).
 inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const Family& family)
@@ -62,4 +62,4 @@ inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

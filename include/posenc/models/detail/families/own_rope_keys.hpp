@@ -35,9 +35,9 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
-namespace own_rope_keys_detail {
+namespace own_rope_keys_steps {
 
 /// text[key] as a positive int, else `class_default`.
 inline int size_or(const json& text, const std::string& pre, const char* key, int class_default)
@@ -59,13 +59,13 @@ inline void require_value(const json& text, const std::string& pre, const std::s
              v ? shown(*v) : '"' + value + '"');
 }
 
-}  // namespace own_rope_keys_detail
+}  // namespace own_rope_keys_steps
 
 /// The rule for the encoders above (see the file comment).
 inline FamilyConfig own_rope_keys_config(const json& text, const std::string& pre, const Family& family)
 {
     const std::string model_type(family.model_type);
-    using namespace own_rope_keys_detail;
+    using namespace own_rope_keys_steps;
     FamilyConfig out(text);
     const ClassDefaults* d = family.class_defaults;
     const int hidden = size_or(text, pre, "hidden_size", d ? d->hidden_size : 0);
@@ -116,4 +116,4 @@ inline FamilyConfig own_rope_keys_config(const json& text, const std::string& pr
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -20,7 +20,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_rope_values.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// PhiMoE's short_mscale and long_mscale, under rope type longrope (see the file comment).
 inline void phimoe_mscales(const json& dict, const std::string& dict_key, HfRopeConfig& out)
@@ -42,4 +42,4 @@ inline FamilyConfig phimoe_config(const json& text, const std::string&, const Fa
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

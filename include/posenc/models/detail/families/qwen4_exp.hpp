@@ -24,7 +24,7 @@
 #include "posenc/models/detail/families/linear_attention.hpp"
 #include "posenc/models/detail/hf_rope_values.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// Qwen4-Exp's temporal section: the pairs height and width leave (see the file comment).
 inline void qwen4_exp_mrope_section(HfRopeConfig& primary, const std::string& dict, const std::string& type_shown,
@@ -46,4 +46,4 @@ inline FamilyConfig qwen4_exp_config(const json& text, const std::string& pre, c
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

@@ -34,9 +34,9 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
-namespace sliding_layers_detail {
+namespace sliding_layers_steps {
 
 /// The class's layer pattern for `n` layers.
 inline json default_layer_types(const json& text, const std::string& pre, const std::string& model_type, int n)
@@ -83,7 +83,7 @@ inline void refuse_unapplied_truncate(const json& dict, const std::string& path)
              "false");
 }
 
-}  // namespace sliding_layers_detail
+}  // namespace sliding_layers_steps
 
 /// The rule for Ergo and Lara Mini (see the file comment).
 inline FamilyConfig sliding_layers_rope_config(const json& text, const std::string& pre, const Family& family)
@@ -92,10 +92,10 @@ inline FamilyConfig sliding_layers_rope_config(const json& text, const std::stri
     FamilyConfig out(text);
     if (model_type == "ergo") {
         if (const json* given = member(text, "rope_parameters"); given && is_per_layer_type(given))
-            sliding_layers_detail::read_ergo_dicts(*given, pre, out);
+            sliding_layers_steps::read_ergo_dicts(*given, pre, out);
         for (const char* key : {"rope_scaling", "rope_parameters"})
             if (const json* dict = member(out.text, key); dict && dict->is_object())
-                sliding_layers_detail::refuse_unapplied_truncate(*dict, pre + key);
+                sliding_layers_steps::refuse_unapplied_truncate(*dict, pre + key);
         if (const json* v = member(text, "global_attention_scale"); v && !v->is_null())
             out.warnings.push_back({pre + "global_attention_scale",
                                     "multiplies the attention logits of Ergo's full_attention layers (no RoPE there; set by "
@@ -106,7 +106,7 @@ inline FamilyConfig sliding_layers_rope_config(const json& text, const std::stri
         if (!given->is_array()) return out;  // the reader refuses it, naming layer_types
         types = *given;
     } else {
-        types = sliding_layers_detail::default_layer_types(text, pre, model_type, layer_count(text, pre, family, out));
+        types = sliding_layers_steps::default_layer_types(text, pre, model_type, layer_count(text, pre, family, out));
         out.notes.push_back("layer_types absent: " + model_type + "'s class pattern");
     }
     json marked = json::array();
@@ -118,4 +118,4 @@ inline FamilyConfig sliding_layers_rope_config(const json& text, const std::stri
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

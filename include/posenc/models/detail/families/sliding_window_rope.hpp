@@ -26,7 +26,7 @@
 #include "posenc/models/detail/families/family_config.hpp"
 #include "posenc/models/detail/hf_layer_json.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// The rule for EXAONE 4, EXAONE MoE, Cohere 2 and Kolibri 1 (see the file comment).
 inline FamilyConfig sliding_window_rope_config(const json& text, const std::string& pre, const Family& family)
@@ -76,4 +76,4 @@ inline FamilyConfig sliding_window_rope_config(const json& text, const std::stri
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families

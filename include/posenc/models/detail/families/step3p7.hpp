@@ -27,7 +27,7 @@
 
 #include "posenc/models/detail/families/family_config.hpp"
 
-namespace posenc::hf::detail_json::families {
+namespace posenc::hf::detail::families {
 
 /// A per-layer list of `key` as the model reads it: padded with the multi-token-prediction
 /// layers (n + mtp entries), it loses its tail; anything else is returned as written (null when
@@ -126,4 +126,4 @@ inline FamilyConfig step3p7_config(const json& text, const std::string& pre, con
     return out;
 }
 
-}  // namespace posenc::hf::detail_json::families
+}  // namespace posenc::hf::detail::families
