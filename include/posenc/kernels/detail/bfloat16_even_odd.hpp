@@ -22,6 +22,9 @@
 // element-order kernel on every arch; the error is apply.hpp's (float math, one rounding).
 // Tails (fewer than 16 interleaved or 32 half_split pairs) use masked loads and stores, which
 // never touch memory outside the mask.
+// A half_split slice of exactly 16 pairs (rotary_dim 32) is the exception: its a and b are one
+// 32-element chunk, rotated in element order and rounded by one vcvtne2ps2bf16, which puts
+// (a', b') in element order with no permutation (HalfSplit16Pairs, below).
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -222,6 +225,79 @@ struct HalfSplitPairs {
     POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride, std::index_sequence<K...> k) const noexcept
     {
         simd::prefetch_halves_ahead<32>(head, head + half, stride, k);
+    }
+};
+
+/// The pairing policy of a half_split slice of exactly 16 pairs (rotary_dim 32: a Gemma 4 vision
+/// chunk of a 64-dim head, a 32-dim rotary slice), whose a (16 elements) and b (the next 16) are
+/// one 32-element chunk. Rotated in element order (a and b widened from 16 elements each, cos/sin
+/// as the row stores them): a' = a c - b s, b' = b c + a s, the arithmetic of HalfSplitPairs
+/// (a product rounded, then a fused multiply-add) bit for bit; vcvtne2ps2bf16 of (b', a') is then
+/// the 32 results in element order, stored as one register without the even/odd permutation
+/// (zeros and subnormals rounded one by one, as store()). Where HalfSplitPairs would run a
+/// masked, half-used 32-pair chunk over a and another over b. Plain only; whole chunks only
+/// (chunk k: pairs [16k, 16k + 16) at elements [32k, 32k + 32)), so callers take it for a row
+/// of 16 pairs, a single group.
+template <class A>
+struct HalfSplit16Pairs {
+    static constexpr int chunk = 16;
+    static constexpr bool forms_inv_rms = false;
+    template <std::size_t N>
+    struct Regs {
+        __m512 a[N], b[N];
+    };
+    template <std::size_t N>
+    struct Coefficients {
+        __m512 c[N], s[N];
+    };
+
+    POSENC_ALWAYS_INLINE int extent(int pairs) const noexcept { return pairs; }
+    static POSENC_ALWAYS_INLINE int element(int j) noexcept { return 2 * j; }  ///< the first element of chunk j / 16
+
+    template <class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width, Coefficients<sizeof...(K)>& c,
+                                           std::index_sequence<K...>) const noexcept
+    {
+        static_assert(std::is_same_v<Width, FullWidth>, "whole chunks of 16 pairs");
+        ((c.c[K] = _mm512_loadu_ps(row.cos + j + 16 * K), c.s[K] = _mm512_loadu_ps(row.sin + j + 16 * K)), ...);
+    }
+    /// 16 bfloat16 at p widened to float (exact).
+    static POSENC_ALWAYS_INLINE __m512 widen(const bfloat16* p) noexcept
+    {
+        const __m256i words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        const __m512i w = _mm512_maskz_cvtepu16_epi32(simd::impl::all_lanes, words);
+        return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(simd::impl::all_lanes, w, 16));
+    }
+    template <class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void load(const bfloat16* head, Width, Regs<sizeof...(K)>& x, std::index_sequence<K...>) const noexcept
+    {
+        ((x.a[K] = widen(head + 32 * K), x.b[K] = widen(head + 32 * K + 16)), ...);
+    }
+    /// (a, b) rounded to bfloat16 at p, p + 16 (nearest even, as to_bfloat16).
+    static POSENC_ALWAYS_INLINE void store_chunk(bfloat16* p, __m512 a, __m512 b) noexcept
+    {
+        const __m512i packed = (__m512i)_mm512_cvtne2ps_pbh(b, a);  // words 0..15 from a, 16..31 from b
+        if (_mm512_testn_epi16_mask(packed, _mm512_set1_epi16(0x7f80)) != 0) {  // zeros, subnormals: exact path
+            alignas(64) float v[32];
+            _mm512_store_ps(v, a);
+            _mm512_store_ps(v + 16, b);
+            for (int i = 0; i < 32; ++i) p[i] = posenc::kernels::detail::to_bfloat16_on<A>(v[i]);
+            return;
+        }
+        _mm512_storeu_si512(p, packed);
+    }
+    template <class Epilogue, class Order, class Width, std::size_t... K>
+    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, NoScale,
+                                           bfloat16* head, Width, std::index_sequence<K...>) const noexcept
+    {
+        Regs<sizeof...(K)> y;
+        (even_odd::rotate(x.a[K], x.b[K], c.c[K], c.s[K], y.a[K], y.b[K]), ...);
+        (store_chunk(head + 32 * K, y.a[K], y.b[K]), ...);
+    }
+    template <std::size_t... K>
+    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride, std::index_sequence<K...>) const noexcept
+    {
+        (simd::prefetch(head, simd::prefetch_heads_ahead * stride + static_cast<std::ptrdiff_t>(32 * K)), ...);
     }
 };
 

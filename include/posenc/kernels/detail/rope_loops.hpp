@@ -136,11 +136,23 @@ auto apply_pairs(int num_pairs) noexcept
 /// Pairs [pair0, pair0 + n) of every head of one tensor and token (interleaved rows expanded
 /// unless rotates_row_as_stored): apply's rotation. The row is read once per group of registers
 /// and run of heads, so no load of it waits on a store to a head (store-to-load "4K aliasing"
-/// between a row and a head at the same page offset). Not forced inline: one copy per type.
+/// between a row and a head at the same page offset). bfloat16 half_split rows of 16 pairs on
+/// avx512_bf16 (Gemma 4's vision chunks) take even_odd::HalfSplit16Pairs: one 32-element chunk
+/// per head rather than a half-used even/odd chunk over a and another over b. Not forced inline:
+/// one copy per type.
 template <class A, Pairing P, class T>
 void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const AngleRow& row) noexcept
 {
     const int first = P == Pairing::half_split ? pair0 : 2 * pair0;  // the first element of the pairs
+#if POSENC_WITH_AVX512BF16
+    if constexpr (P == Pairing::half_split && even_odd::used_for<A, T>) {
+        if (num_pairs == even_odd::HalfSplit16Pairs<A>::chunk) {  // (so pair0 0, n 16): a and b one 32-element chunk
+            rotate_group<A, GroupedStores>(run, even_odd::HalfSplit16Pairs<A> {}, Plain {}, row, 0, FullWidth {},
+                                           std::index_sequence<0> {});
+            return;
+        }
+    }
+#endif
     rotate_row<A, apply_chunks<A, P, T>, GroupedStores>(run.from(first), apply_pairs<A, P, T>(num_pairs), Plain {}, row, n);
 }
 
