@@ -4,7 +4,8 @@
 # Must run as root (or with sudo available). Idempotent: does nothing when all are present.
 set -euo pipefail
 
-# build: cmake, Ninja, ccache, g++, clang (+ its sanitizer and libFuzzer runtimes), pkg-config
+# build: cmake, Ninja, ccache, g++, clang (+ its sanitizer and libFuzzer runtimes), clang-format
+# (the layout check, scripts/check-format.sh), pkg-config
 # (the installed-package test); library: Eigen, xsimd; tests, benchmarks, posenc-inspect:
 # doctest, Google Benchmark, nlohmann_json, xmllint; the Python module and the reference
 # scripts: Python headers, pybind11, numpy, pytest, mpmath; the pip route: venv, build,
@@ -16,7 +17,7 @@ set -euo pipefail
 # (libpython3.11-dev:arm64): the script enables the arm64 architecture in dpkg (multiarch:
 # `dpkg --add-architecture arm64`, then arm64 package lists from the same mirror) and installs
 # them with the rest.
-packages=(cmake ninja-build ccache make g++ clang libclang-rt-dev pkg-config
+packages=(cmake ninja-build ccache make g++ clang libclang-rt-dev clang-format pkg-config
           g++-aarch64-linux-gnu qemu-user file
           libeigen3-dev libxsimd-dev
           doctest-dev libbenchmark-dev nlohmann-json3-dev libxml2-utils

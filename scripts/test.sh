@@ -5,10 +5,11 @@
 # (scripts/install-deps.sh) and prints each stage's wall time at the end.
 #
 #   scripts/test.sh                  the quick tier (the README's test command): the
-#                                    function-size check, then the `quick` preset: every test
-#                                    folder once with g++ -Werror (the SIMD folders at -O2, the
-#                                    rest at -O0, one unity unit per folder), the examples, the
-#                                    transformers sweep's data, the docs' C++ blocks. No hygiene
+#                                    layout check (.clang-format), the function-size check,
+#                                    then the `quick` preset: every test folder once with
+#                                    g++ -Werror (the SIMD folders at -O2, the rest at -O0,
+#                                    one unity unit per folder), the examples, the transformers
+#                                    sweep's data, the docs' C++ blocks. No hygiene
 #                                    checks, benchmarks, per-ISA units, package consumers,
 #                                    sanitizers, Python, qemu or fuzzing: those are the full tier.
 #   scripts/test.sh --full           the full matrix (.ci/run runs it after the quick tier):
@@ -101,7 +102,8 @@ for p in json.load(open("CMakePresets.json"))["configurePresets"]:
     if p["name"] == sys.argv[1]: print(p["binaryDir"].replace("${sourceDir}/", ""))' "$1"
 }
 
-begin_stage "function sizes"
+begin_stage "layout and function sizes"
+scripts/check-format.sh                  # every C++ / CUDA file as .clang-format lays it out
 python3 scripts/check-function-sizes.py  # no function of include/ over 60 lines or 8 parameters
 end_stage
 
