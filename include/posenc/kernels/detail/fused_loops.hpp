@@ -184,6 +184,22 @@ void norm_pass_through(HeadRun<T, Out> run, int begin, int end, const Normed& no
     }
 }
 
+/// `pairs` pairs of the run's heads (run: at the slice) through rotate_row with epilogue e
+/// (Normed or Plain): half_split pairs in GroupedStores or PairStores order, interleaved in
+/// GroupedStores. Called directly, not through a generic lambda: GCC compiled such a lambda out
+/// of line in the larger per-ISA units (a call per tensor and token; docs/benchmarks.md).
+template <class A, Pairing P, class T, class Out, class Epilogue>
+POSENC_ALWAYS_INLINE void rotate_slice_pairs(const HeadRun<T, Out>& run, const Epilogue& e, const AngleRow& row, int pairs,
+                                             bool grouped_stores) noexcept
+{
+    if constexpr (P == Pairing::half_split) {
+        if (grouped_stores) rotate_row<A, norm_chunks<A>, GroupedStores>(run, HalfSplitPairs<A> {pairs}, e, row, pairs);
+        else rotate_row<A, norm_chunks<A>, PairStores>(run, HalfSplitPairs<A> {pairs}, e, row, pairs);
+    } else {
+        rotate_row<A, norm_chunks<A>, GroupedStores>(run, InterleavedPairs<A> {}, e, row, pairs);
+    }
+}
+
 /// The rotated slice of the run's heads through rotate_row in groups of norm_chunks registers:
 /// Normed or Plain; GroupedStores for several tokens, else PairStores. Prefetch hints only for
 /// half_split heads whose 1 / rms is not formed in a pass of its own (tile_inv_rms prefetches then).
@@ -194,17 +210,8 @@ POSENC_ALWAYS_INLINE void norm_rotate_slice(HeadRun<T, Out> run, HeadSlice slice
     run = run.from(slice.offset);
     norm.weights = norm.weights.from(slice.offset);
     run.prefetch = run.prefetch && P == Pairing::half_split && (!Norm || norm.inv_rms == nullptr);
-    const int pairs = slice.rotary_dim / 2;
-    auto rotate = [&](auto pairing, auto order) {
-        if constexpr (Norm) rotate_row<A, norm_chunks<A>, decltype(order)>(run, pairing, norm, row, pairs);
-        else rotate_row<A, norm_chunks<A>, decltype(order)>(run, pairing, Plain {}, row, pairs);
-    };
-    if constexpr (P == Pairing::half_split) {
-        if (grouped_stores) rotate(HalfSplitPairs<A> {pairs}, GroupedStores {});
-        else rotate(HalfSplitPairs<A> {pairs}, PairStores {});
-    } else {
-        rotate(InterleavedPairs<A> {}, GroupedStores {});
-    }
+    if constexpr (Norm) rotate_slice_pairs<A, P>(run, norm, row, slice.rotary_dim / 2, grouped_stores);
+    else rotate_slice_pairs<A, P>(run, Plain {}, row, slice.rotary_dim / 2, grouped_stores);
 }
 
 /// The run's heads: y = RoPE(x * s) over the slice [offset, offset + rotary_dim) and x * s over
