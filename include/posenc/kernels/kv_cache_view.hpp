@@ -165,8 +165,7 @@ struct KvCacheView {
     /// Element offset of (slot, head, 0). Precondition: 0 <= slot < slots(), 0 <= h < heads.
     constexpr std::ptrdiff_t offset(std::ptrdiff_t slot, std::ptrdiff_t h) const noexcept
     {
-        // token_major: (b * block_size + o) * heads + h with b * block_size + o = slot (no division
-        // on a decode step's path: row mla_decode_bf16/mla_cache of docs/benchmarks.md)
+        // token_major: (b * block_size + o) * heads + h, and b * block_size + o = slot (no division)
         if (layout == CacheLayout::token_major) return (slot * heads + h) * row_elements() + column;
         const std::ptrdiff_t b = slot / block_size, o = slot % block_size;
         return ((b * heads + h) * block_size + o) * row_elements() + column;
