@@ -165,9 +165,10 @@ struct KvCacheView {
     /// Element offset of (slot, head, 0). Precondition: 0 <= slot < slots(), 0 <= h < heads.
     constexpr std::ptrdiff_t offset(std::ptrdiff_t slot, std::ptrdiff_t h) const noexcept
     {
+        // token_major: (b * block_size + o) * heads + h, and b * block_size + o = slot (no division)
+        if (layout == CacheLayout::token_major) return (slot * heads + h) * row_elements() + column;
         const std::ptrdiff_t b = slot / block_size, o = slot % block_size;
-        const std::ptrdiff_t row = layout == CacheLayout::token_major ? (b * block_size + o) * heads + h : (b * heads + h) * block_size + o;
-        return row * row_elements() + column;
+        return ((b * heads + h) * block_size + o) * row_elements() + column;
     }
 
     /// Address of (slot, head, 0) as bytes.

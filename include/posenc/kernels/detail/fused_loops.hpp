@@ -184,6 +184,22 @@ void norm_pass_through(HeadRun<T, Out> run, int begin, int end, const Normed& no
     }
 }
 
+/// `pairs` pairs of the run's heads (run: at the slice) through rotate_row with epilogue e
+/// (Normed or Plain): half_split pairs in GroupedStores or PairStores order, interleaved in
+/// GroupedStores. Called directly, not through a generic lambda: GCC compiled such a lambda out
+/// of line in the larger per-ISA units (a call per tensor and token; docs/benchmarks.md).
+template <class A, Pairing P, class T, class Out, class Epilogue>
+POSENC_ALWAYS_INLINE void rotate_slice_pairs(const HeadRun<T, Out>& run, const Epilogue& e, const AngleRow& row, int pairs,
+                                             bool grouped_stores) noexcept
+{
+    if constexpr (P == Pairing::half_split) {
+        if (grouped_stores) rotate_row<A, norm_chunks<A>, GroupedStores>(run, HalfSplitPairs<A> {pairs}, e, row, pairs);
+        else rotate_row<A, norm_chunks<A>, PairStores>(run, HalfSplitPairs<A> {pairs}, e, row, pairs);
+    } else {
+        rotate_row<A, norm_chunks<A>, GroupedStores>(run, InterleavedPairs<A> {}, e, row, pairs);
+    }
+}
+
 /// The rotated slice of the run's heads through rotate_row in groups of norm_chunks registers:
 /// Normed or Plain; GroupedStores for several tokens, else PairStores. Prefetch hints only for
 /// half_split heads whose 1 / rms is not formed in a pass of its own (tile_inv_rms prefetches then).
@@ -194,17 +210,8 @@ POSENC_ALWAYS_INLINE void norm_rotate_slice(HeadRun<T, Out> run, HeadSlice slice
     run = run.from(slice.offset);
     norm.weights = norm.weights.from(slice.offset);
     run.prefetch = run.prefetch && P == Pairing::half_split && (!Norm || norm.inv_rms == nullptr);
-    const int pairs = slice.rotary_dim / 2;
-    auto rotate = [&](auto pairing, auto order) {
-        if constexpr (Norm) rotate_row<A, norm_chunks<A>, decltype(order)>(run, pairing, norm, row, pairs);
-        else rotate_row<A, norm_chunks<A>, decltype(order)>(run, pairing, Plain {}, row, pairs);
-    };
-    if constexpr (P == Pairing::half_split) {
-        if (grouped_stores) rotate(HalfSplitPairs<A> {pairs}, GroupedStores {});
-        else rotate(HalfSplitPairs<A> {pairs}, PairStores {});
-    } else {
-        rotate(InterleavedPairs<A> {}, GroupedStores {});
-    }
+    if constexpr (Norm) rotate_slice_pairs<A, P>(run, norm, row, slice.rotary_dim / 2, grouped_stores);
+    else rotate_slice_pairs<A, P>(run, Plain {}, row, slice.rotary_dim / 2, grouped_stores);
 }
 
 /// The run's heads: y = RoPE(x * s) over the slice [offset, offset + rotary_dim) and x * s over
@@ -287,33 +294,39 @@ POSENC_ALWAYS_INLINE void heads_to_view(const HeadsView<const T>& in, const Head
     });
 }
 
-/// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit, in
-/// register-sized byte moves (the last partial register through memcpy; rather than one memcpy
-/// call: row decode_step_f32/qwen3_8b of docs/benchmarks.md): one run when both sides are
-/// contiguous (a slot of a token-major or paged cache, V inside packed QKV), a run per row otherwise.
+/// `bytes` bytes from src to dst, bit for bit, in register-sized moves, four registers in flight
+/// (the last partial register through memcpy; rather than one memcpy call: row
+/// decode_step_f32/qwen3_8b of docs/benchmarks.md). Inline: a one-head V (MLA's c_kv) is copied in
+/// the token loop without a call (row mla_decode_bf16/mla_cache).
+template <class A>
+POSENC_ALWAYS_INLINE void copy_bytes(void* dst, const void* src, std::size_t bytes) noexcept
+{
+    using batch = xsimd::batch<std::uint8_t, A>;
+    auto* d = static_cast<std::uint8_t*>(dst);
+    const auto* s = static_cast<const std::uint8_t*>(src);
+    std::size_t i = 0;
+    for (; i + 4 * batch::size <= bytes; i += 4 * batch::size) {
+        const batch b0 = batch::load_unaligned(s + i), b1 = batch::load_unaligned(s + i + batch::size);
+        const batch b2 = batch::load_unaligned(s + i + 2 * batch::size), b3 = batch::load_unaligned(s + i + 3 * batch::size);
+        b0.store_unaligned(d + i), b1.store_unaligned(d + i + batch::size);
+        b2.store_unaligned(d + i + 2 * batch::size), b3.store_unaligned(d + i + 3 * batch::size);
+    }
+    for (; i + batch::size <= bytes; i += batch::size) batch::load_unaligned(s + i).store_unaligned(d + i);
+    if (i < bytes) std::memcpy(d + i, s + i, bytes - i);  // (a call, where nothing is left)
+}
+
+/// `heads` rows of n elements from x (rows x_stride apart) to y (y_stride apart), bit for bit
+/// (copy_bytes): one run when both sides are contiguous (a slot of a token-major or paged cache,
+/// V inside packed QKV), a run per row otherwise.
 template <class A, class T>
 void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads, int n) noexcept
 {
     const std::size_t row = static_cast<std::size_t>(n) * sizeof(T);
-    auto copy = [](void* dst, const void* src, std::size_t bytes) {
-        using batch = xsimd::batch<std::uint8_t, A>;
-        auto* d = static_cast<std::uint8_t*>(dst);
-        const auto* s = static_cast<const std::uint8_t*>(src);
-        std::size_t i = 0;
-        for (; i + 4 * batch::size <= bytes; i += 4 * batch::size) {  // four registers in flight
-            const batch b0 = batch::load_unaligned(s + i), b1 = batch::load_unaligned(s + i + batch::size);
-            const batch b2 = batch::load_unaligned(s + i + 2 * batch::size), b3 = batch::load_unaligned(s + i + 3 * batch::size);
-            b0.store_unaligned(d + i), b1.store_unaligned(d + i + batch::size);
-            b2.store_unaligned(d + i + 2 * batch::size), b3.store_unaligned(d + i + 3 * batch::size);
-        }
-        for (; i + batch::size <= bytes; i += batch::size) batch::load_unaligned(s + i).store_unaligned(d + i);
-        if (i < bytes) std::memcpy(d + i, s + i, bytes - i);  // (a call, where nothing is left)
-    };
     if (heads == 1 || (x_stride == n && y_stride == n)) {
-        copy(y, x, row * static_cast<std::size_t>(heads));
+        copy_bytes<A>(y, x, row * static_cast<std::size_t>(heads));
         return;
     }
-    for (std::ptrdiff_t h = 0; h < heads; ++h) copy(y + h * y_stride, x + h * x_stride, row);
+    for (std::ptrdiff_t h = 0; h < heads; ++h) copy_bytes<A>(y + h * y_stride, x + h * x_stride, row);
 }
 
 /// Elements from one head of slot s to the next: head_dim (token_major) or block_size * head_dim
@@ -354,7 +367,8 @@ POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const
     T* y = reinterpret_cast<T*>(cache.head(s, 0));
     const std::ptrdiff_t step = slot_head_step(cache, s, v.heads);
     if (!stream) {
-        copy_heads<A>(x, v.head_stride, y, step, v.heads, head_dim);
+        if (v.heads == 1) copy_bytes<A>(y, x, static_cast<std::size_t>(head_dim) * sizeof(T));  // inline
+        else copy_heads<A>(x, v.head_stride, y, step, v.heads, head_dim);
         return true;
     }
     const auto size = static_cast<std::ptrdiff_t>(sizeof(T));
