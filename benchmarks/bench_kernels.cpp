@@ -124,8 +124,7 @@ struct Model {
     posenc::FrequencyTable table;
     explicit Model(int rotary_dim, posenc::Pairing pairing)
         : spec(head_dim, rotary_dim, 1e6, pairing), table(posenc::FrequencyTable::from_spec(spec))
-    {
-    }
+    {}
 };
 
 /// Angle sources, built once per (rotary_dim, pairing): caches for [0, 4096) and [1e6, 1e6 + 4096).
@@ -135,8 +134,7 @@ struct Angles {
     k::OnTheFlyAngles on_the_fly;
     explicit Angles(const posenc::FrequencyTable& table)
         : short_cache(table, prefill_tokens), long_cache(table, prefill_tokens, long_start), on_the_fly(table)
-    {
-    }
+    {}
 };
 
 const Angles& angles_for(const posenc::FrequencyTable& table)
@@ -157,10 +155,9 @@ struct CacheLineAllocator {
     CacheLineAllocator() = default;
     template <class U>
     CacheLineAllocator(const CacheLineAllocator<U>&) noexcept
-    {
-    }
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t {64})); }
-    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t {64}); }
+    {}
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t {64})); }
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete (p, std::align_val_t {64}); }
     template <class U>
     bool operator==(const CacheLineAllocator<U>&) const noexcept
     {
@@ -189,7 +186,8 @@ Tensor<T> random_tensor(std::size_t n)
 
 void set_bytes(benchmark::State& state, std::size_t bytes_per_iteration)
 {
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes_per_iteration));
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                            static_cast<std::int64_t>(bytes_per_iteration));
 }
 
 /// Runs f(range) over [0, tokens) on `threads` threads (the caller's thread takes the first part).
@@ -291,11 +289,14 @@ void hf_rope(const T* q, std::ptrdiff_t tokens, std::ptrdiff_t n_heads, const po
         }
     }
     auto f = [](T v) { return posenc::load_as_float(v); };
-    auto row = [&](std::ptrdiff_t t, std::ptrdiff_t h) { return static_cast<std::size_t>((t * n_heads + h) * head_dim); };
+    auto row = [&](std::ptrdiff_t t, std::ptrdiff_t h) {
+        return static_cast<std::size_t>((t * n_heads + h) * head_dim);
+    };
     for (std::ptrdiff_t t = 0; t < tokens; ++t)  // t1 = q[..., :rot] * cos
         for (std::ptrdiff_t h = 0; h < n_heads; ++h)
             for (int j = 0; j < rot; ++j)
-                b.t1[row(t, h) + j] = posenc::store_from_float<T>(f(q[row(t, h) + j]) * f(b.cos[static_cast<std::size_t>(t * rot + j)]));
+                b.t1[row(t, h) + j] =
+                    posenc::store_from_float<T>(f(q[row(t, h) + j]) * f(b.cos[static_cast<std::size_t>(t * rot + j)]));
     for (std::ptrdiff_t t = 0; t < tokens; ++t)  // r = rotate_half(q) (or rotate_every_two)
         for (std::ptrdiff_t h = 0; h < n_heads; ++h)
             for (int j = 0; j < rot; ++j) {
@@ -306,10 +307,12 @@ void hf_rope(const T* q, std::ptrdiff_t tokens, std::ptrdiff_t n_heads, const po
     for (std::ptrdiff_t t = 0; t < tokens; ++t)  // t2 = r * sin
         for (std::ptrdiff_t h = 0; h < n_heads; ++h)
             for (int j = 0; j < rot; ++j)
-                b.t2[row(t, h) + j] = posenc::store_from_float<T>(f(b.r[row(t, h) + j]) * f(b.sin[static_cast<std::size_t>(t * rot + j)]));
+                b.t2[row(t, h) + j] = posenc::store_from_float<T>(f(b.r[row(t, h) + j]) *
+                                                                  f(b.sin[static_cast<std::size_t>(t * rot + j)]));
     for (std::ptrdiff_t t = 0; t < tokens; ++t)  // out = cat(t1 + t2, q[..., rot:])
         for (std::ptrdiff_t h = 0; h < n_heads; ++h) {
-            for (int j = 0; j < rot; ++j) b.out[row(t, h) + j] = posenc::store_from_float<T>(f(b.t1[row(t, h) + j]) + f(b.t2[row(t, h) + j]));
+            for (int j = 0; j < rot; ++j)
+                b.out[row(t, h) + j] = posenc::store_from_float<T>(f(b.t1[row(t, h) + j]) + f(b.t2[row(t, h) + j]));
             for (int j = rot; j < head_dim; ++j) b.out[row(t, h) + j] = q[row(t, h) + j];
         }
 }
@@ -416,8 +419,10 @@ void bench_decode(benchmark::State& state, const Model& model, Source source, bo
 {
     const Angles& angles = angles_for(model.table);
     Tensor<float> q = random_tensor<float>(heads * head_dim + 16), kk = random_tensor<float>(kv_heads * head_dim);
-    const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q.data() + misalign, static_cast<std::ptrdiff_t>(q.size()) - misalign, {1, heads, head_dim}),
-                                                   with_k ? k::HeadsView<float>(kk, {1, kv_heads, head_dim}) : k::HeadsView<float> {});
+    const auto views = k::QKViews<float>::in_place(
+        k::HeadsView<float>(q.data() + misalign, static_cast<std::ptrdiff_t>(q.size()) - misalign,
+                            {1, heads, head_dim}),
+        with_k ? k::HeadsView<float>(kk, {1, kv_heads, head_dim}) : k::HeadsView<float> {});
     const std::int64_t position = source == Source::cache ? prefill_tokens - 1 : long_start;
     const k::PositionIds positions = k::PositionIds::contiguous(position);
     const k::TokenRange all {0, 1};
@@ -510,7 +515,9 @@ void bench_decode_paired(benchmark::State& state, const Model& model)
             switch (variant) {
             case 0: plain_table_loop(q.data(), cos, sin); break;
             case 1: k::apply_rope(model.spec, angles.short_cache, positions, views); break;
-            case 2: k::apply_rope_unchecked(model.spec, angles.short_cache, positions, views, k::Direction::forward, all); break;
+            case 2:
+                k::apply_rope_unchecked(model.spec, angles.short_cache, positions, views, k::Direction::forward, all);
+                break;
             default: k::dispatch::apply_rope(model.spec, angles.short_cache, positions, views); break;
             }
             benchmark::ClobberMemory();
@@ -576,7 +583,8 @@ struct CacheBench {
         std::vector<std::int32_t> order(prefill_tokens / 16);
         for (std::size_t b = 0; b < order.size(); ++b) order[b] = static_cast<std::int32_t>(b);
         std::shuffle(order.begin(), order.end(), std::mt19937(3));
-        for (std::int32_t t = 0; t < prefill_tokens; ++t) slots.push_back(order[static_cast<std::size_t>(t / 16)] * 16 + t % 16);
+        for (std::int32_t t = 0; t < prefill_tokens; ++t)
+            slots.push_back(order[static_cast<std::size_t>(t / 16)] * 16 + t % 16);
     }
     void copy_kv()
     {
@@ -585,7 +593,8 @@ struct CacheBench {
             const std::int32_t s = slots[t];
             if (s < 0) continue;
             std::memcpy(key_cache.data() + static_cast<std::size_t>(s) * row, k.data() + t * row, row * sizeof(float));
-            std::memcpy(value_cache.data() + static_cast<std::size_t>(s) * row, v.data() + t * row, row * sizeof(float));
+            std::memcpy(value_cache.data() + static_cast<std::size_t>(s) * row, v.data() + t * row,
+                        row * sizeof(float));
         }
     }
 };
@@ -599,8 +608,10 @@ void bench_cache(benchmark::State& state, const Model& model, CacheVariant varia
     k::CacheWrite<float> write;
     write.k = k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim});
     write.v = k::HeadsView<float>(b.v, {prefill_tokens, kv_heads, head_dim});
-    write.key_cache = k::KvCacheView::paged(b.key_cache.data(), static_cast<std::ptrdiff_t>(b.key_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
-    write.value_cache = k::KvCacheView::paged(b.value_cache.data(), static_cast<std::ptrdiff_t>(b.value_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.key_cache = k::KvCacheView::paged(b.key_cache.data(), static_cast<std::ptrdiff_t>(b.key_cache.size()),
+                                            prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.value_cache = k::KvCacheView::paged(b.value_cache.data(), static_cast<std::ptrdiff_t>(b.value_cache.size()),
+                                              prefill_tokens / 16, 16, kv_heads, head_dim);
     write.slot_mapping = k::SlotMapping(b.slots);
     if (variant == CacheVariant::rope_cache_cached) write.stores = k::CacheStores::cached;
     const auto k_views = k::QKViews<float>::in_place(k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim}));
@@ -628,15 +639,18 @@ void bench_decode_step(benchmark::State& state, const Model& model)
     Tensor<float> key_cache(prefill_tokens * kv_heads * head_dim), value_cache(prefill_tokens * kv_heads * head_dim);
     const std::vector<float> weight(head_dim, 1.0f);
     const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight, weight};
-    const k::PackedQkv<float> p = k::slice_packed_qkv(qkv.data(), static_cast<std::ptrdiff_t>(qkv.size()), k::PackedQkvShape {1, heads, kv_heads, head_dim});
+    const k::PackedQkv<float> p = k::slice_packed_qkv(qkv.data(), static_cast<std::ptrdiff_t>(qkv.size()),
+                                                      k::PackedQkvShape {1, heads, kv_heads, head_dim});
     const std::int64_t slot = prefill_tokens - 1;
     k::CacheWrite<float> write;
     write.q_in = p.q;
     write.q_out = p.q;
     write.k = p.k;
     write.v = p.v;
-    write.key_cache = k::KvCacheView::paged(key_cache.data(), static_cast<std::ptrdiff_t>(key_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
-    write.value_cache = k::KvCacheView::paged(value_cache.data(), static_cast<std::ptrdiff_t>(value_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.key_cache = k::KvCacheView::paged(key_cache.data(), static_cast<std::ptrdiff_t>(key_cache.size()),
+                                            prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.value_cache = k::KvCacheView::paged(value_cache.data(), static_cast<std::ptrdiff_t>(value_cache.size()),
+                                              prefill_tokens / 16, 16, kv_heads, head_dim);
     write.slot_mapping = k::SlotMapping(&slot, 1);
     const k::PositionIds positions = k::PositionIds::contiguous(prefill_tokens - 1);
     for (auto _ : state) {
@@ -671,8 +685,9 @@ __attribute__((noinline)) void decode_step(float* qkv, float* key_slot, float* v
             for (int k = 0; k < 4; ++k) acc[k] = _mm512_fmadd_ps(v[k + 4], v[k + 4], _mm512_mul_ps(v[k], v[k]));
             const __m512 t = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
             // 16 lanes to one: halves added (zero-masking extracts: GCC 12 warns on the plain ones and the cast, bug 105593)
-            const __m256 t8 = _mm256_add_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(t), 0)),
-                                            _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(t), 1)));
+            const __m256 t8 =
+                _mm256_add_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(t), 0)),
+                              _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(t), 1)));
             const __m128 t4 = _mm_add_ps(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
             const __m128 t2 = _mm_add_ps(t4, _mm_movehl_ps(t4, t4));
             const float sum = _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
@@ -680,7 +695,8 @@ __attribute__((noinline)) void decode_step(float* qkv, float* key_slot, float* v
             for (int k = 0; k < 4; ++k) {
                 const __m512 a = v[k], b = v[k + 4];
                 _mm512_store_ps(y + 16 * k, _mm512_mul_ps(r, _mm512_fmsub_ps(a, cw_a[k], _mm512_mul_ps(b, sw_b[k]))));
-                _mm512_store_ps(y + 64 + 16 * k, _mm512_mul_ps(r, _mm512_fmadd_ps(b, cw_b[k], _mm512_mul_ps(a, sw_a[k]))));
+                _mm512_store_ps(y + 64 + 16 * k,
+                                _mm512_mul_ps(r, _mm512_fmadd_ps(b, cw_b[k], _mm512_mul_ps(a, sw_a[k]))));
             }
         }
     };
@@ -708,15 +724,17 @@ void bench_decode_step_floor(benchmark::State& state, const Model& model)
     {  // the floor must compute the step: compare one call with posenc's
         Tensor<float> ref = qkv0, ref_keys(cache_size), ref_values(cache_size);
         const k::QkNorm norm {k::NormWeighting::weight, 1e-6f, weight, weight};
-        const k::PackedQkv<float> p =
-            k::slice_packed_qkv(ref.data(), static_cast<std::ptrdiff_t>(ref.size()), k::PackedQkvShape {1, heads, kv_heads, head_dim});
+        const k::PackedQkv<float> p = k::slice_packed_qkv(ref.data(), static_cast<std::ptrdiff_t>(ref.size()),
+                                                          k::PackedQkvShape {1, heads, kv_heads, head_dim});
         k::CacheWrite<float> write;
         write.q_in = p.q;
         write.q_out = p.q;
         write.k = p.k;
         write.v = p.v;
-        write.key_cache = k::KvCacheView::paged(ref_keys.data(), static_cast<std::ptrdiff_t>(cache_size), prefill_tokens / 16, 16, kv_heads, head_dim);
-        write.value_cache = k::KvCacheView::paged(ref_values.data(), static_cast<std::ptrdiff_t>(cache_size), prefill_tokens / 16, 16, kv_heads, head_dim);
+        write.key_cache = k::KvCacheView::paged(ref_keys.data(), static_cast<std::ptrdiff_t>(cache_size),
+                                                prefill_tokens / 16, 16, kv_heads, head_dim);
+        write.value_cache = k::KvCacheView::paged(ref_values.data(), static_cast<std::ptrdiff_t>(cache_size),
+                                                  prefill_tokens / 16, 16, kv_heads, head_dim);
         write.slot_mapping = k::SlotMapping(&slot, 1);
         k::qk_norm_rope_into_cache(model.spec, norm, angles.short_cache, k::PositionIds::contiguous(position), write);
         Tensor<float> got = qkv0;
@@ -796,8 +814,10 @@ void bench_mrope_cache(benchmark::State& state, const Model& model, bool fused)
     write.q_out = k::HeadsView<float>(q, {prefill_tokens, heads, head_dim});
     write.k = k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim});
     write.v = k::HeadsView<float>(b.v, {prefill_tokens, kv_heads, head_dim});
-    write.key_cache = k::KvCacheView::paged(b.key_cache.data(), static_cast<std::ptrdiff_t>(b.key_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
-    write.value_cache = k::KvCacheView::paged(b.value_cache.data(), static_cast<std::ptrdiff_t>(b.value_cache.size()), prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.key_cache = k::KvCacheView::paged(b.key_cache.data(), static_cast<std::ptrdiff_t>(b.key_cache.size()),
+                                            prefill_tokens / 16, 16, kv_heads, head_dim);
+    write.value_cache = k::KvCacheView::paged(b.value_cache.data(), static_cast<std::ptrdiff_t>(b.value_cache.size()),
+                                              prefill_tokens / 16, 16, kv_heads, head_dim);
     write.slot_mapping = k::SlotMapping(b.slots);
     const auto views = k::QKViews<float>::in_place(k::HeadsView<float>(q, {prefill_tokens, heads, head_dim}),
                                                    k::HeadsView<float>(b.k, {prefill_tokens, kv_heads, head_dim}));
@@ -842,7 +862,8 @@ struct MlaBench {
     void memcpy_rows()
     {
         for (std::ptrdiff_t t = 0; t < tokens; ++t)
-            std::memcpy(cache.data() + slots[static_cast<std::size_t>(t)] * row, kv_a.data() + t * row, row * sizeof(posenc::bfloat16));
+            std::memcpy(cache.data() + slots[static_cast<std::size_t>(t)] * row, kv_a.data() + t * row,
+                        row * sizeof(posenc::bfloat16));
     }
     /// The same copy in registers of posenc's xsimd arch, four in flight, inline (no call per row:
     /// faster than memcpy for rows of 1,152 bytes), the rest of a row through memcpy.
@@ -857,7 +878,8 @@ struct MlaBench {
             for (; i + 4 * n <= bytes; i += 4 * n) {
                 const batch b0 = batch::load_unaligned(s + i), b1 = batch::load_unaligned(s + i + n);
                 const batch b2 = batch::load_unaligned(s + i + 2 * n), b3 = batch::load_unaligned(s + i + 3 * n);
-                b0.store_unaligned(d + i), b1.store_unaligned(d + i + n), b2.store_unaligned(d + i + 2 * n), b3.store_unaligned(d + i + 3 * n);
+                b0.store_unaligned(d + i), b1.store_unaligned(d + i + n), b2.store_unaligned(d + i + 2 * n),
+                    b3.store_unaligned(d + i + 3 * n);
             }
             for (; i + n <= bytes; i += n) batch::load_unaligned(s + i).store_unaligned(d + i);
             if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
@@ -873,10 +895,14 @@ void bench_mla_decode(benchmark::State& state, MlaVariant variant)
     using bf16 = posenc::bfloat16;
     const auto cache_size = static_cast<std::ptrdiff_t>(b.cache.size());
     k::CacheWrite<bf16> write;
-    write.k = k::HeadsView<const bf16>(b.kv_a.data() + 512, static_cast<std::ptrdiff_t>(b.kv_a.size()) - 512, {b.tokens, 1, 64}, {b.row, 64});
-    write.v = k::HeadsView<const bf16>(b.kv_a.data(), static_cast<std::ptrdiff_t>(b.kv_a.size()), {b.tokens, 1, 512}, {b.row, 512});
-    write.key_cache = k::KvCacheView::paged(b.cache.data(), cache_size, b.slots_total / 16, 16, 1, 64).in_rows(b.row, 512);
-    write.value_cache = k::KvCacheView::paged(b.cache.data(), cache_size, b.slots_total / 16, 16, 1, 512).in_rows(b.row, 0);
+    write.k = k::HeadsView<const bf16>(b.kv_a.data() + 512, static_cast<std::ptrdiff_t>(b.kv_a.size()) - 512,
+                                       {b.tokens, 1, 64}, {b.row, 64});
+    write.v = k::HeadsView<const bf16>(b.kv_a.data(), static_cast<std::ptrdiff_t>(b.kv_a.size()), {b.tokens, 1, 512},
+                                       {b.row, 512});
+    write.key_cache =
+        k::KvCacheView::paged(b.cache.data(), cache_size, b.slots_total / 16, 16, 1, 64).in_rows(b.row, 512);
+    write.value_cache =
+        k::KvCacheView::paged(b.cache.data(), cache_size, b.slots_total / 16, 16, 1, 512).in_rows(b.row, 0);
     write.slot_mapping = k::SlotMapping(b.slots.data(), b.tokens);
     const k::PositionIds positions(b.positions);
     for (auto _ : state) {
@@ -891,7 +917,8 @@ void bench_mla_decode(benchmark::State& state, MlaVariant variant)
             for (std::ptrdiff_t t = 0; t < b.tokens; ++t) {
                 bf16* k_pe = b.cache.data() + b.slots[static_cast<std::size_t>(t)] * b.row + 512;
                 const auto views = k::QKViews<bf16>::in_place(k::HeadsView<bf16>(k_pe, 64, {1, 1, 64}));
-                k::apply_rope(b.spec, b.angles, k::PositionIds::contiguous(b.positions[static_cast<std::size_t>(t)]), views);
+                k::apply_rope(b.spec, b.angles, k::PositionIds::contiguous(b.positions[static_cast<std::size_t>(t)]),
+                              views);
             }
         }
         benchmark::ClobberMemory();
@@ -902,14 +929,16 @@ void bench_mla_decode(benchmark::State& state, MlaVariant variant)
 void register_engine_steps()
 {
     static const Model half(head_dim, posenc::Pairing::half_split);
-    constexpr std::size_t fused_bytes = static_cast<std::size_t>(prefill_tokens * (heads + kv_heads) * head_dim) * sizeof(float);
+    constexpr std::size_t fused_bytes =
+        static_cast<std::size_t>(prefill_tokens * (heads + kv_heads) * head_dim) * sizeof(float);
     const std::string f = "mrope_fused_f32", fs = "/4096x(32+8)x128";
     add(f + "/stream" + fs, [](benchmark::State& s) { bench_stream(s, fused_bytes, 1); });
     add(f + "/norm_mrope" + fs, [](benchmark::State& s) { bench_fused_mrope(s, half, MropeVariant::fused); });
     add(f + "/norm_then_mrope" + fs, [](benchmark::State& s) { bench_fused_mrope(s, half, MropeVariant::two_pass); });
     add(f + "/norm_rope_1d" + fs, [](benchmark::State& s) { bench_fused_mrope(s, half, MropeVariant::one_d); });
 
-    constexpr std::size_t step_bytes = static_cast<std::size_t>(prefill_tokens * (heads + 2 * kv_heads) * head_dim) * sizeof(float);
+    constexpr std::size_t step_bytes =
+        static_cast<std::size_t>(prefill_tokens * (heads + 2 * kv_heads) * head_dim) * sizeof(float);
     const std::string c = "mrope_cache_f32", cs = "/4096x(32+8+8)x128";
     add(c + "/stream" + cs, [](benchmark::State& s) { bench_stream(s, step_bytes, 1); });
     add(c + "/norm_mrope_cache" + cs, [](benchmark::State& s) { bench_mrope_cache(s, half, true); });
@@ -938,14 +967,18 @@ void register_prefill(const std::string& group)
     add(group + "/memcpy" + shape, [](benchmark::State& s) { bench_memcpy(s, bytes); });
     add(group + "/scalar_half" + shape, [](benchmark::State& s) { bench_scalar<T>(s, half, prefill_tokens, heads); });
     add(group + "/hf_half" + shape, [](benchmark::State& s) { bench_hf<T>(s, half, prefill_tokens, heads); });
-    add(group + "/cache_half_pos0" + shape, [](benchmark::State& s) { bench_posenc<T>(s, half, Source::cache, 0, prefill_tokens, 1); });
-    add(group + "/otf_half_pos0" + shape, [](benchmark::State& s) { bench_posenc<T>(s, half, Source::on_the_fly, 0, prefill_tokens, 1); });
+    add(group + "/cache_half_pos0" + shape,
+        [](benchmark::State& s) { bench_posenc<T>(s, half, Source::cache, 0, prefill_tokens, 1); });
+    add(group + "/otf_half_pos0" + shape,
+        [](benchmark::State& s) { bench_posenc<T>(s, half, Source::on_the_fly, 0, prefill_tokens, 1); });
     add(group + "/otf_half_pos1M" + shape,
         [](benchmark::State& s) { bench_posenc<T>(s, half, Source::on_the_fly, long_start, prefill_tokens, 1); });
     add(group + "/scalar_inter" + shape, [](benchmark::State& s) { bench_scalar<T>(s, inter, prefill_tokens, heads); });
     add(group + "/hf_inter" + shape, [](benchmark::State& s) { bench_hf<T>(s, inter, prefill_tokens, heads); });
-    add(group + "/cache_inter_pos0" + shape, [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::cache, 0, prefill_tokens, 1); });
-    add(group + "/otf_inter_pos0" + shape, [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::on_the_fly, 0, prefill_tokens, 1); });
+    add(group + "/cache_inter_pos0" + shape,
+        [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::cache, 0, prefill_tokens, 1); });
+    add(group + "/otf_inter_pos0" + shape,
+        [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::on_the_fly, 0, prefill_tokens, 1); });
     add(group + "/otf_inter_pos1M" + shape,
         [](benchmark::State& s) { bench_posenc<T>(s, inter, Source::on_the_fly, long_start, prefill_tokens, 1); });
     if constexpr (std::is_same_v<T, float>) {
@@ -971,15 +1004,19 @@ void register_all()
     add(p + "/stream" + ps, [](benchmark::State& s) { bench_stream(s, prefill_bytes, 1); });
     add(p + "/scalar_half" + ps, [](benchmark::State& s) { bench_scalar<float>(s, partial, prefill_tokens, heads); });
     add(p + "/hf_half" + ps, [](benchmark::State& s) { bench_hf<float>(s, partial, prefill_tokens, heads); });
-    add(p + "/cache_half_pos0" + ps, [](benchmark::State& s) { bench_posenc<float>(s, partial, Source::cache, 0, prefill_tokens, 1); });
-    add(p + "/otf_half_pos0" + ps, [](benchmark::State& s) { bench_posenc<float>(s, partial, Source::on_the_fly, 0, prefill_tokens, 1); });
+    add(p + "/cache_half_pos0" + ps,
+        [](benchmark::State& s) { bench_posenc<float>(s, partial, Source::cache, 0, prefill_tokens, 1); });
+    add(p + "/otf_half_pos0" + ps,
+        [](benchmark::State& s) { bench_posenc<float>(s, partial, Source::on_the_fly, 0, prefill_tokens, 1); });
 
     const std::string t = "prefill_f32_2t", ts = "/4096x32x128";
     add(t + "/stream" + ts, [](benchmark::State& s) { bench_stream(s, prefill_bytes, 2); });
-    add(t + "/cache_half_pos0" + ts, [](benchmark::State& s) { bench_posenc<float>(s, half, Source::cache, 0, prefill_tokens, 2); });
+    add(t + "/cache_half_pos0" + ts,
+        [](benchmark::State& s) { bench_posenc<float>(s, half, Source::cache, 0, prefill_tokens, 2); });
     add(t + "/otf_half_pos1M" + ts,
         [](benchmark::State& s) { bench_posenc<float>(s, half, Source::on_the_fly, long_start, prefill_tokens, 2); });
-    add(t + "/cache_inter_pos0" + ts, [](benchmark::State& s) { bench_posenc<float>(s, inter, Source::cache, 0, prefill_tokens, 2); });
+    add(t + "/cache_inter_pos0" + ts,
+        [](benchmark::State& s) { bench_posenc<float>(s, inter, Source::cache, 0, prefill_tokens, 2); });
     add(t + "/otf_inter_pos1M" + ts,
         [](benchmark::State& s) { bench_posenc<float>(s, inter, Source::on_the_fly, long_start, prefill_tokens, 2); });
 
@@ -990,34 +1027,49 @@ void register_all()
     add(d + "/scalar_half" + ds, [](benchmark::State& s) { bench_decode_scalar(s, half, false, false); });
     add(d + "/hf_half" + ds, [](benchmark::State& s) { bench_decode_scalar(s, half, false, true); });
     add(d + "/plain_table_loop" + ds, [](benchmark::State& s) { bench_plain_table_loop(s, half); });
-    add(d + "/cache_half" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked); });
-    add(d + "/cache_half_misaligned16" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked, 4); });
-    add(d + "/cache_half_unchecked" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::unchecked); });
-    add(d + "/dispatch_cache_half" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::dispatched); });
-    add(d + "/otf_half_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, false, DecodeEntry::checked); });
-    add(d + "/cache_inter" + ds, [](benchmark::State& s) { bench_decode(s, inter, Source::cache, false, DecodeEntry::checked); });
-    add(d + "/otf_inter_pos1M" + ds, [](benchmark::State& s) { bench_decode(s, inter, Source::on_the_fly, false, DecodeEntry::checked); });
+    add(d + "/cache_half" + ds,
+        [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked); });
+    add(d + "/cache_half_misaligned16" + ds,
+        [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::checked, 4); });
+    add(d + "/cache_half_unchecked" + ds,
+        [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::unchecked); });
+    add(d + "/dispatch_cache_half" + ds,
+        [](benchmark::State& s) { bench_decode(s, half, Source::cache, false, DecodeEntry::dispatched); });
+    add(d + "/otf_half_pos1M" + ds,
+        [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, false, DecodeEntry::checked); });
+    add(d + "/cache_inter" + ds,
+        [](benchmark::State& s) { bench_decode(s, inter, Source::cache, false, DecodeEntry::checked); });
+    add(d + "/otf_inter_pos1M" + ds,
+        [](benchmark::State& s) { bench_decode(s, inter, Source::on_the_fly, false, DecodeEntry::checked); });
 
     add("decode_pair_f32/plain_and_posenc/1x32x128", [](benchmark::State& s) { bench_decode_paired(s, half); });
 
     const std::string m = "mrope_f32", ms = "/4096x32x128";
     add(m + "/stream" + ms, [](benchmark::State& s) { bench_stream(s, prefill_bytes, 1); });
-    add(m + "/1d_cache_half" + ms, [](benchmark::State& s) { bench_posenc<float>(s, half, Source::cache, 0, prefill_tokens, 1); });
-    add(m + "/mrope_image_cache_half" + ms, [](benchmark::State& s) { bench_mrope<float>(s, half, Source::cache, true); });
-    add(m + "/mrope_text_cache_half" + ms, [](benchmark::State& s) { bench_mrope<float>(s, half, Source::cache, false); });
-    add(m + "/1d_otf_half" + ms, [](benchmark::State& s) { bench_posenc<float>(s, half, Source::on_the_fly, 0, prefill_tokens, 1); });
-    add(m + "/mrope_image_otf_half" + ms, [](benchmark::State& s) { bench_mrope<float>(s, half, Source::on_the_fly, true); });
+    add(m + "/1d_cache_half" + ms,
+        [](benchmark::State& s) { bench_posenc<float>(s, half, Source::cache, 0, prefill_tokens, 1); });
+    add(m + "/mrope_image_cache_half" + ms,
+        [](benchmark::State& s) { bench_mrope<float>(s, half, Source::cache, true); });
+    add(m + "/mrope_text_cache_half" + ms,
+        [](benchmark::State& s) { bench_mrope<float>(s, half, Source::cache, false); });
+    add(m + "/1d_otf_half" + ms,
+        [](benchmark::State& s) { bench_posenc<float>(s, half, Source::on_the_fly, 0, prefill_tokens, 1); });
+    add(m + "/mrope_image_otf_half" + ms,
+        [](benchmark::State& s) { bench_mrope<float>(s, half, Source::on_the_fly, true); });
 
     const std::string g = "decode_gqa_f32", gs = "/1x(32+8)x128";
     constexpr std::size_t gqa_bytes = (heads + kv_heads) * head_dim * sizeof(float);
     add(g + "/stream" + gs, [](benchmark::State& s) { bench_stream(s, gqa_bytes, 1); });
     add(g + "/scalar_half" + gs, [](benchmark::State& s) { bench_decode_scalar(s, half, true, false); });
     add(g + "/hf_half" + gs, [](benchmark::State& s) { bench_decode_scalar(s, half, true, true); });
-    add(g + "/cache_half" + gs, [](benchmark::State& s) { bench_decode(s, half, Source::cache, true, DecodeEntry::checked); });
-    add(g + "/otf_half_pos1M" + gs, [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, true, DecodeEntry::checked); });
+    add(g + "/cache_half" + gs,
+        [](benchmark::State& s) { bench_decode(s, half, Source::cache, true, DecodeEntry::checked); });
+    add(g + "/otf_half_pos1M" + gs,
+        [](benchmark::State& s) { bench_decode(s, half, Source::on_the_fly, true, DecodeEntry::checked); });
 
     const std::string f = "fused_f32", fs = "/4096x(32+8)x128";
-    constexpr std::size_t fused_bytes = static_cast<std::size_t>(prefill_tokens * (heads + kv_heads) * head_dim) * sizeof(float);
+    constexpr std::size_t fused_bytes =
+        static_cast<std::size_t>(prefill_tokens * (heads + kv_heads) * head_dim) * sizeof(float);
     add(f + "/stream" + fs, [](benchmark::State& s) { bench_stream(s, fused_bytes, 1); });
     add(f + "/norm_rope" + fs, [](benchmark::State& s) { bench_fused(s, half, true); });
     add(f + "/norm_then_rope" + fs, [](benchmark::State& s) { bench_fused(s, half, false); });
@@ -1025,13 +1077,15 @@ void register_all()
     const std::string c = "cache_f32", cs = "/4096x(8+8)x128";
     add(c + "/copy_kv" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::copy_kv); });
     add(c + "/rope_cache" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_cache); });
-    add(c + "/rope_cache_cached" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_cache_cached); });
+    add(c + "/rope_cache_cached" + cs,
+        [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_cache_cached); });
     add(c + "/rope_then_copy" + cs, [](benchmark::State& s) { bench_cache(s, half, CacheVariant::rope_then_copy); });
 
     add("decode_step_f32/qwen3_8b/1x(32+8+8)x128", [](benchmark::State& s) { bench_decode_step(s, half); });
     register_engine_steps();
 #if defined(__AVX512F__)
-    add("decode_step_f32/hand_avx512_floor/1x(32+8+8)x128", [](benchmark::State& s) { bench_decode_step_floor(s, half); });
+    add("decode_step_f32/hand_avx512_floor/1x(32+8+8)x128",
+        [](benchmark::State& s) { bench_decode_step_floor(s, half); });
 #endif
 }
 

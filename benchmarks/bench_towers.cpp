@@ -55,10 +55,9 @@ struct CacheLineAllocator {
     CacheLineAllocator() = default;
     template <class U>
     CacheLineAllocator(const CacheLineAllocator<U>&) noexcept
-    {
-    }
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t {64})); }
-    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t {64}); }
+    {}
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t {64})); }
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete (p, std::align_val_t {64}); }
     template <class U>
     bool operator==(const CacheLineAllocator<U>&) const noexcept
     {
@@ -98,7 +97,8 @@ void bench_stream(benchmark::State& state, std::size_t bytes)
     for (auto _ : state) {
         const vec factor(c);
         std::size_t i = 0;
-        for (; i + vec::size <= x.size(); i += vec::size) (vec::load_aligned(x.data() + i) * factor).store_aligned(x.data() + i);
+        for (; i + vec::size <= x.size(); i += vec::size)
+            (vec::load_aligned(x.data() + i) * factor).store_aligned(x.data() + i);
         for (; i < x.size(); ++i) x[i] *= c;
         benchmark::ClobberMemory();
     }
@@ -140,16 +140,21 @@ void register_group(const std::string& group)
 {
     const std::string shape = "/4096x(16+16)x64";
     const std::size_t bytes = 2 * static_cast<std::size_t>(side * side * tower_heads * tower_head_dim) * sizeof(T);
-    const auto add = [&](const std::string& variant, auto f) { benchmark::RegisterBenchmark((group + "/" + variant + shape).c_str(), f); };
+    const auto add = [&](const std::string& variant, auto f) {
+        benchmark::RegisterBenchmark((group + "/" + variant + shape).c_str(), f);
+    };
     add("stream", [bytes](benchmark::State& s) { bench_stream(s, bytes); });
     add("axial_2d", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::rows_columns_shared)); });
     add("x_before_y", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_offset_shared)); });
-    add("interleaved_cls", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_interleaved_cls)); });
+    add("interleaved_cls",
+        [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_interleaved_cls)); });
     add("chunked", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_chunked)); });
     add("bands_partial", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::frames_rows_columns_partial)); });
     add("alternating", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_alternating)); });
-    add("window_interleaved", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_interleaved_scaled), 16); });
-    add("real_interleaved", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_interleaved_scaled), 0, 0.25); });
+    add("window_interleaved",
+        [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_interleaved_scaled), 16); });
+    add("real_interleaved",
+        [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::columns_rows_interleaved_scaled), 0, 0.25); });
     add("real_centres", [](benchmark::State& s) { bench_tower<T>(s, tower_of(Rule::rows_columns_centres)); });
 }
 
@@ -157,7 +162,8 @@ void register_group(const std::string& group)
 
 int main(int argc, char** argv)
 {
-    std::printf("posenc towers: xsimd arch %s (%d floats per register)\n", Arch::name(), static_cast<int>(xsimd::batch<float, Arch>::size));
+    std::printf("posenc towers: xsimd arch %s (%d floats per register)\n", Arch::name(),
+                static_cast<int>(xsimd::batch<float, Arch>::size));
     register_group<float>("tower_f32");
     register_group<posenc::bfloat16>("tower_bf16");
     return posenc_bench::run_with_ratios(argc, argv);

@@ -63,7 +63,8 @@ public:
             auto b = medians_.find(baseline_name(name));
             if (b == medians_.end()) b = medians_.find(baseline_name(name, "copy_kv"));  // cache groups: the plain copy
             char ratio[32] = "-";
-            if (b != medians_.end() && b->second > 0) std::snprintf(ratio, sizeof ratio, "%.3f", medians_[name] / b->second);
+            if (b != medians_.end() && b->second > 0)
+                std::snprintf(ratio, sizeof ratio, "%.3f", medians_[name] / b->second);
             std::printf("%-48s %11.1f %-2s %18s\n", name.c_str(), medians_[name], units_[name].c_str(), ratio);
         }
     }

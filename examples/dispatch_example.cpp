@@ -24,12 +24,12 @@ int main()
     namespace d = posenc::kernels::dispatch;
 
     const d::CpuFeatures& cpu = d::cpu_features();
-    std::printf("cpu: sse4.2 %d  avx2 %d  fma %d  f16c %d  avx512f/bw %d/%d  avx512_bf16 %d\n", cpu.sse4_2, cpu.avx2, cpu.fma,
-                cpu.f16c, cpu.avx512f, cpu.avx512bw, cpu.avx512_bf16);
+    std::printf("cpu: sse4.2 %d  avx2 %d  fma %d  f16c %d  avx512f/bw %d/%d  avx512_bf16 %d\n", cpu.sse4_2, cpu.avx2,
+                cpu.fma, cpu.f16c, cpu.avx512f, cpu.avx512bw, cpu.avx512_bf16);
     std::printf("  %-8s (%s): always there\n", d::to_string(d::Isa::baseline), d::arch_name(d::Isa::baseline));
     for (d::Isa isa : d::dispatch_isas)
-        std::printf("  %-8s (%s): compiled %d, supported %d\n", d::to_string(isa), d::arch_name(isa), d::isa_compiled(isa),
-                    d::isa_supported_by_cpu(isa));
+        std::printf("  %-8s (%s): compiled %d, supported %d\n", d::to_string(isa), d::arch_name(isa),
+                    d::isa_compiled(isa), d::isa_supported_by_cpu(isa));
     std::printf("dispatch uses: %s\n", d::to_string(d::best_isa()));
 
     const posenc::RopeSpec spec(128, 128, 1e6, posenc::Pairing::half_split);
@@ -59,15 +59,17 @@ int main()
                     const double norm = std::hypot(in.head(t, h)[p.first], in.head(t, h)[p.second]);
                     const double ulp = std::ldexp(1.0, std::ilogb(norm) - 23);
                     for (int c : {p.first, p.second})
-                        worst_ulps = std::max(worst_ulps, std::fabs(out.head(t, h)[c] - ref[static_cast<std::size_t>(c)]) / ulp);
+                        worst_ulps =
+                            std::max(worst_ulps, std::fabs(out.head(t, h)[c] - ref[static_cast<std::size_t>(c)]) / ulp);
                 }
             }
         }
     bool v_untouched = true;
     for (std::ptrdiff_t t = 0; t < tokens; ++t)
         for (std::ptrdiff_t h = 0; h < kv_heads; ++h)
-            for (std::ptrdiff_t e = 0; e < head_dim; ++e) v_untouched = v_untouched && packed.v.head(t, h)[e] == before.v.head(t, h)[e];
-    std::printf("largest error against the reference: %.2f ulp of |x| per pair (bound 4); V untouched: %s\n", worst_ulps,
-                v_untouched ? "yes" : "no");
+            for (std::ptrdiff_t e = 0; e < head_dim; ++e)
+                v_untouched = v_untouched && packed.v.head(t, h)[e] == before.v.head(t, h)[e];
+    std::printf("largest error against the reference: %.2f ulp of |x| per pair (bound 4); V untouched: %s\n",
+                worst_ulps, v_untouched ? "yes" : "no");
     return worst_ulps <= 4.0 && v_untouched ? 0 : 1;
 }

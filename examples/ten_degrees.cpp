@@ -39,7 +39,7 @@ int main()
 {
     // A one-pair RoPE (head of 2 dims) whose only frequency is 10 degrees per position.
     const posenc::RopeSpec spec(2, 2, 10000.0, posenc::Pairing::interleaved);  // base unused: own table below
-    const posenc::FrequencyTable table(std::vector<double>{10.0 * degree});
+    const posenc::FrequencyTable table(std::vector<double> {10.0 * degree});
     const double theta = table.inv_freq(0);
     const Eigen::Vector2d q(1.0, 0.5), k(0.8, -0.3);
 
@@ -70,7 +70,8 @@ int main()
 
     // The identity: only n - m survives in the dot product.
     const double relative = q.dot(posenc::rotation_2x2((2 - 5) * theta) * k);
-    std::printf("\nq^T R((n - m) t) k with n - m = -3 (-30 degrees): %9.6f,\nthe same for both placements.\n", relative);
+    std::printf("\nq^T R((n - m) t) k with n - m = -3 (-30 degrees): %9.6f,\nthe same for both placements.\n",
+                relative);
     std::printf("Yet R(5 t) q and R(23 t) q are different vectors:\n|R(23 t) q - R(5 t) q| = %8.6f"
                 " (18 positions = 180 degrees apart: 2 |q|).\n",
                 (rotated_q[1] - rotated_q[0]).norm());

@@ -27,13 +27,13 @@ namespace {
 using namespace posenc;
 using namespace posenc::kernels;
 
-#define CHECK_CUDA(x)                                                                                     \
-    do {                                                                                                  \
-        const cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                          \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));      \
-            std::exit(2);                                                                                 \
-        }                                                                                                 \
+#define CHECK_CUDA(x)                                                                                                  \
+    do {                                                                                                               \
+        const cudaError_t e_ = (x);                                                                                    \
+        if (e_ != cudaSuccess) {                                                                                       \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                   \
+            std::exit(2);                                                                                              \
+        }                                                                                                              \
     } while (0)
 
 std::string json = "{";

@@ -17,13 +17,15 @@ void check_apply(const char* name, const RopeSpec& spec, const Host& host, const
 {
     const int d = spec.head_dim();
     std::vector<T> cpu = random_values<T>(static_cast<std::size_t>(tokens * 12 * d), 1u), gpu = cpu;
-    apply_rope(spec, host, cpu_positions, QKViews<T>::in_place(slice_packed_qkv(cpu, {tokens, 8, 2, d}).q,
-                                                               slice_packed_qkv(cpu, {tokens, 8, 2, d}).k));
+    apply_rope(
+        spec, host, cpu_positions,
+        QKViews<T>::in_place(slice_packed_qkv(cpu, {tokens, 8, 2, d}).q, slice_packed_qkv(cpu, {tokens, 8, 2, d}).k));
     T* dev = to_device(gpu);
     const PackedQkv<T> v = slice_packed_qkv(dev, static_cast<std::ptrdiff_t>(gpu.size()), {tokens, 8, 2, d});
     unsigned* status = status_word();
     const auto views = QKViews<T>::in_place(v.q, v.k);
-    if (digits != nullptr) CHECK_CUDA(cuda::apply_rope(spec, *digits, gpu_positions, views, Direction::forward, status, nullptr));
+    if (digits != nullptr)
+        CHECK_CUDA(cuda::apply_rope(spec, *digits, gpu_positions, views, Direction::forward, status, nullptr));
     else CHECK_CUDA(cuda::apply_rope(spec, *table, gpu_positions, views, Direction::forward, status, nullptr));
     to_host(gpu, dev);
     verdict(name, worst_relative(gpu, cpu, d), 2 * 3.42 * u * 1.5, read_status(status));
@@ -34,7 +36,10 @@ void check_apply(const char* name, const RopeSpec& spec, const Host& host, const
 /// cos/sin of pair 0 (theta = 1) through the device kernel, against mpmath at 400 bits.
 void check_angles(const cuda::DigitAngles& digits, const RopeSpec& spec)
 {
-    struct Exact { std::int64_t m; double c, s; };
+    struct Exact {
+        std::int64_t m;
+        double c, s;
+    };
     const Exact exact[] = {{1000000, 0.936752127533144786939, -0.349993502171292952118},
                            {16777216, 0.626322983291532917494, -0.779563673217777752205},
                            {2147483647, -0.68883669187794383468, -0.724916555144556390548}};
@@ -76,10 +81,10 @@ void check_fused_cache(const RopeSpec& spec, const OnTheFlyAngles& host, const c
         const PackedQkv<bfloat16> p = slice_packed_qkv(b, static_cast<std::ptrdiff_t>(qkv.size()), {tokens, 8, 2, d});
         CacheWrite<bfloat16> w;
         w.q_in = p.q, w.q_out = p.q, w.k = p.k, w.v = p.v;
-        w.key_cache = KvCacheView::paged(k, static_cast<std::ptrdiff_t>(kc.size()), 4, 16, 2, d, CacheLayout::token_major,
-                                         CacheScale::tensor(0.02f));
-        w.value_cache = KvCacheView::paged(v, static_cast<std::ptrdiff_t>(kc.size()), 4, 16, 2, d, CacheLayout::token_major,
-                                           CacheScale::tensor(0.02f));
+        w.key_cache = KvCacheView::paged(k, static_cast<std::ptrdiff_t>(kc.size()), 4, 16, 2, d,
+                                         CacheLayout::token_major, CacheScale::tensor(0.02f));
+        w.value_cache = KvCacheView::paged(v, static_cast<std::ptrdiff_t>(kc.size()), 4, 16, 2, d,
+                                           CacheLayout::token_major, CacheScale::tensor(0.02f));
         return w;
     };
     CacheWrite<bfloat16> wc = write_of(qkv.data(), kc.data(), vc.data()), wg = write_of(dq, dk, dv);
@@ -107,37 +112,42 @@ void check_multi_axis(const RopeSpec& spec, const OnTheFlyAngles& host, const cu
     std::vector<std::int32_t> pos(static_cast<std::size_t>(tokens * 3));
     for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = static_cast<std::int32_t>((i * 2654435761u) % 2147483647u);
     const MultiAxisLayout layout = MultiAxisLayout::sections({16, 24, 24}, spec.num_pairs());
-    std::vector<float> cpu = random_values<float>(static_cast<std::size_t>(tokens * 12 * spec.head_dim()), 5u), gpu = cpu;
+    std::vector<float> cpu = random_values<float>(static_cast<std::size_t>(tokens * 12 * spec.head_dim()), 5u),
+                       gpu = cpu;
     const PackedQkv<float> c = slice_packed_qkv(cpu, {tokens, 8, 2, spec.head_dim()});
     apply_multi_axis_rope(spec, layout, host, MultiAxisPositions(pos, 3), QKViews<float>::in_place(c.q, c.k));
     float* dev = to_device(gpu);
     std::int32_t* dpos = to_device(pos);
-    const PackedQkv<float> g = slice_packed_qkv(dev, static_cast<std::ptrdiff_t>(gpu.size()), {tokens, 8, 2, spec.head_dim()});
+    const PackedQkv<float> g =
+        slice_packed_qkv(dev, static_cast<std::ptrdiff_t>(gpu.size()), {tokens, 8, 2, spec.head_dim()});
     unsigned* status = status_word();
     CHECK_CUDA(cuda::apply_multi_axis_rope(spec, layout, digits, MultiAxisPositions(dpos, tokens * 3, tokens, 3),
                                            QKViews<float>::in_place(g.q, g.k), Direction::forward, status, nullptr));
     to_host(gpu, dev);
-    verdict("multi_axis float (M-RoPE 16/24/24, to 2^31-1)", worst_relative(gpu, cpu, spec.head_dim()), 2 * 3.42 * u * 1.5,
-            read_status(status));
+    verdict("multi_axis float (M-RoPE 16/24/24, to 2^31-1)", worst_relative(gpu, cpu, spec.head_dim()),
+            2 * 3.42 * u * 1.5, read_status(status));
     for (void* p : {(void*)dev, (void*)dpos, (void*)status}) CHECK_CUDA(cudaFree(p));
 }
 
 void agreement_checks()
 {
-    const RopeSpec spec(128, 128, 1e6), inter(128, 128, 1e6, Pairing::interleaved), partial(128, 64, 1e4, Pairing::half_split, 64);
+    const RopeSpec spec(128, 128, 1e6), inter(128, 128, 1e6, Pairing::interleaved),
+        partial(128, 64, 1e4, Pairing::half_split, 64);
     const OnTheFlyAngles host(FrequencyTable::from_spec(spec));
     const OnTheFlyAngles host_partial(FrequencyTable::from_spec(partial));
     const cuda::DigitAngles digits = device_digits(host), digits_partial = device_digits(host_partial);
     const CosSinCache cache(FrequencyTable::from_spec(spec), 4096);
     const cuda::TableAngles table = device_table(cache);
     std::vector<std::int64_t> ids(64);
-    for (std::size_t t = 0; t < ids.size(); ++t) ids[t] = t % 2 == 0 ? top - static_cast<std::int64_t>(t) : static_cast<std::int64_t>(t) * 33554431;
+    for (std::size_t t = 0; t < ids.size(); ++t)
+        ids[t] = t % 2 == 0 ? top - static_cast<std::int64_t>(t) : static_cast<std::int64_t>(t) * 33554431;
     std::int64_t* dids = to_device(ids);
     const PositionIds cpu_ids(ids), gpu_ids(dids, 64);
     check_apply<float>("apply float half_split digits", spec, host, cpu_ids, gpu_ids, 64, &digits, nullptr);
     check_apply<bfloat16>("apply bfloat16 half_split digits", spec, host, cpu_ids, gpu_ids, 64, &digits, nullptr);
     check_apply<float16>("apply float16 interleaved digits", inter, host, cpu_ids, gpu_ids, 64, &digits, nullptr);
-    check_apply<bfloat16>("apply bfloat16 partial suffix digits", partial, host_partial, cpu_ids, gpu_ids, 64, &digits_partial, nullptr);
+    check_apply<bfloat16>("apply bfloat16 partial suffix digits", partial, host_partial, cpu_ids, gpu_ids, 64,
+                          &digits_partial, nullptr);
     check_apply<bfloat16>("apply bfloat16 half_split table", spec, cache, PositionIds::contiguous(4000),
                           PositionIds::contiguous(4000), 64, nullptr, &table);
     check_angles(digits, spec);
@@ -190,14 +200,27 @@ void bandwidth_benchmarks()
     unsigned* status = status_word();
     for (std::int64_t tokens : {4096, 8192, 16384, 32768}) {
         const std::string at = std::to_string(tokens / 1024) + "k";
-        const std::size_t rope_bytes = static_cast<std::size_t>(tokens) * 40 * 128 * 2;  // Q and K, read once and written once
-        const double copy = median_seconds([&] { CHECK_CUDA(cudaMemcpyAsync(dst, src, rope_bytes, cudaMemcpyDeviceToDevice)); }, 20);
+        const std::size_t rope_bytes =
+            static_cast<std::size_t>(tokens) * 40 * 128 * 2;  // Q and K, read once and written once
+        const double copy =
+            median_seconds([&] { CHECK_CUDA(cudaMemcpyAsync(dst, src, rope_bytes, cudaMemcpyDeviceToDevice)); }, 20);
         record("copy bandwidth " + at + " (GB/s, read + write)", 2.0 * rope_bytes / copy / 1e9, "GB/s");
         bfloat16* q = reinterpret_cast<bfloat16*>(src);
-        const HeadsView<bfloat16> qv(q, tokens * 32 * 128, {tokens, 32, 128}), kv(q + tokens * 32 * 128, tokens * 8 * 128, {tokens, 8, 128});
+        const HeadsView<bfloat16> qv(q, tokens * 32 * 128, {tokens, 32, 128}),
+            kv(q + tokens * 32 * 128, tokens * 8 * 128, {tokens, 8, 128});
         const auto views = QKViews<bfloat16>::in_place(qv, kv);
-        const double rope_digits = median_seconds([&] { CHECK_CUDA(cuda::apply_rope(spec, digits, PositionIds::contiguous(0), views, Direction::forward, status, nullptr)); }, 20);
-        const double rope_table = median_seconds([&] { CHECK_CUDA(cuda::apply_rope(spec, table, PositionIds::contiguous(0), views, Direction::forward, status, nullptr)); }, 20);
+        const double rope_digits = median_seconds(
+            [&] {
+                CHECK_CUDA(cuda::apply_rope(spec, digits, PositionIds::contiguous(0), views, Direction::forward, status,
+                                            nullptr));
+            },
+            20);
+        const double rope_table = median_seconds(
+            [&] {
+                CHECK_CUDA(cuda::apply_rope(spec, table, PositionIds::contiguous(0), views, Direction::forward, status,
+                                            nullptr));
+            },
+            20);
         record("prefill rope digits " + at + " / copy bandwidth (goal >= 0.9)", copy / rope_digits, "ratio");
         record("prefill rope table " + at + " / copy bandwidth (goal >= 0.9)", copy / rope_table, "ratio");
         // fused: packed QKV (48 heads) read, Q (32) written in place, K and V (16) into a bfloat16 cache
@@ -209,11 +232,19 @@ void bandwidth_benchmarks()
         w.value_cache = KvCacheView::paged(kcache + tokens * 8 * 128, tokens * 8 * 128, tokens / 16, 16, 8, 128);
         w.slot_mapping = SlotMapping(slots, tokens);
         const QkNorm norm {NormWeighting::weight, 1e-6f, {weights, 128}, {weights, 128}};
-        const double fused = median_seconds([&] { CHECK_CUDA(cuda::qk_norm_rope_into_cache(spec, norm, digits, PositionIds::contiguous(0), w, status, nullptr)); }, 20);
-        const double copy_same = median_seconds([&] { CHECK_CUDA(cudaMemcpyAsync(dst, src, fused_bytes / 2, cudaMemcpyDeviceToDevice)); }, 20);
-        record("fused qk-norm+rope+cache " + at + " time / copy of same bytes (goal <= 1.1)", fused / copy_same, "ratio");
+        const double fused = median_seconds(
+            [&] {
+                CHECK_CUDA(
+                    cuda::qk_norm_rope_into_cache(spec, norm, digits, PositionIds::contiguous(0), w, status, nullptr));
+            },
+            20);
+        const double copy_same = median_seconds(
+            [&] { CHECK_CUDA(cudaMemcpyAsync(dst, src, fused_bytes / 2, cudaMemcpyDeviceToDevice)); }, 20);
+        record("fused qk-norm+rope+cache " + at + " time / copy of same bytes (goal <= 1.1)", fused / copy_same,
+               "ratio");
     }
-    for (void* ptr : {(void*)src, (void*)dst, (void*)kcache, (void*)slots, (void*)weights, (void*)status}) CHECK_CUDA(cudaFree(ptr));
+    for (void* ptr : {(void*)src, (void*)dst, (void*)kcache, (void*)slots, (void*)weights, (void*)status})
+        CHECK_CUDA(cudaFree(ptr));
 }
 
 void decode_benchmarks()
@@ -225,7 +256,10 @@ void decode_benchmarks()
     unsigned* status = status_word();
     const HeadsView<bfloat16> qv(q, 32 * 128, {1, 32, 128}), kv(q + 32 * 128, 8 * 128, {1, 8, 128});
     const auto views = QKViews<bfloat16>::in_place(qv, kv);
-    auto call = [&] { CHECK_CUDA(cuda::apply_rope(spec, digits, PositionIds::contiguous(1234567), views, Direction::forward, status, nullptr)); };
+    auto call = [&] {
+        CHECK_CUDA(cuda::apply_rope(spec, digits, PositionIds::contiguous(1234567), views, Direction::forward, status,
+                                    nullptr));
+    };
     record("decode 1 token 32+8 heads, back-to-back per call (goal < 5 us)", median_seconds(call, 1000) * 1e6, "us");
     std::vector<double> t;
     for (int i = 0; i < 201; ++i) {

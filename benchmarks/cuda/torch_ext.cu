@@ -32,7 +32,8 @@ const DeviceTables& tables(double base, int rotary_dim, const torch::Device& dev
     const posenc::RopeSpec spec(rotary_dim, rotary_dim, base);
     t.host = std::make_unique<posenc::kernels::OnTheFlyAngles>(posenc::FrequencyTable::from_spec(spec));
     const auto count = static_cast<std::int64_t>(posenc::cuda::digit_bytes(*t.host) / sizeof(double));
-    t.values = torch::from_blob(const_cast<double*>(posenc::cuda::digit_values(*t.host)), {count}, torch::kFloat64).to(device);
+    t.values =
+        torch::from_blob(const_cast<double*>(posenc::cuda::digit_values(*t.host)), {count}, torch::kFloat64).to(device);
     return cache.emplace(std::make_pair(base, rotary_dim), std::move(t)).first->second;
 }
 
@@ -57,15 +58,18 @@ void apply_rope_(torch::Tensor q, torch::Tensor k, torch::Tensor positions, torc
 {
     TORCH_CHECK(q.is_cuda() && k.is_cuda() && positions.is_cuda(), "q, k and positions must be CUDA tensors");
     TORCH_CHECK(q.is_contiguous() && k.is_contiguous() && positions.is_contiguous(), "contiguous tensors only");
-    TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && q.scalar_type() == k.scalar_type(), "q, k: [tokens, heads, head_dim], one dtype");
+    TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && q.scalar_type() == k.scalar_type(),
+                "q, k: [tokens, heads, head_dim], one dtype");
     const posenc::RopeSpec spec(static_cast<int>(q.size(2)), static_cast<int>(rotary_dim), base,
                                 interleaved ? posenc::Pairing::interleaved : posenc::Pairing::half_split);
     const DeviceTables& t = tables(base, static_cast<int>(rotary_dim), q.device());
     const posenc::cuda::DigitAngles angles = posenc::cuda::digit_angles(*t.host, t.values.data_ptr<double>());
-    const posenc::kernels::PositionIds ids = positions.scalar_type() == torch::kInt32
-                                                 ? posenc::kernels::PositionIds(positions.data_ptr<std::int32_t>(), positions.numel())
-                                                 : posenc::kernels::PositionIds(positions.data_ptr<std::int64_t>(), positions.numel());
-    TORCH_CHECK(status.is_cuda() && status.scalar_type() == torch::kInt32 && status.numel() >= 1, "status: one int32 on the device");
+    const posenc::kernels::PositionIds ids =
+        positions.scalar_type() == torch::kInt32
+            ? posenc::kernels::PositionIds(positions.data_ptr<std::int32_t>(), positions.numel())
+            : posenc::kernels::PositionIds(positions.data_ptr<std::int64_t>(), positions.numel());
+    TORCH_CHECK(status.is_cuda() && status.scalar_type() == torch::kInt32 && status.numel() >= 1,
+                "status: one int32 on the device");
     auto* word = reinterpret_cast<unsigned*>(status.data_ptr<std::int32_t>());
     if (q.scalar_type() == torch::kFloat32) run<float>(q, k, ids, spec, angles, word);
     else if (q.scalar_type() == torch::kBFloat16) run<posenc::bfloat16>(q, k, ids, spec, angles, word);

@@ -37,15 +37,15 @@ namespace posenc {
 namespace detail {
 // 2*pi = two_pi_c1 + two_pi_c2 + two_pi_c3 (each the double nearest the remainder).
 // Split computed with mpmath at 300 bits.
-inline constexpr double two_pi_c1 = 0x1.921fb54442d18p+2;     // 6.283185307179586
-inline constexpr double two_pi_c2 = 0x1.1a62633145c07p-52;    // 2.4492935982947064e-16
+inline constexpr double two_pi_c1 = 0x1.921fb54442d18p+2;  // 6.283185307179586
+inline constexpr double two_pi_c2 = 0x1.1a62633145c07p-52;  // 2.4492935982947064e-16
 inline constexpr double two_pi_c3 = -0x1.f1976b7ed8fbcp-108;  // -5.989539619436679e-33
-inline constexpr double inv_two_pi = 0.15915494309189535;     // 1 / (2*pi), rounded
-inline constexpr double pi_d = 0x1.921fb54442d18p+1;          // pi, rounded
+inline constexpr double inv_two_pi = 0.15915494309189535;  // 1 / (2*pi), rounded
+inline constexpr double pi_d = 0x1.921fb54442d18p+1;  // pi, rounded
 }  // namespace detail
 
 /// The largest |position| the exact reduction serves: 2^53 (every int64 up to it is a double).
-inline constexpr std::int64_t max_exact_position = std::int64_t{1} << 53;
+inline constexpr std::int64_t max_exact_position = std::int64_t {1} << 53;
 
 /// The largest |position * inv_freq| the exact reduction serves: 2^50.
 inline constexpr double max_exact_angle = 1125899906842624.0;
@@ -88,7 +88,7 @@ POSENC_HD inline double reduced_angle(std::int64_t position, double inv_freq) no
 {
     const double m = static_cast<double>(position);  // exact for |position| <= 2^53
     const double hi = m * inv_freq;
-    const double lo = std::fma(m, inv_freq, -hi);     // m * inv_freq = hi + lo exactly
+    const double lo = std::fma(m, inv_freq, -hi);  // m * inv_freq = hi + lo exactly
     const double k = std::nearbyint(hi * detail::inv_two_pi);
     double r = std::fma(-k, detail::two_pi_c1, hi);
     r = std::fma(-k, detail::two_pi_c2, r);

@@ -37,20 +37,20 @@
 namespace posenc {
 
 /// The longest length context_lengths gives or accepts: 2^50 positions.
-inline constexpr std::int64_t context_length_limit = std::int64_t{1} << 50;
+inline constexpr std::int64_t context_length_limit = std::int64_t {1} << 50;
 
 /// What the caller asks for beyond the group's own lengths (all optional).
 struct LengthRequest {
     std::optional<std::int64_t> original_length;  ///< L0 instead of the group's original length
-    std::optional<std::int64_t> target_length;    ///< L' as given
-    std::optional<double> target_factor;          ///< L' = round(L x target_factor), >= 1
+    std::optional<std::int64_t> target_length;  ///< L' as given
+    std::optional<double> target_factor;  ///< L' = round(L x target_factor), >= 1
     bool own_scaling = true;  ///< the scaling is the group's own (perhaps rebuilt with L0), not a caller's override
 };
 
 /// L and L' of a group (file comment).
 struct ContextLengths {
     std::int64_t original = 0;  ///< L
-    std::int64_t target = 0;    ///< L'
+    std::int64_t target = 0;  ///< L'
 };
 
 /// L0: request.original_length, else group.original_length. Throws posenc::error
@@ -60,7 +60,8 @@ inline std::int64_t trained_length(const RopeGroup& group, const LengthRequest& 
 {
     const std::int64_t length = request.original_length.value_or(group.original_length);
     if (length <= 0)
-        detail::raise("original_length", length, "must be > 0 (the group names no max_position_embeddings or original length)");
+        detail::raise("original_length", length,
+                      "must be > 0 (the group names no max_position_embeddings or original length)");
     if (length > context_length_limit) detail::raise("original_length", length, "must be <= 2^50");
     return length;
 }

@@ -30,22 +30,15 @@ class error : public std::invalid_argument
 {
 public:
     error(std::string field, std::string value, std::string rule)
-        : std::invalid_argument(field + " " + value + " " + rule)
-        , field_(std::move(field))
-        , value_(std::move(value))
-        , rule_(std::move(rule))
-    {
-    }
+        : std::invalid_argument(field + " " + value + " " + rule), field_(std::move(field)), value_(std::move(value)),
+          rule_(std::move(rule))
+    {}
 
     /// The same three parts with a message laid out by the caller (the config reader writes
     /// "rope_scaling.factor: expected a number >= 1, got \"four\"").
     error(std::string field, std::string value, std::string rule, const std::string& message)
-        : std::invalid_argument(message)
-        , field_(std::move(field))
-        , value_(std::move(value))
-        , rule_(std::move(rule))
-    {
-    }
+        : std::invalid_argument(message), field_(std::move(field)), value_(std::move(value)), rule_(std::move(rule))
+    {}
 
     const std::string& field() const noexcept { return field_; }
     const std::string& value() const noexcept { return value_; }
@@ -95,10 +88,10 @@ struct TextPiece {
     TextPiece(const char* s) : text(s) {}
     TextPiece(const std::string& s) : text(s) {}
     template <class Integer, std::enable_if_t<std::is_integral_v<Integer> && !std::is_same_v<Integer, bool> &&
-                                                  !std::is_same_v<Integer, char>, int> = 0>
+                                                  !std::is_same_v<Integer, char>,
+                                              int> = 0>
     TextPiece(Integer i) : number(static_cast<long long>(i)), is_number(true)
-    {
-    }
+    {}
 };
 
 /// The pieces one after the other: cat({"must equal tokens ", tokens}). One compiled copy serves

@@ -65,7 +65,7 @@ namespace posenc {
 struct RopeGroup {
     std::string name;  ///< Hugging Face's layer type ("full_attention", "sliding_attention") or "default"
     RopeSpec spec;
-    Scaling scaling = NoScaling{};
+    Scaling scaling = NoScaling {};
     std::int64_t max_position_embeddings = 0;  ///< 0 when unknown
     /// The length the group was trained at before extension (the scaling's original length,
     /// else max_position_embeddings); 0 when unknown.
@@ -84,7 +84,7 @@ struct RopeGroup {
     /// Throws posenc::error for an empty name ("name \"\" must not be empty") or a negative
     /// max_position_embeddings ("max_position_embeddings -1 must be >= 0 (0 when unknown)"),
     /// which ModelRope would refuse only later.
-    static RopeGroup make(std::string name, const RopeSpec& spec, Scaling scaling = NoScaling{},
+    static RopeGroup make(std::string name, const RopeSpec& spec, Scaling scaling = NoScaling {},
                           std::int64_t max_position_embeddings = 0)
     {
         if (name.empty()) detail::raise("name", name, "must not be empty");
@@ -94,8 +94,7 @@ struct RopeGroup {
         const double attention = scaling_attention_factor(scaling);
         // `scaling` is copied, not moved: no inline code then needs Scaling's move constructor,
         // whose variant visit every includer would compile.
-        return RopeGroup{std::move(name), spec, scaling, max_position_embeddings, original, attention, 1.0,
-                         false};
+        return RopeGroup {std::move(name), spec, scaling, max_position_embeddings, original, attention, 1.0, false};
     }
 
     /// The frequency table at Hugging Face's init (frequency_table(spec, scaling)), with this
@@ -148,8 +147,9 @@ public:
     static ModelRope uniform(RopeGroup group, std::optional<int> num_layers = std::nullopt,
                              std::optional<MultiAxisLayout> multi_axis = std::nullopt)
     {
-        if (num_layers) detail::require(*num_layers > 0 && *num_layers <= max_layers, "num_layers", *num_layers,
-                                        "must be in [1, 1000000]");
+        if (num_layers)
+            detail::require(*num_layers > 0 && *num_layers <= max_layers, "num_layers", *num_layers,
+                            "must be in [1, 1000000]");
         std::vector<int> map(num_layers ? static_cast<std::size_t>(*num_layers) : 0, 0);
         std::vector<RopeGroup> groups(1, group);  // not push_back: one fewer vector member to compile
         return ModelRope(std::move(groups), std::move(map), std::move(multi_axis));
@@ -258,13 +258,14 @@ public:
             const std::string field = "query_scale.layers[" + std::to_string(i) + "]";
             if (layers[i] < 0) detail::raise(field, layers[i], "must be >= 0");
             if (i > 0 && layers[i] <= layers[i - 1])
-                detail::raise(field, layers[i], "must be > the previous layer " + std::to_string(layers[i - 1]) +
-                                                    " (ascending, distinct)");
+                detail::raise(field, layers[i],
+                              "must be > the previous layer " + std::to_string(layers[i - 1]) +
+                                  " (ascending, distinct)");
             if (!layers_.empty() && static_cast<std::size_t>(layers[i]) >= layers_.size())
                 detail::raise(field, layers[i], "must be < num_layers " + std::to_string(layers_.size()));
         }
         ModelRope copy = *this;
-        copy.query_scale_.emplace(ModelQueryScale{scale, std::move(layers)});
+        copy.query_scale_.emplace(ModelQueryScale {scale, std::move(layers)});
         return copy;
     }
 
@@ -306,7 +307,8 @@ private:
             if (!(std::isfinite(g.attention_factor) && g.attention_factor > 0.0))
                 detail::raise(where + ".attention_factor", g.attention_factor, "must be finite and > 0");
             if (!(std::isfinite(g.softmax_scale_multiplier) && g.softmax_scale_multiplier > 0.0))
-                detail::raise(where + ".softmax_scale_multiplier", g.softmax_scale_multiplier, "must be finite and > 0");
+                detail::raise(where + ".softmax_scale_multiplier", g.softmax_scale_multiplier,
+                              "must be finite and > 0");
             if (g.max_position_embeddings < 0)
                 detail::raise(where + ".max_position_embeddings", g.max_position_embeddings, "must be >= 0");
             if (g.original_length < 0) detail::raise(where + ".original_length", g.original_length, "must be >= 0");
@@ -318,7 +320,8 @@ private:
         if (layers_.empty()) {
             if (groups_.size() != 1)
                 detail::raise("num_layers", "unknown",
-                              "must be known (a layer map) when there are " + std::to_string(groups_.size()) + " groups");
+                              "must be known (a layer map) when there are " + std::to_string(groups_.size()) +
+                                  " groups");
             return;
         }
         if (layers_.size() > static_cast<std::size_t>(max_layers))
@@ -334,9 +337,7 @@ private:
             used[static_cast<std::size_t>(g)] = 1;
         }
         for (std::size_t j = 0; j < groups_.size(); ++j)
-            if (!used[j])
-                detail::raise("groups[" + std::to_string(j) + "]", groups_[j].name,
-                              "is used by no layer");
+            if (!used[j]) detail::raise("groups[" + std::to_string(j) + "]", groups_[j].name, "is used by no layer");
     }
 
     std::vector<RopeGroup> groups_;

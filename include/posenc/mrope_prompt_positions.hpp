@@ -49,13 +49,15 @@ enum class MropePromptFamily { qwen2_vl, qwen2_5_vl, video_frames };
 /// "qwen2_vl", "qwen2_5_vl" or "video_frames".
 inline const char* to_string(MropePromptFamily f) noexcept
 {
-    return f == MropePromptFamily::qwen2_vl ? "qwen2_vl" : f == MropePromptFamily::qwen2_5_vl ? "qwen2_5_vl" : "video_frames";
+    return f == MropePromptFamily::qwen2_vl     ? "qwen2_vl"
+           : f == MropePromptFamily::qwen2_5_vl ? "qwen2_5_vl"
+                                                : "video_frames";
 }
 
 /// The facts get_rope_index reads from the model's config.
 struct MropePromptRule {
     MropePromptFamily family = MropePromptFamily::qwen2_vl;
-    int spatial_merge_size = 2;         ///< vision_config.spatial_merge_size
+    int spatial_merge_size = 2;  ///< vision_config.spatial_merge_size
     std::int64_t tokens_per_second = 0;  ///< Qwen2.5-VL: vision_config.tokens_per_second (others: unused)
 };
 
@@ -66,14 +68,18 @@ inline void require_qwen_segment(const PromptSegment& s, std::size_t index, cons
     if (s.kind == PromptSegment::Kind::text) return;
     require_grid(s, index, 1, rule.spatial_merge_size);
     if (s.h % rule.spatial_merge_size != 0)
-        raise(segment_field(index, "h"), s.h, "must be a multiple of spatial_merge_size " + std::to_string(rule.spatial_merge_size));
+        raise(segment_field(index, "h"), s.h,
+              "must be a multiple of spatial_merge_size " + std::to_string(rule.spatial_merge_size));
     if (s.w % rule.spatial_merge_size != 0)
-        raise(segment_field(index, "w"), s.w, "must be a multiple of spatial_merge_size " + std::to_string(rule.spatial_merge_size));
+        raise(segment_field(index, "w"), s.w,
+              "must be a multiple of spatial_merge_size " + std::to_string(rule.spatial_merge_size));
     if (s.seconds_per_grid && (s.kind != PromptSegment::Kind::video || rule.family != MropePromptFamily::qwen2_5_vl))
         raise(segment_field(index, "seconds_per_grid"), *s.seconds_per_grid,
               "is read for Qwen2.5-VL videos only (second_per_grid_ts); this is a " +
-                  std::string(s.kind == PromptSegment::Kind::video ? "video" : "image") + " of rule " + to_string(rule.family));
-    if (s.seconds_per_grid && !(std::isfinite(*s.seconds_per_grid) && *s.seconds_per_grid >= 0 && *s.seconds_per_grid < 2147483648.0))
+                  std::string(s.kind == PromptSegment::Kind::video ? "video" : "image") + " of rule " +
+                  to_string(rule.family));
+    if (s.seconds_per_grid &&
+        !(std::isfinite(*s.seconds_per_grid) && *s.seconds_per_grid >= 0 && *s.seconds_per_grid < 2147483648.0))
         raise(segment_field(index, "seconds_per_grid"), *s.seconds_per_grid, "must be finite, >= 0 and < 2^31");
     if (rule.family == MropePromptFamily::video_frames && s.kind == PromptSegment::Kind::video && s.t != 1)
         raise(segment_field(index, "t"), s.t,
@@ -137,7 +143,7 @@ Ids mrope_prompt_position_ids(const std::vector<PromptSegment>& segments, const 
                 }
         c += std::max(s.h, s.w) / sm;
     }
-    if (axes[0].empty()) return Ids{3, 0, {}, 0};
+    if (axes[0].empty()) return Ids {3, 0, {}, 0};
     return detail::axes_major(axes);
 }
 

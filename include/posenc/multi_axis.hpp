@@ -183,7 +183,8 @@ public:
         require_mrope_section(mrope_section, num_pairs);
         std::vector<int> axes;
         axes.reserve(static_cast<std::size_t>(num_pairs));
-        for (int a = 0; a < 3; ++a) append_copies(axes, static_cast<std::size_t>(mrope_section[static_cast<std::size_t>(a)]), a);
+        for (int a = 0; a < 3; ++a)
+            append_copies(axes, static_cast<std::size_t>(mrope_section[static_cast<std::size_t>(a)]), a);
         return MultiAxisLayout(MultiAxisKind::sections, std::move(axes), 3, std::move(mrope_section));
     }
 
@@ -266,7 +267,8 @@ public:
         for (std::size_t i = 0; i < axis_of_pair.size(); ++i)
             if (axis_of_pair[i] < 0 || axis_of_pair[i] >= num_axes)
                 detail::raise("axis_of_pair[" + std::to_string(i) + "]", axis_of_pair[i],
-                              "must be in [0, " + std::to_string(num_axes) + ") (num_axes " + std::to_string(num_axes) + ")");
+                              "must be in [0, " + std::to_string(num_axes) + ") (num_axes " + std::to_string(num_axes) +
+                                  ")");
         return MultiAxisLayout(MultiAxisKind::custom, std::move(axis_of_pair), num_axes, {});
     }
 
@@ -338,17 +340,19 @@ private:
     {
         require_pairs(num_pairs);
         if (s.empty() || s.size() > static_cast<std::size_t>(max_position_axes))
-            throw error(name, detail::list_text(s), "must have 1 to 4 entries (one per position axis), counted in pairs");
+            throw error(name, detail::list_text(s),
+                        "must have 1 to 4 entries (one per position axis), counted in pairs");
         long long sum = 0;
         for (std::size_t i = 0; i < s.size(); ++i) {
             if (s[i] < 0)
-                detail::raise(std::string(name) + "[" + std::to_string(i) + "]", s[i], "must be >= 0 (pairs of that axis)");
+                detail::raise(std::string(name) + "[" + std::to_string(i) + "]", s[i],
+                              "must be >= 0 (pairs of that axis)");
             sum += s[i];
         }
         if (sum != num_pairs)
             detail::raise(std::string(name) + " sum", sum,
-                          "must equal num_pairs " + std::to_string(num_pairs) + " (" + name + " " + detail::list_text(s) +
-                              " counts pairs: rotary_dim / 2)");
+                          "must equal num_pairs " + std::to_string(num_pairs) + " (" + name + " " +
+                              detail::list_text(s) + " counts pairs: rotary_dim / 2)");
     }
 
     static void require_mrope_section(const std::vector<int>& s, int num_pairs)
@@ -365,8 +369,8 @@ private:
         }
         if (sum != num_pairs)
             detail::raise("mrope_section sum", sum,
-                          "must equal num_pairs " + std::to_string(num_pairs) + " (mrope_section " + detail::list_text(s) +
-                              " counts pairs: rotary_dim / 2)");
+                          "must equal num_pairs " + std::to_string(num_pairs) + " (mrope_section " +
+                              detail::list_text(s) + " counts pairs: rotary_dim / 2)");
     }
 
     MultiAxisKind kind_;
@@ -400,7 +404,8 @@ inline FrequencyTable axial_2d_shared_frequencies(int head_dim, double base = 10
     const int q = head_dim / 4;
     const double axis_dim = static_cast<double>(head_dim / 2);
     std::vector<double> f(static_cast<std::size_t>(2 * q));
-    for (int i = 0; i < 2 * q; ++i) f[static_cast<std::size_t>(i)] = std::pow(base, -2.0 * static_cast<double>(i % q) / axis_dim);
+    for (int i = 0; i < 2 * q; ++i)
+        f[static_cast<std::size_t>(i)] = std::pow(base, -2.0 * static_cast<double>(i % q) / axis_dim);
     return FrequencyTable(std::move(f));
 }
 
@@ -451,7 +456,8 @@ template <class T>
 void apply_multi_axis_rope_reference(const RopeSpec& spec, const FrequencyTable& table, const MultiAxisLayout& layout,
                                      T* head, const std::int64_t* positions)
 {
-    static_assert(std::is_floating_point_v<T>, "apply_multi_axis_rope_reference rotates float, double or long double data.");
+    static_assert(std::is_floating_point_v<T>,
+                  "apply_multi_axis_rope_reference rotates float, double or long double data.");
     detail::require_layout_matches(spec, table, layout);
     for (int a = 0; a < layout.num_axes(); ++a) {
         double largest = 0.0;

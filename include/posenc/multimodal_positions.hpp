@@ -52,10 +52,10 @@ struct PromptSegment {
     enum class Kind { text, image, video };
     Kind kind = Kind::text;
     std::int64_t length = 0;  ///< text: number of tokens (vision: unused)
-    std::int64_t t = 0;       ///< vision grid before merging (grid_thw), unused for text
+    std::int64_t t = 0;  ///< vision grid before merging (grid_thw), unused for text
     std::int64_t h = 0;
     std::int64_t w = 0;
-    bool delimited = false;   ///< HunYuan-VL: the image span also holds a begin and an end token
+    bool delimited = false;  ///< HunYuan-VL: the image span also holds a begin and an end token
     /// Qwen2.5-VL video: seconds per temporal grid step (the processor's second_per_grid_ts);
     /// empty: not given (Qwen2.5-VL then reads 1). Refused by families that do not read it.
     std::optional<double> seconds_per_grid;
@@ -65,11 +65,14 @@ struct PromptSegment {
     {
         return {Kind::image, 0, t, h, w, delimited, std::nullopt};
     }
-    static PromptSegment video(std::int64_t t, std::int64_t h, std::int64_t w) { return {Kind::video, 0, t, h, w, false, std::nullopt}; }
+    static PromptSegment video(std::int64_t t, std::int64_t h, std::int64_t w)
+    {
+        return {Kind::video, 0, t, h, w, false, std::nullopt};
+    }
     /// A video with its seconds per temporal grid step (Qwen2.5-VL's second_per_grid_ts).
     static PromptSegment video(std::int64_t t, std::int64_t h, std::int64_t w, double seconds_per_grid)
     {
-        PromptSegment s{Kind::video, 0, t, h, w, false, std::nullopt};
+        PromptSegment s {Kind::video, 0, t, h, w, false, std::nullopt};
         s.seconds_per_grid = seconds_per_grid;
         return s;
     }
@@ -98,7 +101,8 @@ inline std::string segment_field(std::size_t index, const char* what)
     return "segments[" + std::to_string(index) + "]." + what;
 }
 
-inline void require_grid(const PromptSegment& s, std::size_t index, std::int64_t temporal_merge, std::int64_t spatial_merge)
+inline void require_grid(const PromptSegment& s, std::size_t index, std::int64_t temporal_merge,
+                         std::int64_t spatial_merge)
 {
     if (s.t < temporal_merge)
         raise(segment_field(index, "t"), s.t, "must be >= the temporal merge size " + std::to_string(temporal_merge));
@@ -232,7 +236,7 @@ Ids hunyuan_vl_position_ids(const std::vector<PromptSegment>& segments, int num_
         if (seg.delimited) push_plain();
         ++image_index;
     }
-    if (axes[0].empty()) return Ids{num_axes, 0, {}, 0};
+    if (axes[0].empty()) return Ids {num_axes, 0, {}, 0};
     return detail::axes_major(axes);
 }
 

@@ -38,17 +38,18 @@ namespace posenc {
 
 /// The facts an Omni thinker's get_rope_index reads.
 struct OmniPromptRule {
-    int spatial_merge_size = 2;               ///< thinker vision_config.spatial_merge_size
+    int spatial_merge_size = 2;  ///< thinker vision_config.spatial_merge_size
     std::int64_t position_id_per_seconds = 25;  ///< thinker position_id_per_seconds
-    bool float_positions = false;             ///< Qwen3-Omni: tau kept in float32 (not truncated)
+    bool float_positions = false;  ///< Qwen3-Omni: tau kept in float32 (not truncated)
 };
 
 namespace detail {
 
 /// The largest id float32 holds exactly together with every integer below it.
-inline constexpr std::int64_t max_float32_id = std::int64_t{1} << 24;
+inline constexpr std::int64_t max_float32_id = std::int64_t {1} << 24;
 
-inline void require_omni_segment(const std::vector<PromptSegment>& segments, std::size_t index, const OmniPromptRule& rule)
+inline void require_omni_segment(const std::vector<PromptSegment>& segments, std::size_t index,
+                                 const OmniPromptRule& rule)
 {
     const PromptSegment& s = segments[index];
     const auto text_at = [&segments](std::size_t i) {
@@ -67,14 +68,17 @@ inline void require_omni_segment(const std::vector<PromptSegment>& segments, std
               "token): the Omni thinkers' get_rope_index finds vision runs by those tokens");
     require_grid(s, index, 1, rule.spatial_merge_size);
     if (s.h % rule.spatial_merge_size != 0 || s.w % rule.spatial_merge_size != 0)
-        raise(segment_field(index, s.h % rule.spatial_merge_size != 0 ? "h" : "w"), s.h % rule.spatial_merge_size != 0 ? s.h : s.w,
+        raise(segment_field(index, s.h % rule.spatial_merge_size != 0 ? "h" : "w"),
+              s.h % rule.spatial_merge_size != 0 ? s.h : s.w,
               "must be a multiple of spatial_merge_size " + std::to_string(rule.spatial_merge_size));
     if (s.kind == PromptSegment::Kind::image && s.seconds_per_grid)
         raise(segment_field(index, "seconds_per_grid"), *s.seconds_per_grid, "is read for videos only");
     if (s.kind == PromptSegment::Kind::video && !s.seconds_per_grid)
         raise(segment_field(index, "seconds_per_grid"), "absent",
-              "must be given for an Omni video (video:TxHxW@S): get_rope_index reads second_per_grids, which has no default");
-    if (s.seconds_per_grid && !(std::isfinite(*s.seconds_per_grid) && *s.seconds_per_grid >= 0 && *s.seconds_per_grid < 16777216.0))
+              "must be given for an Omni video (video:TxHxW@S): get_rope_index reads second_per_grids, which has no "
+              "default");
+    if (s.seconds_per_grid &&
+        !(std::isfinite(*s.seconds_per_grid) && *s.seconds_per_grid >= 0 && *s.seconds_per_grid < 16777216.0))
         raise(segment_field(index, "seconds_per_grid"), *s.seconds_per_grid, "must be finite, >= 0 and < 2^24");
 }
 
@@ -83,7 +87,8 @@ inline std::int64_t omni_tau(const PromptSegment& s, std::size_t index, std::int
 {
     if (s.kind == PromptSegment::Kind::image) {
         if (i * rule.position_id_per_seconds > max_float32_id)
-            raise(segment_field(index, "t"), s.t, "gives temporal offsets past 2^24, which float32 does not hold exactly");
+            raise(segment_field(index, "t"), s.t,
+                  "gives temporal offsets past 2^24, which float32 does not hold exactly");
         return i * rule.position_id_per_seconds;
     }
     // torch: arange(t) (int64) * float32 scalar -> float32, then * position_id_per_seconds in float32.
@@ -143,7 +148,7 @@ Ids omni_prompt_position_ids(const std::vector<PromptSegment>& segments, const O
                 for (std::int64_t k = 0; k < W; ++k) push(start + tau, start + j, start + k);
         }
     }
-    if (axes[0].empty()) return Ids{3, 0, {}, 0};
+    if (axes[0].empty()) return Ids {3, 0, {}, 0};
     return detail::axes_major(axes);
 }
 

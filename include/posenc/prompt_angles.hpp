@@ -36,11 +36,14 @@ inline TokenAngles prompt_token_angles(const RopeSpec& spec, const FrequencyTabl
                                        const AxisPositionIds& ids)
 {
     if (table.num_pairs() != spec.num_pairs())
-        detail::raise("table pairs", table.num_pairs(), "must equal the spec's rotated pairs " + std::to_string(spec.num_pairs()));
+        detail::raise("table pairs", table.num_pairs(),
+                      "must equal the spec's rotated pairs " + std::to_string(spec.num_pairs()));
     if (layout.num_pairs() != spec.num_pairs())
-        detail::raise("layout pairs", layout.num_pairs(), "must equal the spec's rotated pairs " + std::to_string(spec.num_pairs()));
+        detail::raise("layout pairs", layout.num_pairs(),
+                      "must equal the spec's rotated pairs " + std::to_string(spec.num_pairs()));
     if (ids.num_axes != layout.num_axes())
-        detail::raise("position axes", ids.num_axes, "must equal the layout's axes " + std::to_string(layout.num_axes()));
+        detail::raise("position axes", ids.num_axes,
+                      "must equal the layout's axes " + std::to_string(layout.num_axes()));
     TokenAngles out;
     const int P = spec.num_pairs();
     for (int k = 0; k < P; ++k) {

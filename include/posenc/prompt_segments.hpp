@@ -73,7 +73,9 @@ inline PromptSegment parse_segment(std::size_t index, const std::string& written
         bad_segment(index, written, std::string("must be ") + segment_grammar());
     if (kind == "text") {
         const std::int64_t n = segment_count(rest);
-        if (n < 0) bad_segment(index, written, std::string("text:N needs N, the token count, a whole number in [1, 2^31 - 1]"));
+        if (n < 0)
+            bad_segment(index, written,
+                        std::string("text:N needs N, the token count, a whole number in [1, 2^31 - 1]"));
         return PromptSegment::text(n);
     }
     std::string grid = rest, seconds;
@@ -93,11 +95,14 @@ inline PromptSegment parse_segment(std::size_t index, const std::string& written
     }
     if (thw.size() != 3 || thw[0] < 0 || thw[1] < 0 || thw[2] < 0)
         bad_segment(index, written,
-                    kind + ":TxHxW needs the vision grid (T, H, W) before merging, three whole numbers in [1, 2^31 - 1]");
+                    kind +
+                        ":TxHxW needs the vision grid (T, H, W) before merging, three whole numbers in [1, 2^31 - 1]");
     if (kind == "image") return PromptSegment::image(thw[0], thw[1], thw[2]);
     if (at == std::string::npos) return PromptSegment::video(thw[0], thw[1], thw[2]);
     const double s = segment_seconds(seconds);
-    if (s < 0) bad_segment(index, written, "@S needs S, the seconds per temporal grid step, a decimal >= 0 (digits and one '.')");
+    if (s < 0)
+        bad_segment(index, written,
+                    "@S needs S, the seconds per temporal grid step, a decimal >= 0 (digits and one '.')");
     return PromptSegment::video(thw[0], thw[1], thw[2], s);
 }
 
@@ -111,8 +116,9 @@ inline double prompt_tokens_upper_bound(const std::vector<PromptSegment>& segmen
 {
     double total = 0;
     for (const PromptSegment& s : segments)
-        total += s.kind == PromptSegment::Kind::text ? static_cast<double>(s.length)
-                                                     : 2.0 * static_cast<double>(s.t) * static_cast<double>(s.h) * static_cast<double>(s.w);
+        total += s.kind == PromptSegment::Kind::text
+                     ? static_cast<double>(s.length)
+                     : 2.0 * static_cast<double>(s.t) * static_cast<double>(s.h) * static_cast<double>(s.w);
     return total;
 }
 
@@ -120,7 +126,9 @@ inline double prompt_tokens_upper_bound(const std::vector<PromptSegment>& segmen
 /// empty segment (";;", a trailing ';') or a malformed one, naming it as written.
 inline std::vector<PromptSegment> parse_prompt_segments(const std::string& text)
 {
-    if (text.empty()) throw error("prompt", "\"\"", "must hold at least one segment", std::string("prompt \"\": expected ") + detail::segment_grammar() + ", separated by ';'");
+    if (text.empty())
+        throw error("prompt", "\"\"", "must hold at least one segment",
+                    std::string("prompt \"\": expected ") + detail::segment_grammar() + ", separated by ';'");
     std::vector<PromptSegment> out;
     std::size_t start = 0;
     for (std::size_t index = 0;; ++index) {

@@ -49,7 +49,7 @@ class QueryScale
 {
 public:
     /// The largest pos + position_offset served: 2^53.
-    static constexpr std::int64_t max_shifted_position = std::int64_t{1} << 53;
+    static constexpr std::int64_t max_shifted_position = std::int64_t {1} << 53;
 
     /// Throws posenc::error ("query_scale.beta -0.1 must be finite and >= 0",
     /// "query_scale.divisor 0 must be >= 1", "query_scale.position_offset -1 must be in [0, 2^53]").
@@ -105,7 +105,8 @@ public:
         if (count == 0) return;
         require_position(first_position);
         if (static_cast<std::int64_t>(count - 1) > max_shifted_position - position_offset_ - first_position)
-            detail::raise("first_position + count - 1", static_cast<double>(first_position) + static_cast<double>(count - 1),
+            detail::raise("first_position + count - 1",
+                          static_cast<double>(first_position) + static_cast<double>(count - 1),
                           "must keep position + position_offset <= 2^53");
         std::int64_t quotient = -1;
         float value = 1.0f;

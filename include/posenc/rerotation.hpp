@@ -125,7 +125,9 @@ void rerotate_keys(const RopeSpec& spec, const FrequencyTable& from, const Frequ
     for (std::int64_t t = 0; t < tokens; ++t)
         for (int h = 0; h < heads; ++h)
             detail::rerotate_head_unchecked(
-                spec, from, to, keys + (static_cast<std::size_t>(t) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) * head_dim,
+                spec, from, to,
+                keys + (static_cast<std::size_t>(t) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) *
+                           head_dim,
                 positions[t], ratio);
 }
 
@@ -143,7 +145,8 @@ void rerotate_keys(const RopeSpec& spec, const FrequencyTable& from, const Frequ
     const double largest = std::max(largest_inv_freq(from), largest_inv_freq(to));
     require_exact_angle_range("first_position", first_position, largest);
     if (first_position > max_exact_position - (tokens - 1))
-        detail::raise("first_position + tokens - 1", static_cast<double>(first_position) + static_cast<double>(tokens - 1),
+        detail::raise("first_position + tokens - 1",
+                      static_cast<double>(first_position) + static_cast<double>(tokens - 1),
                       "must be <= 2^53 (the exact angle reduction's range)");
     require_exact_angle_range("first_position + tokens - 1", first_position + tokens - 1, largest);
     const double ratio = to.attention_factor() / from.attention_factor();
@@ -151,7 +154,9 @@ void rerotate_keys(const RopeSpec& spec, const FrequencyTable& from, const Frequ
     for (std::int64_t t = 0; t < tokens; ++t)
         for (int h = 0; h < heads; ++h)
             detail::rerotate_head_unchecked(
-                spec, from, to, keys + (static_cast<std::size_t>(t) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) * head_dim,
+                spec, from, to,
+                keys + (static_cast<std::size_t>(t) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) *
+                           head_dim,
                 first_position + t, ratio);
 }
 

@@ -49,10 +49,8 @@ class RopeSpec
 {
 public:
     /// Contract: throws posenc::error naming the first field that breaks the invariants.
-    RopeSpec(int head_dim, int rotary_dim, double base, Pairing pairing = Pairing::half_split,
-             int rotary_offset = 0)
-        : head_dim_(head_dim), rotary_dim_(rotary_dim), base_(base), pairing_(pairing),
-          rotary_offset_(rotary_offset)
+    RopeSpec(int head_dim, int rotary_dim, double base, Pairing pairing = Pairing::half_split, int rotary_offset = 0)
+        : head_dim_(head_dim), rotary_dim_(rotary_dim), base_(base), pairing_(pairing), rotary_offset_(rotary_offset)
     {
         detail::require(head_dim > 0, "head_dim", head_dim, "must be > 0");
         detail::require(rotary_dim > 0, "rotary_dim", rotary_dim, "must be > 0");

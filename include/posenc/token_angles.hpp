@@ -30,9 +30,9 @@ namespace posenc {
 
 /// Per-token, per-pair rotation angles of a sequence (see the file comment).
 struct TokenAngles {
-    std::vector<std::array<int, 2>> pairs;       ///< head dims mixed by each rotated pair
+    std::vector<std::array<int, 2>> pairs;  ///< head dims mixed by each rotated pair
     std::vector<std::vector<double>> positions;  ///< one row per token: its coordinates per axis
-    std::vector<std::vector<double>> tokens;     ///< one row per token: its angle per pair (rad)
+    std::vector<std::vector<double>> tokens;  ///< one row per token: its angle per pair (rad)
 
     std::size_t num_tokens() const noexcept { return tokens.size(); }
     std::size_t num_pairs() const noexcept { return pairs.size(); }

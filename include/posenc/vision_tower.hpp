@@ -164,11 +164,11 @@ namespace posenc {
 
 /// Which rotary rule a tower applies; see the file comment.
 enum class VisionTowerRule {
-    rows_columns_shared,    ///< Qwen2-VL line: one table for rows and columns, half_split pairs over the head
+    rows_columns_shared,  ///< Qwen2-VL line: one table for rows and columns, half_split pairs over the head
     rows_columns_even_odd,  ///< Pixtral: the head's 1-D table split by parity, even for rows, odd for columns
     columns_rows_interleaved_cls,  ///< Llama 4: (column + 1, row + 1) on interleaved pairs, a CLS token last at angle 0
-    columns_rows_chunked,   ///< Gemma 4: two head chunks, a 1-D RoPE each (column, row), rotate_half inside the chunk
-    rows_columns_centres,   ///< DINOv3: 2 pi x patch centres in [-1, 1], half_split pairs, CLS / registers unrotated
+    columns_rows_chunked,  ///< Gemma 4: two head chunks, a 1-D RoPE each (column, row), rotate_half inside the chunk
+    rows_columns_centres,  ///< DINOv3: 2 pi x patch centres in [-1, 1], half_split pairs, CLS / registers unrotated
     columns_rows_alternating,  ///< Kimi K2.5: half_split pairs, the axis alternating pair by pair (column, row, ...)
     columns_rows_offset_shared,  ///< Muse Glimmer: the Qwen2-VL pairs over (column + 1, row + 1)
     frames_rows_columns_partial,  ///< MiniMax-M3-VL: (frame, row, column) bands over 3A dims, the tail unrotated
@@ -195,15 +195,15 @@ inline const char* to_string(VisionTowerRule rule) noexcept
 /// A vision tower's RoPE: what tower_token_angles needs (the reader hf::read_vision_tower fills it
 /// from a model's config.json).
 struct VisionTower {
-    std::string model_type;     ///< the tower's model_type ("qwen2_5_vl_vision")
+    std::string model_type;  ///< the tower's model_type ("qwen2_5_vl_vision")
     VisionTowerRule rule = VisionTowerRule::rows_columns_shared;
-    int head_dim = 0;           ///< H: hidden_size / num_heads
-    double theta = 10000.0;     ///< the rotary base
-    int merge_size = 1;         ///< m: patch order block-major over m x m blocks (1: row-major)
+    int head_dim = 0;  ///< H: hidden_size / num_heads
+    double theta = 10000.0;  ///< the rotary base
+    int merge_size = 1;  ///< m: patch order block-major over m x m blocks (1: row-major)
     std::int64_t max_side = 0;  ///< the largest grid side the tower's table holds (0: no limit; Llama 4: the only side)
-    int prefix_tokens = 0;      ///< unrotated tokens before each image's patches (DINOv3: CLS + registers)
-    double scale = 1.0;         ///< SAM 3: the coordinates' float scale s
-    int window = 0;             ///< SAM 3's windowed layers: coordinates modulo this side (0: the whole grid)
+    int prefix_tokens = 0;  ///< unrotated tokens before each image's patches (DINOv3: CLS + registers)
+    double scale = 1.0;  ///< SAM 3: the coordinates' float scale s
+    int window = 0;  ///< SAM 3's windowed layers: coordinates modulo this side (0: the whole grid)
 
     /// Throws posenc::error unless head_dim is a positive multiple of 4, theta finite and > 1,
     /// merge_size >= 1.
@@ -211,7 +211,8 @@ struct VisionTower {
     {
         if (rule == VisionTowerRule::frames_rows_columns_partial) {
             if (head_dim < 6 || head_dim > (1 << 20))
-                throw error("head_dim", std::to_string(head_dim), "must be in [6, 2^20] (three axes of at least one pair)");
+                throw error("head_dim", std::to_string(head_dim),
+                            "must be in [6, 2^20] (three axes of at least one pair)");
         } else if (head_dim <= 0 || head_dim % 4 != 0) {
             throw error("head_dim", std::to_string(head_dim),
                         "must be a positive multiple of 4 (two axes, each of head_dim / 4 half_split pairs)");
@@ -219,17 +220,21 @@ struct VisionTower {
         if (!std::isfinite(theta) || theta <= 1.0)
             throw error("theta", std::to_string(theta), "must be finite and > 1");
         if (merge_size < 1) throw error("merge_size", std::to_string(merge_size), "must be >= 1");
-        if (static_cast<int>(rule) < 0 || static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_interleaved_scaled))
+        if (static_cast<int>(rule) < 0 ||
+            static_cast<int>(rule) > static_cast<int>(VisionTowerRule::columns_rows_interleaved_scaled))
             throw error("rule", std::to_string(static_cast<int>(rule)), "must name a VisionTowerRule");
         if (rule == VisionTowerRule::columns_rows_interleaved_cls && max_side < 1)
-            throw error("max_side", std::to_string(max_side),
-                        "must be >= 1 for columns_rows_interleaved_cls (the table's grid side, image_size / patch_size)");
+            throw error(
+                "max_side", std::to_string(max_side),
+                "must be >= 1 for columns_rows_interleaved_cls (the table's grid side, image_size / patch_size)");
         if (max_side < 0) throw error("max_side", std::to_string(max_side), "must be >= 0 (0: no limit)");
         const bool sam = rule == VisionTowerRule::columns_rows_interleaved_scaled;
         if (!(std::isfinite(scale) && scale > 0.0 && scale <= 65536.0) || (scale != 1.0 && !sam))
-            throw error("scale", std::to_string(scale), "must be in (0, 65536], and 1 unless the rule is columns_rows_interleaved_scaled");
+            throw error("scale", std::to_string(scale),
+                        "must be in (0, 65536], and 1 unless the rule is columns_rows_interleaved_scaled");
         if (window < 0 || window > (1 << 24) - 1 || (window > 0 && !sam))
-            throw error("window", std::to_string(window), "must be >= 0, and 0 unless the rule is columns_rows_interleaved_scaled");
+            throw error("window", std::to_string(window),
+                        "must be >= 0, and 0 unless the rule is columns_rows_interleaved_scaled");
         if (prefix_tokens < 0 || (prefix_tokens > 0 && rule != VisionTowerRule::rows_columns_centres))
             throw error("prefix_tokens", std::to_string(prefix_tokens),
                         "must be >= 0, and 0 unless the rule is rows_columns_centres");
@@ -254,9 +259,9 @@ struct PatchGrid {
 };
 
 /// The largest grid side: positions stay exact in float32 (2^24 - 1).
-inline constexpr std::int64_t max_grid_side = (std::int64_t{1} << 24) - 1;
+inline constexpr std::int64_t max_grid_side = (std::int64_t {1} << 24) - 1;
 /// The most tokens x pairs entries one TokenAngles record may hold.
-inline constexpr std::int64_t max_token_angle_entries = std::int64_t{1} << 28;
+inline constexpr std::int64_t max_token_angle_entries = std::int64_t {1} << 28;
 
 namespace detail {
 
@@ -284,7 +289,8 @@ inline void require_patch_grid(const PatchGrid& g, int merge_size, int num_pairs
         throw error("grid", std::to_string(g.rows) + "x" + std::to_string(g.columns),
                     "rows and columns must be multiples of the spatial merge size " + std::to_string(merge_size) +
                         " (the tower groups patches in merge blocks)");
-    const double entries = static_cast<double>(g.frames) * (static_cast<double>(g.rows) * static_cast<double>(g.columns) + extra_tokens) *
+    const double entries = static_cast<double>(g.frames) *
+                           (static_cast<double>(g.rows) * static_cast<double>(g.columns) + extra_tokens) *
                            static_cast<double>(num_pairs);
     if (entries > static_cast<double>(max_token_angle_entries))
         throw error("grid", std::to_string(g.frames) + "," + std::to_string(g.rows) + "," + std::to_string(g.columns),
@@ -348,8 +354,9 @@ inline std::vector<std::array<int, 2>> tower_pairs(const VisionTower& tower)
         switch (tower.rule) {
         case VisionTowerRule::columns_rows_interleaved_cls:
         case VisionTowerRule::columns_rows_interleaved_scaled: pairs.push_back({2 * i, 2 * i + 1}); break;
-        case VisionTowerRule::columns_rows_chunked: pairs.push_back(i < q ? std::array<int, 2>{i, i + q}
-                                                                          : std::array<int, 2>{q + i, 2 * q + i}); break;
+        case VisionTowerRule::columns_rows_chunked:
+            pairs.push_back(i < q ? std::array<int, 2> {i, i + q} : std::array<int, 2> {q + i, 2 * q + i});
+            break;
         default: pairs.push_back({i, i + tower.num_pairs()}); break;  // frames_rows_columns_partial: (i, i + 3F)
         }
     }
@@ -411,7 +418,8 @@ inline double tower_centre_angle(const VisionTower& tower, double y, double x, i
 /// order: (row, column) for the Qwen2-VL line and Pixtral, (column + 1, row + 1) for Llama 4 and
 /// Muse Glimmer,
 /// (column, row) for Gemma 4 and Kimi K2.5.
-inline std::array<std::int64_t, 2> tower_coordinates(const VisionTower& tower, std::int64_t row, std::int64_t column) noexcept
+inline std::array<std::int64_t, 2> tower_coordinates(const VisionTower& tower, std::int64_t row,
+                                                     std::int64_t column) noexcept
 {
     switch (tower.rule) {
     case VisionTowerRule::columns_rows_interleaved_cls:
@@ -419,8 +427,8 @@ inline std::array<std::int64_t, 2> tower_coordinates(const VisionTower& tower, s
     case VisionTowerRule::columns_rows_chunked:
     case VisionTowerRule::columns_rows_alternating: return {column, row};
     case VisionTowerRule::columns_rows_interleaved_scaled:
-        return tower.window > 0 ? std::array<std::int64_t, 2>{column % tower.window, row % tower.window}
-                                : std::array<std::int64_t, 2>{column, row};
+        return tower.window > 0 ? std::array<std::int64_t, 2> {column % tower.window, row % tower.window}
+                                : std::array<std::int64_t, 2> {column, row};
     default: return {row, column};
     }
 }
@@ -440,8 +448,9 @@ inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64
     for (const std::int64_t c : {row, column})
         if (c < 0 || c > max_grid_side) throw error("coordinate", std::to_string(c), "must be in [0, 2^24 - 1]");
     if (tower.rule == VisionTowerRule::rows_columns_centres)
-        throw error("rule", to_string(tower.rule),
-                    "reads real-valued patch centres that depend on the grid: use tower_centre_angle or tower_token_angles");
+        throw error(
+            "rule", to_string(tower.rule),
+            "reads real-valued patch centres that depend on the grid: use tower_centre_angle or tower_token_angles");
     if (tower.rule == VisionTowerRule::frames_rows_columns_partial)
         throw error("rule", to_string(tower.rule), "rotates the frame axis too: use tower_token_angles");
     const int q = tower.head_dim / 4;
@@ -449,7 +458,8 @@ inline double tower_angle(const VisionTower& tower, std::int64_t row, std::int64
     const int axis = tower.rule == VisionTowerRule::columns_rows_alternating ? pair % 2 : (pair < q ? 0 : 1);
     const double p = detail::scaled_coordinate(tower, xy[static_cast<std::size_t>(axis)], precision);
     const double f = detail::tower_frequency(tower, pair, precision);
-    return precision == Precision::exact ? p * f : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(f)));
+    return precision == Precision::exact ? p * f
+                                         : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(f)));
 }
 
 namespace detail {
@@ -471,7 +481,8 @@ inline TokenAngles centre_token_angles(const VisionTower& tower, const PatchGrid
             const double y = patch_centre(r, grid.rows, precision), x = patch_centre(c, grid.columns, precision);
             positions.push_back({y, x});
             std::vector<double> row(pairs);
-            for (std::size_t i = 0; i < pairs; ++i) row[i] = tower_centre_angle(tower, y, x, static_cast<int>(i), precision);
+            for (std::size_t i = 0; i < pairs; ++i)
+                row[i] = tower_centre_angle(tower, y, x, static_cast<int>(i), precision);
             tokens.push_back(std::move(row));
         }
     for (std::int64_t t = 0; t < grid.frames; ++t) {
@@ -489,7 +500,8 @@ inline TokenAngles band_token_angles(const VisionTower& tower, const PatchGrid& 
     out.pairs = tower_pairs(tower);
     const int f = tower.axis_frequencies();
     std::vector<double> freq(static_cast<std::size_t>(tower.num_pairs()));
-    for (int i = 0; i < tower.num_pairs(); ++i) freq[static_cast<std::size_t>(i)] = tower_frequency(tower, i, precision);
+    for (int i = 0; i < tower.num_pairs(); ++i)
+        freq[static_cast<std::size_t>(i)] = tower_frequency(tower, i, precision);
     const auto frame = patch_positions(grid.rows, grid.columns, tower.merge_size);
     for (std::int64_t t = 0; t < grid.frames; ++t)
         for (const auto& rc : frame) {
@@ -498,8 +510,9 @@ inline TokenAngles band_token_angles(const VisionTower& tower, const PatchGrid& 
             std::vector<double> row(freq.size());
             for (std::size_t i = 0; i < freq.size(); ++i) {
                 const double p = xyz[i / static_cast<std::size_t>(f)];
-                row[i] = precision == Precision::exact ? p * freq[i]
-                                                       : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(freq[i])));
+                row[i] = precision == Precision::exact
+                             ? p * freq[i]
+                             : static_cast<double>(hf32::mul(static_cast<float>(p), static_cast<float>(freq[i])));
             }
             out.tokens.push_back(std::move(row));
         }
@@ -523,7 +536,8 @@ inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid&
     detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side, fixed,
                                centres ? tower.prefix_tokens : 1);
     if (centres) return detail::centre_token_angles(tower, grid, precision);
-    if (tower.rule == VisionTowerRule::frames_rows_columns_partial) return detail::band_token_angles(tower, grid, precision);
+    if (tower.rule == VisionTowerRule::frames_rows_columns_partial)
+        return detail::band_token_angles(tower, grid, precision);
     TokenAngles out;
     out.pairs = tower_pairs(tower);
     const auto frame = patch_positions(grid.rows, grid.columns, tower.merge_size);
@@ -531,14 +545,15 @@ inline TokenAngles tower_token_angles(const VisionTower& tower, const PatchGrid&
     frame_angles.reserve(frame.size());
     for (const auto& rc : frame) {
         std::vector<double> row(static_cast<std::size_t>(tower.num_pairs()));
-        for (int i = 0; i < tower.num_pairs(); ++i) row[static_cast<std::size_t>(i)] = tower_angle(tower, rc[0], rc[1], i, precision);
+        for (int i = 0; i < tower.num_pairs(); ++i)
+            row[static_cast<std::size_t>(i)] = tower_angle(tower, rc[0], rc[1], i, precision);
         frame_angles.push_back(std::move(row));
     }
     for (std::int64_t t = 0; t < grid.frames; ++t) {
         for (std::size_t k = 0; k < frame.size(); ++k) {
             const auto xy = tower_coordinates(tower, frame[k][0], frame[k][1]);
-            out.positions.push_back(
-                {detail::scaled_coordinate(tower, xy[0], precision), detail::scaled_coordinate(tower, xy[1], precision)});
+            out.positions.push_back({detail::scaled_coordinate(tower, xy[0], precision),
+                                     detail::scaled_coordinate(tower, xy[1], precision)});
             out.tokens.push_back(frame_angles[k]);
         }
         if (cls) {

@@ -23,7 +23,7 @@ py::dict columns_of(const ExtensionDiagnostics& d)
     const auto n = static_cast<py::ssize_t>(d.pairs.size());
     py::array_t<int> index(n);
     py::array_t<bool> completes(n), out_of_range(n), compressed(n), zero_freq(n);
-    const char* double_names[] = {"inv_freq_original", "inv_freq", "period_original", "period",
+    const char* double_names[] = {"inv_freq_original", "inv_freq",           "period_original",  "period",
                                   "turns_original",    "max_angle_training", "max_angle_target", "compression"};
     std::vector<py::array_t<double>> doubles;
     for (std::size_t k = 0; k < 8; ++k) doubles.emplace_back(n);
@@ -53,12 +53,13 @@ void bind_pair_diagnostics(py::module_& m)
 {
     // ---- diagnostics ------------------------------------------------------------------------
     m.attr("diagnostics_relative_tolerance") = diagnostics_relative_tolerance;
-    py::class_<PairDiagnostics>(m, "PairDiagnostics",
-                                "One pair of the long-context widget, training length L, target length L':\n"
-                                "  turns_original = L theta_i / 2 pi;  completes_turn = turns_original >= 1\n"
-                                "  max_angle_training = L theta_i;  max_angle_target = L' theta'_i\n"
-                                "  out_of_range = not completes_turn and max_angle_target > max_angle_training (1 + 1e-9)\n"
-                                "  compression = theta'_i / theta_i;  compressed = compression < 1 - 1e-9")
+    py::class_<PairDiagnostics>(
+        m, "PairDiagnostics",
+        "One pair of the long-context widget, training length L, target length L':\n"
+        "  turns_original = L theta_i / 2 pi;  completes_turn = turns_original >= 1\n"
+        "  max_angle_training = L theta_i;  max_angle_target = L' theta'_i\n"
+        "  out_of_range = not completes_turn and max_angle_target > max_angle_training (1 + 1e-9)\n"
+        "  compression = theta'_i / theta_i;  compressed = compression < 1 - 1e-9")
         .def_readonly("index", &PairDiagnostics::index)
         .def_readonly("inv_freq_original", &PairDiagnostics::inv_freq_original)
         .def_readonly("inv_freq", &PairDiagnostics::inv_freq)
@@ -71,8 +72,9 @@ void bind_pair_diagnostics(py::module_& m)
         .def_readonly("out_of_range", &PairDiagnostics::out_of_range)
         .def_readonly("compression", &PairDiagnostics::compression)
         .def_readonly("compressed", &PairDiagnostics::compressed)
-        .def_readonly("zero_freq", &PairDiagnostics::zero_freq,
-                      "inv_freq == 0 (proportional RoPE's unrotated pairs): not incomplete, out of range or compressed.");
+        .def_readonly(
+            "zero_freq", &PairDiagnostics::zero_freq,
+            "inv_freq == 0 (proportional RoPE's unrotated pairs): not incomplete, out of range or compressed.");
     py::class_<DiagnosticsSummary>(m, "DiagnosticsSummary", "The counts over all pairs.")
         .def_readonly("pairs", &DiagnosticsSummary::pairs)
         .def_readonly("incomplete_pairs", &DiagnosticsSummary::incomplete_pairs)
@@ -80,8 +82,9 @@ void bind_pair_diagnostics(py::module_& m)
         .def_readonly("compressed_pairs", &DiagnosticsSummary::compressed_pairs)
         .def_readonly("zero_freq_pairs", &DiagnosticsSummary::zero_freq_pairs)
         .def("__repr__", [](const DiagnosticsSummary& s) {
-            return "DiagnosticsSummary(pairs=" + std::to_string(s.pairs) + ", incomplete_pairs=" +
-                   std::to_string(s.incomplete_pairs) + ", out_of_range_pairs=" + std::to_string(s.out_of_range_pairs) +
+            return "DiagnosticsSummary(pairs=" + std::to_string(s.pairs) +
+                   ", incomplete_pairs=" + std::to_string(s.incomplete_pairs) +
+                   ", out_of_range_pairs=" + std::to_string(s.out_of_range_pairs) +
                    ", compressed_pairs=" + std::to_string(s.compressed_pairs) +
                    ", zero_freq_pairs=" + std::to_string(s.zero_freq_pairs) + ")";
         });
@@ -109,8 +112,8 @@ void bind_extension_diagnostics(py::module_& m)
              "Every per-pair field as a NumPy array: {'index', 'inv_freq_original', 'inv_freq', 'period_original',\n"
              "'period', 'turns_original', 'max_angle_training', 'max_angle_target', 'compression',\n"
              "'completes_turn', 'out_of_range', 'compressed'}.");
-    m.def("extension_diagnostics", &extension_diagnostics, py::arg("spec"), py::arg("scaling"), py::arg("training_length"),
-          py::arg("target_length"),
+    m.def("extension_diagnostics", &extension_diagnostics, py::arg("spec"), py::arg("scaling"),
+          py::arg("training_length"), py::arg("target_length"),
           "The long-context lesson's widget: `spec` trained on L tokens, run at L' under `scaling` (dynamic NTK\n"
           "and LongRoPE with their table at L'). Qwen3-8B x4 (32,768 -> 131,072): none 24 pairs out of\n"
           "range, linear 0, ntk_aware 23 (pairs 40-62), yarn 0.");
@@ -164,8 +167,8 @@ void bind_pi_bounds(py::module_& m)
     m.def("pi_grid_coefficient", &pi_grid_coefficient, py::arg("spec"), py::arg("which"),
           "Integer-grid interpolation coefficient: paper d / (32 ln c) (Chen et al. 2023, eq. 7); corrected\n"
           "sum_j theta_j^2 / 8. d = 128, c = 1e4: 0.434294 / 0.499789.");
-    m.def("pi_interpolation_bound", &pi_interpolation_bound, py::arg("spec"), py::arg("s"), py::arg("s1"), py::arg("s2"),
-          py::arg("which"),
+    m.def("pi_interpolation_bound", &pi_interpolation_bound, py::arg("spec"), py::arg("s"), py::arg("s1"),
+          py::arg("s2"), py::arg("which"),
           "Theorem 2.1: |a(s) - a_linear(s)| <= d (s - s1)(s2 - s) / (8 ln c) (paper), or\n"
           "sum_j theta_j^2 (s - s1)(s2 - s) / 2 (corrected).");
     m.def("pi_extrapolation_sum", &pi_extrapolation_sum, py::arg("table"), py::arg("s"),
@@ -200,7 +203,9 @@ void bind_base_bounds(py::module_& m)
           "L_theta = sup{L : B_{m,theta} >= 0 for all m <= L} (eq. 10), capped at search_limit.\n"
           "d = 128: base 27,000 -> 4,078; 310,000 -> 12,222.");
     py::class_<BaseGrid>(m, "BaseGrid", "A geometric grid of bases first * ratio^k while <= last.")
-        .def(py::init([](double first, double last, double ratio) { return BaseGrid{first, last, ratio}; }),
+        .def(py::init([](double first, double last, double ratio) {
+                 return BaseGrid {first, last, ratio};
+             }),
              py::arg("first"), py::arg("last"), py::arg("ratio"))
         .def_readonly("first", &BaseGrid::first)
         .def_readonly("last", &BaseGrid::last)

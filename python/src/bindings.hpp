@@ -110,15 +110,17 @@ inline void require_finite_nonnegative(const char* field, double x)
 /// every frequency up to `max_inv_freq` (finite, >= 0).
 inline void require_angle_range(const std::string& field, std::int64_t position, double max_inv_freq)
 {
-    constexpr std::int64_t max_position = std::int64_t{1} << 53;
+    constexpr std::int64_t max_position = std::int64_t {1} << 53;
     if (position < -max_position || position > max_position)
         posenc::detail::raise(field, position, "must be in [-2^53, 2^53] (the exact angle reduction's range)");
     const double angle = std::abs(static_cast<double>(position) * max_inv_freq);
     if (!(angle <= std::ldexp(1.0, 50)))
         posenc::detail::raise(field, position,
-                              "must keep |" + field + " * inv_freq| <= 2^50 (the exact angle reduction's range); "
-                              "inv_freq " + posenc::detail::format_value(max_inv_freq) + " gives " +
-                              posenc::detail::format_value(angle));
+                              "must keep |" + field +
+                                  " * inv_freq| <= 2^50 (the exact angle reduction's range); "
+                                  "inv_freq " +
+                                  posenc::detail::format_value(max_inv_freq) + " gives " +
+                                  posenc::detail::format_value(angle));
 }
 
 /// The largest frequency of a table (the one that decides require_angle_range).
@@ -163,7 +165,8 @@ py::enum_<E> bind_enum(py::module_& m, const char* name, const char* doc,
                   known += (known.empty() ? "" : ", ") + value_name;
                   names.push_back(value_name);
               }
-              posenc::detail::raise(enum_name, text, "is not one of " + known + posenc::detail::did_you_mean(text, names));
+              posenc::detail::raise(enum_name, text,
+                                    "is not one of " + known + posenc::detail::did_you_mean(text, names));
           }),
           py::arg("name"));
     // Strings where the enumeration is expected go through this constructor (the type caster

@@ -46,13 +46,15 @@ py::array require_array(const py::object& o, const std::string& name, bool bfloa
         posenc::detail::raise(name, std::string(py::str(o.get_type())), "must be a NumPy array");
     const auto a = py::reinterpret_borrow<py::array>(o);
     const char kind = a.dtype().kind();
-    const bool fits = bfloat16 ? ((kind == 'u' || kind == 'i') && a.itemsize() == 2) : (kind == 'f' && a.itemsize() == 4);
+    const bool fits =
+        bfloat16 ? ((kind == 'u' || kind == 'i') && a.itemsize() == 2) : (kind == 'f' && a.itemsize() == 4);
     if (!fits)
         posenc::detail::raise(name + ".dtype", std::string(py::str(a.dtype())),
                               bfloat16 ? "must be uint16 or int16 (bfloat16 bits) with dtype='bfloat16'"
                                        : "must be float32 (or uint16 bfloat16 bits with dtype='bfloat16')");
     if (!(a.flags() & py::array::c_style))
-        posenc::detail::raise(name + ".flags", "not C-contiguous", "must be C-contiguous (pass np.ascontiguousarray(...))");
+        posenc::detail::raise(name + ".flags", "not C-contiguous",
+                              "must be C-contiguous (pass np.ascontiguousarray(...))");
     if (writable && !a.writeable())
         posenc::detail::raise(name + ".writeable", "False", "must be True: the step writes into it");
     return a;
@@ -67,7 +69,7 @@ kn::HeadsView<T> heads_view(const py::array& a, const std::string& name)
                               "must be 3 ([tokens, heads, head_dim]) or 2 ([tokens, head_dim])");
     const std::ptrdiff_t heads = a.ndim() == 3 ? a.shape(1) : 1;
     T* data = static_cast<T*>(const_cast<void*>(a.data()));
-    return kn::HeadsView<T>(data, a.size(), kn::HeadsShape{a.shape(0), heads, a.shape(a.ndim() - 1)});
+    return kn::HeadsView<T>(data, a.size(), kn::HeadsShape {a.shape(0), heads, a.shape(a.ndim() - 1)});
 }
 
 /// A [slots, heads, head_dim] or [blocks, block_size, heads, head_dim] array as a cache view.
@@ -121,7 +123,10 @@ std::int64_t reach_of(const std::int64_t* p, std::ptrdiff_t count)
 {
     std::int64_t reach = 1;
     for (std::ptrdiff_t i = 0; i < count; ++i)
-        reach = std::max(reach, p[i] < 0 ? (p[i] == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -p[i]) : p[i]);
+        reach = std::max(reach, p[i] < 0 ? (p[i] == std::numeric_limits<std::int64_t>::min()
+                                                ? std::numeric_limits<std::int64_t>::max()
+                                                : -p[i])
+                                         : p[i]);
     return std::min<std::int64_t>(reach, kn::max_kernel_position);
 }
 
@@ -136,7 +141,8 @@ kn::MultiAxisIds multi_axis_ids_of(const py::object& positions, const MultiAxisL
         posenc::detail::raise("positions.shape", std::to_string(keep.shape(0)) + "x" + std::to_string(keep.shape(1)),
                               "must be " + std::to_string(layout.num_axes()) + "x" + std::to_string(tokens) +
                                   " (the layout's axes x the token count)");
-    return kn::MultiAxisIds(layout, kn::MultiAxisPositions::axes_major(keep.data(), keep.size(), tokens, layout.num_axes()));
+    return kn::MultiAxisIds(layout,
+                            kn::MultiAxisPositions::axes_major(keep.data(), keep.size(), tokens, layout.num_axes()));
 }
 
 /// Runs step(ids, reach) with the call's positions: 1-D (an int or int64 ids) without a layout,
@@ -188,7 +194,9 @@ Norm norm_of(const py::object& q_weight, const py::object& k_weight, double eps,
     Norm n;
     if (weighting == "weight") n.norm.weighting = kn::NormWeighting::weight;
     else if (weighting == "one_plus_weight") n.norm.weighting = kn::NormWeighting::one_plus_weight;
-    else posenc::detail::raise("weighting", weighting, "must be 'weight' (x / rms * w) or 'one_plus_weight' (x / rms * (1 + w))");
+    else
+        posenc::detail::raise("weighting", weighting,
+                              "must be 'weight' (x / rms * w) or 'one_plus_weight' (x / rms * (1 + w))");
     require_finite_nonnegative("eps", eps);
     n.norm.eps = static_cast<float>(eps);
     const auto weight = [](const py::object& w, py::array_t<float>& keep, const char* name) -> kn::FloatSpan {
@@ -237,7 +245,8 @@ kn::CacheWrite<T> cache_write(const CacheArrays& a, bool bfloat16)
     w.k = heads_view<const T>(require_array(a.k, "k", bfloat16, false), "k");
     w.key_cache = cache_view<T>(require_array(a.key_cache, "key_cache", bfloat16, true), "key_cache");
     if (a.v.is_none() != a.value_cache.is_none())
-        posenc::detail::raise(a.v.is_none() ? "value_cache" : "v", "given", "needs " + std::string(a.v.is_none() ? "v" : "value_cache"));
+        posenc::detail::raise(a.v.is_none() ? "value_cache" : "v", "given",
+                              "needs " + std::string(a.v.is_none() ? "v" : "value_cache"));
     if (!a.v.is_none()) {
         w.v = heads_view<const T>(require_array(a.v, "v", bfloat16, false), "v");
         w.value_cache = cache_view<T>(require_array(a.value_cache, "value_cache", bfloat16, true), "value_cache");
@@ -268,27 +277,29 @@ void run_cache_step(const RopeSpec& spec, const py::object& angles, const py::ob
     });
 }
 
-py::object rope_into_cache(const RopeSpec& spec, const py::object& angles, const py::object& k, const py::object& key_cache,
-                           const py::object& slot_mapping, const py::object& positions, const py::object& v,
-                           const py::object& value_cache, const py::object& q, const py::object& q_out,
-                           const py::object& multi_axis, const std::string& dtype)
+py::object rope_into_cache(const RopeSpec& spec, const py::object& angles, const py::object& k,
+                           const py::object& key_cache, const py::object& slot_mapping, const py::object& positions,
+                           const py::object& v, const py::object& value_cache, const py::object& q,
+                           const py::object& q_out, const py::object& multi_axis, const std::string& dtype)
 {
-    const CacheArrays arrays{q, q_out, k, v, key_cache, value_cache};
-    if (is_bfloat16(dtype)) run_cache_step<posenc::bfloat16>(spec, angles, positions, multi_axis, slot_mapping, arrays, nullptr, true);
+    const CacheArrays arrays {q, q_out, k, v, key_cache, value_cache};
+    if (is_bfloat16(dtype))
+        run_cache_step<posenc::bfloat16>(spec, angles, positions, multi_axis, slot_mapping, arrays, nullptr, true);
     else run_cache_step<float>(spec, angles, positions, multi_axis, slot_mapping, arrays, nullptr, false);
     return q.is_none() ? py::object(py::none()) : (q_out.is_none() ? q : q_out);
 }
 
 py::object qk_norm_rope_into_cache(const RopeSpec& spec, const py::object& angles, const py::object& k,
-                                   const py::object& key_cache, const py::object& slot_mapping, const py::object& positions,
-                                   const py::object& q_weight, const py::object& k_weight, double eps,
-                                   const std::string& weighting, const py::object& v, const py::object& value_cache,
-                                   const py::object& q, const py::object& q_out, const py::object& multi_axis,
-                                   const std::string& dtype)
+                                   const py::object& key_cache, const py::object& slot_mapping,
+                                   const py::object& positions, const py::object& q_weight, const py::object& k_weight,
+                                   double eps, const std::string& weighting, const py::object& v,
+                                   const py::object& value_cache, const py::object& q, const py::object& q_out,
+                                   const py::object& multi_axis, const std::string& dtype)
 {
     const Norm n = norm_of(q_weight, k_weight, eps, weighting);
-    const CacheArrays arrays{q, q_out, k, v, key_cache, value_cache};
-    if (is_bfloat16(dtype)) run_cache_step<posenc::bfloat16>(spec, angles, positions, multi_axis, slot_mapping, arrays, &n.norm, true);
+    const CacheArrays arrays {q, q_out, k, v, key_cache, value_cache};
+    if (is_bfloat16(dtype))
+        run_cache_step<posenc::bfloat16>(spec, angles, positions, multi_axis, slot_mapping, arrays, &n.norm, true);
     else run_cache_step<float>(spec, angles, positions, multi_axis, slot_mapping, arrays, &n.norm, false);
     return q.is_none() ? py::object(py::none()) : (q_out.is_none() ? q : q_out);
 }
@@ -296,8 +307,8 @@ py::object qk_norm_rope_into_cache(const RopeSpec& spec, const py::object& angle
 /// qk_norm_rope with element type T: Q (and K) normalised and rotated, in place or into q_out / k_out.
 template <class T>
 void run_qk_norm_rope(const RopeSpec& spec, const py::object& angles, const py::object& positions,
-                      const py::object& multi_axis, const Norm& n,
-                      const CacheArrays& a, const py::object& k_out, bool bfloat16)
+                      const py::object& multi_axis, const Norm& n, const CacheArrays& a, const py::object& k_out,
+                      bool bfloat16)
 {
     kn::QKViews<T> views;
     views.q_in = heads_view<const T>(require_array(a.q, "q", bfloat16, a.q_out.is_none()), "q");
@@ -319,8 +330,9 @@ py::object qk_norm_rope(const RopeSpec& spec, const py::object& angles, const py
                         const py::object& multi_axis, const std::string& dtype)
 {
     const Norm n = norm_of(q_weight, k_weight, eps, weighting);
-    const CacheArrays arrays{q, q_out, k, py::none(), py::none(), py::none()};
-    if (is_bfloat16(dtype)) run_qk_norm_rope<posenc::bfloat16>(spec, angles, positions, multi_axis, n, arrays, k_out, true);
+    const CacheArrays arrays {q, q_out, k, py::none(), py::none(), py::none()};
+    if (is_bfloat16(dtype))
+        run_qk_norm_rope<posenc::bfloat16>(spec, angles, positions, multi_axis, n, arrays, k_out, true);
     else run_qk_norm_rope<float>(spec, angles, positions, multi_axis, n, arrays, k_out, false);
     const py::object q_result = q_out.is_none() ? q : q_out;
     if (k.is_none()) return q_result;
@@ -342,10 +354,11 @@ void bind_cache_steps(py::module_& m)
           "positions: an int (token t at positions + t) or int64 ids; with multi_axis (a MultiAxisLayout: M-RoPE,\n"
           "axial), int64 [axes, tokens] and pair i at its axis's position. Error: apply_rope's, then one rounding.");
     m.def("qk_norm_rope_into_cache", &qk_norm_rope_into_cache, py::arg("spec"), py::arg("angles"), py::arg("k"),
-          py::arg("key_cache"), py::arg("slot_mapping"), py::arg("positions"), py::kw_only(), py::arg("q_weight") = py::none(),
-          py::arg("k_weight") = py::none(), py::arg("eps") = 1e-6, py::arg("weighting") = "weight",
-          py::arg("v") = py::none(), py::arg("value_cache") = py::none(), py::arg("q") = py::none(),
-          py::arg("q_out") = py::none(), py::arg("multi_axis") = py::none(), py::arg("dtype") = "float32",
+          py::arg("key_cache"), py::arg("slot_mapping"), py::arg("positions"), py::kw_only(),
+          py::arg("q_weight") = py::none(), py::arg("k_weight") = py::none(), py::arg("eps") = 1e-6,
+          py::arg("weighting") = "weight", py::arg("v") = py::none(), py::arg("value_cache") = py::none(),
+          py::arg("q") = py::none(), py::arg("q_out") = py::none(), py::arg("multi_axis") = py::none(),
+          py::arg("dtype") = "float32",
           "rope_into_cache after the per-head RMSNorm of Q and K (V is not normalised):\n"
           "  y = RoPE(x / sqrt(mean(x^2) + eps) * w)   weighting 'weight' (Qwen3, OLMo 2)\n"
           "  y = RoPE(x / sqrt(mean(x^2) + eps) * (1 + w))   'one_plus_weight' (Gemma 3)\n"

@@ -41,17 +41,17 @@ void bind_context_lengths(py::module_& m)
           "scaling (None: the group's); original_length: L0 instead of the group's; target_length:\n"
           "L' as given; target_factor: L' = round(L x target_factor). Raises posenc.Error for an\n"
           "unknown L0, a target_factor below 1, or a length outside [1, 2^50].");
-    m.def("trained_length",
-          [](const RopeGroup& group, std::optional<std::int64_t> original_length) {
-              LengthRequest request;
-              request.original_length = original_length;
-              return trained_length(group, request);
-          },
-          py::arg("group"), py::arg("original_length") = py::none(),
-          "L0: original_length, else the group's original length (the length an override scaling\n"
-          "is built with). Raises posenc.Error when neither is known.");
-    m.def("require_frequencies_at", &require_frequencies_at, py::arg("spec"), py::arg("scaling"),
-          py::arg("length"),
+    m.def(
+        "trained_length",
+        [](const RopeGroup& group, std::optional<std::int64_t> original_length) {
+            LengthRequest request;
+            request.original_length = original_length;
+            return trained_length(group, request);
+        },
+        py::arg("group"), py::arg("original_length") = py::none(),
+        "L0: original_length, else the group's original length (the length an override scaling\n"
+        "is built with). Raises posenc.Error when neither is known.");
+    m.def("require_frequencies_at", &require_frequencies_at, py::arg("spec"), py::arg("scaling"), py::arg("length"),
           "Raises posenc.Error, as frequency_table would, when the frequencies of spec under scaling\n"
           "do not exist at sequence length `length` (LongRoPE's lists, dynamic NTK's base at length,\n"
           "a frequency outside the normal doubles, length <= 0); returns None otherwise.");

@@ -33,8 +33,8 @@ void require_pair(const FrequencyTable& table, int pair) { require_index("pair",
 
 /// A 1-D float64 or float32 head, rotated by apply_rope_reference into a new array of its dtype.
 template <class T>
-py::array_t<T> reference_rotated(const RopeSpec& spec, const FrequencyTable& table, py::array_t<T, py::array::forcecast> head,
-                                 std::int64_t position)
+py::array_t<T> reference_rotated(const RopeSpec& spec, const FrequencyTable& table,
+                                 py::array_t<T, py::array::forcecast> head, std::int64_t position)
 {
     if (head.ndim() != 1) posenc::detail::raise("head.ndim", static_cast<long long>(head.ndim()), "must be 1");
     if (head.shape(0) != spec.head_dim())
@@ -82,24 +82,24 @@ void bind_error(py::module_& m)
 void bind_rope_spec_pickle(py::class_<RopeSpec>& spec)
 {
     spec.def(py::pickle(
-            [](const RopeSpec& s) {
-                return py::make_tuple(s.head_dim(), s.rotary_dim(), s.base(), s.pairing(), s.rotary_offset());
-            },
-            [](const py::tuple& t) {
-                const auto refuse = [&] {
-                    posenc::detail::raise("RopeSpec.__setstate__", std::string(py::repr(t)).substr(0, 80),
-                                          "must be a tuple (head_dim: int, rotary_dim: int, base: float, pairing: Pairing"
-                                          "[, rotary_offset: int])");
-                };
-                if (t.size() != 4 && t.size() != 5) refuse();
-                try {
-                    return RopeSpec(t[0].cast<int>(), t[1].cast<int>(), t[2].cast<double>(), t[3].cast<Pairing>(),
-                                    t.size() == 5 ? t[4].cast<int>() : 0);
-                } catch (const py::cast_error&) {
-                    refuse();
-                }
-                return RopeSpec::full(2, 2.0);  // not reached
-            }));
+        [](const RopeSpec& s) {
+            return py::make_tuple(s.head_dim(), s.rotary_dim(), s.base(), s.pairing(), s.rotary_offset());
+        },
+        [](const py::tuple& t) {
+            const auto refuse = [&] {
+                posenc::detail::raise("RopeSpec.__setstate__", std::string(py::repr(t)).substr(0, 80),
+                                      "must be a tuple (head_dim: int, rotary_dim: int, base: float, pairing: Pairing"
+                                      "[, rotary_offset: int])");
+            };
+            if (t.size() != 4 && t.size() != 5) refuse();
+            try {
+                return RopeSpec(t[0].cast<int>(), t[1].cast<int>(), t[2].cast<double>(), t[3].cast<Pairing>(),
+                                t.size() == 5 ? t[4].cast<int>() : 0);
+            } catch (const py::cast_error&) {
+                refuse();
+            }
+            return RopeSpec::full(2, 2.0);  // not reached
+        }));
 }
 
 /// Pairing and RopeSpec.
@@ -113,47 +113,49 @@ void bind_rope_spec(py::module_& m)
                        "Strings 'half_split' / 'interleaved' are accepted wherever a Pairing is.",
                        {{"half_split", Pairing::half_split}, {"interleaved", Pairing::interleaved}});
 
-    auto spec = py::class_<RopeSpec>(m, "RopeSpec",
-                         "A validated rotary-embedding description.\n\n"
-                         "  head_dim H, rotary_dim R (the first R dims rotate, the other H - R pass through),\n"
-                         "  pairs P = R/2, base b: theta_i = b^(-2i/R)  (RoFormer eq. 15).\n"
-                         "Invariants: head_dim > 0; rotary_dim even, > 0 and <= head_dim; base finite and > 1.\n"
-                         "Raises posenc.Error naming the first field that breaks them.")
-        .def(py::init<int, int, double, Pairing, int>(), py::arg("head_dim"), py::arg("rotary_dim"), py::arg("base"),
-             py::arg("pairing") = Pairing::half_split, py::arg("rotary_offset") = 0)
-        .def_static("suffix", &RopeSpec::suffix, py::arg("head_dim"), py::arg("rotary_dim"), py::arg("base"),
-                    py::arg("pairing") = Pairing::half_split,
-                    "The last rotary_dim coordinates rotate (rotary_offset = head_dim - rotary_dim): DeepSeek-V4,\n"
-                    "Mistral 4's MLA.")
-        .def("with_rotary_offset", &RopeSpec::with_rotary_offset, py::arg("rotary_offset"),
-             "The same spec with the rotated slice at [rotary_offset, rotary_offset + rotary_dim).")
-        .def_property_readonly("rotary_offset", &RopeSpec::rotary_offset,
-                               "First rotated coordinate: the slice [rotary_offset, rotary_offset + rotary_dim) rotates.")
-        .def_static("full", &RopeSpec::full, py::arg("head_dim"), py::arg("base"), py::arg("pairing") = Pairing::half_split,
-                    "Every dimension rotates: rotary_dim = head_dim.")
-        .def_static("from_partial_rotary_factor", &RopeSpec::from_partial_rotary_factor, py::arg("head_dim"),
-                    py::arg("partial_rotary_factor"), py::arg("base"), py::arg("pairing") = Pairing::half_split,
-                    "Hugging Face's partial rotary: rotary_dim = int(head_dim * factor) (a double multiply,\n"
-                    "then truncation: 100 * 0.29 gives 28). Raises posenc.Error if factor is outside (0, 1]\n"
-                    "or the truncated rotary_dim is odd or zero.")
-        .def_property_readonly("head_dim", &RopeSpec::head_dim)
-        .def_property_readonly("rotary_dim", &RopeSpec::rotary_dim)
-        .def_property_readonly("num_pairs", &RopeSpec::num_pairs, "rotary_dim / 2")
-        .def_property_readonly("pass_through_dim", &RopeSpec::pass_through_dim, "head_dim - rotary_dim")
-        .def_property_readonly("base", &RopeSpec::base)
-        .def_property_readonly("pairing", &RopeSpec::pairing)
-        .def(
-            "pair_coordinates",
-            [](const RopeSpec& s, int pair) {
-                require_index("pair", pair, s.num_pairs());
-                const PairCoordinates c = s.pair_coordinates(pair);
-                return py::make_tuple(c.first, c.second);
-            },
-            py::arg("pair"),
-            "The two coordinates (first, second) of pair i: (i, i + R/2) half_split, (2i, 2i + 1) interleaved.")
-        .def(py::self == py::self)
-        .def(py::self != py::self)
-        .def("__repr__", &repr_of);
+    auto spec =
+        py::class_<RopeSpec>(m, "RopeSpec",
+                             "A validated rotary-embedding description.\n\n"
+                             "  head_dim H, rotary_dim R (the first R dims rotate, the other H - R pass through),\n"
+                             "  pairs P = R/2, base b: theta_i = b^(-2i/R)  (RoFormer eq. 15).\n"
+                             "Invariants: head_dim > 0; rotary_dim even, > 0 and <= head_dim; base finite and > 1.\n"
+                             "Raises posenc.Error naming the first field that breaks them.")
+            .def(py::init<int, int, double, Pairing, int>(), py::arg("head_dim"), py::arg("rotary_dim"),
+                 py::arg("base"), py::arg("pairing") = Pairing::half_split, py::arg("rotary_offset") = 0)
+            .def_static("suffix", &RopeSpec::suffix, py::arg("head_dim"), py::arg("rotary_dim"), py::arg("base"),
+                        py::arg("pairing") = Pairing::half_split,
+                        "The last rotary_dim coordinates rotate (rotary_offset = head_dim - rotary_dim): DeepSeek-V4,\n"
+                        "Mistral 4's MLA.")
+            .def("with_rotary_offset", &RopeSpec::with_rotary_offset, py::arg("rotary_offset"),
+                 "The same spec with the rotated slice at [rotary_offset, rotary_offset + rotary_dim).")
+            .def_property_readonly(
+                "rotary_offset", &RopeSpec::rotary_offset,
+                "First rotated coordinate: the slice [rotary_offset, rotary_offset + rotary_dim) rotates.")
+            .def_static("full", &RopeSpec::full, py::arg("head_dim"), py::arg("base"),
+                        py::arg("pairing") = Pairing::half_split, "Every dimension rotates: rotary_dim = head_dim.")
+            .def_static("from_partial_rotary_factor", &RopeSpec::from_partial_rotary_factor, py::arg("head_dim"),
+                        py::arg("partial_rotary_factor"), py::arg("base"), py::arg("pairing") = Pairing::half_split,
+                        "Hugging Face's partial rotary: rotary_dim = int(head_dim * factor) (a double multiply,\n"
+                        "then truncation: 100 * 0.29 gives 28). Raises posenc.Error if factor is outside (0, 1]\n"
+                        "or the truncated rotary_dim is odd or zero.")
+            .def_property_readonly("head_dim", &RopeSpec::head_dim)
+            .def_property_readonly("rotary_dim", &RopeSpec::rotary_dim)
+            .def_property_readonly("num_pairs", &RopeSpec::num_pairs, "rotary_dim / 2")
+            .def_property_readonly("pass_through_dim", &RopeSpec::pass_through_dim, "head_dim - rotary_dim")
+            .def_property_readonly("base", &RopeSpec::base)
+            .def_property_readonly("pairing", &RopeSpec::pairing)
+            .def(
+                "pair_coordinates",
+                [](const RopeSpec& s, int pair) {
+                    require_index("pair", pair, s.num_pairs());
+                    const PairCoordinates c = s.pair_coordinates(pair);
+                    return py::make_tuple(c.first, c.second);
+                },
+                py::arg("pair"),
+                "The two coordinates (first, second) of pair i: (i, i + R/2) half_split, (2i, 2i + 1) interleaved.")
+            .def(py::self == py::self)
+            .def(py::self != py::self)
+            .def("__repr__", &repr_of);
     bind_rope_spec_pickle(spec);
 }
 
@@ -255,43 +257,44 @@ void bind_table_sweeps(py::class_<FrequencyTable>& table)
                 return t.pairs_without_full_turn(length);
             },
             py::arg("length"),
-             "Indices of the pairs that never complete a turn within `length` tokens, ascending.\n"
-             "Qwen3-8B at 32,768: pairs 40..63 (lesson C2-2).")
+            "Indices of the pairs that never complete a turn within `length` tokens, ascending.\n"
+            "Qwen3-8B at 32,768: pairs 40..63 (lesson C2-2).")
         .def(
             "count_without_full_turn",
             [](const FrequencyTable& t, double length) {
                 require_finite_nonnegative("length", length);
                 return t.count_without_full_turn(length);
             },
-            py::arg("length"),
-             "How many pairs never complete a turn within `length` tokens (Qwen3-8B at 32,768: 24).");
+            py::arg("length"), "How many pairs never complete a turn within `length` tokens (Qwen3-8B at 32,768: 24).");
 }
 
 /// FrequencyTable: construction, properties, repr.
 void bind_frequency_table(py::module_& m)
 {
-    auto table = py::class_<FrequencyTable>(m, "FrequencyTable",
-                               "Per-pair inverse frequencies theta_i (rad/token, double) and the attention factor\n"
-                               "that multiplies cos and sin (1 unless a scaling says otherwise, e.g. YaRN's mscale).\n\n"
-                               "  period P_i = 2 pi / theta_i,   turns r_i(L) = L theta_i / (2 pi)\n"
-                               "Pair i completes a turn within L tokens when r_i(L) >= 1.\n"
-                               "Invariants: at least one pair; every theta finite and >= 0; attention factor finite, > 0.")
-        .def(py::init<std::vector<double>, double>(), py::arg("inv_freq"), py::arg("attention_factor") = 1.0)
-        .def_static("from_spec", &FrequencyTable::from_spec, py::arg("spec"),
-                    "The unscaled table of a spec: theta_i = base^(-2i/R), attention factor 1.")
-        .def_property_readonly("num_pairs", &FrequencyTable::num_pairs)
-        .def("__len__", &FrequencyTable::num_pairs)
-        .def_property_readonly(
-            "inv_freq", [](const FrequencyTable& t) { return to_array(t.inv_freq()); },
-            "theta_i for every pair, as a new float64 array.")
-        .def_property_readonly("attention_factor", &FrequencyTable::attention_factor)
-        .def_property_readonly("zero_freq_pairs", &FrequencyTable::zero_freq_pairs,
-                               "Pairs whose frequency is exactly 0 (proportional RoPE's unrotated pairs).")
-        .def_property_readonly("rotated_pairs", &FrequencyTable::rotated_pairs, "num_pairs - zero_freq_pairs.")
-        .def("__repr__", [](const FrequencyTable& t) {
-            return "FrequencyTable(num_pairs=" + std::to_string(t.num_pairs()) +
-                   ", attention_factor=" + posenc::detail::format_value(t.attention_factor()) + ")";
-        });
+    auto table =
+        py::class_<FrequencyTable>(
+            m, "FrequencyTable",
+            "Per-pair inverse frequencies theta_i (rad/token, double) and the attention factor\n"
+            "that multiplies cos and sin (1 unless a scaling says otherwise, e.g. YaRN's mscale).\n\n"
+            "  period P_i = 2 pi / theta_i,   turns r_i(L) = L theta_i / (2 pi)\n"
+            "Pair i completes a turn within L tokens when r_i(L) >= 1.\n"
+            "Invariants: at least one pair; every theta finite and >= 0; attention factor finite, > 0.")
+            .def(py::init<std::vector<double>, double>(), py::arg("inv_freq"), py::arg("attention_factor") = 1.0)
+            .def_static("from_spec", &FrequencyTable::from_spec, py::arg("spec"),
+                        "The unscaled table of a spec: theta_i = base^(-2i/R), attention factor 1.")
+            .def_property_readonly("num_pairs", &FrequencyTable::num_pairs)
+            .def("__len__", &FrequencyTable::num_pairs)
+            .def_property_readonly(
+                "inv_freq", [](const FrequencyTable& t) { return to_array(t.inv_freq()); },
+                "theta_i for every pair, as a new float64 array.")
+            .def_property_readonly("attention_factor", &FrequencyTable::attention_factor)
+            .def_property_readonly("zero_freq_pairs", &FrequencyTable::zero_freq_pairs,
+                                   "Pairs whose frequency is exactly 0 (proportional RoPE's unrotated pairs).")
+            .def_property_readonly("rotated_pairs", &FrequencyTable::rotated_pairs, "num_pairs - zero_freq_pairs.")
+            .def("__repr__", [](const FrequencyTable& t) {
+                return "FrequencyTable(num_pairs=" + std::to_string(t.num_pairs()) +
+                       ", attention_factor=" + posenc::detail::format_value(t.attention_factor()) + ")";
+            });
     bind_table_queries(table);
     bind_table_sweeps(table);
 }
@@ -367,8 +370,7 @@ void bind_rotations(py::module_& m)
             require_finite("phi", phi);
             return posenc::rotation_2x2<double>(phi);
         },
-        py::arg("phi"),
-          "R(phi) = [[cos phi, -sin phi], [sin phi, cos phi]]: counter-clockwise by phi radians.");
+        py::arg("phi"), "R(phi) = [[cos phi, -sin phi], [sin phi, cos phi]]: counter-clockwise by phi radians.");
     m.def(
         "rotation_matrix",
         [](const RopeSpec& spec, const FrequencyTable& table, std::int64_t position) {
@@ -376,9 +378,9 @@ void bind_rotations(py::module_& m)
             return posenc::rotation_matrix(spec, table, position);
         },
         py::arg("spec"), py::arg("table"), py::arg("position"),
-          "R_{Theta,m} of RoFormer eq. 15 as a head_dim x head_dim matrix: the 2x2 block R(m theta_i) times\n"
-          "the attention factor on each pair's coordinates (placed by the pairing), identity on the\n"
-          "pass-through dims. Raises posenc.Error if the table's pair count is not spec.num_pairs.");
+        "R_{Theta,m} of RoFormer eq. 15 as a head_dim x head_dim matrix: the 2x2 block R(m theta_i) times\n"
+        "the attention factor on each pair's coordinates (placed by the pairing), identity on the\n"
+        "pass-through dims. Raises posenc.Error if the table's pair count is not spec.num_pairs.");
     m.def(
         "pairing_permutation",
         [](const RopeSpec& spec) {

@@ -58,7 +58,8 @@ void bind_attention_and_nope(py::module_& m)
         .def_property_readonly("d_value", &enc::SingleHeadAttention::d_value)
         .def("queries", finite_result("x", "must keep X W_q finite in double", &enc::SingleHeadAttention::queries),
              py::arg("x"))
-        .def("keys", finite_result("x", "must keep X W_k finite in double", &enc::SingleHeadAttention::keys), py::arg("x"))
+        .def("keys", finite_result("x", "must keep X W_k finite in double", &enc::SingleHeadAttention::keys),
+             py::arg("x"))
         .def("values", finite_result("x", "must keep X W_v finite in double", &enc::SingleHeadAttention::values),
              py::arg("x"))
         .def("logits",
@@ -70,7 +71,8 @@ void bind_attention_and_nope(py::module_& m)
             [](const enc::SingleHeadAttention& a, const Eigen::MatrixXd& x, const Eigen::MatrixXd& bias) {
                 // the bias may hold -inf (a masked key); the scores before it must be finite
                 finite_result("x", attention_overflow,
-                              py::overload_cast<const Eigen::MatrixXd&>(&enc::SingleHeadAttention::logits, py::const_))(a, x);
+                              py::overload_cast<const Eigen::MatrixXd&>(&enc::SingleHeadAttention::logits, py::const_))(
+                    a, x);
                 return a.logits(x, bias);
             },
             py::arg("x"), py::arg("bias"))
@@ -101,9 +103,11 @@ void bind_naive_schemes(py::module_& m)
           "x = e + p * 1 (lesson C2-2, naive scheme 1): the position signal has RMS p.");
     m.def("root_mean_square", &enc::root_mean_square, py::arg("v"), "sqrt(mean(v_i^2)).");
     m.def("content_to_position_ratio", py::overload_cast<double, std::int64_t>(&enc::content_to_position_ratio),
-          py::arg("content_rms"), py::arg("position"), "RMS(e) / RMS(p * 1) = content_rms / p (1/37 = 2.7% at p = 37).");
-    m.def("content_to_position_ratio", py::overload_cast<const Eigen::VectorXd&, std::int64_t>(&enc::content_to_position_ratio),
-          py::arg("content"), py::arg("position"), "RMS(content) / p.");
+          py::arg("content_rms"), py::arg("position"),
+          "RMS(e) / RMS(p * 1) = content_rms / p (1/37 = 2.7% at p = 37).");
+    m.def("content_to_position_ratio",
+          py::overload_cast<const Eigen::VectorXd&, std::int64_t>(&enc::content_to_position_ratio), py::arg("content"),
+          py::arg("position"), "RMS(content) / p.");
     m.def("cosine_similarity", &enc::cosine_similarity, py::arg("a"), py::arg("b"), "a.b / (|a| |b|).");
     m.def("rms_norm", &enc::rms_norm, py::arg("x"), py::arg("epsilon") = 1e-6,
           "x / sqrt(mean(x_i^2) + epsilon) (RMSNorm without gain): it never changes x's direction.");
@@ -119,15 +123,17 @@ void bind_naive_schemes(py::module_& m)
 void bind_learned_table(py::module_& m)
 {
     // ---- learned table ---------------------------------------------------------------------------
-    bind_enum<enc::OutOfRange>(m, "OutOfRange",
-                               "error: a lookup at t >= L raises; clamp_to_last_row: t >= L reads row L - 1.",
-                               {{"error", enc::OutOfRange::error}, {"clamp_to_last_row", enc::OutOfRange::clamp_to_last_row}});
-    py::class_<enc::LearnedPositionTable>(m, "LearnedPositionTable",
-                                          "x_t = E[id_t] + P[t], P: L x d learned rows (GPT-2: 1,024 x 768 = 786,432).\n"
-                                          "No row for t >= L: an error unless the policy clamps to row L - 1.")
+    bind_enum<enc::OutOfRange>(
+        m, "OutOfRange", "error: a lookup at t >= L raises; clamp_to_last_row: t >= L reads row L - 1.",
+        {{"error", enc::OutOfRange::error}, {"clamp_to_last_row", enc::OutOfRange::clamp_to_last_row}});
+    py::class_<enc::LearnedPositionTable>(
+        m, "LearnedPositionTable",
+        "x_t = E[id_t] + P[t], P: L x d learned rows (GPT-2: 1,024 x 768 = 786,432).\n"
+        "No row for t >= L: an error unless the policy clamps to row L - 1.")
         .def(py::init<int, int, enc::OutOfRange>(), py::arg("num_positions"), py::arg("dim"),
              py::arg("policy") = enc::OutOfRange::error)
-        .def(py::init<Eigen::MatrixXd, enc::OutOfRange>(), py::arg("weights"), py::arg("policy") = enc::OutOfRange::error)
+        .def(py::init<Eigen::MatrixXd, enc::OutOfRange>(), py::arg("weights"),
+             py::arg("policy") = enc::OutOfRange::error)
         .def_static("from_preset", &enc::LearnedPositionTable::from_preset, py::arg("preset"),
                     py::arg("policy") = enc::OutOfRange::error)
         .def_static("parameter_count_of", py::overload_cast<int, int>(&enc::LearnedPositionTable::parameter_count),
@@ -147,12 +153,14 @@ void bind_learned_table(py::module_& m)
 void bind_sinusoidal(py::module_& m)
 {
     // ---- sinusoidal ------------------------------------------------------------------------------
-    bind_enum<enc::EmbeddingScale>(m, "EmbeddingScale", "none, or sqrt_d_model (Vaswani section 3.4).",
-                                   {{"none", enc::EmbeddingScale::none}, {"sqrt_d_model", enc::EmbeddingScale::sqrt_d_model}});
-    py::class_<enc::SinusoidalEncoding>(m, "SinusoidalEncoding",
-                                        "Vaswani et al. 2017, section 3.5:\n"
-                                        "  PE(pos, 2i) = sin(pos / 10000^(2i/d)),  PE(pos, 2i + 1) = cos(pos / 10000^(2i/d))\n"
-                                        "Angles reduced exactly: every value within 5e-15 for |pos| <= 2^50.")
+    bind_enum<enc::EmbeddingScale>(
+        m, "EmbeddingScale", "none, or sqrt_d_model (Vaswani section 3.4).",
+        {{"none", enc::EmbeddingScale::none}, {"sqrt_d_model", enc::EmbeddingScale::sqrt_d_model}});
+    py::class_<enc::SinusoidalEncoding>(
+        m, "SinusoidalEncoding",
+        "Vaswani et al. 2017, section 3.5:\n"
+        "  PE(pos, 2i) = sin(pos / 10000^(2i/d)),  PE(pos, 2i + 1) = cos(pos / 10000^(2i/d))\n"
+        "Angles reduced exactly: every value within 5e-15 for |pos| <= 2^50.")
         .def(py::init<int, enc::EmbeddingScale, double>(), py::arg("d_model"),
              py::arg("scale") = enc::EmbeddingScale::none, py::arg("base") = 10000.0)
         .def_property_readonly("d_model", &enc::SinusoidalEncoding::d_model)
@@ -164,7 +172,8 @@ void bind_sinusoidal(py::module_& m)
         .def("embedding_scale", &enc::SinusoidalEncoding::embedding_scale)
         .def("value", &enc::SinusoidalEncoding::value, py::arg("position"), py::arg("dim"))
         .def("encode", &enc::SinusoidalEncoding::encode, py::arg("position"))
-        .def("encode_positions", &enc::SinusoidalEncoding::encode_positions, py::arg("first_position"), py::arg("count"))
+        .def("encode_positions", &enc::SinusoidalEncoding::encode_positions, py::arg("first_position"),
+             py::arg("count"))
         .def("add_to", &enc::SinusoidalEncoding::add_to, py::arg("token_embeddings"), py::arg("first_position") = 0)
         .def("shift_rotation", &enc::SinusoidalEncoding::shift_rotation, py::arg("pair"), py::arg("offset"),
              "M_k = R(-k w_i): (PE(pos + k, 2i), PE(pos + k, 2i + 1)) = M_k (PE(pos, 2i), PE(pos, 2i + 1)).");

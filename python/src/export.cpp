@@ -118,7 +118,8 @@ inline T rounded(double v)
 {
     if constexpr (std::is_same_v<T, double>) return v;
     else if constexpr (std::is_same_v<T, float>) return static_cast<float>(v);
-    else if constexpr (std::is_same_v<T, posenc::float16>) return posenc::to_float16(static_cast<float>(round_to_digits(v, 11, -13)));
+    else if constexpr (std::is_same_v<T, posenc::float16>)
+        return posenc::to_float16(static_cast<float>(round_to_digits(v, 11, -13)));
     else return posenc::to_bfloat16(static_cast<float>(round_to_digits(v, 8, -125)));
 }
 
@@ -147,7 +148,8 @@ void fill_rows(const kn::OnTheFlyAngles& angles, const std::int64_t* p, std::int
                 negative = m < 0;
                 const std::int64_t magnitude = negative ? -m : m;
                 for (int k = 0; k < levels; ++k)
-                    rows[k] = angles.level_values(k) + static_cast<std::size_t>((magnitude >> (k * bits)) & digit_mask) * w;
+                    rows[k] =
+                        angles.level_values(k) + static_cast<std::size_t>((magnitude >> (k * bits)) & digit_mask) * w;
             }
             double cv = rows[0][i], sv = rows[0][half + i];
             for (int k = 1; k < levels; ++k) {
@@ -191,15 +193,15 @@ py::object on_the_fly_rows(const kn::OnTheFlyAngles& angles,
 {
     if (positions.ndim() != 2)
         posenc::detail::raise("positions.ndim", static_cast<long long>(positions.ndim()), "must be 2 ([axes, tokens])");
-    if (layout != "hf" && layout != "vllm")
-        posenc::detail::raise("layout", layout, "must be \"hf\" or \"vllm\"");
+    if (layout != "hf" && layout != "vllm") posenc::detail::raise("layout", layout, "must be \"hf\" or \"vllm\"");
     const RowType type = row_type(dtype);
     const std::int64_t axes = positions.shape(0), tokens = positions.shape(1);
     const int pairs = angles.num_pairs();
     std::vector<int> axis_of(static_cast<std::size_t>(pairs), 0);
     if (pair_axes) {
         if (pair_axes->size() != static_cast<std::size_t>(pairs))
-            posenc::detail::raise("pair_axes.size", pair_axes->size(), "must equal the table's pairs " + std::to_string(pairs));
+            posenc::detail::raise("pair_axes.size", pair_axes->size(),
+                                  "must equal the table's pairs " + std::to_string(pairs));
         axis_of = *pair_axes;
     }
     for (int a : axis_of)

@@ -28,8 +28,9 @@ StorageType storage_of(const py::array& a, const char* name, const std::optional
     // The kernels read the elements in the machine's byte order; a byte-swapped dtype ('>f4' on a
     // little-endian machine) would be rotated as garbage.
     const char order = a.dtype().attr("byteorder").cast<std::string>().at(0);
-    const bool native = order == '=' || order == '|' ||
-                        (order == '<') == (py::module_::import("sys").attr("byteorder").cast<std::string>() == "little");
+    const bool native =
+        order == '=' || order == '|' ||
+        (order == '<') == (py::module_::import("sys").attr("byteorder").cast<std::string>() == "little");
     if (!native)
         throw posenc::error(std::string(name) + ".dtype", a.dtype().attr("str").cast<std::string>(),
                             "must be in the machine's byte order (convert with .astype(dtype.newbyteorder('=')))");
@@ -63,7 +64,8 @@ Layout layout_of(const std::string& layout)
 {
     if (layout == "thd") return Layout::thd;
     if (layout == "htd") return Layout::htd;
-    posenc::detail::raise("layout", layout, "must be 'thd' ([tokens, heads, head_dim]) or 'htd' ([heads, tokens, head_dim])");
+    posenc::detail::raise("layout", layout,
+                          "must be 'thd' ([tokens, heads, head_dim]) or 'htd' ([heads, tokens, head_dim])");
 }
 
 /// One array's geometry: an optional batch axis, then tokens, heads and head_dim, in elements.
@@ -73,8 +75,8 @@ struct Geometry {
     std::string shape_text;  ///< the array's shape as written: "2x4x8x64"
     std::ptrdiff_t extent = 0;  ///< elements the array addresses from data (its buffer, as far as it is known)
     std::ptrdiff_t batch = 1, batch_stride = 0;
-    kn::HeadsShape shape{};
-    kn::HeadsStrides strides{};
+    kn::HeadsShape shape {};
+    kn::HeadsStrides strides {};
 };
 
 Geometry geometry_of(const py::array& a, const char* name, Layout layout, bool writable)
@@ -96,9 +98,10 @@ Geometry geometry_of(const py::array& a, const char* name, Layout layout, bool w
                                   static_cast<long long>(a.strides(i)),
                                   "must be a multiple of the itemsize " + std::to_string(itemsize));
     if (!empty && a.shape(ndim - 1) > 1 && a.strides(ndim - 1) != itemsize)
-        posenc::detail::raise(std::string(name) + ".strides[-1]", static_cast<long long>(a.strides(ndim - 1)),
-                              "must equal the itemsize " + std::to_string(itemsize) +
-                                  " (head_dim contiguous; copy the array or pass a view whose last axis is unit-stride)");
+        posenc::detail::raise(
+            std::string(name) + ".strides[-1]", static_cast<long long>(a.strides(ndim - 1)),
+            "must equal the itemsize " + std::to_string(itemsize) +
+                " (head_dim contiguous; copy the array or pass a view whose last axis is unit-stride)");
     const auto address = reinterpret_cast<std::uintptr_t>(a.data());
     if (address % static_cast<std::uintptr_t>(itemsize) != 0)
         posenc::detail::raise(std::string(name) + ".data", static_cast<long long>(address),
@@ -182,7 +185,9 @@ Positions positions_of(const py::object& positions, std::ptrdiff_t batch, bool b
         return p;
     }
     py::array raw = py::array::ensure(positions);
-    if (!raw) posenc::detail::raise("positions", std::string(py::str(positions.get_type())), "must be an int or an array of ids");
+    if (!raw)
+        posenc::detail::raise("positions", std::string(py::str(positions.get_type())),
+                              "must be an int or an array of ids");
     if (raw.dtype().kind() != 'i' && raw.dtype().kind() != 'u')
         throw posenc::error("positions.dtype", py::str(raw.dtype()).cast<std::string>(), "must be an integer type");
     if (raw.dtype().kind() == 'i' && raw.itemsize() == 4) {
@@ -190,7 +195,8 @@ Positions positions_of(const py::object& positions, std::ptrdiff_t batch, bool b
         p.holder = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(raw);
     } else {
         if (raw.dtype().kind() == 'u' && raw.itemsize() == 8)
-            throw posenc::error("positions.dtype", "uint64", "must convert to int64 without wrapping (use int64 or int32 ids)");
+            throw posenc::error("positions.dtype", "uint64",
+                                "must convert to int64 without wrapping (use int64 or int32 ids)");
         p.holder = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(raw);
     }
     const py::ssize_t ndim = p.holder.ndim();
@@ -219,8 +225,11 @@ kn::detail::ViewGeometry element_geometry(const Geometry& g, std::ptrdiff_t b)
 {
     const auto address = reinterpret_cast<std::uintptr_t>(g.data) +
                          static_cast<std::uintptr_t>(b * g.batch_stride) * static_cast<std::uintptr_t>(g.itemsize);
-    return {address,          g.extent - b * g.batch_stride, g.shape.tokens, g.shape.heads, g.shape.head_dim,
-            g.strides.token,  g.strides.head,                g.itemsize,     g.itemsize,    g.extent};
+    return {address,          g.extent - b * g.batch_stride,
+            g.shape.tokens,   g.shape.heads,
+            g.shape.head_dim, g.strides.token,
+            g.strides.head,   g.itemsize,
+            g.itemsize,       g.extent};
 }
 
 /// Whether one batch element's rows obey the kernels' grid rule (kernels::detail::grid_rows_apart),
@@ -229,7 +238,8 @@ kn::detail::ViewGeometry element_geometry(const Geometry& g, std::ptrdiff_t b)
 bool element_rows_apart(const Geometry& g)
 {
     return g.extent > 0 && g.shape.heads >= 1 && g.shape.head_dim >= 1 &&
-           kn::detail::grid_rows_apart(g.shape.tokens, g.strides.token, g.shape.heads, g.strides.head, g.shape.head_dim);
+           kn::detail::grid_rows_apart(g.shape.tokens, g.strides.token, g.shape.heads, g.strides.head,
+                                       g.shape.head_dim);
 }
 
 /// True if a row of some batch element b of `w` shares an element with a row of an element c != b
@@ -355,7 +365,7 @@ py::object apply(const RopeSpec& spec, const py::object& angles, const py::objec
                  kn::Direction direction, const std::optional<std::string>& dtype, const std::string& layout_name)
 {
     const Layout layout = layout_of(layout_name);
-    Call c{&spec, {}, {}, {}, {}, false, false, {}, direction};
+    Call c {&spec, {}, {}, {}, {}, false, false, {}, direction};
     const py::array q = as_array(q_object, "q");
     const StorageType storage = storage_of(q, "q", dtype);
     c.has_k = !k_object.is_none();
@@ -426,15 +436,17 @@ py::object apply(const RopeSpec& spec, const py::object& angles, const py::objec
 /// Direction, CosSinCache and OnTheFlyAngles (the kernels' angle sources).
 void bind_angle_sources(py::module_& m)
 {
-    bind_enum<kn::Direction>(m, "Direction", "forward rotates to the position (RoPE); inverse rotates back (R(-m theta)).",
+    bind_enum<kn::Direction>(m, "Direction",
+                             "forward rotates to the position (RoPE); inverse rotates back (R(-m theta)).",
                              {{"forward", kn::Direction::forward}, {"inverse", kn::Direction::inverse}});
     m.attr("max_kernel_position") = kn::max_kernel_position;
 
-    py::class_<kn::CosSinCache>(m, "CosSinCache",
-                                "A float32 table of a cos(m theta_i), a sin(m theta_i) for positions [first, first + n)\n"
-                                "(attention factor a folded in), each from the exactly reduced double angle rounded\n"
-                                "once: error <= half an ulp + 5e-15 a at every position, however large.\n"
-                                "Memory: n * num_pairs * 8 bytes.")
+    py::class_<kn::CosSinCache>(
+        m, "CosSinCache",
+        "A float32 table of a cos(m theta_i), a sin(m theta_i) for positions [first, first + n)\n"
+        "(attention factor a folded in), each from the exactly reduced double angle rounded\n"
+        "once: error <= half an ulp + 5e-15 a at every position, however large.\n"
+        "Memory: n * num_pairs * 8 bytes.")
         .def(py::init<const FrequencyTable&, std::int64_t, std::int64_t>(), py::arg("table"), py::arg("num_positions"),
              py::arg("first_position") = 0)
         .def_property_readonly("num_pairs", &kn::CosSinCache::num_pairs)
@@ -453,17 +465,19 @@ void bind_angle_sources(py::module_& m)
                 const kn::PositionRange r = c.position_range();
                 if (!r.contains(position))
                     posenc::detail::raise("position", position,
-                                          "must be in [" + std::to_string(r.first) + ", " + std::to_string(r.last) + "]");
+                                          "must be in [" + std::to_string(r.first) + ", " + std::to_string(r.last) +
+                                              "]");
                 require_index("pair", pair, c.num_pairs());
                 return py::make_tuple(c.cos_row(position)[pair], c.sin_row(position)[pair]);
             },
             py::arg("position"), py::arg("pair"), "The stored float32 (cos, sin) of one pair at one position.");
 
-    py::class_<kn::OnTheFlyAngles>(m, "OnTheFlyAngles",
-                                   "cos/sin for every |position| <= max_position without an O(N) table: the position is\n"
-                                   "split into digits of b bits, each level holds a exp(j d 2^(kb) theta_i) in double, and\n"
-                                   "a exp(j m theta_i) is their product (angle addition), rounded once to float32.\n"
-                                   "Error <= half an ulp + L * 6e-15 a. 2^31 - 1 takes three 11-bit levels (4.5 MiB at 64 pairs).")
+    py::class_<kn::OnTheFlyAngles>(
+        m, "OnTheFlyAngles",
+        "cos/sin for every |position| <= max_position without an O(N) table: the position is\n"
+        "split into digits of b bits, each level holds a exp(j d 2^(kb) theta_i) in double, and\n"
+        "a exp(j m theta_i) is their product (angle addition), rounded once to float32.\n"
+        "Error <= half an ulp + L * 6e-15 a. 2^31 - 1 takes three 11-bit levels (4.5 MiB at 64 pairs).")
         .def(py::init<const FrequencyTable&, std::int64_t, int>(), py::arg("table"),
              py::arg("max_position") = kn::max_kernel_position, py::arg("levels") = 0)
         .def_property_readonly("num_pairs", &kn::OnTheFlyAngles::num_pairs)

@@ -26,8 +26,7 @@ template <class T>
 void rerotate_array(const RopeSpec& spec, const FrequencyTable& from, const FrequencyTable& to, py::array_t<T> keys,
                     const std::vector<std::int64_t>& positions)
 {
-    if (keys.ndim() != 3 || keys.shape(2) != spec.head_dim())
-    {
+    if (keys.ndim() != 3 || keys.shape(2) != spec.head_dim()) {
         std::string shape = "(";
         for (py::ssize_t d = 0; d < keys.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(keys.shape(d));
         posenc::detail::raise("keys.shape", shape + ")",
@@ -38,7 +37,8 @@ void rerotate_array(const RopeSpec& spec, const FrequencyTable& from, const Freq
     if (static_cast<py::ssize_t>(positions.size()) != keys.shape(0))
         posenc::detail::raise("positions.size", positions.size(), "must equal tokens " + std::to_string(keys.shape(0)));
     if (keys.shape(1) < 1 || keys.shape(1) > 1000000)
-        posenc::detail::raise("keys.shape[1]", static_cast<long long>(keys.shape(1)), "must be in [1, 1000000] (heads)");
+        posenc::detail::raise("keys.shape[1]", static_cast<long long>(keys.shape(1)),
+                              "must be in [1, 1000000] (heads)");
     rerotate_keys(spec, from, to, keys.mutable_data(), static_cast<std::int64_t>(keys.shape(0)),
                   static_cast<int>(keys.shape(1)), positions.data());
 }
@@ -55,11 +55,12 @@ py::tuple position_ids_result(const AxisPositionIds& ids)
 void bind_query_scale(py::module_& m)
 {
     // ---- query scale --------------------------------------------------------------------------
-    py::class_<QueryScale>(m, "QueryScale",
-                           "Per-position query scaling: m(pos) = 1 + beta ln(1 + floor((pos + position_offset) / divisor)),\n"
-                           "pos counted from 0, in double (within 2^-51 m). Llama 4 temperature tuning:\n"
-                           "llama4_temperature_tuning(attn_scale, floor_scale) (offset 1); Ministral 3 / Mistral 4:\n"
-                           "llama_4_scaling_beta(beta, original_max_position_embeddings) (offset 0).")
+    py::class_<QueryScale>(
+        m, "QueryScale",
+        "Per-position query scaling: m(pos) = 1 + beta ln(1 + floor((pos + position_offset) / divisor)),\n"
+        "pos counted from 0, in double (within 2^-51 m). Llama 4 temperature tuning:\n"
+        "llama4_temperature_tuning(attn_scale, floor_scale) (offset 1); Ministral 3 / Mistral 4:\n"
+        "llama_4_scaling_beta(beta, original_max_position_embeddings) (offset 0).")
         .def(py::init<double, std::int64_t, std::int64_t>(), py::arg("beta"), py::arg("divisor"),
              py::arg("position_offset") = 0)
         .def_static("llama4_temperature_tuning", &QueryScale::llama4_temperature_tuning, py::arg("attn_scale"),
@@ -74,7 +75,7 @@ void bind_query_scale(py::module_& m)
         .def(
             "multipliers",
             [](const QueryScale& q, std::int64_t first_position, std::int64_t count) {
-                if (count < 0 || count > (std::int64_t{1} << 31))
+                if (count < 0 || count > (std::int64_t {1} << 31))
                     posenc::detail::raise("count", count, "must be in [0, 2^31]");
                 py::array_t<float> out(static_cast<py::ssize_t>(count));
                 q.fill_multipliers(first_position, out.mutable_data(), static_cast<std::ptrdiff_t>(count));
@@ -86,14 +87,16 @@ void bind_query_scale(py::module_& m)
             "multipliers_at",
             [](const QueryScale& q, const std::vector<std::int64_t>& positions) {
                 py::array_t<float> out(static_cast<py::ssize_t>(positions.size()));
-                q.fill_multipliers_at(positions.data(), out.mutable_data(), static_cast<std::ptrdiff_t>(positions.size()));
+                q.fill_multipliers_at(positions.data(), out.mutable_data(),
+                                      static_cast<std::ptrdiff_t>(positions.size()));
                 return out;
             },
             py::arg("positions"), "float32 multipliers of explicit position ids.")
         .def(py::self == py::self)
         .def(py::self != py::self)
         .def("__repr__", [](const QueryScale& q) {
-            return "QueryScale(beta=" + posenc::detail::format_value(q.beta()) + ", divisor=" + std::to_string(q.divisor()) +
+            return "QueryScale(beta=" + posenc::detail::format_value(q.beta()) +
+                   ", divisor=" + std::to_string(q.divisor()) +
                    ", position_offset=" + std::to_string(q.position_offset()) + ")";
         });
 }
@@ -121,11 +124,13 @@ void bind_multimodal_position_ids(py::module_& m)
                                       "One run of a multimodal prompt: text(n), image(t, h, w[, delimited]) or\n"
                                       "video(t, h, w), the grid before merging (image_grid_thw).");
     segment.def_static("text", &PromptSegment::text, py::arg("tokens"))
-        .def_static("image", &PromptSegment::image, py::arg("t"), py::arg("h"), py::arg("w"), py::arg("delimited") = false)
+        .def_static("image", &PromptSegment::image, py::arg("t"), py::arg("h"), py::arg("w"),
+                    py::arg("delimited") = false)
         .def_static(
             "video",
             [](std::int64_t t, std::int64_t h, std::int64_t w, std::optional<double> seconds_per_grid) {
-                return seconds_per_grid ? PromptSegment::video(t, h, w, *seconds_per_grid) : PromptSegment::video(t, h, w);
+                return seconds_per_grid ? PromptSegment::video(t, h, w, *seconds_per_grid)
+                                        : PromptSegment::video(t, h, w);
             },
             py::arg("t"), py::arg("h"), py::arg("w"), py::arg("seconds_per_grid") = py::none())
         .def_readonly("seconds_per_grid", &PromptSegment::seconds_per_grid)
@@ -143,8 +148,10 @@ void bind_multimodal_position_ids(py::module_& m)
         "ERNIE-4.5-VL's 3-D position ids: (int64 array [3, tokens] (temporal, height, width), rope_delta).");
     m.def(
         "hunyuan_vl_position_ids",
-        [](const std::vector<PromptSegment>& segments, int num_axes, int spatial_merge_size, std::int64_t first_image_index) {
-            return position_ids_result(hunyuan_vl_position_ids(segments, num_axes, spatial_merge_size, first_image_index));
+        [](const std::vector<PromptSegment>& segments, int num_axes, int spatial_merge_size,
+           std::int64_t first_image_index) {
+            return position_ids_result(
+                hunyuan_vl_position_ids(segments, num_axes, spatial_merge_size, first_image_index));
         },
         py::arg("segments"), py::arg("num_axes"), py::arg("spatial_merge_size"), py::arg("first_image_index") = 0,
         "HunYuan-VL's position ids: (int64 array [num_axes, tokens], rope_delta); axes (position,) width,\n"

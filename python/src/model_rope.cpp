@@ -35,11 +35,12 @@ void bind_multi_axis_layout(py::module_& m)
                               {"xd_sections", MultiAxisKind::xd_sections},
                               {"coordinate_sections", MultiAxisKind::coordinate_sections},
                               {"height_width_alternating", MultiAxisKind::height_width_alternating}});
-    py::class_<MultiAxisLayout>(m, "MultiAxisLayout",
-                                "An axis for every rotating pair: pair i turns by positions[axis_of_pair(i)].\n"
-                                "  sections     Qwen2-VL M-RoPE: contiguous [temporal, height, width] pairs\n"
-                                "  interleaved  Qwen3-VL: height on i % 3 == 1, width on i % 3 == 2 (within the sections)\n"
-                                "  axial_2d     vision towers: pairs [0, P/2) rows, [P/2, P) columns")
+    py::class_<MultiAxisLayout>(
+        m, "MultiAxisLayout",
+        "An axis for every rotating pair: pair i turns by positions[axis_of_pair(i)].\n"
+        "  sections     Qwen2-VL M-RoPE: contiguous [temporal, height, width] pairs\n"
+        "  interleaved  Qwen3-VL: height on i % 3 == 1, width on i % 3 == 2 (within the sections)\n"
+        "  axial_2d     vision towers: pairs [0, P/2) rows, [P/2, P) columns")
         .def_static("single", &MultiAxisLayout::single, py::arg("num_pairs"))
         .def_static("sections", &MultiAxisLayout::sections, py::arg("mrope_section"), py::arg("num_pairs"))
         .def_static("interleaved", &MultiAxisLayout::interleaved, py::arg("mrope_section"), py::arg("num_pairs"))
@@ -113,9 +114,8 @@ void bind_rope_group(py::module_& m)
             [](std::string name, const RopeSpec& spec, const Scaling& scaling, std::int64_t max_position_embeddings) {
                 return RopeGroup::make(std::move(name), spec, scaling, max_position_embeddings);
             },
-            py::arg("name"), py::arg("spec"), py::arg("scaling") = Scaling{NoScaling{}},
-            py::arg("max_position_embeddings") = 0,
-            "A group whose attention factor is the one its scaling gives.")
+            py::arg("name"), py::arg("spec"), py::arg("scaling") = Scaling {NoScaling {}},
+            py::arg("max_position_embeddings") = 0, "A group whose attention factor is the one its scaling gives.")
         .def_readonly("name", &RopeGroup::name)
         .def_readonly("spec", &RopeGroup::spec)
         .def_readonly("scaling", &RopeGroup::scaling)
@@ -136,10 +136,11 @@ void bind_rope_group(py::module_& m)
 /// ModelRope: every layer's group.
 void bind_model_rope_class(py::module_& m)
 {
-    py::class_<ModelRope>(m, "ModelRope",
-                          "The rotary embedding of a whole model: for each layer no RoPE (NoPE) or a named group\n"
-                          "(RopeSpec, Scaling, lengths, attention factor, softmax multiplier), and the multi-axis\n"
-                          "layout where positions have several axes (M-RoPE). table_for_layer(i) gives layer i's table.")
+    py::class_<ModelRope>(
+        m, "ModelRope",
+        "The rotary embedding of a whole model: for each layer no RoPE (NoPE) or a named group\n"
+        "(RopeSpec, Scaling, lengths, attention factor, softmax multiplier), and the multi-axis\n"
+        "layout where positions have several axes (M-RoPE). table_for_layer(i) gives layer i's table.")
         .def(py::init<std::vector<RopeGroup>, std::vector<int>, std::optional<MultiAxisLayout>>(), py::arg("groups"),
              py::arg("layer_groups"), py::arg("multi_axis") = py::none())
         .def_static("uniform", &ModelRope::uniform, py::arg("group"), py::arg("num_layers") = py::none(),
@@ -181,18 +182,20 @@ void bind_model_rope_class(py::module_& m)
 /// QkNormFacts, MlaFacts and HfModel.
 void bind_model_facts(py::module_& m)
 {
-    py::class_<hf::QkNormFacts>(m, "QkNormFacts",
-                                "A model's QK-norm around RoPE (posenc/models/hf_attention_facts.hpp): kind 'none', "
-                                "'rms_weight', 'rms_one_plus_weight', 'rms_no_weight', 'layer_norm' or 'other'; scope "
-                                "'per_head', 'per_head_own_weight' or 'per_projection'; place 'before_rope' or 'after_rope'.")
+    py::class_<hf::QkNormFacts>(
+        m, "QkNormFacts",
+        "A model's QK-norm around RoPE (posenc/models/hf_attention_facts.hpp): kind 'none', "
+        "'rms_weight', 'rms_one_plus_weight', 'rms_no_weight', 'layer_norm' or 'other'; scope "
+        "'per_head', 'per_head_own_weight' or 'per_projection'; place 'before_rope' or 'after_rope'.")
         .def_property_readonly("kind", [](const hf::QkNormFacts& f) { return hf::to_string(f.kind); })
         .def_property_readonly("scope", [](const hf::QkNormFacts& f) { return hf::to_string(f.scope); })
         .def_property_readonly("place", [](const hf::QkNormFacts& f) { return hf::to_string(f.place); })
         .def_readonly("source", &hf::QkNormFacts::source)
         .def_property_readonly("present", &hf::QkNormFacts::present);
-    py::class_<hf::MlaFacts>(m, "MlaFacts",
-                             "MLA's layout: the rotated slice at query_rope_offset / key_rope_offset of the "
-                             "qk_head_dim-wide heads, the key's rope part shared by every head, and the config's sizes.")
+    py::class_<hf::MlaFacts>(
+        m, "MlaFacts",
+        "MLA's layout: the rotated slice at query_rope_offset / key_rope_offset of the "
+        "qk_head_dim-wide heads, the key's rope part shared by every head, and the config's sizes.")
         .def_readonly("qk_nope_head_dim", &hf::MlaFacts::qk_nope_head_dim)
         .def_readonly("qk_rope_head_dim", &hf::MlaFacts::qk_rope_head_dim)
         .def_readonly("qk_head_dim", &hf::MlaFacts::qk_head_dim)
@@ -203,7 +206,8 @@ void bind_model_facts(py::module_& m)
         .def_readonly("kv_lora_rank", &hf::MlaFacts::kv_lora_rank)
         .def_readonly("q_lora_rank", &hf::MlaFacts::q_lora_rank);
 
-    py::class_<hf::HfModel>(m, "HfModel", "A whole model read from a config.json: its ModelRope plus warnings and notes.")
+    py::class_<hf::HfModel>(m, "HfModel",
+                            "A whole model read from a config.json: its ModelRope plus warnings and notes.")
         .def_readonly("name", &hf::HfModel::name)
         .def_readonly("model_type", &hf::HfModel::model_type)
         .def_readonly("rope", &hf::HfModel::rope)
@@ -251,7 +255,7 @@ void bind_model_readers(py::module_& m)
         [](const RopeGroup& g, const Scaling& s, std::optional<std::int64_t> n, Precision precision) {
             return n ? frequency_table(g.spec, s, *n, precision) : frequency_table(g.spec, s, precision);
         },
-        py::arg("group"), py::arg("scaling") = Scaling{NoScaling{}}, py::arg("sequence_length") = py::none(),
+        py::arg("group"), py::arg("scaling") = Scaling {NoScaling {}}, py::arg("sequence_length") = py::none(),
         py::arg("precision") = Precision::exact);
 }
 

@@ -50,9 +50,9 @@ void bind_presets(py::module_& m)
     py::module_ presets = m.def_submodule(
         "presets", "The lessons' models and real models as data: one function per preset (qwen3_8b(), ...),\n"
                    "all(), names() and find(name). Values no source states are marked in the C++ header.");
-    bind_enum<PositionEncodingKind>(presets, "PositionEncodingKind", "rope or learned_absolute.",
-                                    {{"rope", PositionEncodingKind::rope},
-                                     {"learned_absolute", PositionEncodingKind::learned_absolute}});
+    bind_enum<PositionEncodingKind>(
+        presets, "PositionEncodingKind", "rope or learned_absolute.",
+        {{"rope", PositionEncodingKind::rope}, {"learned_absolute", PositionEncodingKind::learned_absolute}});
     py::class_<ModelPreset>(presets, "ModelPreset", "One model's position-encoding facts.")
         .def_property_readonly("name", [](const ModelPreset& p) { return std::string(p.name); })
         .def_property_readonly("display_name", [](const ModelPreset& p) { return std::string(p.display_name); })
@@ -81,7 +81,8 @@ void bind_presets(py::module_& m)
     for (const ModelPreset& preset : models::all_presets) {
         const ModelPreset* p = &preset;
         const std::string doc = std::string(preset.display_name) + " (preset '" + std::string(preset.name) + "').";
-        presets.def(identifier_of(preset.name).c_str(), [p]() { return *p; }, doc.c_str());
+        presets.def(
+            identifier_of(preset.name).c_str(), [p]() { return *p; }, doc.c_str());
     }
     presets.def(
         "all",
@@ -111,7 +112,8 @@ void bind_reader_results(py::module_& m)
     py::class_<hf::ConfigWarning>(m, "ConfigWarning", "A warning Hugging Face would log while loading the config.")
         .def_readonly("key", &hf::ConfigWarning::key)
         .def_readonly("message", &hf::ConfigWarning::message)
-        .def("__repr__", [](const hf::ConfigWarning& w) { return "ConfigWarning('" + w.key + "', '" + w.message + "')"; });
+        .def("__repr__",
+             [](const hf::ConfigWarning& w) { return "ConfigWarning('" + w.key + "', '" + w.message + "')"; });
     py::class_<hf::HfModelRope>(m, "HfModelRope",
                                 "A model's rotary embedding read from a Hugging Face config.json, resolved as\n"
                                 "transformers resolves it (rope_type, partial rotary, L0 priority, DeepSeek MLA).")
@@ -188,7 +190,7 @@ void bind_config_reader(py::module_& m)
 void bind_frequency_table_overloads(py::module_& m)
 {
     // ---- frequency_table ----------------------------------------------------------------------
-    const Scaling none = NoScaling{};
+    const Scaling none = NoScaling {};
     m.def("frequency_table", &table_of, py::arg("spec"), py::arg("scaling") = none,
           py::arg("sequence_length") = py::none(), py::arg("precision") = Precision::exact, frequency_table_doc);
     m.def(

@@ -34,8 +34,9 @@ std::vector<PromptSegment> segments_of(const py::object& prompt, double most)
                                                                      : prompt.cast<std::vector<PromptSegment>>();
     const double bound = prompt_tokens_upper_bound(out);
     if (bound > most)
-        throw error("prompt", posenc::detail::format_value(bound), "may hold more tokens than " + posenc::detail::format_value(most) +
-                    " (2 t h w per vision segment before merging), the most this function returns");
+        throw error("prompt", posenc::detail::format_value(bound),
+                    "may hold more tokens than " + posenc::detail::format_value(most) +
+                        " (2 t h w per vision segment before merging), the most this function returns");
     return out;
 }
 
@@ -43,15 +44,17 @@ py::dict angles_result(const TokenAngles& a, const AxisPositionIds& ids, const s
 {
     const auto n = static_cast<py::ssize_t>(a.num_tokens()), p = static_cast<py::ssize_t>(a.num_pairs());
     const auto axes = static_cast<py::ssize_t>(ids.num_axes);
-    py::array_t<std::int64_t> pairs({p, py::ssize_t{2}});
+    py::array_t<std::int64_t> pairs({p, py::ssize_t {2}});
     py::array_t<double> positions({n, axes}), tokens({n, p});
     for (py::ssize_t k = 0; k < p; ++k) {
         pairs.mutable_at(k, 0) = a.pairs[static_cast<std::size_t>(k)][0];
         pairs.mutable_at(k, 1) = a.pairs[static_cast<std::size_t>(k)][1];
     }
     for (py::ssize_t t = 0; t < n; ++t) {
-        for (py::ssize_t x = 0; x < axes; ++x) positions.mutable_at(t, x) = a.positions[static_cast<std::size_t>(t)][static_cast<std::size_t>(x)];
-        for (py::ssize_t k = 0; k < p; ++k) tokens.mutable_at(t, k) = a.tokens[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)];
+        for (py::ssize_t x = 0; x < axes; ++x)
+            positions.mutable_at(t, x) = a.positions[static_cast<std::size_t>(t)][static_cast<std::size_t>(x)];
+        for (py::ssize_t k = 0; k < p; ++k)
+            tokens.mutable_at(t, k) = a.tokens[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)];
     }
     py::dict out;
     out["pairs"] = pairs;
@@ -73,8 +76,10 @@ void bind_prompt(py::module_& m)
     m.def(
         "prompt_position_ids",
         [](const py::object& source, const py::object& prompt) {
-            const AxisPositionIds ids = hf::prompt_position_ids(hf::parse_prompt_rule(config_text(source)), segments_of(prompt, 16777216.0));
-            py::array_t<std::int64_t> out({static_cast<py::ssize_t>(ids.num_axes), static_cast<py::ssize_t>(ids.tokens)});
+            const AxisPositionIds ids =
+                hf::prompt_position_ids(hf::parse_prompt_rule(config_text(source)), segments_of(prompt, 16777216.0));
+            py::array_t<std::int64_t> out(
+                {static_cast<py::ssize_t>(ids.num_axes), static_cast<py::ssize_t>(ids.tokens)});
             std::int64_t* data = out.mutable_data();
             for (std::size_t i = 0; i < ids.ids.size(); ++i) data[i] = ids.ids[i];
             return py::make_tuple(out, ids.rope_delta);
@@ -95,7 +100,8 @@ void bind_prompt(py::module_& m)
             const hf::HfPromptRule rule = hf::parse_prompt_rule(text);
             const AxisPositionIds ids = hf::prompt_position_ids(rule, segments_of(prompt, 1048576.0));
             const RopeGroup& g = model.rope.primary_group();
-            const TokenAngles a = prompt_token_angles(g.spec, frequency_table(g.spec, g.scaling), *model.rope.multi_axis(), ids);
+            const TokenAngles a =
+                prompt_token_angles(g.spec, frequency_table(g.spec, g.scaling), *model.rope.multi_axis(), ids);
             return angles_result(a, ids, hf::rule_name(rule));
         },
         py::arg("source"), py::arg("prompt"),

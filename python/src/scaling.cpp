@@ -45,7 +45,8 @@ std::string repr_of(const Scaling& scaling)
             [&out](const auto& v) {
                 using V = std::decay_t<decltype(v)>;
                 if constexpr (std::is_same_v<V, bool>) out += v ? "True" : "False";
-                else if constexpr (std::is_same_v<V, std::vector<double>>) out += "[" + std::to_string(v.size()) + " values]";
+                else if constexpr (std::is_same_v<V, std::vector<double>>)
+                    out += "[" + std::to_string(v.size()) + " values]";
                 else out += posenc::detail::format_value(v);
             },
             p.value);
@@ -58,9 +59,10 @@ template <class S, class Class>
 void add_common(Class& c, const char* type_name)
 {
     c.def_property_readonly_static("type_name", [type_name](const py::object&) { return type_name; })
-        .def("parameters", [](const S& s) { return parameters_of(Scaling{s}); },
-             "The resolved parameters under Hugging Face's key names, as a dict.")
-        .def("__repr__", [](const S& s) { return repr_of(Scaling{s}); })
+        .def(
+            "parameters", [](const S& s) { return parameters_of(Scaling {s}); },
+            "The resolved parameters under Hugging Face's key names, as a dict.")
+        .def("__repr__", [](const S& s) { return repr_of(Scaling {s}); })
         .def(py::self == py::self)
         .def(py::self != py::self);
 }
@@ -68,12 +70,13 @@ void add_common(Class& c, const char* type_name)
 /// LongRopeSwitchRule and the scalings with one or two numbers: none, linear, NTK-aware, dynamic NTK.
 void bind_plain_scalings(py::module_& m)
 {
-    bind_enum<LongRopeSwitchRule>(m, "LongRopeSwitchRule",
-                                  "What a LongRoPE model switches past L0: Phi-3's factor tables or PhiMoE's magnitude.",
-                                  {{"phi3_factor_tables", LongRopeSwitchRule::phi3_factor_tables},
-                                   {"phimoe_magnitude_only", LongRopeSwitchRule::phimoe_magnitude_only}});
-    auto none = py::class_<NoScaling>(m, "NoScaling", "No context extension: theta_i = base^(-2i/R), attention factor 1.")
-                    .def(py::init<>());
+    bind_enum<LongRopeSwitchRule>(
+        m, "LongRopeSwitchRule", "What a LongRoPE model switches past L0: Phi-3's factor tables or PhiMoE's magnitude.",
+        {{"phi3_factor_tables", LongRopeSwitchRule::phi3_factor_tables},
+         {"phimoe_magnitude_only", LongRopeSwitchRule::phimoe_magnitude_only}});
+    auto none =
+        py::class_<NoScaling>(m, "NoScaling", "No context extension: theta_i = base^(-2i/R), attention factor 1.")
+            .def(py::init<>());
     add_common<NoScaling>(none, "none");
 
     auto linear = py::class_<LinearScaling>(
@@ -106,11 +109,11 @@ void bind_plain_scalings(py::module_& m)
 /// YarnCorrectionRounding and YarnScaling.
 void bind_yarn_scaling(py::module_& m)
 {
-    bind_enum<YarnCorrectionRounding>(m, "YarnCorrectionRounding",
-                                      "Hugging Face's YaRN `truncate`: floor_ceil (default) rounds the correction range\n"
-                                      "outward; fractional (gpt-oss, truncate false) keeps it as computed.",
-                                      {{"floor_ceil", YarnCorrectionRounding::floor_ceil},
-                                       {"fractional", YarnCorrectionRounding::fractional}});
+    bind_enum<YarnCorrectionRounding>(
+        m, "YarnCorrectionRounding",
+        "Hugging Face's YaRN `truncate`: floor_ceil (default) rounds the correction range\n"
+        "outward; fractional (gpt-oss, truncate false) keeps it as computed.",
+        {{"floor_ceil", YarnCorrectionRounding::floor_ceil}, {"fractional", YarnCorrectionRounding::fractional}});
 
     auto yarn = py::class_<YarnScaling>(
         m, "YarnScaling",
@@ -123,7 +126,8 @@ void bind_yarn_scaling(py::module_& m)
         "Keyword arguments set the optional fields (beta_fast 32, beta_slow 1, mscale and mscale_all_dim\n"
         "0 = unset, attention_factor None, rounding 'floor_ceil').");
     yarn.def(py::init([](double factor, std::int64_t original, double beta_fast, double beta_slow, double mscale,
-                         double mscale_all_dim, std::optional<double> attention_factor, YarnCorrectionRounding rounding) {
+                         double mscale_all_dim, std::optional<double> attention_factor,
+                         YarnCorrectionRounding rounding) {
                  YarnScaling y = YarnScaling(factor, original)
                                      .with_betas(beta_fast, beta_slow)
                                      .with_mscale(mscale, mscale_all_dim)
@@ -132,8 +136,9 @@ void bind_yarn_scaling(py::module_& m)
                  return y;
              }),
              py::arg("factor"), py::arg("original_max_position_embeddings"), py::kw_only(),
-             py::arg("beta_fast") = YarnScaling::default_beta_fast, py::arg("beta_slow") = YarnScaling::default_beta_slow,
-             py::arg("mscale") = 0.0, py::arg("mscale_all_dim") = 0.0, py::arg("attention_factor") = py::none(),
+             py::arg("beta_fast") = YarnScaling::default_beta_fast,
+             py::arg("beta_slow") = YarnScaling::default_beta_slow, py::arg("mscale") = 0.0,
+             py::arg("mscale_all_dim") = 0.0, py::arg("attention_factor") = py::none(),
              py::arg("rounding") = YarnCorrectionRounding::floor_ceil)
         .def("with_betas", &YarnScaling::with_betas, py::arg("beta_fast"), py::arg("beta_slow"))
         .def("with_mscale", &YarnScaling::with_mscale, py::arg("mscale"), py::arg("mscale_all_dim"))
@@ -155,8 +160,9 @@ void bind_yarn_scaling(py::module_& m)
 /// Llama3Band, Llama3Scaling and LongRopeScaling.
 void bind_llama3_longrope_scalings(py::module_& m)
 {
-    bind_enum<Llama3Band>(m, "Llama3Band", "Which of Llama 3's bands a pair falls in.",
-                          {{"kept", Llama3Band::kept}, {"smoothed", Llama3Band::smoothed}, {"divided", Llama3Band::divided}});
+    bind_enum<Llama3Band>(
+        m, "Llama3Band", "Which of Llama 3's bands a pair falls in.",
+        {{"kept", Llama3Band::kept}, {"smoothed", Llama3Band::smoothed}, {"divided", Llama3Band::divided}});
     auto llama3 = py::class_<Llama3Scaling>(
         m, "Llama3Scaling",
         "Llama 3.1's frequency bands (Meta's apply_scaling; Hugging Face 'llama3'). With wavelength\n"
@@ -218,12 +224,12 @@ void bind_proportional_scaling(py::module_& m)
         "  K = int(p * H // 2) pairs rotate with theta_i = base^(-2i/H) / factor (exponent over the whole\n"
         "  head H), the other H/2 - K pairs have frequency exactly 0; use with RopeSpec.full(H, base).\n"
         "Invariants: p in [0, 1]; factor >= 1 and finite in float32.");
-    proportional
-        .def(py::init<double, double>(), py::arg("partial_rotary_factor") = 1.0, py::arg("factor") = 1.0)
+    proportional.def(py::init<double, double>(), py::arg("partial_rotary_factor") = 1.0, py::arg("factor") = 1.0)
         .def_property_readonly("partial_rotary_factor", &ProportionalScaling::partial_rotary_factor)
         .def_property_readonly("factor", &ProportionalScaling::factor)
         .def("rotated_pairs", &ProportionalScaling::rotated_pairs, py::arg("head_dim"), "int(p * head_dim // 2).")
-        .def("zero_freq_pairs", &ProportionalScaling::zero_freq_pairs, py::arg("head_dim"), "head_dim / 2 - rotated_pairs.");
+        .def("zero_freq_pairs", &ProportionalScaling::zero_freq_pairs, py::arg("head_dim"),
+             "head_dim / 2 - rotated_pairs.");
     add_common<ProportionalScaling>(proportional, "proportional");
 }
 
@@ -248,9 +254,8 @@ void bind_scaling_queries(py::module_& m)
           "The resolved parameters under Hugging Face's key names, as a dict.");
     m.def(
         "scaled_inv_freq",
-        [](const RopeSpec& spec, const Scaling& scaling, std::optional<std::int64_t> sequence_length, Precision precision) {
-            return to_array(scaled_inv_freq(spec, scaling, sequence_length, precision));
-        },
+        [](const RopeSpec& spec, const Scaling& scaling, std::optional<std::int64_t> sequence_length,
+           Precision precision) { return to_array(scaled_inv_freq(spec, scaling, sequence_length, precision)); },
         py::arg("spec"), py::arg("scaling"), py::arg("sequence_length") = py::none(),
         py::arg("precision") = Precision::exact,
         "theta'_i of `spec` under `scaling` as a float64 array (see each scaling's formula), at Hugging\n"
@@ -261,22 +266,26 @@ void bind_scaling_queries(py::module_& m)
 void bind_plain_method_tables(py::module_& m)
 {
     // ---- per-method functions --------------------------------------------------------------
-    m.def("linear_inv_freq", [](const RopeSpec& s, const LinearScaling& l, Precision p) { return to_array(linear_inv_freq(s, l, p)); },
-          py::arg("spec"), py::arg("scaling"), py::arg("precision") = Precision::exact, "theta'_i = theta_i / s.");
+    m.def(
+        "linear_inv_freq",
+        [](const RopeSpec& s, const LinearScaling& l, Precision p) { return to_array(linear_inv_freq(s, l, p)); },
+        py::arg("spec"), py::arg("scaling"), py::arg("precision") = Precision::exact, "theta'_i = theta_i / s.");
     m.def("ntk_aware_base", &ntk_aware_base, py::arg("spec"), py::arg("scaling"),
           "b' = b s^(R / (R - 2)) (bloc97's order). Qwen3-8B x4: 4,088,994.24.");
-    m.def("ntk_aware_inv_freq",
-          [](const RopeSpec& s, const NtkAwareScaling& n, Precision p) { return to_array(ntk_aware_inv_freq(s, n, p)); },
-          py::arg("spec"), py::arg("scaling"), py::arg("precision") = Precision::exact, "theta'_i = b'^(-2i/R).");
+    m.def(
+        "ntk_aware_inv_freq",
+        [](const RopeSpec& s, const NtkAwareScaling& n, Precision p) { return to_array(ntk_aware_inv_freq(s, n, p)); },
+        py::arg("spec"), py::arg("scaling"), py::arg("precision") = Precision::exact, "theta'_i = b'^(-2i/R).");
     m.def("dynamic_ntk_base", &dynamic_ntk_base, py::arg("spec"), py::arg("scaling"),
           py::arg("sequence_length") = py::none(),
           "b' = b (s n / L - (s - 1))^(R / (R - 2)), n = max(sequence_length, L).");
-    m.def("dynamic_ntk_inv_freq",
-          [](const RopeSpec& s, const DynamicNtkScaling& d, std::optional<std::int64_t> n, Precision p) {
-              return to_array(dynamic_ntk_inv_freq(s, d, n, p));
-          },
-          py::arg("spec"), py::arg("scaling"), py::arg("sequence_length") = py::none(),
-          py::arg("precision") = Precision::exact, "theta'_i = b'^(-2i/R) with dynamic_ntk_base's b'.");
+    m.def(
+        "dynamic_ntk_inv_freq",
+        [](const RopeSpec& s, const DynamicNtkScaling& d, std::optional<std::int64_t> n, Precision p) {
+            return to_array(dynamic_ntk_inv_freq(s, d, n, p));
+        },
+        py::arg("spec"), py::arg("scaling"), py::arg("sequence_length") = py::none(),
+        py::arg("precision") = Precision::exact, "theta'_i = b'^(-2i/R) with dynamic_ntk_base's b'.");
     m.def(
         "yarn_mscale",
         [](double scale, double mscale) {
@@ -288,7 +297,7 @@ void bind_plain_method_tables(py::module_& m)
             return g;
         },
         py::arg("scale"), py::arg("mscale") = 1.0,
-          "g(s, mscale) = 1 if s <= 1 else 0.1 mscale ln s + 1 (YaRN eq. 22). g(4) = 1.138629, g(16) = 1.277259.");
+        "g(s, mscale) = 1 if s <= 1 else 0.1 mscale ln s + 1 (YaRN eq. 22). g(4) = 1.138629, g(16) = 1.277259.");
     m.def("yarn_attention_factor", &yarn_attention_factor, py::arg("yarn"),
           "The factor YaRN multiplies cos and sin by: explicit, or g(s, mscale) / g(s, mscale_all_dim) when\n"
           "both are set, else g(s, 1). Qwen3 x4: 1.138629436111989.");
@@ -301,7 +310,7 @@ void bind_plain_method_tables(py::module_& m)
             return yarn_correction_dim(spec, num_rotations, original_length);
         },
         py::arg("spec"), py::arg("num_rotations"), py::arg("original_length"),
-          "c(r) = R ln(L0 / (r 2 pi)) / (2 ln b): the fractional pair index whose period turns r times in L0.");
+        "c(r) = R ln(L0 / (r 2 pi)) / (2 ln b): the fractional pair index whose period turns r times in L0.");
 }
 
 /// YaRN's correction range and ramp, and the per-method tables of YaRN, Llama 3, LongRoPE and proportional RoPE.
@@ -317,45 +326,54 @@ void bind_yarn_llama3_longrope_tables(py::module_& m)
         .def_readonly("ramp_high", &YarnCorrectionRange::ramp_high)
         .def("__repr__", [](const YarnCorrectionRange& r) {
             return "YarnCorrectionRange(raw_low=" + posenc::detail::format_value(r.raw_low) +
-                   ", raw_high=" + posenc::detail::format_value(r.raw_high) + ", low=" + posenc::detail::format_value(r.low) +
-                   ", high=" + posenc::detail::format_value(r.high) + ")";
+                   ", raw_high=" + posenc::detail::format_value(r.raw_high) +
+                   ", low=" + posenc::detail::format_value(r.low) + ", high=" + posenc::detail::format_value(r.high) +
+                   ")";
         });
     m.def("yarn_correction_range", &yarn_correction_range, py::arg("spec"), py::arg("yarn"),
           "Qwen3-8B x4: raw 23.596 / 39.651 -> [23, 40] (lesson C2-5).");
-    m.def("yarn_ramp", [](const RopeSpec& s, const YarnScaling& y) { return to_array(yarn_ramp(s, y)); }, py::arg("spec"),
-          py::arg("yarn"), "ramp_j = clamp((j - low) / (ramp_high - low), 0, 1): 0 keeps pair j, 1 divides it by s.");
-    m.def("yarn_inv_freq", [](const RopeSpec& s, const YarnScaling& y, Precision p) { return to_array(yarn_inv_freq(s, y, p)); },
-          py::arg("spec"), py::arg("yarn"), py::arg("precision") = Precision::exact,
-          "YaRN's frequencies (Peng et al. 2023, NTK-by-parts, Hugging Face's order):\n"
-          "  theta'_j = theta_j (1 - ramp_j) + (theta_j / s) ramp_j,  theta_j = b^(-2j/R),\n"
-          "  ramp_j = clamp((j - low) / (high - low), 0, 1),  low = floor(c(beta_fast)), high = ceil(c(beta_slow)),\n"
-          "  c(r) = R ln(L0 / (2 pi r)) / (2 ln b).\n"
-          "Pairs that turn more than beta_fast (32) times within L0 keep their frequency; pairs that turn\n"
-          "less than beta_slow (1) times are divided by s; the ramp blends between.\n"
-          "exact: double, relative error < (3 + |ln b|) 2^-52; hf_float32: Hugging Face's float32 values.");
+    m.def(
+        "yarn_ramp", [](const RopeSpec& s, const YarnScaling& y) { return to_array(yarn_ramp(s, y)); }, py::arg("spec"),
+        py::arg("yarn"), "ramp_j = clamp((j - low) / (ramp_high - low), 0, 1): 0 keeps pair j, 1 divides it by s.");
+    m.def(
+        "yarn_inv_freq",
+        [](const RopeSpec& s, const YarnScaling& y, Precision p) { return to_array(yarn_inv_freq(s, y, p)); },
+        py::arg("spec"), py::arg("yarn"), py::arg("precision") = Precision::exact,
+        "YaRN's frequencies (Peng et al. 2023, NTK-by-parts, Hugging Face's order):\n"
+        "  theta'_j = theta_j (1 - ramp_j) + (theta_j / s) ramp_j,  theta_j = b^(-2j/R),\n"
+        "  ramp_j = clamp((j - low) / (high - low), 0, 1),  low = floor(c(beta_fast)), high = ceil(c(beta_slow)),\n"
+        "  c(r) = R ln(L0 / (2 pi r)) / (2 ln b).\n"
+        "Pairs that turn more than beta_fast (32) times within L0 keep their frequency; pairs that turn\n"
+        "less than beta_slow (1) times are divided by s; the ramp blends between.\n"
+        "exact: double, relative error < (3 + |ln b|) 2^-52; hf_float32: Hugging Face's float32 values.");
     m.def("llama3_bands", &llama3_bands, py::arg("spec"), py::arg("llama"), py::arg("precision") = Precision::exact,
           "The band (kept, smoothed, divided) of every pair. Llama-3.1-8B: 0-28 kept, 29-34 smoothed, 35-63 divided.");
-    m.def("llama3_inv_freq",
-          [](const RopeSpec& s, const Llama3Scaling& l, Precision p) { return to_array(llama3_inv_freq(s, l, p)); },
-          py::arg("spec"), py::arg("llama"), py::arg("precision") = Precision::exact, "Llama 3's frequencies (see Llama3Scaling).");
+    m.def(
+        "llama3_inv_freq",
+        [](const RopeSpec& s, const Llama3Scaling& l, Precision p) { return to_array(llama3_inv_freq(s, l, p)); },
+        py::arg("spec"), py::arg("llama"), py::arg("precision") = Precision::exact,
+        "Llama 3's frequencies (see Llama3Scaling).");
     m.def(
         "longrope_attention_factor",
         [](const LongRopeScaling& l, std::optional<std::int64_t> n) { return longrope_attention_factor(l, n); },
         py::arg("longrope"), py::arg("sequence_length") = py::none(),
         "Phi-3's rule: explicit, else sqrt(1 + ln s / ln L0) for s > 1 (Phi-3-mini-128k: 1.1902380714238083),\n"
         "at every length. PhiMoE's rule: long_mscale when sequence_length > L0, else short_mscale.");
-    m.def("proportional_inv_freq",
-          [](const RopeSpec& s, const ProportionalScaling& p, Precision precision) {
-              return to_array(proportional_inv_freq(s, p, precision));
-          },
-          py::arg("spec"), py::arg("proportional"), py::arg("precision") = Precision::exact,
-          "Proportional RoPE's table (see ProportionalScaling); spec.rotary_dim must equal spec.head_dim.");
-    m.def("longrope_inv_freq",
-          [](const RopeSpec& s, const LongRopeScaling& l, std::optional<std::int64_t> n, Precision p) {
-              return to_array(longrope_inv_freq(s, l, n, p));
-          },
-          py::arg("spec"), py::arg("longrope"), py::arg("sequence_length") = py::none(),
-          py::arg("precision") = Precision::exact, "theta'_j = theta_j / ext_j (short or long factors by sequence_length).");
+    m.def(
+        "proportional_inv_freq",
+        [](const RopeSpec& s, const ProportionalScaling& p, Precision precision) {
+            return to_array(proportional_inv_freq(s, p, precision));
+        },
+        py::arg("spec"), py::arg("proportional"), py::arg("precision") = Precision::exact,
+        "Proportional RoPE's table (see ProportionalScaling); spec.rotary_dim must equal spec.head_dim.");
+    m.def(
+        "longrope_inv_freq",
+        [](const RopeSpec& s, const LongRopeScaling& l, std::optional<std::int64_t> n, Precision p) {
+            return to_array(longrope_inv_freq(s, l, n, p));
+        },
+        py::arg("spec"), py::arg("longrope"), py::arg("sequence_length") = py::none(),
+        py::arg("precision") = Precision::exact,
+        "theta'_j = theta_j / ext_j (short or long factors by sequence_length).");
     m.def("yarn_softmax_scale_multiplier", &yarn_softmax_scale_multiplier, py::arg("yarn"),
           "g(s, mscale_all_dim)^2 when mscale_all_dim is set, else 1. DeepSeek-V3: 1.87385.");
     m.def("deepseek_softmax_scale", &deepseek_softmax_scale, py::arg("qk_head_dim"), py::arg("yarn"),

@@ -22,17 +22,20 @@ py::dict token_angles_dict(const TokenAngles& a)
     const auto n = static_cast<py::ssize_t>(a.num_tokens());
     const auto p = static_cast<py::ssize_t>(a.num_pairs());
     const auto axes = static_cast<py::ssize_t>(a.positions.empty() ? 0 : a.positions[0].size());
-    py::array_t<std::int64_t> pairs({p, py::ssize_t{2}});
+    py::array_t<std::int64_t> pairs({p, py::ssize_t {2}});
     py::array_t<double> positions({n, axes});
     py::array_t<double> tokens({n, p});
     auto pv = pairs.mutable_unchecked<2>();
     auto xv = positions.mutable_unchecked<2>();
     auto tv = tokens.mutable_unchecked<2>();
     for (py::ssize_t k = 0; k < p; ++k)
-        for (py::ssize_t c = 0; c < 2; ++c) pv(k, c) = a.pairs[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
+        for (py::ssize_t c = 0; c < 2; ++c)
+            pv(k, c) = a.pairs[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
     for (py::ssize_t i = 0; i < n; ++i) {
-        for (py::ssize_t c = 0; c < axes; ++c) xv(i, c) = a.positions[static_cast<std::size_t>(i)][static_cast<std::size_t>(c)];
-        for (py::ssize_t k = 0; k < p; ++k) tv(i, k) = a.tokens[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)];
+        for (py::ssize_t c = 0; c < axes; ++c)
+            xv(i, c) = a.positions[static_cast<std::size_t>(i)][static_cast<std::size_t>(c)];
+        for (py::ssize_t k = 0; k < p; ++k)
+            tv(i, k) = a.tokens[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)];
     }
     py::dict out;
     out["pairs"] = pairs;
@@ -57,7 +60,8 @@ void bind_towers(py::module_& m)
         .def_property_readonly("warnings",
                                [](const hf::HfVisionTower& t) {
                                    py::list out;
-                                   for (const hf::ConfigWarning& w : t.warnings) out.append(py::make_tuple(w.key, w.message));
+                                   for (const hf::ConfigWarning& w : t.warnings)
+                                       out.append(py::make_tuple(w.key, w.message));
                                    return out;
                                })
         .def("__repr__", [](const hf::HfVisionTower& t) {
@@ -72,13 +76,14 @@ void bind_towers(py::module_& m)
     m.def(
         "tower_token_angles",
         [](const hf::HfVisionTower& t, std::tuple<std::int64_t, std::int64_t, std::int64_t> grid, Precision precision) {
-            const PatchGrid g{std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)};
+            const PatchGrid g {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)};
             return token_angles_dict(tower_token_angles(t.tower, g, precision));
         },
         py::arg("tower"), py::arg("grid"), py::arg("precision") = Precision::hf_float32,
         "Every token of one patch grid (T, H, W: the processor's grid_thw, patches before the merge), in\n"
         "the order of the rows of pixel_values: {'pairs': (P, 2) int64 head dims each pair mixes,\n"
-        "'positions': (N, axes) float64 coordinates as the rotary reads them, 'tokens': (N, P) float64 angles in radians}.\n"
+        "'positions': (N, axes) float64 coordinates as the rotary reads them, 'tokens': (N, P) float64 angles in "
+        "radians}.\n"
         "precision 'hf_float32' (default): the model's float32 angles (within 2^-22 relative of\n"
         "transformers'); 'exact': position * theta^(-4j/H) in double.");
 }

@@ -48,7 +48,8 @@ extern "C" POSENC_NOINLINE void stream_floats(float* x, std::ptrdiff_t n)
 }
 
 template <class T>
-POSENC_NOINLINE void run_step(const char* name, posenc::Pairing pairing, const pk::CosSinCache& cache, std::vector<T>& x)
+POSENC_NOINLINE void run_step(const char* name, posenc::Pairing pairing, const pk::CosSinCache& cache,
+                              std::vector<T>& x)
 {
     constexpr pdd::DecodeSteps steps = pdd::decode_steps_of<Arch>();
     const pdd::DecodeStep step = steps.of<T, pk::CosSinCache>(pairing);

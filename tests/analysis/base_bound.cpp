@@ -20,7 +20,10 @@
 namespace analysis_base_bound_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 
 namespace {
-posenc::FrequencyTable table_128(double base) { return posenc::FrequencyTable::from_spec(posenc::RopeSpec::full(128, base)); }
+posenc::FrequencyTable table_128(double base)
+{
+    return posenc::FrequencyTable::from_spec(posenc::RopeSpec::full(128, base));
+}
 }  // namespace
 
 TEST_CASE("[Men 2024 eq. 9] B_{m,theta} = sum_i cos(m theta_i): P at m = 0, equal to the direct sum")
@@ -33,7 +36,8 @@ TEST_CASE("[Men 2024 eq. 9] B_{m,theta} = sum_i cos(m theta_i): P at m = 0, equa
     CHECK(posenc::similarity_margin(t, 4079) < 0.0);  // the first negative m for base 27,000
 }
 
-TEST_CASE("[Men et al. / P4] L_theta at the paper's printed bases: 2.7e4 -> 4,078, 3.1e5 -> 12,222, 7.8e6 -> 128,914 (just short)")
+TEST_CASE("[Men et al. / P4] L_theta at the paper's printed bases: 2.7e4 -> 4,078, 3.1e5 -> 12,222, 7.8e6 -> 128,914 "
+          "(just short)")
 {
     CHECK(posenc::max_context_length(table_128(2.7e4), 1 << 20) == 4078);
     CHECK(posenc::max_context_length(table_128(3.1e5), 1 << 20) == 12222);
@@ -54,7 +58,8 @@ TEST_CASE("[Men 2024 eq. 10] the phasor recurrence agrees with the direct sum on
     }
 }
 
-TEST_CASE("[Men et al. / Su / P4] smallest base on a 1e-5 grid: 1K -> 4,293.45, 4K -> 26,952.5; knife-edged one step below")
+TEST_CASE(
+    "[Men et al. / Su / P4] smallest base on a 1e-5 grid: 1K -> 4,293.45, 4K -> 26,952.5; knife-edged one step below")
 {
     const std::optional<double> b1k = posenc::smallest_base_for_context(128, 1024, {4280.0, 4300.0, 1.00001});
     REQUIRE(b1k);

@@ -46,22 +46,23 @@ TEST_CASE("[diagnostics] fields follow their formulas: period 2pi/theta, turns L
     }
 }
 
-TEST_CASE("[diagnostics] direct extrapolation: every pair that never turned is out of range once L' > L, none at L' = L")
+TEST_CASE(
+    "[diagnostics] direct extrapolation: every pair that never turned is out of range once L' > L, none at L' = L")
 {
     const posenc::RopeSpec spec(64, 64, 1e4);
-    const posenc::ExtensionDiagnostics longer = posenc::extension_diagnostics(spec, posenc::NoScaling{}, 1000, 1001);
+    const posenc::ExtensionDiagnostics longer = posenc::extension_diagnostics(spec, posenc::NoScaling {}, 1000, 1001);
     CHECK(longer.summary.out_of_range_pairs == longer.summary.incomplete_pairs);
     CHECK(longer.summary.compressed_pairs == 0);
-    const posenc::ExtensionDiagnostics same = posenc::extension_diagnostics(spec, posenc::NoScaling{}, 1000, 1000);
+    const posenc::ExtensionDiagnostics same = posenc::extension_diagnostics(spec, posenc::NoScaling {}, 1000, 1000);
     CHECK(same.summary.out_of_range_pairs == 0);
     // The 1e-9 relative tolerance: L' = L + 1 with L = 1e10 (excess 1e-10) stays in range, L' = L + 100
     // (1e-8) does not. Base 1e20 so that pairs 15..31 never turn within 1e10 tokens.
     const posenc::RopeSpec slow(64, 64, 1e20);
     const std::int64_t L = 10'000'000'000;
-    const posenc::ExtensionDiagnostics edge = posenc::extension_diagnostics(slow, posenc::NoScaling{}, L, L + 1);
+    const posenc::ExtensionDiagnostics edge = posenc::extension_diagnostics(slow, posenc::NoScaling {}, L, L + 1);
     CHECK(edge.summary.incomplete_pairs == 17);
     CHECK(edge.summary.out_of_range_pairs == 0);
-    const posenc::ExtensionDiagnostics over = posenc::extension_diagnostics(slow, posenc::NoScaling{}, L, L + 100);
+    const posenc::ExtensionDiagnostics over = posenc::extension_diagnostics(slow, posenc::NoScaling {}, L, L + 100);
     CHECK(over.summary.out_of_range_pairs == over.summary.incomplete_pairs);
 }
 
@@ -85,13 +86,13 @@ TEST_CASE("[diagnostics] any two tables; mismatched pair counts and non-positive
     const posenc::FrequencyTable b({1.0, 0.05, 0.005});
     const posenc::ExtensionDiagnostics d = posenc::diagnose_tables(a, b, 100, 200);
     CHECK(d.scaling_type == "custom");
-    CHECK(d.compressed_indices() == std::vector<int>{1, 2});
+    CHECK(d.compressed_indices() == std::vector<int> {1, 2});
     CHECK(d.out_of_range_indices().empty());  // pair 2: 200 * 0.005 = 100 * 0.01, the boundary
     CHECK(message_of([&] { posenc::diagnose_tables(a, posenc::FrequencyTable({1.0}), 100, 200); }) ==
           "scaled.num_pairs 1 must equal original.num_pairs 3");
     CHECK(message_of([&] { posenc::diagnose_tables(a, b, 0, 200); }) == "training_length 0 must be > 0");
     CHECK(message_of([&] {
-              posenc::extension_diagnostics(posenc::RopeSpec(8, 8, 1e4), posenc::NoScaling{}, 100, -1);
+              posenc::extension_diagnostics(posenc::RopeSpec(8, 8, 1e4), posenc::NoScaling {}, 100, -1);
           }) == "target_length -1 must be > 0");
 }
 
@@ -99,7 +100,8 @@ TEST_CASE("[diagnostics] any two tables; mismatched pair counts and non-positive
 
 namespace analysis_diagnostics_tests {
 
-TEST_CASE("[proportional] Gemma 4 full attention: 192 zero-frequency pairs are neither incomplete, out of range nor compressed")
+TEST_CASE("[proportional] Gemma 4 full attention: 192 zero-frequency pairs are neither incomplete, out of range nor "
+          "compressed")
 {
     // Expected: K = int(0.25 * 512 // 2) = 64 rotated pairs (transformers' rule), the other 192
     // have frequency 0; factor 1 changes nothing, factor 8 compresses exactly the 64 rotated pairs.

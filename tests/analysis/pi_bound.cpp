@@ -34,7 +34,8 @@ TEST_CASE("[PI Theorem 2.1] grid coefficients, d 128, c 1e4: paper d/(32 ln c) =
     CHECK(corrected / paper == doctest::Approx(1.151).epsilon(1e-3));
     const posenc::RopeSpec d64 = posenc::RopeSpec::full(64, 1e4);
     CHECK(relative_error(posenc::pi_grid_coefficient(d64, posenc::PiCoefficient::paper), 0.217147240951626) <= 1e-14);
-    CHECK(relative_error(posenc::pi_grid_coefficient(d64, posenc::PiCoefficient::corrected), 0.285610696062098) <= 1e-13);
+    CHECK(relative_error(posenc::pi_grid_coefficient(d64, posenc::PiCoefficient::corrected), 0.285610696062098) <=
+          1e-13);
     CHECK(posenc::pi_grid_coefficient(d64, posenc::PiCoefficient::corrected) /
               posenc::pi_grid_coefficient(d64, posenc::PiCoefficient::paper) ==
           doctest::Approx(1.315).epsilon(1e-3));
@@ -52,7 +53,8 @@ TEST_CASE("[PI eq. 5] the bound at s = 10.25 in [10, 11] is d (1/4)(3/4) / (8 ln
     CHECK(posenc::pi_interpolation_bound(d128, 10.0, 10.0, 11.0, posenc::PiCoefficient::paper) == 0.0);
 }
 
-TEST_CASE("[PI eq. 8] B(s) = sum |A_k(s)|: B(0)/d = (d+2)/8; min over [0, 2048] at s = 1893 (1.40748 d), [0, 4096] at 3643 (1.11591 d)")
+TEST_CASE("[PI eq. 8] B(s) = sum |A_k(s)|: B(0)/d = (d+2)/8; min over [0, 2048] at s = 1893 (1.40748 d), [0, 4096] at "
+          "3643 (1.11591 d)")
 {
     const posenc::FrequencyTable d128 = posenc::FrequencyTable::from_spec(posenc::RopeSpec::full(128, 1e4));
     CHECK(posenc::pi_extrapolation_sum(d128, 0.0) / 128.0 == doctest::Approx(130.0 / 8.0).epsilon(1e-15));  // 16.25
@@ -73,12 +75,13 @@ TEST_CASE("[PI eq. 8] B(s) = sum |A_k(s)|: B(0)/d = (d+2)/8; min over [0, 2048] 
     CHECK(s4096.sum < 64.0);
 }
 
-TEST_CASE("[lesson C2-5 #20 / PI abstract] the interpolation bound is about 600x smaller: >= 589.46 when B >= d; 658x, 572x corrected")
+TEST_CASE("[lesson C2-5 #20 / PI abstract] the interpolation bound is about 600x smaller: >= 589.46 when B >= d; 658x, "
+          "572x corrected")
 {
     const posenc::RopeSpec d128 = posenc::RopeSpec::full(128, 1e4);
     // 2 * d / (d / (32 ln c)) = 64 ln c = 589.46: the paper's "at least 2 * 294.73 ~ 600x".
-    CHECK(relative_error(2.0 * 128.0 / posenc::pi_grid_coefficient(d128, posenc::PiCoefficient::paper), 589.461783806) <=
-          1e-11);
+    CHECK(relative_error(2.0 * 128.0 / posenc::pi_grid_coefficient(d128, posenc::PiCoefficient::paper),
+                         589.461783806) <= 1e-11);
     CHECK(relative_error(posenc::pi_bound_ratio(d128, 0, 2048, posenc::PiCoefficient::paper), 829.6528803) <= 1e-9);
     CHECK(relative_error(posenc::pi_bound_ratio(d128, 0, 4096, posenc::PiCoefficient::paper), 657.7850896) <= 1e-9);
     CHECK(relative_error(posenc::pi_bound_ratio(d128, 0, 4096, posenc::PiCoefficient::corrected), 571.5866469) <= 1e-9);

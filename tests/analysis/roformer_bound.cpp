@@ -47,7 +47,8 @@ TEST_CASE("[RoFormer] U(0) = (P + 1) / 2 for any base and pair count (16.5 for 3
     for (int rotary_dim : {2, 16, 64, 128, 256})
         for (double base : {10.0, 1e4, 5e5, 1e7}) {
             const posenc::RopeSpec spec = posenc::RopeSpec::full(rotary_dim, base);
-            CHECK(posenc::roformer_relative_bound(spec, 0.0) == doctest::Approx((rotary_dim / 2 + 1) / 2.0).epsilon(1e-15));
+            CHECK(posenc::roformer_relative_bound(spec, 0.0) ==
+                  doctest::Approx((rotary_dim / 2 + 1) / 2.0).epsilon(1e-15));
         }
 }
 

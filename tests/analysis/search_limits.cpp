@@ -55,7 +55,7 @@ TEST_CASE("[RoFormer 3.4.3 eq. 37] first_distance_below is the direct scan's ans
         CHECK(posenc::first_distance_below(t, at_100, 3000) == direct_first_below(t, at_100, 3000));
     }
     // a table with a frequency above 1 and an odd pair count
-    const posenc::FrequencyTable odd(std::vector<double>{3.5, 1.0, 0.3, 0.01, 1e-5});
+    const posenc::FrequencyTable odd(std::vector<double> {3.5, 1.0, 0.3, 0.01, 1e-5});
     for (double level : {2.9, 2.0, 1.2, 0.9})
         CHECK(posenc::first_distance_below(odd, level, 5000) == direct_first_below(odd, level, 5000));
     CHECK(message_of([&] { posenc::first_distance_below(odd, test_support::not_a_number, 10); }) ==
@@ -65,8 +65,8 @@ TEST_CASE("[RoFormer 3.4.3 eq. 37] first_distance_below is the direct scan's ans
 TEST_CASE("[Chen et al. 2023 eq. 8] pi_extrapolation_sum_minimum is the direct scan's minimum, first on ties")
 {
     for (const posenc::FrequencyTable& t : {table_of(64, 1e4), table_of(32, 1e4), table_of(16, 500.0)}) {
-        for (auto [first, last] : {std::pair<std::int64_t, std::int64_t>{0, 4096}, {1000, 1500}, {7, 7}}) {
-            posenc::ExtrapolationSumMinimum best{first, posenc::pi_extrapolation_sum(t, static_cast<double>(first))};
+        for (auto [first, last] : {std::pair<std::int64_t, std::int64_t> {0, 4096}, {1000, 1500}, {7, 7}}) {
+            posenc::ExtrapolationSumMinimum best {first, posenc::pi_extrapolation_sum(t, static_cast<double>(first))};
             for (std::int64_t s = first + 1; s <= last; ++s) {
                 const double b = posenc::pi_extrapolation_sum(t, static_cast<double>(s));
                 if (b < best.sum) best = {s, b};
@@ -83,16 +83,17 @@ TEST_CASE("[Chen et al. 2023 eq. 8] pi_extrapolation_sum_minimum is the direct s
 TEST_CASE("[errors] searches beyond 2^28 distances x pairs are refused, naming the limit; early answers are not")
 {
     const posenc::FrequencyTable t32 = table_of(32, 1e4);
-    const std::int64_t two_to_50 = std::int64_t{1} << 50;
+    const std::int64_t two_to_50 = std::int64_t {1} << 50;
     // An answer within the limit is an answer, however far max_distance reaches (U falls below
     // half of U(0) at 15 for base 1e4: RoFormer Figure 2, lesson C2-5).
     CHECK(posenc::first_distance_below(t32, 8.25, two_to_50) == direct_first_below(t32, 8.25, 100));
     // Past the limit nothing is scanned: no answer within it is a refusal, not a claim about the
     // rest (RoFormer's bound at 2^50 distances: about a hundred years at 3 s per 10^6). The scan
     // logic is the public function's with a small limit, so the refusal is reached at once.
-    CHECK(message_of([&] { posenc::detail::first_distance_below_within(t32, 0.0, two_to_50, 100); }) ==
-          "max_distance 1125899906842624 must be < 100 when no distance below it has U(r) < level 0 (the search's limit: "
-          "distances x pairs <= 2^28 for 32 pairs): distances past the limit are not searched");
+    CHECK(
+        message_of([&] { posenc::detail::first_distance_below_within(t32, 0.0, two_to_50, 100); }) ==
+        "max_distance 1125899906842624 must be < 100 when no distance below it has U(r) < level 0 (the search's limit: "
+        "distances x pairs <= 2^28 for 32 pairs): distances past the limit are not searched");
     CHECK(message_of([&] { posenc::detail::first_distance_below_within(t32, 0.0, 100, 100); }) ==
           "max_distance 100 must be < 100 when no distance below it has U(r) < level 0 (the search's limit: "
           "distances x pairs <= 2^28 for 32 pairs): distances past the limit are not searched");
@@ -103,19 +104,27 @@ TEST_CASE("[errors] searches beyond 2^28 distances x pairs are refused, naming t
     CHECK(posenc::max_context_length(d128, two_to_50) == 4078);  // Su's value, docs/formulas.md P4
     CHECK(posenc::detail::max_context_length_within(d128, 5000, 4079) == 4078);
     CHECK(message_of([&] { posenc::detail::max_context_length_within(d128, 5000, 4078); }) ==
-          "search_limit 5000 must be <= 4078 when B stays >= 0 up to it (the search's limit: distances x pairs <= 2^28 for "
+          "search_limit 5000 must be <= 4078 when B stays >= 0 up to it (the search's limit: distances x pairs <= 2^28 "
+          "for "
           "64 pairs): L_theta exceeds what the search may show");
     CHECK(posenc::detail::max_context_length_within(d128, 4078, 4078) == 4078);
     // the searches that need their whole range are refused at once
     CHECK(message_of([&] { posenc::pi_extrapolation_sum_minimum(t32, 0, two_to_50); }) ==
-          "last 1125899906842624 must be < first 0 + 8388608 (the search's limit: distances x pairs <= 2^28 for 32 pairs)");
+          "last 1125899906842624 must be < first 0 + 8388608 (the search's limit: distances x pairs <= 2^28 for 32 "
+          "pairs)");
     CHECK(message_of([&] { posenc::pi_extrapolation_sum_minimum(t32, 1000, 1000 + 8388608); }) ==
           "last 8389608 must be < first 1000 + 8388608 (the search's limit: distances x pairs <= 2^28 for 32 pairs)");
-    CHECK(message_of([&] { posenc::pi_bound_ratio(posenc::RopeSpec::full(128, 1e4), 0, two_to_50, posenc::PiCoefficient::paper); }) ==
-          "last 1125899906842624 must be < first 0 + 4194304 (the search's limit: distances x pairs <= 2^28 for 64 pairs)");
-    CHECK(message_of([] { posenc::smallest_base_for_context(128, std::int64_t{1} << 40, {1e4, 1e5, 1.01}); }) ==
-          "context_length 1099511627776 must be in [1, 4194304] (the search's limit: distances x pairs <= 2^28 for 64 pairs)");
-    CHECK(message_of([] { posenc::smallest_base_for_context(128, 4096, {1e4, 1e9, 1.00001}); }) ==
+    CHECK(message_of([&] {
+              posenc::pi_bound_ratio(posenc::RopeSpec::full(128, 1e4), 0, two_to_50, posenc::PiCoefficient::paper);
+          }) == "last 1125899906842624 must be < first 0 + 4194304 (the search's limit: distances x pairs <= 2^28 for "
+                "64 pairs)");
+    CHECK(message_of([] {
+              posenc::smallest_base_for_context(128, std::int64_t {1} << 40, {1e4, 1e5, 1.01});
+          }) == "context_length 1099511627776 must be in [1, 4194304] (the search's limit: distances x pairs <= 2^28 "
+                "for 64 pairs)");
+    CHECK(message_of([] {
+              posenc::smallest_base_for_context(128, 4096, {1e4, 1e9, 1.00001});
+          }) ==
           "grid.ratio 1.00001 gives 1151299 grid points; with context_length 4096 and 64 pairs the scan must stay "
           "within grid points x context_length x pairs <= 2^32");
     CHECK(posenc::max_search_distances(32) == 8388608);

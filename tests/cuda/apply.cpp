@@ -51,7 +51,8 @@ void check_apply(const ApplyCase& c, const Host& host_angles, const Device& devi
     };
     apply_rope(c.spec, host_angles, positions, views(cpu), c.direction);
     cuda_test::Status status;
-    cuda::emulate(cuda::plan_apply_rope(c.spec, device_angles, positions, views(gpu), c.direction, status.get()), order);
+    cuda::emulate(cuda::plan_apply_rope(c.spec, device_angles, positions, views(gpu), c.direction, status.get()),
+                  order);
     CHECK(status.word == 0u);
     const int lo = c.spec.rotary_offset(), hi = lo + c.spec.rotary_dim(), rotated_heads = c.q_heads + c.k_heads;
     int bad = 0;
@@ -67,9 +68,11 @@ void check_apply(const ApplyCase& c, const Host& host_angles, const Device& devi
                 const PairCoordinates p = c.spec.pair_coordinates(pair);
                 const std::size_t row = at - static_cast<std::size_t>(i);
                 const double norm = std::hypot(value_of(input[row + p.first]), value_of(input[row + p.second]));
-                bad += !agree(gpu[at], cpu[at], 3.42 * cuda_test::u * host_angles.frequencies().attention_factor() * norm);
+                bad +=
+                    !agree(gpu[at], cpu[at], 3.42 * cuda_test::u * host_angles.frequencies().attention_factor() * norm);
             }
-    CHECK_MESSAGE(bad == 0, bad, " coordinates differ (", to_string(storage_type_of<T>), ", ", to_string(c.spec.pairing()), ")");
+    CHECK_MESSAGE(bad == 0, bad, " coordinates differ (", to_string(storage_type_of<T>), ", ",
+                  to_string(c.spec.pairing()), ")");
 }
 
 const std::int64_t top = max_kernel_position;  // 2^31 - 1
@@ -190,7 +193,8 @@ TEST_CASE("cuda angles (emulated) are float roundings of mpmath's cos/sin at pos
     const FrequencyTable table(theta);
     const OnTheFlyAngles digits(table);
     double worst = 0.0;
-    for (std::int64_t m : {std::int64_t {1}, std::int64_t {4095}, std::int64_t {1000000}, std::int64_t {16777216}, top}) {
+    for (std::int64_t m :
+         {std::int64_t {1}, std::int64_t {4095}, std::int64_t {1000000}, std::int64_t {16777216}, top}) {
         CAPTURE(m);
         const CosSinCache cache(table, 1, m);
         worst = std::max(worst, largest_angle_error(spec, cuda::digit_angles(digits), m));
@@ -205,14 +209,16 @@ TEST_CASE("cuda multi-axis RoPE (emulated) agrees with the CPU kernel: M-RoPE se
     const RopeSpec spec(128, 128, 1e6);
     const OnTheFlyAngles digits(FrequencyTable::from_spec(spec));
     const std::int64_t tokens = 5;
-    const std::vector<std::int32_t> mrope = {7, 7, 7, 8, 20, 31, 8, 21, 31, 9, 9, 9, static_cast<std::int32_t>(top), 4, 5};
+    const std::vector<std::int32_t> mrope = {7, 7, 7, 8, 20, 31, 8, 21, 31, 9, 9, 9, static_cast<std::int32_t>(top),
+                                             4, 5};
     const std::vector<std::int64_t> axial = {0, 1, 2, 3, top, 3, 2, 1, 0, top};  // axes-major [2][5]
     const MultiAxisLayout sections = MultiAxisLayout::sections({16, 24, 24}, 64);
     const MultiAxisLayout axial_2d = MultiAxisLayout::axial_2d(64);
     const MultiAxisPositions p3(mrope, 3);
     const MultiAxisPositions p2 = MultiAxisPositions::axes_major(axial.data(), 10, tokens, 2);
     for (const auto& [layout, positions] : {std::pair {&sections, p3}, std::pair {&axial_2d, p2}}) {
-        const std::vector<float> input = cuda_test::random_values<float>(static_cast<std::size_t>(tokens * 6 * 128), 3u);
+        const std::vector<float> input =
+            cuda_test::random_values<float>(static_cast<std::size_t>(tokens * 6 * 128), 3u);
         std::vector<float> cpu = input, gpu = input;
         auto views = [&](std::vector<float>& b) {
             const PackedQkv<float> qkv = slice_packed_qkv(b, {tokens, 4, 1, 128});
@@ -257,22 +263,27 @@ TEST_CASE("cuda plans refuse what the device cannot do, naming the field")
     cuda_test::Status status;
     const auto angles = cuda::table_angles(cache);
     const auto views = QKViews<float>::in_place(q);
-    CHECK(message_of([&] { cuda::plan_apply_rope(spec, angles, PositionIds::contiguous(0), views, Direction::forward, nullptr); })
-              .find("status") == 0);
-    CHECK(message_of([&] { cuda::plan_apply_rope(spec, angles, PositionIds::contiguous(100), views, Direction::forward, status.get()); })
-              .find("positions[0]") == 0);
+    CHECK(message_of([&] {
+              cuda::plan_apply_rope(spec, angles, PositionIds::contiguous(0), views, Direction::forward, nullptr);
+          }).find("status") == 0);
+    CHECK(message_of([&] {
+              cuda::plan_apply_rope(spec, angles, PositionIds::contiguous(100), views, Direction::forward,
+                                    status.get());
+          }).find("positions[0]") == 0);
     const RopeSpec wide(640, 640, 1e4);
     const OnTheFlyAngles wide_angles(FrequencyTable::from_spec(wide), 1000);
     std::vector<float> wide_buffer(640);
     const HeadsView<float> wq(wide_buffer, {1, 1, 640});
-    CHECK(message_of([&] { cuda::plan_apply_rope(wide, cuda::digit_angles(wide_angles), PositionIds::contiguous(0),
-                                                  QKViews<float>::in_place(wq), Direction::forward, status.get()); })
-              .find("spec.rotary_dim") == 0);
+    CHECK(message_of([&] {
+              cuda::plan_apply_rope(wide, cuda::digit_angles(wide_angles), PositionIds::contiguous(0),
+                                    QKViews<float>::in_place(wq), Direction::forward, status.get());
+          }).find("spec.rotary_dim") == 0);
     const MultiAxisLayout split = MultiAxisLayout::coordinate_sections({8, 8, 8, 8}, 32);
     const std::vector<std::int32_t> p(4, 0);
-    CHECK(message_of([&] { cuda::plan_multi_axis_rope(spec, split, angles, MultiAxisPositions(p, 4), views,
-                                                       Direction::forward, status.get()); })
-              .find("layout") == 0);
+    CHECK(message_of([&] {
+              cuda::plan_multi_axis_rope(spec, split, angles, MultiAxisPositions(p, 4), views, Direction::forward,
+                                         status.get());
+          }).find("layout") == 0);
 }
 
 }  // namespace cuda_apply_tests

@@ -81,7 +81,8 @@ template <class T, class C>
 void check_cache_call(const Setup& s, const QkNorm* norm, CacheLayout layout, CacheScale scale)
 {
     const int d = s.spec.head_dim();
-    const std::vector<T> input = cuda_test::random_values<T>(static_cast<std::size_t>(s.tokens * (s.q_heads + 2 * s.kv_heads) * d), 21u);
+    const std::vector<T> input =
+        cuda_test::random_values<T>(static_cast<std::size_t>(s.tokens * (s.q_heads + 2 * s.kv_heads) * d), 21u);
     const std::size_t cache_elements = static_cast<std::size_t>(16 * s.kv_heads * d);
     std::vector<T> qkv_cpu = input, qkv_gpu = input;
     std::vector<C> k_cpu(cache_elements), v_cpu(cache_elements), k_gpu(cache_elements), v_gpu(cache_elements);
@@ -93,8 +94,10 @@ void check_cache_call(const Setup& s, const QkNorm* norm, CacheLayout layout, Ca
         w.q_out = v.q;
         w.k = v.k;
         w.v = v.v;
-        w.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 4, 4, s.kv_heads, d, layout, scale);
-        w.value_cache = KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 4, 4, s.kv_heads, d, layout, scale);
+        w.key_cache =
+            KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 4, 4, s.kv_heads, d, layout, scale);
+        w.value_cache =
+            KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 4, 4, s.kv_heads, d, layout, scale);
         w.slot_mapping = SlotMapping(s.slots);
         return w;
     };
@@ -115,14 +118,16 @@ void check_cache_call(const Setup& s, const QkNorm* norm, CacheLayout layout, Ca
     const float s0 = scale.kind == CacheScale::Kind::per_tensor ? scale.value : 1.0f;
     CHECK(count_disagreements(qkv_gpu, qkv_cpu, d, relative, 1.0f) == 0);
     if (scale.kind != CacheScale::Kind::per_head) CHECK(count_disagreements(k_gpu, k_cpu, d, relative, s0) == 0);
-    else for (int h = 0; h < s.kv_heads; ++h) {  // per head: compare each head's rows with its scale (token-major rows)
-        std::vector<C> kg, kc;
-        for (std::size_t i = 0; i < k_gpu.size(); ++i)
-            if (static_cast<int>(i / d) % s.kv_heads == h) kg.push_back(k_gpu[i]), kc.push_back(k_cpu[i]);
-        CHECK(count_disagreements(kg, kc, d, relative, scale.per_head.data[h]) == 0);
-    }
+    else
+        for (int h = 0; h < s.kv_heads; ++h) {  // per head: compare each head's rows with its scale (token-major rows)
+            std::vector<C> kg, kc;
+            for (std::size_t i = 0; i < k_gpu.size(); ++i)
+                if (static_cast<int>(i / d) % s.kv_heads == h) kg.push_back(k_gpu[i]), kc.push_back(k_cpu[i]);
+            CHECK(count_disagreements(kg, kc, d, relative, scale.per_head.data[h]) == 0);
+        }
     int v_bad = 0;
-    for (std::size_t i = 0; i < v_cpu.size(); ++i) v_bad += cuda_test::bits_of(v_gpu[i]) != cuda_test::bits_of(v_cpu[i]);
+    for (std::size_t i = 0; i < v_cpu.size(); ++i)
+        v_bad += cuda_test::bits_of(v_gpu[i]) != cuda_test::bits_of(v_cpu[i]);
     CHECK(v_bad == 0);
 }
 
@@ -161,10 +166,11 @@ TEST_CASE("cuda QK-norm + RoPE (emulated) agrees with the CPU kernel, out of pla
     for (NormWeighting w : {NormWeighting::weight, NormWeighting::one_plus_weight}) {
         std::vector<float> qc(q.size()), kc(k.size()), qg(q.size()), kg(k.size());
         auto views = [&](std::vector<float>& qo, std::vector<float>& ko) {
-            return QKViews<float>::out_of_place(HeadsView<const float>(q.data(), static_cast<std::ptrdiff_t>(q.size()), {s.tokens, 4, d}),
-                                                HeadsView<float>(qo, {s.tokens, 4, d}),
-                                                HeadsView<const float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {s.tokens, 2, d}),
-                                                HeadsView<float>(ko, {s.tokens, 2, d}));
+            return QKViews<float>::out_of_place(
+                HeadsView<const float>(q.data(), static_cast<std::ptrdiff_t>(q.size()), {s.tokens, 4, d}),
+                HeadsView<float>(qo, {s.tokens, 4, d}),
+                HeadsView<const float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {s.tokens, 2, d}),
+                HeadsView<float>(ko, {s.tokens, 2, d}));
         };
         const PositionIds positions(s.positions);
         qk_norm_rope(s.spec, s.norm(w), digits, positions, views(qc, kc));
@@ -191,14 +197,15 @@ TEST_CASE("cuda cache kernels report a slot outside the cache or a bad per-head 
     CacheWrite<bfloat16> w;
     w.k = v.k;
     w.v = v.v;
-    w.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 4, 4, 2, d, CacheLayout::token_major,
-                                     CacheScale::heads(scales));
-    w.value_cache = KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 4, 4, 2, d, CacheLayout::token_major,
-                                       CacheScale::heads(scales));
+    w.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 4, 4, 2, d,
+                                     CacheLayout::token_major, CacheScale::heads(scales));
+    w.value_cache = KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 4, 4, 2, d,
+                                       CacheLayout::token_major, CacheScale::heads(scales));
     w.slot_mapping = SlotMapping(s.slots);
     const OnTheFlyAngles digits(FrequencyTable::from_spec(s.spec));
     cuda_test::Status status;
-    cuda::emulate(cuda::plan_rope_into_cache(s.spec, cuda::digit_angles(digits), PositionIds(s.positions), w, status.get()));
+    cuda::emulate(
+        cuda::plan_rope_into_cache(s.spec, cuda::digit_angles(digits), PositionIds(s.positions), w, status.get()));
     CHECK(status.word == (cuda::status_slot_outside_cache | cuda::status_invalid_cache_scale));
     int head1_written = 0, head0_written = 0;
     for (std::size_t i = 0; i < kc.size(); ++i) {

@@ -52,13 +52,10 @@ TEST_CASE("[ALiBi 3 / P5] 16 heads: 2^-0.5, 2^-1, ..., 2^-8")
     std::vector<double> e;
     for (int h = 1; h <= 16; ++h) e.push_back(0.5 * h);
     check_slopes(16, e);
-    CHECK(enc::alibi_slopes(1) == std::vector<double>{1.0 / 256.0});  // n = 1: 2^-8
+    CHECK(enc::alibi_slopes(1) == std::vector<double> {1.0 / 256.0});  // n = 1: 2^-8
 }
 
-TEST_CASE("[ALiBi 3 / P5] n = 6: 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3")
-{
-    check_slopes(6, {2, 4, 6, 8, 1, 3});
-}
+TEST_CASE("[ALiBi 3 / P5] n = 6: 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3") { check_slopes(6, {2, 4, 6, 8, 1, 3}); }
 
 TEST_CASE("[ALiBi 3 / P5] n = 12: 2^-1 ... 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5")
 {

@@ -56,7 +56,8 @@ TEST_CASE("[lesson C2-2 #9] clamp_to_last_row is explicit and only affects posit
     const enc::LearnedPositionTable clamped(p, enc::OutOfRange::clamp_to_last_row);
     CHECK(std::string(enc::to_string(clamped.policy())) == "clamp_to_last_row");
     for (std::int64_t t = 0; t < 8; ++t) CHECK(clamped.row_for(t) == t);
-    for (std::int64_t t : std::initializer_list<std::int64_t>{8, 9, 100, std::int64_t{1} << 40}) CHECK(clamped.row_for(t) == 7);
+    for (std::int64_t t : std::initializer_list<std::int64_t> {8, 9, 100, std::int64_t {1} << 40})
+        CHECK(clamped.row_for(t) == 7);
     CHECK_THROWS_AS((void)clamped.row_for(-1), posenc::error);  // negative positions never clamp
     // Sixteen tokens from position 0: tokens 8..15 all get row 7.
     const Eigen::MatrixXd x = clamped.add_to(Eigen::MatrixXd::Zero(16, 2));

@@ -80,7 +80,7 @@ TEST_CASE("[lesson C2-2 timeline, gen. 0] NoPE: swapping 小明 and 小王 swaps
     const enc::SingleHeadAttention head = fixed_head(4, 4, 4);
     // "小明 打了 小王": three content vectors, no position signal.
     const Eigen::MatrixXd sentence = fixed_matrix(3, 4, 7.0);
-    const std::vector<int> swap_ends{2, 1, 0};  // "小王 打了 小明"
+    const std::vector<int> swap_ends {2, 1, 0};  // "小王 打了 小明"
     const Eigen::MatrixXd swapped = enc::reorder_tokens(sentence, swap_ends);
     CHECK(swapped.row(0) == sentence.row(2));
 
@@ -97,9 +97,11 @@ TEST_CASE("[NoPE] attention without positions is permutation-equivariant for eve
 {
     const enc::SingleHeadAttention head = fixed_head(8, 6, 5);
     const Eigen::MatrixXd x = fixed_matrix(9, 8, 0.5);
-    const std::vector<std::vector<int>> orders{
-        {0, 1, 2, 3, 4, 5, 6, 7, 8}, {8, 7, 6, 5, 4, 3, 2, 1, 0}, {1, 0, 2, 3, 4, 5, 6, 7, 8},
-        {3, 8, 1, 6, 0, 4, 7, 2, 5}, {4, 5, 6, 7, 8, 0, 1, 2, 3}};
+    const std::vector<std::vector<int>> orders {{0, 1, 2, 3, 4, 5, 6, 7, 8},
+                                                {8, 7, 6, 5, 4, 3, 2, 1, 0},
+                                                {1, 0, 2, 3, 4, 5, 6, 7, 8},
+                                                {3, 8, 1, 6, 0, 4, 7, 2, 5},
+                                                {4, 5, 6, 7, 8, 0, 1, 2, 3}};
     for (const std::vector<int>& order : orders) CHECK(enc::permutation_equivariance_gap(head, x, order) == 0.0);
 
     // A sentence with a repeated token: the two copies get identical outputs.
@@ -114,7 +116,7 @@ TEST_CASE("[NoPE vs. a position signal] adding sinusoidal positions breaks the e
     const enc::SingleHeadAttention head = fixed_head(8, 6, 5);
     const Eigen::MatrixXd x = fixed_matrix(5, 8, 0.5);
     const enc::SinusoidalEncoding sinusoidal(8);
-    const std::vector<int> swap_ends{4, 1, 2, 3, 0};
+    const std::vector<int> swap_ends {4, 1, 2, 3, 0};
     // Content + position for the sentence and for the swapped sentence (positions stay 0..4).
     const Eigen::MatrixXd with_pe = sinusoidal.add_to(x);
     const Eigen::MatrixXd swapped_with_pe = sinusoidal.add_to(enc::reorder_tokens(x, swap_ends));
@@ -155,7 +157,8 @@ TEST_CASE("[NoPE, causal mask] the count of visible tokens is a position signal:
     const double s_b = (e * wq).dot(b * wk) / 2.0, s_e = (e * wq).dot(e * wk) / 2.0;  // sqrt(d_k) = 2
     const Eigen::RowVectorXd v_b = b * wv, v_e = e * wv;
     for (int t = 1; t < 8; ++t) {
-        const Eigen::RowVectorXd expected = (std::exp(s_b) * v_b + t * std::exp(s_e) * v_e) / (std::exp(s_b) + t * std::exp(s_e));
+        const Eigen::RowVectorXd expected =
+            (std::exp(s_b) * v_b + t * std::exp(s_e) * v_e) / (std::exp(s_b) + t * std::exp(s_e));
         CHECK((out.row(t) - expected).cwiseAbs().maxCoeff() < 1e-14);
         if (t > 1) CHECK((out.row(t) - out.row(t - 1)).cwiseAbs().maxCoeff() > 1e-6);
     }

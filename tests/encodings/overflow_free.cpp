@@ -58,7 +58,8 @@ TEST_CASE("[cosine identities] cos(v, 2^k v) = 1 and orthogonal vectors give 0, 
     CHECK(message_of([] { enc::cosine_similarity(vec({0.0, 0.0}), vec({1.0, 1.0})); }) == "a.norm 0 must be > 0");
 }
 
-TEST_CASE("[RMSNorm, Zhang & Sennrich eq. 4] finite x gives a finite result of RMS 1 where mean(x_i^2) overflows or underflows")
+TEST_CASE("[RMSNorm, Zhang & Sennrich eq. 4] finite x gives a finite result of RMS 1 where mean(x_i^2) overflows or "
+          "underflows")
 {
     namespace enc = posenc::encodings;
     const Eigen::VectorXd big = enc::rms_norm(vec({1e200, 1e200}));
@@ -90,14 +91,16 @@ TEST_CASE("[RMS, cosine, RMSNorm] ordinary vectors give the plain formulas' numb
     }
 }
 
-TEST_CASE("[Vaswani eq. 1] projections and logits beyond double are refused naming x; a logit + bias overflow names the bias")
+TEST_CASE(
+    "[Vaswani eq. 1] projections and logits beyond double are refused naming x; a logit + bias overflow names the bias")
 {
     namespace enc = posenc::encodings;
     const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(2, 2);
     const enc::SingleHeadAttention attention(identity, identity, identity);
     const Eigen::MatrixXd huge = Eigen::MatrixXd::Constant(3, 2, 1e300);
-    const std::string logits = "x 3x2 must keep the logits Q K^T / sqrt(d_key) finite in double (the products overflow, "
-                               "the softmax would give NaN)";
+    const std::string logits =
+        "x 3x2 must keep the logits Q K^T / sqrt(d_key) finite in double (the products overflow, "
+        "the softmax would give NaN)";
     CHECK(message_of([&] { attention.logits(huge); }) == logits);
     CHECK(message_of([&] { attention.logits(huge, enc::causal_mask(3)); }) == logits);
     CHECK(message_of([&] { attention.weights(huge, Eigen::MatrixXd::Zero(3, 3)); }) == logits);
@@ -105,8 +108,10 @@ TEST_CASE("[Vaswani eq. 1] projections and logits beyond double are refused nami
     CHECK(message_of([&] { attention.forward(huge, enc::AttentionMask::causal); }) == logits);
 
     const enc::SingleHeadAttention loud(1e300 * identity, identity, identity);
-    CHECK(message_of([&] { loud.queries(huge); }) == "x 3x2 must keep X W_q finite in double (a product or a sum overflows)");
-    CHECK(message_of([&] { loud.forward(huge); }) == "x 3x2 must keep X W_q finite in double (a product or a sum overflows)");
+    CHECK(message_of([&] { loud.queries(huge); }) ==
+          "x 3x2 must keep X W_q finite in double (a product or a sum overflows)");
+    CHECK(message_of([&] { loud.forward(huge); }) ==
+          "x 3x2 must keep X W_q finite in double (a product or a sum overflows)");
     const enc::SingleHeadAttention loud_values(identity, identity, 1e300 * identity);
     CHECK(message_of([&] { loud_values.values(huge); }) ==
           "x 3x2 must keep X W_v finite in double (a product or a sum overflows)");
@@ -122,8 +127,9 @@ TEST_CASE("[Vaswani eq. 1] projections and logits beyond double are refused nami
     // a finite negative sum past -DBL_MAX would mask the key by accident
     x(1, 0) = -1e154;
     bias(1, 0) = -1.5e308;
-    CHECK(message_of([&] { attention.logits(x, bias); })
-              .rfind("bias(1, 0) -1.5e+308 must keep logit + bias finite in double (logit -7.07", 0) == 0);
+    CHECK(message_of([&] {
+              attention.logits(x, bias);
+          }).rfind("bias(1, 0) -1.5e+308 must keep logit + bias finite in double (logit -7.07", 0) == 0);
     // finite results are untouched: a masked key stays -inf
     CHECK(std::isinf(attention.logits(Eigen::MatrixXd::Ones(3, 2), enc::causal_mask(3))(0, 1)));
     CHECK(attention.forward(Eigen::MatrixXd::Constant(3, 2, 1e150)).allFinite());

@@ -38,9 +38,9 @@ TEST_CASE("[Shaw 3 / P5] k = 16: j - i = -200 -> offset -16, +5 -> +5; 2k + 1 = 
     CHECK(table.offset(0, 5) == 5);
     CHECK(enc::clipped_relative_position(1000, 800, 16) == -16);
     CHECK(enc::clipped_relative_position(10, 15, 16) == 5);
-    CHECK(table.index(200, 0) == 0);   // w_{-16} is row 0
-    CHECK(table.index(0, 5) == 21);    // w_{+5} is row 5 + 16
-    CHECK(table.index(7, 7) == 16);    // w_0 in the middle
+    CHECK(table.index(200, 0) == 0);  // w_{-16} is row 0
+    CHECK(table.index(0, 5) == 21);  // w_{+5} is row 5 + 16
+    CHECK(table.index(7, 7) == 16);  // w_0 in the middle
 }
 
 TEST_CASE("[Shaw 2018 section 3] clip(x, k) = max(-k, min(k, x)) for every offset in [-40, 40] and k in {0, 1, 8, 16}")

@@ -134,7 +134,8 @@ TEST_CASE("[Vaswani 3.5] PE(pos + k) is a fixed rotation of PE(pos) within each 
     }
 }
 
-TEST_CASE("[Vaswani 3.5, lesson C2-2 timeline, gen. 1 formula] PE(p).PE(q) = sum_i cos((p - q) w_i): it depends only on the distance")
+TEST_CASE("[Vaswani 3.5, lesson C2-2 timeline, gen. 1 formula] PE(p).PE(q) = sum_i cos((p - q) w_i): it depends only "
+          "on the distance")
 {
     const int d = 128;
     const enc::SinusoidalEncoding pe(d);
@@ -150,7 +151,8 @@ TEST_CASE("[Vaswani 3.5, lesson C2-2 timeline, gen. 1 formula] PE(p).PE(q) = sum
     CHECK(pe.encode(42).squaredNorm() == doctest::Approx(d / 2.0).epsilon(1e-14));  // distance 0: d/2
 }
 
-TEST_CASE("[lesson C2-2 timeline, gen. 1 formula] added sinusoidal PE: shifting the sentence by +18 changes the score; RoPE's does not")
+TEST_CASE("[lesson C2-2 timeline, gen. 1 formula] added sinusoidal PE: shifting the sentence by +18 changes the score; "
+          "RoPE's does not")
 {
     // Two content vectors a (query token at m) and b (key token at n), one head with W_q, W_k.
     // Sinusoidal: score = ((a + PE(m)) W_q) . ((b + PE(n)) W_k). Shifting both positions by s

@@ -28,10 +28,10 @@ TEST_CASE("[T5 / P5] bidirectional, 32 buckets, max_distance 128: the sample ids
     CHECK(t5.num_buckets() == 32);
     CHECK(t5.max_distance() == 128);
     CHECK(t5.max_exact() == 8);
-    const std::vector<std::pair<int, int>> samples{
-        {-200, 15}, {-128, 15}, {-100, 15}, {-64, 14}, {-63, 13}, {-32, 12}, {-16, 10}, {-8, 8},   {-7, 7},
-        {-1, 1},    {0, 0},     {1, 17},    {7, 23},   {8, 24},   {16, 26},  {32, 28},  {64, 30}, {90, 30},
-        {91, 31},   {128, 31},  {200, 31}};
+    const std::vector<std::pair<int, int>> samples {{-200, 15}, {-128, 15}, {-100, 15}, {-64, 14}, {-63, 13}, {-32, 12},
+                                                    {-16, 10},  {-8, 8},    {-7, 7},    {-1, 1},   {0, 0},    {1, 17},
+                                                    {7, 23},    {8, 24},    {16, 26},   {32, 28},  {64, 30},  {90, 30},
+                                                    {91, 31},   {128, 31},  {200, 31}};
     for (const std::pair<int, int>& sample : samples) {
         const int relative = sample.first, expected = sample.second;
         CAPTURE(relative);
@@ -45,7 +45,7 @@ TEST_CASE("[T5 / P5] bucket boundaries: |rel| 0-7 exact, then 8, 12, 16, 23, 32,
     const enc::T5RelativeBuckets t5;
     CHECK(t5.buckets_per_side() == 16);
     for (int b = 0; b < 8; ++b) CHECK(t5.smallest_distance_in_bucket(b) == b);
-    const std::vector<std::int64_t> starts{8, 12, 16, 23, 32, 46, 64, 91};
+    const std::vector<std::int64_t> starts {8, 12, 16, 23, 32, 46, 64, 91};
     for (int b = 8; b < 16; ++b) {
         const std::int64_t start = starts[static_cast<std::size_t>(b - 8)];
         CAPTURE(b);
@@ -70,7 +70,7 @@ TEST_CASE("[T5 / P5] unidirectional (decoder): -200 -> 31, -64 -> 26, -32 -> 21,
     CHECK(t5.bucket(-15) == 15);
     for (std::int64_t rel : {0, 1, 5, 1000}) CHECK(t5.bucket(rel) == 0);
 
-    const std::vector<std::int64_t> starts{16, 19, 21, 24, 27, 31, 35, 40, 46, 52, 59, 67, 77, 87, 99, 113};  // mpmath
+    const std::vector<std::int64_t> starts {16, 19, 21, 24, 27, 31, 35, 40, 46, 52, 59, 67, 77, 87, 99, 113};  // mpmath
     for (int b = 16; b < 32; ++b) CHECK(t5.smallest_distance_in_bucket(b) == starts[static_cast<std::size_t>(b - 16)]);
 }
 
@@ -78,7 +78,7 @@ TEST_CASE("[mpmath] bidirectional, 64 buckets, max_distance 256: exact boundarie
 {
     const enc::T5RelativeBuckets t5(64, 256);
     CHECK(t5.max_exact() == 16);
-    const std::vector<std::int64_t> starts{16, 20, 23, 27, 32, 39, 46, 54, 64, 77, 91, 108, 128, 153, 182, 216};
+    const std::vector<std::int64_t> starts {16, 20, 23, 27, 32, 39, 46, 54, 64, 77, 91, 108, 128, 153, 182, 216};
     for (int b = 16; b < 32; ++b) CHECK(t5.smallest_distance_in_bucket(b) == starts[static_cast<std::size_t>(b - 16)]);
     // Sample ids (mpmath): -1000 -> 31, -255 -> 31, -100 -> 26, +17 -> 48, +100 -> 58, +200 -> 62, +255 -> 63.
     CHECK(t5.bucket(-1000) == 31);

@@ -17,8 +17,8 @@
 namespace errors_spec_errors_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 
 namespace {
-using test_support::message_of;
 using test_support::infinity;
+using test_support::message_of;
 using test_support::not_a_number;
 }  // namespace
 
@@ -69,11 +69,17 @@ TEST_CASE("[HF partial rotary] rotary_dim = int(head_dim * factor): Pythia 64 ->
 
 TEST_CASE("[errors] FrequencyTable, the reference apply and the preset lookup")
 {
-    CHECK(message_of([] { posenc::FrequencyTable(std::vector<double>{}); }) == "inv_freq.size 0 must be > 0");
-    CHECK(message_of([] { posenc::FrequencyTable(std::vector<double>{1.0, not_a_number}); }) == "inv_freq[1] nan must be finite and >= 0");
-    CHECK(message_of([] { posenc::FrequencyTable(std::vector<double>{1.0, -0.5}); }) == "inv_freq[1] -0.5 must be finite and >= 0");
-    CHECK(message_of([] { posenc::FrequencyTable(std::vector<double>{1.0}, 0.0); }) == "attention_factor 0 must be finite and > 0");
-    CHECK(message_of([] { posenc::FrequencyTable(std::vector<double>{1.0}, infinity); }) == "attention_factor inf must be finite and > 0");
+    CHECK(message_of([] { posenc::FrequencyTable(std::vector<double> {}); }) == "inv_freq.size 0 must be > 0");
+    CHECK(message_of([] {
+              posenc::FrequencyTable(std::vector<double> {1.0, not_a_number});
+          }) == "inv_freq[1] nan must be finite and >= 0");
+    CHECK(message_of([] {
+              posenc::FrequencyTable(std::vector<double> {1.0, -0.5});
+          }) == "inv_freq[1] -0.5 must be finite and >= 0");
+    CHECK(message_of([] { posenc::FrequencyTable(std::vector<double> {1.0}, 0.0); }) ==
+          "attention_factor 0 must be finite and > 0");
+    CHECK(message_of([] { posenc::FrequencyTable(std::vector<double> {1.0}, infinity); }) ==
+          "attention_factor inf must be finite and > 0");
 
     const posenc::RopeSpec spec(8, 8, 1e4);
     const posenc::FrequencyTable three({1.0, 0.1, 0.01});
@@ -87,8 +93,9 @@ TEST_CASE("[errors] FrequencyTable, the reference apply and the preset lookup")
 
     CHECK(message_of([] { posenc::models::gpt2.rope_spec(); }) ==
           "preset \"gpt2\" uses a learned position table, not RoPE");
-    CHECK(message_of([] { posenc::models::find_preset("llama-9"); }).rfind("preset \"llama-9\" is not a known preset", 0) ==
-          0);
+    CHECK(message_of([] {
+              posenc::models::find_preset("llama-9");
+          }).rfind("preset \"llama-9\" is not a known preset", 0) == 0);
 }
 
 TEST_CASE("[lesson C2-2 #8] GPT-2's learned position table has 1,024 x 768 = 786,432 parameters")

@@ -33,7 +33,8 @@ double float_ulps(float value, long double expected)
     return static_cast<double>(std::fabs(static_cast<long double>(value) - expected) / ulp);
 }
 
-TEST_CASE("[vLLM layout] row m is cos of every pair then sin of every pair, rounded once to float (0.5 ulp) at positions up to 2^31 - 1")
+TEST_CASE("[vLLM layout] row m is cos of every pair then sin of every pair, rounded once to float (0.5 ulp) at "
+          "positions up to 2^31 - 1")
 {
     const posenc::FrequencyTable table(short_thetas);
     const int pairs = table.num_pairs();
@@ -59,7 +60,8 @@ TEST_CASE("[vLLM layout] double entries are within 1e-14 of cosl/sinl and the at
             const double theta = short_thetas[static_cast<std::size_t>(i)];
             const std::size_t at = static_cast<std::size_t>(row * 2 * pairs + i);
             CHECK(std::fabs(cache[at] - 1.25L * exact_cos(1000000 + row, theta)) <= 1e-14);
-            CHECK(std::fabs(cache[at + static_cast<std::size_t>(pairs)] - 1.25L * exact_sin(1000000 + row, theta)) <= 1e-14);
+            CHECK(std::fabs(cache[at + static_cast<std::size_t>(pairs)] - 1.25L * exact_sin(1000000 + row, theta)) <=
+                  1e-14);
         }
 }
 
@@ -102,7 +104,8 @@ TEST_CASE("[range] tables beyond 2^31 - 1, empty tables and negative positions a
     CHECK(message(1, -1) == "first_position -1 must be >= 0");
     CHECK(message(2, 2147483647) == "num_positions 2 must be <= 1 so that the last position stays <= 2^31 - 1");
     CHECK(message(1, 2147483648) == "first_position 2147483648 must be <= 2147483647 (2^31 - 1)");
-    CHECK(message(std::int64_t{1} << 30, 0).rfind("num_positions 1073741824 must be <= 178956970 (at most 2^31 entries", 0) == 0);
+    CHECK(message(std::int64_t {1} << 30, 0)
+              .rfind("num_positions 1073741824 must be <= 178956970 (at most 2^31 entries", 0) == 0);
 }
 
 }  // namespace export_cos_sin_tables_tests

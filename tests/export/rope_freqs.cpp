@@ -17,7 +17,8 @@
 
 namespace export_rope_freqs_tests {  // per-file namespace: a folder builds as one unit
 
-TEST_CASE("[llama.cpp rope_freqs] Llama 3.1 8B: 29 pairs 1, 6 smoothed, 29 pairs 8, each the rule in long double rounded to float")
+TEST_CASE("[llama.cpp rope_freqs] Llama 3.1 8B: 29 pairs 1, 6 smoothed, 29 pairs 8, each the rule in long double "
+          "rounded to float")
 {
     const posenc::RopeSpec spec(128, 128, 500000.0);
     const posenc::Llama3Scaling llama(8.0, 1.0, 4.0, 8192);
@@ -60,8 +61,8 @@ TEST_CASE("[llama.cpp rope_factors] LongRoPE writes the long and short factor li
     REQUIRE(tensors.size() == 2u);
     CHECK(tensors[0].name == "rope_factors_long");
     CHECK(tensors[1].name == "rope_factors_short");
-    CHECK(tensors[0].values == std::vector<float>{1.0f, 4.0f, 16.0f, 1.0f});  // 1 + 1e-10 rounds to 1 in float32
-    CHECK(tensors[1].values == std::vector<float>{1.0f, 1.5f, 2.25f, 3.0f});
+    CHECK(tensors[0].values == std::vector<float> {1.0f, 4.0f, 16.0f, 1.0f});  // 1 + 1e-10 rounds to 1 in float32
+    CHECK(tensors[1].values == std::vector<float> {1.0f, 1.5f, 2.25f, 3.0f});
 }
 
 TEST_CASE("[llama.cpp rope_freqs] scalings without a factor tensor are refused naming the rope type")

@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
         // What posenc-inspect computes by default: the diagnostics from L to L x factor.
         if (m.original_length > 0) {
-            const double target = std::round(static_cast<double>(m.original_length) * posenc::scaling_factor(m.scaling));
+            const double target =
+                std::round(static_cast<double>(m.original_length) * posenc::scaling_factor(m.scaling));
             if (target <= 1125899906842624.0) {  // 2^50
                 const auto d = posenc::extension_diagnostics(m.spec, m.scaling, m.original_length,
                                                              static_cast<std::int64_t>(target));

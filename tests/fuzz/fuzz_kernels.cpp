@@ -60,7 +60,7 @@ double unit_roundoff()
 // The reference result of one input: every viewed element in double after the exact rotation.
 struct Expected {
     std::vector<double> value;  // indexed like the buffers; meaningful where viewed
-    std::vector<double> norm;   // |(a0, a1)| of the pair an element belongs to
+    std::vector<double> norm;  // |(a0, a1)| of the pair an element belongs to
     std::vector<char> viewed;
 };
 
@@ -98,16 +98,17 @@ POSENC_FUZZ_NOT_COVERED void verify(const posenc::RopeSpec& spec, const Expected
 }
 
 template <class T>
-POSENC_FUZZ_NOT_COVERED Expected reference(const posenc::RopeSpec& spec, const posenc::FrequencyTable& frequencies, const std::vector<T>& src,
-                   const std::vector<std::int64_t>& ids, k::Direction direction, std::ptrdiff_t lead,
-                   std::ptrdiff_t heads, std::ptrdiff_t token_stride, std::ptrdiff_t head_stride)
+POSENC_FUZZ_NOT_COVERED Expected reference(const posenc::RopeSpec& spec, const posenc::FrequencyTable& frequencies,
+                                           const std::vector<T>& src, const std::vector<std::int64_t>& ids,
+                                           k::Direction direction, std::ptrdiff_t lead, std::ptrdiff_t heads,
+                                           std::ptrdiff_t token_stride, std::ptrdiff_t head_stride)
 {
     Expected e {std::vector<double>(src.size()), std::vector<double>(src.size()), std::vector<char>(src.size(), 0)};
     std::vector<double> x(static_cast<std::size_t>(spec.head_dim()));
     for (std::size_t t = 0; t < ids.size(); ++t)
         for (std::ptrdiff_t h = 0; h < heads; ++h) {
-            const std::size_t base = static_cast<std::size_t>(lead + static_cast<std::ptrdiff_t>(t) * token_stride +
-                                                              h * head_stride);
+            const std::size_t base =
+                static_cast<std::size_t>(lead + static_cast<std::ptrdiff_t>(t) * token_stride + h * head_stride);
             for (std::size_t d = 0; d < x.size(); ++d) {
                 x[d] = load(src[base + d]);
                 e.viewed[base + d] = 1;
@@ -117,7 +118,8 @@ POSENC_FUZZ_NOT_COVERED Expected reference(const posenc::RopeSpec& spec, const p
             for (std::size_t d = 0; d < x.size(); ++d) e.value[base + d] = x[d];
             for (int i = 0; i < spec.num_pairs(); ++i) {
                 const posenc::PairCoordinates c = spec.pair_coordinates(i);
-                const double norm = std::hypot(x[static_cast<std::size_t>(c.first)], x[static_cast<std::size_t>(c.second)]);
+                const double norm =
+                    std::hypot(x[static_cast<std::size_t>(c.first)], x[static_cast<std::size_t>(c.second)]);
                 e.norm[base + static_cast<std::size_t>(c.first)] = norm;
                 e.norm[base + static_cast<std::size_t>(c.second)] = norm;
             }
@@ -140,7 +142,8 @@ void run(FuzzedDataProvider& in, const posenc::RopeSpec& spec, const Angles& ang
     // anywhere from 0 to that. A view whose last element ((tokens - 1) token_stride + (heads - 1)
     // head_stride + head_dim - 1) lies past it must be refused.
     const std::ptrdiff_t needed = tokens == 0 ? 0 : (tokens - 1) * token_stride + (heads - 1) * head_stride + head_dim;
-    const std::ptrdiff_t room = in.ConsumeBool() ? size - lead : in.ConsumeIntegralInRange<std::ptrdiff_t>(0, size - lead);
+    const std::ptrdiff_t room =
+        in.ConsumeBool() ? size - lead : in.ConsumeIntegralInRange<std::ptrdiff_t>(0, size - lead);
     const bool fits = room >= needed;
     const bool in_place = in.ConsumeBool();
     const k::Direction direction = in.ConsumeBool() ? k::Direction::forward : k::Direction::inverse;
@@ -156,9 +159,9 @@ void run(FuzzedDataProvider& in, const posenc::RopeSpec& spec, const Angles& ang
     // position outside the source's range must make the call a refusal.
     bool in_range = true;
     for (const std::int64_t p : ids) in_range = in_range && angles.position_range().contains(p);
-    const Expected expected = in_range ? reference(spec, angles.frequencies(), src, ids, direction, lead, heads,
-                                                   token_stride, head_stride)
-                                       : Expected {};
+    const Expected expected =
+        in_range ? reference(spec, angles.frequencies(), src, ids, direction, lead, heads, token_stride, head_stride)
+                 : Expected {};
 
     for (const k::dispatch::Isa isa : k::dispatch::dispatch_isas) {
         if (!k::dispatch::isa_available(isa)) continue;
@@ -241,7 +244,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case 1: run_with_angles<posenc::bfloat16>(in, spec, attention); break;
         default: run_with_angles<posenc::float16>(in, spec, attention); break;
         }
-    } catch (const posenc::error&) {
-    }
+    } catch (const posenc::error&) {}
     return 0;
 }

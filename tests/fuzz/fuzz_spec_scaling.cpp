@@ -23,7 +23,7 @@ posenc::Scaling make_scaling(FuzzedDataProvider& in, int pairs)
     const double factor = in.ConsumeFloatingPoint<double>();
     const std::int64_t length = in.ConsumeIntegral<std::int64_t>();
     switch (in.ConsumeIntegralInRange<int>(0, 7)) {
-    case 0: return posenc::NoScaling{};
+    case 0: return posenc::NoScaling {};
     case 1: return posenc::LinearScaling(factor);
     case 2: return posenc::NtkAwareScaling(factor);
     case 3: return posenc::DynamicNtkScaling(factor, length);
@@ -48,7 +48,8 @@ posenc::Scaling make_scaling(FuzzedDataProvider& in, int pairs)
         for (int i = 0; i < n; ++i) long_factor.push_back(in.ConsumeFloatingPoint<double>());
         posenc::LongRopeScaling l(short_factor, long_factor, length, factor);
         if (in.ConsumeBool()) l = l.with_attention_factor(in.ConsumeFloatingPoint<double>());
-        if (in.ConsumeBool()) l = l.with_phimoe_mscales(in.ConsumeFloatingPoint<double>(), in.ConsumeFloatingPoint<double>());
+        if (in.ConsumeBool())
+            l = l.with_phimoe_mscales(in.ConsumeFloatingPoint<double>(), in.ConsumeFloatingPoint<double>());
         return l;
     }
     }
@@ -88,14 +89,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     proportional ? proportional->rotated_pairs(spec.head_dim()) : spec.num_pairs());
                 check_table(posenc::scaled_inv_freq(spec, scaling, length, precision),
                             posenc::scaling_attention_factor(scaling, length), precision, rotated);
-            } catch (const posenc::error&) {
-            }
+            } catch (const posenc::error&) {}
         }
-        const std::int64_t train = in.ConsumeIntegralInRange<std::int64_t>(-2, std::int64_t{1} << 40);
-        const std::int64_t target = in.ConsumeIntegralInRange<std::int64_t>(-2, std::int64_t{1} << 40);
+        const std::int64_t train = in.ConsumeIntegralInRange<std::int64_t>(-2, std::int64_t {1} << 40);
+        const std::int64_t target = in.ConsumeIntegralInRange<std::int64_t>(-2, std::int64_t {1} << 40);
         const posenc::ExtensionDiagnostics d = posenc::extension_diagnostics(spec, scaling, train, target);
         for (const auto& p : d.pairs)
-            if (!std::isfinite(p.inv_freq) || !std::isfinite(p.turns_original) || std::isnan(p.compression)) std::abort();
+            if (!std::isfinite(p.inv_freq) || !std::isfinite(p.turns_original) || std::isnan(p.compression))
+                std::abort();
     } catch (const posenc::error&) {
         // a clear refusal is a correct answer
     }

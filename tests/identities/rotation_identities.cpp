@@ -144,7 +144,8 @@ TEST_CASE("[identity] the two pairings differ by a permutation: R_half = P R_int
 
 namespace identities_rotation_identities_tests {
 
-TEST_CASE("[identity] a slice at rotary_offset o rotates exactly as a head of rotary_dim placed at o; the rest is untouched")
+TEST_CASE(
+    "[identity] a slice at rotary_offset o rotates exactly as a head of rotary_dim placed at o; the rest is untouched")
 {
     for (posenc::Pairing pairing : both_pairings) {
         // DeepSeek-V4's layout scaled down: the last 16 of 48 coordinates rotate.
@@ -181,7 +182,8 @@ TEST_CASE("[identity] R_half = P R_interleaved P^T also for a slice at an offset
     }
 }
 
-TEST_CASE("[identity] inverse RoPE on the output: rotating at -m undoes m (attention factor 1), as DeepSeek-V4's cos, -sin")
+TEST_CASE(
+    "[identity] inverse RoPE on the output: rotating at -m undoes m (attention factor 1), as DeepSeek-V4's cos, -sin")
 {
     const posenc::RopeSpec spec = posenc::RopeSpec::suffix(48, 16, 1e4, posenc::Pairing::interleaved);
     const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);

@@ -89,7 +89,8 @@ TEST_CASE("[cli mrope] the text table and the turns chart count over the axis re
     CHECK(text.find("axis turns") != std::string::npos);
     CHECK(joined.find("height and width pairs 35 patch rows / columns (assumed: a square image") != std::string::npos);
     // pairs 16-63 (height and width) turn less than once over 35 rows; pair 16: 0.17615
-    CHECK(joined.find("48 of 64 pairs never complete a turn within their axis's reach (pairs 16-63)") != std::string::npos);
+    CHECK(joined.find("48 of 64 pairs never complete a turn within their axis's reach (pairs 16-63)") !=
+          std::string::npos);
     CHECK(text.find("   16  3.1623e-02     0.17615  no") != std::string::npos);
     for (std::size_t start = 0, end; start < text.size(); start = end + 1) {
         end = text.find('\n', start);
@@ -137,7 +138,7 @@ TEST_CASE("[cli mrope] --grid-side: refused where there is no height or width ax
 TEST_CASE("[cli mrope] a layout without height and width axes (XD-RoPE's 4 sections) keeps turns over L and says so")
 {
     const posenc::RopeGroup group =
-        posenc::RopeGroup::make("default", posenc::RopeSpec(128, 128, 10000.0), posenc::NoScaling{}, 32768);
+        posenc::RopeGroup::make("default", posenc::RopeSpec(128, 128, 10000.0), posenc::NoScaling {}, 32768);
     const inspect::Model model = inspect::model_from_rope(
         "xd-model", posenc::ModelRope::uniform(group, 2, posenc::MultiAxisLayout::xd_sections({16, 16, 16, 16}, 64)),
         false);

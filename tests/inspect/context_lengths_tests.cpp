@@ -19,8 +19,8 @@ namespace inspect_context_lengths_tests_tests {  // per-file namespace: a folder
 
 namespace {
 
-posenc::RopeGroup group_of(const posenc::Scaling& scaling, std::int64_t max_position_embeddings,
-                           int rotary_dim = 128, double base = 500000.0)
+posenc::RopeGroup group_of(const posenc::Scaling& scaling, std::int64_t max_position_embeddings, int rotary_dim = 128,
+                           double base = 500000.0)
 {
     return posenc::RopeGroup::make("default", posenc::RopeSpec(rotary_dim, rotary_dim, base), scaling,
                                    max_position_embeddings);
@@ -96,7 +96,7 @@ TEST_CASE("[lengths] factor-based scalings run at L x factor; a given L' or targ
     l = posenc::context_lengths(qwen3, qwen3.scaling, request);
     CHECK(l.target == 100000);
 
-    const posenc::RopeGroup plain = group_of(posenc::NoScaling{}, 4096, 128, 10000.0);
+    const posenc::RopeGroup plain = group_of(posenc::NoScaling {}, 4096, 128, 10000.0);
     l = posenc::context_lengths(plain, plain.scaling, {});
     CHECK(l.original == 4096);
     CHECK(l.target == 4096);
@@ -112,12 +112,12 @@ TEST_CASE("[lengths] factor-based scalings run at L x factor; a given L' or targ
 
 TEST_CASE("[lengths] refusals: unknown L0, a target factor below 1, L x factor beyond 2^50")
 {
-    const posenc::RopeGroup unknown = group_of(posenc::NoScaling{}, 0);
+    const posenc::RopeGroup unknown = group_of(posenc::NoScaling {}, 0);
     CHECK(refusal([&] { posenc::trained_length(unknown, {}); }) ==
           "original_length 0 must be > 0 (the group names no max_position_embeddings or original length)");
     CHECK(refused_field([&] { posenc::context_lengths(unknown, unknown.scaling, {}); }) == "original_length");
 
-    const posenc::RopeGroup plain = group_of(posenc::NoScaling{}, 4096);
+    const posenc::RopeGroup plain = group_of(posenc::NoScaling {}, 4096);
     posenc::LengthRequest request;
     request.target_factor = 0.5;
     CHECK(refusal([&] { posenc::context_lengths(plain, plain.scaling, request); }) ==
@@ -132,7 +132,7 @@ TEST_CASE("[lengths] refusals: unknown L0, a target factor below 1, L x factor b
     CHECK(refusal([&] { posenc::context_lengths(plain, plain.scaling, request); }) ==
           "target_length 0 must be in [1, 2^50]");
     request.target_length = posenc::context_length_limit;
-    CHECK(posenc::context_lengths(plain, plain.scaling, request).target == (std::int64_t{1} << 50));
+    CHECK(posenc::context_lengths(plain, plain.scaling, request).target == (std::int64_t {1} << 50));
 }
 
 TEST_CASE("[lengths] require_frequencies_at refuses exactly what the table at that length refuses")
@@ -150,12 +150,12 @@ TEST_CASE("[lengths] require_frequencies_at refuses exactly what the table at th
         std::int64_t length;
         bool valid;
     };
-    const std::vector<Case> cases{
+    const std::vector<Case> cases {
         {spec, posenc::DynamicNtkScaling(4.0, 4096), 2147483647, true},  // dynamic's base at 2^31 - 1: valid
         {spec, posenc::DynamicNtkScaling(4.0, 4096), 4096, true},
-        {huge_base, posenc::DynamicNtkScaling(4.0, 4096), std::int64_t{1} << 40, false},  // the base overflows
+        {huge_base, posenc::DynamicNtkScaling(4.0, 4096), std::int64_t {1} << 40, false},  // the base overflows
         {huge_base, posenc::DynamicNtkScaling(4.0, 4096), 8192, true},
-        {two, posenc::DynamicNtkScaling(4.0, 4096), 8192, false},                     // exponent R / (R - 2)
+        {two, posenc::DynamicNtkScaling(4.0, 4096), 8192, false},  // exponent R / (R - 2)
         {spec, posenc::DynamicNtkScaling(4.0, 4096), 0, false},
         {spec, posenc::LongRopeScaling(ones, ones, 4096, 32.0), 131072, true},
         {spec, posenc::LongRopeScaling(short_list, short_list, 4096, 32.0), 131072, false},  // 63 factors, 64 pairs
@@ -166,7 +166,8 @@ TEST_CASE("[lengths] require_frequencies_at refuses exactly what the table at th
     for (std::size_t i = 0; i < cases.size(); ++i) {
         CAPTURE(i);
         const Case& c = cases[i];
-        const std::string expected = refusal([&] { posenc::scaled_inv_freq(c.spec, c.scaling, c.length, posenc::Precision::exact); });
+        const std::string expected =
+            refusal([&] { posenc::scaled_inv_freq(c.spec, c.scaling, c.length, posenc::Precision::exact); });
         CHECK(expected.empty() == c.valid);
         CHECK(refusal([&] { posenc::require_frequencies_at(c.spec, c.scaling, c.length); }) == expected);
     }

@@ -34,7 +34,8 @@ std::int64_t length_of(const std::string& text)
 
 }  // namespace
 
-TEST_CASE("[cli compare] a factor below 1 is refused under --factor, as with --scaling none (docs/cli.md: L' = L x factor)")
+TEST_CASE(
+    "[cli compare] a factor below 1 is refused under --factor, as with --scaling none (docs/cli.md: L' = L x factor)")
 {
     // 1e-300 once made L x factor round to 0 and surfaced as "the model's sequence_length" under
     // the model's own scaling type.
@@ -63,12 +64,15 @@ TEST_CASE("[cli grammar] an exponent's leading zeros change nothing: 1e+0000005 
 TEST_CASE("[cli svg] characters XML 1.0 forbids never reach a chart: U+FFFE, U+FFFF, surrogates, overlong forms")
 {
     // The JSON reader turns "\uFFFE" in _name_or_path into EF BF BE; xmllint refuses such a file.
-    CHECK(inspect::detail::escape("a\xef\xbf\xbe" "b") == "a???b");                // U+FFFE
-    CHECK(inspect::detail::escape("a\xef\xbf\xbf" "b") == "a???b");                // U+FFFF
-    CHECK(inspect::detail::escape("\xed\xa0\x80") == "???");                       // a surrogate (U+D800)
-    CHECK(inspect::detail::escape("\xc0\x80") == "??");                            // overlong NUL
-    CHECK(inspect::detail::escape("\xf4\x90\x80\x80") == "????");                  // past U+10FFFF
-    CHECK(inspect::detail::escape("\xef\xbf\xbd \xf0\x9f\x98\x80 \xc3\xa9") == "\xef\xbf\xbd \xf0\x9f\x98\x80 \xc3\xa9");
+    CHECK(inspect::detail::escape("a\xef\xbf\xbe"
+                                  "b") == "a???b");  // U+FFFE
+    CHECK(inspect::detail::escape("a\xef\xbf\xbf"
+                                  "b") == "a???b");  // U+FFFF
+    CHECK(inspect::detail::escape("\xed\xa0\x80") == "???");  // a surrogate (U+D800)
+    CHECK(inspect::detail::escape("\xc0\x80") == "??");  // overlong NUL
+    CHECK(inspect::detail::escape("\xf4\x90\x80\x80") == "????");  // past U+10FFFF
+    CHECK(inspect::detail::escape("\xef\xbf\xbd \xf0\x9f\x98\x80 \xc3\xa9") ==
+          "\xef\xbf\xbd \xf0\x9f\x98\x80 \xc3\xa9");
     CHECK(inspect::detail::escape("<&>\"") == "&lt;&amp;&gt;&quot;");
 
     inspect::Report report = inspect::build_report(inspect::parse_options({"--preset", "course-small"}));

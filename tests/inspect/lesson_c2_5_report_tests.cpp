@@ -69,7 +69,8 @@ TEST_CASE("[lesson C2-5 #19] Qwen3-8B, PI x4: 0 out of range, and every pair squ
     for (const auto& p : d.pairs) CHECK(relative_error(p.compression, 0.25) <= 1e-15);
 }
 
-TEST_CASE("[lesson C2-5 #21] Qwen3-8B, NTK-aware x4: 23 pairs (40-62) still out of range; fastest untouched, slowest exactly 1/4")
+TEST_CASE("[lesson C2-5 #21] Qwen3-8B, NTK-aware x4: 23 pairs (40-62) still out of range; fastest untouched, slowest "
+          "exactly 1/4")
 {
     const auto d = run({"--preset", "qwen3-8b", "--scaling", "ntk_aware", "--factor", "4"}).diagnostics;
     CHECK(d.out_of_range_indices() == range(40, 62));
@@ -77,21 +78,24 @@ TEST_CASE("[lesson C2-5 #21] Qwen3-8B, NTK-aware x4: 23 pairs (40-62) still out 
     CHECK(relative_error(d.pairs[63].compression, 0.25) <= 1e-13);
 }
 
-TEST_CASE("[lesson C2-5 #22-#24] Qwen3-8B, YaRN x4: 0 out of range, pairs 0-23 untouched, 40-63 divided by 4, temperature 1.138629")
+TEST_CASE("[lesson C2-5 #22-#24] Qwen3-8B, YaRN x4: 0 out of range, pairs 0-23 untouched, 40-63 divided by 4, "
+          "temperature 1.138629")
 {
     const auto r = run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"});
     const auto& d = r.diagnostics;
     CHECK(d.summary.out_of_range_pairs == 0);
     CHECK(d.compressed_indices() == range(24, 63));
     for (int i = 0; i <= 23; ++i) CHECK(d.pairs[static_cast<std::size_t>(i)].compression == 1.0);
-    for (int i = 40; i <= 63; ++i) CHECK(relative_error(d.pairs[static_cast<std::size_t>(i)].compression, 0.25) <= 1e-15);
+    for (int i = 40; i <= 63; ++i)
+        CHECK(relative_error(d.pairs[static_cast<std::size_t>(i)].compression, 0.25) <= 1e-15);
     CHECK(relative_error(d.pairs[30].compression, 0.69117647058823529) <= 1e-14);  // mpmath: 1 - 7/17 * 3/4
     CHECK(relative_error(d.attention_factor, 1.138629436111989) <= 1e-15);
     CHECK(d.softmax_scale_multiplier == 1.0);
-    CHECK(r.scaling == posenc::Scaling{posenc::YarnScaling(4.0, 32768)});
+    CHECK(r.scaling == posenc::Scaling {posenc::YarnScaling(4.0, 32768)});
 }
 
-TEST_CASE("[lesson C2-5 #16-#17] course small model: 10 of 16 pairs never turn within 128; YaRN x4 interpolates all but pair 0")
+TEST_CASE("[lesson C2-5 #16-#17] course small model: 10 of 16 pairs never turn within 128; YaRN x4 interpolates all "
+          "but pair 0")
 {
     const auto plain = run({"--preset", "course-small"}).diagnostics;
     CHECK(plain.training_length == 128);
@@ -125,18 +129,19 @@ TEST_CASE("[lesson C2-5 #11-#12, #25] Qwen3.8-27B and DeepSeek-V4.1-Flash at the
     CHECK(run({"--preset", "deepseek-v4.1-flash"}).diagnostics.training_length == 65536);
 }
 
-TEST_CASE("[cli length rules] presets: L = the scaling's original length, else the model's; L' = the config's extended length for llama3 and LongRoPE, else L x factor, else L")
+TEST_CASE("[cli length rules] presets: L = the scaling's original length, else the model's; L' = the config's extended "
+          "length for llama3 and LongRoPE, else L x factor, else L")
 {
     struct Case {
         const char* preset;
         std::int64_t original, target;
     };
     // Lengths from the models' published configs and the lesson's model table.
-    for (const Case c : {Case{"qwen3-8b", 32768, 131072}, Case{"qwen3.8-27b", 262144, 1048576},
-                         Case{"deepseek-v4.1-flash", 65536, 1048576}, Case{"course-small", 128, 128},
-                         Case{"llama-3.1-8b", 8192, 131072}, Case{"deepseek-v3", 4096, 163840},
-                         Case{"phi-3-mini-128k", 4096, 131072}, Case{"gpt-oss-20b", 4096, 131072},
-                         Case{"mistral-7b", 32768, 32768}}) {
+    for (const Case c : {Case {"qwen3-8b", 32768, 131072}, Case {"qwen3.8-27b", 262144, 1048576},
+                         Case {"deepseek-v4.1-flash", 65536, 1048576}, Case {"course-small", 128, 128},
+                         Case {"llama-3.1-8b", 8192, 131072}, Case {"deepseek-v3", 4096, 163840},
+                         Case {"phi-3-mini-128k", 4096, 131072}, Case {"gpt-oss-20b", 4096, 131072},
+                         Case {"mistral-7b", 32768, 32768}}) {
         CAPTURE(std::string(c.preset));
         const auto d = run({"--preset", c.preset}).diagnostics;
         CHECK(d.training_length == c.original);
@@ -146,14 +151,15 @@ TEST_CASE("[cli length rules] presets: L = the scaling's original length, else t
     const auto d = run({"--preset", "qwen3-8b", "--original-length", "16384", "--length", "50000"});
     CHECK(d.diagnostics.training_length == 16384);
     CHECK(d.diagnostics.target_length == 50000);
-    CHECK(d.scaling == posenc::Scaling{posenc::YarnScaling(4.0, 16384)});
+    CHECK(d.scaling == posenc::Scaling {posenc::YarnScaling(4.0, 16384)});
     // dynamic NTK is evaluated at the target: b' = 1e6 (4 * 131072 / 32768 - 3)^(128/126) (mpmath).
     const auto dynamic = run({"--preset", "qwen3-8b", "--scaling", "dynamic", "--factor", "4"}).diagnostics;
     CHECK(dynamic.target_length == 131072);
     CHECK(relative_error(dynamic.pairs[1].inv_freq, 0.77369245111870706) <= 1e-13);
 }
 
-TEST_CASE("[cli configs] configs read like the presets: Llama-3.1, DeepSeek-V3 (softmax x g(40)^2), Phi-3 (long factors past 4096)")
+TEST_CASE("[cli configs] configs read like the presets: Llama-3.1, DeepSeek-V3 (softmax x g(40)^2), Phi-3 (long "
+          "factors past 4096)")
 {
     const auto llama = run({"--config", config("llama-3.1-8b.json")}).diagnostics;
     CHECK(llama.training_length == 8192);
@@ -169,7 +175,7 @@ TEST_CASE("[cli configs] configs read like the presets: Llama-3.1, DeepSeek-V3 (
 
     const auto phi3 = run({"--config", config("phi-3-mini-128k-instruct.json")}).diagnostics;
     CHECK(phi3.target_length == 131072);
-    CHECK(phi3.attention_factor == 1.1902380714238083);                           // sqrt(1 + ln 32 / ln 4096), mpmath
+    CHECK(phi3.attention_factor == 1.1902380714238083);  // sqrt(1 + ln 32 / ln 4096), mpmath
     CHECK(relative_error(phi3.pairs[47].inv_freq, 1.8707961992959698e-6) <= 1e-12);  // long factor, mpmath
 
     const auto llama2 = run({"--config", config("llama-2-7b.json"), "--scaling", "yarn", "--factor", "2"}).diagnostics;
@@ -187,9 +193,10 @@ TEST_CASE("[cli] refusals: learned tables, bad override values, impossible lengt
           "--csv and --svg do not apply");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "linear", "--factor", "0.5"}) ==
           "--factor: must be >= 1 and finite in float32, got \"0.5\"");
-    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "0.5"}) == "--factor: must be >= 1, got \"0.5\"");
-    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--beta-fast", "1", "--beta-slow", "2"}) ==
-          "--beta-fast: must be >= beta_slow 2, got \"1\"");
+    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "0.5"}) ==
+          "--factor: must be >= 1, got \"0.5\"");
+    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--beta-fast", "1", "--beta-slow",
+                       "2"}) == "--beta-fast: must be >= beta_slow 2, got \"1\"");
     CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "longrope"}) ==
           "--scaling longrope needs --short-factor LIST and --long-factor LIST (the model has no LongRoPE lists)");
     CHECK(usage_error({"--preset", "course-small", "--scaling", "longrope", "--short-factor", "1,2", "--long-factor",
@@ -198,14 +205,17 @@ TEST_CASE("[cli] refusals: learned tables, bad override values, impossible lengt
           "the target length L x factor exceeds 2^50: give --length N");
     // A refused derived quantity names the options that led to it, never a library field as if
     // it were an option (no "--inv-freq[1]").
-    const std::string dynamic = usage_error({"--preset", "qwen3-8b", "--scaling", "dynamic", "--factor", "1e17", "--length", "100"});
+    const std::string dynamic =
+        usage_error({"--preset", "qwen3-8b", "--scaling", "dynamic", "--factor", "1e17", "--length", "100"});
     CAPTURE(dynamic);
-    CHECK((dynamic.rfind("--scaling dynamic --factor 1e17 --length 100: ", 0) == 0 || dynamic.rfind("--factor: ", 0) == 0));
+    CHECK((dynamic.rfind("--scaling dynamic --factor 1e17 --length 100: ", 0) == 0 ||
+           dynamic.rfind("--factor: ", 0) == 0));
     CHECK(dynamic.find("inv-freq") == std::string::npos);
     CHECK(dynamic.find("--inv") == std::string::npos);
-    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--beta-fast", "1.0e0", "--beta-slow", "2"}) ==
-          "--beta-fast: must be >= beta_slow 2, got \"1.0e0\"");
-    CHECK(usage_error({"--preset", "qwen3_8b"}) == "--preset: no preset named \"qwen3_8b\" (did you mean qwen3-8b?) (see --list-presets)");
+    CHECK(usage_error({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--beta-fast", "1.0e0",
+                       "--beta-slow", "2"}) == "--beta-fast: must be >= beta_slow 2, got \"1.0e0\"");
+    CHECK(usage_error({"--preset", "qwen3_8b"}) ==
+          "--preset: no preset named \"qwen3_8b\" (did you mean qwen3-8b?) (see --list-presets)");
     CHECK(usage_error({"--preset", "qwen3-8b", "--layer", "1"}) == "(accepted)");  // one group, every layer
     CHECK(usage_error({"--preset", "phi-3-mini-128k", "--original-length", "1"}) ==
           "--original-length: must be > 1 (the attention factor divides by ln L0), got \"1\"");

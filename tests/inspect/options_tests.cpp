@@ -30,7 +30,10 @@ double factor_of(const std::string& text)
     return *inspect::parse_options({"--preset", "a", "--scaling", "linear", "--factor", text}).factor;
 }
 
-std::int64_t length_of(const std::string& text) { return *inspect::parse_options({"--preset", "a", "--length", text}).length; }
+std::int64_t length_of(const std::string& text)
+{
+    return *inspect::parse_options({"--preset", "a", "--length", text}).length;
+}
 
 const std::string decimal_rule = "expected a decimal number such as 4, 0.25 or 1e6 (no hex, no spaces, no inf or nan)";
 
@@ -38,7 +41,8 @@ const std::string decimal_rule = "expected a decimal number such as 4, 0.25 or 1
 
 TEST_CASE("[cli] the demo's command: --preset qwen3-8b --scaling yarn --factor 4 --svg DIR")
 {
-    const auto o = inspect::parse_options({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--svg", "plots"});
+    const auto o =
+        inspect::parse_options({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4", "--svg", "plots"});
     CHECK(o.mode == inspect::Options::Mode::inspect);
     CHECK(o.preset == "qwen3-8b");
     CHECK(o.config_path.empty());
@@ -52,10 +56,27 @@ TEST_CASE("[cli] the demo's command: --preset qwen3-8b --scaling yarn --factor 4
 
 TEST_CASE("[cli] every option, in --name value and --name=value forms")
 {
-    const auto yarn = inspect::parse_options({"--config=c.json", "--scaling=yarn", "--factor=32", "--beta-fast", "32",
-                                              "--beta-slow=1", "--mscale", "1", "--mscale-all-dim", "1", "--truncate",
-                                              "false", "--attention-factor", "1.5", "--original-length", "4096",
-                                              "--length=131072", "--json", "--layer", "5", "--bound-pairs=32",
+    const auto yarn = inspect::parse_options({"--config=c.json",
+                                              "--scaling=yarn",
+                                              "--factor=32",
+                                              "--beta-fast",
+                                              "32",
+                                              "--beta-slow=1",
+                                              "--mscale",
+                                              "1",
+                                              "--mscale-all-dim",
+                                              "1",
+                                              "--truncate",
+                                              "false",
+                                              "--attention-factor",
+                                              "1.5",
+                                              "--original-length",
+                                              "4096",
+                                              "--length=131072",
+                                              "--json",
+                                              "--layer",
+                                              "5",
+                                              "--bound-pairs=32",
                                               "--assume-half-split"});
     CHECK(yarn.config_path == "c.json");
     CHECK(yarn.assume_half_split);
@@ -71,19 +92,20 @@ TEST_CASE("[cli] every option, in --name value and --name=value forms")
     CHECK(yarn.layer == 5);
     CHECK(yarn.bound_pairs == 32);
 
-    const auto llama = inspect::parse_options(
-        {"--preset", "llama-2-7b", "--scaling", "llama3", "--factor", "8", "--low-freq-factor", "1", "--high-freq-factor", "4"});
+    const auto llama = inspect::parse_options({"--preset", "llama-2-7b", "--scaling", "llama3", "--factor", "8",
+                                               "--low-freq-factor", "1", "--high-freq-factor", "4"});
     CHECK(llama.low_freq_factor == 1.0);
     CHECK(llama.high_freq_factor == 4.0);
 
     const auto longrope = inspect::parse_options(
         {"--preset", "course-small", "--scaling", "longrope", "--short-factor", "1,1.5,2", "--long-factor=2,3,4e0"});
-    CHECK(longrope.short_factor == std::vector<double>{1.0, 1.5, 2.0});
-    CHECK(longrope.long_factor == std::vector<double>{2.0, 3.0, 4.0});
+    CHECK(longrope.short_factor == std::vector<double> {1.0, 1.5, 2.0});
+    CHECK(longrope.long_factor == std::vector<double> {2.0, 3.0, 4.0});
     CHECK_FALSE(longrope.factor.has_value());  // longrope may take its factor from the lengths
 
-    const auto compare = inspect::parse_options({"--preset", "a", "--compare", "none,Linear,YARN", "--factor", "4", "--csv"});
-    CHECK(compare.compare == std::vector<std::string>{"none", "linear", "yarn"});
+    const auto compare =
+        inspect::parse_options({"--preset", "a", "--compare", "none,Linear,YARN", "--factor", "4", "--csv"});
+    CHECK(compare.compare == std::vector<std::string> {"none", "linear", "yarn"});
     CHECK(compare.csv);
 
     CHECK(inspect::parse_options({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "4"}).factor == 4.0);
@@ -105,7 +127,8 @@ TEST_CASE("[cli] scaling names in any letter case; presets, options and scaling 
     CHECK(usage_error({"--preset", "a", "--scaling", "lama3", "--factor", "4"}) ==
           "--scaling: expected none, linear, ntk_aware, dynamic, yarn, llama3 or longrope, got \"lama3\" (did you mean "
           "llama3?)");
-    CHECK(usage_error({"--preset", "a", "--scalling", "yarn"}) == "unknown option --scalling (did you mean --scaling?) (see --help)");
+    CHECK(usage_error({"--preset", "a", "--scalling", "yarn"}) ==
+          "unknown option --scalling (did you mean --scaling?) (see --help)");
     CHECK(usage_error({"--preset", "a", "--frobnicate"}) == "unknown option --frobnicate (see --help)");
     CHECK(usage_error({"--bogus", "-h"}) == "unknown option --bogus (see --help)");
     CHECK(usage_error({"--preset", "a", "--compare", "yarn,yarn", "--factor", "4"}) == "--compare: yarn listed twice");
@@ -154,7 +177,8 @@ TEST_CASE("[cli] usage errors are one line naming the option")
     CHECK(usage_error({"--preset", "a", "--scaling", "yarn", "--factor", "4", "--truncate", "no"}) ==
           "--truncate: expected true or false, got \"no\"");
     CHECK(usage_error({"--preset", "a", "--svg="}) == "--svg: expected a directory, got \"\"");
-    CHECK(usage_error({"--preset", "a", "--bound-pairs", "0"}) == "--bound-pairs: expected a pair count from 1 to 32768, got \"0\"");
+    CHECK(usage_error({"--preset", "a", "--bound-pairs", "0"}) ==
+          "--bound-pairs: expected a pair count from 1 to 32768, got \"0\"");
 }
 
 TEST_CASE("[cli grammar] numbers are decimal: no hex, no inf or nan, no surrounding whitespace, one message per kind")
@@ -165,8 +189,8 @@ TEST_CASE("[cli grammar] numbers are decimal: no hex, no inf or nan, no surround
     CHECK(factor_of(".5e1") == 5.0);
     CHECK(factor_of("4e0") == 4.0);
     CHECK(factor_of("0.4E+1") == 4.0);
-    for (const std::string bad : {"0x4", "0x1p2", " 4", "\t4", "4 ", "+4", "four", "inf", "nan", "1e", "e5", ".", "-",
-                                  "4,0", "1_000", "４"}) {
+    for (const std::string bad :
+         {"0x4", "0x1p2", " 4", "\t4", "4 ", "+4", "four", "inf", "nan", "1e", "e5", ".", "-", "4,0", "1_000", "４"}) {
         CAPTURE(bad);
         CHECK(usage_error({"--preset", "a", "--scaling", "yarn", "--factor", bad}) ==
               "--factor: " + decimal_rule + ", got " + inspect::detail::in_quotes(bad));
@@ -175,8 +199,9 @@ TEST_CASE("[cli grammar] numbers are decimal: no hex, no inf or nan, no surround
           "--factor: " + decimal_rule + ", got \"\\x1b[31m\"");
     CHECK(usage_error({"--preset", "a", "--scaling", "yarn", "--factor", "1e999"}) ==
           "--factor: out of range: beyond the largest double 1.7976931348623157e308, got \"1e999\"");
-    CHECK(usage_error({"--preset", "a", "--scaling", "yarn", "--factor", "1e-320"}) ==
-          "--factor: too small: below the smallest normal double 2.2250738585072014e-308 (a subnormal), got \"1e-320\"");
+    CHECK(
+        usage_error({"--preset", "a", "--scaling", "yarn", "--factor", "1e-320"}) ==
+        "--factor: too small: below the smallest normal double 2.2250738585072014e-308 (a subnormal), got \"1e-320\"");
     CHECK(usage_error({"--preset", "a", "--scaling", "yarn", "--factor", "1e-400"}) ==
           "--factor: too small: below the smallest normal double 2.2250738585072014e-308 (it would round to 0), got "
           "\"1e-400\"");
@@ -198,7 +223,8 @@ TEST_CASE("[cli grammar] lengths are whole numbers, exponents allowed when exact
     CHECK(length_of("0131072") == 131072);
     CHECK(length_of("1125899906842624") == 1125899906842624);  // 2^50
     CHECK(length_of("1.125899906842624e15") == 1125899906842624);
-    CHECK(usage_error({"--preset", "a", "--length", "1.5"}) == "--length: expected a length from 1 to 2^50, got \"1.5\", not a whole number");
+    CHECK(usage_error({"--preset", "a", "--length", "1.5"}) ==
+          "--length: expected a length from 1 to 2^50, got \"1.5\", not a whole number");
     CHECK(usage_error({"--preset", "a", "--length", "1.0000000000000000001e6"}) ==
           "--length: expected a length from 1 to 2^50, got \"1.0000000000000000001e6\", not a whole number");
     CHECK(usage_error({"--preset", "a", "--length", "12k"}) ==
@@ -211,7 +237,8 @@ TEST_CASE("[cli grammar] lengths are whole numbers, exponents allowed when exact
           "--original-length: expected a length from 1 to 2^50, got \"1125899906842625\"");
     CHECK(usage_error({"--preset", "a", "--length", "99999999999999999999"}) ==
           "--length: expected a length from 1 to 2^50, got \"99999999999999999999\"");
-    CHECK(usage_error({"--preset", "a", "--length", "1e999999999"}) == "--length: expected a length from 1 to 2^50, got \"1e999999999\"");
+    CHECK(usage_error({"--preset", "a", "--length", "1e999999999"}) ==
+          "--length: expected a length from 1 to 2^50, got \"1e999999999\"");
     CHECK(usage_error({"--preset", "a", "--length", "1e-3"}) ==
           "--length: expected a length from 1 to 2^50, got \"1e-3\", not a whole number");
 }

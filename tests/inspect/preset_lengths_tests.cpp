@@ -83,7 +83,8 @@ void check_agree(const std::string& list, const std::string& row, std::vector<st
 
 }  // namespace
 
-TEST_CASE("[cli lengths, docs/cli.md] every preset: --list-presets, the table, JSON and the turns chart name the same L and L'")
+TEST_CASE("[cli lengths, docs/cli.md] every preset: --list-presets, the table, JSON and the turns chart name the same "
+          "L and L'")
 {
     const std::string list = inspect::preset_list();
     for (const posenc::ModelPreset& p : posenc::models::all_presets) {
@@ -101,7 +102,8 @@ TEST_CASE("[cli lengths, docs/cli.md] every preset: --list-presets, the table, J
     }
 }
 
-TEST_CASE("[cli lengths, configs and model cards] Llama 3.x: 8192 -> max_position_embeddings; Gemma 3 global: 131072 / 8 -> 131072")
+TEST_CASE("[cli lengths, configs and model cards] Llama 3.x: 8192 -> max_position_embeddings; Gemma 3 global: 131072 / "
+          "8 -> 131072")
 {
     const std::string list = inspect::preset_list();
     // Llama 3.1 8B and 3.2 1B: original_max_position_embeddings 8192, max_position_embeddings

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-
 namespace inspect_prompt_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 
 nlohmann::ordered_json prompt_json(const std::vector<std::string>& args)
@@ -44,9 +43,8 @@ TEST_CASE("[cli] --prompt --angles --json: each token's ids and angles (Qwen2-VL
 {
     const auto j = prompt_json({"--config", qwen2_vl, "--prompt", "text:3;image:1x4x6;text:2", "--angles", "--json"});
     // transformers' get_rope_index (spatial_merge_size 2): rope_delta -3.
-    const std::vector<std::vector<double>> want{{0, 1, 2, 3, 3, 3, 3, 3, 3, 6, 7},
-                                                {0, 1, 2, 3, 3, 3, 4, 4, 4, 6, 7},
-                                                {0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7}};
+    const std::vector<std::vector<double>> want {
+        {0, 1, 2, 3, 3, 3, 3, 3, 3, 6, 7}, {0, 1, 2, 3, 3, 3, 4, 4, 4, 6, 7}, {0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7}};
     CHECK(j.at("prompt").at("rope_delta") == -3);
     CHECK(j.at("prompt").at("next_position") == 8);
     CHECK(j.at("prompt").at("rule") == "qwen2_vl");
@@ -67,21 +65,30 @@ TEST_CASE("[cli] --prompt --angles --json: each token's ids and angles (Qwen2-VL
 
 TEST_CASE("[cli] --prompt's usage errors name the segment, the option or the model")
 {
-    CHECK(message_of([] { return prompt_json({"--config", qwen2_vl, "--prompt", "text:3;img:1x4x4", "--angles", "--json"}); }) ==
-          "--prompt: segment 1 \"img:1x4x4\": must be text:N, image:TxHxW, video:TxHxW or video:TxHxW@S (N, T, H, W whole "
-          "numbers in [1, 2^31 - 1], S seconds >= 0)");
-    CHECK(message_of([] { return prompt_json({"--config", qwen2_vl, "--prompt", "text:3", "--json"}); }) ==
-          "--prompt needs --angles (the prompt's angles are what it adds)");
-    CHECK(message_of([] { return prompt_json({"--config", qwen2_vl, "--prompt", "text:3", "--angles"}); }) ==
-          "--angles needs --json (the angles are written as JSON)");
-    CHECK(message_of([] { return prompt_json({"--preset", "qwen3-8b", "--prompt", "text:3", "--angles", "--json"}); }) ==
-          "--prompt needs --config (get_rope_index reads the config's vision_config)");
-    CHECK(message_of([] { return prompt_json({"--config", qwen2_vl, "--prompt", "text:1;image:1x2147483647x2147483647", "--angles", "--json"}); }) ==
+    CHECK(message_of([] {
+              return prompt_json({"--config", qwen2_vl, "--prompt", "text:3;img:1x4x4", "--angles", "--json"});
+          }) == "--prompt: segment 1 \"img:1x4x4\": must be text:N, image:TxHxW, video:TxHxW or video:TxHxW@S (N, T, "
+                "H, W whole "
+                "numbers in [1, 2^31 - 1], S seconds >= 0)");
+    CHECK(message_of([] {
+              return prompt_json({"--config", qwen2_vl, "--prompt", "text:3", "--json"});
+          }) == "--prompt needs --angles (the prompt's angles are what it adds)");
+    CHECK(message_of([] {
+              return prompt_json({"--config", qwen2_vl, "--prompt", "text:3", "--angles"});
+          }) == "--angles needs --json (the angles are written as JSON)");
+    CHECK(message_of([] {
+              return prompt_json({"--preset", "qwen3-8b", "--prompt", "text:3", "--angles", "--json"});
+          }) == "--prompt needs --config (get_rope_index reads the config's vision_config)");
+    CHECK(message_of([] {
+              return prompt_json(
+                  {"--config", qwen2_vl, "--prompt", "text:1;image:1x2147483647x2147483647", "--angles", "--json"});
+          }) ==
           "--prompt: \"text:1;image:1x2147483647x2147483647\" may hold more than 1048576 tokens (2 t h w per vision "
           "segment, before merging), the most --angles writes");
     const std::string llama = std::string(POSENC_TEST_DATA_DIR) + "/configs/llama-3.1-8b.json";
-    CHECK(message_of([&] { return prompt_json({"--config", llama, "--prompt", "text:3", "--angles", "--json"}); }).find(
-              "--prompt: llama-3.1-8b (model_type \"llama\") has no M-RoPE") == 0);
+    CHECK(message_of([&] {
+              return prompt_json({"--config", llama, "--prompt", "text:3", "--angles", "--json"});
+          }).find("--prompt: llama-3.1-8b (model_type \"llama\") has no M-RoPE") == 0);
 }
 
 }  // namespace inspect_prompt_tests

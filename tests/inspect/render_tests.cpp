@@ -60,7 +60,8 @@ TEST_CASE("[cli text] 64 pairs fit an 80-column terminal: one row per pair, coun
     const std::regex row(R"(^ {0,4}[0-9]+  [0-9]\.[0-9]{4}e[-+][0-9]{2}  .*)");
     for (const std::string scaling : {"none", "linear", "ntk_aware", "yarn"}) {
         CAPTURE(scaling);
-        const std::string text = inspect::render_text(run({"--preset", "qwen3-8b", "--scaling", scaling, "--factor", "4"}));
+        const std::string text =
+            inspect::render_text(run({"--preset", "qwen3-8b", "--scaling", scaling, "--factor", "4"}));
         int rows = 0;
         for (const std::string& line : lines_of(text)) {
             CAPTURE(line);
@@ -96,11 +97,27 @@ TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the libra
     REQUIRE(j.is_object());
     std::vector<std::string> keys;
     for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-    CHECK(keys == std::vector<std::string>{"name", "head_dim", "rotary_dim", "base", "pairing", "scaling",
-                                           "original_length", "target_length", "attention_factor",
-                                           "softmax_scale_multiplier", "pairs", "summary", "num_layers",
-                                           "nope_layers", "rope_groups", "mrope_section", "mrope_interleaved",
-                                           "multi_axis", "axis_reach", "query_scale", "roformer_bound"});
+    CHECK(keys == std::vector<std::string> {"name",
+                                            "head_dim",
+                                            "rotary_dim",
+                                            "base",
+                                            "pairing",
+                                            "scaling",
+                                            "original_length",
+                                            "target_length",
+                                            "attention_factor",
+                                            "softmax_scale_multiplier",
+                                            "pairs",
+                                            "summary",
+                                            "num_layers",
+                                            "nope_layers",
+                                            "rope_groups",
+                                            "mrope_section",
+                                            "mrope_interleaved",
+                                            "multi_axis",
+                                            "axis_reach",
+                                            "query_scale",
+                                            "roformer_bound"});
     CHECK(j["name"] == "Qwen3-8B");
     CHECK(j["head_dim"] == 128);
     CHECK(j["rotary_dim"] == 128);
@@ -115,8 +132,9 @@ TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the libra
     CHECK(j["target_length"] == 131072);
     CHECK(j["attention_factor"] == 1.138629436111989);  // 0.1 ln 4 + 1, HF's YaRN default (mpmath)
     CHECK(j["softmax_scale_multiplier"] == 1.0);
-    CHECK(j["summary"] == nlohmann::ordered_json{{"pairs", 64}, {"incomplete_pairs", 24}, {"out_of_range_pairs", 0},
-                                                 {"compressed_pairs", 40}});
+    CHECK(j["summary"] ==
+          nlohmann::ordered_json {
+              {"pairs", 64}, {"incomplete_pairs", 24}, {"out_of_range_pairs", 0}, {"compressed_pairs", 40}});
 
     // Every pair equals the library's own diagnostics bit for bit (the JSON round-trips doubles).
     const posenc::ExtensionDiagnostics d =
@@ -127,8 +145,9 @@ TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the libra
         const auto& p = j["pairs"][i];
         std::vector<std::string> pair_keys;
         for (auto it = p.begin(); it != p.end(); ++it) pair_keys.push_back(it.key());
-        CHECK(pair_keys == std::vector<std::string>{"index", "inv_freq_original", "inv_freq", "period", "turns_original",
-                                                    "completes_turn", "out_of_range", "compression"});
+        CHECK(pair_keys == std::vector<std::string> {"index", "inv_freq_original", "inv_freq", "period",
+                                                     "turns_original", "completes_turn", "out_of_range",
+                                                     "compression"});
         CHECK(p["index"] == d.pairs[i].index);
         CHECK(p["inv_freq_original"].get<double>() == d.pairs[i].inv_freq_original);
         CHECK(p["inv_freq"].get<double>() == d.pairs[i].inv_freq);
@@ -140,7 +159,8 @@ TEST_CASE("[cli json] one object, exactly docs/cli.md's keys in order, the libra
     }
 }
 
-TEST_CASE("[cli json] DeepSeek-V3: interleaved, mscale pair in the scaling object, softmax x g(40)^2; GPT-2: the learned table")
+TEST_CASE("[cli json] DeepSeek-V3: interleaved, mscale pair in the scaling object, softmax x g(40)^2; GPT-2: the "
+          "learned table")
 {
     const auto j = nlohmann::ordered_json::parse(inspect::render_json(run({"--preset", "deepseek-v3"})));
     CHECK(j["pairing"] == "interleaved");
@@ -155,18 +175,23 @@ TEST_CASE("[cli json] DeepSeek-V3: interleaved, mscale pair in the scaling objec
     CHECK(phi3["scaling"]["long_factor"][47] == 64.76000213623047);  // the config's last long factor, full precision
 
     const auto gpt2 = nlohmann::ordered_json::parse(inspect::render_json(run({"--preset", "gpt2"})));
-    CHECK(gpt2 == nlohmann::ordered_json{{"name", "GPT-2"}, {"position_encoding", "learned_absolute"},
-                                         {"positions", 1024}, {"d_model", 768}, {"parameters", 786432}});
+    CHECK(gpt2 == nlohmann::ordered_json {{"name", "GPT-2"},
+                                          {"position_encoding", "learned_absolute"},
+                                          {"positions", 1024},
+                                          {"d_model", 768},
+                                          {"parameters", 786432}});
 }
 
-TEST_CASE("[cli svg, lesson C2-5 #18, #21, #23] red bars: 24 for direct extrapolation, 23 for NTK-aware, 0 for PI and YaRN")
+TEST_CASE(
+    "[cli svg, lesson C2-5 #18, #21, #23] red bars: 24 for direct extrapolation, 23 for NTK-aware, 0 for PI and YaRN")
 {
     struct Case {
         const char* scaling;
         int red;
         int compressed;
     };
-    for (const Case c : {Case{"none", 24, 0}, Case{"linear", 0, 64}, Case{"ntk_aware", 23, 63}, Case{"yarn", 0, 40}}) {
+    for (const Case c :
+         {Case {"none", 24, 0}, Case {"linear", 0, 64}, Case {"ntk_aware", 23, 63}, Case {"yarn", 0, 40}}) {
         CAPTURE(std::string(c.scaling));
         const auto files = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", c.scaling, "--factor", "4"}));
         REQUIRE(files.size() == 3);
@@ -183,7 +208,8 @@ TEST_CASE("[cli svg, lesson C2-5 #18, #21, #23] red bars: 24 for direct extrapol
         CHECK(bound.find("base 10000, r = 16<") != std::string::npos);
         CHECK(bound.find("base 10000000, r = 60<") != std::string::npos);
         for (const auto& f : files) {
-            CHECK(f.content.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+            CHECK(f.content.rfind(
+                      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
             CHECK(f.content.find("<script") == std::string::npos);
             CHECK(f.content.find("@font-face") == std::string::npos);
             CHECK(f.content.find("href") == std::string::npos);
@@ -225,16 +251,19 @@ TEST_CASE("[cli text] control characters in a name reach the terminal escaped; l
 TEST_CASE("[cli text] every column names the frequency it uses; the RoFormer numbers behind the chart are printed")
 {
     const std::string text = inspect::render_text(run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"}));
-    CHECK(text.find(" pair     theta_i  turns in L  turn  |   theta'_i   period'_i  out  theta'/theta\n") != std::string::npos);
+    CHECK(text.find(" pair     theta_i  turns in L  turn  |   theta'_i   period'_i  out  theta'/theta\n") !=
+          std::string::npos);
     CHECK(text.find("original frequency theta_i") != std::string::npos);
     CHECK(text.find("scaled frequency theta'_i at L'") != std::string::npos);
     // Pair 39: the scaled period and the original turns sit on opposite sides of the bar.
-    CHECK(text.find("   39  1.7783e-04     0.92741  no    |") == std::string::npos);  // pair 40 is the first without a turn
-    CHECK(text.find("U(0) = 32.5, U(0)/2 = 16.25") != std::string::npos);   // (64 + 1) / 2
+    CHECK(text.find("   39  1.7783e-04     0.92741  no    |") ==
+          std::string::npos);  // pair 40 is the first without a turn
+    CHECK(text.find("U(0) = 32.5, U(0)/2 = 16.25") != std::string::npos);  // (64 + 1) / 2
     CHECK(text.find("  first below              35              16              60\n") != std::string::npos);
 }
 
-TEST_CASE("[cli roformer, lesson C2-5 #26] --bound-pairs 32 draws the lesson's curve: U(0)/2 = 8.25 first crossed at r = 15, 35, 46")
+TEST_CASE("[cli roformer, lesson C2-5 #26] --bound-pairs 32 draws the lesson's curve: U(0)/2 = 8.25 first crossed at r "
+          "= 15, 35, 46")
 {
     const inspect::Report r = run({"--preset", "qwen3-8b", "--bound-pairs", "32"});
     CHECK(r.bound.pairs == 32);
@@ -246,7 +275,8 @@ TEST_CASE("[cli roformer, lesson C2-5 #26] --bound-pairs 32 draws the lesson's c
     CHECK(r.bound.series[1].first_below_half == 15);
     CHECK(r.bound.series[2].base == 1e7);
     CHECK(r.bound.series[2].first_below_half == 46);
-    const std::string svg = file(inspect::render_svgs(r), "roformer_bound.svg").content;  // a copy: the files are a temporary
+    const std::string svg =
+        file(inspect::render_svgs(r), "roformer_bound.svg").content;  // a copy: the files are a temporary
     CHECK(count(svg, "class=\"half-crossing\"") == 3);
     CHECK(count(svg, "class=\"reference\"") == 1);
     CHECK(svg.find(">U(0)/2 = 8.25<") != std::string::npos);
@@ -261,7 +291,8 @@ TEST_CASE("[cli roformer, lesson C2-5 #26] --bound-pairs 32 draws the lesson's c
 
 TEST_CASE("[cli svg] one meaning per colour across the charts, one number format per axis")
 {
-    const auto files = inspect::render_svgs(run({"--preset", "qwen3-8b", "--compare", "none,linear,ntk_aware,yarn", "--factor", "4"}));
+    const auto files =
+        inspect::render_svgs(run({"--preset", "qwen3-8b", "--compare", "none,linear,ntk_aware,yarn", "--factor", "4"}));
     REQUIRE(files.size() == 4);
     const std::string& turns = file(files, "turns.svg").content;
     const std::string& compression = file(files, "compression.svg").content;
@@ -284,7 +315,8 @@ TEST_CASE("[cli svg] one meaning per colour across the charts, one number format
     const std::regex tick(R"(text-anchor="end">([^<]*)</text>)");
     for (const std::string* chart : {&turns, &compression, &bound}) {
         std::vector<std::string> labels;
-        for (std::sregex_iterator it(chart->begin(), chart->end(), tick), end; it != end; ++it) labels.push_back((*it)[1]);
+        for (std::sregex_iterator it(chart->begin(), chart->end(), tick), end; it != end; ++it)
+            labels.push_back((*it)[1]);
         REQUIRE(labels.size() >= 2);
         const auto shape = [](const std::string& l) {
             const std::size_t dot = l.find('.');
@@ -314,7 +346,7 @@ TEST_CASE("[cli compare] several scalings of one model side by side: lesson C2-5
     for (const std::string& line : lines_of(text)) {
         CAPTURE(line);
         CHECK(line.size() <= 80);
-        CHECK((line.empty() || line.back() != ' '));   // no trailing space, '*' or not
+        CHECK((line.empty() || line.back() != ' '));  // no trailing space, '*' or not
     }
     // pair 40: 0.92741 turns; untouched and out of range, PI 1/4, NTK-aware 4^(-80/126), YaRN 1/4.
     CHECK(text.find("   40     0.92741 1.000000* 0.250000  0.414705* 0.250000\n") != std::string::npos);
@@ -326,7 +358,9 @@ TEST_CASE("[cli compare] several scalings of one model side by side: lesson C2-5
     CHECK(std::abs(j["compare"][2]["pairs"][40]["compression"].get<double>() - std::pow(4.0, -80.0 / 126.0)) <= 1e-15);
     const std::string csv = inspect::render_csv(r);
     CHECK(count(csv, "\n") == 1 + 4 * 64);
-    CHECK(csv.rfind("scaling,pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression\n", 0) == 0);
+    CHECK(csv.rfind(
+              "scaling,pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression\n",
+              0) == 0);
 }
 
 TEST_CASE("[cli csv] one row per pair, the JSON's numbers")
@@ -334,9 +368,10 @@ TEST_CASE("[cli csv] one row per pair, the JSON's numbers")
     const inspect::Report r = run({"--preset", "course-small"});
     const std::vector<std::string> rows = lines_of(inspect::render_csv(r));
     REQUIRE(rows.size() == 17);
-    CHECK(rows[0] == "group,pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression");
+    CHECK(rows[0] ==
+          "group,pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression");
     CHECK(rows[1].rfind("\"default\",0,1,1,6.283185307179586,", 0) == 0);  // 2 pi
-    CHECK(rows[16].find(",false,false,1") != std::string::npos);           // pair 15: no turn within 128, in range
+    CHECK(rows[16].find(",false,false,1") != std::string::npos);  // pair 15: no turn within 128, in range
 }
 
 TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summary per group, --layer picks the table")
@@ -347,17 +382,23 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     m.name = "two-group test model";
     m.num_layers = 13;
     m.nope_layers = {12};
-    m.groups.push_back(inspect::Group{"sliding_attention", {0, 1, 2, 3, 4, 6, 7, 8, 9, 10},
-                                      posenc::RopeSpec(256, 256, 1e4), posenc::NoScaling{}, 32768, 32768, false});
-    m.groups.push_back(inspect::Group{"full_attention", {5, 11}, posenc::RopeSpec(256, 256, 1e6),
-                                      posenc::LinearScaling(8.0), 131072, 131072, false});
+    m.groups.push_back(inspect::Group {"sliding_attention",
+                                       {0, 1, 2, 3, 4, 6, 7, 8, 9, 10},
+                                       posenc::RopeSpec(256, 256, 1e4),
+                                       posenc::NoScaling {},
+                                       32768,
+                                       32768,
+                                       false});
+    m.groups.push_back(inspect::Group {
+        "full_attention", {5, 11}, posenc::RopeSpec(256, 256, 1e6), posenc::LinearScaling(8.0), 131072, 131072, false});
     const inspect::Report r = inspect::report_for(m, inspect::parse_options({"--preset", "x"}));
     REQUIRE(r.groups.size() == 2);
     CHECK(r.focus == 1);  // full_attention
     CHECK(r.diagnostics.base == 1e6);
     CHECK(r.diagnostics.pairs[0].compression == 0.125);
     const std::string text = inspect::render_text(r);
-    CHECK(text.find("  layers      13 layers: sliding_attention 0-4, 6-10; full_attention 5, 11;") != std::string::npos);
+    CHECK(text.find("  layers      13 layers: sliding_attention 0-4, 6-10; full_attention 5, 11;") !=
+          std::string::npos);
     CHECK(text.find("without RoPE: 12\n") != std::string::npos);
     CHECK(text.find("group sliding_attention (layers 0-4, 6-10): 0 of 128 pairs out of range") != std::string::npos);
     CHECK(text.find("group full_attention (layers 5, 11), shown in full below:") != std::string::npos);
@@ -373,9 +414,10 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     const auto& sliding = j["rope_groups"][0];
     std::vector<std::string> keys;
     for (auto it = sliding.begin(); it != sliding.end(); ++it) keys.push_back(it.key());
-    CHECK(keys == std::vector<std::string>{"name", "layers", "head_dim", "rotary_dim", "rotary_offset", "zero_freq_pairs",
-                                           "inverse_rope_on_output", "base", "pairing", "scaling", "attention_factor",
-                                           "original_length", "target_length", "pairs", "pair_axes"});
+    CHECK(keys == std::vector<std::string> {"name", "layers", "head_dim", "rotary_dim", "rotary_offset",
+                                            "zero_freq_pairs", "inverse_rope_on_output", "base", "pairing", "scaling",
+                                            "attention_factor", "original_length", "target_length", "pairs",
+                                            "pair_axes"});
     CHECK(sliding["name"] == "sliding_attention");
     // Gemma 3 rotates a prefix of the whole head with no zero frequencies and no output rotation.
     CHECK(sliding["rotary_offset"] == 0);
@@ -386,7 +428,8 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     CHECK(sliding["scaling"]["type"] == "none");
     REQUIRE(sliding["pairs"].size() == 128);
     CHECK(std::abs(sliding["pairs"][1]["inv_freq"].get<double>() / std::pow(1e4, -2.0 / 256.0) - 1) <= 1e-15);
-    CHECK(std::abs(j["rope_groups"][1]["pairs"][1]["inv_freq"].get<double>() / (std::pow(1e6, -2.0 / 256.0) / 8) - 1) <= 1e-15);
+    CHECK(std::abs(j["rope_groups"][1]["pairs"][1]["inv_freq"].get<double>() / (std::pow(1e6, -2.0 / 256.0) / 8) - 1) <=
+          1e-15);
     CHECK(j["mrope_section"].is_null());
     CHECK(j["mrope_interleaved"] == false);
     CHECK(j["multi_axis"].is_null());
@@ -396,8 +439,8 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     CHECK(layer3.focus == 0);
     CHECK(layer3.diagnostics.base == 1e4);
     // Overrides apply to the group in focus only.
-    const inspect::Report yarn =
-        inspect::report_for(m, inspect::parse_options({"--preset", "x", "--layer", "3", "--scaling", "yarn", "--factor", "4"}));
+    const inspect::Report yarn = inspect::report_for(
+        m, inspect::parse_options({"--preset", "x", "--layer", "3", "--scaling", "yarn", "--factor", "4"}));
     CHECK(posenc::scaling_type_name(yarn.groups[0].scaling) == std::string("yarn"));
     CHECK(posenc::scaling_type_name(yarn.groups[1].scaling) == std::string("linear"));
     const auto refusal = [&](const std::vector<std::string>& args) {
@@ -415,14 +458,15 @@ TEST_CASE("[cli groups] several RoPE groups and NoPE layers: layer map, one summ
     CHECK(refusal({"--preset", "x", "--layer", "-1"}) == "--layer -1: the model has 13 layers (0 to 12)");
 }
 
-TEST_CASE("[cli svg] legends name only colours in use; the RoFormer curves' dash patterns are in their swatches, marks on top")
+TEST_CASE("[cli svg] legends name only colours in use; the RoFormer curves' dash patterns are in their swatches, marks "
+          "on top")
 {
     const auto direct = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", "none", "--factor", "4"}));
     const std::string& red_turns = file(direct, "turns.svg").content;
-    CHECK(count(red_turns, "class=\"bar out-of-range\"") == 24);                     // lesson C2-5 #18
-    CHECK(count(red_turns, "#d62728") == 24 + 1);                                       // + its swatch
+    CHECK(count(red_turns, "class=\"bar out-of-range\"") == 24);  // lesson C2-5 #18
+    CHECK(count(red_turns, "#d62728") == 24 + 1);  // + its swatch
     const auto yarn = inspect::render_svgs(run({"--preset", "qwen3-8b", "--scaling", "yarn", "--factor", "4"}));
-    CHECK(count(file(yarn, "turns.svg").content, "#d62728") == 0);                      // no red bar, no red swatch
+    CHECK(count(file(yarn, "turns.svg").content, "#d62728") == 0);  // no red bar, no red swatch
     CHECK(count(file(yarn, "turns.svg").content, "out of range at L'") == 0);
     const std::string& bound = file(yarn, "roformer_bound.svg").content;
     // Three curves: solid black (the model's base), dashed and dotted grey; each swatch is a
@@ -466,13 +510,16 @@ TEST_CASE("[cli svg] chart titles name the model: _name_or_path, else the config
     CHECK(file(named, "roformer_bound.svg").content.find("pairs (google/gemma-3-4b-it, group full_attention)<") !=
           std::string::npos);
     const auto sliding = inspect::render_svgs(run({"--config", path, "--layer", "0"}));
-    CHECK(file(sliding, "compression.svg").content.find(">google/gemma-3-4b-it, group sliding_attention: compression") !=
-          std::string::npos);
-    const inspect::Options titled = inspect::parse_options({"--config", path, "--title", "Gemma 3 4B <it>", "--svg", "d"});
+    CHECK(
+        file(sliding, "compression.svg").content.find(">google/gemma-3-4b-it, group sliding_attention: compression") !=
+        std::string::npos);
+    const inspect::Options titled =
+        inspect::parse_options({"--config", path, "--title", "Gemma 3 4B <it>", "--svg", "d"});
     REQUIRE(titled.title);
     const auto retitled = inspect::render_svgs(inspect::build_report(titled), *titled.title);
-    CHECK(file(retitled, "turns.svg").content.find(">Gemma 3 4B &lt;it&gt;, group full_attention: turns of each pair") !=
-          std::string::npos);
+    CHECK(
+        file(retitled, "turns.svg").content.find(">Gemma 3 4B &lt;it&gt;, group full_attention: turns of each pair") !=
+        std::string::npos);
     CHECK(file(retitled, "compression.svg").content.find(">Gemma 3 4B &lt;it&gt;, group full_attention: compression") !=
           std::string::npos);
 }
@@ -485,7 +532,8 @@ TEST_CASE("[cli json] new keys from configs: Gemma 4's global head and zero-freq
 {
     const std::string dir = std::string(POSENC_TEST_DATA_DIR) + "/configs/";
     // Gemma 4 E2B (gemma4_reference_values.py): full_attention over global_head_dim 512, 64 rotated pairs, 192 at 0.
-    const auto g = nlohmann::ordered_json::parse(inspect::render_json(run({"--config", dir + "gemma-4-e2b-it.json", "--json"})));
+    const auto g =
+        nlohmann::ordered_json::parse(inspect::render_json(run({"--config", dir + "gemma-4-e2b-it.json", "--json"})));
     REQUIRE(g["rope_groups"].size() == 2);
     const auto& full = g["rope_groups"][1];
     CHECK(full["name"] == "full_attention");
@@ -527,7 +575,8 @@ TEST_CASE("[cli json] new keys from configs: Gemma 4's global head and zero-freq
     CHECK(l["query_scale"]["layers"].size() == 12);
 }
 
-TEST_CASE("[cli json] pair_axes: the position axis each pair reads (ERNIE-4.5-VL's alternating layout, Qwen3-VL's interleaved)")
+TEST_CASE("[cli json] pair_axes: the position axis each pair reads (ERNIE-4.5-VL's alternating layout, Qwen3-VL's "
+          "interleaved)")
 {
     const std::string dir = std::string(POSENC_TEST_DATA_DIR) + "/configs/";
     // ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py recomposition_to_3d: sections [22, 22, 20] split the

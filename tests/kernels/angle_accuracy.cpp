@@ -106,7 +106,8 @@ std::vector<T> rotate_one_head(const ArchPath& path, const posenc::RopeSpec& spe
 
 }  // namespace
 
-TEST_CASE("[mpmath] kernel cos/sin are within 1.5e-7 of exact at positions 0 .. 2^31-1, every path, pairing and angle source")
+TEST_CASE(
+    "[mpmath] kernel cos/sin are within 1.5e-7 of exact at positions 0 .. 2^31-1, every path, pairing and angle source")
 {
     double worst = 0;
     for (const ArchPath& path : kernel_test::arch_paths())
@@ -133,12 +134,14 @@ TEST_CASE("[mpmath] kernel cos/sin are within 1.5e-7 of exact at positions 0 .. 
                         for (int source = 0; source < 2; ++source) {
                             const std::string source_name = source == 0 ? "CosSinCache" : "OnTheFlyAngles";
                             CAPTURE(source_name);
-                            const std::vector<float> out = source == 0
-                                                               ? rotate_one_head(path, model.spec, cache, e.position, unit)
-                                                               : rotate_one_head(path, model.spec, on_the_fly, e.position, unit);
+                            const std::vector<float> out =
+                                source == 0 ? rotate_one_head(path, model.spec, cache, e.position, unit)
+                                            : rotate_one_head(path, model.spec, on_the_fly, e.position, unit);
                             const long double exact_cos = factor * e.cos, exact_sin = factor * e.sin;
-                            const double cos_error = static_cast<double>(std::fabs(out[static_cast<std::size_t>(a)] - exact_cos));
-                            const double sin_error = static_cast<double>(std::fabs(out[static_cast<std::size_t>(b)] - exact_sin));
+                            const double cos_error =
+                                static_cast<double>(std::fabs(out[static_cast<std::size_t>(a)] - exact_cos));
+                            const double sin_error =
+                                static_cast<double>(std::fabs(out[static_cast<std::size_t>(b)] - exact_sin));
                             CHECK(cos_error <= 1.5e-7 * factor);
                             CHECK(sin_error <= 1.5e-7 * factor);
                             // what the construction promises: one float rounding of a value accurate to ~1e-14
@@ -151,11 +154,12 @@ TEST_CASE("[mpmath] kernel cos/sin are within 1.5e-7 of exact at positions 0 .. 
                     }
                 }
             }
-    MESSAGE("largest cos/sin error / attention factor over all paths: " << worst
-                                                                        << " (bound 1.5e-7; each value is within half an ulp of float)");
+    MESSAGE("largest cos/sin error / attention factor over all paths: "
+            << worst << " (bound 1.5e-7; each value is within half an ulp of float)");
 }
 
-TEST_CASE("[mpmath] applied outputs at large positions: float within 4 ulp of |x|, bfloat16/float16 within one rounding more")
+TEST_CASE(
+    "[mpmath] applied outputs at large positions: float within 4 ulp of |x|, bfloat16/float16 within one rounding more")
 {
     std::mt19937 rng(4);
     std::uniform_real_distribution<float> u(-2.0f, 2.0f);
@@ -181,13 +185,15 @@ TEST_CASE("[mpmath] applied outputs at large positions: float within 4 ulp of |x
                     CAPTURE(pair);
                     // float
                     for (int source = 0; source < 2; ++source) {
-                        const std::vector<float> y = source == 0 ? rotate_one_head(path, model.spec, cache, e.position, x)
-                                                                 : rotate_one_head(path, model.spec, on_the_fly, e.position, x);
+                        const std::vector<float> y = source == 0
+                                                         ? rotate_one_head(path, model.spec, cache, e.position, x)
+                                                         : rotate_one_head(path, model.spec, on_the_fly, e.position, x);
                         const long double a = x[static_cast<std::size_t>(ia)], b = x[static_cast<std::size_t>(ib)];
                         const long double ea = a * e.cos - b * e.sin, eb = b * e.cos + a * e.sin;
                         const double ulp = kernel_test::float_ulp(static_cast<double>(std::sqrt(a * a + b * b)));
-                        const double err = static_cast<double>(std::max(std::fabs(y[static_cast<std::size_t>(ia)] - ea),
-                                                                        std::fabs(y[static_cast<std::size_t>(ib)] - eb)));
+                        const double err =
+                            static_cast<double>(std::max(std::fabs(y[static_cast<std::size_t>(ia)] - ea),
+                                                         std::fabs(y[static_cast<std::size_t>(ib)] - eb)));
                         CHECK(err <= 4 * ulp);
                         worst_float_ulps = std::max(worst_float_ulps, err / ulp);
                     }
@@ -197,8 +203,9 @@ TEST_CASE("[mpmath] applied outputs at large positions: float within 4 ulp of |x
                         std::vector<T> h(x.size());
                         for (std::size_t i = 0; i < x.size(); ++i) h[i] = posenc::store_from_float<T>(x[i]);
                         for (int source = 0; source < 2; ++source) {
-                            const std::vector<T> y = source == 0 ? rotate_one_head(path, model.spec, cache, e.position, h)
-                                                                 : rotate_one_head(path, model.spec, on_the_fly, e.position, h);
+                            const std::vector<T> y = source == 0
+                                                         ? rotate_one_head(path, model.spec, cache, e.position, h)
+                                                         : rotate_one_head(path, model.spec, on_the_fly, e.position, h);
                             const long double a = posenc::load_as_float(h[static_cast<std::size_t>(ia)]);
                             const long double b = posenc::load_as_float(h[static_cast<std::size_t>(ib)]);
                             const long double ea = a * e.cos - b * e.sin, eb = b * e.cos + a * e.sin;
@@ -207,8 +214,10 @@ TEST_CASE("[mpmath] applied outputs at large positions: float within 4 ulp of |x
                             const double yb = posenc::load_as_float(y[static_cast<std::size_t>(ib)]);
                             const std::string type = kernel_test::type_name<T>();
                             CAPTURE(type);
-                            CHECK(std::fabs(ya - static_cast<double>(ea)) <= 4 * f_ulp + kernel_test::half_ulp<T>(std::fabs(ya)));
-                            CHECK(std::fabs(yb - static_cast<double>(eb)) <= 4 * f_ulp + kernel_test::half_ulp<T>(std::fabs(yb)));
+                            CHECK(std::fabs(ya - static_cast<double>(ea)) <=
+                                  4 * f_ulp + kernel_test::half_ulp<T>(std::fabs(ya)));
+                            CHECK(std::fabs(yb - static_cast<double>(eb)) <=
+                                  4 * f_ulp + kernel_test::half_ulp<T>(std::fabs(yb)));
                         }
                     };
                     check_16(posenc::bfloat16 {});

@@ -55,7 +55,8 @@ TEST_CASE("[angles.hpp] OnTheFlyAngles with 1 to 4 levels agrees with the exact 
             for (int i = 0; i < 64; ++i) {
                 const posenc::CosSin exact = posenc::cos_sin(table, m, i);
                 const posenc::CosSin split = angles.cos_sin(m, i);
-                worst_double = std::max({worst_double, std::fabs(split.cos - exact.cos), std::fabs(split.sin - exact.sin)});
+                worst_double =
+                    std::max({worst_double, std::fabs(split.cos - exact.cos), std::fabs(split.sin - exact.sin)});
                 const double c_err = std::fabs(row.cos[i] - exact.cos) - 0.5 * kernel_test::float_ulp(exact.cos);
                 const double s_err = std::fabs(row.sin[i] - exact.sin) - 0.5 * kernel_test::float_ulp(exact.sin);
                 worst_float_excess = std::max({worst_float_excess, c_err, s_err});
@@ -66,7 +67,8 @@ TEST_CASE("[angles.hpp] OnTheFlyAngles with 1 to 4 levels agrees with the exact 
     }
 }
 
-TEST_CASE("[angles.hpp] default split of 2^31 - 1 is three 11-bit digits (4.5 MiB for 64 pairs); two levels take 96 MiB")
+TEST_CASE(
+    "[angles.hpp] default split of 2^31 - 1 is three 11-bit digits (4.5 MiB for 64 pairs); two levels take 96 MiB")
 {
     const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(posenc::RopeSpec(128, 128, 1e6));
     const OnTheFlyAngles automatic(table);
@@ -81,7 +83,8 @@ TEST_CASE("[angles.hpp] default split of 2^31 - 1 is three 11-bit digits (4.5 Mi
     CHECK(small.memory_bytes() == (256 + 128) * 64 * 16);
 }
 
-TEST_CASE("[angles.hpp] CosSinCache rows are float(cos_sin) with the attention factor, for [0, N) and for a window [first, first + N)")
+TEST_CASE("[angles.hpp] CosSinCache rows are float(cos_sin) with the attention factor, for [0, N) and for a window "
+          "[first, first + N)")
 {
     const posenc::RopeSpec spec(64, 64, 1e4);
     const posenc::FrequencyTable table(posenc::FrequencyTable::from_spec(spec).inv_freq(), 0.8);

@@ -68,7 +68,10 @@ struct Memory {
     std::ptrdiff_t guard = 0;
     T* at(std::ptrdiff_t offset) { return elements.data() + guard + offset; }
     /// Elements a view starting at `offset` may address: up to the trailing guard, not into it.
-    std::ptrdiff_t room(std::ptrdiff_t offset) const { return static_cast<std::ptrdiff_t>(elements.size()) - 2 * guard - offset; }
+    std::ptrdiff_t room(std::ptrdiff_t offset) const
+    {
+        return static_cast<std::ptrdiff_t>(elements.size()) - 2 * guard - offset;
+    }
 };
 
 struct Placement {
@@ -127,8 +130,8 @@ void run_case(const ArchPath& path, std::mt19937& rng, Failure& failure, int cas
         ids32[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(p);
         ids64[static_cast<std::size_t>(t)] = p;
     }
-    const std::int64_t start = use_cache ? std::uniform_int_distribution<std::int64_t>(0, 4096 - tokens)(rng)
-                                         : any_pos(rng) / 2;
+    const std::int64_t start =
+        use_cache ? std::uniform_int_distribution<std::int64_t>(0, 4096 - tokens)(rng) : any_pos(rng) / 2;
     const PositionIds positions = position_kind == 0   ? PositionIds::contiguous(start)
                                   : position_kind == 1 ? PositionIds(ids32)
                                                        : PositionIds(ids64);
@@ -167,10 +170,11 @@ void run_case(const ArchPath& path, std::mt19937& rng, Failure& failure, int cas
         return out;
     };
     const std::vector<Placed> inputs = place_pair(q_heads, k_heads, style);
-    const std::vector<Placed> outputs = in_place ? inputs : place_pair(q_heads, k_heads, std::uniform_int_distribution<int>(0, 3)(rng));
+    const std::vector<Placed> outputs =
+        in_place ? inputs : place_pair(q_heads, k_heads, std::uniform_int_distribution<int>(0, 3)(rng));
     auto view_of = [&](const Placed& pl) {
-        return HeadsView<T>(memories[pl.memory].at(pl.p.offset), memories[pl.memory].room(pl.p.offset), {tokens, pl.heads, head_dim},
-                            {pl.p.token_stride, pl.p.head_stride});
+        return HeadsView<T>(memories[pl.memory].at(pl.p.offset), memories[pl.memory].room(pl.p.offset),
+                            {tokens, pl.heads, head_dim}, {pl.p.token_stride, pl.p.head_stride});
     };
     for (const Placed& pl : inputs) {
         const HeadsView<T> v = view_of(pl);
@@ -181,10 +185,11 @@ void run_case(const ArchPath& path, std::mt19937& rng, Failure& failure, int cas
     std::vector<std::vector<T>> before;
     for (const Memory<T>& m : memories) before.push_back(m.elements);
 
-    QKViews<T> views = in_place ? QKViews<T>::in_place(view_of(inputs[0]), k_heads ? view_of(inputs[1]) : HeadsView<T> {})
-                                : QKViews<T>::out_of_place(view_of(inputs[0]), view_of(outputs[0]),
-                                                           k_heads ? HeadsView<const T>(view_of(inputs[1])) : HeadsView<const T> {},
-                                                           k_heads ? view_of(outputs[1]) : HeadsView<T> {});
+    QKViews<T> views =
+        in_place ? QKViews<T>::in_place(view_of(inputs[0]), k_heads ? view_of(inputs[1]) : HeadsView<T> {})
+                 : QKViews<T>::out_of_place(view_of(inputs[0]), view_of(outputs[0]),
+                                            k_heads ? HeadsView<const T>(view_of(inputs[1])) : HeadsView<const T> {},
+                                            k_heads ? view_of(outputs[1]) : HeadsView<T> {});
     // the whole call, or one call per token (one-token ranges at any token of the views: the
     // kernel's one-token path with token strides)
     const bool by_token = coin(rng) != 0;
@@ -216,28 +221,37 @@ void run_case(const ArchPath& path, std::mt19937& rng, Failure& failure, int cas
         for (std::ptrdiff_t t = 0; t < tokens; ++t) {
             const std::int64_t position = positions[t];
             for (std::ptrdiff_t h = 0; h < in.heads; ++h) {
-                const std::size_t in_row = in_base + static_cast<std::size_t>(t * in.p.token_stride + h * in.p.head_stride);
-                const std::size_t out_row = out_base + static_cast<std::size_t>(t * out.p.token_stride + h * out.p.head_stride);
+                const std::size_t in_row =
+                    in_base + static_cast<std::size_t>(t * in.p.token_stride + h * in.p.head_stride);
+                const std::size_t out_row =
+                    out_base + static_cast<std::size_t>(t * out.p.token_stride + h * out.p.head_stride);
                 std::vector<double> x(static_cast<std::size_t>(head_dim));
                 for (int d = 0; d < head_dim; ++d)
-                    x[static_cast<std::size_t>(d)] = kernel_test::to_double(before[in.memory][in_row + static_cast<std::size_t>(d)]);
+                    x[static_cast<std::size_t>(d)] =
+                        kernel_test::to_double(before[in.memory][in_row + static_cast<std::size_t>(d)]);
                 std::vector<double> ref = x;
-                posenc::apply_rope_reference(spec, src.table, ref.data(), direction == Direction::forward ? position : -position);
+                posenc::apply_rope_reference(spec, src.table, ref.data(),
+                                             direction == Direction::forward ? position : -position);
                 for (int d = rotary_dim; d < head_dim; ++d)
-                    expected_bits[out.memory][out_row + static_cast<std::size_t>(d)] = before[in.memory][in_row + static_cast<std::size_t>(d)];
+                    expected_bits[out.memory][out_row + static_cast<std::size_t>(d)] =
+                        before[in.memory][in_row + static_cast<std::size_t>(d)];
                 for (int i = 0; i < pairs; ++i) {
                     const posenc::PairCoordinates c = spec.pair_coordinates(i);
-                    const double norm = std::hypot(x[static_cast<std::size_t>(c.first)], x[static_cast<std::size_t>(c.second)]);
+                    const double norm =
+                        std::hypot(x[static_cast<std::size_t>(c.first)], x[static_cast<std::size_t>(c.second)]);
                     for (int d : {c.first, c.second}) {
                         const std::size_t idx = out_row + static_cast<std::size_t>(d);
                         rotary[out.memory][idx] = 1;
                         const double got = kernel_test::to_double(memories[out.memory].elements[idx]);
                         const double want = ref[static_cast<std::size_t>(d)];
-                        const double tolerance = std::is_same_v<T, double> ? 1e-13 * factor * norm + 1e-300
-                                                                           : 4 * kernel_test::float_ulp(factor * norm) +
-                                                                                 (std::is_same_v<T, float> ? 0.0 : kernel_test::half_ulp<T>(std::fabs(got)));
+                        const double tolerance =
+                            std::is_same_v<T, double>
+                                ? 1e-13 * factor * norm + 1e-300
+                                : 4 * kernel_test::float_ulp(factor * norm) +
+                                      (std::is_same_v<T, float> ? 0.0 : kernel_test::half_ulp<T>(std::fabs(got)));
                         if (!(std::fabs(got - want) <= tolerance) && failure.count++ == 0)
-                            failure.first = describe(t, h, d) + ": got " + std::to_string(got) + " want " + std::to_string(want);
+                            failure.first =
+                                describe(t, h, d) + ": got " + std::to_string(got) + " want " + std::to_string(want);
                     }
                 }
             }
@@ -245,16 +259,17 @@ void run_case(const ArchPath& path, std::mt19937& rng, Failure& failure, int cas
     }
     for (std::size_t m = 0; m < memories.size(); ++m)
         for (std::size_t i = 0; i < memories[m].elements.size(); ++i)
-            if (!rotary[m][i] && kernel_test::bits_of(memories[m].elements[i]) != kernel_test::bits_of(expected_bits[m][i]) &&
+            if (!rotary[m][i] &&
+                kernel_test::bits_of(memories[m].elements[i]) != kernel_test::bits_of(expected_bits[m][i]) &&
                 failure.count++ == 0)
-                failure.first = path.name + " " + kernel_test::type_name<T>() + " memory " + std::to_string(m) + " element " +
-                                std::to_string(i) + " (guard, gap, input or pass-through) was changed";
+                failure.first = path.name + " " + kernel_test::type_name<T>() + " memory " + std::to_string(m) +
+                                " element " + std::to_string(i) + " (guard, gap, input or pass-through) was changed";
 }
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("[reference] every arch path matches apply_rope_reference on random shapes, layouts and guards", T, float,
-                   posenc::bfloat16, posenc::float16, double)
+TEST_CASE_TEMPLATE("[reference] every arch path matches apply_rope_reference on random shapes, layouts and guards", T,
+                   float, posenc::bfloat16, posenc::float16, double)
 {
     for (const std::string& skipped : kernel_test::skipped_paths()) MESSAGE("skipping arch path " << skipped);
     for (const ArchPath& path : kernel_test::arch_paths()) {
@@ -286,7 +301,8 @@ void check_decode_step(int rotary_dim, int head_dim, std::ptrdiff_t heads, std::
     std::vector<T> memory(static_cast<std::size_t>(extent + 2 * guard), guard_value<T>());
     std::uniform_real_distribution<double> value(-2.0, 2.0);
     for (std::ptrdiff_t h = 0; h < heads; ++h)
-        for (int d = 0; d < head_dim; ++d) memory[static_cast<std::size_t>(guard + h * stride + d)] = kernel_test::from_double<T>(value(rng));
+        for (int d = 0; d < head_dim; ++d)
+            memory[static_cast<std::size_t>(guard + h * stride + d)] = kernel_test::from_double<T>(value(rng));
     const std::vector<T> before = memory;
     // one head: the stride is never used, any value in [0, 2^31) goes
     const HeadsView<T> q(memory.data() + guard, extent, {1, heads, head_dim}, {3, heads > 1 ? stride : 5});
@@ -302,18 +318,20 @@ void check_decode_step(int rotary_dim, int head_dim, std::ptrdiff_t heads, std::
     };
     if (use_cache) run(src.cache);
     else run(src.on_the_fly);
-    const char* entries[] = {"kernels::apply_rope", "kernels::apply_rope(range)", "dispatch::apply_rope", "dispatch::apply_rope(range)"};
+    const char* entries[] = {"kernels::apply_rope", "kernels::apply_rope(range)", "dispatch::apply_rope",
+                             "dispatch::apply_rope(range)"};
     auto describe = [&](std::ptrdiff_t index) {
-        return std::string(entries[entry]) + " " + kernel_test::type_name<T>() + " " + posenc::to_string(pairing) + " rotary " +
-               std::to_string(rotary_dim) + " head " + std::to_string(head_dim) + " heads " + std::to_string(heads) + " gap " +
-               std::to_string(gap) + (use_cache ? " cache" : " on-the-fly") + " position " + std::to_string(position) +
-               " element " + std::to_string(index);
+        return std::string(entries[entry]) + " " + kernel_test::type_name<T>() + " " + posenc::to_string(pairing) +
+               " rotary " + std::to_string(rotary_dim) + " head " + std::to_string(head_dim) + " heads " +
+               std::to_string(heads) + " gap " + std::to_string(gap) + (use_cache ? " cache" : " on-the-fly") +
+               " position " + std::to_string(position) + " element " + std::to_string(index);
     };
     std::vector<char> rotary(memory.size(), 0);
     for (std::ptrdiff_t h = 0; h < heads; ++h) {
         const std::size_t row = static_cast<std::size_t>(guard + h * stride);
         std::vector<double> x(static_cast<std::size_t>(head_dim));
-        for (int d = 0; d < head_dim; ++d) x[static_cast<std::size_t>(d)] = kernel_test::to_double(before[row + static_cast<std::size_t>(d)]);
+        for (int d = 0; d < head_dim; ++d)
+            x[static_cast<std::size_t>(d)] = kernel_test::to_double(before[row + static_cast<std::size_t>(d)]);
         std::vector<double> ref = x;
         posenc::apply_rope_reference(spec, table, ref.data(), position);
         for (int i = 0; i < spec.num_pairs(); ++i) {
@@ -326,8 +344,8 @@ void check_decode_step(int rotary_dim, int head_dim, std::ptrdiff_t heads, std::
                 const double tolerance = 4 * kernel_test::float_ulp(table.attention_factor() * norm) +
                                          (std::is_same_v<T, float> ? 0.0 : kernel_test::half_ulp<T>(std::fabs(got)));
                 if (!(std::fabs(got - ref[static_cast<std::size_t>(d)]) <= tolerance) && failure.count++ == 0)
-                    failure.first = describe(static_cast<std::ptrdiff_t>(idx)) + ": got " + std::to_string(got) + " want " +
-                                    std::to_string(ref[static_cast<std::size_t>(d)]);
+                    failure.first = describe(static_cast<std::ptrdiff_t>(idx)) + ": got " + std::to_string(got) +
+                                    " want " + std::to_string(ref[static_cast<std::size_t>(d)]);
             }
         }
     }
@@ -336,7 +354,8 @@ void check_decode_step(int rotary_dim, int head_dim, std::ptrdiff_t heads, std::
             failure.first = describe(static_cast<std::ptrdiff_t>(i)) + " (guard, gap or pass-through) was changed";
 }
 
-TEST_CASE_TEMPLATE("[reference] the checked decode step (one token, Q alone in place) matches apply_rope_reference through kernels:: and dispatch::apply_rope",
+TEST_CASE_TEMPLATE("[reference] the checked decode step (one token, Q alone in place) matches apply_rope_reference "
+                   "through kernels:: and dispatch::apply_rope",
                    T, float, posenc::bfloat16, posenc::float16)
 {
     MESSAGE("dispatch::apply_rope runs " << std::string(dispatch::to_string(dispatch::best_isa())));
@@ -353,8 +372,8 @@ TEST_CASE_TEMPLATE("[reference] the checked decode step (one token, Q alone in p
                                                               use_cache ? 1000 : std::int64_t {2147483647}};
                             const std::int64_t position = positions[std::uniform_int_distribution<int>(0, 2)(rng)];
                             const std::ptrdiff_t gap = heads > 1 ? std::uniform_int_distribution<int>(0, 3)(rng) : 0;
-                            check_decode_step<T>(rotary_dim, rotary_dim + pass_through, heads, gap, pairing, use_cache, position,
-                                                 entry, rng, failure);
+                            check_decode_step<T>(rotary_dim, rotary_dim + pass_through, heads, gap, pairing, use_cache,
+                                                 position, entry, rng, failure);
                             ++calls;
                         }
     CHECK(calls == 960);
@@ -380,7 +399,9 @@ TEST_CASE("[reference] rotary_dim 576 (more pairs than one angle row) matches ap
             for (int row = 0; row < 6; ++row) {
                 std::vector<double> ref(x.begin() + row * 576, x.begin() + (row + 1) * 576);
                 posenc::apply_rope_reference(spec, table, ref.data(), 99990 + row / 2);
-                for (int d = 0; d < 576; ++d) worst = std::max(worst, std::fabs(ref[static_cast<std::size_t>(d)] - y[static_cast<std::size_t>(row * 576 + d)]));
+                for (int d = 0; d < 576; ++d)
+                    worst = std::max(worst, std::fabs(ref[static_cast<std::size_t>(d)] -
+                                                      y[static_cast<std::size_t>(row * 576 + d)]));
             }
             CAPTURE(path.name);
             const std::string pairing_name = posenc::to_string(pairing);

@@ -40,14 +40,16 @@ std::vector<bfloat16> mixed_values(std::size_t n, unsigned seed)
 }
 
 /// The expected heads (file comment): pairs (offset + i, offset + 16 + i), i < 16.
-std::vector<bfloat16> expected(const std::vector<bfloat16>& x, const CosSinCache& cache, const std::vector<std::int32_t>& positions,
-                               int heads, int head_dim, int offset, double sign)
+std::vector<bfloat16> expected(const std::vector<bfloat16>& x, const CosSinCache& cache,
+                               const std::vector<std::int32_t>& positions, int heads, int head_dim, int offset,
+                               double sign)
 {
     std::vector<bfloat16> y = x;
     for (std::size_t t = 0; t < positions.size(); ++t)
         for (int h = 0; h < heads; ++h)
             for (int i = 0; i < 16; ++i) {
-                const std::size_t at = (t * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(head_dim) +
+                const std::size_t at = (t * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) *
+                                           static_cast<std::size_t>(head_dim) +
                                        static_cast<std::size_t>(offset + i);
                 const float a = posenc::to_float(x[at]), b = posenc::to_float(x[at + 16]);
                 const float c = cache.cos_row(positions[t])[i];
@@ -65,7 +67,8 @@ bool same_bits(const std::vector<bfloat16>& a, const std::vector<bfloat16>& b)
 
 }  // namespace
 
-TEST_CASE("[bfloat16] 16-pair half_split slices on AVX-512 BF16: the fused formula rounded once, and the element-order kernel's bits")
+TEST_CASE("[bfloat16] 16-pair half_split slices on AVX-512 BF16: the fused formula rounded once, and the element-order "
+          "kernel's bits")
 {
     if (!pd::isa_available(pd::Isa::avx512_bf16) || !pd::isa_available(pd::Isa::avx512)) {
         MESSAGE("skipped: this binary or CPU lacks the avx512_bf16 or avx512 dispatch path");
@@ -81,13 +84,14 @@ TEST_CASE("[bfloat16] 16-pair half_split slices on AVX-512 BF16: the fused formu
         for (const Direction direction : {Direction::forward, Direction::inverse}) {
             CAPTURE(offset);
             CAPTURE(static_cast<int>(direction));
-            const std::vector<bfloat16> x = mixed_values(ids.size() * heads * head_dim, 11u + static_cast<unsigned>(offset));
+            const std::vector<bfloat16> x =
+                mixed_values(ids.size() * heads * head_dim, 11u + static_cast<unsigned>(offset));
             const std::vector<bfloat16> want =
                 expected(x, cache, ids, heads, head_dim, offset, direction == Direction::forward ? 1.0 : -1.0);
             const HeadsShape shape {static_cast<std::ptrdiff_t>(ids.size()), heads, head_dim};
             std::vector<bfloat16> even_odd = x, element_order = x;
-            pd::apply_rope_on(pd::Isa::avx512_bf16, spec, cache, positions, QKViews<bfloat16>::in_place(HeadsView<bfloat16>(even_odd, shape)),
-                              direction);
+            pd::apply_rope_on(pd::Isa::avx512_bf16, spec, cache, positions,
+                              QKViews<bfloat16>::in_place(HeadsView<bfloat16>(even_odd, shape)), direction);
             pd::apply_rope_on(pd::Isa::avx512, spec, cache, positions,
                               QKViews<bfloat16>::in_place(HeadsView<bfloat16>(element_order, shape)), direction);
             CHECK(same_bits(even_odd, want));
@@ -97,10 +101,13 @@ TEST_CASE("[bfloat16] 16-pair half_split slices on AVX-512 BF16: the fused formu
             const HeadsShape one {1, heads, head_dim};
             for (std::size_t t = 0; t < ids.size(); ++t) {
                 const std::size_t at = t * heads * head_dim;
-                const std::vector<bfloat16> in(x.begin() + static_cast<std::ptrdiff_t>(at), x.begin() + static_cast<std::ptrdiff_t>(at + heads * head_dim));
+                const std::vector<bfloat16> in(x.begin() + static_cast<std::ptrdiff_t>(at),
+                                               x.begin() + static_cast<std::ptrdiff_t>(at + heads * head_dim));
                 std::vector<bfloat16> o(in.size());
-                pd::apply_rope_on(pd::Isa::avx512_bf16, spec, cache, PositionIds(&ids[t], 1),
-                                  QKViews<bfloat16>::out_of_place(HeadsView<const bfloat16>(in, one), HeadsView<bfloat16>(o, one)), direction);
+                pd::apply_rope_on(
+                    pd::Isa::avx512_bf16, spec, cache, PositionIds(&ids[t], 1),
+                    QKViews<bfloat16>::out_of_place(HeadsView<const bfloat16>(in, one), HeadsView<bfloat16>(o, one)),
+                    direction);
                 std::copy(o.begin(), o.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
             }
             CHECK(same_bits(out, want));

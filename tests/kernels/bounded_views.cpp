@@ -52,21 +52,25 @@ TEST_CASE("[bounds] slice_packed_qkv takes the buffer's size and refuses a shape
     // A buffer packed as 3 tokens of Hq = 4, Hk = 2, D = 64 holds 3 * (4 + 2 * 2) * 64 = 1536
     // elements. Swapping the head counts asks for 3 * (2 + 2 * 4) * 64 = 1920: refused.
     std::vector<float> qkv(1536, 1.0f);
-    CHECK(message_of([&] { return slice_packed_qkv(qkv, {3, 2, 4, 64}); }) ==
-          "qkv.size 1536 must be >= tokens * (q_heads + 2 kv_heads) * head_dim = 1920 (3 x (2 + 2 x 4) x 64)");
+    CHECK(message_of([&] {
+              return slice_packed_qkv(qkv, {3, 2, 4, 64});
+          }) == "qkv.size 1536 must be >= tokens * (q_heads + 2 kv_heads) * head_dim = 1920 (3 x (2 + 2 x 4) x 64)");
     CHECK(message_of([&] { return slice_packed_qkv(qkv, {3, 4, 2, 64}); }) == "(no error)");
-    CHECK(message_of([&] { return slice_packed_qkv(qkv.data(), 1535, {3, 4, 2, 64}); }) ==
-          "qkv.size 1535 must be >= tokens * (q_heads + 2 kv_heads) * head_dim = 1536 (3 x (4 + 2 x 2) x 64)");
+    CHECK(message_of([&] {
+              return slice_packed_qkv(qkv.data(), 1535, {3, 4, 2, 64});
+          }) == "qkv.size 1535 must be >= tokens * (q_heads + 2 kv_heads) * head_dim = 1536 (3 x (4 + 2 x 2) x 64)");
     CHECK(message_of([&] { return slice_packed_qkv(qkv, {3, 0, 2, 64}); }) == "qkv.q_heads 0 must be >= 1");
     CHECK(message_of([&] { return slice_packed_qkv(qkv, {3, 4, 0, 64}); }) == "qkv.kv_heads 0 must be >= 1");
     CHECK(message_of([&] { return slice_packed_qkv(qkv, {-1, 4, 2, 64}); }) == "qkv.tokens -1 must be >= 0");
     CHECK(message_of([&] { return slice_packed_qkv(qkv, {3, 4, 2, 0}); }) == "qkv.head_dim 0 must be >= 1");
-    CHECK(message_of([&] { return slice_packed_qkv(static_cast<float*>(nullptr), 0, {0, 1, 1, 64}); }) ==
-          "qkv.data null must point to the packed buffer");
+    CHECK(message_of([&] {
+              return slice_packed_qkv(static_cast<float*>(nullptr), 0, {0, 1, 1, 64});
+          }) == "qkv.data null must point to the packed buffer");
     // Products that overflow 64 bits are refused before they are formed: 2^62 heads of 4 dims.
-    CHECK(message_of([&] { return slice_packed_qkv(qkv, {1, std::ptrdiff_t {1} << 62, 1, 4}); }) ==
-          "qkv.size 1536 must be >= tokens * (q_heads + 2 kv_heads) * head_dim = 1.8446744073709552e+19 "
-          "(1 x (4611686018427387904 + 2 x 1) x 4)");
+    CHECK(message_of([&] {
+              return slice_packed_qkv(qkv, {1, std::ptrdiff_t {1} << 62, 1, 4});
+          }) == "qkv.size 1536 must be >= tokens * (q_heads + 2 kv_heads) * head_dim = 1.8446744073709552e+19 "
+                "(1 x (4611686018427387904 + 2 x 1) x 4)");
     // The slices' sizes are what remains of the buffer from their first element.
     const PackedQkv<float> p = slice_packed_qkv(qkv, {3, 4, 2, 64});
     CHECK(p.q.size == 1536);
@@ -90,11 +94,13 @@ TEST_CASE("[bounds] the last element of every view must lie inside its buffer; t
           "address memory past its buffer");
     CHECK(error_of(QKViews<float>::in_place(HeadsView<float>(x.data(), 764, {3, 2, 64}, {300, 100}))) == "(no error)");
     // Out of place: the output's buffer is checked on its own.
-    CHECK(error_of(QKViews<float>::out_of_place(HeadsView<const float>(x, {2, 1, 64}), HeadsView<float>(y.data(), 100, {2, 1, 64}))) ==
+    CHECK(error_of(QKViews<float>::out_of_place(HeadsView<const float>(x, {2, 1, 64}),
+                                                HeadsView<float>(y.data(), 100, {2, 1, 64}))) ==
           "q_out.size 100 must be > 127, the index of q_out's last element (token 1, head 0, dim 63): the view would "
           "address memory past its buffer");
     // K too.
-    CHECK(error_of(QKViews<float>::in_place(HeadsView<float>(x, {1, 1, 64}), HeadsView<float>(y.data(), 63, {1, 1, 64}))) ==
+    CHECK(error_of(
+              QKViews<float>::in_place(HeadsView<float>(x, {1, 1, 64}), HeadsView<float>(y.data(), 63, {1, 1, 64}))) ==
           "k_in.size 63 must be > 63, the index of k_in's last element (token 0, head 0, dim 63): the view would "
           "address memory past its buffer");
     // Negative sizes and sizes beyond any memory are refused by name.
@@ -102,7 +108,8 @@ TEST_CASE("[bounds] the last element of every view must lie inside its buffer; t
           "q_in.size -1 must be in [0, " + std::to_string(PTRDIFF_MAX / 4 / 16) + "] (elements the view may address)");
     // A negative stride on an axis longer than 1 would address memory before data.
     CHECK(error_of(QKViews<float>::in_place(HeadsView<float>(x.data() + 1024, 2048, {1, 2, 64}, {0, -64}))) ==
-          "q_in.head_stride -64 must be >= head_dim 64 when heads > 1 (element 1 of that axis would lie before q_in.data)");
+          "q_in.head_stride -64 must be >= head_dim 64 when heads > 1 (element 1 of that axis would lie before "
+          "q_in.data)");
     // Zero tokens address nothing: any size is enough.
     CHECK(error_of(QKViews<float>::in_place(HeadsView<float>(x.data(), 0, {0, 4, 64}))) == "(no error)");
 }
@@ -116,14 +123,16 @@ TEST_CASE("[bounds] a stride is unused on an axis of extent 1: any value is acce
         std::vector<float> odd = original, plain = original;
         kernel_test::apply_on(path, spec, cache, at_three,
                               QKViews<float>::in_place(HeadsView<float>(odd, {1, 1, 64}, {PTRDIFF_MIN, PTRDIFF_MIN})));
-        kernel_test::apply_on(path, spec, cache, at_three, QKViews<float>::in_place(HeadsView<float>(plain, {1, 1, 64})));
+        kernel_test::apply_on(path, spec, cache, at_three,
+                              QKViews<float>::in_place(HeadsView<float>(plain, {1, 1, 64})));
         CHECK(odd == plain);
         // Several tokens, one head with head_stride INT64_MIN (the prefetch path runs for > 1 token).
         const std::vector<float> two = ramp(128);
         std::vector<float> odd2 = two, plain2 = two;
         kernel_test::apply_on(path, spec, cache, at_three,
                               QKViews<float>::in_place(HeadsView<float>(odd2, {2, 1, 64}, {64, PTRDIFF_MIN})));
-        kernel_test::apply_on(path, spec, cache, at_three, QKViews<float>::in_place(HeadsView<float>(plain2, {2, 1, 64})));
+        kernel_test::apply_on(path, spec, cache, at_three,
+                              QKViews<float>::in_place(HeadsView<float>(plain2, {2, 1, 64})));
         CHECK(odd2 == plain2);
     }
 }
@@ -161,12 +170,15 @@ TEST_CASE("[bounds] in place, the output's own size must cover every element wri
           "address memory past its buffer");
     const HeadsView<const float> short_in(x.data(), 127, {1, 2, 64});
     const HeadsView<float> full_out(x.data(), 128, {1, 2, 64});
-    CHECK(ends_with(error_of(QKViews<float> {short_in, full_out, {}, {}}), "the view would address memory past its buffer"));
+    CHECK(ends_with(error_of(QKViews<float> {short_in, full_out, {}, {}}),
+                    "the view would address memory past its buffer"));
     CHECK(x == before);
     // the fused QK-norm + RoPE checks Q through the same rules
     const std::vector<float> weight(64, 1.0f);
     const QkNorm norm {NormWeighting::weight, 1e-6f, weight, weight};
-    CHECK(message_of([&] { qk_norm_rope(spec, norm, cache, at_three, QKViews<float> {in, out, {}, {}}); }) ==
+    CHECK(message_of([&] {
+              qk_norm_rope(spec, norm, cache, at_three, QKViews<float> {in, out, {}, {}});
+          }) ==
           "q_out.size 100 must be > 127, the index of q_out's last element (token 0, head 1, dim 63): the view would "
           "address memory past its buffer");
     CHECK(x == before);

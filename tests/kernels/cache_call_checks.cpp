@@ -35,7 +35,8 @@ struct Arena {
     static constexpr std::ptrdiff_t qkv = max_tokens * row;
     static constexpr std::ptrdiff_t cache = blocks * slots_per_block * kv_heads * dim;
     static constexpr std::ptrdiff_t margin = 2 * dim;  // a view moved by +-dim stays inside the arena
-    std::vector<float> data = std::vector<float>(static_cast<std::size_t>(margin + qkv + 2 * cache + 2 * dim + 2 * kv_heads + margin), 0.5f);
+    std::vector<float> data =
+        std::vector<float>(static_cast<std::size_t>(margin + qkv + 2 * cache + 2 * dim + 2 * kv_heads + margin), 0.5f);
     float* qkv_at() { return data.data() + margin; }
     float* key_at() { return qkv_at() + qkv; }
     float* value_at() { return key_at() + cache; }
@@ -67,7 +68,8 @@ Case valid_case(std::mt19937& rng, Arena& a, std::vector<std::int64_t>& slots, c
     Case c;
     c.angles = &angles;
     const std::ptrdiff_t tokens = coin() ? 1 : max_tokens;
-    const PackedQkv<float> p = slice_packed_qkv(a.qkv_at(), Arena::qkv, PackedQkvShape {tokens, q_heads, kv_heads, dim});
+    const PackedQkv<float> p =
+        slice_packed_qkv(a.qkv_at(), Arena::qkv, PackedQkvShape {tokens, q_heads, kv_heads, dim});
     detail::FusedArgs<float>& f = c.f;
     f.head_dim = dim;
     f.rotary_dim = dim;
@@ -79,8 +81,11 @@ Case valid_case(std::mt19937& rng, Arena& a, std::vector<std::int64_t>& slots, c
     const CacheLayout layout = coin() ? CacheLayout::token_major : CacheLayout::heads_major;
     const int storage = std::uniform_int_distribution<int>(0, 3)(rng);
     for (std::ptrdiff_t h = 0; h < kv_heads; ++h) a.scales_at()[h] = 0.25f + 0.5f * static_cast<float>(h);
-    const CacheScale scale = storage == 2 ? CacheScale::tensor(0.5f) : storage == 3 ? CacheScale::heads(FloatSpan(a.scales_at(), kv_heads)) : CacheScale {};
-    const CacheStorage kinds[] = {CacheStorage::float32, CacheStorage::bfloat16, CacheStorage::int8, CacheStorage::float8_e4m3};
+    const CacheScale scale = storage == 2   ? CacheScale::tensor(0.5f)
+                             : storage == 3 ? CacheScale::heads(FloatSpan(a.scales_at(), kv_heads))
+                                            : CacheScale {};
+    const CacheStorage kinds[] = {CacheStorage::float32, CacheStorage::bfloat16, CacheStorage::int8,
+                                  CacheStorage::float8_e4m3};
     f.key_cache = cache_view(a.key_at(), kinds[storage], layout, scale);
     if (coin()) {
         f.v_in = p.v;
@@ -111,7 +116,8 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, std::vector<std::int64_t>& slo
         else x += deltas[pick(5)];
     };
     auto elsewhere = [&]() -> float* {  // somewhere in the arena, sometimes off float alignment
-        float* p = a.data.data() + Arena::margin + pick(static_cast<int>(a.data.size()) - 2 * static_cast<int>(Arena::margin));
+        float* p =
+            a.data.data() + Arena::margin + pick(static_cast<int>(a.data.size()) - 2 * static_cast<int>(Arena::margin));
         return pick(4) == 0 ? reinterpret_cast<float*>(reinterpret_cast<char*>(p) + 1 + pick(3)) : p;
     };
     detail::FusedArgs<float>& f = c.f;
@@ -139,12 +145,14 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, std::vector<std::int64_t>& slo
         case 7: k.layout = static_cast<CacheLayout>(pick(4)); break;
         case 8: k.scale.kind = static_cast<CacheScale::Kind>(pick(5)); break;
         case 9: {
-            const float values[] = {0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 2.0f};
+            const float values[] = {0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN(),
+                                    std::numeric_limits<float>::infinity(), 2.0f};
             k.scale.value = values[pick(5)];
             break;
         }
         default:
-            if (pick(2)) k.scale.per_head = pick(2) ? FloatSpan {} : FloatSpan(k.scale.per_head.data, k.scale.per_head.size - 1);
+            if (pick(2))
+                k.scale.per_head = pick(2) ? FloatSpan {} : FloatSpan(k.scale.per_head.data, k.scale.per_head.size - 1);
             else a.scales_at()[pick(kv_heads)] = pick(2) ? -0.5f : std::numeric_limits<float>::quiet_NaN();
             break;
         }
@@ -156,13 +164,22 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, std::vector<std::int64_t>& slo
     case 3: mutate_view(f.v_in); break;
     case 4: mutate_cache(f.key_cache); break;
     case 5: mutate_cache(f.value_cache); break;
-    case 6: slots[static_cast<std::size_t>(pick(max_tokens))] = std::int64_t {pick(4) - 2} + (pick(2) ? blocks * slots_per_block : 0); break;
-    case 7: f.slots = pick(3) == 0 ? SlotMapping() : SlotMapping(slots.data(), f.slots.count() + (pick(2) ? 1 : -1)); break;
+    case 6:
+        slots[static_cast<std::size_t>(pick(max_tokens))] =
+            std::int64_t {pick(4) - 2} + (pick(2) ? blocks * slots_per_block : 0);
+        break;
+    case 7:
+        f.slots = pick(3) == 0 ? SlotMapping() : SlotMapping(slots.data(), f.slots.count() + (pick(2) ? 1 : -1));
+        break;
     case 8: c.positions = PositionIds::contiguous(pick(2) ? -1 : 64 - pick(3)); break;
     case 9: c.range = {c.range.begin + pick(3) - 1, c.range.end + pick(3) - 1}; break;
     case 10: f.eps = pick(2) ? -1e-6f : std::numeric_limits<float>::quiet_NaN(); break;
     case 11: c.weighting = pick(2) ? 2 : -1; break;
-    case 12: (pick(2) ? f.q_weight : f.k_weight) = pick(3) == 0 ? FloatSpan {} : pick(2) ? FloatSpan(elsewhere(), dim) : FloatSpan(a.weights_at(), dim - 1); break;
+    case 12:
+        (pick(2) ? f.q_weight : f.k_weight) = pick(3) == 0 ? FloatSpan {}
+                                              : pick(2)    ? FloatSpan(elsewhere(), dim)
+                                                           : FloatSpan(a.weights_at(), dim - 1);
+        break;
     case 13: c.angles = &other_angles; break;
     case 14:  // V or Q present without its partner
         if (pick(2)) f.value_cache = {};
@@ -174,7 +191,8 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, std::vector<std::int64_t>& slo
 
 }  // namespace
 
-TEST_CASE("[checks] the inline test of a usual cache call accepts only calls the full rules accept, and every valid call drawn")
+TEST_CASE("[checks] the inline test of a usual cache call accepts only calls the full rules accept, and every valid "
+          "call drawn")
 {
     const posenc::RopeSpec spec(dim, dim, 1e4);
     const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
@@ -192,11 +210,13 @@ TEST_CASE("[checks] the inline test of a usual cache call accepts only calls the
             if (i % 3 == 0) mutate(rng, c, a, slots, other_angles);
         }
         const bool fast = detail::cache_call_is_usual(spec, *c.angles, c.positions, c.f, c.weighting, c.range);
-        const bool rules = detail::passes([&] { detail::check_cache_call_rules(spec, *c.angles, c.positions, c.f, c.weighting, c.range); });
+        const bool rules = detail::passes(
+            [&] { detail::check_cache_call_rules(spec, *c.angles, c.positions, c.f, c.weighting, c.range); });
         usual += fast;
         accepted_by_rules += rules;
         refused += !rules;
-        if (!mutated && !fast && first.empty()) first = "an unmutated valid call missed the inline test, case " + std::to_string(i);
+        if (!mutated && !fast && first.empty())
+            first = "an unmutated valid call missed the inline test, case " + std::to_string(i);
         if (fast && !rules) {
             ++disagreements;
             if (first.empty()) first = "the inline test accepted a call the rules refuse, case " + std::to_string(i);

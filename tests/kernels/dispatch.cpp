@@ -55,7 +55,8 @@ std::string expected_best_isa()
     if (want == nullptr) return {};
     const pd::Isa cap = pd::max_isa_from_environment();
     for (pd::Isa isa : pd::dispatch_isas)
-        if (std::string(want) == pd::to_string(isa)) return pd::to_string(static_cast<int>(isa) > static_cast<int>(cap) ? cap : isa);
+        if (std::string(want) == pd::to_string(isa))
+            return pd::to_string(static_cast<int>(isa) > static_cast<int>(cap) ? cap : isa);
     return want;
 }
 
@@ -65,10 +66,12 @@ TEST_CASE("[dispatch] CPU features agree with /proc/cpuinfo and best_isa is the 
 {
     const pd::CpuFeatures& f = pd::cpu_features();
     const std::string flags = cpuinfo_flags();
-    MESSAGE("CPU: sse4_2 " << f.sse4_2 << ", avx2 " << f.avx2 << ", fma " << f.fma << ", f16c " << f.f16c << ", avx512 f/cd/dq/bw "
-                           << f.avx512f << f.avx512cd << f.avx512dq << f.avx512bw << ", avx512_bf16 " << f.avx512_bf16 << ", asimd "
-                           << f.asimd << ", fphp " << f.fphp << ", asimdhp " << f.asimdhp << ", bf16 " << f.bf16 << "; best_isa "
-                           << std::string(pd::to_string(pd::best_isa())) << " (" << std::string(pd::arch_name(pd::best_isa())) << ")");
+    MESSAGE("CPU: sse4_2 " << f.sse4_2 << ", avx2 " << f.avx2 << ", fma " << f.fma << ", f16c " << f.f16c
+                           << ", avx512 f/cd/dq/bw " << f.avx512f << f.avx512cd << f.avx512dq << f.avx512bw
+                           << ", avx512_bf16 " << f.avx512_bf16 << ", asimd " << f.asimd << ", fphp " << f.fphp
+                           << ", asimdhp " << f.asimdhp << ", bf16 " << f.bf16 << "; best_isa "
+                           << std::string(pd::to_string(pd::best_isa())) << " ("
+                           << std::string(pd::arch_name(pd::best_isa())) << ")");
     for (const kernel_test::ArchPath& path : kernel_test::arch_paths()) MESSAGE("arch path tested: " << path.name);
     for (const std::string& skipped : kernel_test::skipped_paths()) MESSAGE("arch path skipped: " << skipped);
     if (!flags.empty()) {
@@ -115,7 +118,8 @@ TEST_CASE("[dispatch] dispatch::apply_rope runs the best ISA's kernel, bit for b
         std::vector<T> a = x, b = x;
         const HeadsShape shape {3, 4, 128};
         pd::apply_rope(spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(a, shape)));
-        pd::apply_rope_on(pd::best_isa(), spec, angles, PositionIds::contiguous(123456), QKViews<T>::in_place(HeadsView<T>(b, shape)));
+        pd::apply_rope_on(pd::best_isa(), spec, angles, PositionIds::contiguous(123456),
+                          QKViews<T>::in_place(HeadsView<T>(b, shape)));
         const std::string type = kernel_test::type_name<T>();
         CAPTURE(type);
         CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
@@ -131,7 +135,8 @@ TEST_CASE("[dispatch] dispatch::apply_rope runs the best ISA's kernel, bit for b
 
 namespace kernels_dispatch_tests {
 
-TEST_CASE("[dispatch] compiled_isas, best_cpu_isa and the missed-ISA diagnostic say what runs and what the CPU could run")
+TEST_CASE(
+    "[dispatch] compiled_isas, best_cpu_isa and the missed-ISA diagnostic say what runs and what the CPU could run")
 {
     // Independent source for what the CPU runs: /proc/cpuinfo's flags (x86-64; the OS-enabled set).
     const std::vector<pd::Isa> compiled = pd::compiled_isas();
@@ -155,11 +160,13 @@ TEST_CASE("[dispatch] compiled_isas, best_cpu_isa and the missed-ISA diagnostic 
     if (!flags.empty() && pd::max_isa_from_environment() == pd::last_isa) {
         auto has = [&](const char* name) { return flags.find(std::string(" ") + name + " ") != std::string::npos; };
         // the ISA list's CPU tests (docs/kernels.md, "Runtime dispatch"), read from the flags
-        const bool avx512 = has("avx512f") && has("avx512cd") && has("avx512dq") && has("avx512bw") && has("fma") && has("f16c");
-        const char* want = avx512 && has("avx512_bf16") ? "avx512_bf16"
-                         : avx512 ? "avx512"
-                         : has("avx2") && has("fma") && has("f16c") ? "avx2"
-                         : has("sse4_2") ? "sse4_2" : "baseline";
+        const bool avx512 =
+            has("avx512f") && has("avx512cd") && has("avx512dq") && has("avx512bw") && has("fma") && has("f16c");
+        const char* want = avx512 && has("avx512_bf16")               ? "avx512_bf16"
+                           : avx512                                   ? "avx512"
+                           : has("avx2") && has("fma") && has("f16c") ? "avx2"
+                           : has("sse4_2")                            ? "sse4_2"
+                                                                      : "baseline";
         CHECK(std::string(pd::to_string(cpu)) == want);
     }
 #endif
@@ -174,12 +181,14 @@ TEST_CASE("[dispatch] compiled_isas, best_cpu_isa and the missed-ISA diagnostic 
     if (!line.empty()) {
         MESSAGE(line);
         CHECK(line.find(std::string("runs ") + pd::to_string(cpu) + " (") != std::string::npos);
-        CHECK(line.find(std::string("baseline kernel (") + pd::arch_name(pd::Isa::baseline) + ")") != std::string::npos);
+        CHECK(line.find(std::string("baseline kernel (") + pd::arch_name(pd::Isa::baseline) + ")") !=
+              std::string::npos);
         CHECK(line.find("posenc_add_dispatch") != std::string::npos);
     }
     const std::string summary = pd::dispatch_summary();
     MESSAGE(summary);
-    CHECK(summary.find(std::string("dispatch runs ") + pd::to_string(pd::best_isa()) + " (" + pd::arch_name(pd::best_isa()) + ")") == 0);
+    CHECK(summary.find(std::string("dispatch runs ") + pd::to_string(pd::best_isa()) + " (" +
+                       pd::arch_name(pd::best_isa()) + ")") == 0);
     CHECK(summary.find(std::string("this CPU runs up to ") + pd::to_string(cpu)) != std::string::npos);
 }
 

@@ -60,7 +60,7 @@ std::map<double, std::uint16_t> half_bits_by_value()
     std::map<double, std::uint16_t> m;
     for (std::uint32_t b = 0; b < 0x10000; ++b) {
         if (((b >> 10) & 0x1f) == 0x1f) continue;  // inf / nan
-        if (b == 0x8000) continue;                 // -0 shares the key 0.0 with +0
+        if (b == 0x8000) continue;  // -0 shares the key 0.0 with +0
         m[oracle_half_value(static_cast<std::uint16_t>(b))] = static_cast<std::uint16_t>(b);
     }
     m[std::numeric_limits<double>::infinity()] = 0x7c00;
@@ -86,7 +86,8 @@ TEST_CASE("[IEEE 754] float16 -> float is exact for all 65,536 bit patterns")
         if (((b >> 10) & 0x1f) == 0x1f && (b & 0x3ff) != 0) {
             CHECK(std::isnan(f));
         } else if (((b >> 10) & 0x1f) == 0x1f) {
-            CHECK(f == ((b & 0x8000) ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity()));
+            CHECK(f ==
+                  ((b & 0x8000) ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity()));
         } else {
             CHECK(static_cast<double>(f) == oracle_half_value(static_cast<std::uint16_t>(b)));
             CHECK(std::signbit(f) == ((b & 0x8000) != 0));
@@ -104,7 +105,8 @@ TEST_CASE("[IEEE 754] float -> float16 and float -> bfloat16 round to nearest ev
         const double lo = it->first, hi = std::next(it)->first;
         if (std::isinf(lo) || std::isinf(hi)) continue;
         const float mid = static_cast<float>((lo + hi) / 2);  // exact: 11 significant bits
-        samples.insert(samples.end(), {static_cast<float>(lo), mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e9f)});
+        samples.insert(samples.end(),
+                       {static_cast<float>(lo), mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e9f)});
     }
     // random bit patterns over the whole float range, plus the overflow threshold
     for (int i = 0; i < 200000; ++i) samples.push_back(float_of_bits(static_cast<std::uint32_t>(rng())));
@@ -137,7 +139,8 @@ TEST_CASE("[IEEE 754] every arch path stores bfloat16 and float16 rounded to nea
 {
     const auto table = half_bits_by_value();
     for (const ArchPath& path : kernel_test::arch_paths()) {
-        for (double factor : {1.0, 1.0 + std::ldexp(1.0, -11), 1.0 + std::ldexp(1.0, -9) + std::ldexp(1.0, -12), 0.7, 3.3}) {
+        for (double factor :
+             {1.0, 1.0 + std::ldexp(1.0, -11), 1.0 + std::ldexp(1.0, -9) + std::ldexp(1.0, -12), 0.7, 3.3}) {
             // one pair per head (rotary_dim 2), half_split: element 0 is x, element 1 stays 0
             const posenc::RopeSpec spec(2, 2, 10000.0, posenc::Pairing::half_split);
             const posenc::FrequencyTable freq({1.0}, factor);
@@ -169,9 +172,11 @@ TEST_CASE("[IEEE 754] every arch path stores bfloat16 and float16 rounded to nea
 
             // bfloat16: every pattern
             std::vector<posenc::bfloat16> bf(2 * 0x10000);
-            for (std::uint32_t b = 0; b < 0x10000; ++b) bf[2 * b] = {static_cast<std::uint16_t>(b)}, bf[2 * b + 1] = {0};
-            kernel_test::apply_on(path, spec, cache, positions,
-                                  QKViews<posenc::bfloat16>::in_place(HeadsView<posenc::bfloat16>(bf, {0x10000, 1, 2})));
+            for (std::uint32_t b = 0; b < 0x10000; ++b)
+                bf[2 * b] = {static_cast<std::uint16_t>(b)}, bf[2 * b + 1] = {0};
+            kernel_test::apply_on(
+                path, spec, cache, positions,
+                QKViews<posenc::bfloat16>::in_place(HeadsView<posenc::bfloat16>(bf, {0x10000, 1, 2})));
             mismatches = 0;
             for (std::uint32_t b = 0; b < 0x10000; ++b) {
                 const float x = float_of_bits(b << 16);
@@ -188,7 +193,8 @@ TEST_CASE("[IEEE 754] every arch path stores bfloat16 and float16 rounded to nea
     }
 }
 
-TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN and normal 16-bit values round like the scalar conversion, every path and pairing")
+TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN and normal 16-bit values round like "
+          "the scalar conversion, every path and pairing")
 {
     // 128-dim heads at position 0 (cos = a, sin = 0), so every output is round16(fl32(x * a)) of
     // its own input x, except that an infinite or NaN partner makes it NaN (partner * sin = NaN).
@@ -212,17 +218,19 @@ TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN
             for (int d = 0; d < tested_dims; ++d) {
                 std::uint16_t bits = static_cast<std::uint16_t>(0x3c00u + rng() % 0x0800u);  // normal (either format)
                 const int mode = static_cast<int>(t % 8);
-                if (mode == 1 && d == static_cast<int>(rng() % 64)) bits = static_cast<std::uint16_t>(1 + rng() % 0x3f);  // subnormal
-                if (mode == 2 && d % 5 == 0) bits = static_cast<std::uint16_t>(rng() % 2 ? 0x8000 : 0);               // +-0
-                if (mode == 3 && d == 7) bits = std::is_same_v<T, posenc::bfloat16> ? 0x7f80 : 0x7c00;               // +inf
-                if (mode == 4 && d == 9) bits = std::is_same_v<T, posenc::bfloat16> ? 0xffc1 : 0xfe01;               // NaN
-                if (mode == 5) bits = static_cast<std::uint16_t>(rng() % 0x10000);                                    // anything
+                if (mode == 1 && d == static_cast<int>(rng() % 64))
+                    bits = static_cast<std::uint16_t>(1 + rng() % 0x3f);  // subnormal
+                if (mode == 2 && d % 5 == 0) bits = static_cast<std::uint16_t>(rng() % 2 ? 0x8000 : 0);  // +-0
+                if (mode == 3 && d == 7) bits = std::is_same_v<T, posenc::bfloat16> ? 0x7f80 : 0x7c00;  // +inf
+                if (mode == 4 && d == 9) bits = std::is_same_v<T, posenc::bfloat16> ? 0xffc1 : 0xfe01;  // NaN
+                if (mode == 5) bits = static_cast<std::uint16_t>(rng() % 0x10000);  // anything
                 if (rng() % 2) bits = static_cast<std::uint16_t>(bits ^ 0x8000u);
                 x[static_cast<std::size_t>(t * 128 + d)] = T {bits};
             }
         std::vector<T> y = x;
         const std::vector<std::int32_t> at_zero(static_cast<std::size_t>(tokens), 0);
-        kernel_test::apply_on(path, spec, cache, PositionIds(at_zero), QKViews<T>::in_place(HeadsView<T>(y, {tokens, 1, 128})));
+        kernel_test::apply_on(path, spec, cache, PositionIds(at_zero),
+                              QKViews<T>::in_place(HeadsView<T>(y, {tokens, 1, 128})));
         int mismatches = 0;
         for (std::size_t i = 0; i < x.size(); ++i) {
             const std::size_t d = i % 128, head = i - d;
@@ -234,8 +242,9 @@ TEST_CASE("[IEEE 754] full registers: rows mixing subnormal, zero, infinite, NaN
                                    : std::numeric_limits<float>::quiet_NaN();
             const bool ok = std::isnan(want) ? std::isnan(got) : got == want;
             if (!ok && mismatches++ < 5)
-                CHECK_MESSAGE(ok, path.name << " " << kernel_test::type_name<T>() << (half ? " half_split" : " interleaved")
-                                            << " element " << i << " got " << got << " want " << want);
+                CHECK_MESSAGE(ok, path.name << " " << kernel_test::type_name<T>()
+                                            << (half ? " half_split" : " interleaved") << " element " << i << " got "
+                                            << got << " want " << want);
         }
         CHECK(mismatches == 0);
     };

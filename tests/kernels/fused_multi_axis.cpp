@@ -55,9 +55,11 @@ Shape random_shape(std::mt19937& rng, std::int64_t max_position, bool text_only 
     const int head_dim = coin(rng) ? 128 : 2 * std::uniform_int_distribution<int>(3, 80)(rng);
     const int rotary_dim = coin(rng) ? head_dim : 2 * std::uniform_int_distribution<int>(3, head_dim / 2)(rng);
     const posenc::RopeSpec spec(head_dim, rotary_dim, coin(rng) ? 1e4 : 1e6, pairing);
-    const posenc::FrequencyTable table(posenc::FrequencyTable::from_spec(spec).inv_freq(), coin(rng) ? 1.0 : 1.1386294361119891);
+    const posenc::FrequencyTable table(posenc::FrequencyTable::from_spec(spec).inv_freq(),
+                                       coin(rng) ? 1.0 : 1.1386294361119891);
     const int pairs = rotary_dim / 2;
-    const int s1 = std::uniform_int_distribution<int>(0, pairs / 3)(rng), s2 = std::uniform_int_distribution<int>(0, pairs / 3)(rng);
+    const int s1 = std::uniform_int_distribution<int>(0, pairs / 3)(rng),
+              s2 = std::uniform_int_distribution<int>(0, pairs / 3)(rng);
     const std::vector<int> sections {pairs - s1 - s2, s1, s2};
     const posenc::MultiAxisLayout layout = coin(rng) ? posenc::MultiAxisLayout::sections(sections, pairs)
                                                      : posenc::MultiAxisLayout::interleaved(sections, pairs);
@@ -88,7 +90,8 @@ std::vector<double> reference_head(const Shape& s, const std::vector<double>& x,
     bound.assign(n, 0.0);
     const double A = s.table.attention_factor();
     const double factor = norm ? static_cast<double>(n) / 2 + 9 : 4;
-    for (std::size_t d = 0; d < n; ++d) bound[d] = (norm ? (static_cast<double>(n) / 2 + 6) : 0.0) * u * std::fabs(y[d]);
+    for (std::size_t d = 0; d < n; ++d)
+        bound[d] = (norm ? (static_cast<double>(n) / 2 + 6) : 0.0) * u * std::fabs(y[d]);
     for (int i = 0; i < s.spec.num_pairs(); ++i) {
         const posenc::PairCoordinates pc = s.spec.pair_coordinates(i);
         const auto a = static_cast<std::size_t>(pc.first), b = static_cast<std::size_t>(pc.second);
@@ -103,8 +106,10 @@ template <class T, class Angles>
 int check_qk_norm_case(const ArchPath& path, std::mt19937& rng, const Shape& s, const Angles& angles)
 {
     const int n = s.spec.head_dim();
-    const std::ptrdiff_t q_heads = std::uniform_int_distribution<int>(1, 6)(rng), k_heads = std::uniform_int_distribution<int>(0, 3)(rng);
-    std::vector<T> q(static_cast<std::size_t>(s.tokens * q_heads * n)), k(static_cast<std::size_t>(s.tokens * k_heads * n) + 1);
+    const std::ptrdiff_t q_heads = std::uniform_int_distribution<int>(1, 6)(rng),
+                         k_heads = std::uniform_int_distribution<int>(0, 3)(rng);
+    std::vector<T> q(static_cast<std::size_t>(s.tokens * q_heads * n)),
+        k(static_cast<std::size_t>(s.tokens * k_heads * n) + 1);
     std::uniform_real_distribution<double> value(-3.0, 3.0);
     for (T& v : q) v = kernel_test::from_double<T>(value(rng));
     for (T& v : k) v = kernel_test::from_double<T>(value(rng));
@@ -115,7 +120,9 @@ int check_qk_norm_case(const ArchPath& path, std::mt19937& rng, const Shape& s, 
     for (float& w : kw) w = wdist(rng);
     const QkNorm norm {NormWeighting::weight, 1e-6f, qw, kw};
     const HeadsView<T> qv(q.data(), static_cast<std::ptrdiff_t>(q.size()), {s.tokens, q_heads, n});
-    const HeadsView<T> kv = k_heads ? HeadsView<T>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {s.tokens, k_heads, n}) : HeadsView<T> {};
+    const HeadsView<T> kv = k_heads
+                                ? HeadsView<T>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {s.tokens, k_heads, n})
+                                : HeadsView<T> {};
     const auto views = QKViews<T>::in_place(qv, kv);
     const MultiAxisIds ids(s.layout, MultiAxisPositions(s.ids, 3));
     if (path.dispatched) dispatch::qk_norm_rope_on(path.isa, s.spec, norm, angles, ids, views);
@@ -129,20 +136,25 @@ int check_qk_norm_case(const ArchPath& path, std::mt19937& rng, const Shape& s, 
             for (std::ptrdiff_t h = 0; h < heads; ++h) {
                 const std::size_t at = static_cast<std::size_t>((t * heads + h) * n);
                 std::vector<double> x(static_cast<std::size_t>(n)), bound;
-                for (int d = 0; d < n; ++d) x[static_cast<std::size_t>(d)] = kernel_test::to_double(before[at + static_cast<std::size_t>(d)]);
-                const std::vector<double> want = reference_head(s, x, tensor ? kw.data() : qw.data(), true, 1e-6f, t, bound);
+                for (int d = 0; d < n; ++d)
+                    x[static_cast<std::size_t>(d)] = kernel_test::to_double(before[at + static_cast<std::size_t>(d)]);
+                const std::vector<double> want =
+                    reference_head(s, x, tensor ? kw.data() : qw.data(), true, 1e-6f, t, bound);
                 for (int d = 0; d < n; ++d) {
                     const auto i = static_cast<std::size_t>(d);
                     const double got = kernel_test::to_double(after[at + i]);
                     const double tol = std::is_same_v<T, double> ? 1e-12 * (std::fabs(want[i]) + 1e-3)
                                                                  : bound[i] + kernel_test::half_ulp<T>(want[i]);
                     if (!(std::fabs(got - want[i]) <= tol))
-                        FAIL(path.name << " " << kernel_test::type_name<T>() << " " << std::string(posenc::to_string(s.spec.pairing()))
-                                       << " " << std::string(posenc::to_string(s.layout.kind())) << " head_dim " << n << " rotary "
-                                       << s.spec.rotary_dim() << " tensor " << tensor << " t " << t << " h " << h << " d " << d
-                                       << " positions " << s.ids[static_cast<std::size_t>(t * 3)] << ","
-                                       << s.ids[static_cast<std::size_t>(t * 3 + 1)] << "," << s.ids[static_cast<std::size_t>(t * 3 + 2)]
-                                       << ": got " << got << " want " << want[i] << " bound " << tol);
+                        FAIL(path.name << " " << kernel_test::type_name<T>() << " "
+                                       << std::string(posenc::to_string(s.spec.pairing())) << " "
+                                       << std::string(posenc::to_string(s.layout.kind())) << " head_dim " << n
+                                       << " rotary " << s.spec.rotary_dim() << " tensor " << tensor << " t " << t
+                                       << " h " << h << " d " << d << " positions "
+                                       << s.ids[static_cast<std::size_t>(t * 3)] << ","
+                                       << s.ids[static_cast<std::size_t>(t * 3 + 1)] << ","
+                                       << s.ids[static_cast<std::size_t>(t * 3 + 2)] << ": got " << got << " want "
+                                       << want[i] << " bound " << tol);
                     ++checked;
                 }
             }
@@ -153,7 +165,8 @@ int check_qk_norm_case(const ArchPath& path, std::mt19937& rng, const Shape& s, 
 
 }  // namespace
 
-TEST_CASE("[reference] fused QK-norm + M-RoPE equals a long double RMSNorm composed with apply_multi_axis_rope_reference, every arch path")
+TEST_CASE("[reference] fused QK-norm + M-RoPE equals a long double RMSNorm composed with "
+          "apply_multi_axis_rope_reference, every arch path")
 {
     std::mt19937 rng(20261206);
     int checked = 0;
@@ -181,9 +194,10 @@ struct Cache {
     {
         const std::ptrdiff_t elements = 32 * heads * head_dim;
         bytes.assign(static_cast<std::size_t>(elements) * element_bytes(storage) + 64, 0xA5);
-        view = storage == CacheStorage::float32 ? KvCacheView::paged(reinterpret_cast<float*>(bytes.data()), elements, 4, 8, heads, head_dim, layout)
-                                                : KvCacheView::paged(reinterpret_cast<posenc::float8_e4m3*>(bytes.data()), elements, 4, 8, heads,
-                                                                     head_dim, layout, scale);
+        view = storage == CacheStorage::float32
+                   ? KvCacheView::paged(reinterpret_cast<float*>(bytes.data()), elements, 4, 8, heads, head_dim, layout)
+                   : KvCacheView::paged(reinterpret_cast<posenc::float8_e4m3*>(bytes.data()), elements, 4, 8, heads,
+                                        head_dim, layout, scale);
     }
 };
 
@@ -197,15 +211,19 @@ void check_cache_case(const ArchPath& path, std::mt19937& rng, bool text_only)
     const Shape s = random_shape(rng, largest, text_only);
     const int n = s.spec.head_dim();
     const bool with_norm = std::uniform_int_distribution<int>(0, 1)(rng) != 0;
-    const CacheLayout layout = std::uniform_int_distribution<int>(0, 1)(rng) ? CacheLayout::token_major : CacheLayout::heads_major;
+    const CacheLayout layout =
+        std::uniform_int_distribution<int>(0, 1)(rng) ? CacheLayout::token_major : CacheLayout::heads_major;
     const std::ptrdiff_t q_heads = 4, kv_heads = 2;
     std::uniform_real_distribution<float> value(-3.0f, 3.0f);
-    std::vector<float> q(static_cast<std::size_t>(s.tokens * q_heads * n)), k(static_cast<std::size_t>(s.tokens * kv_heads * n)), v(k.size());
+    std::vector<float> q(static_cast<std::size_t>(s.tokens * q_heads * n)),
+        k(static_cast<std::size_t>(s.tokens * kv_heads * n)), v(k.size());
     for (auto* x : {&q, &k, &v})
         for (float& e : *x) e = value(rng);
-    const std::vector<float> q0 = q, weight_q(static_cast<std::size_t>(n), 1.25f), weight_k(static_cast<std::size_t>(n), 0.75f);
+    const std::vector<float> q0 = q, weight_q(static_cast<std::size_t>(n), 1.25f),
+                             weight_k(static_cast<std::size_t>(n), 0.75f);
     std::vector<std::int32_t> slots(static_cast<std::size_t>(s.tokens));
-    for (std::ptrdiff_t t = 0; t < s.tokens; ++t) slots[static_cast<std::size_t>(t)] = t == 1 ? -1 : static_cast<std::int32_t>(31 - 3 * t);
+    for (std::ptrdiff_t t = 0; t < s.tokens; ++t)
+        slots[static_cast<std::size_t>(t)] = t == 1 ? -1 : static_cast<std::int32_t>(31 - 3 * t);
     const OnTheFlyAngles angles(s.table);
     const MultiAxisIds positions(s.layout, MultiAxisPositions(s.ids, 3));
     const QkNorm norm {NormWeighting::weight, 1e-6f, weight_q, weight_k};
@@ -221,8 +239,10 @@ void check_cache_case(const ArchPath& path, std::mt19937& rng, bool text_only)
         w.slot_mapping = SlotMapping(slots);
         if (one_d) {  // text tokens: axis 0 is every axis
             std::vector<std::int64_t> ids(static_cast<std::size_t>(s.tokens));
-            for (std::ptrdiff_t t = 0; t < s.tokens; ++t) ids[static_cast<std::size_t>(t)] = s.ids[static_cast<std::size_t>(t * 3)];
-            if (path.dispatched && with_norm) dispatch::qk_norm_rope_into_cache_on(path.isa, s.spec, norm, angles, PositionIds(ids), w);
+            for (std::ptrdiff_t t = 0; t < s.tokens; ++t)
+                ids[static_cast<std::size_t>(t)] = s.ids[static_cast<std::size_t>(t * 3)];
+            if (path.dispatched && with_norm)
+                dispatch::qk_norm_rope_into_cache_on(path.isa, s.spec, norm, angles, PositionIds(ids), w);
             else if (path.dispatched) dispatch::rope_into_cache_on(path.isa, s.spec, angles, PositionIds(ids), w);
             else if (with_norm) qk_norm_rope_into_cache(s.spec, norm, angles, PositionIds(ids), w);
             else rope_into_cache(s.spec, angles, PositionIds(ids), w);
@@ -234,14 +254,16 @@ void check_cache_case(const ArchPath& path, std::mt19937& rng, bool text_only)
             else rope_into_cache(s.spec, angles, positions, w);
         }
     };
-    Cache key(CacheStorage::float32, layout, kv_heads, n, {}), value_cache(CacheStorage::float32, layout, kv_heads, n, {});
+    Cache key(CacheStorage::float32, layout, kv_heads, n, {}),
+        value_cache(CacheStorage::float32, layout, kv_heads, n, {});
     const std::vector<std::uint8_t> untouched = key.bytes;
     std::vector<float> q_out;
     run(key.view, value_cache.view, q_out, false);
     std::vector<std::uint8_t> key_expected = untouched;  // the written slots filled in below
-    const std::string what = path.name + " " + posenc::to_string(s.spec.pairing()) + " " + posenc::to_string(s.layout.kind()) +
-                             " head_dim " + std::to_string(n) + " rotary " + std::to_string(s.spec.rotary_dim()) +
-                             (with_norm ? " norm" : " no norm") + (text_only ? " text" : " mixed");
+    const std::string what = path.name + " " + posenc::to_string(s.spec.pairing()) + " " +
+                             posenc::to_string(s.layout.kind()) + " head_dim " + std::to_string(n) + " rotary " +
+                             std::to_string(s.spec.rotary_dim()) + (with_norm ? " norm" : " no norm") +
+                             (text_only ? " text" : " mixed");
     INFO(what);
     for (std::ptrdiff_t t = 0; t < s.tokens; ++t) {
         for (int tensor = 0; tensor < 2; ++tensor) {
@@ -249,15 +271,21 @@ void check_cache_case(const ArchPath& path, std::mt19937& rng, bool text_only)
             for (std::ptrdiff_t h = 0; h < heads; ++h) {
                 const float* src = (tensor ? k.data() : q0.data()) + (t * heads + h) * n;
                 std::vector<double> x(src, src + n), bound;
-                const std::vector<double> want = reference_head(s, x, tensor ? weight_k.data() : weight_q.data(), with_norm, 1e-6f, t, bound);
+                const std::vector<double> want =
+                    reference_head(s, x, tensor ? weight_k.data() : weight_q.data(), with_norm, 1e-6f, t, bound);
                 const std::int32_t slot = slots[static_cast<std::size_t>(t)];
                 if (tensor == 1 && slot < 0) continue;
-                const float* got = tensor ? reinterpret_cast<const float*>(key.view.head(slot, h)) : q_out.data() + (t * heads + h) * n;
-                for (int d = 0; d < n; ++d) REQUIRE(std::fabs(got[d] - want[static_cast<std::size_t>(d)]) <= bound[static_cast<std::size_t>(d)]);
+                const float* got = tensor ? reinterpret_cast<const float*>(key.view.head(slot, h))
+                                          : q_out.data() + (t * heads + h) * n;
+                for (int d = 0; d < n; ++d)
+                    REQUIRE(std::fabs(got[d] - want[static_cast<std::size_t>(d)]) <=
+                            bound[static_cast<std::size_t>(d)]);
                 if (tensor == 1) {
-                    const std::size_t at = static_cast<std::size_t>(key.view.head(slot, h) - reinterpret_cast<std::byte*>(key.bytes.data()));
+                    const std::size_t at = static_cast<std::size_t>(key.view.head(slot, h) -
+                                                                    reinterpret_cast<std::byte*>(key.bytes.data()));
                     std::memcpy(key_expected.data() + at, got, static_cast<std::size_t>(n) * sizeof(float));
-                    REQUIRE(std::memcmp(value_cache.view.head(slot, h), v.data() + (t * kv_heads + h) * n, static_cast<std::size_t>(n) * sizeof(float)) == 0);
+                    REQUIRE(std::memcmp(value_cache.view.head(slot, h), v.data() + (t * kv_heads + h) * n,
+                                        static_cast<std::size_t>(n) * sizeof(float)) == 0);
                 }
             }
         }
@@ -276,7 +304,9 @@ void check_cache_case(const ArchPath& path, std::mt19937& rng, bool text_only)
         for (std::ptrdiff_t h = 0; slot >= 0 && h < kv_heads; ++h) {
             const auto* f = reinterpret_cast<const float*>(key.view.head(slot, h));
             const auto* codes = reinterpret_cast<const std::uint8_t*>(key8.view.head(slot, h));
-            for (int d = 0; d < n; ++d) REQUIRE(static_cast<int>(codes[d]) == static_cast<int>(e4m3_definition(f[d] / scales[static_cast<std::size_t>(h)])));
+            for (int d = 0; d < n; ++d)
+                REQUIRE(static_cast<int>(codes[d]) ==
+                        static_cast<int>(e4m3_definition(f[d] / scales[static_cast<std::size_t>(h)])));
         }
     }
     if (!text_only) return;
@@ -290,7 +320,8 @@ void check_cache_case(const ArchPath& path, std::mt19937& rng, bool text_only)
 
 }  // namespace
 
-TEST_CASE("[reference] (QK-norm +) M-RoPE into a paged float and fp8 cache equals the reference; text tokens give the 1-D step's bytes, every arch path")
+TEST_CASE("[reference] (QK-norm +) M-RoPE into a paged float and fp8 cache equals the reference; text tokens give the "
+          "1-D step's bytes, every arch path")
 {
     std::mt19937 rng(7);
     for (const ArchPath& path : kernel_test::arch_paths())
@@ -318,12 +349,13 @@ TEST_CASE("[errors] the multi-axis fused steps refuse a layout or positions they
         }
         return std::string("no error");
     };
-    CHECK(message(posenc::MultiAxisLayout::sections({16, 8, 8}, 32), {0, 0, 0, 1, 1, 1}, 3).find("layout.num_pairs") != std::string::npos);
+    CHECK(message(posenc::MultiAxisLayout::sections({16, 8, 8}, 32), {0, 0, 0, 1, 1, 1}, 3).find("layout.num_pairs") !=
+          std::string::npos);
     CHECK(message(layout, {0, 0, 0, 1, 1, 64}, 3).find("positions[1][2]") != std::string::npos);
     CHECK(message(layout, {0, 0, 1, 1}, 2).find("positions.axes") != std::string::npos);
     CHECK(message(layout, {0, 0, 0}, 3).find("positions.tokens") != std::string::npos);
-    CHECK(message(posenc::MultiAxisLayout::coordinate_sections({21, 21, 22}, 64), {0, 0, 0, 1, 1, 1}, 3).find("splits pairs") !=
-          std::string::npos);
+    CHECK(message(posenc::MultiAxisLayout::coordinate_sections({21, 21, 22}, 64), {0, 0, 0, 1, 1, 1}, 3)
+              .find("splits pairs") != std::string::npos);
     CHECK(message(layout, {0, 0, 0, 1, 1, 1}, 3) == "no error");
     // into the cache: the same rules, before the cache's own
     std::vector<float> key(64 * 128);
@@ -334,7 +366,8 @@ TEST_CASE("[errors] the multi-axis fused steps refuse a layout or positions they
     write.slot_mapping = SlotMapping(slots);
     const std::vector<std::int64_t> far {0, 0, 0, 1, 1, largest};
     const MultiAxisIds far_ids(layout, MultiAxisPositions(far, 3));
-    CHECK_THROWS_WITH_AS(rope_into_cache(spec, cache, far_ids, write), doctest::Contains("positions[1][2]"), posenc::error);
+    CHECK_THROWS_WITH_AS(rope_into_cache(spec, cache, far_ids, write), doctest::Contains("positions[1][2]"),
+                         posenc::error);
     CHECK_THROWS_WITH_AS(dispatch::qk_norm_rope_into_cache(spec, norm, cache, far_ids, write),
                          doctest::Contains("positions[1][2]"), posenc::error);
 }

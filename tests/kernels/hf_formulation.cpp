@@ -32,7 +32,8 @@ std::vector<long double> hf_rope(const std::vector<float>& q, int rotary_dim, do
                                  bool half_split)
 {
     const int half = rotary_dim / 2;
-    std::vector<long double> cos_emb(static_cast<std::size_t>(rotary_dim)), sin_emb(static_cast<std::size_t>(rotary_dim));
+    std::vector<long double> cos_emb(static_cast<std::size_t>(rotary_dim)),
+        sin_emb(static_cast<std::size_t>(rotary_dim));
     for (int i = 0; i < half; ++i) {
         const long double inv_freq = 1.0L / std::pow(static_cast<long double>(base), (2.0L * i) / rotary_dim);
         const long double angle = static_cast<long double>(position) * inv_freq;
@@ -43,7 +44,8 @@ std::vector<long double> hf_rope(const std::vector<float>& q, int rotary_dim, do
     std::vector<long double> rotated(static_cast<std::size_t>(rotary_dim));
     for (int j = 0; j < rotary_dim; ++j) {
         long double partner;
-        if (half_split) partner = j < half ? -q[static_cast<std::size_t>(j + half)] : q[static_cast<std::size_t>(j - half)];
+        if (half_split)
+            partner = j < half ? -q[static_cast<std::size_t>(j + half)] : q[static_cast<std::size_t>(j - half)];
         else partner = j % 2 == 0 ? -q[static_cast<std::size_t>(j + 1)] : q[static_cast<std::size_t>(j - 1)];
         rotated[static_cast<std::size_t>(j)] = q[static_cast<std::size_t>(j)] * cos_emb[static_cast<std::size_t>(j)] +
                                                partner * sin_emb[static_cast<std::size_t>(j)];
@@ -82,7 +84,8 @@ TEST_CASE("[Hugging Face] q*cos + rotate_half(q)*sin and GPT-J rotate_every_two,
                                                                    HeadsView<float>(out, {tokens, 1, m.head_dim})));
                 for (std::ptrdiff_t t = 0; t < tokens; ++t) {
                     const std::vector<float> head(q.begin() + t * m.head_dim, q.begin() + (t + 1) * m.head_dim);
-                    const std::vector<long double> want = hf_rope(head, m.rotary_dim, m.base, positions[static_cast<std::size_t>(t)], half_split);
+                    const std::vector<long double> want =
+                        hf_rope(head, m.rotary_dim, m.base, positions[static_cast<std::size_t>(t)], half_split);
                     CAPTURE(path.name);
                     CAPTURE(m.head_dim);
                     CAPTURE(m.rotary_dim);
@@ -90,10 +93,11 @@ TEST_CASE("[Hugging Face] q*cos + rotate_half(q)*sin and GPT-J rotate_every_two,
                     CAPTURE(positions[static_cast<std::size_t>(t)]);
                     for (int i = 0; i < m.rotary_dim / 2; ++i) {
                         const int a = half_split ? i : 2 * i, b = half_split ? i + m.rotary_dim / 2 : 2 * i + 1;
-                        const double norm = std::hypot(head[static_cast<std::size_t>(a)], head[static_cast<std::size_t>(b)]);
+                        const double norm =
+                            std::hypot(head[static_cast<std::size_t>(a)], head[static_cast<std::size_t>(b)]);
                         for (int d : {a, b})
-                            CHECK(std::fabs(out[static_cast<std::size_t>(t * m.head_dim + d)] - want[static_cast<std::size_t>(d)]) <=
-                                  4 * kernel_test::float_ulp(norm));
+                            CHECK(std::fabs(out[static_cast<std::size_t>(t * m.head_dim + d)] -
+                                            want[static_cast<std::size_t>(d)]) <= 4 * kernel_test::float_ulp(norm));
                     }
                     for (int d = m.rotary_dim; d < m.head_dim; ++d)  // pass-through copied exactly
                         CHECK(out[static_cast<std::size_t>(t * m.head_dim + d)] == head[static_cast<std::size_t>(d)]);

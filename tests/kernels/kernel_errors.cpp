@@ -41,7 +41,8 @@ TEST_CASE("[errors] angle sources reject ranges they cannot serve exactly")
           "levels 1 must leave at most 2^24 rows per level; max_position needs 31 bits");
     const posenc::FrequencyTable fast({1.0, 1e6});  // 1e6 rad per token: 2^31 * 1e6 > 2^50
     CHECK(message_of([&] { OnTheFlyAngles angles(fast); }) ==
-          "inv_freq[1] 1000000 must be <= 2^50 / 2147483647 so that position * inv_freq stays in the exact reduction's range");
+          "inv_freq[1] 1000000 must be <= 2^50 / 2147483647 so that position * inv_freq stays in the exact reduction's "
+          "range");
     CHECK(message_of([&] { OnTheFlyAngles(fast, 1000); }) == "(no error)");
 }
 
@@ -65,22 +66,28 @@ TEST_CASE("[errors] a position outside the angle source is an error, never a rea
     const std::vector<std::int64_t> far {1, 2, 5001};
     CHECK(message_of([&] { apply_rope(spec, angles, PositionIds(far), q); }) ==
           "positions[2] 5001 must be in [-5000, 5000], the positions the OnTheFlyAngles serves");
-    CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(ids.data(), 2), q); }) == "positions.count 2 must equal tokens 3");
+    CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(ids.data(), 2), q); }) ==
+          "positions.count 2 must equal tokens 3");
     CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(static_cast<const std::int32_t*>(nullptr), 3), q); }) ==
           "positions.ids null must point to one id per token");
     // the same checks in front of runtime dispatch
     CHECK(message_of([&] { dispatch::apply_rope(spec, cache, PositionIds(ids), q); }) ==
           "positions[1] 100 must be in [0, 99], the positions the CosSinCache serves");
     // only the tokens of the range are checked and rotated
-    CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {2, 3}); }) == "(no error)");
-    CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {2, 4}); }) ==
-          "range [2, 4) must satisfy 0 <= begin <= end <= tokens 3");
+    CHECK(message_of([&] {
+              apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {2, 3});
+          }) == "(no error)");
+    CHECK(message_of([&] {
+              apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {2, 4});
+          }) == "range [2, 4) must satisfy 0 <= begin <= end <= tokens 3");
     // the default range (all_tokens) is a flag, not a value: no explicit range means "every token"
     const std::ptrdiff_t huge = std::numeric_limits<std::ptrdiff_t>::max();
-    CHECK(message_of([&] { apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {0, huge}); }) ==
-          "range [0, " + std::to_string(huge) + ") must satisfy 0 <= begin <= end <= tokens 3");
-    CHECK(message_of([&] { dispatch::apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {0, huge}); }) ==
-          "range [0, " + std::to_string(huge) + ") must satisfy 0 <= begin <= end <= tokens 3");
+    CHECK(message_of([&] {
+              apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {0, huge});
+          }) == "range [0, " + std::to_string(huge) + ") must satisfy 0 <= begin <= end <= tokens 3");
+    CHECK(message_of([&] {
+              dispatch::apply_rope(spec, cache, PositionIds(ids), q, Direction::forward, TokenRange {0, huge});
+          }) == "range [0, " + std::to_string(huge) + ") must satisfy 0 <= begin <= end <= tokens 3");
 }
 
 TEST_CASE("[errors] shapes, strides and overlaps of the views")
@@ -92,10 +99,14 @@ TEST_CASE("[errors] shapes, strides and overlaps of the views")
     using V = HeadsView<float>;
     const auto n = static_cast<std::ptrdiff_t>(x.size());
 
-    CHECK(message_of([&] { apply_rope(posenc::RopeSpec(64, 64, 1e4), cache, at, QKViews<float>::in_place(V(x.data(), n, {1, 1, 64}))); }) ==
-          "angles.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2): the angle source was built for another rotary_dim");
+    CHECK(
+        message_of([&] {
+            apply_rope(posenc::RopeSpec(64, 64, 1e4), cache, at, QKViews<float>::in_place(V(x.data(), n, {1, 1, 64})));
+        }) == "angles.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2): the angle source was built for "
+              "another rotary_dim");
     CHECK(run(QKViews<float>::in_place(V(nullptr, 0, {1, 1, 64}))) == "q_in.data null must point to the tensor");
-    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {1, 1, 60}))) == "q_in.head_dim 60 must equal spec.head_dim 64 (the buffer's heads are that long)");
+    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {1, 1, 60}))) ==
+          "q_in.head_dim 60 must equal spec.head_dim 64 (the buffer's heads are that long)");
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {-1, 1, 64}))) == "q_in.tokens -1 must be >= 0");
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 0, 64}))) == "q_in.heads 0 must be >= 1");
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 3, 64}, {192, 32}))) ==
@@ -105,12 +116,15 @@ TEST_CASE("[errors] shapes, strides and overlaps of the views")
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {3, 2, 64}, {64, 100}))) ==
           "q_in.head_stride 100 must be >= token_stride * (tokens - 1) + head_dim = 192 (rows would overlap)");
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 1, 64}, {-64, 64}))) ==
-          "q_in.token_stride -64 must be >= head_dim 64 when tokens > 1 (element 1 of that axis would lie before q_in.data)");
+          "q_in.token_stride -64 must be >= head_dim 64 when tokens > 1 (element 1 of that axis would lie before "
+          "q_in.data)");
     CHECK(run(QKViews<float>::out_of_place(V(x.data(), n, {2, 3, 64}), V(y, {2, 2, 64}))) ==
           "q_out 2x2x64 must have the shape of q_in 2x3x64");
-    CHECK(run(QKViews<float>::out_of_place(V(x.data(), n, {2, 3, 64}), V(y, {2, 3, 64}), V(x.data() + 384, n - 384, {2, 1, 64}), V {})) ==
+    CHECK(run(QKViews<float>::out_of_place(V(x.data(), n, {2, 3, 64}), V(y, {2, 3, 64}),
+                                           V(x.data() + 384, n - 384, {2, 1, 64}), V {})) ==
           "k_out absent must be given together with k_in");
-    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 3, 64}), V(y, {3, 1, 64}))) == "k_in.tokens 3 must equal q_in.tokens 2");
+    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 3, 64}), V(y, {3, 1, 64}))) ==
+          "k_in.tokens 3 must equal q_in.tokens 2");
     // a stride whose last element lies past the buffer (x holds 1268 elements): 2 * huge + 63
     const std::ptrdiff_t huge = PTRDIFF_MAX / 8;
     CHECK(run(QKViews<float>::in_place(V(x.data(), n, {3, 1, 64}, {huge, 64}))) ==
@@ -119,9 +133,11 @@ TEST_CASE("[errors] shapes, strides and overlaps of the views")
     // overlaps: out of place into a shifted copy of the input, Q and K on the same rows
     CHECK(run(QKViews<float>::out_of_place(V(x.data(), n, {2, 3, 64}), V(x.data() + 32, n - 32, {2, 3, 64}))) ==
           "q_out 2x3x64 must not overlap q_in (views sharing memory need equal strides and disjoint rows)");
-    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 3, 64}), V(x.data() + 128, n - 128, {2, 1, 64}, {192, 64}))) ==
-          "q_out 2x3x64 must not overlap k_out (views sharing memory need equal strides and disjoint rows)");
-    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 2, 64}, {192, 64}), V(x.data() + 100, n - 100, {2, 1, 64}, {300, 64}))) ==
+    CHECK(
+        run(QKViews<float>::in_place(V(x.data(), n, {2, 3, 64}), V(x.data() + 128, n - 128, {2, 1, 64}, {192, 64}))) ==
+        "q_out 2x3x64 must not overlap k_out (views sharing memory need equal strides and disjoint rows)");
+    CHECK(run(QKViews<float>::in_place(V(x.data(), n, {2, 2, 64}, {192, 64}),
+                                       V(x.data() + 100, n - 100, {2, 1, 64}, {300, 64}))) ==
           "q_out 2x2x64 must not overlap k_out (views sharing memory need equal strides and disjoint rows)");
     // valid sharing: packed QKV slices, and K rows interleaved between Q rows with equal strides
     const PackedQkv<float> packed = slice_packed_qkv(x, {4, 2, 1, 64});
@@ -136,10 +152,14 @@ TEST_CASE("[errors] runtime dispatch names an ISA this binary or CPU cannot run"
     std::vector<float> x(64, 1.0f);
     const auto q = QKViews<float>::in_place(HeadsView<float>(x, {1, 1, 64}));
     for (dispatch::Isa isa : dispatch::dispatch_isas) {
-        const std::string message = message_of([&] { dispatch::apply_rope_on(isa, spec, cache, PositionIds::contiguous(0), q); });
+        const std::string message =
+            message_of([&] { dispatch::apply_rope_on(isa, spec, cache, PositionIds::contiguous(0), q); });
         if (dispatch::isa_available(isa)) CHECK(message == "(no error)");
-        else if (dispatch::isa_compiled(isa)) CHECK(message == std::string("isa ") + dispatch::to_string(isa) + " is not supported by this CPU");
-        else CHECK(message == std::string("isa ") + dispatch::to_string(isa) + " was not compiled into this binary (posenc_add_dispatch)");
+        else if (dispatch::isa_compiled(isa))
+            CHECK(message == std::string("isa ") + dispatch::to_string(isa) + " is not supported by this CPU");
+        else
+            CHECK(message == std::string("isa ") + dispatch::to_string(isa) +
+                                 " was not compiled into this binary (posenc_add_dispatch)");
     }
 }
 
@@ -153,7 +173,8 @@ TEST_CASE("[errors] split_tokens rejects negative token counts and zero parts")
 
 namespace kernels_kernel_errors_tests {
 
-TEST_CASE("[errors] a direction that is neither forward nor inverse is refused by every checked entry, one token or several")
+TEST_CASE(
+    "[errors] a direction that is neither forward nor inverse is refused by every checked entry, one token or several")
 {
     // Direction is an enum class; a value cast from another integer names no direction (the
     // float loops would read it as forward and the double path as inverse): refused by name.
@@ -170,7 +191,8 @@ TEST_CASE("[errors] a direction that is neither forward nor inverse is refused b
         CHECK(message_of([&] { apply_rope(spec, cache, at, views, bad, TokenRange {0, tokens}); }) == rule);
         CHECK(message_of([&] { dispatch::apply_rope(spec, cache, at, views, bad); }) == rule);
         CHECK(message_of([&] { dispatch::apply_rope(spec, cache, at, views, bad, TokenRange {0, tokens}); }) == rule);
-        CHECK(message_of([&] { dispatch::apply_rope_on(dispatch::Isa::baseline, spec, cache, at, views, bad); }) == rule);
+        CHECK(message_of([&] { dispatch::apply_rope_on(dispatch::Isa::baseline, spec, cache, at, views, bad); }) ==
+              rule);
         std::vector<std::int32_t> ids(static_cast<std::size_t>(tokens * 3), 2);
         const MultiAxisPositions axes(ids.data(), static_cast<std::ptrdiff_t>(ids.size()), tokens, 3);
         const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::sections({4, 6, 6}, 16);

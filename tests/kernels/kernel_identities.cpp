@@ -51,13 +51,16 @@ TEST_CASE("[identity] inverse undoes forward and re-rotation by a delta equals r
             const std::string pairing_name = posenc::to_string(pairing);
             CAPTURE(pairing_name);
 
-            for (std::int64_t m : {std::int64_t {0}, std::int64_t {4095}, std::int64_t {1000000}, max_kernel_position - 8}) {
+            for (std::int64_t m :
+                 {std::int64_t {0}, std::int64_t {4095}, std::int64_t {1000000}, max_kernel_position - 8}) {
                 std::vector<float> y = x;
-                kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m), QKViews<float>::in_place(HeadsView<float>(y, shape)));
-                kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m), QKViews<float>::in_place(HeadsView<float>(y, shape)),
-                                      Direction::inverse);
+                kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m),
+                                      QKViews<float>::in_place(HeadsView<float>(y, shape)));
+                kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m),
+                                      QKViews<float>::in_place(HeadsView<float>(y, shape)), Direction::inverse);
                 double worst = 0;
-                for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, static_cast<double>(std::fabs(y[i] - x[i])));
+                for (std::size_t i = 0; i < x.size(); ++i)
+                    worst = std::max(worst, static_cast<double>(std::fabs(y[i] - x[i])));
                 CAPTURE(m);
                 CHECK(worst <= 8 * kernel_test::float_ulp(1.5));  // two applications, 4 ulp each
             }
@@ -67,14 +70,20 @@ TEST_CASE("[identity] inverse undoes forward and re-rotation by a delta equals r
             const std::vector<std::int64_t> forward_delta(static_cast<std::size_t>(tokens), delta);
             const std::vector<std::int64_t> backward_delta(static_cast<std::size_t>(tokens), -delta);
             std::vector<float> shifted = x, direct = x, back = x;
-            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m), QKViews<float>::in_place(HeadsView<float>(shifted, shape)));
-            kernel_test::apply_on(path, spec, angles, PositionIds(forward_delta), QKViews<float>::in_place(HeadsView<float>(shifted, shape)));
-            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m + delta), QKViews<float>::in_place(HeadsView<float>(direct, shape)));
+            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m),
+                                  QKViews<float>::in_place(HeadsView<float>(shifted, shape)));
+            kernel_test::apply_on(path, spec, angles, PositionIds(forward_delta),
+                                  QKViews<float>::in_place(HeadsView<float>(shifted, shape)));
+            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m + delta),
+                                  QKViews<float>::in_place(HeadsView<float>(direct, shape)));
             // negative positions rotate backwards: m + delta then -delta gives m
-            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m + delta), QKViews<float>::in_place(HeadsView<float>(back, shape)));
-            kernel_test::apply_on(path, spec, angles, PositionIds(backward_delta), QKViews<float>::in_place(HeadsView<float>(back, shape)));
+            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m + delta),
+                                  QKViews<float>::in_place(HeadsView<float>(back, shape)));
+            kernel_test::apply_on(path, spec, angles, PositionIds(backward_delta),
+                                  QKViews<float>::in_place(HeadsView<float>(back, shape)));
             std::vector<float> at_m = x;
-            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m), QKViews<float>::in_place(HeadsView<float>(at_m, shape)));
+            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m),
+                                  QKViews<float>::in_place(HeadsView<float>(at_m, shape)));
             double worst_shift = 0, worst_back = 0;
             for (std::size_t i = 0; i < x.size(); ++i) {
                 worst_shift = std::max(worst_shift, static_cast<double>(std::fabs(shifted[i] - direct[i])));
@@ -94,10 +103,13 @@ TEST_CASE("[identity] the q.k score after RoPE depends only on the position diff
             const std::vector<float> q0 = random_values(64, 21), k0 = random_values(64, 22);
             auto score = [&](std::int64_t m, std::int64_t n) {
                 std::vector<float> q = q0, k = k0;
-                kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m), QKViews<float>::in_place(HeadsView<float>(q, {1, 1, 64})));
-                kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(n), QKViews<float>::in_place(HeadsView<float>(k, {1, 1, 64})));
+                kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(m),
+                                      QKViews<float>::in_place(HeadsView<float>(q, {1, 1, 64})));
+                kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(n),
+                                      QKViews<float>::in_place(HeadsView<float>(k, {1, 1, 64})));
                 double s = 0;
-                for (int d = 0; d < 64; ++d) s += static_cast<double>(q[static_cast<std::size_t>(d)]) * k[static_cast<std::size_t>(d)];
+                for (int d = 0; d < 64; ++d)
+                    s += static_cast<double>(q[static_cast<std::size_t>(d)]) * k[static_cast<std::size_t>(d)];
                 return s;
             };
             CAPTURE(path.name);
@@ -107,7 +119,8 @@ TEST_CASE("[identity] the q.k score after RoPE depends only on the position diff
         }
 }
 
-TEST_CASE("[identity] Q and K in one call (GQA 32 + 8 heads) equal two calls; int32, int64 and contiguous positions agree bit for bit")
+TEST_CASE("[identity] Q and K in one call (GQA 32 + 8 heads) equal two calls; int32, int64 and contiguous positions "
+          "agree bit for bit")
 {
     for (const ArchPath& path : kernel_test::arch_paths())
         for (posenc::Pairing pairing : both_pairings) {
@@ -122,10 +135,14 @@ TEST_CASE("[identity] Q and K in one call (GQA 32 + 8 heads) equal two calls; in
             kernel_test::apply_on(path, spec, cache, PositionIds(ids32),
                                   QKViews<float>::in_place(HeadsView<float>(q1, {tokens, 32, 128}),
                                                            HeadsView<float>(k1, {tokens, 8, 128})));
-            kernel_test::apply_on(path, spec, cache, PositionIds(ids64), QKViews<float>::in_place(HeadsView<float>(q2, {tokens, 32, 128})));
-            kernel_test::apply_on(path, spec, cache, PositionIds(ids64), QKViews<float>::in_place(HeadsView<float>(k2, {tokens, 8, 128})));
-            kernel_test::apply_on(path, spec, cache, PositionIds::contiguous(1000), QKViews<float>::in_place(HeadsView<float>(q3, {tokens, 32, 128})));
-            kernel_test::apply_on(path, spec, cache, PositionIds(ids32.data(), tokens), QKViews<float>::in_place(HeadsView<float>(q4, {tokens, 32, 128})));
+            kernel_test::apply_on(path, spec, cache, PositionIds(ids64),
+                                  QKViews<float>::in_place(HeadsView<float>(q2, {tokens, 32, 128})));
+            kernel_test::apply_on(path, spec, cache, PositionIds(ids64),
+                                  QKViews<float>::in_place(HeadsView<float>(k2, {tokens, 8, 128})));
+            kernel_test::apply_on(path, spec, cache, PositionIds::contiguous(1000),
+                                  QKViews<float>::in_place(HeadsView<float>(q3, {tokens, 32, 128})));
+            kernel_test::apply_on(path, spec, cache, PositionIds(ids32.data(), tokens),
+                                  QKViews<float>::in_place(HeadsView<float>(q4, {tokens, 32, 128})));
             CAPTURE(path.name);
             CHECK(std::memcmp(q1.data(), q2.data(), q1.size() * sizeof(float)) == 0);
             CHECK(std::memcmp(k1.data(), k2.data(), k1.size() * sizeof(float)) == 0);
@@ -134,7 +151,8 @@ TEST_CASE("[identity] Q and K in one call (GQA 32 + 8 heads) equal two calls; in
         }
 }
 
-TEST_CASE("[identity] packed QKV in place: Q and K rotate, V and the pass-through dims keep their bits; out of place copies them")
+TEST_CASE("[identity] packed QKV in place: Q and K rotate, V and the pass-through dims keep their bits; out of place "
+          "copies them")
 {
     for (const ArchPath& path : kernel_test::arch_paths())
         for (posenc::Pairing pairing : both_pairings) {
@@ -142,28 +160,35 @@ TEST_CASE("[identity] packed QKV in place: Q and K rotate, V and the pass-throug
             const posenc::RopeSpec spec(head_dim, rotary_dim, 1e4, pairing);
             const OnTheFlyAngles angles(posenc::FrequencyTable::from_spec(spec), 1 << 20);
             const std::ptrdiff_t tokens = 3, q_heads = 4, kv_heads = 2;
-            const std::vector<float> original = random_values(static_cast<std::size_t>(tokens * (q_heads + 2 * kv_heads) * head_dim), 41);
+            const std::vector<float> original =
+                random_values(static_cast<std::size_t>(tokens * (q_heads + 2 * kv_heads) * head_dim), 41);
             std::vector<float> qkv = original;
             const PackedQkv<float> packed = slice_packed_qkv(qkv, {tokens, q_heads, kv_heads, head_dim});
-            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(777), QKViews<float>::in_place(packed.q, packed.k));
+            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(777),
+                                  QKViews<float>::in_place(packed.q, packed.k));
             // out of place from the original into separate Q and K buffers
             std::vector<float> source = original;
             const PackedQkv<float> src = slice_packed_qkv(source, {tokens, q_heads, kv_heads, head_dim});
-            std::vector<float> q_out(static_cast<std::size_t>(tokens * q_heads * head_dim)), k_out(static_cast<std::size_t>(tokens * kv_heads * head_dim));
-            kernel_test::apply_on(path, spec, angles, PositionIds::contiguous(777),
-                                  QKViews<float>::out_of_place(src.q, HeadsView<float>(q_out, {tokens, q_heads, head_dim}), src.k,
-                                                               HeadsView<float>(k_out, {tokens, kv_heads, head_dim})));
+            std::vector<float> q_out(static_cast<std::size_t>(tokens * q_heads * head_dim)),
+                k_out(static_cast<std::size_t>(tokens * kv_heads * head_dim));
+            kernel_test::apply_on(
+                path, spec, angles, PositionIds::contiguous(777),
+                QKViews<float>::out_of_place(src.q, HeadsView<float>(q_out, {tokens, q_heads, head_dim}), src.k,
+                                             HeadsView<float>(k_out, {tokens, kv_heads, head_dim})));
             CAPTURE(path.name);
             CHECK(source == original);  // the input is read only
             for (std::ptrdiff_t t = 0; t < tokens; ++t) {
                 for (std::ptrdiff_t h = 0; h < kv_heads; ++h)  // V untouched
                     CHECK(std::memcmp(packed.v.head(t, h), src.v.head(t, h), head_dim * sizeof(float)) == 0);
                 for (std::ptrdiff_t h = 0; h < q_heads; ++h) {
-                    CHECK(std::memcmp(packed.q.head(t, h) + rotary_dim, src.q.head(t, h) + rotary_dim, (head_dim - rotary_dim) * sizeof(float)) == 0);
-                    CHECK(std::memcmp(packed.q.head(t, h), q_out.data() + (t * q_heads + h) * head_dim, head_dim * sizeof(float)) == 0);
+                    CHECK(std::memcmp(packed.q.head(t, h) + rotary_dim, src.q.head(t, h) + rotary_dim,
+                                      (head_dim - rotary_dim) * sizeof(float)) == 0);
+                    CHECK(std::memcmp(packed.q.head(t, h), q_out.data() + (t * q_heads + h) * head_dim,
+                                      head_dim * sizeof(float)) == 0);
                 }
                 for (std::ptrdiff_t h = 0; h < kv_heads; ++h)
-                    CHECK(std::memcmp(packed.k.head(t, h), k_out.data() + (t * kv_heads + h) * head_dim, head_dim * sizeof(float)) == 0);
+                    CHECK(std::memcmp(packed.k.head(t, h), k_out.data() + (t * kv_heads + h) * head_dim,
+                                      head_dim * sizeof(float)) == 0);
             }
         }
 }

@@ -31,7 +31,8 @@ struct ArchPath {
 
 inline std::vector<ArchPath> arch_paths()
 {
-    std::vector<ArchPath> paths {{std::string("default:") + posenc::kernels::default_arch::name(), false, Isa::baseline}};
+    std::vector<ArchPath> paths {
+        {std::string("default:") + posenc::kernels::default_arch::name(), false, Isa::baseline}};
     for (Isa isa : posenc::kernels::dispatch::dispatch_isas)
         if (posenc::kernels::dispatch::isa_available(isa))
             paths.push_back({std::string("dispatch:") + posenc::kernels::dispatch::to_string(isa), true, isa});
@@ -44,11 +45,12 @@ inline std::vector<std::string> skipped_paths()
     std::vector<std::string> skipped;
     for (Isa isa : posenc::kernels::dispatch::dispatch_isas)
         if (!posenc::kernels::dispatch::isa_available(isa))
-            skipped.push_back(std::string(posenc::kernels::dispatch::to_string(isa)) +
-                              (!posenc::kernels::dispatch::isa_compiled(isa) ? " (not compiled in)"
-                               : static_cast<int>(isa) > static_cast<int>(posenc::kernels::dispatch::max_isa_from_environment())
-                                   ? " (above POSENC_DISPATCH_MAX_ISA)"
-                                   : " (CPU lacks it)"));
+            skipped.push_back(
+                std::string(posenc::kernels::dispatch::to_string(isa)) +
+                (!posenc::kernels::dispatch::isa_compiled(isa) ? " (not compiled in)"
+                 : static_cast<int>(isa) > static_cast<int>(posenc::kernels::dispatch::max_isa_from_environment())
+                     ? " (above POSENC_DISPATCH_MAX_ISA)"
+                     : " (CPU lacks it)"));
     return skipped;
 }
 
@@ -61,7 +63,8 @@ inline int random_cases(int n)
     const char* value = std::getenv("POSENC_TEST_RANDOM_DIVISOR");
     const int divisor = value != nullptr ? std::atoi(value) : 1;
     if (divisor <= 1) return n;
-    MESSAGE("POSENC_TEST_RANDOM_DIVISOR=" << divisor << ": " << (n / divisor > 0 ? n / divisor : 1) << " of " << n << " random cases");
+    MESSAGE("POSENC_TEST_RANDOM_DIVISOR=" << divisor << ": " << (n / divisor > 0 ? n / divisor : 1) << " of " << n
+                                          << " random cases");
     return n / divisor > 0 ? n / divisor : 1;
 }
 
@@ -73,8 +76,7 @@ void apply_on(const ArchPath& path, const posenc::RopeSpec& spec, const Angles& 
 {
     if (path.dispatched)
         posenc::kernels::dispatch::apply_rope_on(path.isa, spec, angles, positions, views, direction, range);
-    else
-        posenc::kernels::apply_rope(spec, angles, positions, views, direction, range);
+    else posenc::kernels::apply_rope(spec, angles, positions, views, direction, range);
 }
 
 /// The checked apply on one path, of every token.

@@ -40,27 +40,35 @@ TEST_CASE("[errors] multi-axis calls name the field, the value and the rule")
           "layout.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2)");
     CHECK(message_of([&] { apply_multi_axis_rope(spec, MultiAxisLayout::axial_2d(32), cache, positions, views); }) ==
           "positions.axes 3 must equal layout.num_axes 2");
-    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(ids.data(), 12, 3, 3), views); }) ==
-          "positions.tokens 3 must equal tokens 4");
     CHECK(message_of([&] {
-              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(static_cast<const std::int64_t*>(nullptr), 0, 4, 3), views);
+              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(ids.data(), 12, 3, 3), views);
+          }) == "positions.tokens 3 must equal tokens 4");
+    CHECK(message_of([&] {
+              apply_multi_axis_rope(spec, mrope, cache,
+                                    MultiAxisPositions(static_cast<const std::int64_t*>(nullptr), 0, 4, 3), views);
           }) == "positions.data null must point to tokens x axes position ids");
-    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(ids.data(), 11, 4, 3), views); }) ==
-          "positions.size 11 must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + 3 * 3 + 2 * 1, "
-          "the elements its positions occupy");
-    CHECK(message_of([&] {
-              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::axes_major(ids.data(), 11, 4, 3), views);
-          }) == "positions.size 11 must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + 3 * 1 + 2 * 4, "
-                "the elements its positions occupy");
+    CHECK(
+        message_of(
+            [&] { apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions(ids.data(), 11, 4, 3), views); }) ==
+        "positions.size 11 must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + 3 * 3 + 2 * 1, "
+        "the elements its positions occupy");
+    CHECK(
+        message_of([&] {
+            apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::axes_major(ids.data(), 11, 4, 3), views);
+        }) ==
+        "positions.size 11 must be >= 1 + (tokens - 1) * token_stride + (axes - 1) * axis_stride = 1 + 3 * 1 + 2 * 4, "
+        "the elements its positions occupy");
     CHECK(message_of([&] {
               apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::strided(ids.data(), 12, 4, 3, 3, 0), views);
           }) == "positions.axis_stride 0 must be >= 1 (positions walk their buffer forwards)");
     CHECK(message_of([&] {
-              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::strided(ids.data(), 12, 4, 3, -3, 1), views);
+              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::strided(ids.data(), 12, 4, 3, -3, 1),
+                                    views);
           }) == "positions.token_stride -3 must be >= 1 (positions walk their buffer forwards)");
     // the largest strides that still fit are accepted (exact bound: last index 11 of 12)
-    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::axes_major(ids.data(), 12, 4, 3), views); }) ==
-          "(no error)");
+    CHECK(message_of([&] {
+              apply_multi_axis_rope(spec, mrope, cache, MultiAxisPositions::axes_major(ids.data(), 12, 4, 3), views);
+          }) == "(no error)");
     q = untouched;
     ids[11] = 100;  // token 3, axis 2: one past the cache
     CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, cache, positions, views); }) ==
@@ -69,16 +77,19 @@ TEST_CASE("[errors] multi-axis calls name the field, the value and the rule")
     CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, on_the_fly, positions, views); }) ==
           "positions[3][2] -1001 must be in [-1000, 1000], the positions the OnTheFlyAngles serves");
     // a sub-range checks only its own tokens
-    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, on_the_fly, positions, views, Direction::forward, TokenRange {0, 3}); }) ==
-          "(no error)");
+    CHECK(message_of([&] {
+              apply_multi_axis_rope(spec, mrope, on_the_fly, positions, views, Direction::forward, TokenRange {0, 3});
+          }) == "(no error)");
     q = untouched;
     // the 1-D checks still apply (here: the angle source's pair count, then the range)
     const posenc::FrequencyTable small = posenc::FrequencyTable::from_spec(posenc::RopeSpec(32, 32, 1e4));
     const CosSinCache small_cache(small, 10);
     CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, small_cache, positions, views); }) ==
-          "angles.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2): the angle source was built for another rotary_dim");
-    CHECK(message_of([&] { apply_multi_axis_rope(spec, mrope, on_the_fly, positions, views, Direction::forward, TokenRange {2, 5}); }) ==
-          "range [2, 5) must satisfy 0 <= begin <= end <= tokens 4");
+          "angles.num_pairs 16 must equal spec.num_pairs 32 (rotary_dim / 2): the angle source was built for another "
+          "rotary_dim");
+    CHECK(message_of([&] {
+              apply_multi_axis_rope(spec, mrope, on_the_fly, positions, views, Direction::forward, TokenRange {2, 5});
+          }) == "range [2, 5) must satisfy 0 <= begin <= end <= tokens 4");
     for (posenc::kernels::dispatch::Isa isa : posenc::kernels::dispatch::dispatch_isas) {
         if (!posenc::kernels::dispatch::isa_available(isa)) continue;
         CHECK(message_of([&] { dispatch::apply_multi_axis_rope_on(isa, spec, mrope, on_the_fly, positions, views); }) ==

@@ -37,13 +37,13 @@ using posenc::MultiAxisLayout;
 
 /// The checked multi-axis apply on one path.
 template <class T, class Angles>
-void apply_multi_on(const ArchPath& path, const posenc::RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                    const MultiAxisPositions& positions, const QKViews<T>& views, Direction direction)
+void apply_multi_on(const ArchPath& path, const posenc::RopeSpec& spec, const MultiAxisLayout& layout,
+                    const Angles& angles, const MultiAxisPositions& positions, const QKViews<T>& views,
+                    Direction direction)
 {
     if (path.dispatched)
         dispatch::apply_multi_axis_rope_on(path.isa, spec, layout, angles, positions, views, direction);
-    else
-        apply_multi_axis_rope(spec, layout, angles, positions, views, direction);
+    else apply_multi_axis_rope(spec, layout, angles, positions, views, direction);
 }
 
 /// The layouts of a spec with `pairs` pairs (pairs >= 3 for M-RoPE, even for axial).
@@ -102,8 +102,11 @@ struct PositionStore {
     MultiAxisPositions view(std::ptrdiff_t tokens, int axes, bool use64, bool axes_major) const
     {
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(i64.size());
-        if (use64) return axes_major ? MultiAxisPositions::axes_major(i64.data(), n, tokens, axes) : MultiAxisPositions(i64, axes);
-        return axes_major ? MultiAxisPositions::axes_major(i32.data(), n, tokens, axes) : MultiAxisPositions(i32.data(), n, tokens, axes);
+        if (use64)
+            return axes_major ? MultiAxisPositions::axes_major(i64.data(), n, tokens, axes)
+                              : MultiAxisPositions(i64, axes);
+        return axes_major ? MultiAxisPositions::axes_major(i32.data(), n, tokens, axes)
+                          : MultiAxisPositions(i32.data(), n, tokens, axes);
     }
 };
 
@@ -142,7 +145,8 @@ void text_tokens_case(const ArchPath& path, std::mt19937& rng, int& checked)
                     };
                     std::vector<std::vector<std::int64_t>> p(static_cast<std::size_t>(tokens));
                     for (std::ptrdiff_t t = 0; t < tokens; ++t)
-                        p[static_cast<std::size_t>(t)].assign(static_cast<std::size_t>(layout.num_axes()), ids[static_cast<std::size_t>(t)]);
+                        p[static_cast<std::size_t>(t)].assign(static_cast<std::size_t>(layout.num_axes()),
+                                                              ids[static_cast<std::size_t>(t)]);
                     const bool axes_major = coin(rng) != 0, use64 = coin(rng) != 0;
                     const PositionStore store = store_positions(p, axes_major);
                     const MultiAxisPositions positions = store.view(tokens, layout.num_axes(), use64, axes_major);
@@ -153,8 +157,9 @@ void text_tokens_case(const ArchPath& path, std::mt19937& rng, int& checked)
                         kernel_test::apply_on(path, spec, src.on_the_fly, PositionIds(ids), views(q1, k1), direction);
                         apply_multi_on(path, spec, layout, src.on_the_fly, positions, views(q2, k2), direction);
                     }
-                    INFO(path.name << " " << kernel_test::type_name<T>() << " " << posenc::to_string(pairing) << " rotary "
-                                   << rotary_dim << " " << posenc::to_string(layout.kind()) << (use_cache ? " cache" : " on-the-fly"));
+                    INFO(path.name << " " << kernel_test::type_name<T>() << " " << posenc::to_string(pairing)
+                                   << " rotary " << rotary_dim << " " << posenc::to_string(layout.kind())
+                                   << (use_cache ? " cache" : " on-the-fly"));
                     CHECK(same_bits(q1, q2));
                     CHECK(same_bits(k1, k2));
                     ++checked;
@@ -182,20 +187,27 @@ void per_pair_case(const ArchPath& path, std::mt19937& rng, int& checked)
                     for (auto& v : row) v = std::uniform_int_distribution<std::int64_t>(0, 4095)(rng);
                 }
                 p[3].assign(static_cast<std::size_t>(axes), 17);  // one text token among vision tokens
-                if (axes > 2) p[5][2] = p[5][0];                   // two axes equal, one not
+                if (axes > 2) p[5][2] = p[5][0];  // two axes equal, one not
                 for (bool use_cache : {true, false}) {
                     const PositionStore store = store_positions(p, false);
                     std::vector<T> got(x0.size());
                     const QKViews<T> v_got = QKViews<T>::out_of_place(HeadsView<const T>(x0, {tokens, heads, head_dim}),
                                                                       HeadsView<T>(got, {tokens, heads, head_dim}));
-                    if (use_cache) apply_multi_on(path, spec, layout, src.cache, store.view(tokens, axes, true, false), v_got, Direction::forward);
-                    else apply_multi_on(path, spec, layout, src.on_the_fly, store.view(tokens, axes, false, false), v_got, Direction::forward);
+                    if (use_cache)
+                        apply_multi_on(path, spec, layout, src.cache, store.view(tokens, axes, true, false), v_got,
+                                       Direction::forward);
+                    else
+                        apply_multi_on(path, spec, layout, src.on_the_fly, store.view(tokens, axes, false, false),
+                                       v_got, Direction::forward);
                     for (int a = 0; a < axes; ++a) {
                         std::vector<std::int64_t> ids(static_cast<std::size_t>(tokens));
-                        for (std::ptrdiff_t t = 0; t < tokens; ++t) ids[static_cast<std::size_t>(t)] = p[static_cast<std::size_t>(t)][static_cast<std::size_t>(a)];
+                        for (std::ptrdiff_t t = 0; t < tokens; ++t)
+                            ids[static_cast<std::size_t>(t)] =
+                                p[static_cast<std::size_t>(t)][static_cast<std::size_t>(a)];
                         std::vector<T> want(x0.size());
-                        const QKViews<T> v_want = QKViews<T>::out_of_place(HeadsView<const T>(x0, {tokens, heads, head_dim}),
-                                                                           HeadsView<T>(want, {tokens, heads, head_dim}));
+                        const QKViews<T> v_want =
+                            QKViews<T>::out_of_place(HeadsView<const T>(x0, {tokens, heads, head_dim}),
+                                                     HeadsView<T>(want, {tokens, heads, head_dim}));
                         if (use_cache) kernel_test::apply_on(path, spec, src.cache, PositionIds(ids), v_want);
                         else kernel_test::apply_on(path, spec, src.on_the_fly, PositionIds(ids), v_want);
                         int mismatches = 0;
@@ -205,7 +217,8 @@ void per_pair_case(const ArchPath& path, std::mt19937& rng, int& checked)
                                 const posenc::PairCoordinates c = spec.pair_coordinates(i);
                                 for (int d : {c.first, c.second}) {
                                     const std::size_t idx = static_cast<std::size_t>(row * head_dim + d);
-                                    mismatches += kernel_test::bits_of(got[idx]) != kernel_test::bits_of(want[idx]) ? 1 : 0;
+                                    mismatches +=
+                                        kernel_test::bits_of(got[idx]) != kernel_test::bits_of(want[idx]) ? 1 : 0;
                                 }
                             }
                         for (std::ptrdiff_t row = 0; row < tokens * heads; ++row)  // pass-through copied
@@ -213,9 +226,9 @@ void per_pair_case(const ArchPath& path, std::mt19937& rng, int& checked)
                                 const std::size_t idx = static_cast<std::size_t>(row * head_dim + d);
                                 mismatches += kernel_test::bits_of(got[idx]) != kernel_test::bits_of(x0[idx]) ? 1 : 0;
                             }
-                        INFO(path.name << " " << kernel_test::type_name<T>() << " " << posenc::to_string(pairing) << " rotary "
-                                       << rotary_dim << " " << posenc::to_string(layout.kind()) << " axis " << a
-                                       << (use_cache ? " cache" : " on-the-fly"));
+                        INFO(path.name << " " << kernel_test::type_name<T>() << " " << posenc::to_string(pairing)
+                                       << " rotary " << rotary_dim << " " << posenc::to_string(layout.kind())
+                                       << " axis " << a << (use_cache ? " cache" : " on-the-fly"));
                         CHECK(mismatches == 0);
                         ++checked;
                     }
@@ -301,7 +314,8 @@ void reference_case(const ArchPath& path, std::mt19937& rng, Failure& failure)
     const std::vector<Tensor> out = in_place ? in : make_tensors();
     auto view = [&](const Tensor& x) {  // the view may address up to the trailing guard, not into it
         const std::ptrdiff_t room = static_cast<std::ptrdiff_t>(x.memory->size()) - guard - x.offset;
-        return HeadsView<T>(x.memory->data() + x.offset, room, {tokens, x.heads, head_dim}, {x.token_stride, x.head_stride});
+        return HeadsView<T>(x.memory->data() + x.offset, room, {tokens, x.heads, head_dim},
+                            {x.token_stride, x.head_stride});
     };
     std::uniform_real_distribution<double> value(-2.0, 2.0);
     for (const Tensor& x : in)
@@ -311,10 +325,11 @@ void reference_case(const ArchPath& path, std::mt19937& rng, Failure& failure)
     std::vector<std::vector<T>> before;
     for (const auto& m : memories) before.push_back(*m);
 
-    const QKViews<T> views = in_place ? QKViews<T>::in_place(view(in[0]), k_heads ? view(in[1]) : HeadsView<T> {})
-                                      : QKViews<T>::out_of_place(view(in[0]), view(out[0]),
-                                                                 k_heads ? HeadsView<const T>(view(in[1])) : HeadsView<const T> {},
-                                                                 k_heads ? view(out[1]) : HeadsView<T> {});
+    const QKViews<T> views =
+        in_place ? QKViews<T>::in_place(view(in[0]), k_heads ? view(in[1]) : HeadsView<T> {})
+                 : QKViews<T>::out_of_place(view(in[0]), view(out[0]),
+                                            k_heads ? HeadsView<const T>(view(in[1])) : HeadsView<const T> {},
+                                            k_heads ? view(out[1]) : HeadsView<T> {});
     if (use_cache) apply_multi_on(path, spec, layout, src.cache, positions, views, direction);
     else apply_multi_on(path, spec, layout, src.on_the_fly, positions, views, direction);
 
@@ -336,30 +351,38 @@ void reference_case(const ArchPath& path, std::mt19937& rng, Failure& failure)
             if (direction == Direction::inverse)
                 for (auto& v : pos) v = -v;
             for (std::ptrdiff_t h = 0; h < i_t.heads; ++h) {
-                const std::size_t irow = static_cast<std::size_t>(i_t.offset + t * i_t.token_stride + h * i_t.head_stride);
-                const std::size_t orow = static_cast<std::size_t>(o_t.offset + t * o_t.token_stride + h * o_t.head_stride);
+                const std::size_t irow =
+                    static_cast<std::size_t>(i_t.offset + t * i_t.token_stride + h * i_t.head_stride);
+                const std::size_t orow =
+                    static_cast<std::size_t>(o_t.offset + t * o_t.token_stride + h * o_t.head_stride);
                 std::vector<double> x(static_cast<std::size_t>(head_dim));
-                for (int d = 0; d < head_dim; ++d) x[static_cast<std::size_t>(d)] = kernel_test::to_double(before[im][irow + static_cast<std::size_t>(d)]);
+                for (int d = 0; d < head_dim; ++d)
+                    x[static_cast<std::size_t>(d)] =
+                        kernel_test::to_double(before[im][irow + static_cast<std::size_t>(d)]);
                 std::vector<double> ref = x;
                 posenc::apply_multi_axis_rope_reference(spec, src.table, layout, ref.data(), pos);
-                for (int d = rotary_dim; d < head_dim; ++d) expected[om][orow + static_cast<std::size_t>(d)] = before[im][irow + static_cast<std::size_t>(d)];
+                for (int d = rotary_dim; d < head_dim; ++d)
+                    expected[om][orow + static_cast<std::size_t>(d)] = before[im][irow + static_cast<std::size_t>(d)];
                 for (int i = 0; i < spec.num_pairs(); ++i) {
                     const posenc::PairCoordinates c = spec.pair_coordinates(i);
-                    const double norm = std::hypot(x[static_cast<std::size_t>(c.first)], x[static_cast<std::size_t>(c.second)]);
+                    const double norm =
+                        std::hypot(x[static_cast<std::size_t>(c.first)], x[static_cast<std::size_t>(c.second)]);
                     for (int d : {c.first, c.second}) {
                         const std::size_t idx = orow + static_cast<std::size_t>(d);
                         rotary[om][idx] = 1;
                         const double got = kernel_test::to_double((*memories[om])[idx]);
                         const double want = ref[static_cast<std::size_t>(d)];
-                        const double tolerance = std::is_same_v<T, double>
-                                                     ? 1e-13 * factor * norm + 1e-300
-                                                     : 4 * kernel_test::float_ulp(factor * norm) +
-                                                           (std::is_same_v<T, float> ? 0.0 : kernel_test::half_ulp<T>(std::fabs(got)));
+                        const double tolerance =
+                            std::is_same_v<T, double>
+                                ? 1e-13 * factor * norm + 1e-300
+                                : 4 * kernel_test::float_ulp(factor * norm) +
+                                      (std::is_same_v<T, float> ? 0.0 : kernel_test::half_ulp<T>(std::fabs(got)));
                         if (!(std::fabs(got - want) <= tolerance) && failure.count++ == 0)
-                            failure.first = path.name + " " + kernel_test::type_name<T>() + " " + posenc::to_string(pairing) +
-                                            " " + posenc::to_string(layout.kind()) + " rotary " + std::to_string(rotary_dim) +
-                                            " token " + std::to_string(t) + " head " + std::to_string(h) + " dim " +
-                                            std::to_string(d) + ": got " + std::to_string(got) + " want " + std::to_string(want);
+                            failure.first = path.name + " " + kernel_test::type_name<T>() + " " +
+                                            posenc::to_string(pairing) + " " + posenc::to_string(layout.kind()) +
+                                            " rotary " + std::to_string(rotary_dim) + " token " + std::to_string(t) +
+                                            " head " + std::to_string(h) + " dim " + std::to_string(d) + ": got " +
+                                            std::to_string(got) + " want " + std::to_string(want);
                     }
                 }
             }
@@ -367,15 +390,16 @@ void reference_case(const ArchPath& path, std::mt19937& rng, Failure& failure)
     }
     for (std::size_t m = 0; m < memories.size(); ++m)
         for (std::size_t i = 0; i < memories[m]->size(); ++i)
-            if (!rotary[m][i] && kernel_test::bits_of((*memories[m])[i]) != kernel_test::bits_of(expected[m][i]) && failure.count++ == 0)
-                failure.first = path.name + " " + kernel_test::type_name<T>() + " memory " + std::to_string(m) + " element " +
-                                std::to_string(i) + " (guard, gap, input or pass-through) was changed";
+            if (!rotary[m][i] && kernel_test::bits_of((*memories[m])[i]) != kernel_test::bits_of(expected[m][i]) &&
+                failure.count++ == 0)
+                failure.first = path.name + " " + kernel_test::type_name<T>() + " memory " + std::to_string(m) +
+                                " element " + std::to_string(i) + " (guard, gap, input or pass-through) was changed";
 }
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("[identity] multi-axis text tokens give the 1-D kernel's bits on every arch path", T, float, posenc::bfloat16,
-                   posenc::float16, double)
+TEST_CASE_TEMPLATE("[identity] multi-axis text tokens give the 1-D kernel's bits on every arch path", T, float,
+                   posenc::bfloat16, posenc::float16, double)
 {
     for (const std::string& skipped : kernel_test::skipped_paths()) MESSAGE("skipping arch path " << skipped);
     for (const ArchPath& path : kernel_test::arch_paths()) {
@@ -386,8 +410,8 @@ TEST_CASE_TEMPLATE("[identity] multi-axis text tokens give the 1-D kernel's bits
     }
 }
 
-TEST_CASE_TEMPLATE("[identity] multi-axis mixed tokens: every pair holds the 1-D kernel's bits at its axis's position", T, float,
-                   posenc::bfloat16, posenc::float16, double)
+TEST_CASE_TEMPLATE("[identity] multi-axis mixed tokens: every pair holds the 1-D kernel's bits at its axis's position",
+                   T, float, posenc::bfloat16, posenc::float16, double)
 {
     for (const ArchPath& path : kernel_test::arch_paths()) {
         std::mt19937 rng(7u + static_cast<unsigned>(path.isa));
@@ -397,8 +421,8 @@ TEST_CASE_TEMPLATE("[identity] multi-axis mixed tokens: every pair holds the 1-D
     }
 }
 
-TEST_CASE_TEMPLATE("[reference] multi-axis kernel matches apply_multi_axis_rope_reference on random shapes with guards", T,
-                   float, posenc::bfloat16, posenc::float16, double)
+TEST_CASE_TEMPLATE("[reference] multi-axis kernel matches apply_multi_axis_rope_reference on random shapes with guards",
+                   T, float, posenc::bfloat16, posenc::float16, double)
 {
     for (const ArchPath& path : kernel_test::arch_paths()) {
         std::mt19937 rng(4321u + static_cast<unsigned>(path.isa));

@@ -58,11 +58,13 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     std::uniform_int_distribution<int> coin(0, 1);
     const posenc::Pairing pairing = coin(rng) ? posenc::Pairing::half_split : posenc::Pairing::interleaved;
     // one case in three has a head of 32, 64 or 128 dims (see rope_cache.cpp: the per-head norm)
-    const int head_dim = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? 32 << std::uniform_int_distribution<int>(0, 2)(rng)
-                                                                          : std::uniform_int_distribution<int>(1, 150)(rng) * 2;
+    const int head_dim = std::uniform_int_distribution<int>(0, 2)(rng) == 0
+                             ? 32 << std::uniform_int_distribution<int>(0, 2)(rng)
+                             : std::uniform_int_distribution<int>(1, 150)(rng) * 2;
     const int rotary_dim = coin(rng) ? head_dim : 2 * std::uniform_int_distribution<int>(1, head_dim / 2)(rng);
     const posenc::RopeSpec spec(head_dim, rotary_dim, coin(rng) ? 1e4 : 1e6, pairing);
-    const posenc::FrequencyTable table(posenc::FrequencyTable::from_spec(spec).inv_freq(), coin(rng) ? 1.0 : 1.1386294361119891);
+    const posenc::FrequencyTable table(posenc::FrequencyTable::from_spec(spec).inv_freq(),
+                                       coin(rng) ? 1.0 : 1.1386294361119891);
     const std::ptrdiff_t tokens = std::uniform_int_distribution<int>(1, 5)(rng);
     const std::ptrdiff_t q_heads = std::uniform_int_distribution<int>(1, 12)(rng);
     const std::ptrdiff_t k_heads = std::uniform_int_distribution<int>(0, 4)(rng);
@@ -95,8 +97,12 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
         const std::ptrdiff_t room = static_cast<std::ptrdiff_t>(buf.size()) - guard;  // from base to the end
         HeadsView<T> q(base, room, {tokens, q_heads, head_dim}, {token_stride, head_stride});
         HeadsView<T> k;
-        if (k_heads && packed) k = HeadsView<T>(base + q_heads * head_dim, room - q_heads * head_dim, {tokens, k_heads, head_dim}, {token_stride, head_stride});
-        else if (k_heads) k = HeadsView<T>(base + q_extent + guard, room - q_extent - guard, {tokens, k_heads, head_dim}, {k_token_stride, head_stride});
+        if (k_heads && packed)
+            k = HeadsView<T>(base + q_heads * head_dim, room - q_heads * head_dim, {tokens, k_heads, head_dim},
+                             {token_stride, head_stride});
+        else if (k_heads)
+            k = HeadsView<T>(base + q_extent + guard, room - q_extent - guard, {tokens, k_heads, head_dim},
+                             {k_token_stride, head_stride});
         return std::pair<HeadsView<T>, HeadsView<T>>(q, k);
     };
     const auto [q_in, k_in] = views_in(in_buf);
@@ -174,18 +180,21 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
                     bound += kernel_test::half_ulp<T>(rotated[static_cast<std::size_t>(d)]);
                     const double got = kernel_test::to_double(written[static_cast<std::size_t>(offset + d)]);
                     if (!(std::fabs(got - rotated[static_cast<std::size_t>(d)]) <= bound))
-                        fail(path.name + " " + kernel_test::type_name<T>() + " " + posenc::to_string(pairing) + " head_dim " +
-                             std::to_string(head_dim) + " rotary " + std::to_string(rotary_dim) + (one_plus ? " gemma" : " qwen") +
-                             " tensor " + std::to_string(tensor) + " t " + std::to_string(t) + " h " + std::to_string(h) +
-                             " d " + std::to_string(d) + ": got " + std::to_string(got) + " expected " +
-                             std::to_string(rotated[static_cast<std::size_t>(d)]) + " bound " + std::to_string(bound));
+                        fail(path.name + " " + kernel_test::type_name<T>() + " " + posenc::to_string(pairing) +
+                             " head_dim " + std::to_string(head_dim) + " rotary " + std::to_string(rotary_dim) +
+                             (one_plus ? " gemma" : " qwen") + " tensor " + std::to_string(tensor) + " t " +
+                             std::to_string(t) + " h " + std::to_string(h) + " d " + std::to_string(d) + ": got " +
+                             std::to_string(got) + " expected " + std::to_string(rotated[static_cast<std::size_t>(d)]) +
+                             " bound " + std::to_string(bound));
                 }
             }
     }
     for (std::size_t i = 0; i < size; ++i) {
         if (touched[i]) continue;
-        if (kernel_test::bits_of(written[i]) != kernel_test::bits_of(expected_written[i])) fail(path.name + " guard or untouched element changed at " + std::to_string(i));
-        if (!in_place && kernel_test::bits_of(in_buf[i]) != kernel_test::bits_of(in_before[i])) fail(path.name + " input changed at " + std::to_string(i));
+        if (kernel_test::bits_of(written[i]) != kernel_test::bits_of(expected_written[i]))
+            fail(path.name + " guard or untouched element changed at " + std::to_string(i));
+        if (!in_place && kernel_test::bits_of(in_buf[i]) != kernel_test::bits_of(in_before[i]))
+            fail(path.name + " input changed at " + std::to_string(i));
     }
 }
 
@@ -230,7 +239,8 @@ TEST_CASE("qk_rms_norm equals the long double RMSNorm (Qwen3 weight convention a
             const std::vector<long double> y = rms_norm_reference(x, w.data(), 1e-6f, one_plus);
             for (int d = 0; d < head_dim; ++d) {
                 const double e = static_cast<double>(y[static_cast<std::size_t>(d)]);
-                CHECK(std::fabs(q[static_cast<std::size_t>(h * head_dim + d)] - e) <= (head_dim / 2.0 + 6) * u * std::fabs(e) + 1e-30);
+                CHECK(std::fabs(q[static_cast<std::size_t>(h * head_dim + d)] - e) <=
+                      (head_dim / 2.0 + 6) * u * std::fabs(e) + 1e-30);
             }
         }
     }

@@ -94,7 +94,8 @@ TEST_CASE("fp8 e4m3: midpoints, their neighbours, saturation and a dense sweep m
 {
     std::vector<float> inputs;
     for (int code = 0; code < 0x7E; ++code) {
-        const float mid = static_cast<float>((definition_value(code) + definition_value(code + 1)) / 2);  // exact in float
+        const float mid =
+            static_cast<float>((definition_value(code) + definition_value(code + 1)) / 2);  // exact in float
         for (float x : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)}) {
             inputs.push_back(x);
             inputs.push_back(-x);
@@ -106,7 +107,8 @@ TEST_CASE("fp8 e4m3: midpoints, their neighbours, saturation and a dense sweep m
         inputs.push_back(x);
         inputs.push_back(-x);
     }
-    for (std::uint64_t b = 0; b < (std::uint64_t {1} << 32); b += 4099) inputs.push_back(from_bits(static_cast<std::uint32_t>(b)));
+    for (std::uint64_t b = 0; b < (std::uint64_t {1} << 32); b += 4099)
+        inputs.push_back(from_bits(static_cast<std::uint32_t>(b)));
     int failures = 0;
     std::string first;
     for (float x : inputs) {
@@ -125,9 +127,11 @@ TEST_CASE("int8: ties to even, saturation to [-127, 127] and NaN -> 0 match the 
     std::vector<float> inputs;
     for (int k = -140; k <= 140; ++k) {
         const float half = static_cast<float>(k) + 0.5f;
-        for (float x : {static_cast<float>(k), half, std::nextafter(half, -1e30f), std::nextafter(half, 1e30f)}) inputs.push_back(x);
+        for (float x : {static_cast<float>(k), half, std::nextafter(half, -1e30f), std::nextafter(half, 1e30f)})
+            inputs.push_back(x);
     }
-    for (std::uint64_t b = 0; b < (std::uint64_t {1} << 32); b += 4099) inputs.push_back(from_bits(static_cast<std::uint32_t>(b)));
+    for (std::uint64_t b = 0; b < (std::uint64_t {1} << 32); b += 4099)
+        inputs.push_back(from_bits(static_cast<std::uint32_t>(b)));
     inputs.push_back(std::numeric_limits<float>::infinity());
     inputs.push_back(-std::numeric_limits<float>::infinity());
     inputs.push_back(std::numeric_limits<float>::quiet_NaN());

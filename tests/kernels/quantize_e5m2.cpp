@@ -24,7 +24,8 @@ double definition_value(int code)
 {
     const int s = code >> 7, e = (code >> 2) & 31, m = code & 3;
     double magnitude;
-    if (e == 31) magnitude = m == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+    if (e == 31)
+        magnitude = m == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
     else magnitude = e == 0 ? std::ldexp(m, -16) : std::ldexp(4 + m, e - 17);
     return s ? -magnitude : magnitude;
 }

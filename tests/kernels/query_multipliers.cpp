@@ -40,8 +40,9 @@ const std::vector<std::int64_t> ids = {3, 700, 4000, 12};
 const std::vector<float> multipliers = {1.0f, 1.2079442f, 1.5f, 0.75f};
 
 /// m[t] * RoPE(RMSNorm(x)) of one head, restated (long double norm, double rotation).
-std::vector<double> scaled_reference(const posenc::RopeSpec& spec, const posenc::FrequencyTable& table, const std::vector<double>& x,
-                                     const std::vector<float>& w, std::int64_t position, double m, std::vector<double>& y)
+std::vector<double> scaled_reference(const posenc::RopeSpec& spec, const posenc::FrequencyTable& table,
+                                     const std::vector<double>& x, const std::vector<float>& w, std::int64_t position,
+                                     double m, std::vector<double>& y)
 {
     long double sum = 0.0L;
     for (double v : x) sum += static_cast<long double>(v) * static_cast<long double>(v);
@@ -55,7 +56,8 @@ std::vector<double> scaled_reference(const posenc::RopeSpec& spec, const posenc:
 }
 
 template <class T>
-void check_case(const ArchPath& path, const posenc::RopeSpec& spec, TokenRange range, const std::string& what, Failure& failure)
+void check_case(const ArchPath& path, const posenc::RopeSpec& spec, TokenRange range, const std::string& what,
+                Failure& failure)
 {
     const posenc::FrequencyTable table(posenc::FrequencyTable::from_spec(spec).inv_freq(), 1.1386294361119891);
     const CosSinCache angles(table, 4096);
@@ -70,9 +72,11 @@ void check_case(const ArchPath& path, const posenc::RopeSpec& spec, TokenRange r
     std::vector<T> q_plain = q, k_plain = k;  // the same call without multipliers
     const std::vector<T> q_before = q;
     auto run = [&](std::vector<T>& qb, std::vector<T>& kb, FloatSpan m) {
-        const QKViews<T> views = QKViews<T>::in_place(rotary_slice_test::view_of(qb, gq), rotary_slice_test::view_of(kb, gk));
+        const QKViews<T> views =
+            QKViews<T>::in_place(rotary_slice_test::view_of(qb, gq), rotary_slice_test::view_of(kb, gk));
         if constexpr (std::is_same_v<T, double>) qk_norm_rope(spec, norm, angles, PositionIds(ids), views, range, m);
-        else if (path.dispatched) dispatch::qk_norm_rope_on(path.isa, spec, norm, angles, PositionIds(ids), views, range, m);
+        else if (path.dispatched)
+            dispatch::qk_norm_rope_on(path.isa, spec, norm, angles, PositionIds(ids), views, range, m);
         else qk_norm_rope(spec, norm, angles, PositionIds(ids), views, range, m);
     };
     run(q, k, FloatSpan(multipliers));
@@ -84,11 +88,13 @@ void check_case(const ArchPath& path, const posenc::RopeSpec& spec, TokenRange r
         if (t < range.begin || t >= range.end) return Expected {x[static_cast<std::size_t>(d)], 0.0, true};
         std::vector<double> y;
         const double m = multipliers[static_cast<std::size_t>(t)];
-        const std::vector<double> ref = scaled_reference(spec, table, x, q_weight, ids[static_cast<std::size_t>(t)], m, y);
+        const std::vector<double> ref =
+            scaled_reference(spec, table, x, q_weight, ids[static_cast<std::size_t>(t)], m, y);
         const double want = ref[static_cast<std::size_t>(d)];
-        const double bound = rotated[static_cast<std::size_t>(d)]
-                                 ? (n / 2 + 10) * u * table.attention_factor() * rotary_slice_test::pair_norm(spec, y, d) * m
-                                 : (n / 2 + 7) * u * std::fabs(y[static_cast<std::size_t>(d)]) * m;
+        const double bound =
+            rotated[static_cast<std::size_t>(d)]
+                ? (n / 2 + 10) * u * table.attention_factor() * rotary_slice_test::pair_norm(spec, y, d) * m
+                : (n / 2 + 7) * u * std::fabs(y[static_cast<std::size_t>(d)]) * m;
         const double tolerance = std::is_same_v<T, double> ? 1e-13 * (std::fabs(want) + 1.0)
                                                            : bound + kernel_test::half_ulp<T>(std::fabs(want)) * 1.01;
         return Expected {want, tolerance, false};
@@ -97,21 +103,24 @@ void check_case(const ArchPath& path, const posenc::RopeSpec& spec, TokenRange r
     if (!rotary_slice_test::same_bits(k, k_plain)) failure.note(what + ": K differs from the call without multipliers");
 }
 
-TEST_CASE_TEMPLATE("[reference] qk_norm_rope with query multipliers equals m[t] RoPE(RMSNorm(q)), K unscaled, every arch path", T,
-                   float, posenc::bfloat16, posenc::float16, double)
+TEST_CASE_TEMPLATE(
+    "[reference] qk_norm_rope with query multipliers equals m[t] RoPE(RMSNorm(q)), K unscaled, every arch path", T,
+    float, posenc::bfloat16, posenc::float16, double)
 {
     Failure failure;
     for (const ArchPath& path : kernel_test::arch_paths()) {
         if (std::is_same_v<T, double> && path.dispatched) continue;
         for (posenc::Pairing pairing : {posenc::Pairing::half_split, posenc::Pairing::interleaved})
-            for (int head_dim : {128, 64, 70})  // 128, 64: the per-head norm's path on AVX-512 / AVX2 for several tokens
+            for (int head_dim :
+                 {128, 64, 70})  // 128, 64: the per-head norm's path on AVX-512 / AVX2 for several tokens
                 for (int rotary_dim : {head_dim, head_dim / 2 / 2 * 2})
                     for (TokenRange range : {TokenRange {0, 4}, TokenRange {1, 3}, TokenRange {2, 3}}) {
                         const posenc::RopeSpec spec(head_dim, rotary_dim, 1e4, pairing);
                         check_case<T>(path, spec, range,
-                                      path.name + " " + posenc::to_string(pairing) + " head " + std::to_string(head_dim) + " rotary " +
-                                          std::to_string(rotary_dim) + " tokens [" + std::to_string(range.begin) + ", " +
-                                          std::to_string(range.end) + ")",
+                                      path.name + " " + posenc::to_string(pairing) + " head " +
+                                          std::to_string(head_dim) + " rotary " + std::to_string(rotary_dim) +
+                                          " tokens [" + std::to_string(range.begin) + ", " + std::to_string(range.end) +
+                                          ")",
                                       failure);
                     }
     }
@@ -129,7 +138,8 @@ TEST_CASE("[reference] qk_norm_rope_into_cache with query multipliers scales Q o
     for (const ArchPath& path : kernel_test::arch_paths()) {
         std::mt19937 rng(2);
         const Geometry gq {4, 2, 128, 0}, gk {4, 1, 128, 0};
-        std::vector<float> q = rotary_slice_test::make_buffer<float>(gq, rng), k = rotary_slice_test::make_buffer<float>(gk, rng);
+        std::vector<float> q = rotary_slice_test::make_buffer<float>(gq, rng),
+                           k = rotary_slice_test::make_buffer<float>(gk, rng);
         std::vector<float> q_plain = q;
         std::vector<float> cache(4 * 128), cache_plain(4 * 128);
         const std::vector<std::int64_t> slots = {0, 1, 2, 3};
@@ -140,7 +150,8 @@ TEST_CASE("[reference] qk_norm_rope_into_cache with query multipliers scales Q o
             write.key_cache = KvCacheView::contiguous(cb.data(), 4 * 128, 4, 1, 128);
             write.slot_mapping = SlotMapping(slots);
             write.q_multipliers = m;
-            if (path.dispatched) dispatch::qk_norm_rope_into_cache_on(path.isa, spec, norm, angles, PositionIds(ids), write);
+            if (path.dispatched)
+                dispatch::qk_norm_rope_into_cache_on(path.isa, spec, norm, angles, PositionIds(ids), write);
             else qk_norm_rope_into_cache(spec, norm, angles, PositionIds(ids), write);
         };
         run(q, cache, FloatSpan(multipliers));
@@ -153,8 +164,8 @@ TEST_CASE("[reference] qk_norm_rope_into_cache with query multipliers scales Q o
                 const double m = multipliers[static_cast<std::size_t>(t)];
                 const double want = m * q_plain[i];
                 if (!(std::fabs(q[i] - want) <= 3 * u * (std::fabs(want) + 1e-30) * (128 / 2 + 10)))
-                    failure.note(path.name + " token " + std::to_string(t) + " element " + std::to_string(d) + ": got " +
-                                 std::to_string(q[i]) + " want " + std::to_string(want));
+                    failure.note(path.name + " token " + std::to_string(t) + " element " + std::to_string(d) +
+                                 ": got " + std::to_string(q[i]) + " want " + std::to_string(want));
             }
     }
     CHECK_MESSAGE(failure.count == 0, failure.first);
@@ -168,7 +179,8 @@ TEST_CASE("[errors] query multipliers that are short, null, not finite or shared
     std::vector<float> w(64, 1.0f);
     const QkNorm norm {NormWeighting::weight, 1e-6f, w, w};
     std::vector<float> q(4 * 2 * 64, 0.5f), k(4 * 64, 0.5f);
-    const QKViews<float> views = QKViews<float>::in_place(HeadsView<float>(q, {4, 2, 64}), HeadsView<float>(k, {4, 1, 64}));
+    const QKViews<float> views =
+        QKViews<float>::in_place(HeadsView<float>(q, {4, 2, 64}), HeadsView<float>(k, {4, 1, 64}));
     const PositionIds positions(ids);
     const TokenRange all {0, 4};
     const std::vector<float> three = {1.0f, 1.0f, 1.0f};
@@ -182,7 +194,9 @@ TEST_CASE("[errors] query multipliers that are short, null, not finite or shared
     CHECK(message_of([&] { qk_norm_rope(spec, norm, angles, positions, views, all, FloatSpan(bad)); }) ==
           "q_multipliers[1] inf must be finite");
     // outside the range, a value is never read
-    CHECK(message_of([&] { qk_norm_rope(spec, norm, angles, positions, views, TokenRange {2, 4}, FloatSpan(bad)); }) == "(no error)");
+    CHECK(message_of([&] {
+              qk_norm_rope(spec, norm, angles, positions, views, TokenRange {2, 4}, FloatSpan(bad));
+          }) == "(no error)");
     CHECK(message_of([&] { qk_norm_rope(spec, norm, angles, positions, views, all, FloatSpan(q.data() + 8, 4)); }) ==
           "q_out overlapping must not share memory with q_multipliers");
     CHECK(message_of([&] { qk_norm_rope(spec, norm, angles, positions, views, all, FloatSpan(k.data() + 8, 4)); }) ==
@@ -200,9 +214,11 @@ TEST_CASE("[errors] query multipliers that are short, null, not finite or shared
           "q_multipliers.size 3 must be >= tokens 4 (one multiplier per token)");
     write.q_multipliers = FloatSpan(multipliers);
     CHECK(message_of([&] { rope_into_cache(spec, angles, positions, write); }) ==
-          "q_multipliers given must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
+          "q_multipliers given must be absent without the QK-norm (they scale Q in qk_norm_rope and "
+          "qk_norm_rope_into_cache)");
     CHECK(message_of([&] { dispatch::rope_into_cache(spec, angles, positions, write); }) ==
-          "q_multipliers given must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
+          "q_multipliers given must be absent without the QK-norm (they scale Q in qk_norm_rope and "
+          "qk_norm_rope_into_cache)");
     write.q_multipliers = FloatSpan(cache.data() + 4, 4);
     CHECK(message_of([&] { qk_norm_rope_into_cache(spec, norm, angles, positions, write); }) ==
           "key_cache overlapping must not share memory with q_multipliers");

@@ -121,8 +121,9 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     // one case in three has a head of 32, 64 or 128 dims: whole registers on every arch, and at
     // 128 (AVX-512) or 32 (AVX2) each half one group, where several-token calls form each head's
     // norm from the registers they rotate (fused_loops.hpp, rms_per_head)
-    const int head_dim = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? 32 << std::uniform_int_distribution<int>(0, 2)(rng)
-                                                                          : 2 * std::uniform_int_distribution<int>(1, 80)(rng);
+    const int head_dim = std::uniform_int_distribution<int>(0, 2)(rng) == 0
+                             ? 32 << std::uniform_int_distribution<int>(0, 2)(rng)
+                             : 2 * std::uniform_int_distribution<int>(1, 80)(rng);
     const int rotary_dim = coin(rng) ? head_dim : 2 * std::uniform_int_distribution<int>(1, head_dim / 2)(rng);
     const posenc::RopeSpec spec(head_dim, rotary_dim, 1e4, pairing);
     const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
@@ -143,7 +144,8 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     std::vector<std::int64_t> slot64(static_cast<std::size_t>(tokens));
     std::vector<std::int32_t> slot32(static_cast<std::size_t>(tokens));
     for (std::ptrdiff_t t = 0; t < tokens; ++t) {
-        slot64[static_cast<std::size_t>(t)] = std::uniform_int_distribution<int>(0, 4)(rng) == 0 ? -1 : perm[static_cast<std::size_t>(t)];
+        slot64[static_cast<std::size_t>(t)] =
+            std::uniform_int_distribution<int>(0, 4)(rng) == 0 ? -1 : perm[static_cast<std::size_t>(t)];
         slot32[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(slot64[static_cast<std::size_t>(t)]);
     }
     const SlotMapping mapping = coin(rng) ? SlotMapping(slot32) : SlotMapping(slot64);
@@ -158,7 +160,8 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(qkv.size());
     HeadsView<T> q(qkv.data(), size, {tokens, q_heads, head_dim}, strides);
     HeadsView<T> k(qkv.data() + q_heads * head_dim, size - q_heads * head_dim, {tokens, kv_heads, head_dim}, strides);
-    HeadsView<T> v(qkv.data() + (q_heads + kv_heads) * head_dim, size - (q_heads + kv_heads) * head_dim, {tokens, kv_heads, head_dim}, strides);
+    HeadsView<T> v(qkv.data() + (q_heads + kv_heads) * head_dim, size - (q_heads + kv_heads) * head_dim,
+                   {tokens, kv_heads, head_dim}, strides);
     std::vector<float> q_weight(static_cast<std::size_t>(head_dim)), k_weight(static_cast<std::size_t>(head_dim));
     for (float& w : q_weight) w = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
     for (float& w : k_weight) w = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
@@ -199,7 +202,8 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
             const long double rms = std::sqrt(sum / n + static_cast<long double>(1e-6f));
             for (int d = 0; d < head_dim; ++d)
                 normalised[static_cast<std::size_t>(d)] =
-                    normalised[static_cast<std::size_t>(d)] / rms * (static_cast<long double>(weight[d]) + (one_plus ? 1.0L : 0.0L));
+                    normalised[static_cast<std::size_t>(d)] / rms *
+                    (static_cast<long double>(weight[d]) + (one_plus ? 1.0L : 0.0L));
         }
         std::vector<double> r(normalised.begin(), normalised.end());
         posenc::apply_rope_reference(spec, table, r.data(), ids[static_cast<std::size_t>(t)]);
@@ -207,9 +211,15 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     };
     auto bound = [&](const std::vector<long double>& y, int d) {
         const double c = with_norm ? n / 2 + 9 : 3.5;
-        if (d >= rotary_dim) return (with_norm ? n / 2 + 6 : 0.0) * u * std::fabs(static_cast<double>(y[static_cast<std::size_t>(d)])) + 1e-300;
-        const posenc::PairCoordinates pc = spec.pair_coordinates(pairing == posenc::Pairing::half_split ? d % (rotary_dim / 2) : d / 2);
-        return c * u * A * std::hypot(static_cast<double>(y[static_cast<std::size_t>(pc.first)]), static_cast<double>(y[static_cast<std::size_t>(pc.second)])) + 1e-300;
+        if (d >= rotary_dim)
+            return (with_norm ? n / 2 + 6 : 0.0) * u * std::fabs(static_cast<double>(y[static_cast<std::size_t>(d)])) +
+                   1e-300;
+        const posenc::PairCoordinates pc =
+            spec.pair_coordinates(pairing == posenc::Pairing::half_split ? d % (rotary_dim / 2) : d / 2);
+        return c * u * A *
+                   std::hypot(static_cast<double>(y[static_cast<std::size_t>(pc.first)]),
+                              static_cast<double>(y[static_cast<std::size_t>(pc.second)])) +
+               1e-300;
     };
     std::vector<char> written_slot(static_cast<std::size_t>(slots), 0);
     for (std::ptrdiff_t t = 0; t < tokens; ++t) {
@@ -229,12 +239,14 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
             const std::vector<double> e = expected_head(k, t, h, k_weight.data(), y);
             for (int d = 0; d < head_dim; ++d)
                 if (!(std::fabs(cache_float(kf.view, s, h, d) - e[static_cast<std::size_t>(d)]) <= bound(y, d)))
-                    fail("key cache t " + std::to_string(t) + " slot " + std::to_string(s) + " h " + std::to_string(h) + " d " +
-                         std::to_string(d) + " got " + std::to_string(cache_float(kf.view, s, h, d)) + " expected " +
-                         std::to_string(e[static_cast<std::size_t>(d)]));
+                    fail("key cache t " + std::to_string(t) + " slot " + std::to_string(s) + " h " + std::to_string(h) +
+                         " d " + std::to_string(d) + " got " + std::to_string(cache_float(kf.view, s, h, d)) +
+                         " expected " + std::to_string(e[static_cast<std::size_t>(d)]));
             if (with_v)
                 for (int d = 0; d < head_dim; ++d)
-                    if (cache_float(vf.view, s, h, d) != static_cast<float>(kernel_test::to_double(before[static_cast<std::size_t>(v.head(t, h) - qkv.data() + d)])))
+                    if (cache_float(vf.view, s, h, d) !=
+                        static_cast<float>(
+                            kernel_test::to_double(before[static_cast<std::size_t>(v.head(t, h) - qkv.data() + d)])))
                         fail("value cache t " + std::to_string(t) + " d " + std::to_string(d));
         }
     }
@@ -244,8 +256,10 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
         for (std::ptrdiff_t s = 0; s < slots; ++s)
             if (written_slot[static_cast<std::size_t>(s)])
                 for (std::ptrdiff_t h = 0; h < kv_heads; ++h) {
-                    const std::size_t at = static_cast<std::size_t>(c.view.head(s, h) - reinterpret_cast<const std::byte*>(c.bytes.data()));
-                    std::fill_n(inside.begin() + static_cast<std::ptrdiff_t>(at), static_cast<std::size_t>(head_dim) * element_bytes(c.view.storage), 1);
+                    const std::size_t at = static_cast<std::size_t>(c.view.head(s, h) -
+                                                                    reinterpret_cast<const std::byte*>(c.bytes.data()));
+                    std::fill_n(inside.begin() + static_cast<std::ptrdiff_t>(at),
+                                static_cast<std::size_t>(head_dim) * element_bytes(c.view.storage), 1);
                 }
         for (std::size_t i = 0; i < c.bytes.size(); ++i)
             if (!inside[i] && c.bytes[i] != 0xA5) {
@@ -257,11 +271,14 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
     if (with_v) check_untouched(vf, "value_cache");
 
     // 2. the same call into each other storage: the conversion of the float cache's values
-    for (CacheStorage storage : {CacheStorage::bfloat16, CacheStorage::float16, CacheStorage::float8_e4m3, CacheStorage::int8}) {
+    for (CacheStorage storage :
+         {CacheStorage::bfloat16, CacheStorage::float16, CacheStorage::float8_e4m3, CacheStorage::int8}) {
         std::vector<float> head_scales(static_cast<std::size_t>(kv_heads));
         for (float& x : head_scales) x = std::uniform_real_distribution<float>(0.004f, 0.05f)(rng);
         const bool quantized = is_quantized(storage);
-        const CacheScale scale = !quantized ? CacheScale::none() : coin(rng) ? CacheScale::tensor(head_scales[0]) : CacheScale::heads(head_scales);
+        const CacheScale scale = !quantized  ? CacheScale::none()
+                                 : coin(rng) ? CacheScale::tensor(head_scales[0])
+                                             : CacheScale::heads(head_scales);
         Cache kc = make_cache(storage, paged, layout, slots, kv_heads, head_dim, scale);
         Cache vc = make_cache(storage, paged, layout, slots, kv_heads, head_dim, scale);
         qkv = before;
@@ -270,7 +287,8 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
         if (with_v) w2.value_cache = vc.view;
         call(w2);
         auto convert = [&](float x, std::ptrdiff_t h, unsigned char* out) {
-            const float sc = scale.kind == CacheScale::Kind::per_head ? head_scales[static_cast<std::size_t>(h)] : scale.value;
+            const float sc =
+                scale.kind == CacheScale::Kind::per_head ? head_scales[static_cast<std::size_t>(h)] : scale.value;
             switch (storage) {
             case CacheStorage::bfloat16: {
                 const posenc::bfloat16 b = posenc::store_from_float<posenc::bfloat16>(x);
@@ -295,11 +313,13 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
                     unsigned char expected[2] = {0, 0};
                     convert(cache_float(kf.view, s, h, d), h, expected);
                     if (std::memcmp(kc.view.head(s, h) + eb * static_cast<std::size_t>(d), expected, eb) != 0)
-                        fail(std::string(to_string(storage)) + " key cache t " + std::to_string(t) + " h " + std::to_string(h) + " d " + std::to_string(d));
+                        fail(std::string(to_string(storage)) + " key cache t " + std::to_string(t) + " h " +
+                             std::to_string(h) + " d " + std::to_string(d));
                     if (with_v) {
                         convert(cache_float(vf.view, s, h, d), h, expected);
                         if (std::memcmp(vc.view.head(s, h) + eb * static_cast<std::size_t>(d), expected, eb) != 0)
-                            fail(std::string(to_string(storage)) + " value cache t " + std::to_string(t) + " d " + std::to_string(d));
+                            fail(std::string(to_string(storage)) + " value cache t " + std::to_string(t) + " d " +
+                                 std::to_string(d));
                     }
                 }
         }
@@ -310,9 +330,10 @@ void run_case(const ArchPath& path, std::mt19937& rng, int& failures, std::strin
 /// K and V of float heads written with `stores` into fresh float caches of `layout` (K rotated,
 /// normalised first when `norm` is given): the key cache's bytes, then the value cache's.
 std::vector<unsigned char> cache_bytes_after(const ArchPath& path, const posenc::RopeSpec& spec, const QkNorm* norm,
-                                             const CosSinCache& angles, std::int64_t first_position, const std::vector<float>& k,
-                                             const std::vector<float>& v, const std::vector<std::int64_t>& slot,
-                                             CacheLayout layout, std::ptrdiff_t slots, std::ptrdiff_t heads, CacheStores stores)
+                                             const CosSinCache& angles, std::int64_t first_position,
+                                             const std::vector<float>& k, const std::vector<float>& v,
+                                             const std::vector<std::int64_t>& slot, CacheLayout layout,
+                                             std::ptrdiff_t slots, std::ptrdiff_t heads, CacheStores stores)
 {
     const int dim = spec.head_dim();
     const std::ptrdiff_t tokens = static_cast<std::ptrdiff_t>(slot.size());
@@ -332,7 +353,8 @@ std::vector<unsigned char> cache_bytes_after(const ArchPath& path, const posenc:
 
 }  // namespace
 
-TEST_CASE("rope_into_cache and qk_norm_rope_into_cache equal the reference composition, every arch path and cache layout")
+TEST_CASE(
+    "rope_into_cache and qk_norm_rope_into_cache equal the reference composition, every arch path and cache layout")
 {
     std::mt19937 rng(1130);
     for (const ArchPath& path : kernel_test::arch_paths()) {
@@ -368,15 +390,16 @@ TEST_CASE("CacheStores: streaming, cached and automatic stores write the same by
     for (const ArchPath& path : kernel_test::arch_paths()) {
         std::vector<std::vector<unsigned char>> written;
         for (CacheStores stores : {CacheStores::cached, CacheStores::streaming, CacheStores::automatic})
-            written.push_back(cache_bytes_after(path, spec, nullptr, angles, 7, k, v, slot, CacheLayout::token_major, slots, heads, stores));
+            written.push_back(cache_bytes_after(path, spec, nullptr, angles, 7, k, v, slot, CacheLayout::token_major,
+                                                slots, heads, stores));
         INFO(path.name);
         CHECK(written[0] == written[1]);
         CHECK(written[0] == written[2]);
         // and the V rows are V, byte for byte (the K rows are checked against the reference above)
         Cache vc = make_cache(CacheStorage::float32, true, CacheLayout::token_major, slots, heads, dim, {});
         const std::size_t v_begin = written[1].size() / 2 + Cache::guard;
-        CHECK(std::memcmp(written[1].data() + v_begin + static_cast<std::size_t>(vc.view.offset(slot[0], 0)) * 4, v.data(),
-                          static_cast<std::size_t>(heads * dim) * 4) == 0);
+        CHECK(std::memcmp(written[1].data() + v_begin + static_cast<std::size_t>(vc.view.offset(slot[0], 0)) * 4,
+                          v.data(), static_cast<std::size_t>(heads * dim) * 4) == 0);
     }
 }
 
@@ -385,7 +408,8 @@ TEST_CASE("CacheStores: streamed rows of more heads than one staging buffer hold
     // Streamed rows are formed up to 16 KiB at a time (cache_stage_bytes): 40 heads of 128 floats
     // (the per-head norm path takes them in one block) and 12 heads of 512 floats (blocks of 16
     // heads, 8 heads a stage) each need more than one stage per token.
-    static_assert(40 * 128 * sizeof(float) > detail::cache_stage_bytes && 12 * 512 * sizeof(float) > detail::cache_stage_bytes);
+    static_assert(40 * 128 * sizeof(float) > detail::cache_stage_bytes &&
+                  12 * 512 * sizeof(float) > detail::cache_stage_bytes);
     std::mt19937 rng(78);
     for (const auto& shape : {std::pair<std::ptrdiff_t, int> {40, 128}, std::pair<std::ptrdiff_t, int> {12, 512}}) {
         const std::ptrdiff_t heads = shape.first;  // (not a structured binding: clang 14 cannot capture one)
@@ -393,7 +417,8 @@ TEST_CASE("CacheStores: streamed rows of more heads than one staging buffer hold
         const posenc::RopeSpec spec(dim, dim, 1e6);
         const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
         constexpr std::ptrdiff_t tokens = 3, slots = 8;
-        std::vector<float> k(static_cast<std::size_t>(tokens * heads * dim)), v(k.size()), weight(static_cast<std::size_t>(dim));
+        std::vector<float> k(static_cast<std::size_t>(tokens * heads * dim)), v(k.size()),
+            weight(static_cast<std::size_t>(dim));
         for (float& x : k) x = std::uniform_real_distribution<float>(-2, 2)(rng);
         for (float& x : v) x = std::uniform_real_distribution<float>(-2, 2)(rng);
         for (float& x : weight) x = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
@@ -404,8 +429,10 @@ TEST_CASE("CacheStores: streamed rows of more heads than one staging buffer hold
                 for (const QkNorm* n : {static_cast<const QkNorm*>(nullptr), &norm}) {
                     std::vector<std::vector<unsigned char>> written;
                     for (CacheStores stores : {CacheStores::cached, CacheStores::streaming})
-                        written.push_back(cache_bytes_after(path, spec, n, angles, 9, k, v, slot, layout, slots, heads, stores));
-                    INFO(path.name << " heads " << heads << " dim " << dim << (layout == CacheLayout::heads_major ? " heads_major" : " token_major")
+                        written.push_back(
+                            cache_bytes_after(path, spec, n, angles, 9, k, v, slot, layout, slots, heads, stores));
+                    INFO(path.name << " heads " << heads << " dim " << dim
+                                   << (layout == CacheLayout::heads_major ? " heads_major" : " token_major")
                                    << (n ? " with norm" : ""));
                     CHECK(written[0] == written[1]);
                 }
@@ -445,12 +472,15 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     slots[2] = 7;
     CHECK(message(w) == "no error");
     CacheWrite<float> bad = w;
-    bad.key_cache = KvCacheView::paged(q8.data(), static_cast<std::ptrdiff_t>(q8.size()), 2, 4, 2, 64);  // int8 without a scale
+    bad.key_cache =
+        KvCacheView::paged(q8.data(), static_cast<std::ptrdiff_t>(q8.size()), 2, 4, 2, 64);  // int8 without a scale
     CHECK(message(bad).find("key_cache.scale") != std::string::npos);
-    bad.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::tensor(0.5f));
+    bad.key_cache = KvCacheView::paged(kc.data(), static_cast<std::ptrdiff_t>(kc.size()), 2, 4, 2, 64,
+                                       CacheLayout::token_major, CacheScale::tensor(0.5f));
     CHECK(message(bad).find("key_cache.scale") != std::string::npos);
     const float scales[2] = {0.5f, -1.0f};
-    bad.key_cache = KvCacheView::paged(q8.data(), static_cast<std::ptrdiff_t>(q8.size()), 2, 4, 2, 64, CacheLayout::token_major, CacheScale::heads(FloatSpan(scales, 2)));
+    bad.key_cache = KvCacheView::paged(q8.data(), static_cast<std::ptrdiff_t>(q8.size()), 2, 4, 2, 64,
+                                       CacheLayout::token_major, CacheScale::heads(FloatSpan(scales, 2)));
     CHECK(message(bad).find("key_cache.scale[1]") != std::string::npos);
     bad = w;
     bad.value_cache = KvCacheView::paged(vc.data(), static_cast<std::ptrdiff_t>(vc.size()), 2, 4, 3, 64);
@@ -473,7 +503,8 @@ TEST_CASE("rope_into_cache refuses slots outside the cache, naming the token and
     CHECK(message(bad).find("slot_mapping.count") != std::string::npos);
 }
 
-TEST_CASE("[errors] a cache with an unknown storage, layout or scale kind, or data off its element alignment, is refused by name")
+TEST_CASE("[errors] a cache with an unknown storage, layout or scale kind, or data off its element alignment, is "
+          "refused by name")
 {
     const posenc::RopeSpec spec(64, 64, 1e4);
     const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 64);
@@ -486,7 +517,8 @@ TEST_CASE("[errors] a cache with an unknown storage, layout or scale kind, or da
     REQUIRE(refusal(spec, angles, w) == "no error");
     CacheWrite<float> bad = w;
     bad.key_cache.storage = static_cast<CacheStorage>(7);
-    CHECK(refusal(spec, angles, bad) == "key_cache.storage 7 must be one of float32, bfloat16, float16, float8_e4m3, int8, float8_e5m2");
+    CHECK(refusal(spec, angles, bad) ==
+          "key_cache.storage 7 must be one of float32, bfloat16, float16, float8_e4m3, int8, float8_e5m2");
     bad = w;
     bad.key_cache.layout = static_cast<CacheLayout>(2);
     CHECK(refusal(spec, angles, bad) == "key_cache.layout 2 must be token_major or heads_major");
@@ -503,7 +535,8 @@ TEST_CASE("[errors] a cache with an unknown storage, layout or scale kind, or da
     CHECK(refusal(spec, angles, bad) == "no error");
 }
 
-TEST_CASE("[rope_cache] every dispatched fused step has an unchecked form on a chosen ISA, bit for bit the checked one's")
+TEST_CASE(
+    "[rope_cache] every dispatched fused step has an unchecked form on a chosen ISA, bit for bit the checked one's")
 {
     namespace pd = posenc::kernels::dispatch;
     const posenc::RopeSpec spec(64, 64, 10000.0);
@@ -521,8 +554,8 @@ TEST_CASE("[rope_cache] every dispatched fused step has an unchecked form on a c
         CAPTURE(pd::to_string(isa));
         // checked and unchecked qk_norm_rope on the ISA
         std::vector<float> a = x, b = x;
-        pd::qk_norm_rope_on(isa, spec, norm, angles, PositionIds::contiguous(2), QKViews<float>::in_place(HeadsView<float>(a, shape)),
-                            TokenRange {0, 2});
+        pd::qk_norm_rope_on(isa, spec, norm, angles, PositionIds::contiguous(2),
+                            QKViews<float>::in_place(HeadsView<float>(a, shape)), TokenRange {0, 2});
         pd::qk_norm_rope_unchecked_on(isa, spec, norm, angles, PositionIds::contiguous(2),
                                       QKViews<float>::in_place(HeadsView<float>(b, shape)), TokenRange {0, 2});
         CHECK(a != x);
@@ -534,7 +567,8 @@ TEST_CASE("[rope_cache] every dispatched fused step has an unchecked form on a c
             auto write_into = [&](std::vector<float>& cache) {
                 CacheWrite<float> w;
                 w.k = HeadsView<const float>(x.data(), static_cast<std::ptrdiff_t>(x.size()), shape);
-                w.key_cache = KvCacheView::contiguous(cache.data(), static_cast<std::ptrdiff_t>(cache.size()), 4, 2, 64);
+                w.key_cache =
+                    KvCacheView::contiguous(cache.data(), static_cast<std::ptrdiff_t>(cache.size()), 4, 2, 64);
                 w.slot_mapping = SlotMapping(slot_ids);
                 return w;
             };

@@ -72,7 +72,8 @@ Case valid_case(std::mt19937& rng, Arena& a, const CosSinCache& angles)
     HeadsView<float> q, k;
     switch (pick(3)) {
     case 0: {  // packed [tokens][q | k | v]
-        const PackedQkv<float> p = slice_packed_qkv(a.at(), Arena::row * max_tokens, PackedQkvShape {tokens, q_heads, kv_heads, dim});
+        const PackedQkv<float> p =
+            slice_packed_qkv(a.at(), Arena::row * max_tokens, PackedQkvShape {tokens, q_heads, kv_heads, dim});
         q = p.q;
         k = p.k;
         break;
@@ -82,7 +83,8 @@ Case valid_case(std::mt19937& rng, Arena& a, const CosSinCache& angles)
         k = HeadsView<float>(a.at() + Arena::row * max_tokens, tokens * kv_heads * dim, {tokens, kv_heads, dim});
         break;
     default:  // heads-major Q with gaps, K after it
-        q = HeadsView<float>(a.at(), Arena::row * max_tokens, {tokens, q_heads, dim}, {dim + 2, max_tokens * (dim + 2) + 3});
+        q = HeadsView<float>(a.at(), Arena::row * max_tokens, {tokens, q_heads, dim},
+                             {dim + 2, max_tokens * (dim + 2) + 3});
         k = HeadsView<float>(a.at() + Arena::row * max_tokens, tokens * kv_heads * dim, {tokens, kv_heads, dim});
         break;
     }
@@ -138,7 +140,10 @@ void mutate(std::mt19937& rng, Case& c, Arena& a, const CosSinCache& other_angle
         v.q_out = q;
         break;
     }
-    case 5: c.positions = pick(2) ? PositionIds::contiguous(pick(2) ? -1 : 64 - pick(3)) : PositionIds::contiguous(-(std::int64_t {1} << 62) - 5); break;
+    case 5:
+        c.positions = pick(2) ? PositionIds::contiguous(pick(2) ? -1 : 64 - pick(3))
+                              : PositionIds::contiguous(-(std::int64_t {1} << 62) - 5);
+        break;
     case 6: c.range = {c.range.begin + pick(3) - 1, c.range.end + pick(3) - 1}; break;
     case 7: c.angles = &other_angles; break;
     default: {  // K in place, moved as a whole (onto Q, or half absent)
@@ -164,7 +169,9 @@ Case valid_decode_case(std::mt19937& rng, Arena& a, const CosSinCache& angles)
     switch (pick(4)) {
     case 0: q = slice_packed_qkv(a.at(), Arena::row * max_tokens, PackedQkvShape {1, q_heads, kv_heads, dim}).q; break;
     case 1: q = HeadsView<float>(a.at(), q_heads * dim, {1, q_heads, dim}); break;
-    case 2: q = HeadsView<float>(a.at(), Arena::row * max_tokens, {1, q_heads, dim}, {dim + 2, max_tokens * (dim + 2) + 3}); break;
+    case 2:
+        q = HeadsView<float>(a.at(), Arena::row * max_tokens, {1, q_heads, dim}, {dim + 2, max_tokens * (dim + 2) + 3});
+        break;
     default: q = HeadsView<float>(a.at() + dim, dim, {1, 1, dim}, {pick(2) ? -5 : 0, pick(2) ? 7 : 0}); break;
     }
     c.views = QKViews<float>::in_place(q);
@@ -195,9 +202,9 @@ HeadsView<float> random_view(std::mt19937& rng, float* base)
     v.token_stride = pick(3) == 0 ? extent() : dim * (1 + pick(6));
     v.head_stride = pick(3) == 0 ? extent() : dim * (1 + pick(6));
     // the size the rules need (when it fits in 63 bits), then one less or a little more
-    const long double last = (v.tokens > 1 ? static_cast<long double>(v.tokens - 1) * static_cast<long double>(v.token_stride) : 0.0L) +
-                             (v.heads > 1 ? static_cast<long double>(v.heads - 1) * static_cast<long double>(v.head_stride) : 0.0L) +
-                             dim;
+    const long double last =
+        (v.tokens > 1 ? static_cast<long double>(v.tokens - 1) * static_cast<long double>(v.token_stride) : 0.0L) +
+        (v.heads > 1 ? static_cast<long double>(v.heads - 1) * static_cast<long double>(v.head_stride) : 0.0L) + dim;
     const bool fits = last > 0 && last < static_cast<long double>(detail::max_view_size(sizeof(float)));
     const std::ptrdiff_t needed = fits ? static_cast<std::ptrdiff_t>(last) : std::ptrdiff_t {pick(100)};
     v.size = needed + pick(3) - 1;
@@ -212,7 +219,8 @@ namespace {
 /// inline test (is_usual) against the rules.
 struct Verdicts {
     int usual = 0, accepted_by_rules = 0, refused = 0, disagreements = 0;
-    std::string first;  ///< the first call the inline test accepted and the rules refused, or an unmutated call it missed
+    std::string
+        first;  ///< the first call the inline test accepted and the rules refused, or an unmutated call it missed
 };
 
 template <class Draw, class IsUsual>
@@ -232,14 +240,17 @@ Verdicts mutated_verdicts(unsigned seed, Draw draw, IsUsual is_usual)
             if (i % 3 == 0) mutate(rng, c, a, other_angles);
         }
         const bool fast = is_usual(spec, *c.angles, c.positions, c.views, c.range);
-        const bool rules = passes([&] { detail::check_rope_call_rules(spec, *c.angles, c.positions, c.views, c.range); });
+        const bool rules =
+            passes([&] { detail::check_rope_call_rules(spec, *c.angles, c.positions, c.views, c.range); });
         v.usual += fast;
         v.accepted_by_rules += rules;
         v.refused += !rules;
-        if (!mutated && !fast && v.first.empty()) v.first = "an unmutated valid call missed the inline test, case " + std::to_string(i);
+        if (!mutated && !fast && v.first.empty())
+            v.first = "an unmutated valid call missed the inline test, case " + std::to_string(i);
         if (fast && !rules) {
             ++v.disagreements;
-            if (v.first.empty()) v.first = "the inline test accepted a call the rules refuse, case " + std::to_string(i);
+            if (v.first.empty())
+                v.first = "the inline test accepted a call the rules refuse, case " + std::to_string(i);
         }
     }
     return v;
@@ -247,9 +258,11 @@ Verdicts mutated_verdicts(unsigned seed, Draw draw, IsUsual is_usual)
 
 }  // namespace
 
-TEST_CASE("[checks] the inline test of a usual apply call accepts only calls the full rules accept, and every valid call drawn")
+TEST_CASE("[checks] the inline test of a usual apply call accepts only calls the full rules accept, and every valid "
+          "call drawn")
 {
-    const Verdicts v = mutated_verdicts(20261202, valid_case, [](const auto&... call) { return detail::rope_call_is_usual(call...); });
+    const Verdicts v =
+        mutated_verdicts(20261202, valid_case, [](const auto&... call) { return detail::rope_call_is_usual(call...); });
     INFO(v.first);
     CHECK(v.first.empty());
     CHECK(v.disagreements == 0);
@@ -259,12 +272,13 @@ TEST_CASE("[checks] the inline test of a usual apply call accepts only calls the
     CHECK(v.accepted_by_rules > v.usual);  // some valid calls lie outside the inline test's domain
 }
 
-TEST_CASE("[checks] the decode step's inline test accepts only calls the full rules accept, and every valid decode call drawn")
+TEST_CASE("[checks] the decode step's inline test accepts only calls the full rules accept, and every valid decode "
+          "call drawn")
 {
     // detail::decode_call_is_usual (checks.hpp) lets kernels::apply_rope and dispatch::apply_rope
     // run a one-token call with no other check: it must never accept a call the rules refuse.
-    const Verdicts v =
-        mutated_verdicts(4242, valid_decode_case, [](const auto&... call) { return detail::decode_call_is_usual(call...); });
+    const Verdicts v = mutated_verdicts(4242, valid_decode_case,
+                                        [](const auto&... call) { return detail::decode_call_is_usual(call...); });
     INFO(v.first);
     CHECK(v.first.empty());
     CHECK(v.disagreements == 0);
@@ -272,7 +286,8 @@ TEST_CASE("[checks] the decode step's inline test accepts only calls the full ru
     CHECK(v.refused >= 8000);
 }
 
-TEST_CASE("[checks] usual_view_is_valid equals view_is_valid for extents and strides below 2^31 and is never more permissive")
+TEST_CASE(
+    "[checks] usual_view_is_valid equals view_is_valid for extents and strides below 2^31 and is never more permissive")
 {
     std::vector<float> buffer(64, 0.0f);
     std::mt19937 rng(31);
@@ -282,8 +297,8 @@ TEST_CASE("[checks] usual_view_is_valid equals view_is_valid for extents and str
         const HeadsView<float> v = random_view(rng, buffer.data());
         const bool usual = detail::usual_view_is_valid(v, dim);
         const bool general = detail::view_is_valid(detail::geometry(v), dim);
-        const bool in_domain = ((v.tokens | v.heads | v.token_stride | v.head_stride) >= 0) && v.tokens < big && v.heads < big &&
-                               v.token_stride < big && v.head_stride < big;
+        const bool in_domain = ((v.tokens | v.heads | v.token_stride | v.head_stride) >= 0) && v.tokens < big &&
+                               v.heads < big && v.token_stride < big && v.head_stride < big;
         both += usual && general;
         only_general += !usual && general;
         neither += !usual && !general;
@@ -291,8 +306,9 @@ TEST_CASE("[checks] usual_view_is_valid equals view_is_valid for extents and str
             ++wrong;
             if (first.empty())
                 first = "tokens " + std::to_string(v.tokens) + " heads " + std::to_string(v.heads) + " strides " +
-                        std::to_string(v.token_stride) + ", " + std::to_string(v.head_stride) + " size " + std::to_string(v.size) +
-                        ": usual " + std::to_string(usual) + " general " + std::to_string(general);
+                        std::to_string(v.token_stride) + ", " + std::to_string(v.head_stride) + " size " +
+                        std::to_string(v.size) + ": usual " + std::to_string(usual) + " general " +
+                        std::to_string(general);
         }
     }
     INFO(first);

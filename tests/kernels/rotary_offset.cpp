@@ -70,7 +70,9 @@ double apply_tolerance(const posenc::RopeSpec& spec, const posenc::FrequencyTabl
 {
     const double scale = table.attention_factor() * rotary_slice_test::pair_norm(spec, x, d);
     if constexpr (std::is_same_v<T, double>) return 1e-13 * scale;
-    else return 4 * kernel_test::float_ulp(scale) + (std::is_same_v<T, float> ? 0.0 : kernel_test::half_ulp<T>(std::fabs(got)));
+    else
+        return 4 * kernel_test::float_ulp(scale) +
+               (std::is_same_v<T, float> ? 0.0 : kernel_test::half_ulp<T>(std::fabs(got)));
 }
 
 /// The expectation of an apply call on one tensor: the reference rotation at the token's
@@ -92,31 +94,38 @@ auto apply_expectation(const posenc::RopeSpec& spec, const posenc::FrequencyTabl
 }
 
 template <class T, class Angles>
-void check_apply(const ArchPath& path, const posenc::RopeSpec& spec, const posenc::FrequencyTable& table, const Angles& angles,
-                 bool in_place, Direction direction, const std::string& what, Failure& failure)
+void check_apply(const ArchPath& path, const posenc::RopeSpec& spec, const posenc::FrequencyTable& table,
+                 const Angles& angles, bool in_place, Direction direction, const std::string& what, Failure& failure)
 {
     std::mt19937 rng(11);
     const Geometry gq {3, 3, spec.head_dim(), 5}, gk {3, 2, spec.head_dim(), 3};
     std::vector<T> q_in = rotary_slice_test::make_buffer<T>(gq, rng), k_in = rotary_slice_test::make_buffer<T>(gk, rng);
     const std::vector<T> q_before = q_in, k_before = k_in;
-    std::vector<T> q_out(q_in.size(), rotary_slice_test::guard_value<T>()), k_out(k_in.size(), rotary_slice_test::guard_value<T>());
+    std::vector<T> q_out(q_in.size(), rotary_slice_test::guard_value<T>()),
+        k_out(k_in.size(), rotary_slice_test::guard_value<T>());
     const std::vector<T> q_out_before = q_out, k_out_before = k_out;
     const QKViews<T> views =
-        in_place ? QKViews<T>::in_place(rotary_slice_test::view_of(q_in, gq), rotary_slice_test::view_of(k_in, gk))
-                 : QKViews<T>::out_of_place(rotary_slice_test::view_of(q_in, gq), rotary_slice_test::view_of(q_out, gq),
-                                            rotary_slice_test::view_of(k_in, gk), rotary_slice_test::view_of(k_out, gk));
+        in_place
+            ? QKViews<T>::in_place(rotary_slice_test::view_of(q_in, gq), rotary_slice_test::view_of(k_in, gk))
+            : QKViews<T>::out_of_place(rotary_slice_test::view_of(q_in, gq), rotary_slice_test::view_of(q_out, gq),
+                                       rotary_slice_test::view_of(k_in, gk), rotary_slice_test::view_of(k_out, gk));
     kernel_test::apply_on(path, spec, angles, PositionIds(position_ids), views, direction);
     const std::string call = what + (in_place ? " in place" : " out of place") +
-                             (direction == Direction::forward ? " forward " : " inverse ") + kernel_test::type_name<T>();
+                             (direction == Direction::forward ? " forward " : " inverse ") +
+                             kernel_test::type_name<T>();
     rotary_slice_test::compare(in_place ? q_before : q_out_before, in_place ? q_in : q_out, gq,
-                               apply_expectation(spec, table, q_before, gq, position_ids, direction), call + " Q", failure);
+                               apply_expectation(spec, table, q_before, gq, position_ids, direction), call + " Q",
+                               failure);
     rotary_slice_test::compare(in_place ? k_before : k_out_before, in_place ? k_in : k_out, gk,
-                               apply_expectation(spec, table, k_before, gk, position_ids, direction), call + " K", failure);
-    if (!in_place && (!rotary_slice_test::same_bits(q_in, q_before) || !rotary_slice_test::same_bits(k_in, k_before))) failure.note(call + ": an input view was written");
+                               apply_expectation(spec, table, k_before, gk, position_ids, direction), call + " K",
+                               failure);
+    if (!in_place && (!rotary_slice_test::same_bits(q_in, q_before) || !rotary_slice_test::same_bits(k_in, k_before)))
+        failure.note(call + ": an input view was written");
 }
 
-TEST_CASE_TEMPLATE("[reference] apply_rope on a slice at rotary_offset equals apply_rope_reference, every arch path, both directions",
-                   T, float, posenc::bfloat16, posenc::float16, double)
+TEST_CASE_TEMPLATE(
+    "[reference] apply_rope on a slice at rotary_offset equals apply_rope_reference, every arch path, both directions",
+    T, float, posenc::bfloat16, posenc::float16, double)
 {
     Failure failure;
     int calls = 0;
@@ -132,7 +141,8 @@ TEST_CASE_TEMPLATE("[reference] apply_rope on a slice at rotary_offset equals ap
                     for (Direction direction : {Direction::forward, Direction::inverse}) {
                         const std::string what = path.name + " " + describe(s, pairing);
                         check_apply<T>(path, spec, table, cache, in_place, direction, what + " cache", failure);
-                        check_apply<T>(path, spec, table, on_the_fly, in_place, direction, what + " on-the-fly", failure);
+                        check_apply<T>(path, spec, table, on_the_fly, in_place, direction, what + " on-the-fly",
+                                       failure);
                         calls += 2;
                     }
             }
@@ -141,8 +151,9 @@ TEST_CASE_TEMPLATE("[reference] apply_rope on a slice at rotary_offset equals ap
     CHECK_MESSAGE(failure.count == 0, failure.first);
 }
 
-TEST_CASE_TEMPLATE("[reference] the decode step (one token, Q alone in place) on a slice at rotary_offset equals apply_rope_reference",
-                   T, float, posenc::bfloat16, posenc::float16)
+TEST_CASE_TEMPLATE(
+    "[reference] the decode step (one token, Q alone in place) on a slice at rotary_offset equals apply_rope_reference",
+    T, float, posenc::bfloat16, posenc::float16)
 {
     Failure failure;
     for (const Shape& s : shapes)
@@ -167,15 +178,17 @@ TEST_CASE_TEMPLATE("[reference] the decode step (one token, Q alone in place) on
                     }
                     const std::string what = describe(s, pairing) + " entry " + std::to_string(entry) + " heads " +
                                              std::to_string(heads) + " " + kernel_test::type_name<T>();
-                    rotary_slice_test::compare(before, q, g, apply_expectation(spec, table, before, g, {2049}, Direction::forward),
+                    rotary_slice_test::compare(before, q, g,
+                                               apply_expectation(spec, table, before, g, {2049}, Direction::forward),
                                                what, failure);
                 }
         }
     CHECK_MESSAGE(failure.count == 0, failure.first);
 }
 
-TEST_CASE_TEMPLATE("[reference] apply_multi_axis_rope on a slice at rotary_offset equals apply_multi_axis_rope_reference", T, float,
-                   posenc::bfloat16, double)
+TEST_CASE_TEMPLATE(
+    "[reference] apply_multi_axis_rope on a slice at rotary_offset equals apply_multi_axis_rope_reference", T, float,
+    posenc::bfloat16, double)
 {
     Failure failure;
     for (const ArchPath& path : kernel_test::arch_paths()) {
@@ -200,20 +213,23 @@ TEST_CASE_TEMPLATE("[reference] apply_multi_axis_rope on a slice at rotary_offse
                     const QKViews<T> views = in_place ? QKViews<T>::in_place(rotary_slice_test::view_of(in, g))
                                                       : QKViews<T>::out_of_place(rotary_slice_test::view_of(in, g),
                                                                                  rotary_slice_test::view_of(out, g));
-                    if (path.dispatched) dispatch::apply_multi_axis_rope_on(path.isa, spec, layout, cache, positions, views);
+                    if (path.dispatched)
+                        dispatch::apply_multi_axis_rope_on(path.isa, spec, layout, cache, positions, views);
                     else apply_multi_axis_rope(spec, layout, cache, positions, views);
                     const std::vector<char> rotated = rotary_slice_test::rotated_coordinates(spec);
                     auto expect = [&](std::ptrdiff_t t, std::ptrdiff_t h, std::ptrdiff_t d) {
                         const std::vector<double> x = rotary_slice_test::head_of(before, g, t, h);
-                        if (!rotated[static_cast<std::size_t>(d)]) return Expected {x[static_cast<std::size_t>(d)], 0.0, true};
+                        if (!rotated[static_cast<std::size_t>(d)])
+                            return Expected {x[static_cast<std::size_t>(d)], 0.0, true};
                         std::vector<double> ref = x;
                         posenc::apply_multi_axis_rope_reference(spec, table, layout, ref.data(), ids.data() + 2 * t);
                         const double want = ref[static_cast<std::size_t>(d)];
                         return Expected {want, apply_tolerance<T>(spec, table, x, d, want), false};
                     };
-                    const std::string what = path.name + " " + describe(s, pairing) + (in_place ? " in place " : " out of place ") +
-                                             kernel_test::type_name<T>();
-                    rotary_slice_test::compare(in_place ? before : out_before, in_place ? in : out, g, expect, what, failure);
+                    const std::string what = path.name + " " + describe(s, pairing) +
+                                             (in_place ? " in place " : " out of place ") + kernel_test::type_name<T>();
+                    rotary_slice_test::compare(in_place ? before : out_before, in_place ? in : out, g, expect, what,
+                                               failure);
                 }
             }
     }
@@ -254,8 +270,9 @@ auto norm_expectation(const posenc::RopeSpec& spec, const posenc::FrequencyTable
     };
 }
 
-TEST_CASE_TEMPLATE("[reference] qk_norm_rope on a slice at rotary_offset: the norm over the whole head, the rotation of the slice",
-                   T, float, posenc::bfloat16, posenc::float16, double)
+TEST_CASE_TEMPLATE(
+    "[reference] qk_norm_rope on a slice at rotary_offset: the norm over the whole head, the rotation of the slice", T,
+    float, posenc::bfloat16, posenc::float16, double)
 {
     Failure failure;
     for (const ArchPath& path : kernel_test::arch_paths()) {
@@ -273,25 +290,31 @@ TEST_CASE_TEMPLATE("[reference] qk_norm_rope on a slice at rotary_offset: the no
                 const QkNorm norm {NormWeighting::weight, 1e-6f, q_weight, k_weight};
                 for (bool in_place : {true, false}) {
                     const Geometry gq {3, 3, s.head_dim, 5}, gk {3, 2, s.head_dim, 0};
-                    std::vector<T> q_in = rotary_slice_test::make_buffer<T>(gq, rng), k_in = rotary_slice_test::make_buffer<T>(gk, rng);
+                    std::vector<T> q_in = rotary_slice_test::make_buffer<T>(gq, rng),
+                                   k_in = rotary_slice_test::make_buffer<T>(gk, rng);
                     const std::vector<T> q_before = q_in, k_before = k_in;
                     std::vector<T> q_out(q_in.size(), rotary_slice_test::guard_value<T>()),
                         k_out(k_in.size(), rotary_slice_test::guard_value<T>());
                     const std::vector<T> q_out_before = q_out, k_out_before = k_out;
-                    const QKViews<T> views =
-                        in_place ? QKViews<T>::in_place(rotary_slice_test::view_of(q_in, gq), rotary_slice_test::view_of(k_in, gk))
-                                 : QKViews<T>::out_of_place(rotary_slice_test::view_of(q_in, gq), rotary_slice_test::view_of(q_out, gq),
-                                                            rotary_slice_test::view_of(k_in, gk), rotary_slice_test::view_of(k_out, gk));
-                    if constexpr (std::is_same_v<T, double>) qk_norm_rope(spec, norm, angles, PositionIds(position_ids), views);
+                    const QKViews<T> views = in_place ? QKViews<T>::in_place(rotary_slice_test::view_of(q_in, gq),
+                                                                             rotary_slice_test::view_of(k_in, gk))
+                                                      : QKViews<T>::out_of_place(rotary_slice_test::view_of(q_in, gq),
+                                                                                 rotary_slice_test::view_of(q_out, gq),
+                                                                                 rotary_slice_test::view_of(k_in, gk),
+                                                                                 rotary_slice_test::view_of(k_out, gk));
+                    if constexpr (std::is_same_v<T, double>)
+                        qk_norm_rope(spec, norm, angles, PositionIds(position_ids), views);
                     else if (path.dispatched)
                         dispatch::qk_norm_rope_on(path.isa, spec, norm, angles, PositionIds(position_ids), views);
                     else qk_norm_rope(spec, norm, angles, PositionIds(position_ids), views);
-                    const std::string what = path.name + " " + describe(s, pairing) + (in_place ? " in place " : " out of place ") +
-                                             kernel_test::type_name<T>();
+                    const std::string what = path.name + " " + describe(s, pairing) +
+                                             (in_place ? " in place " : " out of place ") + kernel_test::type_name<T>();
                     rotary_slice_test::compare(in_place ? q_before : q_out_before, in_place ? q_in : q_out, gq,
-                                               norm_expectation(spec, table, q_before, gq, q_weight, 1e-6f), what + " Q", failure);
+                                               norm_expectation(spec, table, q_before, gq, q_weight, 1e-6f),
+                                               what + " Q", failure);
                     rotary_slice_test::compare(in_place ? k_before : k_out_before, in_place ? k_in : k_out, gk,
-                                               norm_expectation(spec, table, k_before, gk, k_weight, 1e-6f), what + " K", failure);
+                                               norm_expectation(spec, table, k_before, gk, k_weight, 1e-6f),
+                                               what + " K", failure);
                 }
             }
     }
@@ -301,7 +324,8 @@ TEST_CASE_TEMPLATE("[reference] qk_norm_rope on a slice at rotary_offset: the no
 /// K (and Q in place) of three tokens into a cache of T, slots in reverse token order, with or
 /// without the QK-norm: the cache rows hold the reference (apply's or the norm's), Q likewise.
 template <class T>
-void check_cache_write(const ArchPath& path, const posenc::RopeSpec& spec, bool with_norm, const std::string& what, Failure& failure)
+void check_cache_write(const ArchPath& path, const posenc::RopeSpec& spec, bool with_norm, const std::string& what,
+                       Failure& failure)
 {
     const posenc::FrequencyTable table = table_of(spec);
     const CosSinCache angles(table, 4096);
@@ -320,7 +344,8 @@ void check_cache_write(const ArchPath& path, const posenc::RopeSpec& spec, bool 
     CacheWrite<T> write;
     write.q_in = write.q_out = rotary_slice_test::view_of(q, gq);
     write.k = rotary_slice_test::view_of(k, gk);
-    write.key_cache = KvCacheView::contiguous(cache.data() + rotary_slice_test::guard, 3 * 2 * spec.head_dim(), 3, 2, spec.head_dim());
+    write.key_cache = KvCacheView::contiguous(cache.data() + rotary_slice_test::guard, 3 * 2 * spec.head_dim(), 3, 2,
+                                              spec.head_dim());
     write.slot_mapping = SlotMapping(slots);
     const PositionIds positions(position_ids);
     if (with_norm) {
@@ -331,22 +356,26 @@ void check_cache_write(const ArchPath& path, const posenc::RopeSpec& spec, bool 
         else rope_into_cache(spec, angles, positions, write);
     }
     // the cache as a tensor of geometry gc whose "token" s holds token 2 - s
-    const auto k_expect = with_norm ? std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>(
-                                          norm_expectation(spec, table, k_before, gk, k_weight, 1e-6f))
-                                    : std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>(
-                                          apply_expectation(spec, table, k_before, gk, position_ids, Direction::forward));
-    rotary_slice_test::compare(cache_before, cache, gc,
-                               [&](std::ptrdiff_t s, std::ptrdiff_t h, std::ptrdiff_t d) { return k_expect(2 - s, h, d); },
-                               what + " key_cache", failure);
-    const auto q_expect = with_norm ? std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>(
-                                          norm_expectation(spec, table, q_before, gq, q_weight, 1e-6f))
-                                    : std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>(
-                                          apply_expectation(spec, table, q_before, gq, position_ids, Direction::forward));
+    const auto k_expect = with_norm
+                              ? std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>(
+                                    norm_expectation(spec, table, k_before, gk, k_weight, 1e-6f))
+                              : std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>(
+                                    apply_expectation(spec, table, k_before, gk, position_ids, Direction::forward));
+    rotary_slice_test::compare(
+        cache_before, cache, gc,
+        [&](std::ptrdiff_t s, std::ptrdiff_t h, std::ptrdiff_t d) { return k_expect(2 - s, h, d); },
+        what + " key_cache", failure);
+    const auto q_expect = with_norm
+                              ? std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>(
+                                    norm_expectation(spec, table, q_before, gq, q_weight, 1e-6f))
+                              : std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>(
+                                    apply_expectation(spec, table, q_before, gq, position_ids, Direction::forward));
     rotary_slice_test::compare(q_before, q, gq, q_expect, what + " Q", failure);
     if (!rotary_slice_test::same_bits(k, k_before)) failure.note(what + ": K was written");
 }
 
-TEST_CASE_TEMPLATE("[reference] rope_into_cache and qk_norm_rope_into_cache on a slice at rotary_offset equal the reference, every arch path",
+TEST_CASE_TEMPLATE("[reference] rope_into_cache and qk_norm_rope_into_cache on a slice at rotary_offset equal the "
+                   "reference, every arch path",
                    T, float, posenc::bfloat16, posenc::float16)
 {
     Failure failure;
@@ -356,8 +385,8 @@ TEST_CASE_TEMPLATE("[reference] rope_into_cache and qk_norm_rope_into_cache on a
                 for (bool with_norm : {false, true}) {
                     const posenc::RopeSpec spec(s.head_dim, s.rotary_dim, 1e4, pairing, s.offset);
                     check_cache_write<T>(path, spec, with_norm,
-                                         path.name + " " + describe(s, pairing) + (with_norm ? " with the norm " : " ") +
-                                             kernel_test::type_name<T>(),
+                                         path.name + " " + describe(s, pairing) +
+                                             (with_norm ? " with the norm " : " ") + kernel_test::type_name<T>(),
                                          failure);
                 }
     CHECK_MESSAGE(failure.count == 0, failure.first);

@@ -102,8 +102,8 @@ struct Failure {
 /// says; outside the heads, the bits of `before`.
 template <class T>
 void compare(const std::vector<T>& before, const std::vector<T>& after, const Geometry& g,
-             const std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>& expect, const std::string& what,
-             Failure& failure)
+             const std::function<Expected(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)>& expect,
+             const std::string& what, Failure& failure)
 {
     std::vector<char> in_head(after.size(), 0);
     for (std::ptrdiff_t t = 0; t < g.tokens; ++t)
@@ -112,16 +112,17 @@ void compare(const std::vector<T>& before, const std::vector<T>& after, const Ge
                 const auto i = static_cast<std::size_t>(g.index(t, h, d));
                 in_head[i] = 1;
                 const Expected e = expect(t, h, d);
-                const std::string where = what + " token " + std::to_string(t) + " head " + std::to_string(h) + " dim " + std::to_string(d);
+                const std::string where =
+                    what + " token " + std::to_string(t) + " head " + std::to_string(h) + " dim " + std::to_string(d);
                 if (e.exact) {
                     if (kernel_test::bits_of(after[i]) != kernel_test::bits_of(kernel_test::from_double<T>(e.want)))
-                        failure.note(where + ": got " + std::to_string(kernel_test::to_double(after[i])) + ", want exactly " +
-                                     std::to_string(e.want));
+                        failure.note(where + ": got " + std::to_string(kernel_test::to_double(after[i])) +
+                                     ", want exactly " + std::to_string(e.want));
                 } else {
                     const double got = kernel_test::to_double(after[i]);
                     if (!(std::fabs(got - e.want) <= e.tolerance))
-                        failure.note(where + ": got " + std::to_string(got) + " want " + std::to_string(e.want) + " within " +
-                                     std::to_string(e.tolerance));
+                        failure.note(where + ": got " + std::to_string(got) + " want " + std::to_string(e.want) +
+                                     " within " + std::to_string(e.tolerance));
                 }
             }
     for (std::size_t i = 0; i < after.size(); ++i)

@@ -29,7 +29,8 @@ TEST_CASE("[errors] a QK-norm weight shorter than head_dim is refused by every c
 {
     const CosSinCache angles(posenc::FrequencyTable::from_spec(spec), 16);
     std::vector<float> q(2 * 64, 0.5f), k(64, 0.5f), w(64, 1.0f), short_w(63, 1.0f);
-    const QKViews<float> views = QKViews<float>::in_place(HeadsView<float>(q, {1, 2, 64}), HeadsView<float>(k, {1, 1, 64}));
+    const QKViews<float> views =
+        QKViews<float>::in_place(HeadsView<float>(q, {1, 2, 64}), HeadsView<float>(k, {1, 1, 64}));
     const PositionIds at = PositionIds::contiguous(3);
     const QkNorm short_q {NormWeighting::weight, 1e-6f, short_w, w};
     const QkNorm short_k {NormWeighting::weight, 1e-6f, w, short_w};
@@ -59,8 +60,9 @@ TEST_CASE("[errors] a QK-norm weight shorter than head_dim is refused by every c
     CHECK(message_of([&] { dispatch::qk_norm_rope_into_cache(spec, short_k, angles, at, write); }) == k_rule);
     write.q_in = write.q_out = HeadsView<float>(q, {1, 2, 64});
     CHECK(message_of([&] { qk_norm_rope_into_cache(spec, short_q, angles, at, write); }) == q_rule);
-    CHECK(message_of([&] { qk_norm_rope_into_cache(spec, QkNorm {NormWeighting::weight, 1e-6f, w, w}, angles, at, write); }) ==
-          "(no error)");
+    CHECK(message_of([&] {
+              qk_norm_rope_into_cache(spec, QkNorm {NormWeighting::weight, 1e-6f, w, w}, angles, at, write);
+          }) == "(no error)");
 }
 
 TEST_CASE("[errors] per-head cache scales fewer than the cache's heads are refused by every checked cache entry")
@@ -73,8 +75,10 @@ TEST_CASE("[errors] per-head cache scales fewer than the cache's heads are refus
     CacheWrite<float> write;
     write.k = HeadsView<float>(k, {1, 2, 64});
     write.v = HeadsView<float>(v, {1, 2, 64});
-    write.key_cache = KvCacheView::contiguous(key.data(), 4 * 2 * 64, 4, 2, 64, CacheLayout::token_major, CacheScale::heads(one_scale));
-    write.value_cache = KvCacheView::contiguous(value.data(), 4 * 2 * 64, 4, 2, 64, CacheLayout::token_major, CacheScale::heads(two_scales));
+    write.key_cache = KvCacheView::contiguous(key.data(), 4 * 2 * 64, 4, 2, 64, CacheLayout::token_major,
+                                              CacheScale::heads(one_scale));
+    write.value_cache = KvCacheView::contiguous(value.data(), 4 * 2 * 64, 4, 2, 64, CacheLayout::token_major,
+                                                CacheScale::heads(two_scales));
     write.slot_mapping = SlotMapping(slots);
     const PositionIds at = PositionIds::contiguous(5);
     const std::string key_rule = "key_cache.scale.per_head.size 1 must be >= heads 2 (one scale per head)";

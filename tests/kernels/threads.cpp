@@ -39,10 +39,10 @@ TEST_CASE("[partition] token ranges cover every token once, balanced, and sugges
             CHECK(next == tokens);
             CHECK(largest - smallest <= 1);
         }
-    CHECK(suggested_parts(1, 40 * 128, 2) == 1);        // decode: 5,120 elements, below 32,768 per part
-    CHECK(suggested_parts(4096, 32 * 128, 2) == 2);     // prefill
+    CHECK(suggested_parts(1, 40 * 128, 2) == 1);  // decode: 5,120 elements, below 32,768 per part
+    CHECK(suggested_parts(4096, 32 * 128, 2) == 2);  // prefill
     CHECK(suggested_parts(4096, 32 * 128, 1) == 1);
-    CHECK(suggested_parts(3, 1 << 20, 8) == 3);         // never more parts than tokens
+    CHECK(suggested_parts(3, 1 << 20, 8) == 3);  // never more parts than tokens
 }
 
 TEST_CASE("[partition] threads on split token ranges, sharing one const angle source, equal one call bit for bit")
@@ -62,7 +62,8 @@ TEST_CASE("[partition] threads on split token ranges, sharing one const angle so
     for (int source = 0; source < 2; ++source) {
         std::vector<float> q1 = q0, k1 = k0, q2 = q0, k2 = k0;
         auto views = [&](std::vector<float>& q, std::vector<float>& k) {
-            return QKViews<float>::in_place(HeadsView<float>(q, {tokens, 8, 128}), HeadsView<float>(k, {tokens, 2, 128}));
+            return QKViews<float>::in_place(HeadsView<float>(q, {tokens, 8, 128}),
+                                            HeadsView<float>(k, {tokens, 2, 128}));
         };
         auto run = [&](const QKViews<float>& v, TokenRange r) {
             if (source == 0) apply_rope(spec, cache, PositionIds(ids), v, Direction::forward, r);

@@ -77,9 +77,9 @@ auto rope_expectation(const posenc::RopeSpec& spec, const posenc::FrequencyTable
 }
 
 template <class T, class Angles>
-void check_apply(const ArchPath& path, const posenc::RopeSpec& spec, const posenc::FrequencyTable& table, const Angles& angles,
-                 const std::vector<std::int64_t>& ids, bool in_place, Direction direction, const std::string& what,
-                 Failure& failure)
+void check_apply(const ArchPath& path, const posenc::RopeSpec& spec, const posenc::FrequencyTable& table,
+                 const Angles& angles, const std::vector<std::int64_t>& ids, bool in_place, Direction direction,
+                 const std::string& what, Failure& failure)
 {
     std::mt19937 rng(21);
     const Geometry g {3, 4, head_dim, 3};
@@ -87,21 +87,24 @@ void check_apply(const ArchPath& path, const posenc::RopeSpec& spec, const posen
     const std::vector<T> before = in;
     std::vector<T> out(in.size(), rotary_slice_test::guard_value<T>());
     const std::vector<T> out_before = out;
-    const QKViews<T> views = in_place ? QKViews<T>::in_place(rotary_slice_test::view_of(in, g))
-                                      : QKViews<T>::out_of_place(rotary_slice_test::view_of(in, g), rotary_slice_test::view_of(out, g));
+    const QKViews<T> views =
+        in_place ? QKViews<T>::in_place(rotary_slice_test::view_of(in, g))
+                 : QKViews<T>::out_of_place(rotary_slice_test::view_of(in, g), rotary_slice_test::view_of(out, g));
     kernel_test::apply_on(path, spec, angles, PositionIds(ids), views, direction);
     rotary_slice_test::compare(in_place ? before : out_before, in_place ? in : out, g,
                                rope_expectation(spec, table, before, g, ids, direction),
                                what + (in_place ? " in place" : " out of place") +
-                                   (direction == Direction::forward ? " forward " : " inverse ") + kernel_test::type_name<T>(),
+                                   (direction == Direction::forward ? " forward " : " inverse ") +
+                                   kernel_test::type_name<T>(),
                                failure);
 }
 
 const std::vector<std::int64_t> cache_ids = {7, 4095, 1000};
 const std::vector<std::int64_t> on_the_fly_ids = {-5, 1000000, 3};
 
-TEST_CASE_TEMPLATE("[identity] zero-frequency pairs keep their bits through apply_rope, every arch path, angle source and direction",
-                   T, float, posenc::bfloat16, posenc::float16, double)
+TEST_CASE_TEMPLATE(
+    "[identity] zero-frequency pairs keep their bits through apply_rope, every arch path, angle source and direction",
+    T, float, posenc::bfloat16, posenc::float16, double)
 {
     const posenc::FrequencyTable table = proportional_table();
     const CosSinCache cache(table, 4096);
@@ -115,15 +118,16 @@ TEST_CASE_TEMPLATE("[identity] zero-frequency pairs keep their bits through appl
                 for (Direction direction : {Direction::forward, Direction::inverse}) {
                     const std::string what = path.name + " " + posenc::to_string(pairing);
                     check_apply<T>(path, spec, table, cache, cache_ids, in_place, direction, what + " cache", failure);
-                    check_apply<T>(path, spec, table, on_the_fly, on_the_fly_ids, in_place, direction, what + " on-the-fly", failure);
+                    check_apply<T>(path, spec, table, on_the_fly, on_the_fly_ids, in_place, direction,
+                                   what + " on-the-fly", failure);
                 }
         }
     }
     CHECK_MESSAGE(failure.count == 0, failure.first);
 }
 
-TEST_CASE_TEMPLATE("[identity] zero-frequency pairs keep their bits through the decode step and the multi-axis kernel", T, float,
-                   posenc::bfloat16, posenc::float16)
+TEST_CASE_TEMPLATE("[identity] zero-frequency pairs keep their bits through the decode step and the multi-axis kernel",
+                   T, float, posenc::bfloat16, posenc::float16)
 {
     const posenc::FrequencyTable table = proportional_table();
     const CosSinCache cache(table, 4096);
@@ -143,8 +147,8 @@ TEST_CASE_TEMPLATE("[identity] zero-frequency pairs keep their bits through the 
             else if (entry == 2) dispatch::apply_rope(spec, cache, PositionIds::contiguous(m), views);
             else dispatch::apply_rope(spec, on_the_fly, PositionIds::contiguous(m), views);
             rotary_slice_test::compare(before, q, g, rope_expectation(spec, table, before, g, {m}, Direction::forward),
-                                       std::string("decode step ") + posenc::to_string(pairing) + " entry " + std::to_string(entry) +
-                                           " " + kernel_test::type_name<T>(),
+                                       std::string("decode step ") + posenc::to_string(pairing) + " entry " +
+                                           std::to_string(entry) + " " + kernel_test::type_name<T>(),
                                        failure);
         }
         // multi-axis, every axis at one position per token: the zero pairs stay, whatever the axis
@@ -158,18 +162,20 @@ TEST_CASE_TEMPLATE("[identity] zero-frequency pairs keep their bits through the 
             std::vector<T> q = rotary_slice_test::make_buffer<T>(g, rng);
             const std::vector<T> before = q;
             const QKViews<T> views = QKViews<T>::in_place(rotary_slice_test::view_of(q, g));
-            if (path.dispatched) dispatch::apply_multi_axis_rope_on(path.isa, spec, layout, on_the_fly, MultiAxisPositions(ids, 3), views);
+            if (path.dispatched)
+                dispatch::apply_multi_axis_rope_on(path.isa, spec, layout, on_the_fly, MultiAxisPositions(ids, 3),
+                                                   views);
             else apply_multi_axis_rope(spec, layout, on_the_fly, MultiAxisPositions(ids, 3), views);
-            rotary_slice_test::compare(before, q, g, rope_expectation(spec, table, before, g, {5, 90, 4000}, Direction::forward),
-                                       path.name + " multi-axis " + posenc::to_string(pairing) + " " + kernel_test::type_name<T>(),
-                                       failure);
+            rotary_slice_test::compare(
+                before, q, g, rope_expectation(spec, table, before, g, {5, 90, 4000}, Direction::forward),
+                path.name + " multi-axis " + posenc::to_string(pairing) + " " + kernel_test::type_name<T>(), failure);
         }
     }
     CHECK_MESSAGE(failure.count == 0, failure.first);
 }
 
-TEST_CASE_TEMPLATE("[identity] zero-frequency pairs of K reach a KV cache of K's type bit for bit, every arch path", T, float,
-                   posenc::bfloat16, posenc::float16)
+TEST_CASE_TEMPLATE("[identity] zero-frequency pairs of K reach a KV cache of K's type bit for bit, every arch path", T,
+                   float, posenc::bfloat16, posenc::float16)
 {
     const posenc::FrequencyTable table = proportional_table();
     const CosSinCache cache_angles(table, 4096);
@@ -189,7 +195,8 @@ TEST_CASE_TEMPLATE("[identity] zero-frequency pairs of K reach a KV cache of K's
                 const std::vector<std::int64_t>& ids = use_cache ? cache_ids : on_the_fly_ids;
                 CacheWrite<T> write;
                 write.k = rotary_slice_test::view_of(k, gk);
-                write.key_cache = KvCacheView::contiguous(cache.data() + rotary_slice_test::guard, 3 * 2 * head_dim, 3, 2, head_dim);
+                write.key_cache =
+                    KvCacheView::contiguous(cache.data() + rotary_slice_test::guard, 3 * 2 * head_dim, 3, 2, head_dim);
                 write.slot_mapping = SlotMapping(slots);
                 auto run = [&](const auto& angles) {
                     if (path.dispatched) dispatch::rope_into_cache_on(path.isa, spec, angles, PositionIds(ids), write);
@@ -199,15 +206,16 @@ TEST_CASE_TEMPLATE("[identity] zero-frequency pairs of K reach a KV cache of K's
                 else run(on_the_fly);
                 const auto expect = rope_expectation(spec, table, before, gk, ids, Direction::forward);
                 rotary_slice_test::compare(cache_before, cache, gc, expect,
-                                           path.name + " key_cache " + posenc::to_string(pairing) + (use_cache ? " cache " : " on-the-fly ") +
-                                               kernel_test::type_name<T>(),
+                                           path.name + " key_cache " + posenc::to_string(pairing) +
+                                               (use_cache ? " cache " : " on-the-fly ") + kernel_test::type_name<T>(),
                                            failure);
             }
     CHECK_MESSAGE(failure.count == 0, failure.first);
 }
 
-TEST_CASE_TEMPLATE("[identity] qk_norm_rope leaves zero-frequency coordinates as the norm alone makes them, every arch path", T, float,
-                   posenc::bfloat16, posenc::float16, double)
+TEST_CASE_TEMPLATE(
+    "[identity] qk_norm_rope leaves zero-frequency coordinates as the norm alone makes them, every arch path", T, float,
+    posenc::bfloat16, posenc::float16, double)
 {
     const posenc::FrequencyTable table = proportional_table();
     const OnTheFlyAngles angles(table, 1 << 20);
@@ -229,7 +237,8 @@ TEST_CASE_TEMPLATE("[identity] qk_norm_rope leaves zero-frequency coordinates as
                 const QKViews<T> views = QKViews<T>::in_place(rotary_slice_test::view_of(q, g));
                 const std::vector<std::int64_t> ids(on_the_fly_ids.begin(), on_the_fly_ids.begin() + tokens);
                 if constexpr (std::is_same_v<T, double>) qk_norm_rope(spec, norm, angles, PositionIds(ids), views);
-                else if (path.dispatched) dispatch::qk_norm_rope_on(path.isa, spec, norm, angles, PositionIds(ids), views);
+                else if (path.dispatched)
+                    dispatch::qk_norm_rope_on(path.isa, spec, norm, angles, PositionIds(ids), views);
                 else qk_norm_rope(spec, norm, angles, PositionIds(ids), views);
                 auto expect = [&](std::ptrdiff_t t, std::ptrdiff_t h, std::ptrdiff_t d) {
                     const std::vector<double> x = rotary_slice_test::head_of(before, g, t, h);
@@ -237,21 +246,24 @@ TEST_CASE_TEMPLATE("[identity] qk_norm_rope leaves zero-frequency coordinates as
                     for (double v : x) sum += static_cast<long double>(v) * static_cast<long double>(v);
                     const long double rms = std::sqrt(sum / head_dim + static_cast<long double>(1e-6f));
                     std::vector<double> y(x.size());
-                    for (std::size_t e = 0; e < x.size(); ++e) y[e] = static_cast<double>(static_cast<long double>(x[e]) / rms * w[e]);
+                    for (std::size_t e = 0; e < x.size(); ++e)
+                        y[e] = static_cast<double>(static_cast<long double>(x[e]) / rms * w[e]);
                     const double n = head_dim;
                     if (zero_frequency(spec, d)) {
                         const double want = y[static_cast<std::size_t>(d)];
-                        const double tolerance = std::is_same_v<T, double> ? 1e-13 * (std::fabs(want) + 1.0)
-                                                                           : (n / 2 + 6) * u * std::fabs(want) +
-                                                                                 kernel_test::half_ulp<T>(std::fabs(want)) * 1.01;
+                        const double tolerance =
+                            std::is_same_v<T, double>
+                                ? 1e-13 * (std::fabs(want) + 1.0)
+                                : (n / 2 + 6) * u * std::fabs(want) + kernel_test::half_ulp<T>(std::fabs(want)) * 1.01;
                         return Expected {want, tolerance, false};
                     }
                     std::vector<double> ref = y;
                     posenc::apply_rope_reference(spec, table, ref.data(), ids[static_cast<std::size_t>(t)]);
                     const double want = ref[static_cast<std::size_t>(d)];
-                    const double tolerance = std::is_same_v<T, double> ? 1e-13 * (std::fabs(want) + 1.0)
-                                                                       : (n / 2 + 9) * u * rotary_slice_test::pair_norm(spec, y, d) +
-                                                                             kernel_test::half_ulp<T>(std::fabs(want)) * 1.01;
+                    const double tolerance = std::is_same_v<T, double>
+                                                 ? 1e-13 * (std::fabs(want) + 1.0)
+                                                 : (n / 2 + 9) * u * rotary_slice_test::pair_norm(spec, y, d) +
+                                                       kernel_test::half_ulp<T>(std::fabs(want)) * 1.01;
                     return Expected {want, tolerance, false};
                 };
                 rotary_slice_test::compare(before, q, g, expect,

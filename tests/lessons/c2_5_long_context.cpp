@@ -59,7 +59,8 @@ TEST_CASE("[lesson C2-5 #15] Qwen3's fastest pair turns more than 5,000 times wi
     CHECK(table.turns(0, 32768) == doctest::Approx(5215.19).epsilon(1e-6));
 }
 
-TEST_CASE("[lesson C2-5 #16] the course's small model: 32 dims per head (256 / 8), 10 of 16 pairs never turn within 128")
+TEST_CASE(
+    "[lesson C2-5 #16] the course's small model: 32 dims per head (256 / 8), 10 of 16 pairs never turn within 128")
 {
     const posenc::ModelPreset& small = posenc::models::find_preset("course-small");
     CHECK(small.d_model / small.num_heads == 32);
@@ -76,10 +77,10 @@ TEST_CASE("[lesson C2-5 #16] the course's small model: 32 dims per head (256 / 8
     CHECK(table.pairs_without_full_turn(128) == expected);
 }
 
-TEST_CASE("[lesson C2-5 #17] the small model's fastest pair turns only ~20 times within 128, fewer than YaRN's beta = 32")
+TEST_CASE(
+    "[lesson C2-5 #17] the small model's fastest pair turns only ~20 times within 128, fewer than YaRN's beta = 32")
 {
-    const posenc::FrequencyTable table =
-        posenc::FrequencyTable::from_spec(posenc::models::course_small.rope_spec());
+    const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(posenc::models::course_small.rope_spec());
     CHECK(table.turns(0, 128) == doctest::Approx(128.0 / (2.0 * pi)).epsilon(1e-15));  // 20.37
     CHECK(table.turns(0, 128) == doctest::Approx(20.37).epsilon(1e-3));
     // beta = 32 turns marks a pair "safe"; no pair reaches it, so every pair has fewer turns.
@@ -128,16 +129,18 @@ TEST_CASE("[lesson C2-5 #12] YaRN x4: Qwen3 32,768 -> 131,072; Qwen3.8 262,144 -
     CHECK(qwen38.factor() * qwen38.original_max_position_embeddings() == 1'048'576);
 }
 
-TEST_CASE("[lesson C2-5 #18] direct extrapolation of Qwen3-8B to 4x: the 24 pairs that never turned reach unseen angles")
+TEST_CASE(
+    "[lesson C2-5 #18] direct extrapolation of Qwen3-8B to 4x: the 24 pairs that never turned reach unseen angles")
 {
-    const posenc::ExtensionDiagnostics d = qwen3_x4(posenc::NoScaling{});
+    const posenc::ExtensionDiagnostics d = qwen3_x4(posenc::NoScaling {});
     CHECK(d.summary.incomplete_pairs == 24);
     CHECK(d.summary.out_of_range_pairs == 24);  // the red bars
     CHECK(d.out_of_range_indices() == range_of(40, 63));
     CHECK(d.summary.compressed_pairs == 0);
 }
 
-TEST_CASE("[lesson C2-5 #19] Position Interpolation (m -> m/s): 0 pairs out of range, every pair's angle step shrinks to 1/s")
+TEST_CASE(
+    "[lesson C2-5 #19] Position Interpolation (m -> m/s): 0 pairs out of range, every pair's angle step shrinks to 1/s")
 {
     const posenc::ExtensionDiagnostics d = qwen3_x4(posenc::LinearScaling(4.0));
     CHECK(d.summary.out_of_range_pairs == 0);
@@ -181,7 +184,7 @@ TEST_CASE("[lesson C2-5 #22] YaRN x4 (HF floor/ceil): low = floor(23.596) = 23, 
     const posenc::ExtensionDiagnostics d = qwen3_x4(yarn);
     for (const posenc::PairDiagnostics& p : d.pairs) {
         CAPTURE(p.index);
-        if (p.index <= 23) CHECK(p.compression == 1.0);                   // pairs 0..23 untouched
+        if (p.index <= 23) CHECK(p.compression == 1.0);  // pairs 0..23 untouched
         if (p.index >= 40) CHECK(p.compression == doctest::Approx(0.25).epsilon(1e-15));  // 40..63 divided by 4
         if (p.index > 23 && p.index < 40) CHECK((p.compression < 1.0 && p.compression > 0.25));  // the ramp
     }
@@ -214,7 +217,8 @@ TEST_CASE("[lesson C2-5 #17] the small model under YaRN x4: low clamps to 0, hig
     CHECK(d.pairs.front().compression == 1.0);
 }
 
-TEST_CASE("[lesson C2-5 #24] YaRN temperature: q and k each scaled by 0.1 ln s + 1 = 1.138629 (s = 4), 1.277259 (s = 16)")
+TEST_CASE(
+    "[lesson C2-5 #24] YaRN temperature: q and k each scaled by 0.1 ln s + 1 = 1.138629 (s = 4), 1.277259 (s = 16)")
 {
     const posenc::ExtensionDiagnostics qwen3 = qwen3_x4(posenc::models::qwen3_8b.scaling());
     CHECK(qwen3.attention_factor == doctest::Approx(1.138629).epsilon(1e-6));
@@ -230,12 +234,13 @@ TEST_CASE("[lesson C2-5 #24] YaRN temperature: q and k each scaled by 0.1 ln s +
 TEST_CASE("[lesson C2-5 #25] DeepSeek-V4.1-Flash direct extrapolation to 1,048,576: 0 pairs out of range")
 {
     const posenc::ExtensionDiagnostics d = posenc::extension_diagnostics(
-        posenc::models::deepseek_v4_1_flash.rope_spec(), posenc::NoScaling{}, 65536, 1048576);
+        posenc::models::deepseek_v4_1_flash.rope_spec(), posenc::NoScaling {}, 65536, 1048576);
     CHECK(d.summary.incomplete_pairs == 0);
     CHECK(d.summary.out_of_range_pairs == 0);
 }
 
-TEST_CASE("[lesson C2-5 #26] RoFormer's decay bound for 64 rotary dims: 16.5 at r = 0 at every base; larger base decays later")
+TEST_CASE("[lesson C2-5 #26] RoFormer's decay bound for 64 rotary dims: 16.5 at r = 0 at every base; larger base "
+          "decays later")
 {
     std::int64_t previous = -1;
     for (double base : {1e4, 1e6, 1e7}) {

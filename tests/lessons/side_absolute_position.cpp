@@ -23,7 +23,7 @@ constexpr double degree = pi / 180.0;
 
 // A one-pair RoPE turning 10 degrees per position.
 const posenc::RopeSpec ten_degree_spec(2, 2, 10000.0, posenc::Pairing::interleaved);
-const posenc::FrequencyTable ten_degree_table(std::vector<double>{10.0 * degree});
+const posenc::FrequencyTable ten_degree_table(std::vector<double> {10.0 * degree});
 
 const Eigen::Vector2d q(1.0, 0.5);
 const Eigen::Vector2d k(0.8, -0.3);
@@ -93,7 +93,8 @@ TEST_CASE("[lesson side #32] (R(m t) q).(R(n t) k) = q^T R((n - m) t) k, also fo
         const Eigen::VectorXd qv = Eigen::VectorXd::LinSpaced(128, -1.0, 1.0);
         const Eigen::VectorXd kv = Eigen::VectorXd::LinSpaced(128, 0.5, -0.7).array().sin();
         const std::int64_t m = 5, n = 2;
-        const double lhs = (posenc::rotation_matrix(spec, table, m) * qv).dot(posenc::rotation_matrix(spec, table, n) * kv);
+        const double lhs =
+            (posenc::rotation_matrix(spec, table, m) * qv).dot(posenc::rotation_matrix(spec, table, n) * kv);
         const double rhs = qv.dot(posenc::rotation_matrix(spec, table, n - m) * kv);
         CHECK(lhs == doctest::Approx(rhs).epsilon(1e-13));
         const double shifted =

@@ -29,10 +29,7 @@ namespace models_attention_facts_tests {  // per-file namespace: a folder builds
 
 namespace hf = posenc::hf;
 
-hf::HfModel model(const char* file)
-{
-    return hf::read_model(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file);
-}
+hf::HfModel model(const char* file) { return hf::read_model(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file); }
 
 TEST_CASE("QK-norm of real configs: kind, weighting, scope, place")
 {
@@ -91,7 +88,8 @@ TEST_CASE("a model_type posenc does not know has no QK-norm fact, rather than no
 {
     hf::ReadOptions o;
     o.assume_half_split = true;
-    const hf::HfModel m = hf::parse_model(R"({"model_type": "not_a_family", "hidden_size": 256, "num_attention_heads": 4})", o);
+    const hf::HfModel m =
+        hf::parse_model(R"({"model_type": "not_a_family", "hidden_size": 256, "num_attention_heads": 4})", o);
     CHECK_FALSE(m.qk_norm.has_value());
 }
 
@@ -163,7 +161,8 @@ TEST_CASE("qk_norm_rules against transformers' own modules (tests/data/qk_norm_s
                 continue;
             }
             // "default": the class defaults; "<key>=<value>": the switch key set the other way
-            const bool on = label == "default" ? (!rule || rule->switch_default) : label.find("=True") != std::string::npos;
+            const bool on =
+                label == "default" ? (!rule || rule->switch_default) : label.find("=True") != std::string::npos;
             const nlohmann::json& norms = run.at("norms");
             if (!rule || !on) {
                 CHECK(norms.empty());
@@ -187,8 +186,8 @@ TEST_CASE("qk_norm_rules against transformers' own modules (tests/data/qk_norm_s
         CAPTURE(r.model_type);
         CHECK(data.at("model_types").contains(std::string(r.model_type)));
     }
-    MESSAGE("qk_norm_sweep.json: " << probed << " families probed, " << with_norm << " runs with a QK-norm, " << switched
-                                   << " switch-key runs, " << unprobed.size() << " families not built");
+    MESSAGE("qk_norm_sweep.json: " << probed << " families probed, " << with_norm << " runs with a QK-norm, "
+                                   << switched << " switch-key runs, " << unprobed.size() << " families not built");
     CHECK(probed >= 120);
     CHECK(with_norm >= 40);
     CHECK(switched >= 5);

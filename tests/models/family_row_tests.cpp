@@ -22,7 +22,8 @@ namespace hf = posenc::hf;
 using hf::detail::Family;
 using hf::detail::family_row;
 
-TEST_CASE("[family_row.hpp] every table's row of a model_type is its record's column, as the table's own look-up finds it")
+TEST_CASE(
+    "[family_row.hpp] every table's row of a model_type is its record's column, as the table's own look-up finds it")
 {
     std::set<std::string_view> types;
     for (const auto& r : hf::known_families) types.insert(r.model_type);
@@ -68,7 +69,8 @@ TEST_CASE("[family_row.hpp] a model_type no table names has an empty record")
     CHECK(f.qk_norm == nullptr);
 }
 
-TEST_CASE("[gemma3/configuration_gemma3.py, modernbert/configuration_modernbert.py (transformers 5.16)] Gemma 3's and ModernBERT's rules read default_theta's bases from their records")
+TEST_CASE("[gemma3/configuration_gemma3.py, modernbert/configuration_modernbert.py (transformers 5.16)] Gemma 3's and "
+          "ModernBERT's rules read default_theta's bases from their records")
 {
     int gemma3_rule_families = 0;
     for (const auto& r : hf::detail::families::family_rule_column) {
@@ -96,7 +98,7 @@ TEST_CASE("[gemma3/configuration_gemma3.py, modernbert/configuration_modernbert.
         "hidden_size": 2304, "num_attention_heads": 8})");
     std::set<double> bases;
     for (const auto& g : m.rope.groups()) bases.insert(g.spec.base());
-    CHECK(bases == std::set<double>{10'000.0, 1'000'000.0});
+    CHECK(bases == std::set<double> {10'000.0, 1'000'000.0});
 }
 
 }  // namespace models_family_row_tests

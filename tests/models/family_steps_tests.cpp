@@ -26,9 +26,10 @@ bool names(const std::string& message, const std::string& key) { return message.
 TEST_CASE("[bamba/configuration_bamba.py] the forced partial factor is checked in the partial-factor step")
 {
     // head_dim is read before the factor; rope_theta after it.
-    CHECK(names(error_of(R"({"model_type": "bamba", "head_dim": "wide", "num_hidden_layers": 2, "attn_layer_indices": [0],
+    CHECK(
+        names(error_of(R"({"model_type": "bamba", "head_dim": "wide", "num_hidden_layers": 2, "attn_layer_indices": [0],
                              "partial_rotary_factor": 1.0})"),
-                "head_dim"));
+              "head_dim"));
     CHECK(names(error_of(R"({"model_type": "bamba", "head_dim": 128, "num_hidden_layers": 2, "attn_layer_indices": [0],
                              "partial_rotary_factor": 1.0, "rope_theta": "high"})"),
                 "partial_rotary_factor"));

@@ -65,7 +65,8 @@ TEST_CASE("[RFC 8259 section 2] config text with a NUL byte is refused at its of
     const std::string expected = "config: holds a NUL byte at offset " + std::to_string(valid.size()) +
                                  "; a JSON config is text without NUL bytes";
     CHECK(message_of([&] { posenc::hf::single_group(posenc::hf::parse_model(text)); }) == expected);
-    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(text)); }) == expected);
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(text)); }) ==
+          expected);
     CHECK(message_of([&] { posenc::hf::detail::parse_model_values(text); }) == expected);
     CHECK(message_of([&] { posenc::hf::parse_model(text); }) == expected);
     try {
@@ -75,8 +76,9 @@ TEST_CASE("[RFC 8259 section 2] config text with a NUL byte is refused at its of
         CHECK(e.rule() == "holds a NUL byte at offset " + std::to_string(valid.size()));
     }
     // a NUL byte first, and the same text without it is accepted
-    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(std::string("\0", 1) + valid)); }) ==
-          "config: holds a NUL byte at offset 0; a JSON config is text without NUL bytes");
+    CHECK(message_of([&] {
+              posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(std::string("\0", 1) + valid));
+          }) == "config: holds a NUL byte at offset 0; a JSON config is text without NUL bytes");
     CHECK(message_of([&] { posenc::hf::single_group(posenc::hf::parse_model(valid)); }) == "(no error)");
 }
 
@@ -85,19 +87,24 @@ TEST_CASE("[RFC 8259 section 2] a config file with a NUL byte is refused, naming
     const TempFolder folder;
     const std::string path = folder.file("nul.json", valid + std::string("\0 garbage", 9));
     CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(path)); }) ==
-          path + ": holds a NUL byte at offset " + std::to_string(valid.size()) + "; a JSON config is text without NUL bytes");
+          path + ": holds a NUL byte at offset " + std::to_string(valid.size()) +
+              "; a JSON config is text without NUL bytes");
     CHECK(message_of([&] { posenc::hf::single_group(posenc::hf::read_model(path)); }) ==
-          path + ": holds a NUL byte at offset " + std::to_string(valid.size()) + "; a JSON config is text without NUL bytes");
+          path + ": holds a NUL byte at offset " + std::to_string(valid.size()) +
+              "; a JSON config is text without NUL bytes");
 }
 
 TEST_CASE("[POSIX open(2)] a path with a NUL byte is refused, not read as the path cut there")
 {
     const TempFolder folder;
     const std::string good = folder.file("config.json", valid);
-    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(good)); }) == "(no error)");
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(good)); }) ==
+          "(no error)");
     const std::string cut = good + std::string("\0.bak", 5);
-    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(cut)); }) == good + "\\x00.bak: must not contain a NUL byte (a path cannot hold one)");
-    CHECK(message_of([&] { posenc::hf::read_model(cut); }) == good + "\\x00.bak: must not contain a NUL byte (a path cannot hold one)");
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(cut)); }) ==
+          good + "\\x00.bak: must not contain a NUL byte (a path cannot hold one)");
+    CHECK(message_of([&] { posenc::hf::read_model(cut); }) ==
+          good + "\\x00.bak: must not contain a NUL byte (a path cannot hold one)");
     try {
         posenc::hf::single_group(posenc::hf::read_model(cut));
         FAIL("no error");
@@ -107,7 +114,8 @@ TEST_CASE("[POSIX open(2)] a path with a NUL byte is refused, not read as the pa
     }
 }
 
-TEST_CASE("[POSIX mkfifo(3), open(2), fstat(2)] a FIFO without a writer, a socket, a device and a directory are refused before reading")
+TEST_CASE("[POSIX mkfifo(3), open(2), fstat(2)] a FIFO without a writer, a socket, a device and a directory are "
+          "refused before reading")
 {
     const TempFolder folder;
     // A FIFO nobody writes to: a blocking open(2) would wait forever; opened with O_NONBLOCK, fstat says what it is.
@@ -127,7 +135,7 @@ TEST_CASE("[POSIX mkfifo(3), open(2), fstat(2)] a FIFO without a writer, a socke
     const std::string socket_path = (folder.path / "s.json").string();
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);
-    sockaddr_un address{};
+    sockaddr_un address {};
     address.sun_family = AF_UNIX;
     REQUIRE(socket_path.size() < sizeof address.sun_path);
     std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
@@ -137,11 +145,15 @@ TEST_CASE("[POSIX mkfifo(3), open(2), fstat(2)] a FIFO without a writer, a socke
     ::close(fd);
 
     if (std::filesystem::exists("/dev/null"))
-        CHECK(message_of([] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values("/dev/null")); }) ==
+        CHECK(message_of(
+                  [] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values("/dev/null")); }) ==
               "/dev/null: is a character device, which could block or never end; expected a regular config.json file");
     const std::string dir = folder.path.string();
-    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(dir)); }) == dir + ": is a directory, not a config file");
-    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(dir + "/missing.json")); }) == dir + "/missing.json: cannot be opened (No such file or directory)");
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(dir)); }) ==
+          dir + ": is a directory, not a config file");
+    CHECK(message_of([&] {
+              posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(dir + "/missing.json"));
+          }) == dir + "/missing.json: cannot be opened (No such file or directory)");
     try {
         posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(fifo));
     } catch (const posenc::error& e) {
@@ -155,8 +167,9 @@ TEST_CASE("[errors] a regular file over 16 MiB is refused after reading at most 
 {
     const TempFolder folder;
     const std::string big = folder.file("big.json", "");
-    std::filesystem::resize_file(big, (std::uintmax_t{16} << 20) + 1);  // sparse: no disk used
-    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(big)); }) == big + ": is larger than 16 MiB, not a config file");
+    std::filesystem::resize_file(big, (std::uintmax_t {16} << 20) + 1);  // sparse: no disk used
+    CHECK(message_of([&] { posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(big)); }) ==
+          big + ": is larger than 16 MiB, not a config file");
 }
 
 }  // namespace models_hf_config_hostile_files_tests

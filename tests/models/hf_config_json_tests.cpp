@@ -18,7 +18,8 @@ namespace {
 
 posenc::hf::detail::HfRopeConfig load(const char* file)
 {
-    return posenc::hf::detail::primary_values(posenc::hf::detail::read_model_values(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file));
+    return posenc::hf::detail::primary_values(
+        posenc::hf::detail::read_model_values(std::string(POSENC_TEST_DATA_DIR) + "/configs/" + file));
 }
 
 std::string error_of(const std::string& text)
@@ -147,7 +148,7 @@ TEST_CASE("[H8/H12] DeepSeek-V3: qk_rope_head_dim 64, qk_head_dim 192, yarn fact
     CHECK(c.pairing == posenc::Pairing::interleaved);
     CHECK_FALSE(has_warning(c, "rope_scaling.factor"));  // H11: isinstance(40, float) is False: logged, used; a note
     CHECK(has_note(c, "rope_scaling.factor is an integer (40)"));
-    CHECK_FALSE(c.notes.empty());                   // the de-interleave note
+    CHECK_FALSE(c.notes.empty());  // the de-interleave note
 }
 
 TEST_CASE("[H6/H12] Phi-3-mini-128k: 96 dims, top-level L0 4096, longrope with 48 + 48 factors, s = 131072 / 4096 = 32")
@@ -176,7 +177,8 @@ TEST_CASE("[H1/H12] gpt-oss-20b: head_dim 64 wins over 2880 / 64 = 45; yarn fact
     CHECK(c.original_max_position_embeddings == 4096);
 }
 
-TEST_CASE("[H10/H12] partial rotary families: Pythia rotary_pct 0.25 (64 -> 16), Phi-2 0.4 (80 -> 32), GLM-4 0.5 interleaved, GPT-J rotary_dim 64 of 256")
+TEST_CASE("[H10/H12] partial rotary families: Pythia rotary_pct 0.25 (64 -> 16), Phi-2 0.4 (80 -> 32), GLM-4 0.5 "
+          "interleaved, GPT-J rotary_dim 64 of 256")
 {
     const auto pythia = load("pythia-70m.json");
     CHECK(pythia.head_dim == 64);
@@ -233,7 +235,8 @@ TEST_CASE("[errors] malformed and hostile configs name the key path, the rule an
           "partial_rotary_factor: expected a number in (0, 1], got 1.5");
     CHECK(error_of(R"({"head_dim": 100, "partial_rotary_factor": 0.27})") ==
           "partial_rotary_factor: expected a rotary_dim that is even, > 0 and <= head_dim 100, got 27");
-    CHECK(error_of(R"({"head_dim": 64, "rope_scaling": [1, 2]})") == "rope_scaling: expected an object or null, got [1,2]");
+    CHECK(error_of(R"({"head_dim": 64, "rope_scaling": [1, 2]})") ==
+          "rope_scaling: expected an object or null, got [1,2]");
     CHECK(error_of(R"({"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 4.0, "truncate": "no"}})") ==
           "rope_scaling.truncate: expected true or false, got \"no\"");
     CHECK(error_of("[1, 2, 3]") == "config: expected a JSON object, got [1,2,3]");
@@ -275,7 +278,9 @@ TEST_CASE("[errors] DeepSeek's qk_nope_head_dim is bounded so qk_head_dim cannot
 {
     CHECK(error_of(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 2147483647})") ==
           "qk_nope_head_dim: expected a positive integer <= 65536, got 2147483647");
-    CHECK(posenc::hf::detail::primary_values(posenc::hf::detail::parse_model_values(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 128})")).qk_head_dim == 192);
+    CHECK(posenc::hf::detail::primary_values(
+              posenc::hf::detail::parse_model_values(R"({"qk_rope_head_dim": 64, "qk_nope_head_dim": 128})"))
+              .qk_head_dim == 192);
 }
 
 TEST_CASE("[errors] the reader refuses a device like /dev/zero before reading it, not read forever")
@@ -291,7 +296,8 @@ TEST_CASE("[errors] the reader refuses a device like /dev/zero before reading it
 
 }  // namespace models_hf_config_json_tests_tests
 
-TEST_CASE("[docs/errors.md] messages a user can act on: -0 as written, a layer map without RoPE names its key, long values cut")
+TEST_CASE("[docs/errors.md] messages a user can act on: -0 as written, a layer map without RoPE names its key, long "
+          "values cut")
 {
     const auto error_of = [](const std::string& text) {
         try {

@@ -48,7 +48,7 @@ std::string error_of(const std::string& text)
 
 struct Expected {
     int pair;
-    float hf32;    // 0 when the reference gives no float32 value
+    float hf32;  // 0 when the reference gives no float32 value
     double exact;  // mpmath
 };
 
@@ -104,7 +104,8 @@ TEST_CASE("[H12] CodeLlama-7b and Mistral-7B-v0.1: unscaled, theta 1e6 / 1e4, le
     check_table(mistral, {{63, 0.000115478193f, 0.00011547819846894582}});
 }
 
-TEST_CASE("[H7/H12] Llama-3.1-8B: llama3 8 / 1 / 4 / 8192; bands 0-28, 29-34, 35-63; inv[28] 0.00321144611 ... inv[63] 3.06892588e-07")
+TEST_CASE("[H7/H12] Llama-3.1-8B: llama3 8 / 1 / 4 / 8192; bands 0-28, 29-34, 35-63; inv[28] 0.00321144611 ... inv[63] "
+          "3.06892588e-07")
 {
     const auto m = load("llama-3.1-8b.json");
     CHECK(m.spec == posenc::RopeSpec(128, 128, 500000.0));
@@ -125,7 +126,7 @@ TEST_CASE("[H7/H12] Llama-3.1-8B: llama3 8 / 1 / 4 / 8192; bands 0-28, 29-34, 35
     const auto bands = posenc::llama3_bands(m.spec, llama);
     for (int j = 0; j < 64; ++j) {
         CAPTURE(j);
-        const auto expected = j <= 28 ? posenc::Llama3Band::kept
+        const auto expected = j <= 28   ? posenc::Llama3Band::kept
                               : j <= 34 ? posenc::Llama3Band::smoothed
                                         : posenc::Llama3Band::divided;
         CHECK(bands[static_cast<std::size_t>(j)] == expected);
@@ -141,22 +142,23 @@ TEST_CASE("[H7/H12] Llama-3.2-1B: 2048/32 = 64, llama3 factor 32; bands 0-14, 15
     const auto bands = posenc::llama3_bands(m.spec, llama);
     for (int j = 0; j < 32; ++j) {
         CAPTURE(j);
-        const auto expected = j <= 14 ? posenc::Llama3Band::kept
+        const auto expected = j <= 14   ? posenc::Llama3Band::kept
                               : j <= 17 ? posenc::Llama3Band::smoothed
                                         : posenc::Llama3Band::divided;
         CHECK(bands[static_cast<std::size_t>(j)] == expected);
     }
 }
 
-TEST_CASE("[H5/H12] Qwen YaRN x4 in three spellings: range [23, 40], attention 1.138629436111989, inv[23] 0.00697830599 ... inv[40] 4.44569851e-05")
+TEST_CASE("[H5/H12] Qwen YaRN x4 in three spellings: range [23, 40], attention 1.138629436111989, inv[23] "
+          "0.00697830599 ... inv[40] 4.44569851e-05")
 {
     // Qwen3-8B with its README snippet (rope_type), Qwen2.5-7B's (legacy type), and v5 rope_parameters.
     struct File {
         const char* name;
         std::int64_t max_position_embeddings;
     };
-    for (const File f : {File{"qwen3-8b-yarn.json", 40960}, File{"qwen2.5-7b-instruct-yarn.json", 32768},
-                         File{"qwen3-8b-v5-rope-parameters.json", 131072}}) {
+    for (const File f : {File {"qwen3-8b-yarn.json", 40960}, File {"qwen2.5-7b-instruct-yarn.json", 32768},
+                         File {"qwen3-8b-v5-rope-parameters.json", 131072}}) {
         CAPTURE(f.name);
         const auto m = load(f.name);
         CHECK(m.spec == posenc::RopeSpec(128, 128, 1e6));
@@ -181,7 +183,8 @@ TEST_CASE("[H5/H12] Qwen YaRN x4 in three spellings: range [23, 40], attention 1
     }
 }
 
-TEST_CASE("[H8/H12] DeepSeek-V3: yarn x40 over 4096, range [10, 23], cos/sin factor 1, softmax x g(40)^2, scale 0.1352337788608801")
+TEST_CASE("[H8/H12] DeepSeek-V3: yarn x40 over 4096, range [10, 23], cos/sin factor 1, softmax x g(40)^2, scale "
+          "0.1352337788608801")
 {
     const auto m = load("deepseek-v3.json");
     CHECK(m.spec == posenc::RopeSpec(64, 64, 10000.0, posenc::Pairing::interleaved));
@@ -195,7 +198,7 @@ TEST_CASE("[H8/H12] DeepSeek-V3: yarn x40 over 4096, range [10, 23], cos/sin fac
     CHECK(m.qk_head_dim == 192);
     CHECK(m.attention_factor == 1.0);  // g(40, 1) / g(40, 1)
     CHECK(relative_error(m.softmax_scale_multiplier, 1.8738542070926266) <= 4e-16);  // mpmath g(40)^2
-    CHECK(relative_error(m.softmax_scale(), 0.1352337788608801) <= 2e-16);            // H12
+    CHECK(relative_error(m.softmax_scale(), 0.1352337788608801) <= 2e-16);  // H12
     const auto range = posenc::yarn_correction_range(m.spec, yarn);
     CHECK(range.low == 10.0);
     CHECK(range.high == 23.0);
@@ -228,7 +231,8 @@ TEST_CASE("[H5/H12] gpt-oss-20b: yarn x32 without truncation, range 8.0928 .. 17
                     {31, 3.0235114e-07f, 3.0235114281192144e-7}});
 }
 
-TEST_CASE("[H6/H12] Phi-3-mini-128k: longrope over 4096, s 32, attention 1.1902380714238083; short table at init, long past 4096")
+TEST_CASE("[H6/H12] Phi-3-mini-128k: longrope over 4096, s 32, attention 1.1902380714238083; short table at init, long "
+          "past 4096")
 {
     const auto m = load("phi-3-mini-128k-instruct.json");
     CHECK(m.spec == posenc::RopeSpec(96, 96, 10000.0));
@@ -251,7 +255,8 @@ TEST_CASE("[H6/H12] Phi-3-mini-128k: longrope over 4096, s 32, attention 1.19023
     CHECK(past.attention_factor() == init.attention_factor());
 }
 
-TEST_CASE("[H10/H12] partial rotary and interleaved families: GLM-4 64 of 128, Pythia 16 of 64, Phi-2 32 of 80, GPT-J 64 of 256")
+TEST_CASE("[H10/H12] partial rotary and interleaved families: GLM-4 64 of 128, Pythia 16 of 64, Phi-2 32 of 80, GPT-J "
+          "64 of 256")
 {
     const auto glm = load("glm-4-9b-chat-hf.json");
     CHECK(glm.spec == posenc::RopeSpec(128, 64, 10000.0, posenc::Pairing::interleaved));
@@ -308,7 +313,8 @@ TEST_CASE("[H4] dynamic NTK: the reference length is max_position_embeddings, an
     CHECK(relative_error(posenc::dynamic_ntk_base(m.spec, dynamic, 8192), 30527.73675) <= 1e-9);
 }
 
-TEST_CASE("[H5/H8] YaRN options: zero betas mean the defaults, explicit attention_factor wins, mscale_all_dim outside MLA is only a note")
+TEST_CASE("[H5/H8] YaRN options: zero betas mean the defaults, explicit attention_factor wins, mscale_all_dim outside "
+          "MLA is only a note")
 {
     const auto m = posenc::hf::single_group(posenc::hf::parse_model(
         R"({"head_dim": 128, "max_position_embeddings": 131072, "rope_theta": 1000000.0,
@@ -317,7 +323,7 @@ TEST_CASE("[H5/H8] YaRN options: zero betas mean the defaults, explicit attentio
     const auto& yarn = scaling_as<posenc::YarnScaling>(m);
     CHECK(yarn.beta_fast() == 32.0);
     CHECK(yarn.beta_slow() == 1.0);
-    CHECK(m.attention_factor == 1.0);          // g(4, 1) / g(4, 1)
+    CHECK(m.attention_factor == 1.0);  // g(4, 1) / g(4, 1)
     CHECK(m.softmax_scale_multiplier == 1.0);  // not DeepSeek: Llama-style attention never applies it
     CHECK(m.notes.size() == 1);
 
@@ -363,7 +369,8 @@ TEST_CASE("[errors] values the library refuses are reported with the config key 
           "partial_rotary_factor: must be > 2 for dynamic scaling (exponent R / (R - 2)), got 2");
     // The field of the thrown error is the key path too.
     try {
-        posenc::hf::single_group(posenc::hf::parse_model(R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 1e308}})"));
+        posenc::hf::single_group(
+            posenc::hf::parse_model(R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 1e308}})"));
         FAIL("accepted");
     } catch (const posenc::error& e) {
         CHECK(e.field() == "rope_scaling.factor");
@@ -378,24 +385,27 @@ TEST_CASE("[errors] hostile configs through both stages: huge lists, huge heads,
     std::string list = "[";
     for (int i = 0; i < 10000; ++i) list += (i ? ",1.5" : "1.5");
     list += "]";
-    const std::string longrope = R"("rope_scaling": {"type": "longrope", "short_factor": )" + list +
-                                 R"(, "long_factor": )" + list + "}}";
+    const std::string longrope =
+        R"("rope_scaling": {"type": "longrope", "short_factor": )" + list + R"(, "long_factor": )" + list + "}}";
     CHECK(error_of(R"({"head_dim": 96, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, )" +
                    longrope) == "rope_scaling.short_factor: expected 48 numbers (rotary_dim / 2), got 10000 numbers");
     // ... and accepted when the head really has 10,000 pairs.
     const auto wide = posenc::hf::single_group(posenc::hf::parse_model(
-        R"({"head_dim": 20000, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, )" + longrope));
+        R"({"head_dim": 20000, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, )" +
+        longrope));
     CHECK(wide.spec.num_pairs() == 10000);
     CHECK(wide.table().num_pairs() == 10000);
 
-    CHECK(error_of(R"({"head_dim": 2000000000})") == "head_dim: expected a head of at most 65536 dimensions, got 2000000000");
+    CHECK(error_of(R"({"head_dim": 2000000000})") ==
+          "head_dim: expected a head of at most 65536 dimensions, got 2000000000");
     CHECK(error_of(R"({"hidden_size": 2000000000, "num_attention_heads": 2})") ==
           "hidden_size / num_attention_heads: expected a head of at most 65536 dimensions, got 1000000000");
     CHECK(error_of(R"({"head_dim": 45})") ==
           "head_dim: expected a rotary_dim that is even, > 0 and <= head_dim 45, got 45");
 
     // A base of 1e308 is a valid spec; the table is finite and positive.
-    const auto huge_base = posenc::hf::single_group(posenc::hf::parse_model(R"({"head_dim": 64, "rope_theta": 1e308})"));
+    const auto huge_base =
+        posenc::hf::single_group(posenc::hf::parse_model(R"({"head_dim": 64, "rope_theta": 1e308})"));
     CHECK(huge_base.table().inv_freq(31) > 0.0);
 
     // Junk nested 60 deep under an unknown key is ignored; 65 deep is refused before parsing.

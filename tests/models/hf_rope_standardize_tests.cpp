@@ -52,8 +52,9 @@ std::string phi3_longrope(const std::string& extra_dict_keys, const std::string&
 
 }  // namespace
 
-TEST_CASE("[phi3/configuration_phi3.py, standardize_rope_params] Phi-3's class-default original_max_position_embeddings 4096 "
-          "replaces the longrope dict's")
+TEST_CASE(
+    "[phi3/configuration_phi3.py, standardize_rope_params] Phi-3's class-default original_max_position_embeddings 4096 "
+    "replaces the longrope dict's")
 {
     // No top-level key: the attribute is the class default 4096, copied over the dict's 8192.
     const auto m = posenc::hf::parse_model(phi3_longrope(R"(, "original_max_position_embeddings": 8192)", ""));
@@ -81,11 +82,14 @@ TEST_CASE("[phi3/configuration_phi3.py, standardize_rope_params] Phi-3's class-d
 
 TEST_CASE("[phi3/configuration_phi3.py validate_rope] Phi-3 accepts default and longrope only")
 {
-    CHECK(error_of(R"({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 8192,
+    CHECK(error_of(
+              R"({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 8192,
                        "rope_scaling": {"type": "linear", "factor": 2.0}})") ==
-          "rope_scaling.type: expected default or longrope (legacy su / yarn) for model_type \"phi3\" (its configuration class "
+          "rope_scaling.type: expected default or longrope (legacy su / yarn) for model_type \"phi3\" (its "
+          "configuration class "
           "refuses other rope types), got \"linear\"");
-    CHECK(error_of(R"({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 8192,
+    CHECK(error_of(
+              R"({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 8192,
                        "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}})")
               .rfind("rope_scaling.rope_type: expected default or longrope", 0) == 0);
 }
@@ -93,13 +97,18 @@ TEST_CASE("[phi3/configuration_phi3.py validate_rope] Phi-3 accepts default and 
 TEST_CASE("[phimoe/configuration_phimoe.py validate_rope] PhiMoE: every scaled type carries short_mscale / long_mscale")
 {
     // Any rope type but default needs both mscales, which modeling_phimoe.py picks per forward pass.
-    CHECK(error_of(R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
+    CHECK(
+        error_of(
+            R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
                        "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768,
                                         "short_mscale": 1.1, "long_mscale": 1.2}})")
-              .rfind("rope_scaling.short_mscale: is not representable: PhiMoE multiplies cos and sin by short_mscale", 0) == 0);
-    CHECK(error_of(R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
+            .rfind("rope_scaling.short_mscale: is not representable: PhiMoE multiplies cos and sin by short_mscale",
+                   0) == 0);
+    CHECK(
+        error_of(
+            R"({"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
                        "rope_scaling": {"rope_type": "linear", "factor": 4.0}})")
-              .rfind("rope_scaling.rope_type: is not representable: PhiMoE", 0) == 0);
+            .rfind("rope_scaling.rope_type: is not representable: PhiMoE", 0) == 0);
 }
 
 TEST_CASE("[standardize_rope_params, _compute_yarn_parameters] a per-layer-type YaRN dict takes L0 from itself or "
@@ -130,20 +139,23 @@ TEST_CASE("[standardize_rope_params, _compute_yarn_parameters] a per-layer-type 
     CHECK(own.rope.group("full_attention").original_length == 16384);
 }
 
-TEST_CASE("[_compute_yarn_parameters] truncate is read from the top level of rope_parameters: false in a per-layer-type "
-          "entry is refused")
+TEST_CASE(
+    "[_compute_yarn_parameters] truncate is read from the top level of rope_parameters: false in a per-layer-type "
+    "entry is refused")
 {
     const std::string head = R"({"model_type": "gemma3_text", "head_dim": 256, "num_hidden_layers": 2,
         "layer_types": ["sliding_attention", "full_attention"], "max_position_embeddings": 131072, "rope_parameters": {
         "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
         "full_attention": {"rope_type": "yarn", "factor": 8.0, "rope_theta": 1000000.0, "truncate": )";
-    CHECK(error_of(head + "false}}}") ==
-          "rope_parameters.full_attention.truncate: expected true or no value in a per-layer-type rope_parameters entry "
-          "(transformers reads truncate from the top level of rope_parameters, where it is absent, so it truncates "
-          "whatever the entry says), got false");
+    CHECK(
+        error_of(head + "false}}}") ==
+        "rope_parameters.full_attention.truncate: expected true or no value in a per-layer-type rope_parameters entry "
+        "(transformers reads truncate from the top level of rope_parameters, where it is absent, so it truncates "
+        "whatever the entry says), got false");
     CHECK(error_of(head + "true}}}") == "(accepted)");
     // A single dict keeps its truncate (gpt-oss).
-    const auto single = posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 131072,
+    const auto single =
+        posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 131072,
         "rope_parameters": {"rope_type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096, "truncate": false}})");
     const auto* yarn = std::get_if<posenc::YarnScaling>(&single.rope.primary_group().scaling);
     REQUIRE(yarn != nullptr);
@@ -154,25 +166,32 @@ TEST_CASE("[standardize_rope_params, modeling_llama.py] partial_rotary_factor: t
           "dict's, and Llama-style attention rotates the whole head")
 {
     // The attribute (top-level key, else the class default) is copied over the dict's value: they must agree.
-    CHECK(error_of(R"({"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32, "partial_rotary_factor": 0.4,
+    CHECK(
+        error_of(R"({"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32, "partial_rotary_factor": 0.4,
                        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}})") ==
-          "rope_parameters.partial_rotary_factor: expected the value of partial_rotary_factor 0.4 (transformers copies the "
-          "configuration's partial_rotary_factor over the RoPE dict's; the two disagree), got 0.5");
-    CHECK(error_of(R"({"model_type": "qwen3_next", "head_dim": 256, "num_hidden_layers": 4,
+        "rope_parameters.partial_rotary_factor: expected the value of partial_rotary_factor 0.4 (transformers copies "
+        "the "
+        "configuration's partial_rotary_factor over the RoPE dict's; the two disagree), got 0.5");
+    CHECK(
+        error_of(R"({"model_type": "qwen3_next", "head_dim": 256, "num_hidden_layers": 4,
                        "rope_parameters": {"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.5}})") ==
-          "rope_parameters.partial_rotary_factor: expected the value of the class default 0.25 (transformers copies the "
-          "configuration's partial_rotary_factor over the RoPE dict's; the two disagree), got 0.5");
+        "rope_parameters.partial_rotary_factor: expected the value of the class default 0.25 (transformers copies the "
+        "configuration's partial_rotary_factor over the RoPE dict's; the two disagree), got 0.5");
     // Agreeing values are read: Phi-2, 80 * 0.4 = 32.
     const auto phi2 = posenc::hf::parse_model(R"({"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32,
         "partial_rotary_factor": 0.4, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.4}})");
     CHECK(phi2.rope.primary_group().spec.rotary_dim() == 32);
     // Llama's attention multiplies the whole head by cos / sin.
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 128, "partial_rotary_factor": 0.5})") ==
-          "partial_rotary_factor: expected 1: model_type \"llama\"'s attention rotates the whole head (llama/modeling_llama.py "
-          "does not split off a rotary part), so transformers either ignores a partial rotary factor or fails on it, got 0.5");
+          "partial_rotary_factor: expected 1: model_type \"llama\"'s attention rotates the whole head "
+          "(llama/modeling_llama.py "
+          "does not split off a rotary part), so transformers either ignores a partial rotary factor or fails on it, "
+          "got 0.5");
     CHECK(error_of(R"({"model_type": "qwen2", "head_dim": 128,
                        "rope_parameters": {"rope_type": "default", "rope_theta": 1e6, "partial_rotary_factor": 0.5}})")
-              .rfind("rope_parameters.partial_rotary_factor: expected 1: model_type \"qwen2\"'s attention rotates the whole head", 0) == 0);
+              .rfind("rope_parameters.partial_rotary_factor: expected 1: model_type \"qwen2\"'s attention rotates the "
+                     "whole head",
+                     0) == 0);
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 128, "partial_rotary_factor": 1.0})") == "(accepted)");
     // Phi-3 rotates a part (Phi-4-mini: 128 * 0.75 = 96).
     const auto phi4 = posenc::hf::parse_model(R"({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 24,
@@ -193,7 +212,8 @@ TEST_CASE("[convert_rope_params_to_dict] a transformers 4 rope_scaling dict's ro
     CHECK(same.rope.primary_group().spec.base() == 10000.0);
     CHECK(error_of(R"({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 24,
                        "rope_scaling": {"rope_type": "default", "partial_rotary_factor": 0.75}})") ==
-          "rope_scaling.partial_rotary_factor: expected 1 or a top-level partial_rotary_factor (transformers 4 does not read "
+          "rope_scaling.partial_rotary_factor: expected 1 or a top-level partial_rotary_factor (transformers 4 does "
+          "not read "
           "it from rope_scaling and rotates with 1, transformers 5 reads the dict's), got 0.75");
     const auto v5 = posenc::hf::parse_model(R"({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 24,
         "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.75}})");
@@ -208,18 +228,21 @@ TEST_CASE("[standardize_rope_params, _compute_yarn_parameters] an explicit null 
           "rope_scaling.rope_type: expected a string or no key at all (transformers reads null as a value here, not as "
           "absent), got null");
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_scaling": {"type": null}})") ==
-          "rope_scaling.type: expected a string or no key at all (transformers reads null as a value here, not as absent), "
+          "rope_scaling.type: expected a string or no key at all (transformers reads null as a value here, not as "
+          "absent), "
           "got null");
     // rope_parameters.get("truncate", True) is None: no truncation (posenc truncated before).
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 131072,
                        "rope_parameters": {"rope_type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096,
                                            "truncate": null}})") ==
-          "rope_parameters.truncate: expected true or false or no key at all (transformers reads null as a value here, not "
+          "rope_parameters.truncate: expected true or false or no key at all (transformers reads null as a value here, "
+          "not "
           "as absent), got null");
-    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 131072,
+    CHECK(
+        error_of(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 131072,
                        "rope_parameters": {"rope_type": "yarn", "factor": 32.0, "original_max_position_embeddings": null}})") ==
-          "rope_parameters.original_max_position_embeddings: expected a positive integer or no key at all (transformers "
-          "keeps the null, which its arithmetic cannot use), got null");
+        "rope_parameters.original_max_position_embeddings: expected a positive integer or no key at all (transformers "
+        "keeps the null, which its arithmetic cannot use), got null");
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_theta": null})") ==
           "rope_theta: expected a finite number > 1 or no key at all (transformers reads null as a value here, not as "
           "absent), got null");
@@ -244,25 +267,28 @@ TEST_CASE("[ROPE_INIT_FUNCTIONS] rope types by exact name; su and mrope only whe
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_scaling": {"type": "mrope"}})") ==
           "rope_scaling.type: expected one of default, linear, dynamic, yarn, longrope, llama3, got \"mrope\"");
     // Phi-3 renames su to longrope.
-    const auto phi3 = posenc::hf::parse_model(R"({"model_type": "phi3", "head_dim": 8, "hidden_size": 64, "num_attention_heads": 8,
+    const auto phi3 =
+        posenc::hf::parse_model(R"({"model_type": "phi3", "head_dim": 8, "hidden_size": 64, "num_attention_heads": 8,
         "max_position_embeddings": 8192, "original_max_position_embeddings": 4096,
         "rope_scaling": {"type": "su", "short_factor": [1, 1, 1, 1], "long_factor": [2, 2, 2, 2]}})");
     CHECK(std::holds_alternative<posenc::LongRopeScaling>(phi3.rope.primary_group().scaling));
 }
 
-TEST_CASE("[qwen3_vl/modeling_qwen3_vl.py] Qwen3-VL always interleaves its M-RoPE axes, sections [24, 20, 20] by default")
+TEST_CASE(
+    "[qwen3_vl/modeling_qwen3_vl.py] Qwen3-VL always interleaves its M-RoPE axes, sections [24, 20, 20] by default")
 {
     const auto m = posenc::hf::parse_model(R"({"model_type": "qwen3_vl", "text_config": {"head_dim": 128,
         "num_hidden_layers": 2, "rope_theta": 5000000, "rope_scaling": {"rope_type": "default", "mrope_interleaved": false}}})");
     REQUIRE(m.rope.multi_axis().has_value());
     const posenc::MultiAxisLayout& layout = *m.rope.multi_axis();
     CHECK(layout.is_interleaved());
-    CHECK(layout.mrope_section() == std::vector<int>{24, 20, 20});
+    CHECK(layout.mrope_section() == std::vector<int> {24, 20, 20});
     const int expected[][2] = {{0, 0}, {1, 1}, {2, 2}, {58, 1}, {59, 2}, {60, 0}, {61, 0}, {62, 0}, {63, 0}};
     for (const auto& e : expected) CHECK(layout.axis_of_pair(e[0]) == e[1]);
     CHECK(has_warning(m, "text_config.rope_scaling.mrope_interleaved"));
     // Without any RoPE dict the default sections still apply.
-    const auto bare = posenc::hf::parse_model(R"({"model_type": "qwen3_vl_text", "head_dim": 128, "num_hidden_layers": 1})");
+    const auto bare =
+        posenc::hf::parse_model(R"({"model_type": "qwen3_vl_text", "head_dim": 128, "num_hidden_layers": 1})");
     REQUIRE(bare.rope.multi_axis().has_value());
     CHECK(bare.rope.multi_axis()->is_interleaved());
 }
@@ -275,7 +301,8 @@ TEST_CASE("[gptj/configuration_gptj.py, codegen/configuration_codegen.py] rotary
     CHECK(g.spec.rotary_dim() == 64);
     CHECK(near(g.table().inv_freq()[1], 0.74989420933245583));
     CHECK(near(g.table().inv_freq()[31], 0.0001333521432163324));
-    const auto codegen = posenc::hf::parse_model(R"({"model_type": "codegen", "n_embd": 1024, "n_head": 16, "n_layer": 2})");
+    const auto codegen =
+        posenc::hf::parse_model(R"({"model_type": "codegen", "n_embd": 1024, "n_head": 16, "n_layer": 2})");
     CHECK(codegen.rope.primary_group().spec.rotary_dim() == 64);
 }
 

@@ -18,10 +18,11 @@
 
 namespace indexer_rope_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
 
-using test_support::models::error_of;
 using posenc::hf::IndexerKeys;
+using test_support::models::error_of;
 
-TEST_CASE("[hy_v4/modeling_hy_v4.py (transformers 5.25.0)] the indexer rotates the last qk_rope_head_dim of index_head_dim, interleaved")
+TEST_CASE("[hy_v4/modeling_hy_v4.py (transformers 5.25.0)] the indexer rotates the last qk_rope_head_dim of "
+          "index_head_dim, interleaved")
 {
     const auto m = posenc::hf::parse_model(R"({"model_type": "hy_v4", "num_hidden_layers": 2})");
     REQUIRE(m.indexer.has_value());
@@ -49,7 +50,8 @@ TEST_CASE("[hy_v4/modeling_hy_v4.py (transformers 5.25.0)] the indexer rotates t
                     .indexer.has_value());
 }
 
-TEST_CASE("[qwen4_exp/modeling_qwen4_exp.py (transformers 5.25.0)] the QSA indexer rotates its first rotary_dim dims; keys at block starts")
+TEST_CASE("[qwen4_exp/modeling_qwen4_exp.py (transformers 5.25.0)] the QSA indexer rotates its first rotary_dim dims; "
+          "keys at block starts")
 {
     const char* config = R"({"model_type": "qwen4_exp_text", "head_dim": 256, "num_hidden_layers": 4,
         "rope_parameters": {"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.25},
@@ -66,18 +68,22 @@ TEST_CASE("[qwen4_exp/modeling_qwen4_exp.py (transformers 5.25.0)] the QSA index
     CHECK(m.indexer->compress_ratio == 4);
     // Its configuration class: rotary_dim must fit the index head, and every indexer_* key is set once one is.
     CHECK(error_of(R"({"model_type": "qwen4_exp_text", "head_dim": 256, "num_hidden_layers": 4, "indexer_head_dim": 128,
-        "indexer_compress_ratio": 4})").rfind("indexer_head_dim: expected at least the attention's rotary width 256", 0) == 0);
-    CHECK(error_of(R"({"model_type": "qwen4_exp_text", "head_dim": 256, "num_hidden_layers": 4, "indexer_head_dim": 256})")
+        "indexer_compress_ratio": 4})")
+              .rfind("indexer_head_dim: expected at least the attention's rotary width 256", 0) == 0);
+    CHECK(error_of(
+              R"({"model_type": "qwen4_exp_text", "head_dim": 256, "num_hidden_layers": 4, "indexer_head_dim": 256})")
               .rfind("indexer_compress_ratio: expected a positive integer", 0) == 0);
     // Without the indexer keys: no indexer, and a warning naming the width's key.
-    const auto bare = posenc::hf::parse_model(R"({"model_type": "qwen4_exp_text", "head_dim": 256, "num_hidden_layers": 4})");
+    const auto bare =
+        posenc::hf::parse_model(R"({"model_type": "qwen4_exp_text", "head_dim": 256, "num_hidden_layers": 4})");
     CHECK_FALSE(bare.indexer.has_value());
     bool named = false;
     for (const posenc::hf::ConfigWarning& w : bare.warnings) named = named || w.key == "indexer_head_dim";
     CHECK(named);
 }
 
-TEST_CASE("[qwen4_exp/modeling_qwen4_exp.py (transformers 5.25.0)] qsa_block_start_tokens: the first visible token of each complete block")
+TEST_CASE("[qwen4_exp/modeling_qwen4_exp.py (transformers 5.25.0)] qsa_block_start_tokens: the first visible token of "
+          "each complete block")
 {
     using posenc::hf::qsa_block_start_tokens;
     const auto range = [](std::int64_t a, std::int64_t b) {
@@ -87,12 +93,12 @@ TEST_CASE("[qwen4_exp/modeling_qwen4_exp.py (transformers 5.25.0)] qsa_block_sta
     };
     using V = std::vector<std::int64_t>;
     // transformers' _select_tokens on one query (qsa_block_starts_reference.py)
-    CHECK(qsa_block_start_tokens(range(0, 13), 3) == V{0, 3, 6, 9});
-    CHECK(qsa_block_start_tokens(range(0, 13), 4) == V{0, 4, 8});
-    CHECK(qsa_block_start_tokens(range(0, 7), 4) == V{0});
+    CHECK(qsa_block_start_tokens(range(0, 13), 3) == V {0, 3, 6, 9});
+    CHECK(qsa_block_start_tokens(range(0, 13), 4) == V {0, 4, 8});
+    CHECK(qsa_block_start_tokens(range(0, 7), 4) == V {0});
     CHECK(qsa_block_start_tokens(range(0, 3), 4).empty());  // no complete block
-    CHECK(qsa_block_start_tokens(V{0, 2, 3, 5, 7, 8, 11, 12}, 3) == V{0, 5});  // masked tokens are skipped
-    CHECK(qsa_block_start_tokens(range(8, 13), 2) == V{8, 10});                // a sliding window
+    CHECK(qsa_block_start_tokens(V {0, 2, 3, 5, 7, 8, 11, 12}, 3) == V {0, 5});  // masked tokens are skipped
+    CHECK(qsa_block_start_tokens(range(8, 13), 2) == V {8, 10});  // a sliding window
     CHECK_THROWS_AS(qsa_block_start_tokens(range(0, 4), 0), posenc::error);
 }
 

@@ -158,7 +158,8 @@ TEST_CASE("[HF configuration files] per-model defaults for missing keys")
 TEST_CASE("[HF modeling files] the pairing comes from model_type")
 {
     CHECK(load("ernie-4.5-0.3b-pt.json").rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
-    CHECK(load("llama-4-scout-17b-16e-instruct.json").rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
+    CHECK(load("llama-4-scout-17b-16e-instruct.json").rope.primary_group().spec.pairing() ==
+          posenc::Pairing::interleaved);
     CHECK(load("command-r7b-12-2024.json").rope.primary_group().spec.pairing() == posenc::Pairing::interleaved);
     CHECK(load("olmo-2-1124-7b.json").rope.primary_group().spec.pairing() == posenc::Pairing::half_split);
     // An unknown model_type with plain keys: refused by default (its code decides the pairing);
@@ -172,8 +173,8 @@ TEST_CASE("[HF modeling files] the pairing comes from model_type")
     CHECK(m.rope.primary_group().spec.pairing() == posenc::Pairing::half_split);
     REQUIRE(m.warnings.size() == 1);
     CHECK(m.warnings[0].key == "model_type");
-    CHECK(m.warnings[0].message ==
-          "\"brand_new_lm\" is not a model type posenc knows; half_split pairing (rotate_half) and generic defaults assumed");
+    CHECK(m.warnings[0].message == "\"brand_new_lm\" is not a model type posenc knows; half_split pairing "
+                                   "(rotate_half) and generic defaults assumed");
 }
 
 TEST_CASE("[published configs] head counts and rms_norm_eps come with the model: Gemma 3 1B, Llama 3.1 8B, GPT-J")
@@ -202,7 +203,8 @@ TEST_CASE("[published configs] head counts and rms_norm_eps come with the model:
           "rms_norm_eps: expected a finite number > 0, got -1");
 }
 
-TEST_CASE("[gemma3/configuration_gemma3.py, llama/configuration_llama.py class defaults] gemma-3-4b-it omits its head counts: 8 heads, 4 key-value heads, rms_norm_eps 1e-06")
+TEST_CASE("[gemma3/configuration_gemma3.py, llama/configuration_llama.py class defaults] gemma-3-4b-it omits its head "
+          "counts: 8 heads, 4 key-value heads, rms_norm_eps 1e-06")
 {
     // Gemma3TextConfig.__init__ (transformers): num_attention_heads=8, num_key_value_heads=4,
     // hidden_size=2304, rms_norm_eps=1e-6. gemma-3-4b-it's text_config gives hidden_size 2560 only.
@@ -238,7 +240,8 @@ TEST_CASE("[gemma3/configuration_gemma3.py, llama/configuration_llama.py class d
     CHECK_FALSE(unknown.rope.num_layers().has_value());
 }
 
-TEST_CASE("[llama4/modeling_llama4.py temperature tuning, mpmath] Llama 4 Scout: NoPE layers' query times 1 + 0.1 ln(1 + floor((pos + 1) / 8192))")
+TEST_CASE("[llama4/modeling_llama4.py temperature tuning, mpmath] Llama 4 Scout: NoPE layers' query times 1 + 0.1 ln(1 "
+          "+ floor((pos + 1) / 8192))")
 {
     // The published config: attn_temperature_tuning true, attn_scale 0.1, floor_scale 8192, 48 layers,
     // every 4th NoPE (no_rope_layers).
@@ -263,7 +266,7 @@ TEST_CASE("[llama4/modeling_llama4.py temperature tuning, mpmath] Llama 4 Scout:
 TEST_CASE("[ModelRope] a NoPE layer has no table, and says so by number")
 {
     const auto smol = load("smollm3-3b.json");
-    CHECK(smol.rope.nope_layers() == std::vector<int>{3, 7, 11, 15, 19, 23, 27, 31, 35});
+    CHECK(smol.rope.nope_layers() == std::vector<int> {3, 7, 11, 15, 19, 23, 27, 31, 35});
     std::string message;
     try {
         (void)smol.rope.table_for_layer(3);
@@ -292,19 +295,24 @@ TEST_CASE("[ModelRope] validation: names, layer map, multi-axis width")
         }
         return std::string("(accepted)");
     };
-    CHECK(message_of([&] { posenc::ModelRope({group, group}, {0, 1}); }) ==
-          "groups[1].name \"default\" must differ from every other group's name");
-    CHECK(message_of([&] { posenc::ModelRope({group}, {0, 2}); }) ==
-          "layer_groups[1] 2 must be ModelRope::no_rope or a group index (0 .. 0)");
+    CHECK(message_of([&] {
+              posenc::ModelRope({group, group}, {0, 1});
+          }) == "groups[1].name \"default\" must differ from every other group's name");
+    CHECK(message_of([&] {
+              posenc::ModelRope({group}, {0, 2});
+          }) == "layer_groups[1] 2 must be ModelRope::no_rope or a group index (0 .. 0)");
     CHECK(message_of([&] {
               posenc::ModelRope({group, posenc::RopeGroup::make("other", posenc::RopeSpec::full(64, 1e6))}, {0, 0});
           }) == "groups[1] \"other\" is used by no layer");
-    CHECK(message_of([&] { posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({8, 12, 12}, 64)); })
-              .rfind("mrope_section sum", 0) == 0);
-    CHECK(message_of([&] { posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({16, 24, 24}, 64)); }) ==
-          "multi_axis.num_pairs 64 must equal the pairs of group \"default\" (32)");
-    CHECK(message_of([&] { posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({8, 12, 12}, 32)); }) ==
-          "(accepted)");
+    CHECK(message_of([&] {
+              posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({8, 12, 12}, 64));
+          }).rfind("mrope_section sum", 0) == 0);
+    CHECK(message_of([&] {
+              posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({16, 24, 24}, 64));
+          }) == "multi_axis.num_pairs 64 must equal the pairs of group \"default\" (32)");
+    CHECK(message_of([&] {
+              posenc::ModelRope({group}, {0}, posenc::MultiAxisLayout::sections({8, 12, 12}, 32));
+          }) == "(accepted)");
     CHECK(message_of([&] { (void)posenc::ModelRope::uniform(group); }) == "(accepted)");
     CHECK_FALSE(posenc::ModelRope::uniform(group).num_layers().has_value());
 }
@@ -341,32 +349,38 @@ TEST_CASE("[refusals] every key posenc cannot represent is an error naming the k
     try {
         posenc::hf::ReadOptions opt_in;
         opt_in.assume_half_split = true;
-        posenc::hf::parse_model(R"({"model_type": "mystery", "head_dim": 64, "layer_types": ["full_attention", "sliding_attention"]})",
-                                opt_in);
+        posenc::hf::parse_model(
+            R"({"model_type": "mystery", "head_dim": 64, "layer_types": ["full_attention", "sliding_attention"]})",
+            opt_in);
     } catch (const posenc::error& e) {
         mixed = e.what();
     }
-    CHECK(mixed == "layer_types[1]: expected every layer of the same type for model_type \"mystery\" (whether its layer types "
-                   "share one RoPE cannot be told from the config), got \"sliding_attention\"");
+    CHECK(mixed ==
+          "layer_types[1]: expected every layer of the same type for model_type \"mystery\" (whether its layer types "
+          "share one RoPE cannot be told from the config), got \"sliding_attention\"");
     CHECK(error_of(R"({"model_type": "mystery", "head_dim": 64, "layer_types": ["full_attention"],
                        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e4}}})")
               .rfind("rope_parameters: expected one dict for model_type \"mystery\"", 0) == 0);
     // Known families, values their code cannot use.
-    CHECK(error_of(R"({"model_type": "exaone4", "head_dim": 64, "num_hidden_layers": 4, "sliding_window_pattern": "LLLG"})") ==
-          "sliding_window_pattern: expected a positive integer (a string pattern is read only together with an "
-          "explicit layer_types), got \"LLLG\"");
+    CHECK(
+        error_of(
+            R"({"model_type": "exaone4", "head_dim": 64, "num_hidden_layers": 4, "sliding_window_pattern": "LLLG"})") ==
+        "sliding_window_pattern: expected a positive integer (a string pattern is read only together with an "
+        "explicit layer_types), got \"LLLG\"");
     CHECK(error_of(R"({"model_type": "cohere2", "hidden_size": 512, "num_attention_heads": 8, "num_hidden_layers": 4,
                        "sliding_window": null})") ==
           "sliding_window: expected a window: Cohere 2 rotates only its sliding-window layers, so null leaves the "
           "model without RoPE, got null");
-    CHECK(error_of(R"({"model_type": "smollm3", "head_dim": 64, "num_hidden_layers": 4, "no_rope_layers": [1, 0, 1, 2]})") ==
+    CHECK(error_of(
+              R"({"model_type": "smollm3", "head_dim": 64, "num_hidden_layers": 4, "no_rope_layers": [1, 0, 1, 2]})") ==
           "no_rope_layers[3]: expected 1 (RoPE) or 0 (NoPE), got 2");
     CHECK(error_of(R"({"model_type": "smollm3", "head_dim": 64, "num_hidden_layers": 4, "no_rope_layers": [1, 0]})") ==
           "no_rope_layers: expected a list of 0 / 1 with at least one entry per layer (4), got [1,0]");
-    CHECK(error_of(R"({"model_type": "qwen2_vl", "hidden_size": 512, "num_attention_heads": 8,
+    CHECK(
+        error_of(R"({"model_type": "qwen2_vl", "hidden_size": 512, "num_attention_heads": 8,
                        "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 8]}})") ==
-          "rope_scaling.mrope_section: must equal num_pairs 32 (mrope_section [8, 12, 8] counts pairs: rotary_dim / 2), "
-          "got 28");
+        "rope_scaling.mrope_section: must equal num_pairs 32 (mrope_section [8, 12, 8] counts pairs: rotary_dim / 2), "
+        "got 28");
     // gemma3/configuration_gemma3.py completes per-layer-type dicts: a missing full_attention entry is
     // {"rope_type": "default"} at the class default 1e6.
     const auto completed = posenc::hf::parse_model(R"({"model_type": "gemma3", "text_config": {"num_hidden_layers": 2,
@@ -377,12 +391,15 @@ TEST_CASE("[refusals] every key posenc cannot represent is an error naming the k
     CHECK(error_of(R"({"model_type": "gemma3_text", "head_dim": 64, "num_hidden_layers": 2,
                        "layer_types": ["sliding_attention", "chunked_attention"]})") ==
           "layer_types: expected \"sliding_attention\" or \"full_attention\" for Gemma 3, got \"chunked_attention\"");
-    CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "num_hidden_layers": 3, "layer_types": ["full_attention"]})") ==
-          "layer_types: expected one entry per layer (num_hidden_layers 3), got 1 entries");
+    CHECK(
+        error_of(
+            R"({"model_type": "llama", "head_dim": 64, "num_hidden_layers": 3, "layer_types": ["full_attention"]})") ==
+        "layer_types: expected one entry per layer (num_hidden_layers 3), got 1 entries");
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "position_embedding_type": "absolute"})") ==
           "position_embedding_type: expected \"rope\" (posenc describes RoPE only), got \"absolute\"");
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_scaling": {"rope_type": "proportional"}})") ==
-          "rope_scaling.rope_type: expected one of default, linear, dynamic, yarn, longrope, llama3, got \"proportional\"");
+          "rope_scaling.rope_type: expected one of default, linear, dynamic, yarn, longrope, llama3, got "
+          "\"proportional\"");
 }
 
 TEST_CASE("[messages] values shown as written, long values cut, rope_scaling beside rope_parameters")
@@ -391,13 +408,15 @@ TEST_CASE("[messages] values shown as written, long values cut, rope_scaling bes
     CHECK(error_of(R"({"model_type": "llama", "head_dim": 64, "rope_theta": 1e-400})") ==
           "rope_theta: expected a finite number within double's range (the literal underflows to 0), got 1e-400");
     // A 5,000-digit integer in an unrelated key: named, and cut with an ellipsis.
-    const std::string huge = R"({"model_type": "llama", "head_dim": 64, "vocab_size": 1)" + std::string(4999, '7') + "}";
+    const std::string huge =
+        R"({"model_type": "llama", "head_dim": 64, "vocab_size": 1)" + std::string(4999, '7') + "}";
     const std::string message = error_of(huge);
     CHECK(message.size() < 160);
     CHECK(message == "vocab_size: expected a number within double's range, got 1" + std::string(56, '7') + "...");
     // Both dicts, disagreeing (Chameleon's configs): transformers (decba1d2) convert_rope_params_to_dict takes
     // `rope_scaling or rope_parameters`, so rope_scaling's factor 2 is read and rope_parameters is named as ignored.
-    const auto both = posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
+    const auto both =
+        posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
                        "rope_scaling": {"rope_type": "linear", "factor": 2.0},
                        "rope_parameters": {"rope_type": "linear", "factor": 4.0, "rope_theta": 1e4}})");
     CHECK(posenc::scaling_factor(both.rope.primary_group().scaling) == 2.0);
@@ -405,7 +424,8 @@ TEST_CASE("[messages] values shown as written, long values cut, rope_scaling bes
     CHECK(both.warnings.back().key == "rope_parameters");
     CHECK(both.warnings.back().message.find("rope_scaling or rope_parameters") != std::string::npos);
     // Both dicts, agreeing (legacy "type" spelling, v5 adding rope_theta): accepted.
-    const auto agree = posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
+    const auto agree =
+        posenc::hf::parse_model(R"({"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
                        "rope_scaling": {"type": "linear", "factor": 2.0},
                        "rope_parameters": {"rope_type": "linear", "factor": 2, "rope_theta": 1e4}})");
     CHECK(posenc::scaling_factor(agree.rope.primary_group().scaling) == 2.0);
@@ -416,7 +436,7 @@ TEST_CASE("[messages] values shown as written, long values cut, rope_scaling bes
 
 TEST_CASE("[presets] Gemma 3, Llama 4, SmolLM3, Qwen2.5-VL as ModelRope equal the script's values")
 {
-    const std::vector<std::pair<posenc::ModelRope, const ExpectedModel*>> presets{
+    const std::vector<std::pair<posenc::ModelRope, const ExpectedModel*>> presets {
         {posenc::models::gemma_3_4b_it_rope(), &gemma_3_4b_it_json},
         {posenc::models::llama_4_scout_rope(), &llama_4_scout_17b_16e_instruct_json},
         {posenc::models::smollm3_3b_rope(), &smollm3_3b_json},
@@ -433,7 +453,7 @@ TEST_CASE("[presets] Gemma 3, Llama 4, SmolLM3, Qwen2.5-VL as ModelRope equal th
 namespace docs_example {
 
 struct LayerRope {
-    std::optional<posenc::RopeSpec> spec;   // empty: NoPE layer
+    std::optional<posenc::RopeSpec> spec;  // empty: NoPE layer
     std::optional<posenc::FrequencyTable> table;
 };
 
@@ -443,7 +463,7 @@ std::vector<LayerRope> prepare(const std::string& config_path)
     const posenc::ModelRope& rope = model.rope;
     std::vector<LayerRope> layers(static_cast<std::size_t>(rope.num_layers().value_or(1)));
     for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
-        if (!rope.layer_has_rope(i)) continue;                  // e.g. SmolLM3 layers 3, 7, 11, ...
+        if (!rope.layer_has_rope(i)) continue;  // e.g. SmolLM3 layers 3, 7, 11, ...
         const posenc::RopeGroup& group = rope.group_of_layer(i);
         layers[static_cast<std::size_t>(i)] = {group.spec, group.table(posenc::Precision::hf_float32)};
     }
@@ -455,7 +475,7 @@ void rotate(const posenc::ModelRope& rope, const std::vector<LayerRope>& layers,
             std::int64_t position)
 {
     const LayerRope& layer = layers[static_cast<std::size_t>(i)];
-    if (!layer.spec) return;                                    // NoPE: q and k pass unrotated
+    if (!layer.spec) return;  // NoPE: q and k pass unrotated
     if (rope.multi_axis()) {
         const std::vector<std::int64_t> positions(static_cast<std::size_t>(rope.multi_axis()->num_axes()), position);
         posenc::apply_multi_axis_rope_reference(*layer.spec, *layer.table, *rope.multi_axis(), head, positions);
@@ -480,7 +500,7 @@ TEST_CASE("[docs/models.md engine example] NoPE layers pass unrotated; Gemma 3's
     const auto gemma_layers = docs_example::prepare(dir + "gemma-3-1b-it.json");
     const auto gemma = load("gemma-3-1b-it.json").rope;
     std::vector<float> local(256, 0.5f), global(256, 0.5f);
-    docs_example::rotate(gemma, gemma_layers, 0, local.data(), 1000);   // sliding, base 1e4
+    docs_example::rotate(gemma, gemma_layers, 0, local.data(), 1000);  // sliding, base 1e4
     docs_example::rotate(gemma, gemma_layers, 5, global.data(), 1000);  // full, base 1e6
     // Pair 1 (coordinates 1 and 129): angle 1000 * base^(-2/256); cos differs between the bases.
     CHECK(std::abs(local[1] - global[1]) > 0.1f);

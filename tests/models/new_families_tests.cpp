@@ -23,11 +23,12 @@ using test_support::message_of;
 
 double relative_error(double value, double expected) { return std::abs(value - expected) / std::abs(expected); }
 
-TEST_CASE("[Gemma 4 E2B preset] sliding (head 256, base 1e4) and full_attention (head 512, proportional 0.25, base 1e6)")
+TEST_CASE(
+    "[Gemma 4 E2B preset] sliding (head 256, base 1e4) and full_attention (head 512, proportional 0.25, base 1e6)")
 {
     const posenc::ModelRope rope = posenc::models::gemma_4_e2b_rope();
     REQUIRE(rope.num_layers() == 35);
-    CHECK(rope.layers_of_group(1) == std::vector<int>{4, 9, 14, 19, 24, 29, 34});
+    CHECK(rope.layers_of_group(1) == std::vector<int> {4, 9, 14, 19, 24, 29, 34});
     const posenc::RopeGroup& full = rope.group("full_attention");
     CHECK(full.spec.head_dim() == 512);
     CHECK(full.spec.rotary_dim() == 512);
@@ -41,7 +42,8 @@ TEST_CASE("[Gemma 4 E2B preset] sliding (head 256, base 1e4) and full_attention 
     CHECK(!rope.query_scale());
 }
 
-TEST_CASE("[Llama 4 Scout preset] temperature tuning on the NoPE layers 3, 7, ..., 47: 1 + 0.1 ln(1 + floor((pos + 1) / 8192))")
+TEST_CASE("[Llama 4 Scout preset] temperature tuning on the NoPE layers 3, 7, ..., 47: 1 + 0.1 ln(1 + floor((pos + 1) "
+          "/ 8192))")
 {
     const posenc::ModelRope rope = posenc::models::llama_4_scout_rope();
     REQUIRE(rope.query_scale());
@@ -101,9 +103,11 @@ TEST_CASE("[PhiMoE] a LongRoPE group under PhiMoE's rule keeps the short table a
     CHECK(past.inv_freq(1) == std::pow(1e4, -2.0 / 96.0));  // short factor 1: the unscaled table
 }
 
-TEST_CASE("[DeepSeek-V4] inverse_rope_on_output is a group flag, false unless set; the rotated slice is the last 64 of 512")
+TEST_CASE(
+    "[DeepSeek-V4] inverse_rope_on_output is a group flag, false unless set; the rotated slice is the last 64 of 512")
 {
-    posenc::RopeGroup g = posenc::RopeGroup::make("main", posenc::RopeSpec::suffix(512, 64, 1e4, posenc::Pairing::interleaved));
+    posenc::RopeGroup g =
+        posenc::RopeGroup::make("main", posenc::RopeSpec::suffix(512, 64, 1e4, posenc::Pairing::interleaved));
     CHECK(!g.inverse_rope_on_output);
     g.inverse_rope_on_output = true;
     const posenc::ModelRope rope = posenc::ModelRope::uniform(g, 4);
@@ -117,9 +121,12 @@ TEST_CASE("[query scale] layers must be non-empty, ascending, distinct and insid
     const posenc::ModelRope rope = posenc::models::gemma_4_e2b_rope();
     const posenc::QueryScale q = posenc::QueryScale::llama_4_scaling_beta(0.1, 16384);
     CHECK(message_of([&] { return rope.with_query_scale(q, {}); }) == "query_scale.layers.size 0 must be > 0");
-    CHECK(message_of([&] { return rope.with_query_scale(q, {3, 3}); }) ==
-          "query_scale.layers[1] 3 must be > the previous layer 3 (ascending, distinct)");
-    CHECK(message_of([&] { return rope.with_query_scale(q, {0, 35}); }) == "query_scale.layers[1] 35 must be < num_layers 35");
+    CHECK(message_of([&] {
+              return rope.with_query_scale(q, {3, 3});
+          }) == "query_scale.layers[1] 3 must be > the previous layer 3 (ascending, distinct)");
+    CHECK(message_of([&] {
+              return rope.with_query_scale(q, {0, 35});
+          }) == "query_scale.layers[1] 35 must be < num_layers 35");
     CHECK(message_of([&] { return rope.with_query_scale(q, {-1}); }) == "query_scale.layers[0] -1 must be >= 0");
     const posenc::ModelRope scaled = rope.with_query_scale(q, {0, 1, 34});
     CHECK(std::abs(scaled.query_multiplier(34, 16384) - 1.0693147180559945348) < 1e-15);  // 1 + 0.1 ln 2

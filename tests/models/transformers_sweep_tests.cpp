@@ -94,9 +94,9 @@ std::vector<float> decode_f32(const std::string& text)
     }
     std::vector<float> out(bytes.size() / 4);
     for (std::size_t i = 0; i < out.size(); ++i) {
-        const std::uint32_t u = static_cast<std::uint32_t>(bytes[4 * i]) | (static_cast<std::uint32_t>(bytes[4 * i + 1]) << 8) |
-                                (static_cast<std::uint32_t>(bytes[4 * i + 2]) << 16) |
-                                (static_cast<std::uint32_t>(bytes[4 * i + 3]) << 24);
+        const std::uint32_t u =
+            static_cast<std::uint32_t>(bytes[4 * i]) | (static_cast<std::uint32_t>(bytes[4 * i + 1]) << 8) |
+            (static_cast<std::uint32_t>(bytes[4 * i + 2]) << 16) | (static_cast<std::uint32_t>(bytes[4 * i + 3]) << 24);
         std::memcpy(&out[i], &u, sizeof(float));
     }
     return out;
@@ -137,8 +137,6 @@ const json& minimal_data()
     static const json data = read_data("transformers_sweep_minimal.json");
     return data;
 }
-
-
 
 enum class Outcome { match, mismatch, refused_by_name, refused_unknown, failed };
 
@@ -238,7 +236,8 @@ std::string compare_cos_sin(const posenc::RopeGroup& p, const json& t, const jso
 /// The position axis each pair reads (M-RoPE): transformers' coordinate_axes (the script moved
 /// one axis at a time through the family's own apply function) against posenc's MultiAxisLayout,
 /// both coordinates of every rotated pair (axis 0 for all when posenc has no layout).
-std::string compare_axes(const std::optional<posenc::MultiAxisLayout>& layout, const posenc::RopeGroup& p, const json& t)
+std::string compare_axes(const std::optional<posenc::MultiAxisLayout>& layout, const posenc::RopeGroup& p,
+                         const json& t)
 {
     if (!t.contains("coordinate_axes")) return "";
     const json& reads = t.at("coordinate_axes");
@@ -366,7 +365,8 @@ Result check_family(const json& family, const json& tables)
                            posenc::hf::find_family(text_type) || posenc::hf::find_refusal(text_type);
         const bool unknown_message = r.detail.find("model type posenc knows") != std::string::npos ||
                                      r.detail.find("model types posenc knows") != std::string::npos;
-        r.outcome = (!known || unknown_message || e.field().empty()) ? Outcome::refused_unknown : Outcome::refused_by_name;
+        r.outcome =
+            (!known || unknown_message || e.field().empty()) ? Outcome::refused_unknown : Outcome::refused_by_name;
         return r;
     } catch (const std::exception& e) {
         r.detail = std::string("not a posenc::error: ") + e.what();
@@ -376,7 +376,8 @@ Result check_family(const json& family, const json& tables)
     const posenc::ModelRope& rope = model->rope;
     const json& groups = family.at("groups");
     std::ostringstream diff;
-    const int layers = family.at("num_hidden_layers").is_number_integer() ? family.at("num_hidden_layers").get<int>() : 0;
+    const int layers =
+        family.at("num_hidden_layers").is_number_integer() ? family.at("num_hidden_layers").get<int>() : 0;
     std::set<int> nope;
     for (const json& i : family.at("nope_layers")) nope.insert(i.get<int>());
     std::set<std::pair<int, int>> compared;  // (transformers group, posenc group)
@@ -388,7 +389,8 @@ Result check_family(const json& family, const json& tables)
         std::vector<int> nope_diff;
         for (int layer = 0; layer < n; ++layer) {
             int t = nope.count(layer) ? -1 : 0;
-            if (family.contains("layer_group")) t = family.at("layer_group").at(static_cast<std::size_t>(layer)).get<int>();
+            if (family.contains("layer_group"))
+                t = family.at("layer_group").at(static_cast<std::size_t>(layer)).get<int>();
             const std::optional<int> p = rope.group_index_of_layer(layer);
             if (t == -2) continue;  // transformers builds no table for this layer's type
             if ((t == -1) != !p.has_value()) {
@@ -449,7 +451,8 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
         if (r.outcome == Outcome::refused_by_name && !gap) ++refused;
         if (gap) {
             CHECK_MESSAGE(r.outcome != Outcome::match, "listed in known_gaps but reads and matches now: remove it");
-            CHECK((r.outcome == Outcome::refused_unknown || r.outcome == Outcome::refused_by_name));  // a mismatch fails too
+            CHECK((r.outcome == Outcome::refused_unknown ||
+                   r.outcome == Outcome::refused_by_name));  // a mismatch fails too
         } else {
             CHECK((r.outcome == Outcome::match || r.outcome == Outcome::refused_by_name));
         }
@@ -458,7 +461,8 @@ TEST_CASE("transformers decba1d2 class defaults: every RoPE family is read and m
                     << " refused by name; " << known_gaps().size() << " listed gaps");
 }
 
-TEST_CASE("transformers decba1d2 hand-written configs: read from the model types and a few keys, every family matches or is refused by name")
+TEST_CASE("transformers decba1d2 hand-written configs: read from the model types and a few keys, every family matches "
+          "or is refused by name")
 {
     // scripts/sweep-transformers.py --minimal: each language model's config given as its model types
     // only ("min"), then with one or two keys ("min+layers7", "min+pattern3", "min+hidden",
@@ -474,7 +478,8 @@ TEST_CASE("transformers decba1d2 hand-written configs: read from the model types
         if (family.at("kind").get<std::string>() != "text") continue;
         ++text_families;
         const Result r = check_family(family, data.at("tables"));
-        INFO(family.at("model_type").get<std::string>() << ": " << std::string(outcome_name(r.outcome)) << ": " << r.detail);
+        INFO(family.at("model_type").get<std::string>()
+             << ": " << std::string(outcome_name(r.outcome)) << ": " << r.detail);
         CHECK((r.outcome == Outcome::match || r.outcome == Outcome::refused_by_name));
         if (r.outcome == Outcome::match) ++matched;
     }
@@ -482,40 +487,41 @@ TEST_CASE("transformers decba1d2 hand-written configs: read from the model types
     MESSAGE(matched << " of " << text_families << " hand-written configs read and match transformers");
 }
 
-TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2 are read and match, or are refused by name")
+TEST_CASE(
+    "transformers 5.25.0 class defaults: the families added after decba1d2 are read and match, or are refused by name")
 {
     // What each new family must do: read and match what its transformers 5.25.0 code computed (the
     // sweep's tables, layer maps and cos/sin), or be refused with an error naming a key.
     const std::map<std::string, Outcome> expected = {
-        {"gte", Outcome::match},                       // Llama's rotary, base 160000
-        {"hy_v4", Outcome::match},                     // MLA, interleaved on qk_rope_head_dim
-        {"hy_v4_vl", Outcome::match},                  // its text model: the same
-        {"kolibri1", Outcome::match},                  // EXAONE 4's rule: full_attention layers NoPE
-        {"apertus1p5", Outcome::match},                // its text model: Llama's rotary, llama3 x8 at 12e6
+        {"gte", Outcome::match},  // Llama's rotary, base 160000
+        {"hy_v4", Outcome::match},  // MLA, interleaved on qk_rope_head_dim
+        {"hy_v4_vl", Outcome::match},  // its text model: the same
+        {"kolibri1", Outcome::match},  // EXAONE 4's rule: full_attention layers NoPE
+        {"apertus1p5", Outcome::match},  // its text model: Llama's rotary, llama3 x8 at 12e6
         {"minicpm5_moe", Outcome::match},
-        {"molmo2", Outcome::match},                    // its text model
-        {"granite_docling", Outcome::match},           // its text model
+        {"molmo2", Outcome::match},  // its text model
+        {"granite_docling", Outcome::match},  // its text model
         {"esmc", Outcome::match},
-        {"flint", Outcome::match},                     // only sliding_attention layers rotate
-        {"muse_spark", Outcome::match},                // its text model: layer_rope_theta 0 = NoPE
-        {"llava_onevision1_5", Outcome::match},        // text_config is a qwen3 config
-        {"ovis2_5", Outcome::match},                   // text_config is a qwen3 config
-        {"qwen4_exp", Outcome::match},                 // its text model: interleaved M-RoPE, the rest temporal
+        {"flint", Outcome::match},  // only sliding_attention layers rotate
+        {"muse_spark", Outcome::match},  // its text model: layer_rope_theta 0 = NoPE
+        {"llava_onevision1_5", Outcome::match},  // text_config is a qwen3 config
+        {"ovis2_5", Outcome::match},  // text_config is a qwen3 config
+        {"qwen4_exp", Outcome::match},  // its text model: interleaved M-RoPE, the rest temporal
         {"embedding_gemma2", Outcome::refused_by_name},  // per_layer_config head_dim
-        {"neomme", Outcome::refused_by_name},          // two-axis RoPE per layer type
-        {"bailing_hybrid", Outcome::match},            // MLA on full_attention layers, linear_attention NoPE
-        {"kolibri1_1", Outcome::refused_by_name},      // shared keys with unrotated queries
-        {"beam", Outcome::refused_by_name},            // a power-law query scale on its NoPE layers
+        {"neomme", Outcome::refused_by_name},  // two-axis RoPE per layer type
+        {"bailing_hybrid", Outcome::match},  // MLA on full_attention layers, linear_attention NoPE
+        {"kolibri1_1", Outcome::refused_by_name},  // shared keys with unrotated queries
+        {"beam", Outcome::refused_by_name},  // a power-law query scale on its NoPE layers
         {"mistral_large4", Outcome::refused_by_name},  // learned per-head logarithmic query scale
-        {"ergo", Outcome::match},                      // interleaved, sliding_attention layers only
-        {"lara_mini", Outcome::match},                 // sliding_attention layers only
-        {"pocket_tts", Outcome::match},                // Llama's rotary in the TTS backbone
-        {"gradium_phonon_tts", Outcome::match},        // the same
-        {"unlimited_ocr", Outcome::match},             // its text model: head_dim = hidden_size / heads
-        {"dory", Outcome::match},                      // one table per layer type, class-default dicts
-        {"ultrabert", Outcome::match},                 // the same
-        {"lfm3", Outcome::match},                      // conv layers NoPE, proportional RoPE on full_attention
-        {"lfm3_vl", Outcome::match},                   // its text model: lfm3
+        {"ergo", Outcome::match},  // interleaved, sliding_attention layers only
+        {"lara_mini", Outcome::match},  // sliding_attention layers only
+        {"pocket_tts", Outcome::match},  // Llama's rotary in the TTS backbone
+        {"gradium_phonon_tts", Outcome::match},  // the same
+        {"unlimited_ocr", Outcome::match},  // its text model: head_dim = hidden_size / heads
+        {"dory", Outcome::match},  // one table per layer type, class-default dicts
+        {"ultrabert", Outcome::match},  // the same
+        {"lfm3", Outcome::match},  // conv layers NoPE, proportional RoPE on full_attention
+        {"lfm3_vl", Outcome::match},  // its text model: lfm3
     };
     const json& data = families_data();
     std::set<std::string> swept;
@@ -527,7 +533,8 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
             // the new vision and audio towers: refused as such, naming model_type
             ++towers;
             try {
-                (void)posenc::hf::model_from_json(json{{"model_type", model_type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
+                (void)posenc::hf::model_from_json(
+                    json {{"model_type", model_type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
                 FAIL("read as a language model");
             } catch (const posenc::error& e) {
                 CHECK(e.field() == "model_type");
@@ -551,19 +558,21 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
     // is a NemotronH config without rope_parameters (the sweep records both as failures).
     std::set<std::string> failed;
     for (const json& f : data.at("failures")) failed.insert(f.at("model_type").get<std::string>());
-    CHECK(failed == std::set<std::string>{"glm5_next", "inkling2", "nemo_speechlm"});
+    CHECK(failed == std::set<std::string> {"glm5_next", "inkling2", "nemo_speechlm"});
     const json sizes = {{"hidden_size", 1024}, {"num_attention_heads", 16}};
-    for (const json& config : {json{{"model_type", "glm5_next"}, {"text_config", sizes}},
-                               json{{"model_type", "kimi_linear"}, {"hidden_size", 1024}, {"num_attention_heads", 16}},
-                               json{{"model_type", "inkling2"}, {"text_config", sizes}},
-                               json{{"model_type", "nemo_speechlm"}, {"text_config", sizes}},
-                               json{{"model_type", "nemo_speechlm"}, {"text_config", {{"model_type", "nemotron_h"}}}}}) {
+    for (const json& config :
+         {json {{"model_type", "glm5_next"}, {"text_config", sizes}},
+          json {{"model_type", "kimi_linear"}, {"hidden_size", 1024}, {"num_attention_heads", 16}},
+          json {{"model_type", "inkling2"}, {"text_config", sizes}},
+          json {{"model_type", "nemo_speechlm"}, {"text_config", sizes}},
+          json {{"model_type", "nemo_speechlm"}, {"text_config", {{"model_type", "nemotron_h"}}}}}) {
         INFO(config.dump());
         try {
             (void)posenc::hf::model_from_json(config);
             FAIL("read");
         } catch (const posenc::error& e) {
-            CHECK(std::string(e.field()).find("model_type") != std::string::npos);  // text_config.model_type for GLM-5-Next
+            CHECK(std::string(e.field()).find("model_type") !=
+                  std::string::npos);  // text_config.model_type for GLM-5-Next
             INFO(e.what());
             CHECK(std::string(e.what()).find("has no RoPE") != std::string::npos);
         }
@@ -571,7 +580,8 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
     // Nemotron 3.5 Transcribe's word-timestamp head (a sub-config of nemo_speechlm, which the sweep would take for
     // a language model): a 2-layer transformer over audio frames, refused as an audio tower.
     try {
-        (void)posenc::hf::model_from_json(json{{"model_type", "nemotron3_5_transcribe_word_timestamp"}, {"hidden_size", 1280}});
+        (void)posenc::hf::model_from_json(
+            json {{"model_type", "nemotron3_5_transcribe_word_timestamp"}, {"hidden_size", 1280}});
         FAIL("read");
     } catch (const posenc::error& e) {
         CHECK(e.field() == "model_type");
@@ -579,8 +589,9 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
     }
     // dots.3 Note (the sweep takes its outer config for a tower's): refused naming per_layer_config, its text
     // model nested or at the top level as the released checkpoints store it.
-    for (const json& config : {json{{"model_type", "dots3_note"}, {"text_config", {{"hidden_size", 5120}}}},
-                               json{{"model_type", "dots3_note"}, {"hidden_size", 5120}, {"per_layer_config", json::object()}}}) {
+    for (const json& config :
+         {json {{"model_type", "dots3_note"}, {"text_config", {{"hidden_size", 5120}}}},
+          json {{"model_type", "dots3_note"}, {"hidden_size", 5120}, {"per_layer_config", json::object()}}}) {
         INFO(config.dump());
         try {
             (void)posenc::hf::model_from_json(config);
@@ -594,7 +605,8 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
     for (const char* type : {"deepseek_v41", "k2_horizon"}) {
         INFO(type);
         try {
-            (void)posenc::hf::model_from_json(json{{"model_type", type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
+            (void)posenc::hf::model_from_json(
+                json {{"model_type", type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
             FAIL("read");
         } catch (const posenc::error& e) {
             CHECK(e.field() == "model_type");
@@ -608,7 +620,8 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
     // rewrite to linear with factor f^(2/H) and base times f exists only on transformers branches
     // after the release; posenc follows the release and refuses the rope type by name.
     try {
-        (void)posenc::hf::model_from_json(json{{"model_type", "gte"}, {"rope_scaling", {{"type", "ntk"}, {"factor", 2.0}}}});
+        (void)posenc::hf::model_from_json(
+            json {{"model_type", "gte"}, {"rope_scaling", {{"type", "ntk"}, {"factor", 2.0}}}});
         FAIL("read");
     } catch (const posenc::error& e) {
         INFO(e.what());
@@ -616,7 +629,8 @@ TEST_CASE("transformers 5.25.0 class defaults: the families added after decba1d2
     }
 }
 
-TEST_CASE("transformers 5.25.0 hand-written configs of the families added after decba1d2: every one matches or is refused by name")
+TEST_CASE("transformers 5.25.0 hand-written configs of the families added after decba1d2: every one matches or is "
+          "refused by name")
 {
     // The --minimal variants for the families above that posenc reads: their class defaults (hand-added to
     // hf_class_defaults.hpp from the 5.25.0 configuration files) and layer patterns must give what the
@@ -626,15 +640,18 @@ TEST_CASE("transformers 5.25.0 hand-written configs of the families added after 
     for (const json& family : data.at("families")) {
         if (family.at("kind").get<std::string>() != "text") continue;
         const Result r = check_family(family, data.at("tables"));
-        INFO(family.at("model_type").get<std::string>() << ": " << std::string(outcome_name(r.outcome)) << ": " << r.detail);
+        INFO(family.at("model_type").get<std::string>()
+             << ": " << std::string(outcome_name(r.outcome)) << ": " << r.detail);
         CHECK((r.outcome == Outcome::match || r.outcome == Outcome::refused_by_name));
         if (r.outcome == Outcome::match) ++matched;
     }
     CHECK(matched >= 100);
-    MESSAGE(matched << " of " << data.at("families").size() << " hand-written configs of the new families read and match transformers 5.25.0");
+    MESSAGE(matched << " of " << data.at("families").size()
+                    << " hand-written configs of the new families read and match transformers 5.25.0");
 }
 
-TEST_CASE("transformers decba1d2 class defaults: every non-language model_type with RoPE is refused as such, naming model_type")
+TEST_CASE("transformers decba1d2 class defaults: every non-language model_type with RoPE is refused as such, naming "
+          "model_type")
 {
     // Vision towers, audio encoders, codecs and the rest that the sweep found applying RoPE outside a
     // language model: each is refused with an error that names model_type and says what it is.
@@ -646,7 +663,8 @@ TEST_CASE("transformers decba1d2 class defaults: every non-language model_type w
         INFO(model_type);
         try {
             // the sweep stores no config for these: the model_type is what identifies them
-            (void)posenc::hf::model_from_json(json{{"model_type", model_type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
+            (void)posenc::hf::model_from_json(
+                json {{"model_type", model_type}, {"hidden_size", 1024}, {"num_attention_heads", 16}});
             FAIL("read as a language model");
         } catch (const posenc::error& e) {
             CHECK(e.field() == "model_type");

@@ -61,7 +61,8 @@ TEST_CASE("[scalar reference] compressed entries w = 3..10 rotate at w * 128 on 
     for (std::int64_t i = 0; i < n; ++i) positions[static_cast<std::size_t>(i)] = (first_entry + i) * compress_rate;
     k::apply_rope(rope, angles, k::PositionIds(positions), k::QKViews<float>::in_place(rope_slice(compressed, n)));
 
-    const posenc::RopeSpec whole_head = posenc::RopeSpec::suffix(head_dim, rope_dim, 160000.0, posenc::Pairing::interleaved);
+    const posenc::RopeSpec whole_head =
+        posenc::RopeSpec::suffix(head_dim, rope_dim, 160000.0, posenc::Pairing::interleaved);
     for (std::int64_t t = 0; t < n; ++t)
         for (int h = 0; h < heads; ++h) {
             const std::size_t at = static_cast<std::size_t>((t * heads + h) * head_dim);
@@ -71,7 +72,8 @@ TEST_CASE("[scalar reference] compressed entries w = 3..10 rotate at w * 128 on 
             for (int d = 0; d < head_dim - rope_dim; ++d)
                 CHECK(compressed[at + static_cast<std::size_t>(d)] == original[at + static_cast<std::size_t>(d)]);
             for (int d = head_dim - rope_dim; d < head_dim; d += 2) {
-                const double pair = std::hypot(want[static_cast<std::size_t>(d)], want[static_cast<std::size_t>(d + 1)]);
+                const double pair =
+                    std::hypot(want[static_cast<std::size_t>(d)], want[static_cast<std::size_t>(d + 1)]);
                 for (int c : {d, d + 1})
                     CHECK(std::abs(compressed[at + static_cast<std::size_t>(c)] - want[static_cast<std::size_t>(c)]) <=
                           4.0 * std::ldexp(pair, -24) + 1e-30);
@@ -84,13 +86,14 @@ TEST_CASE("[scalar reference] the output's rope slice rotated back at the query 
     const posenc::RopeSpec rope(rope_dim, rope_dim, 160000.0, posenc::Pairing::interleaved);
     const posenc::FrequencyTable table = compress_table(rope);
     const k::OnTheFlyAngles angles(table);
-    const std::vector<std::int64_t> queries{1000, 1001, 65535, 2147483647};
+    const std::vector<std::int64_t> queries {1000, 1001, 65535, 2147483647};
     const std::int64_t n = static_cast<std::int64_t>(queries.size());
     std::vector<float> output = test_buffer(n);
     const std::vector<float> original = output;
     k::apply_rope(rope, angles, k::PositionIds(queries), k::QKViews<float>::in_place(rope_slice(output, n)),
                   k::Direction::inverse);
-    const posenc::RopeSpec whole_head = posenc::RopeSpec::suffix(head_dim, rope_dim, 160000.0, posenc::Pairing::interleaved);
+    const posenc::RopeSpec whole_head =
+        posenc::RopeSpec::suffix(head_dim, rope_dim, 160000.0, posenc::Pairing::interleaved);
     for (std::int64_t t = 0; t < n; ++t)
         for (int h = 0; h < heads; ++h) {
             const std::size_t at = static_cast<std::size_t>((t * heads + h) * head_dim);
@@ -98,7 +101,8 @@ TEST_CASE("[scalar reference] the output's rope slice rotated back at the query 
                                      original.begin() + static_cast<std::ptrdiff_t>(at + head_dim));
             posenc::apply_rope_reference(whole_head, table, want.data(), -queries[static_cast<std::size_t>(t)]);
             for (int d = head_dim - rope_dim; d < head_dim; d += 2) {
-                const double pair = std::hypot(want[static_cast<std::size_t>(d)], want[static_cast<std::size_t>(d + 1)]);
+                const double pair =
+                    std::hypot(want[static_cast<std::size_t>(d)], want[static_cast<std::size_t>(d + 1)]);
                 for (int c : {d, d + 1})
                     CHECK(std::abs(output[at + static_cast<std::size_t>(c)] - want[static_cast<std::size_t>(c)]) <=
                           4.0 * std::ldexp(pair, -24) + 1e-30);

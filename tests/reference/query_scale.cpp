@@ -42,7 +42,8 @@ TEST_CASE("[HF llama4 attn_temperature_tuning] 1 + 0.1 ln(1 + floor((pos + 1) / 
     CHECK(q.beta() == 0.1);
     CHECK(q.divisor() == 8192);
     CHECK(q.position_offset() == 1);
-    for (const Value& v : llama4) CHECK(std::abs(q.multiplier(v.position) - v.multiplier) <= std::ldexp(v.multiplier, -51));
+    for (const Value& v : llama4)
+        CHECK(std::abs(q.multiplier(v.position) - v.multiplier) <= std::ldexp(v.multiplier, -51));
     CHECK(q.floor_quotient(8190) == 0);
     CHECK(q.floor_quotient(8191) == 1);
 }
@@ -55,14 +56,16 @@ TEST_CASE("[HF ministral3 get_llama_4_attn_scale] 1 + 0.1 ln(1 + floor(pos / 163
         CHECK(std::abs(q.multiplier(v.position) - v.multiplier) <= std::ldexp(v.multiplier, -51));
 }
 
-TEST_CASE("[exact floor] pos + 1 = 9216 * 8192 - 1 stays in quotient 9215 (Hugging Face's float32 position rounds it to 9216)")
+TEST_CASE("[exact floor] pos + 1 = 9216 * 8192 - 1 stays in quotient 9215 (Hugging Face's float32 position rounds it "
+          "to 9216)")
 {
     const posenc::QueryScale q = posenc::QueryScale::llama4_temperature_tuning(0.1, 8192);
     CHECK(q.floor_quotient(75497470) == 9215);
     CHECK(q.floor_quotient(75497471) == 9216);
 }
 
-TEST_CASE("[float multipliers] fill_multipliers over a run equals float(multiplier) token by token, across quotient steps")
+TEST_CASE(
+    "[float multipliers] fill_multipliers over a run equals float(multiplier) token by token, across quotient steps")
 {
     const posenc::QueryScale q = posenc::QueryScale::llama4_temperature_tuning(0.1, 8192);
     const std::int64_t first = 8180;
@@ -70,7 +73,7 @@ TEST_CASE("[float multipliers] fill_multipliers over a run equals float(multipli
     REQUIRE(run.size() == 8300);
     for (std::size_t k = 0; k < run.size(); ++k)
         CHECK(run[k] == static_cast<float>(q.multiplier(first + static_cast<std::int64_t>(k))));
-    CHECK(run[10] == 1.0f);                                   // pos 8190
+    CHECK(run[10] == 1.0f);  // pos 8190
     CHECK(run[11] == static_cast<float>(1.0693147180559945348));  // pos 8191
     const std::int64_t ids[] = {2147483647, 0, 16383};
     float out[3];
@@ -88,11 +91,12 @@ TEST_CASE("[refusals] invalid parameters and positions name the field, the value
           "query_scale.position_offset -1 must be in [0, 2^53]");
     const posenc::QueryScale q(0.1, 8192, 1);
     CHECK(message_of([&] { q.multiplier(-1); }) == "position -1 must be >= 0 (positions count from 0)");
-    CHECK(message_of([&] { q.multiplier(std::int64_t{1} << 53); }) ==
+    CHECK(message_of([&] { q.multiplier(std::int64_t {1} << 53); }) ==
           "position 9007199254740992 must keep position + position_offset 1 <= 2^53");
     const std::int64_t ids[] = {3, -2};
     float out[2] = {7.0f, 7.0f};
-    CHECK(message_of([&] { q.fill_multipliers_at(ids, out, 2); }) == "positions[1] -2 must be >= 0 (positions count from 0)");
+    CHECK(message_of([&] { q.fill_multipliers_at(ids, out, 2); }) ==
+          "positions[1] -2 must be >= 0 (positions count from 0)");
     CHECK(out[0] == 7.0f);  // nothing written
     CHECK(message_of([&] { q.fill_multipliers(0, out, -1); }) == "count -1 must be >= 0");
 }

@@ -55,7 +55,8 @@ template <class T>
 std::vector<T> test_keys(int tokens, int heads, int head_dim)
 {
     std::vector<T> k(static_cast<std::size_t>(tokens * heads * head_dim));
-    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<T>(std::sin(0.7 * static_cast<double>(i) + 0.3) * 3.0);
+    for (std::size_t i = 0; i < k.size(); ++i)
+        k[i] = static_cast<T>(std::sin(0.7 * static_cast<double>(i) + 0.3) * 3.0);
     return k;
 }
 
@@ -89,21 +90,25 @@ double rerotation_vs_direct(const posenc::RopeSpec& spec)
         for (int h = 0; h < heads; ++h) {
             T* at = cached.data() + (t * heads + h) * spec.head_dim();
             posenc::apply_rope_reference(spec, short_table, at, positions[t]);
-            posenc::apply_rope_reference(spec, long_table, direct.data() + (t * heads + h) * spec.head_dim(), positions[t]);
+            posenc::apply_rope_reference(spec, long_table, direct.data() + (t * heads + h) * spec.head_dim(),
+                                         positions[t]);
         }
     posenc::rerotate_keys(spec, short_table, long_table, cached.data(), tokens, heads, positions);
     return worst_pair_error(spec, cached, direct, original, tokens * heads);
 }
 
-TEST_CASE("[direct rotation] double keys re-rotated short -> long equal the long-table rotation within 3e-14 rho |x| up to 2^31 - 1")
+TEST_CASE("[direct rotation] double keys re-rotated short -> long equal the long-table rotation within 3e-14 rho |x| "
+          "up to 2^31 - 1")
 {
     const double rho = 1.3 / 1.1;
     // The header's 1.2e-14 rho |x| plus the two reference rotations' own 1e-14 A |x| each.
     CHECK(rerotation_vs_direct<double>(posenc::RopeSpec(16, 16, 10000.0)) < 3.5e-14 * rho);
-    CHECK(rerotation_vs_direct<double>(posenc::RopeSpec(16, 16, 10000.0, posenc::Pairing::interleaved)) < 3.5e-14 * rho);
+    CHECK(rerotation_vs_direct<double>(posenc::RopeSpec(16, 16, 10000.0, posenc::Pairing::interleaved)) <
+          3.5e-14 * rho);
 }
 
-TEST_CASE("[direct rotation] float keys: within (2^-24 (1 + rho) + 1.2e-14 rho) sqrt(2) |x| plus the direct rotation's rounding")
+TEST_CASE("[direct rotation] float keys: within (2^-24 (1 + rho) + 1.2e-14 rho) sqrt(2) |x| plus the direct rotation's "
+          "rounding")
 {
     const double rho = 1.3 / 1.1, u = std::ldexp(1.0, -24);
     // cached: rounding of the first rotation (u A_old |x| per coordinate), carried over times rho,
@@ -113,7 +118,8 @@ TEST_CASE("[direct rotation] float keys: within (2^-24 (1 + rho) + 1.2e-14 rho) 
     CHECK(rerotation_vs_direct<float>(posenc::RopeSpec(24, 16, 10000.0, posenc::Pairing::interleaved, 8)) < bound);
 }
 
-TEST_CASE("[identity] the slice [rotary_offset, rotary_offset + rotary_dim) moves; the other coordinates stay bit-identical")
+TEST_CASE(
+    "[identity] the slice [rotary_offset, rotary_offset + rotary_dim) moves; the other coordinates stay bit-identical")
 {
     const posenc::RopeSpec spec = posenc::RopeSpec::suffix(24, 16, 10000.0, posenc::Pairing::interleaved);
     std::vector<float> k = test_keys<float>(1, 1, 24);
@@ -121,11 +127,13 @@ TEST_CASE("[identity] the slice [rotary_offset, rotary_offset + rotary_dim) move
     posenc::rerotate_head(spec, short_table, long_table, k.data(), 1000000);
     for (int d = 0; d < 8; ++d) CHECK(k[static_cast<std::size_t>(d)] == before[static_cast<std::size_t>(d)]);
     int changed = 0;
-    for (int d = 8; d < 24; ++d) changed += k[static_cast<std::size_t>(d)] != before[static_cast<std::size_t>(d)] ? 1 : 0;
+    for (int d = 8; d < 24; ++d)
+        changed += k[static_cast<std::size_t>(d)] != before[static_cast<std::size_t>(d)] ? 1 : 0;
     CHECK(changed > 8);
 }
 
-TEST_CASE("[identity] equal frequencies with equal attention factors (zero-frequency pairs included) leave keys bit-identical")
+TEST_CASE("[identity] equal frequencies with equal attention factors (zero-frequency pairs included) leave keys "
+          "bit-identical")
 {
     const posenc::RopeSpec spec(8, 8, 10000.0);
     const posenc::FrequencyTable from({1.0, 0.5, 0.0, 0.0}, 1.0);
@@ -146,11 +154,13 @@ TEST_CASE("[refusals] tables of another size and positions outside the exact red
           "from.num_pairs 4 must equal spec.num_pairs 8 (rotary_dim / 2)");
     CHECK(message_of([&] { posenc::rerotate_head(spec, short_table, four, k.data(), 1); }) ==
           "to.num_pairs 4 must equal spec.num_pairs 8 (rotary_dim / 2)");
-    const std::int64_t bad[] = {5, std::int64_t{1} << 54};
-    CHECK(message_of([&] { posenc::rerotate_keys(spec, short_table, long_table, k.data(), 2, 1, bad); })
-              .find("positions[1] 18014398509481984 must be in [-2^53, 2^53]") == 0);
-    CHECK(message_of([&] { posenc::rerotate_keys(spec, short_table, long_table, k.data(), -1, 1, std::int64_t{0}); }) ==
-          "tokens -1 must be >= 0");
+    const std::int64_t bad[] = {5, std::int64_t {1} << 54};
+    CHECK(message_of([&] {
+              posenc::rerotate_keys(spec, short_table, long_table, k.data(), 2, 1, bad);
+          }).find("positions[1] 18014398509481984 must be in [-2^53, 2^53]") == 0);
+    CHECK(message_of([&] {
+              posenc::rerotate_keys(spec, short_table, long_table, k.data(), -1, 1, std::int64_t {0});
+          }) == "tokens -1 must be >= 0");
 }
 
 }  // namespace reference_rerotation_tests

@@ -21,7 +21,7 @@ inline std::int64_t ulp_distance(float a, float b)
     const auto ordered = [](float x) {
         std::int32_t i;
         std::memcpy(&i, &x, sizeof i);
-        return i < 0 ? std::int64_t{INT32_MIN} - i : std::int64_t{i};
+        return i < 0 ? std::int64_t {INT32_MIN} - i : std::int64_t {i};
     };
     return std::llabs(ordered(a) - ordered(b));
 }

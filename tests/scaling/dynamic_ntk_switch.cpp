@@ -30,10 +30,14 @@ struct Step {
 
 // python3 tests/scaling/dynamic_ntk_switch_reference_values.py (L = 4096)
 const Step trace[] = {
-    {100, 4096, 0},        {4096, 4096, 0},       {4097, 4097, 4097},   {5000, 5000, 5000},
-    {4500, 5000, 5000},    {4096, 5000, 5000},    {4095, 4096, 0},      {8192, 8192, 8192},
-    {10, 4096, 0},         {3000, 4096, 0},       {9000, 9000, 9000},   {9000, 9000, 9000},
-    {4096, 9000, 9000},    {2147483647, 2147483647, 2147483647},        {1, 4096, 0},
+    {100, 4096, 0},     {4096, 4096, 0},
+    {4097, 4097, 4097}, {5000, 5000, 5000},
+    {4500, 5000, 5000}, {4096, 5000, 5000},
+    {4095, 4096, 0},    {8192, 8192, 8192},
+    {10, 4096, 0},      {3000, 4096, 0},
+    {9000, 9000, 9000}, {9000, 9000, 9000},
+    {4096, 9000, 9000}, {2147483647, 2147483647, 2147483647},
+    {1, 4096, 0},
 };
 
 TEST_CASE("[HF dynamic_frequency_update] growth past the cached length, reset below L, else unchanged")
@@ -61,7 +65,8 @@ TEST_CASE("[HF dynamic_frequency_update] the table in effect is dynamic NTK's at
     REQUIRE(kept);
     CHECK(posenc::dynamic_ntk_inv_freq(spec, scaling, kept) == posenc::dynamic_ntk_inv_freq(spec, scaling, 8192));
     // b' = b (s n / L - (s - 1))^(R / (R - 2)) = 1e4 * 3^(128/126) at n = 8192 (R 128, L 4096, s 2)
-    CHECK(posenc::dynamic_ntk_base(spec, scaling, kept) == doctest::Approx(10000.0 * std::pow(3.0, 128.0 / 126.0)).epsilon(1e-14));
+    CHECK(posenc::dynamic_ntk_base(spec, scaling, kept) ==
+          doctest::Approx(10000.0 * std::pow(3.0, 128.0 / 126.0)).epsilon(1e-14));
     // A pass shorter than L restores the init table (the unscaled one: n = L leaves b unchanged).
     CHECK(!rule.update(100));
     CHECK(posenc::dynamic_ntk_base(spec, scaling, rule.table_length()) == 10000.0);

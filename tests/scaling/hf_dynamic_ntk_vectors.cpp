@@ -20,7 +20,8 @@ namespace scaling_hf_dynamic_ntk_vectors_tests {  // per-file namespace: a folde
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 
-TEST_CASE("[HF dynamic] R 128, b 1e4, L 4096, s 2: base' 10000 at 4096, 10004.96034 at 4097, 30527.73675 at 8192, 72195.86009 at 16384")
+TEST_CASE("[HF dynamic] R 128, b 1e4, L 4096, s 2: base' 10000 at 4096, 10004.96034 at 4097, 30527.73675 at 8192, "
+          "72195.86009 at 16384")
 {
     const posenc::RopeSpec spec(128, 128, 1e4);
     const posenc::DynamicNtkScaling dynamic(2.0, 4096);
@@ -73,7 +74,8 @@ TEST_CASE("[HF dynamic] the runtime recompute at 8192 in float32 (b'32 = 30527.7
     CHECK(relative_error(f32.inv_freq(63), exact.inv_freq(63)) > 1e-7);
 }
 
-TEST_CASE("[YaRN paper / P3] dynamic NTK, HF schedule: d 32, b 1e4, L 128, factor 4, l 256 -> multiplier 5, base' 55,663.2")
+TEST_CASE(
+    "[YaRN paper / P3] dynamic NTK, HF schedule: d 32, b 1e4, L 128, factor 4, l 256 -> multiplier 5, base' 55,663.2")
 {
     const posenc::RopeSpec spec(32, 32, 1e4);
     const double base = posenc::dynamic_ntk_base(spec, posenc::DynamicNtkScaling(4.0, 128), 256);

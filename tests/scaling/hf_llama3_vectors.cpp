@@ -32,7 +32,8 @@ std::vector<posenc::Llama3Band> expected_bands(int pairs, int first_smoothed, in
 }
 }  // namespace
 
-TEST_CASE("[HF llama3] Llama-3.1-8B (R 128, b 5e5, s 8, 1/4, L0 8192): pairs 0-28 kept, 29-34 smoothed, 35-63 divided by 8")
+TEST_CASE(
+    "[HF llama3] Llama-3.1-8B (R 128, b 5e5, s 8, 1/4, L0 8192): pairs 0-28 kept, 29-34 smoothed, 35-63 divided by 8")
 {
     const posenc::RopeSpec spec(128, 128, 5e5);
     const posenc::Llama3Scaling llama(8.0, 1.0, 4.0, 8192);
@@ -49,7 +50,8 @@ TEST_CASE("[HF llama3] Llama-3.1-8B (R 128, b 5e5, s 8, 1/4, L0 8192): pairs 0-2
     CHECK(posenc::frequency_table(spec, llama).attention_factor() == 1.0);
 }
 
-TEST_CASE("[HF llama3] Llama-3.1 inv_freq: [28] 0.00321144611, [29] 0.00216657063, [34] 0.000178507791, [35] 9.55621217e-05")
+TEST_CASE(
+    "[HF llama3] Llama-3.1 inv_freq: [28] 0.00321144611, [29] 0.00216657063, [34] 0.000178507791, [35] 9.55621217e-05")
 {
     const posenc::RopeSpec spec(128, 128, 5e5);
     const posenc::Llama3Scaling llama(8.0, 1.0, 4.0, 8192);
@@ -59,7 +61,7 @@ TEST_CASE("[HF llama3] Llama-3.1 inv_freq: [28] 0.00321144611, [29] 0.0021665706
         int pair;
         float hf32;
         double exact;
-    } vectors[] = {{28, 0.00321144611f, 0.003211445994752591},   // H7 / mpmath
+    } vectors[] = {{28, 0.00321144611f, 0.003211445994752591},  // H7 / mpmath
                    {29, 0.00216657063f, 0.0021665707635033586},
                    {34, 0.000178507791f, 0.00017850781276799642},
                    {35, 9.55621217e-05f, 9.556212353964683e-5},

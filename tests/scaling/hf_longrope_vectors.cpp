@@ -22,7 +22,8 @@ namespace scaling_hf_longrope_vectors_tests {  // per-file namespace: a folder b
 using posenc_test::relative_error;
 using posenc_test::ulp_distance;
 
-TEST_CASE("[HF longrope] Phi-3-mini-128k attention factor sqrt(1 + ln 32 / ln 4096) = 1.1902380714238083 (float32 1.190238118)")
+TEST_CASE("[HF longrope] Phi-3-mini-128k attention factor sqrt(1 + ln 32 / ln 4096) = 1.1902380714238083 (float32 "
+          "1.190238118)")
 {
     const posenc::LongRopeScaling phi3 = std::get<posenc::LongRopeScaling>(posenc::models::phi_3_mini_128k.scaling());
     CHECK(phi3.factor() == 32.0);
@@ -32,7 +33,8 @@ TEST_CASE("[HF longrope] Phi-3-mini-128k attention factor sqrt(1 + ln 32 / ln 40
     CHECK(posenc::hf32::round(posenc::longrope_attention_factor(phi3)) == 1.190238118171692f);
 }
 
-TEST_CASE("[LongRoPE / P6] LongRoPE attention factor: L0 4096 s 16 -> 1.154701; L0 8192 s 16 -> 1.143544; L0 2048 s 8 -> 1.128152")
+TEST_CASE("[LongRoPE / P6] LongRoPE attention factor: L0 4096 s 16 -> 1.154701; L0 8192 s 16 -> 1.143544; L0 2048 s 8 "
+          "-> 1.128152")
 {
     const std::vector<double> ones(4, 1.0);
     CHECK(posenc::longrope_attention_factor(posenc::LongRopeScaling(ones, ones, 4096, 16.0)) ==
@@ -43,11 +45,12 @@ TEST_CASE("[LongRoPE / P6] LongRoPE attention factor: L0 4096 s 16 -> 1.154701; 
           doctest::Approx(1.128152).epsilon(1e-6));
     CHECK(posenc::longrope_attention_factor(posenc::LongRopeScaling(ones, ones, 2048, 1.0)) == 1.0);  // s <= 1
     // An explicit attention factor is used verbatim (mlx-lm PR #1507).
-    CHECK(posenc::longrope_attention_factor(posenc::LongRopeScaling(ones, ones, 2048, 8.0).with_attention_factor(1.5)) ==
-          1.5);
+    CHECK(posenc::longrope_attention_factor(
+              posenc::LongRopeScaling(ones, ones, 2048, 8.0).with_attention_factor(1.5)) == 1.5);
 }
 
-TEST_CASE("[HF longrope] the long factors apply strictly above original_max_position_embeddings (4096 short, 4097 long)")
+TEST_CASE(
+    "[HF longrope] the long factors apply strictly above original_max_position_embeddings (4096 short, 4097 long)")
 {
     const posenc::RopeSpec spec = posenc::models::phi_3_mini_128k.rope_spec();
     const posenc::Scaling scaling = posenc::models::phi_3_mini_128k.scaling();

@@ -49,11 +49,12 @@ TEST_CASE("[HF proportional] Gemma 4 full attention (H 512, p 0.25, base 1e6): 6
     CHECK(t.count_without_full_turn(1e12) == 192);
 }
 
-TEST_CASE("[HF proportional] the exponent is over head_dim, not over p * head_dim (which a partial rotary width would use)")
+TEST_CASE(
+    "[HF proportional] the exponent is over head_dim, not over p * head_dim (which a partial rotary width would use)")
 {
     const posenc::FrequencyTable proportional = posenc::frequency_table(gemma4_full, posenc::ProportionalScaling(0.25));
     const posenc::RopeSpec partial = posenc::RopeSpec::from_partial_rotary_factor(512, 0.25, 1e6);
-    const posenc::FrequencyTable prefix = posenc::frequency_table(partial, posenc::NoScaling{});
+    const posenc::FrequencyTable prefix = posenc::frequency_table(partial, posenc::NoScaling {});
     // 1e6^(-2/512) versus 1e6^(-2/128) (mpmath: 0.805842187761481817).
     CHECK(relative_error(prefix.inv_freq(1), 0.805842187761481817) < 4e-15);
     CHECK(relative_error(proportional.inv_freq(1), 0.94746352565537539776) < 4e-15);
@@ -101,7 +102,8 @@ TEST_CASE("[HF proportional] rotated pairs K = int(p * H // 2), Python's truncat
         posenc::frequency_table(posenc::RopeSpec::full(64, 1e4), posenc::ProportionalScaling(0.0));
     CHECK(none.zero_freq_pairs() == 32);
     // p = 1 (the key's default): the default table over the whole head.
-    const posenc::FrequencyTable all = posenc::frequency_table(posenc::RopeSpec::full(256, 1e4), posenc::ProportionalScaling());
+    const posenc::FrequencyTable all =
+        posenc::frequency_table(posenc::RopeSpec::full(256, 1e4), posenc::ProportionalScaling());
     CHECK(all.zero_freq_pairs() == 0);
     CHECK(relative_error(all.inv_freq(1), 0.93057204092969897929) < 4e-15);
 }
@@ -128,8 +130,9 @@ TEST_CASE("[HF proportional] refusals name the field, the value and the rule")
     CHECK(message_of([] { return posenc::ProportionalScaling(0.25, 0.5); }) ==
           "proportional.factor 0.5 must be >= 1 and finite in float32");
     const posenc::RopeSpec partial(512, 128, 1e6);
-    CHECK(message_of([&] { return posenc::frequency_table(partial, posenc::ProportionalScaling(0.25)); })
-              .find("rotary_dim 128 must equal head_dim 512 for proportional RoPE") == 0);
+    CHECK(message_of([&] {
+              return posenc::frequency_table(partial, posenc::ProportionalScaling(0.25));
+          }).find("rotary_dim 128 must equal head_dim 512 for proportional RoPE") == 0);
     // A factor that would push a rotated frequency to a subnormal is refused under its own name.
     CHECK(message_of([&] {
               return posenc::frequency_table(gemma4_full, posenc::ProportionalScaling(0.25, 3e38),

@@ -28,8 +28,8 @@ using posenc_test::ulp_distance;
 namespace {
 struct InvVector {
     int pair;
-    float hf32;     // float32 value (H12 literal or the Python emulation)
-    double exact;   // mpmath, real-number formula
+    float hf32;  // float32 value (H12 literal or the Python emulation)
+    double exact;  // mpmath, real-number formula
 };
 
 void check_inv(const posenc::RopeSpec& spec, const posenc::Scaling& scaling, const std::vector<InvVector>& vectors)
@@ -44,12 +44,13 @@ void check_inv(const posenc::RopeSpec& spec, const posenc::Scaling& scaling, con
 }
 }  // namespace
 
-TEST_CASE("[HF yarn] Qwen x4 (R 128, b 1e6, L0 32768): raw dims 23.5959 / 39.6509, range [23, 40], attention 1.138629436111989")
+TEST_CASE("[HF yarn] Qwen x4 (R 128, b 1e6, L0 32768): raw dims 23.5959 / 39.6509, range [23, 40], attention "
+          "1.138629436111989")
 {
     const posenc::RopeSpec spec(128, 128, 1e6);
     const posenc::YarnScaling yarn(4.0, 32768);
     const posenc::YarnCorrectionRange range = posenc::yarn_correction_range(spec, yarn);
-    CHECK(relative_error(range.raw_low, 23.5959476083381) <= 1e-14);   // Python double
+    CHECK(relative_error(range.raw_low, 23.5959476083381) <= 1e-14);  // Python double
     CHECK(relative_error(range.raw_high, 39.6508807104171) <= 1e-14);
     CHECK(range.low == 23.0);
     CHECK(range.high == 40.0);
@@ -61,17 +62,18 @@ TEST_CASE("[HF yarn] Qwen x4 (R 128, b 1e6, L0 32768): raw dims 23.5959 / 39.650
 TEST_CASE("[HF yarn] Qwen x4 inv_freq: [23] 0.00697830599, [24] 0.00537532149, [39] 6.4903943e-05, [40] 4.44569851e-05")
 {
     check_inv(posenc::RopeSpec(128, 128, 1e6), posenc::YarnScaling(4.0, 32768),
-              {{23, 0.00697830599f, 0.0069783058485986634},     // H12
+              {{23, 0.00697830599f, 0.0069783058485986634},  // H12
                {24, 0.00537532149f, 0.0053753214907901015},
                {39, 6.4903943e-05f, 6.4903943208370288e-5},
                {40, 4.44569851e-05f, 4.445698525097307e-5},
-               {0, 1.0f, 1.0},                                   // hf_reference_values.py
+               {0, 1.0f, 1.0},  // hf_reference_values.py
                {1, 0.8058422207832336f, 0.80584218776148182},
                {30, 0.0010643609566614032f, 0.0010643609812470018},
                {63, 3.102344408034696e-07f, 3.1023444018792989e-7}});
 }
 
-TEST_CASE("[HF yarn] DeepSeek-V3 x40 (R 64, b 1e4, L0 4096, mscale 1/1): range [10, 23], cos/sin factor 1, softmax scale 0.13523377886")
+TEST_CASE("[HF yarn] DeepSeek-V3 x40 (R 64, b 1e4, L0 4096, mscale 1/1): range [10, 23], cos/sin factor 1, softmax "
+          "scale 0.13523377886")
 {
     const posenc::RopeSpec spec(64, 64, 1e4, posenc::Pairing::interleaved);
     const posenc::YarnScaling yarn = posenc::YarnScaling(40.0, 4096).with_betas(32.0, 1.0).with_mscale(1.0, 1.0);
@@ -83,17 +85,19 @@ TEST_CASE("[HF yarn] DeepSeek-V3 x40 (R 64, b 1e4, L0 4096, mscale 1/1): range [
     CHECK(posenc::yarn_attention_factor(yarn) == 1.0);  // g(40,1) / g(40,1)
     CHECK(posenc::yarn_mscale(40.0, 1.0) == 1.3688879454113936);
     CHECK(relative_error(posenc::deepseek_softmax_scale(192, yarn), 0.1352337788608801) <= 1e-15);
-    CHECK(relative_error(posenc::yarn_softmax_scale_multiplier(yarn), 1.3688879454113936 * 1.3688879454113936) <= 1e-15);
+    CHECK(relative_error(posenc::yarn_softmax_scale_multiplier(yarn), 1.3688879454113936 * 1.3688879454113936) <=
+          1e-15);
     check_inv(spec, yarn,
-              {{10, 0.0562341288f, 0.056234132519034908},     // H12
+              {{10, 0.0562341288f, 0.056234132519034908},  // H12
                {11, 0.0390069261f, 0.039006926567143858},
                {22, 0.00017782794f, 0.00017782794100389228},
                {23, 3.3338034e-05f, 3.3338035804083101e-5},
-               {0, 1.0f, 1.0},                                 // hf_reference_values.py
+               {0, 1.0f, 1.0},  // hf_reference_values.py
                {31, 3.3338035336782923e-06f, 3.3338035804083101e-6}});
 }
 
-TEST_CASE("[HF yarn] gpt-oss-20b truncate=false: lo 8.092779115512402, hi 17.39802450158856, attention 1.3465735902799727")
+TEST_CASE(
+    "[HF yarn] gpt-oss-20b truncate=false: lo 8.092779115512402, hi 17.39802450158856, attention 1.3465735902799727")
 {
     const posenc::RopeSpec spec(64, 64, 150000.0);
     const posenc::YarnScaling yarn =
@@ -112,7 +116,8 @@ TEST_CASE("[HF yarn] gpt-oss-20b truncate=false: lo 8.092779115512402, hi 17.398
                {31, 3.0235114e-07f, 3.0235114281192144e-7}});
 }
 
-TEST_CASE("[HF yarn transformers 4.48-4.55] the factor override: Qwen3-8B s = 40960/32768 = 1.25 (attention 1.0223143551314209); Qwen2.5 s = 1")
+TEST_CASE("[HF yarn transformers 4.48-4.55] the factor override: Qwen3-8B s = 40960/32768 = 1.25 (attention "
+          "1.0223143551314209); Qwen2.5 s = 1")
 {
     const posenc::YarnScaling qwen3 = posenc::YarnScaling(4.0, 32768).with_g2_factor_override(40960);
     CHECK(qwen3.factor() == 1.25);
@@ -135,10 +140,13 @@ TEST_CASE("[HF yarn] low == high gets high += 0.001 (R 32, b 1e4, L0 6: raw -6.1
     CHECK(range.ramp_high == 0.001);
     // ramp_0 = 0, ramp_j = j / 0.001 -> 1: pair 0 kept, all others divided by 4.
     check_inv(spec, yarn,
-              {{0, 1.0f, 1.0}, {1, 0.14058533310890198f, 0.14058533129758727}, {2, 0.07905694097280502f, 0.079056941504209483}});
+              {{0, 1.0f, 1.0},
+               {1, 0.14058533310890198f, 0.14058533129758727},
+               {2, 0.07905694097280502f, 0.079056941504209483}});
 }
 
-TEST_CASE("[HF yarn] the high clamp is R - 1, not R/2 - 1: R 16, b 10, L0 1024 -> [5, 15], pair 7 never fully interpolated")
+TEST_CASE(
+    "[HF yarn] the high clamp is R - 1, not R/2 - 1: R 16, b 10, L0 1024 -> [5, 15], pair 7 never fully interpolated")
 {
     // c(1) = 17.70 -> ceil 18 -> min(18, 15) = 15 although only 8 pairs exist; ramp_7 = (7 - 5) / 10.
     const posenc::RopeSpec spec(16, 16, 10.0);
@@ -168,7 +176,8 @@ TEST_CASE("[HF yarn] low beyond the clamp (R 16, b 10, L0 65536: low 20 > high 1
     check_inv(spec, yarn, {{0, 0.125f, 0.125}, {7, 0.0166690181940794f, 0.01666901790204155}});
 }
 
-TEST_CASE("[YaRN paper / P3] course small model x4 (R 32, b 1e4, L0 128): HF range [0, 6], ratios 1, 7/8, 3/4, ..., 1/4")
+TEST_CASE(
+    "[YaRN paper / P3] course small model x4 (R 32, b 1e4, L0 128): HF range [0, 6], ratios 1, 7/8, 3/4, ..., 1/4")
 {
     const posenc::RopeSpec spec(32, 32, 1e4);
     const posenc::YarnScaling yarn(4.0, 128);
@@ -188,8 +197,10 @@ TEST_CASE("[YaRN paper / P3] course small model x4 (R 32, b 1e4, L0 128): HF ran
     const std::vector<double> ramp =
         posenc::yarn_ramp(spec, yarn.with_rounding(posenc::YarnCorrectionRounding::fractional));
     const double gamma[] = {1.0, 0.8090, 0.6180, 0.4271, 0.2361, 0.0451, 0.0};
-    for (int i = 0; i < 7; ++i) CHECK(1.0 - ramp[static_cast<std::size_t>(i)] == doctest::Approx(gamma[i]).epsilon(1e-4));
-    check_inv(spec, yarn, {{1, 0.4920486509799957f, 0.49204865954155545}, {3, 0.11114246398210526f, 0.11114246312743268}});
+    for (int i = 0; i < 7; ++i)
+        CHECK(1.0 - ramp[static_cast<std::size_t>(i)] == doctest::Approx(gamma[i]).epsilon(1e-4));
+    check_inv(spec, yarn,
+              {{1, 0.4920486509799957f, 0.49204865954155545}, {3, 0.11114246398210526f, 0.11114246312743268}});
 }
 
 TEST_CASE("[HF yarn] YaRN is static: the same table at every sequence length")

@@ -49,7 +49,7 @@ TEST_CASE("[NTK-aware] theta'_i / theta_i = s^(-2i/(d-2)): 1 for the fastest pai
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(1)), 0.788303554058075f) <= 2);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(40)), 7.374620327027515e-05f) <= 2);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(62)), 3.9354694081339403e-07f) <= 2);
-    CHECK(relative_error(scaled.inv_freq(1), 0.78830356789278022) <= 1e-12);   // mpmath
+    CHECK(relative_error(scaled.inv_freq(1), 0.78830356789278022) <= 1e-12);  // mpmath
     CHECK(relative_error(scaled.inv_freq(62), 3.9354691875519446e-7) <= 1e-12);
 }
 
@@ -66,7 +66,8 @@ TEST_CASE("[PI Chen 2023 eq. 4] linear scaling: theta'_i = theta_i / s for every
             CHECK(posenc::reduced_angle(m, scaled.inv_freq(i)) ==
                   doctest::Approx(posenc::reduced_angle(m / 4, original.inv_freq(i))).epsilon(1e-12));
     // float32: default_j (/) fl(4), independent emulation.
-    const posenc::FrequencyTable f32 = posenc::frequency_table(spec, posenc::LinearScaling(4.0), posenc::Precision::hf_float32);
+    const posenc::FrequencyTable f32 =
+        posenc::frequency_table(spec, posenc::LinearScaling(4.0), posenc::Precision::hf_float32);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(1)), 0.2014605551958084f) <= 2);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(40)), 4.4456985051510856e-05f) <= 2);
     CHECK(ulp_distance(static_cast<float>(f32.inv_freq(62)), 3.8498163235090033e-07f) <= 2);

@@ -24,7 +24,8 @@ using posenc_test::relative_error;
 posenc::LongRopeScaling phi3() { return std::get<posenc::LongRopeScaling>(posenc::models::phi_3_mini_128k.scaling()); }
 const posenc::RopeSpec spec(96, 96, 10000.0);
 
-TEST_CASE("[HF phi3 longrope_frequency_update] short table up to n = L0 = 4096, long table from n = 4097; attention factor fixed")
+TEST_CASE("[HF phi3 longrope_frequency_update] short table up to n = L0 = 4096, long table from n = 4097; attention "
+          "factor fixed")
 {
     const posenc::LongRopeScaling l = phi3();
     CHECK(l.switch_rule() == posenc::LongRopeSwitchRule::phi3_factor_tables);
@@ -50,7 +51,7 @@ TEST_CASE("[HF phimoe forward] short table at every length; cos/sin times short_
     CHECK(!l.past_original_length(4096));
     const posenc::FrequencyTable at_l0 = posenc::frequency_table(spec, l, 4096);
     const posenc::FrequencyTable past = posenc::frequency_table(spec, l, 131072);
-    CHECK(relative_error(past.inv_freq(1), 0.75036744115274396276) < 4e-15);   // short, not long
+    CHECK(relative_error(past.inv_freq(1), 0.75036744115274396276) < 4e-15);  // short, not long
     CHECK(relative_error(past.inv_freq(47), 0.000039722218315691461486) < 4e-15);
     CHECK(past.inv_freq() == at_l0.inv_freq());
     CHECK(at_l0.attention_factor() == 1.1);
@@ -69,10 +70,12 @@ TEST_CASE("[HF phimoe forward] short table at every length; cos/sin times short_
 
 TEST_CASE("[HF phimoe] magnitudes outside the attention factor range are refused by name")
 {
-    CHECK(message_of([] { return phi3().with_phimoe_mscales(0.0, 1.0); })
-              .find("longrope.short_mscale 0 must be finite and > 0") == 0);
-    CHECK(message_of([] { return phi3().with_phimoe_mscales(1.0, 4096.0); })
-              .find("longrope.long_mscale 4096 must be in [2^-10, 2^10]") == 0);
+    CHECK(message_of([] {
+              return phi3().with_phimoe_mscales(0.0, 1.0);
+          }).find("longrope.short_mscale 0 must be finite and > 0") == 0);
+    CHECK(message_of([] {
+              return phi3().with_phimoe_mscales(1.0, 4096.0);
+          }).find("longrope.long_mscale 4096 must be in [2^-10, 2^10]") == 0);
 }
 
 }  // namespace scaling_longrope_switch_tests

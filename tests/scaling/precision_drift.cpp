@@ -67,8 +67,11 @@ TEST_CASE("[HF float32] Qwen3-8B YaRN x4 at position 131,072: float32 angles dri
     const struct {
         int pair;
         double drift;
-    } expected[] = {{0, 0.0}, {1, 0.0043282270552818384}, {2, 0.00078604283050353848},
-                    {23, 1.8273413492912912e-5}, {40, -2.614391137568046e-8}};
+    } expected[] = {{0, 0.0},
+                    {1, 0.0043282270552818384},
+                    {2, 0.00078604283050353848},
+                    {23, 1.8273413492912912e-5},
+                    {40, -2.614391137568046e-8}};
     for (const auto& e : expected) {
         CAPTURE(e.pair);
         CHECK(std::abs(drift(f32, exact, m, e.pair) - e.drift) <= exact_mode_bound(m, exact.inv_freq(e.pair)));
@@ -89,8 +92,11 @@ TEST_CASE("[HF float32] ... and at position 1,000,000: up to 0.062 rad (pair 1)"
     const struct {
         int pair;
         double drift;
-    } expected[] = {{0, 0.0}, {1, 0.062238518182997425}, {2, -0.0065762113151280328},
-                    {23, 0.00030374508661585168}, {40, 2.2265974246936447e-7}};
+    } expected[] = {{0, 0.0},
+                    {1, 0.062238518182997425},
+                    {2, -0.0065762113151280328},
+                    {23, 0.00030374508661585168},
+                    {40, 2.2265974246936447e-7}};
     for (const auto& e : expected) {
         CAPTURE(e.pair);
         CHECK(std::abs(drift(f32, exact, m, e.pair) - e.drift) <= exact_mode_bound(m, exact.inv_freq(e.pair)));
@@ -106,7 +112,7 @@ TEST_CASE("[HF float32] the drift is the product rounding plus the float32 frequ
     // exact in float32 (one rounding of the exact product a m): checked for every pair at both positions.
     const posenc::FrequencyTable f32 = posenc::frequency_table(qwen3_spec, qwen3_yarn, posenc::Precision::hf_float32);
     const posenc::FrequencyTable exact = posenc::frequency_table(qwen3_spec, qwen3_yarn);
-    for (std::int64_t m : {std::int64_t{131072}, std::int64_t{1'000'000}})
+    for (std::int64_t m : {std::int64_t {131072}, std::int64_t {1'000'000}})
         for (int j = 0; j < 64; ++j) {
             CAPTURE(m);
             CAPTURE(j);
@@ -147,9 +153,9 @@ TEST_CASE("[exact] Precision::exact at positions 2^24 + 1 and 2^31 - 1 stays wit
         std::int64_t m;
         int pair;
         double reduced;
-    } vectors[] = {{16777217, 1, 1.8157732140999608},         {16777217, 30, 0.20250570949530439},
-                   {16777217, 40, -1.8345628329961337},       {2147483647, 1, 2.8016230399720989},
-                   {2147483647, 30, 0.65068702009975229},     {2147483647, 40, -2.3519212089577887}};
+    } vectors[] = {{16777217, 1, 1.8157732140999608},     {16777217, 30, 0.20250570949530439},
+                   {16777217, 40, -1.8345628329961337},   {2147483647, 1, 2.8016230399720989},
+                   {2147483647, 30, 0.65068702009975229}, {2147483647, 40, -2.3519212089577887}};
     for (const auto& v : vectors) {
         CAPTURE(v.m);
         CAPTURE(v.pair);
@@ -165,7 +171,7 @@ TEST_CASE("[HF float32] beyond 2^24 float32 positions collide: token 2^24 + 1 ge
     // docs/formulas.md H9: position ids become float32, exact only up to 2^24.
     const posenc::FrequencyTable f32 = posenc::frequency_table(qwen3_spec, qwen3_yarn, posenc::Precision::hf_float32);
     const posenc::FrequencyTable exact = posenc::frequency_table(qwen3_spec, qwen3_yarn);
-    const std::int64_t p = std::int64_t{1} << 24;
+    const std::int64_t p = std::int64_t {1} << 24;
     CHECK(posenc::rotation_angle(f32, p + 1, 0, posenc::Precision::hf_float32) ==
           posenc::rotation_angle(f32, p, 0, posenc::Precision::hf_float32));
     // exact mode separates them by theta_0 = 1 rad.

@@ -30,7 +30,8 @@ TEST_CASE("[IEEE 754 double] dynamic NTK: factors from 2^53 on lose s - 1 and ar
           std::string("dynamic.factor 9007199254740992") + rule);
     CHECK(message_of([] { return posenc::DynamicNtkScaling(9007199254740994.0, 4096); }) ==
           std::string("dynamic.factor 9007199254740994") + rule);
-    CHECK(message_of([] { return posenc::DynamicNtkScaling(1e17, 4096); }) == std::string("dynamic.factor 1e+17") + rule);
+    CHECK(message_of([] { return posenc::DynamicNtkScaling(1e17, 4096); }) ==
+          std::string("dynamic.factor 1e+17") + rule);
     // 2^53 - 1: s n / L = s at n = L (s * L exact for L = 4096 = 2^12, then / L exact), s - 1
     // exact, so the growth term is exactly 1 and the init base is the spec's base, bit for bit.
     const posenc::RopeSpec spec = posenc::RopeSpec::full(128, 10000.0);
@@ -45,8 +46,10 @@ TEST_CASE("[IEEE 754 float32] dynamic NTK hf_float32: fl(s) n / L - fl(s - 1) = 
     const posenc::RopeSpec spec = posenc::RopeSpec::full(128, 10000.0);
     const posenc::DynamicNtkScaling dynamic(1073741824.0, 1073741824);
     CHECK(message_of([&] {
-              return posenc::dynamic_ntk_inv_freq(spec, dynamic, std::int64_t {1073741825}, posenc::Precision::hf_float32);
-          }) == "dynamic.factor 1073741824 makes the float32 scaled base 0 at sequence_length 1073741825 (must stay >= 1)");
+              return posenc::dynamic_ntk_inv_freq(spec, dynamic, std::int64_t {1073741825},
+                                                  posenc::Precision::hf_float32);
+          }) ==
+          "dynamic.factor 1073741824 makes the float32 scaled base 0 at sequence_length 1073741825 (must stay >= 1)");
     // The same call in exact arithmetic keeps x = 2^30 * (2^30 + 1) / 2^30 - (2^30 - 1) = 2.
     CHECK(message_of([&] { return posenc::dynamic_ntk_inv_freq(spec, dynamic, std::int64_t {1073741825}); }) ==
           "(no error)");
@@ -77,7 +80,8 @@ TEST_CASE("[IEEE 754 float32] LongRoPE: a factor that overflows fl(ext) (x) base
     // 1 (/) inf = 0. In double theta_1 / ext_1 = 0.01 / 3e38 = 3.3e-41 is normal: accepted there.
     const posenc::RopeSpec spec = posenc::RopeSpec::full(4, 10000.0);
     const posenc::LongRopeScaling longrope({1.0, 3e38}, {1.0, 1.0}, 4096, 32.0);
-    CHECK(message_of([&] { return posenc::longrope_inv_freq(spec, longrope, std::nullopt, posenc::Precision::hf_float32); }) ==
+    CHECK(message_of(
+              [&] { return posenc::longrope_inv_freq(spec, longrope, std::nullopt, posenc::Precision::hf_float32); }) ==
           "longrope.short_factor[1] 3e+38 makes inv_freq[1] 0, not a normal float32 number (it would act as 0 or inf)");
     CHECK(message_of([&] { return posenc::longrope_inv_freq(spec, longrope); }) == "(no error)");
 }
@@ -95,12 +99,14 @@ TEST_CASE("[attention factor range] outside [2^-10, 2^10] is refused under the f
     const posenc::YarnScaling yarn(4.0, 4096);
     CHECK(message_of([&] { return yarn.with_attention_factor(1e300); }) == "yarn.attention_factor 1e+300" + range);
     const posenc::LongRopeScaling longrope(one, one, 4096, 32.0);
-    CHECK(message_of([&] { return longrope.with_attention_factor(2048.0); }) == "longrope.attention_factor 2048" + range);
+    CHECK(message_of([&] { return longrope.with_attention_factor(2048.0); }) ==
+          "longrope.attention_factor 2048" + range);
     // mscale 1e300: 0.1 * 1e300 * ln 4 + 1 = 1.4e299 > 1024.
     CHECK(message_of([&] { return yarn.with_mscale(1e300, 1.0); }) ==
           "yarn.mscale 1e+300 must keep 0.1 * mscale * ln(factor 4) + 1 <= 1024 (the attention factor range)");
     CHECK(message_of([&] { return yarn.with_mscale(1.0, 1e300); }) ==
-          "yarn.mscale_all_dim 1e+300 must keep 0.1 * mscale_all_dim * ln(factor 4) + 1 <= 1024 (the attention factor range)");
+          "yarn.mscale_all_dim 1e+300 must keep 0.1 * mscale_all_dim * ln(factor 4) + 1 <= 1024 (the attention factor "
+          "range)");
 }
 
 TEST_CASE("[IEEE 754 double] a scaled inv_freq that underflows is refused under the method's factor or the base")

@@ -79,7 +79,8 @@ TEST_CASE("[H12] real-model dims, bases and scalings")
     // gpt-oss-20b: head_dim 64 although 2880 / 64 = 45; yarn factor 32, truncate false.
     CHECK(gpt_oss_20b.d_model / gpt_oss_20b.num_heads == 45);
     CHECK(gpt_oss_20b.rope_spec() == posenc::RopeSpec(64, 64, 150000.0));
-    CHECK(std::get<posenc::YarnScaling>(gpt_oss_20b.scaling()).rounding() == posenc::YarnCorrectionRounding::fractional);
+    CHECK(std::get<posenc::YarnScaling>(gpt_oss_20b.scaling()).rounding() ==
+          posenc::YarnCorrectionRounding::fractional);
     // Qwen2.5-7B: 3584/28 = 128, theta 1e6, max_pos 32768, README yarn factor 4 over 32768.
     CHECK(qwen2_5_7b.d_model / qwen2_5_7b.num_heads == 128);
     CHECK(std::get<posenc::YarnScaling>(qwen2_5_7b.scaling()) == posenc::YarnScaling(4.0, 32768));

@@ -23,7 +23,7 @@ using posenc_test::ulp_distance;
 TEST_CASE("[api] scaling_type_name: none, linear, ntk_aware, dynamic, yarn, llama3, longrope")
 {
     const std::vector<double> ones(2, 1.0);
-    CHECK(std::string(posenc::scaling_type_name(posenc::NoScaling{})) == "none");
+    CHECK(std::string(posenc::scaling_type_name(posenc::NoScaling {})) == "none");
     CHECK(std::string(posenc::scaling_type_name(posenc::LinearScaling(2.0))) == "linear");
     CHECK(std::string(posenc::scaling_type_name(posenc::NtkAwareScaling(2.0))) == "ntk_aware");
     CHECK(std::string(posenc::scaling_type_name(posenc::DynamicNtkScaling(2.0, 4096))) == "dynamic");
@@ -34,7 +34,7 @@ TEST_CASE("[api] scaling_type_name: none, linear, ntk_aware, dynamic, yarn, llam
 
 TEST_CASE("[api] factor, original length, attention factor and softmax multiplier of each kind")
 {
-    CHECK(posenc::scaling_factor(posenc::NoScaling{}) == 1.0);
+    CHECK(posenc::scaling_factor(posenc::NoScaling {}) == 1.0);
     CHECK(posenc::scaling_factor(posenc::YarnScaling(4.0, 32768)) == 4.0);
     CHECK(!posenc::scaling_original_length(posenc::LinearScaling(4.0)));
     CHECK(posenc::scaling_original_length(posenc::YarnScaling(4.0, 32768)) == 32768);
@@ -55,13 +55,13 @@ TEST_CASE("[api] scaling_parameters lists Hugging Face's keys with typed values"
         posenc::YarnScaling(32.0, 4096).with_rounding(posenc::YarnCorrectionRounding::fractional));
     std::vector<std::string> names;
     for (const auto& p : params) names.push_back(p.name);
-    CHECK(names == std::vector<std::string>{"factor", "original_max_position_embeddings", "beta_fast", "beta_slow",
-                                            "mscale", "mscale_all_dim", "truncate", "attention_factor"});
+    CHECK(names == std::vector<std::string> {"factor", "original_max_position_embeddings", "beta_fast", "beta_slow",
+                                             "mscale", "mscale_all_dim", "truncate", "attention_factor"});
     CHECK(std::get<double>(params[0].value) == 32.0);
     CHECK(std::get<std::int64_t>(params[1].value) == 4096);
     CHECK(std::get<bool>(params[6].value) == false);
     CHECK(std::get<double>(params[7].value) == doctest::Approx(0.1 * std::log(32.0) + 1.0).epsilon(1e-15));
-    CHECK(posenc::scaling_parameters(posenc::NoScaling{}).empty());
+    CHECK(posenc::scaling_parameters(posenc::NoScaling {}).empty());
     const auto phi3 = posenc::scaling_parameters(posenc::models::phi_3_mini_128k.scaling());
     CHECK(phi3.back().name == "long_factor");
     CHECK(std::get<std::vector<double>>(phi3.back().value).size() == 48);
@@ -70,8 +70,10 @@ TEST_CASE("[api] scaling_parameters lists Hugging Face's keys with typed values"
 TEST_CASE("[HF default] NoScaling: exact table = FrequencyTable::from_spec; float32 = HF's check values within 1 ulp")
 {
     const posenc::RopeSpec spec(128, 128, 1e4);
-    CHECK(posenc::frequency_table(spec, posenc::NoScaling{}).inv_freq() == posenc::FrequencyTable::from_spec(spec).inv_freq());
-    const posenc::FrequencyTable f32 = posenc::frequency_table(spec, posenc::NoScaling{}, posenc::Precision::hf_float32);
+    CHECK(posenc::frequency_table(spec, posenc::NoScaling {}).inv_freq() ==
+          posenc::FrequencyTable::from_spec(spec).inv_freq());
+    const posenc::FrequencyTable f32 =
+        posenc::frequency_table(spec, posenc::NoScaling {}, posenc::Precision::hf_float32);
     // H2 (docs/formulas.md): inv[0] = 1, inv[1] = 0.865964353, inv[2] = 0.749894202,
     // inv[32] = 0.00999999978, inv[63] = 0.000115478193.
     CHECK(f32.inv_freq(0) == 1.0);

@@ -24,13 +24,18 @@ constexpr double infinity = std::numeric_limits<double>::infinity();
 
 TEST_CASE("[errors] factor < 1, NaN, infinite or beyond float32, for every factor-based method")
 {
-    CHECK(message_of([] { return posenc::LinearScaling(0.5); }) == "linear.factor 0.5 must be >= 1 and finite in float32");
-    CHECK(message_of([] { return posenc::LinearScaling(not_a_number); }) == "linear.factor nan must be >= 1 and finite in float32");
-    CHECK(message_of([] { return posenc::NtkAwareScaling(-2.0); }) == "ntk_aware.factor -2 must be >= 1 and finite in float32");
-    CHECK(message_of([] { return posenc::NtkAwareScaling(infinity); }) == "ntk_aware.factor inf must be >= 1 and finite in float32");
+    CHECK(message_of([] { return posenc::LinearScaling(0.5); }) ==
+          "linear.factor 0.5 must be >= 1 and finite in float32");
+    CHECK(message_of([] { return posenc::LinearScaling(not_a_number); }) ==
+          "linear.factor nan must be >= 1 and finite in float32");
+    CHECK(message_of([] { return posenc::NtkAwareScaling(-2.0); }) ==
+          "ntk_aware.factor -2 must be >= 1 and finite in float32");
+    CHECK(message_of([] { return posenc::NtkAwareScaling(infinity); }) ==
+          "ntk_aware.factor inf must be >= 1 and finite in float32");
     CHECK(message_of([] { return posenc::DynamicNtkScaling(0.0, 4096); }) ==
           "dynamic.factor 0 must be >= 1 and finite in float32");
-    CHECK(message_of([] { return posenc::YarnScaling(0.99, 32768); }) == "yarn.factor 0.99 must be >= 1 and finite in float32");
+    CHECK(message_of([] { return posenc::YarnScaling(0.99, 32768); }) ==
+          "yarn.factor 0.99 must be >= 1 and finite in float32");
     CHECK(message_of([] { return posenc::YarnScaling(1e308, 32768); }) ==
           "yarn.factor 1e+308 must be >= 1 and finite in float32");
     CHECK(message_of([] { return posenc::Llama3Scaling(not_a_number, 1.0, 4.0, 8192); }) ==
@@ -44,10 +49,12 @@ TEST_CASE("[errors] factor < 1, NaN, infinite or beyond float32, for every facto
 
 TEST_CASE("[errors] non-positive lengths")
 {
-    CHECK(message_of([] { return posenc::YarnScaling(4.0, 0); }) == "yarn.original_max_position_embeddings 0 must be > 0");
+    CHECK(message_of([] { return posenc::YarnScaling(4.0, 0); }) ==
+          "yarn.original_max_position_embeddings 0 must be > 0");
     CHECK(message_of([] { return posenc::YarnScaling(4.0, -32768); }) ==
           "yarn.original_max_position_embeddings -32768 must be > 0");
-    CHECK(message_of([] { return posenc::DynamicNtkScaling(2.0, 0); }) == "dynamic.max_position_embeddings 0 must be > 0");
+    CHECK(message_of([] { return posenc::DynamicNtkScaling(2.0, 0); }) ==
+          "dynamic.max_position_embeddings 0 must be > 0");
     CHECK(message_of([] { return posenc::Llama3Scaling(8.0, 1.0, 4.0, -1); }) ==
           "llama3.original_max_position_embeddings -1 must be > 0");
     const std::vector<double> ones(4, 1.0);
@@ -74,9 +81,11 @@ TEST_CASE("[errors] YaRN: beta_fast < beta_slow, bad betas, mscale, attention fa
     CHECK(message_of([&] { yarn.with_betas(32.0, not_a_number); }) == "yarn.beta_slow nan must be finite and > 0");
     CHECK(message_of([&] { yarn.with_betas(infinity, 1.0); }) == "yarn.beta_fast inf must be finite and > 0");
     CHECK(message_of([&] { yarn.with_mscale(-1.0, 1.0); }) == "yarn.mscale -1 must be finite and >= 0");
-    CHECK(message_of([&] { yarn.with_mscale(1.0, not_a_number); }) == "yarn.mscale_all_dim nan must be finite and >= 0");
+    CHECK(message_of([&] { yarn.with_mscale(1.0, not_a_number); }) ==
+          "yarn.mscale_all_dim nan must be finite and >= 0");
     CHECK(message_of([&] { yarn.with_attention_factor(0.0); }) == "yarn.attention_factor 0 must be finite and > 0");
-    CHECK(message_of([&] { yarn.with_attention_factor(not_a_number); }) == "yarn.attention_factor nan must be finite and > 0");
+    CHECK(message_of([&] { yarn.with_attention_factor(not_a_number); }) ==
+          "yarn.attention_factor nan must be finite and > 0");
     CHECK(message_of([&] { yarn.with_rounding(static_cast<posenc::YarnCorrectionRounding>(7)); }) ==
           "yarn.rounding 7 must be YarnCorrectionRounding::floor_ceil or YarnCorrectionRounding::fractional");
     // A failed with_... leaves the original untouched (value semantics).
@@ -102,7 +111,8 @@ TEST_CASE("[errors] LongRoPE: list lengths (against each other and against rotar
     const std::vector<double> forty_seven(47, 1.5);
     CHECK(message_of([&] { return posenc::LongRopeScaling(forty_eight, forty_seven, 4096, 32.0); }) ==
           "longrope.long_factor.size 47 must equal short_factor.size 48");
-    CHECK(message_of([&] { return posenc::LongRopeScaling({}, {}, 4096, 32.0); }) == "longrope.short_factor.size 0 must be > 0");
+    CHECK(message_of([&] { return posenc::LongRopeScaling({}, {}, 4096, 32.0); }) ==
+          "longrope.short_factor.size 0 must be > 0");
     std::vector<double> bad = forty_eight;
     bad[3] = not_a_number;
     CHECK(message_of([&] { return posenc::LongRopeScaling(bad, forty_eight, 4096, 32.0); }) ==
@@ -113,8 +123,9 @@ TEST_CASE("[errors] LongRoPE: list lengths (against each other and against rotar
     bad[3] = 0.0;
     CHECK(message_of([&] { return posenc::LongRopeScaling(forty_eight, bad, 4096, 32.0); }) ==
           "longrope.long_factor[3] 0 must be > 0 and finite in float32");
-    CHECK(message_of([&] { return posenc::LongRopeScaling(forty_eight, forty_eight, 4096, 32.0).with_attention_factor(-1.0); }) ==
-          "longrope.attention_factor -1 must be finite and > 0");
+    CHECK(message_of([&] {
+              return posenc::LongRopeScaling(forty_eight, forty_eight, 4096, 32.0).with_attention_factor(-1.0);
+          }) == "longrope.attention_factor -1 must be finite and > 0");
     // 47 entries are fine on their own, but not for a spec with 48 pairs (R = 96).
     const posenc::LongRopeScaling short_lists(forty_seven, forty_seven, 4096, 32.0);
     const posenc::RopeSpec phi3(96, 96, 1e4);
@@ -140,10 +151,12 @@ TEST_CASE("[errors] what only the spec reveals: rotary_dim 2 for NTK bases, over
           "dynamic.scaled_base inf must be finite");
     // Hugging Face rounds the base to float32.
     const posenc::RopeSpec beyond(128, 128, 1e39);
-    CHECK(message_of([&] { return posenc::frequency_table(beyond, posenc::NoScaling{}, posenc::Precision::hf_float32); }) ==
-          "base 1e+39 must be finite in float32 for Precision::hf_float32");
-    CHECK(message_of([&] { return posenc::frequency_table(beyond, posenc::YarnScaling(4.0, 4096), posenc::Precision::hf_float32); }) ==
-          "base 1e+39 must be finite in float32 for Precision::hf_float32");
+    CHECK(message_of([&] {
+              return posenc::frequency_table(beyond, posenc::NoScaling {}, posenc::Precision::hf_float32);
+          }) == "base 1e+39 must be finite in float32 for Precision::hf_float32");
+    CHECK(message_of([&] {
+              return posenc::frequency_table(beyond, posenc::YarnScaling(4.0, 4096), posenc::Precision::hf_float32);
+          }) == "base 1e+39 must be finite in float32 for Precision::hf_float32");
     CHECK(message_of([&] { return posenc::frequency_table(beyond, posenc::YarnScaling(4.0, 4096)); }) == "(no error)");
     CHECK(message_of([] { return posenc::deepseek_softmax_scale(0, posenc::YarnScaling(40.0, 4096)); }) ==
           "qk_head_dim 0 must be > 0");

@@ -37,8 +37,8 @@ std::string audio_error_of(const std::string& text)
 /// The pair of head dims frequency j rotates under `pairing` (rotary slice at the head's start).
 std::pair<int, int> audio_pair_dims(posenc::Pairing pairing, int j, int rotary)
 {
-    return pairing == posenc::Pairing::interleaved ? std::pair<int, int>{2 * j, 2 * j + 1}
-                                                   : std::pair<int, int>{j, j + rotary / 2};
+    return pairing == posenc::Pairing::interleaved ? std::pair<int, int> {2 * j, 2 * j + 1}
+                                                   : std::pair<int, int> {j, j + rotary / 2};
 }
 
 /// The tower read from `config` matches the sweep case `c`: head, rotated width, pairs, inv_freq
@@ -109,7 +109,7 @@ TEST_CASE("audio sweep: each tower's full config.json and its few written keys g
                 CHECK(nested.key_prefix == w.at("key").get<std::string>() + ".");
                 check_audio_case(nested, c);
                 const posenc::hf::HfAudioTower bare =
-                    posenc::hf::audio_tower_from_json(nlohmann::json{{"model_type", w.at("model_type")}});
+                    posenc::hf::audio_tower_from_json(nlohmann::json {{"model_type", w.at("model_type")}});
                 CHECK(bare.model_type == type);
                 check_audio_case(bare, c);
             }
@@ -137,8 +137,8 @@ TEST_CASE("the audio towers' rules: positions, pairing, partial rotation and the
     CHECK(pe.warnings[0].key == "rope_theta");
     CHECK(pe.warnings[0].message == "500 is ignored: without rope_parameters pe_audio_encoder's class sets theta 20000 "
                                     "(at transformers decba1d2; 5.25.0 reads it)");
-    const auto pe_no_theta =
-        posenc::hf::parse_audio_tower(R"({"model_type": "pe_audio_encoder", "rope_parameters": {"rope_type": "default"}})");
+    const auto pe_no_theta = posenc::hf::parse_audio_tower(
+        R"({"model_type": "pe_audio_encoder", "rope_parameters": {"rope_type": "default"}})");
     CHECK(pe_no_theta.group().spec.base() == 10000.0);
     REQUIRE(pe_no_theta.warnings.size() == 1);
     CHECK(pe_no_theta.warnings[0].key == "rope_parameters");
@@ -151,8 +151,8 @@ TEST_CASE("the audio towers' rules: positions, pairing, partial rotation and the
     REQUIRE(dots.warnings.size() == 1);
     CHECK(dots.warnings[0].message ==
           "32 is ignored: dots3_note_audio_encoder's class sets head_dim = hidden_size / num_attention_heads = 64");
-    const auto asr =
-        posenc::hf::parse_audio_tower(R"({"model_type": "nemotron3_5_transcribe_asr_audio", "partial_rotary_factor": 0.25})");
+    const auto asr = posenc::hf::parse_audio_tower(
+        R"({"model_type": "nemotron3_5_transcribe_asr_audio", "partial_rotary_factor": 0.25})");
     CHECK(asr.group().spec.rotary_dim() == 64);
     REQUIRE(asr.warnings.size() == 1);
     CHECK(asr.warnings[0].key == "partial_rotary_factor");
@@ -167,7 +167,7 @@ TEST_CASE("the tower's double inv_freq keeps the angle within 2^-20 rad of theta
     // m x 12 x 2^-52 < 2^-18 x 2^-2 of the exact one, reduced_angle adding < 4e-15 rad.
     const auto pe = posenc::hf::parse_audio_tower(R"({"model_type": "pe_audio"})");
     const posenc::FrequencyTable table = pe.group().table();
-    for (const std::int64_t m : {std::int64_t{1} << 24, std::int64_t{2147483647}}) {
+    for (const std::int64_t m : {std::int64_t {1} << 24, std::int64_t {2147483647}}) {
         for (int j = 0; j < table.num_pairs(); j += 9) {
             const long double exact_inv = std::pow(20000.0L, -2.0L * j / 128.0L);
             const long double two_pi = 6.283185307179586476925286766559L;
@@ -185,10 +185,19 @@ TEST_CASE("the tower's double inv_freq keeps the angle within 2^-20 rad of theta
 
 TEST_CASE("audio models without a RoPE posenc represents are refused by name, with what they apply instead")
 {
-    const char* refused[] = {"gemma3n_audio", "gemma4_audio", "gemma4_unified_audio", "phi4_multimodal_audio",
-                             "qwen2_5_omni_audio_encoder", "qwen3_omni_moe_audio_encoder", "moonshine_streaming_encoder",
-                             "qwen2_5_omni_bigvgan", "qwen2_5_omni_dit", "qwen2_5_omni_token2wav", "xcodec2",
-                             "neucodec", "muse_spark_audio"};
+    const char* refused[] = {"gemma3n_audio",
+                             "gemma4_audio",
+                             "gemma4_unified_audio",
+                             "phi4_multimodal_audio",
+                             "qwen2_5_omni_audio_encoder",
+                             "qwen3_omni_moe_audio_encoder",
+                             "moonshine_streaming_encoder",
+                             "qwen2_5_omni_bigvgan",
+                             "qwen2_5_omni_dit",
+                             "qwen2_5_omni_token2wav",
+                             "xcodec2",
+                             "neucodec",
+                             "muse_spark_audio"};
     for (const char* type : refused) {
         CAPTURE(type);
         const std::string e = audio_error_of(std::string(R"({"model_type": ")") + type + "\"}");
@@ -204,13 +213,14 @@ TEST_CASE("audio models without a RoPE posenc represents are refused by name, wi
               .find("audio_config.model_type") != std::string::npos);
     CHECK(audio_error_of(R"({"model_type": "mimi", "rope_parameters": {"rope_type": "linear", "factor": 2}})")
               .find("rope_parameters.rope_type") != std::string::npos);
-    CHECK(audio_error_of(R"({"model_type": "glmasr_encoder", "partial_rotary_factor": 1.5})").find("partial_rotary_factor") !=
-          std::string::npos);
+    CHECK(audio_error_of(R"({"model_type": "glmasr_encoder", "partial_rotary_factor": 1.5})")
+              .find("partial_rotary_factor") != std::string::npos);
     CHECK(audio_error_of(R"({"model_type": "mimi", "head_dim": 7})").find("head_dim") != std::string::npos);
     CHECK(audio_error_of(R"({"model_type": "mimi", "rope_theta": 1})").find("rope_theta") != std::string::npos);
-    CHECK(audio_error_of(R"({"model_type": "lasr_ctc", "encoder_config": 3})").find("encoder_config") != std::string::npos);
-    CHECK(audio_error_of(R"({"model_type": "mimi", "rope_scaling": {"type": "linear", "factor": 2}})").find("rope_scaling") !=
+    CHECK(audio_error_of(R"({"model_type": "lasr_ctc", "encoder_config": 3})").find("encoder_config") !=
           std::string::npos);
+    CHECK(audio_error_of(R"({"model_type": "mimi", "rope_scaling": {"type": "linear", "factor": 2}})")
+              .find("rope_scaling") != std::string::npos);
     CHECK(audio_error_of(R"({"model_type": "mimi", "rope_parameters": {"full_attention": {"rope_theta": 5}}})")
               .find("rope_parameters.full_attention") != std::string::npos);
     const auto extra = posenc::hf::parse_audio_tower(
@@ -225,29 +235,48 @@ TEST_CASE("every audio model_type of transformers' tower sweep is a row or a ref
 {
     // The audio model_types whose modeling files the sweep found defining a rotary module
     // (transformers decba1d2).
-    const char* swept[] = {"gemma3n_audio", "gemma4_audio", "gemma4_unified_audio", "glmasr_encoder", "lasr_ctc",
-                           "lasr_encoder", "mimi", "moonshine_streaming_encoder", "pe_audio_encoder",
-                           "phi4_multimodal_audio", "qwen2_5_omni_audio_encoder", "qwen2_5_omni_bigvgan",
-                           "qwen2_5_omni_dit", "qwen2_5_omni_token2wav", "qwen3_omni_moe_audio_encoder", "xcodec2"};
+    const char* swept[] = {"gemma3n_audio",
+                           "gemma4_audio",
+                           "gemma4_unified_audio",
+                           "glmasr_encoder",
+                           "lasr_ctc",
+                           "lasr_encoder",
+                           "mimi",
+                           "moonshine_streaming_encoder",
+                           "pe_audio_encoder",
+                           "phi4_multimodal_audio",
+                           "qwen2_5_omni_audio_encoder",
+                           "qwen2_5_omni_bigvgan",
+                           "qwen2_5_omni_dit",
+                           "qwen2_5_omni_token2wav",
+                           "qwen3_omni_moe_audio_encoder",
+                           "xcodec2"};
     int rows = 0, refusals = 0;
     for (const char* type : swept) {
         CAPTURE(type);
         const std::string text = std::string(R"({"model_type": ")") + type + "\"}";
         if (audio_error_of(text) == "(no error)") ++rows;
-        else if (audio_error_of(text).find("names an audio model posenc does not read") != std::string::npos) ++refusals;
+        else if (audio_error_of(text).find("names an audio model posenc does not read") != std::string::npos)
+            ++refusals;
     }
     CHECK(rows == 5);  // mimi, glmasr_encoder, lasr_ctc (its encoder), lasr_encoder, pe_audio_encoder
     CHECK(refusals == 11);
     // transformers 5.25.0's audio model_types with a rotary module
-    const char* swept_5_25[] = {"dots3_note_audio_encoder", "muse_spark_audio", "nemotron3_5_transcribe_asr_audio",
-                                "nemotron3_5_transcribe_audio", "nemotron3_diarization", "nemotron3_diarization_audio",
-                                "neucodec", "pocket_tts_audio_tokenizer"};
+    const char* swept_5_25[] = {"dots3_note_audio_encoder",
+                                "muse_spark_audio",
+                                "nemotron3_5_transcribe_asr_audio",
+                                "nemotron3_5_transcribe_audio",
+                                "nemotron3_diarization",
+                                "nemotron3_diarization_audio",
+                                "neucodec",
+                                "pocket_tts_audio_tokenizer"};
     rows = refusals = 0;
     for (const char* type : swept_5_25) {
         CAPTURE(type);
         const std::string text = std::string(R"({"model_type": ")") + type + "\"}";
         if (audio_error_of(text) == "(no error)") ++rows;
-        else if (audio_error_of(text).find("names an audio model posenc does not read") != std::string::npos) ++refusals;
+        else if (audio_error_of(text).find("names an audio model posenc does not read") != std::string::npos)
+            ++refusals;
     }
     CHECK(rows == 6);  // the two wrappers read their default tower
     CHECK(refusals == 2);
@@ -266,7 +295,8 @@ TEST_CASE("[cli] --tower audio --json gives the tower transformers builds from t
     for (const auto& c : data.at("cases")) {
         if (c.at("model_type") != "pe_audio_encoder" || !c.contains("wrapper")) continue;
         const std::string path =
-            (std::filesystem::temp_directory_path() / ("posenc-audio-" + std::to_string(::getpid()) + ".json")).string();
+            (std::filesystem::temp_directory_path() / ("posenc-audio-" + std::to_string(::getpid()) + ".json"))
+                .string();
         {
             std::ofstream out(path);
             out << c.at("wrapper").at("config").dump();
@@ -305,7 +335,8 @@ TEST_CASE("[cli] --tower audio usage errors")
         return "(accepted)";
     };
     CHECK(usage({"--config", "c.json", "--tower", "audio"}) == "(accepted)");
-    CHECK(usage({"--config", "c.json", "--tower", "audio", "--grid", "1,2,2"}) == "--grid does not apply to --tower audio");
+    CHECK(usage({"--config", "c.json", "--tower", "audio", "--grid", "1,2,2"}) ==
+          "--grid does not apply to --tower audio");
     CHECK(usage({"--preset", "qwen3-8b", "--tower", "audio"}).find("--config only") != std::string::npos);
     CHECK(usage({"--config", "c.json", "--tower", "speech"}) == "--tower: expected vision or audio, got \"speech\"");
 }

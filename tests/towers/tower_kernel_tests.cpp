@@ -71,22 +71,26 @@ void check_rotation(const std::vector<T>& in, const std::vector<T>& out, int hea
     int failures = 0;
     for (std::size_t n = 0; n < angles.size(); ++n)
         for (int h = 0; h < heads; ++h) {
-            const std::size_t base = (n * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(dims);
+            const std::size_t base =
+                (n * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(dims);
             for (int d = 0; d < dims; ++d)
                 if (!paired[static_cast<std::size_t>(d)])
-                    failures += std::memcmp(&in[base + static_cast<std::size_t>(d)], &out[base + static_cast<std::size_t>(d)], sizeof(T)) != 0;
+                    failures += std::memcmp(&in[base + static_cast<std::size_t>(d)],
+                                            &out[base + static_cast<std::size_t>(d)], sizeof(T)) != 0;
             for (std::size_t j = 0; j < pairs.size(); ++j) {
                 const double a = posenc::load_as_float(in[base + static_cast<std::size_t>(pairs[j][0])]);
                 const double b = posenc::load_as_float(in[base + static_cast<std::size_t>(pairs[j][1])]);
                 const double angle = angles[n][j];
                 const double want_a = a * std::cos(angle) - b * std::sin(angle);
                 const double want_b = b * std::cos(angle) + a * std::sin(angle);
-                const double tol = tolerance<T>(std::hypot(a, b), relative_angle_error * std::abs(angle) + absolute_angle_error);
+                const double tol =
+                    tolerance<T>(std::hypot(a, b), relative_angle_error * std::abs(angle) + absolute_angle_error);
                 const double got_a = posenc::load_as_float(out[base + static_cast<std::size_t>(pairs[j][0])]);
                 const double got_b = posenc::load_as_float(out[base + static_cast<std::size_t>(pairs[j][1])]);
                 if (std::abs(got_a - want_a) > tol || std::abs(got_b - want_b) > tol) {
-                    if (failures < 3) CHECK_MESSAGE(false, "token " << n << " head " << h << " pair " << j << ": " << got_a << ", " << got_b
-                                                            << " want " << want_a << ", " << want_b);
+                    if (failures < 3)
+                        CHECK_MESSAGE(false, "token " << n << " head " << h << " pair " << j << ": " << got_a << ", "
+                                                      << got_b << " want " << want_a << ", " << want_b);
                     ++failures;
                 }
             }
@@ -97,8 +101,9 @@ void check_rotation(const std::vector<T>& in, const std::vector<T>& out, int hea
 /// Rotates random Q and K of the plan's tokens with apply_tower_rope (out of place for Q, in
 /// place for K) and checks both against the angles.
 template <class T>
-void check_tower(const posenc::VisionTower& tower, const posenc::PatchGrid& grid, const std::vector<std::array<int, 2>>& pairs,
-                 const std::vector<std::vector<double>>& angles, double relative_angle_error, double absolute_angle_error)
+void check_tower(const posenc::VisionTower& tower, const posenc::PatchGrid& grid,
+                 const std::vector<std::array<int, 2>>& pairs, const std::vector<std::vector<double>>& angles,
+                 double relative_angle_error, double absolute_angle_error)
 {
     const k::TowerRope plan(tower, grid);
     REQUIRE(static_cast<std::size_t>(plan.tokens()) == angles.size());
@@ -107,8 +112,9 @@ void check_tower(const posenc::VisionTower& tower, const posenc::PatchGrid& grid
     const std::vector<T> q_in = random_values<T>(static_cast<std::size_t>(n * q_heads * h), rng);
     const std::vector<T> k_in = random_values<T>(static_cast<std::size_t>(n * k_heads * h), rng);
     std::vector<T> q_out(q_in.size()), k_out = k_in;
-    const k::QKViews<T> views = k::QKViews<T>::out_of_place(k::HeadsView<const T>(q_in, {n, q_heads, h}), k::HeadsView<T>(q_out, {n, q_heads, h}),
-                                                            k::HeadsView<const T>(k_out, {n, k_heads, h}), k::HeadsView<T>(k_out, {n, k_heads, h}));
+    const k::QKViews<T> views = k::QKViews<T>::out_of_place(
+        k::HeadsView<const T>(q_in, {n, q_heads, h}), k::HeadsView<T>(q_out, {n, q_heads, h}),
+        k::HeadsView<const T>(k_out, {n, k_heads, h}), k::HeadsView<T>(k_out, {n, k_heads, h}));
     k::apply_tower_rope(plan, views);
     check_rotation(q_in, q_out, q_heads, tower.head_dim, pairs, angles, relative_angle_error, absolute_angle_error);
     check_rotation(k_in, k_out, k_heads, tower.head_dim, pairs, angles, relative_angle_error, absolute_angle_error);
@@ -148,7 +154,8 @@ std::vector<std::array<int, 2>> swept_pairs(const nlohmann::json& t, const posen
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("apply_tower_rope rotates every swept tower's Q and K by transformers' own angles", T, float, bfloat16)
+TEST_CASE_TEMPLATE("apply_tower_rope rotates every swept tower's Q and K by transformers' own angles", T, float,
+                   bfloat16)
 {
     const nlohmann::json data = load_towers_sweep();
     int cases = 0;
@@ -166,7 +173,8 @@ TEST_CASE_TEMPLATE("apply_tower_rope rotates every swept tower's Q and K by tran
         for (const auto& c : t.at("cases")) {
             const auto g = c.at("grid_thw");
             CAPTURE(g.dump());
-            check_tower<T>(tower, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()}, pairs, angles_of(c.at("angles")), relative, absolute);
+            check_tower<T>(tower, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()}, pairs,
+                           angles_of(c.at("angles")), relative, absolute);
             ++cases;
         }
         if (t.contains("windowed")) {  // SAM 3's windowed layers: coordinates modulo the window, scale 1
@@ -174,16 +182,17 @@ TEST_CASE_TEMPLATE("apply_tower_rope rotates every swept tower's Q and K by tran
             win.window = t.at("windowed").at("window").get<int>();
             win.scale = 1.0;
             const auto& g = t.at("cases")[0].at("grid_thw");
-            check_tower<T>(win, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()}, pairs, angles_of(t.at("windowed").at("angles")),
-                           relative, 0.0);
+            check_tower<T>(win, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()}, pairs,
+                           angles_of(t.at("windowed").at("angles")), relative, 0.0);
             ++cases;
         }
     }
     CHECK(cases >= 70);
 }
 
-TEST_CASE_TEMPLATE("apply_tower_rope on larger grids and videos: the kernel's bound against tower_token_angles' exact angles", T,
-                   float, bfloat16)
+TEST_CASE_TEMPLATE(
+    "apply_tower_rope on larger grids and videos: the kernel's bound against tower_token_angles' exact angles", T,
+    float, bfloat16)
 {
     using R = posenc::VisionTowerRule;
     struct Row {
@@ -194,10 +203,14 @@ TEST_CASE_TEMPLATE("apply_tower_rope on larger grids and videos: the kernel's bo
         posenc::PatchGrid grid;
     };
     const Row rows[] = {
-        {R::rows_columns_shared, 80, 10000.0, 2, {2, 12, 20}},   {R::rows_columns_even_odd, 64, 10000.0, 1, {1, 9, 31}},
-        {R::columns_rows_chunked, 64, 100.0, 1, {1, 17, 40}},    {R::columns_rows_alternating, 72, 10000.0, 1, {2, 14, 6}},
-        {R::columns_rows_offset_shared, 96, 10000.0, 1, {1, 33, 21}}, {R::frames_rows_columns_partial, 80, 10000.0, 2, {3, 10, 16}},
-        {R::frames_rows_columns_partial, 94, 10000.0, 1, {2, 5, 7}}, {R::columns_rows_interleaved_scaled, 64, 10000.0, 1, {1, 30, 30}},
+        {R::rows_columns_shared, 80, 10000.0, 2, {2, 12, 20}},
+        {R::rows_columns_even_odd, 64, 10000.0, 1, {1, 9, 31}},
+        {R::columns_rows_chunked, 64, 100.0, 1, {1, 17, 40}},
+        {R::columns_rows_alternating, 72, 10000.0, 1, {2, 14, 6}},
+        {R::columns_rows_offset_shared, 96, 10000.0, 1, {1, 33, 21}},
+        {R::frames_rows_columns_partial, 80, 10000.0, 2, {3, 10, 16}},
+        {R::frames_rows_columns_partial, 94, 10000.0, 1, {2, 5, 7}},
+        {R::columns_rows_interleaved_scaled, 64, 10000.0, 1, {1, 30, 30}},
         {R::rows_columns_centres, 64, 100.0, 1, {2, 13, 27}},
     };
     for (const Row& r : rows) {
@@ -229,14 +242,18 @@ TEST_CASE_TEMPLATE("apply_tower_rope on larger grids and videos: the kernel's bo
     check_tower<T>(llama, {3, 12, 12}, a.pairs, a.tokens, 0.0, std::ldexp(1.0, -23));
 }
 
-TEST_CASE_TEMPLATE("each tower pass at positions up to 2^31 - 1 matches apply_multi_axis_rope_reference", T, float, bfloat16)
+TEST_CASE_TEMPLATE("each tower pass at positions up to 2^31 - 1 matches apply_multi_axis_rope_reference", T, float,
+                   bfloat16)
 {
     using R = posenc::VisionTowerRule;
-    const std::pair<R, int> rules[] = {{R::columns_rows_chunked, 64},           {R::frames_rows_columns_partial, 80},
-                                       {R::columns_rows_interleaved_cls, 88},   {R::columns_rows_offset_shared, 96},
-                                       {R::columns_rows_interleaved_scaled, 64}, {R::columns_rows_alternating, 72}};
+    const std::pair<R, int> rules[] = {{R::columns_rows_chunked, 64},
+                                       {R::frames_rows_columns_partial, 80},
+                                       {R::columns_rows_interleaved_cls, 88},
+                                       {R::columns_rows_offset_shared, 96},
+                                       {R::columns_rows_interleaved_scaled, 64},
+                                       {R::columns_rows_alternating, 72}};
     std::mt19937 rng(7);
-    std::uniform_int_distribution<std::int64_t> large((std::int64_t{1} << 24) - 8, 2147483647);
+    std::uniform_int_distribution<std::int64_t> large((std::int64_t {1} << 24) - 8, 2147483647);
     for (const auto& [rule, head_dim] : rules) {
         posenc::VisionTower tower;
         tower.rule = rule;
@@ -248,21 +265,24 @@ TEST_CASE_TEMPLATE("each tower pass at positions up to 2^31 - 1 matches apply_mu
         const k::TowerRope plan(tower, {1, 1, 1});
         const int tokens = 37, axes = plan.num_axes();
         std::vector<std::int64_t> positions(static_cast<std::size_t>(tokens * axes));
-        for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i < 3 ? 2147483647 - static_cast<std::int64_t>(i) : large(rng);
+        for (std::size_t i = 0; i < positions.size(); ++i)
+            positions[i] = i < 3 ? 2147483647 - static_cast<std::int64_t>(i) : large(rng);
         std::vector<T> x = random_values<T>(static_cast<std::size_t>(tokens * head_dim), rng);
         std::vector<double> want(x.size());
         for (std::size_t i = 0; i < x.size(); ++i) want[i] = posenc::load_as_float(x[i]);
         for (std::size_t p = 0; p < plan.passes().size(); ++p) {
             const k::TowerRopePass& pass = plan.passes()[p];
             const k::OnTheFlyAngles angles(pass.table);
-            const k::MultiAxisPositions ids = k::MultiAxisPositions::strided(positions.data() + pass.first_axis,
-                                                                             static_cast<std::ptrdiff_t>(positions.size()) - pass.first_axis, tokens,
-                                                                             pass.layout.num_axes(), axes, 1);
-            k::apply_multi_axis_rope(pass.spec, pass.layout, angles, ids, k::QKViews<T>::in_place(k::HeadsView<T>(x, {tokens, 1, head_dim})));
+            const k::MultiAxisPositions ids = k::MultiAxisPositions::strided(
+                positions.data() + pass.first_axis, static_cast<std::ptrdiff_t>(positions.size()) - pass.first_axis,
+                tokens, pass.layout.num_axes(), axes, 1);
+            k::apply_multi_axis_rope(pass.spec, pass.layout, angles, ids,
+                                     k::QKViews<T>::in_place(k::HeadsView<T>(x, {tokens, 1, head_dim})));
             for (int t = 0; t < tokens; ++t) {
                 std::vector<std::int64_t> own(positions.begin() + t * axes + pass.first_axis,
                                               positions.begin() + t * axes + pass.first_axis + pass.layout.num_axes());
-                posenc::apply_multi_axis_rope_reference(pass.spec, pass.table, pass.layout, want.data() + t * head_dim, own);
+                posenc::apply_multi_axis_rope_reference(pass.spec, pass.table, pass.layout, want.data() + t * head_dim,
+                                                        own);
             }
         }
         int failures = 0;
@@ -275,11 +295,13 @@ TEST_CASE_TEMPLATE("each tower pass at positions up to 2^31 - 1 matches apply_mu
     }
 }
 
-TEST_CASE("CoordinateAngles: every value within A (2^-24 + 2^-52 |c theta|) of the long double cos and sin, up to |c| = 2^31")
+TEST_CASE(
+    "CoordinateAngles: every value within A (2^-24 + 2^-52 |c theta|) of the long double cos and sin, up to |c| = 2^31")
 {
     const posenc::FrequencyTable table({1.0, 0.31, 1e-3, 7.5e-7}, 0.75);
     const posenc::MultiAxisLayout layout = posenc::MultiAxisLayout::from_pair_axes({0, 1, 0, 1}, 2);
-    std::vector<double> c = {0.0, -0.0, 2147483648.0, -2147483648.0, 16777216.5, -16777217.25, 0.1, -1.0 / 3.0, 123456.789, 2147483647.75};
+    std::vector<double> c = {0.0,          -0.0, 2147483648.0, -2147483648.0, 16777216.5,
+                             -16777217.25, 0.1,  -1.0 / 3.0,   123456.789,    2147483647.75};
     std::mt19937 rng(3);
     std::uniform_real_distribution<double> u(-2147483648.0, 2147483648.0);
     for (int i = 0; i < 40; ++i) c.push_back(u(rng));
@@ -290,7 +312,8 @@ TEST_CASE("CoordinateAngles: every value within A (2^-24 + 2^-52 |c theta|) of t
         for (int i = 0; i < 4; ++i) {
             const long double x = static_cast<long double>(c[static_cast<std::size_t>(t * 2 + layout.axis_of_pair(i))]);
             const long double angle = x * static_cast<long double>(table.inv_freq(i));  // exact to 2^-64 relative
-            const double bound = 0.75 * (std::ldexp(1.0, -24) + std::ldexp(1.0, -52) * static_cast<double>(std::fabs(angle)));
+            const double bound =
+                0.75 * (std::ldexp(1.0, -24) + std::ldexp(1.0, -52) * static_cast<double>(std::fabs(angle)));
             CHECK(std::abs(static_cast<double>(angles.cos_row(t)[i] - 0.75L * std::cos(angle))) <= bound);
             CHECK(std::abs(static_cast<double>(angles.sin_row(t)[i] - 0.75L * std::sin(angle))) <= bound);
         }
@@ -308,23 +331,35 @@ TEST_CASE("CoordinateAngles and apply_tower_rope refuse what they cannot represe
         }
         return "(no error)";
     };
-    CHECK(message([&] { (void)k::CoordinateAngles(table, axial, {0.0, std::nan("")}); }).find("coordinates[0][1]") != std::string::npos);
-    CHECK(message([&] { (void)k::CoordinateAngles(table, axial, {4294967296.0, 0.0}); }).find("coordinates[0][0]") != std::string::npos);
-    CHECK(message([&] { (void)k::CoordinateAngles(table, axial, {1.0, 2.0, 3.0}); }).find("coordinates.size") != std::string::npos);
+    CHECK(message([&] {
+              (void)k::CoordinateAngles(table, axial, {0.0, std::nan("")});
+          }).find("coordinates[0][1]") != std::string::npos);
+    CHECK(message([&] {
+              (void)k::CoordinateAngles(table, axial, {4294967296.0, 0.0});
+          }).find("coordinates[0][0]") != std::string::npos);
+    CHECK(message([&] {
+              (void)k::CoordinateAngles(table, axial, {1.0, 2.0, 3.0});
+          }).find("coordinates.size") != std::string::npos);
     CHECK(message([&] { (void)k::CoordinateAngles(table, axial, {}); }).find("coordinates.size") != std::string::npos);
-    CHECK(message([&] { (void)k::CoordinateAngles(table, posenc::MultiAxisLayout::single(3), {1.0}); }).find("layout.num_pairs") !=
-          std::string::npos);
+    CHECK(message([&] {
+              (void)k::CoordinateAngles(table, posenc::MultiAxisLayout::single(3), {1.0});
+          }).find("layout.num_pairs") != std::string::npos);
     const auto split = posenc::MultiAxisLayout::coordinate_sections({1, 1}, 2);
-    CHECK(message([&] { (void)k::CoordinateAngles(table, split, {1.0, 2.0}); }).find("splits pairs") != std::string::npos);
-    CHECK(message([&] { (void)k::CoordinateAngles(posenc::FrequencyTable({1e12, 1.0}), axial, {2e6, 0.0}); }).find("2^50") != std::string::npos);
+    CHECK(message([&] {
+              (void)k::CoordinateAngles(table, split, {1.0, 2.0});
+          }).find("splits pairs") != std::string::npos);
+    CHECK(message([&] {
+              (void)k::CoordinateAngles(posenc::FrequencyTable({1e12, 1.0}), axial, {2e6, 0.0});
+          }).find("2^50") != std::string::npos);
 
     posenc::VisionTower tower;
     tower.head_dim = 8;
     const k::TowerRope plan(tower, {1, 2, 3});
     CHECK(plan.tokens() == 6);
     std::vector<float> q(5 * 8);
-    CHECK(message([&] { k::apply_tower_rope(plan, k::QKViews<float>::in_place(k::HeadsView<float>(q, {5, 1, 8}))); }).find("views.tokens") !=
-          std::string::npos);
+    CHECK(message([&] {
+              k::apply_tower_rope(plan, k::QKViews<float>::in_place(k::HeadsView<float>(q, {5, 1, 8})));
+          }).find("views.tokens") != std::string::npos);
     tower.merge_size = 2;
     CHECK(message([&] { (void)k::TowerRope(tower, {1, 3, 4}); }).find("grid") != std::string::npos);
     tower.head_dim = 10;

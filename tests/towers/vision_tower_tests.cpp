@@ -50,7 +50,7 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
         CHECK(read.tower.model_type == type);
         for (const auto& c : t.at("cases")) {
             const auto g = c.at("grid_thw");
-            const posenc::PatchGrid grid{g[0].get<long>(), g[1].get<long>(), g[2].get<long>()};
+            const posenc::PatchGrid grid {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()};
             CAPTURE(g.dump());
             const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, grid);
             CHECK(c.value("table_is_cat", true));  // Pixtral's table: cat(h, h), the half_split layout
@@ -78,7 +78,8 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
             win.window = w.at("window").get<int>();
             win.scale = 1.0;
             const auto& g = t.at("cases")[0].at("grid_thw");
-            const posenc::TokenAngles a = posenc::tower_token_angles(win, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()});
+            const posenc::TokenAngles a =
+                posenc::tower_token_angles(win, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()});
             REQUIRE(a.num_tokens() == w.at("angles").size());
             for (std::size_t n = 0; n < a.num_tokens(); ++n) {
                 CHECK(a.positions[n][0] == w.at("positions")[n][0].get<double>());
@@ -89,8 +90,9 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
         }
         if (t.contains("probe")) {  // the apply function's partner dims and cos for one token (Llama 4, Gemma 4)
             const auto& probe = t.at("probe");
-            const auto& g = t.at("cases")[probe.value("case", std::size_t{0})].at("grid_thw");
-            const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()});
+            const auto& g = t.at("cases")[probe.value("case", std::size_t {0})].at("grid_thw");
+            const posenc::TokenAngles a =
+                posenc::tower_token_angles(read.tower, {g[0].get<long>(), g[1].get<long>(), g[2].get<long>()});
             const std::size_t n = probe.at("token").get<std::size_t>();
             if (probe.contains("unrotated")) {  // DINOv3: the tokens the apply function leaves as they are
                 CHECK(probe.at("unrotated").size() == static_cast<std::size_t>(read.tower.prefix_tokens));
@@ -98,7 +100,8 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
                     for (const double x : a.tokens[u.get<std::size_t>()]) CHECK(x == 0.0);
             }
             std::vector<int> paired(probe.at("partner").size(), 0);
-            for (const auto& pr : a.pairs) paired.at(static_cast<std::size_t>(pr[0])) = paired.at(static_cast<std::size_t>(pr[1])) = 1;
+            for (const auto& pr : a.pairs)
+                paired.at(static_cast<std::size_t>(pr[0])) = paired.at(static_cast<std::size_t>(pr[1])) = 1;
             for (std::size_t d = 0; d < paired.size(); ++d)  // a dim in no pair passes through (MiniMax-M3-VL's tail)
                 if (!paired[d]) CHECK(probe.at("partner")[d].get<int>() == -1);
             for (std::size_t k = 0; k < a.num_pairs(); ++k) {
@@ -108,12 +111,15 @@ TEST_CASE("towers sweep: every tower's per-token angles and positions match tran
                 CHECK(probe.at("partner")[static_cast<std::size_t>(d1)].get<int>() == d0);
                 CHECK(a.tokens[n][k] != 0.0);
                 // cos of a float32 angle below 10, as the model's float32 cos gives it
-                CHECK(std::abs(probe.at("cos")[static_cast<std::size_t>(d0)].get<double>() - std::cos(a.tokens[n][k])) <= 1e-6);
-                CHECK(std::abs(probe.at("cos")[static_cast<std::size_t>(d1)].get<double>() - std::cos(a.tokens[n][k])) <= 1e-6);
+                CHECK(std::abs(probe.at("cos")[static_cast<std::size_t>(d0)].get<double>() -
+                               std::cos(a.tokens[n][k])) <= 1e-6);
+                CHECK(std::abs(probe.at("cos")[static_cast<std::size_t>(d1)].get<double>() -
+                               std::cos(a.tokens[n][k])) <= 1e-6);
             }
         }
         if (t.contains("pairs")) {
-            const posenc::TokenAngles a = posenc::tower_token_angles(read.tower, {1, 2 * read.tower.merge_size, 2 * read.tower.merge_size});
+            const posenc::TokenAngles a =
+                posenc::tower_token_angles(read.tower, {1, 2 * read.tower.merge_size, 2 * read.tower.merge_size});
             REQUIRE(a.num_pairs() == t.at("pairs").size());
             for (std::size_t k = 0; k < a.num_pairs(); ++k) {
                 CHECK(a.pairs[k][0] == t.at("pairs")[k][0].get<int>());
@@ -178,15 +184,16 @@ TEST_CASE("a video repeats the frame's (row, column) order once per temporal pat
 TEST_CASE("the float32 angle stays within 2^-20 relative of the exact one up to the largest grid side")
 {
     using R = posenc::VisionTowerRule;
-    for (const R rule : {R::rows_columns_shared, R::rows_columns_even_odd, R::columns_rows_interleaved_cls,
-                         R::columns_rows_chunked, R::columns_rows_alternating, R::columns_rows_offset_shared,
-                         R::columns_rows_interleaved_scaled}) {
+    for (const R rule :
+         {R::rows_columns_shared, R::rows_columns_even_odd, R::columns_rows_interleaved_cls, R::columns_rows_chunked,
+          R::columns_rows_alternating, R::columns_rows_offset_shared, R::columns_rows_interleaved_scaled}) {
         posenc::VisionTower t;
         t.rule = rule;
         t.head_dim = 80;
         t.max_side = rule == R::columns_rows_interleaved_cls ? posenc::max_grid_side : 0;
         CAPTURE(posenc::to_string(rule));
-        for (const std::int64_t c : {std::int64_t{1}, std::int64_t{4095}, std::int64_t{1} << 20, posenc::max_grid_side})
+        for (const std::int64_t c :
+             {std::int64_t {1}, std::int64_t {4095}, std::int64_t {1} << 20, posenc::max_grid_side})
             for (int pair = 0; pair < 40; ++pair) {
                 const double exact = posenc::tower_angle(t, c, c, pair, posenc::Precision::exact);
                 const double f32 = posenc::tower_angle(t, c, c, pair, posenc::Precision::hf_float32);
@@ -209,13 +216,14 @@ TEST_CASE("PaddleOCR-VL's encoder numbers patches row-major whatever spatial_mer
     CHECK(t.tower.head_dim == 72);
     CHECK(t.tower.merge_size == 1);
     const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 2, 4});
-    CHECK(a.positions[1] == std::vector<double>{0, 1});
-    CHECK(a.positions[2] == std::vector<double>{0, 2});
+    CHECK(a.positions[1] == std::vector<double> {0, 1});
+    CHECK(a.positions[2] == std::vector<double> {0, 2});
 }
 
 TEST_CASE("a tower's own config, the Omni thinker's nesting, class defaults and an ignored rope_theta")
 {
-    const auto own = posenc::hf::parse_vision_tower(R"({"model_type": "qwen2_vl_vision", "embed_dim": 1280, "num_heads": 16})");
+    const auto own =
+        posenc::hf::parse_vision_tower(R"({"model_type": "qwen2_vl_vision", "embed_dim": 1280, "num_heads": 16})");
     CHECK(own.key_prefix.empty());
     CHECK(own.tower.head_dim == 80);
     const auto omni = posenc::hf::parse_vision_tower(
@@ -231,7 +239,8 @@ TEST_CASE("a tower's own config, the Omni thinker's nesting, class defaults and 
 
 TEST_CASE("towers posenc does not represent, towers without RoPE and bad grids are refused by name")
 {
-    CHECK(error_of(R"({"model_type": "video_llama_3", "vision_config": {}})").find("video_llama_3_vision") != std::string::npos);
+    CHECK(error_of(R"({"model_type": "video_llama_3", "vision_config": {}})").find("video_llama_3_vision") !=
+          std::string::npos);
     CHECK(error_of(R"({"model_type": "sam2_video"})").find("axial RoPE") != std::string::npos);
     CHECK(error_of(R"({"model_type": "llava", "vision_config": {"model_type": "clip_vision_model"}})")
               .find("vision_config.model_type") != std::string::npos);
@@ -269,7 +278,8 @@ TEST_CASE("every vision model type with RoPE is a tower row or a refusal naming 
     MESSAGE(read << " of " << vision << " vision model types with RoPE read as towers");
     CHECK(read == static_cast<int>(rows.size()));
     int explained = 0;
-    for (const auto& r : posenc::hf::vision_tower_refusals) explained += posenc::hf::find_rope_outside_language(r.model_type) != nullptr;
+    for (const auto& r : posenc::hf::vision_tower_refusals)
+        explained += posenc::hf::find_rope_outside_language(r.model_type) != nullptr;
     CHECK(explained == static_cast<int>(std::size(posenc::hf::vision_tower_refusals)));
     MESSAGE((vision - read) << " refused, " << explained << " of them saying what posenc would need");
 }
@@ -277,7 +287,8 @@ TEST_CASE("every vision model type with RoPE is a tower row or a refusal naming 
 TEST_CASE("Pixtral: theta and head from the config, row-major patches, the grid bounded by image_size / patch_size")
 {
     // Mistral-Small-3.1's vision_config as the checkpoint writes it (head_dim 64 = 1024 / 16)
-    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "mistral3", "vision_config": {"model_type": "pixtral",
+    const auto t =
+        posenc::hf::parse_vision_tower(R"({"model_type": "mistral3", "vision_config": {"model_type": "pixtral",
         "head_dim": 64, "hidden_size": 1024, "num_attention_heads": 16, "image_size": 1540, "patch_size": 14,
         "rope_theta": 10000.0}})");
     CHECK(t.tower.rule == posenc::VisionTowerRule::rows_columns_even_odd);
@@ -285,7 +296,7 @@ TEST_CASE("Pixtral: theta and head from the config, row-major patches, the grid 
     CHECK(t.tower.max_side == 110);
     CHECK(t.warnings.empty());
     const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 2, 3}, posenc::Precision::exact);
-    CHECK(a.positions[1] == std::vector<double>{0, 1});
+    CHECK(a.positions[1] == std::vector<double> {0, 1});
     // pair 1 reads the row at phi_2 = 1e4^(-4/64); pair 17 the column at phi_3 = 1e4^(-6/64)
     CHECK(a.tokens[4][1] == doctest::Approx(std::pow(1e4, -4.0 / 64)).epsilon(1e-15));
     CHECK(a.tokens[4][17] == doctest::Approx(std::pow(1e4, -6.0 / 64)).epsilon(1e-15));
@@ -312,11 +323,11 @@ TEST_CASE("Llama 4 Scout's vision_config: interleaved pairs over (column + 1, ro
     const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 24, 24}, posenc::Precision::exact);
     REQUIRE(a.num_tokens() == 24 * 24 + 1);
     // token 25: row 1, column 1 -> coordinates (2, 2); token 2: row 0, column 2 -> (3, 1)
-    CHECK(a.positions[2] == std::vector<double>{3, 1});
+    CHECK(a.positions[2] == std::vector<double> {3, 1});
     CHECK(a.tokens[2][1] == doctest::Approx(3.0 * std::pow(1e4, -4.0 / 88)).epsilon(1e-15));
     CHECK(a.tokens[2][23] == doctest::Approx(1.0 * std::pow(1e4, -4.0 / 88)).epsilon(1e-15));
-    CHECK(a.pairs[5] == std::array<int, 2>{10, 11});
-    CHECK(a.positions.back() == std::vector<double>{0, 0});
+    CHECK(a.pairs[5] == std::array<int, 2> {10, 11});
+    CHECK(a.positions.back() == std::vector<double> {0, 0});
     for (const double x : a.tokens.back()) CHECK(x == 0.0);
     CHECK_THROWS_AS(posenc::tower_token_angles(t.tower, {1, 24, 23}), posenc::error);
     const auto two = posenc::tower_token_angles(t.tower, {2, 24, 24});
@@ -329,7 +340,8 @@ TEST_CASE("Llama 4 Scout's vision_config: interleaved pairs over (column + 1, ro
 
 TEST_CASE("Gemma 4's vision_config: two head chunks, a 1-D RoPE each over (column, row), theta 100")
 {
-    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "gemma4", "vision_config": {"model_type": "gemma4_vision",
+    const auto t =
+        posenc::hf::parse_vision_tower(R"({"model_type": "gemma4", "vision_config": {"model_type": "gemma4_vision",
         "hidden_size": 768, "num_attention_heads": 12, "head_dim": 64, "patch_size": 16,
         "rope_parameters": {"rope_type": "default", "rope_theta": 100.0}}})");
     CHECK(t.tower.rule == posenc::VisionTowerRule::columns_rows_chunked);
@@ -337,17 +349,19 @@ TEST_CASE("Gemma 4's vision_config: two head chunks, a 1-D RoPE each over (colum
     CHECK(t.tower.theta == 100.0);
     const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 3, 5}, posenc::Precision::exact);
     // token 7: row 1, column 2; pair 3 is chunk 0 (the column), pair 19 chunk 1 (the row), both at 100^(-6/32)
-    CHECK(a.positions[7] == std::vector<double>{2, 1});
+    CHECK(a.positions[7] == std::vector<double> {2, 1});
     CHECK(a.tokens[7][3] == doctest::Approx(2.0 * std::pow(100.0, -6.0 / 32)).epsilon(1e-15));
     CHECK(a.tokens[7][19] == doctest::Approx(1.0 * std::pow(100.0, -6.0 / 32)).epsilon(1e-15));
-    CHECK(a.pairs[3] == std::array<int, 2>{3, 19});
-    CHECK(a.pairs[19] == std::array<int, 2>{35, 51});
-    const auto defaults = posenc::hf::parse_vision_tower(R"({"model_type": "gemma4", "vision_config": {"head_dim": null}})");
+    CHECK(a.pairs[3] == std::array<int, 2> {3, 19});
+    CHECK(a.pairs[19] == std::array<int, 2> {35, 51});
+    const auto defaults =
+        posenc::hf::parse_vision_tower(R"({"model_type": "gemma4", "vision_config": {"head_dim": null}})");
     CHECK(defaults.tower.head_dim == 64);  // 768 / 12
     CHECK(defaults.tower.theta == 100.0);
     CHECK(error_of(R"({"model_type": "gemma4", "vision_config": {"head_dim": 30}})").find("vision_config.head_dim") !=
           std::string::npos);
-    CHECK(error_of(R"({"model_type": "gemma4", "vision_config": {"rope_parameters": {"rope_type": "linear", "factor": 2}}})")
+    CHECK(error_of(
+              R"({"model_type": "gemma4", "vision_config": {"rope_parameters": {"rope_type": "linear", "factor": 2}}})")
               .find("rope_type") != std::string::npos);
 }
 
@@ -361,10 +375,10 @@ TEST_CASE("Kimi K2.5's tower: half_split pairs whose axis alternates pair by pai
     const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {2, 3, 5}, posenc::Precision::exact);
     REQUIRE(a.num_tokens() == 30);
     // token 7: row 1, column 2; pair 2 reads the column, pair 3 the row, both at 1e4^(-4/72)
-    CHECK(a.positions[7] == std::vector<double>{2, 1});
+    CHECK(a.positions[7] == std::vector<double> {2, 1});
     CHECK(a.tokens[7][2] == doctest::Approx(2.0 * std::pow(1e4, -4.0 / 72)).epsilon(1e-15));
     CHECK(a.tokens[7][3] == doctest::Approx(1.0 * std::pow(1e4, -4.0 / 72)).epsilon(1e-15));
-    CHECK(a.pairs[3] == std::array<int, 2>{3, 39});
+    CHECK(a.pairs[3] == std::array<int, 2> {3, 39});
     CHECK(a.tokens[22] == a.tokens[7]);  // the second frame repeats the first
 }
 
@@ -375,24 +389,25 @@ TEST_CASE("Muse Glimmer's tower: the Qwen2-VL pairs over (column + 1, row + 1), 
     CHECK(t.tower.head_dim == 96);
     const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 3, 5}, posenc::Precision::exact);
     // token 7: row 1, column 2 -> (3, 2); pair 1 reads the column, pair 25 the row, at 1e4^(-4/96)
-    CHECK(a.positions[7] == std::vector<double>{3, 2});
+    CHECK(a.positions[7] == std::vector<double> {3, 2});
     CHECK(a.tokens[7][1] == doctest::Approx(3.0 * std::pow(1e4, -4.0 / 96)).epsilon(1e-15));
     CHECK(a.tokens[7][25] == doctest::Approx(2.0 * std::pow(1e4, -4.0 / 96)).epsilon(1e-15));
-    CHECK(a.pairs[25] == std::array<int, 2>{25, 73});
+    CHECK(a.pairs[25] == std::array<int, 2> {25, 73});
 }
 
 TEST_CASE("MiniMax-M3-VL's tower: (frame, row, column) bands of 13 frequencies, the head's last 2 dims unrotated")
 {
-    const auto t = posenc::hf::parse_vision_tower(R"({"model_type": "minimax_m3_vl", "vision_config": {"hidden_size": 1280,
+    const auto t =
+        posenc::hf::parse_vision_tower(R"({"model_type": "minimax_m3_vl", "vision_config": {"hidden_size": 1280,
         "num_attention_heads": 16, "spatial_merge_size": 2}})");
     CHECK(t.tower.rule == posenc::VisionTowerRule::frames_rows_columns_partial);
     CHECK(t.tower.head_dim == 80);
     CHECK(t.tower.merge_size == 2);
     const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {2, 2, 4}, posenc::Precision::exact);
     REQUIRE(a.num_pairs() == 39);  // A = 2 floor(floor(80 / 3) / 2) = 26 dims per axis, 13 pairs
-    CHECK(a.pairs[38] == std::array<int, 2>{38, 77});
+    CHECK(a.pairs[38] == std::array<int, 2> {38, 77});
     // token 15: frame 1, the second merge block's last patch (row 1, column 3)
-    CHECK(a.positions[15] == std::vector<double>{1, 1, 3});
+    CHECK(a.positions[15] == std::vector<double> {1, 1, 3});
     CHECK(a.tokens[15][1] == doctest::Approx(1.0 * std::pow(1e4, -2.0 / 26)).epsilon(1e-15));
     CHECK(a.tokens[15][27] == doctest::Approx(3.0 * std::pow(1e4, -2.0 / 26)).epsilon(1e-15));
     CHECK(a.tokens[3][0] == 0.0);  // frame 0
@@ -413,12 +428,12 @@ TEST_CASE("SAM 3's ViT: interleaved pairs over (s x column, s x row), the global
     // token 72 + 30: row 1, column 30; pair 1 reads the column at 1e4^(-4/64), pair 17 the row
     CHECK(a.tokens[102][1] == doctest::Approx(30.0 / 3 * std::pow(1e4, -4.0 / 64)).epsilon(1e-15));
     CHECK(a.tokens[102][17] == doctest::Approx(1.0 / 3 * std::pow(1e4, -4.0 / 64)).epsilon(1e-15));
-    CHECK(a.pairs[17] == std::array<int, 2>{34, 35});
+    CHECK(a.pairs[17] == std::array<int, 2> {34, 35});
     posenc::VisionTower windowed = t.tower;
     windowed.window = 24;
     windowed.scale = 1.0;
     const posenc::TokenAngles w = posenc::tower_token_angles(windowed, {1, 72, 72}, posenc::Precision::exact);
-    CHECK(w.positions[102] == std::vector<double>{6, 1});  // column 30 is column 6 of its window
+    CHECK(w.positions[102] == std::vector<double> {6, 1});  // column 30 is column 6 of its window
     CHECK_THROWS_AS(posenc::tower_token_angles(t.tower, {1, 48, 72}), posenc::error);
     posenc::VisionTower qwen;
     qwen.head_dim = 16;
@@ -435,7 +450,7 @@ TEST_CASE("Step 3.7's tower: the Qwen2-VL rule, row-major, theta and head from t
     CHECK(t.tower.theta == 1e5);
     CHECK(t.tower.merge_size == 1);
     const posenc::TokenAngles a = posenc::tower_token_angles(t.tower, {1, 2, 4}, posenc::Precision::exact);
-    CHECK(a.positions[5] == std::vector<double>{1, 1});
+    CHECK(a.positions[5] == std::vector<double> {1, 1});
     CHECK(a.tokens[6][25] == doctest::Approx(2.0 * std::pow(1e5, -4.0 / 96)).epsilon(1e-15));
 }
 
@@ -458,7 +473,7 @@ TEST_CASE("DINOv3: 2 pi x patch centres in [-1, 1] x theta^(-4j/H), the CLS toke
     const double pi = 3.14159265358979323846;
     CHECK(a.tokens[13][1] == doctest::Approx(2 * pi * -0.25 * std::pow(100.0, -4.0 / 64)).epsilon(1e-15));
     CHECK(a.tokens[13][17] == doctest::Approx(2 * pi * (-1.0 / 6) * std::pow(100.0, -4.0 / 64)).epsilon(1e-15));
-    CHECK(a.pairs[17] == std::array<int, 2>{17, 49});
+    CHECK(a.pairs[17] == std::array<int, 2> {17, 49});
     const auto eomt = posenc::hf::parse_vision_tower(R"({"model_type": "eomt_dinov3"})");
     CHECK(eomt.tower.prefix_tokens == 5);
     CHECK(eomt.tower.head_dim == 64);
@@ -474,7 +489,7 @@ TEST_CASE("DINOv3: 2 pi x patch centres in [-1, 1] x theta^(-4j/H), the CLS toke
 
 TEST_CASE("DINOv3's float32 angle stays within 2^-20 x 2 pi x f_j of the exact one, up to sides of 2^24 - 1")
 {
-    for (const auto& head_theta : {std::pair<int, double>{64, 100.0}, std::pair<int, double>{80, 1e4}}) {
+    for (const auto& head_theta : {std::pair<int, double> {64, 100.0}, std::pair<int, double> {80, 1e4}}) {
         const int head = head_theta.first;  // no structured bindings in captured checks (clang 14)
         const double theta = head_theta.second;
         posenc::VisionTower t;
@@ -482,9 +497,9 @@ TEST_CASE("DINOv3's float32 angle stays within 2^-20 x 2 pi x f_j of the exact o
         t.head_dim = head;
         t.theta = theta;
         CAPTURE(head);
-        for (const std::int64_t n : {std::int64_t{1}, std::int64_t{3}, std::int64_t{14}, std::int64_t{37},
-                                     std::int64_t{4095}, std::int64_t{1} << 20, posenc::max_grid_side})
-            for (const std::int64_t i : {std::int64_t{0}, n / 3, n / 2, n - 1}) {
+        for (const std::int64_t n : {std::int64_t {1}, std::int64_t {3}, std::int64_t {14}, std::int64_t {37},
+                                     std::int64_t {4095}, std::int64_t {1} << 20, posenc::max_grid_side})
+            for (const std::int64_t i : {std::int64_t {0}, n / 3, n / 2, n - 1}) {
                 CAPTURE(n);
                 CAPTURE(i);
                 const double c32 = posenc::patch_centre(i, n), c = posenc::patch_centre(i, n, posenc::Precision::exact);
@@ -515,10 +530,11 @@ TEST_CASE("[cli] --tower vision --grid --angles --json gives transformers' per-t
     for (const auto& t : data.at("towers")) {
         if (t.at("model_type") != "qwen2_5_vl_vision") continue;
         const std::string path =
-            (std::filesystem::temp_directory_path() / ("posenc-tower-" + std::to_string(::getpid()) + ".json")).string();
+            (std::filesystem::temp_directory_path() / ("posenc-tower-" + std::to_string(::getpid()) + ".json"))
+                .string();
         {
             std::ofstream out(path);
-            out << nlohmann::json{{"model_type", "qwen2_5_vl"}, {"vision_config", t.at("config")}}.dump();
+            out << nlohmann::json {{"model_type", "qwen2_5_vl"}, {"vision_config", t.at("config")}}.dump();
         }
         const auto& c = t.at("cases")[1];
         const std::string grid = std::to_string(c.at("grid_thw")[0].get<int>()) + "," +
@@ -557,7 +573,8 @@ TEST_CASE("[cli] tower usage errors")
     };
     CHECK(usage({"--config", "c.json", "--tower", "vision"}).find("needs --grid") != std::string::npos);
     CHECK(usage({"--config", "c.json", "--tower", "audio", "--grid", "1,2,2"}).find("--tower") != std::string::npos);
-    CHECK(usage({"--preset", "qwen3-8b", "--tower", "vision", "--grid", "1,2,2"}).find("--config only") != std::string::npos);
+    CHECK(usage({"--preset", "qwen3-8b", "--tower", "vision", "--grid", "1,2,2"}).find("--config only") !=
+          std::string::npos);
     CHECK(usage({"--config", "c.json", "--grid", "1,2,2"}) == "--grid needs --tower vision");
     CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,2"}).find("T,H,W") != std::string::npos);
     CHECK(usage({"--config", "c.json", "--tower", "vision", "--grid", "1,0,2"}).find("--grid") != std::string::npos);

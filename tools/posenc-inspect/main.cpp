@@ -188,14 +188,14 @@ int run(int argc, char** argv)
     if (options.svg_dir) {
         files = inspect::render_svgs(report, options.title.value_or(""));
         if (!options.json && !options.csv) {
-            std::vector<std::string> words{"plots", "written", "to", inspect::detail::printable(*options.svg_dir) + ":"};
+            std::vector<std::string> words {"plots", "written", "to",
+                                            inspect::detail::printable(*options.svg_dir) + ":"};
             for (std::size_t i = 0; i < files.size(); ++i)
                 words.push_back(files[i].name + (i + 1 < files.size() ? "," : ""));
             out += "\n" + inspect::detail::wrap("", "  ", words);
         }
     }
-    for (const posenc::hf::ConfigWarning& w : report.warnings)
-        fail(0, "warning: " + w.key + ": " + w.message);
+    for (const posenc::hf::ConfigWarning& w : report.warnings) fail(0, "warning: " + w.key + ": " + w.message);
     if (!options.svg_dir) {
         write_stdout(out);
         return 0;

@@ -58,24 +58,24 @@ struct PairDiagnostics {
 
 /// The counts over all pairs.
 struct DiagnosticsSummary {
-    int pairs;               ///< R / 2
-    int incomplete_pairs;    ///< pairs that never complete a turn within L
+    int pairs;  ///< R / 2
+    int incomplete_pairs;  ///< pairs that never complete a turn within L
     int out_of_range_pairs;  ///< pairs out of range at L'
-    int compressed_pairs;    ///< pairs with compression < 1 - 1e-9
-    int zero_freq_pairs;     ///< pairs of frequency 0 at L' (not counted above)
+    int compressed_pairs;  ///< pairs with compression < 1 - 1e-9
+    int zero_freq_pairs;  ///< pairs of frequency 0 at L' (not counted above)
 };
 
 /// The whole widget for one (spec, scaling, L, L').
 struct ExtensionDiagnostics {
-    std::string scaling_type;          ///< scaling_type_name: "none", "linear", ...
+    std::string scaling_type;  ///< scaling_type_name: "none", "linear", ...
     int head_dim;
     int rotary_dim;
     double base;
     Pairing pairing;
-    std::int64_t training_length;      ///< L
-    std::int64_t target_length;        ///< L'
-    double attention_factor;           ///< multiplies cos and sin at L'
-    double softmax_scale_multiplier;   ///< outside cos/sin (DeepSeek); 1 otherwise
+    std::int64_t training_length;  ///< L
+    std::int64_t target_length;  ///< L'
+    double attention_factor;  ///< multiplies cos and sin at L'
+    double softmax_scale_multiplier;  ///< outside cos/sin (DeepSeek); 1 otherwise
     std::vector<PairDiagnostics> pairs;
     DiagnosticsSummary summary;
 
@@ -110,10 +110,17 @@ inline ExtensionDiagnostics diagnose_tables(const FrequencyTable& original, cons
         detail::raise("scaled.num_pairs", scaled.num_pairs(),
                       "must equal original.num_pairs " + std::to_string(original.num_pairs()));
     // The pairs vector sized up front, not grown: fewer vector members for every includer to compile.
-    ExtensionDiagnostics d{"custom", 0, 0, 0.0, Pairing::half_split, training_length, target_length,
-                           scaled.attention_factor(), 1.0,
-                           std::vector<PairDiagnostics>(static_cast<std::size_t>(original.num_pairs())),
-                           {original.num_pairs(), 0, 0, 0, 0}};
+    ExtensionDiagnostics d {"custom",
+                            0,
+                            0,
+                            0.0,
+                            Pairing::half_split,
+                            training_length,
+                            target_length,
+                            scaled.attention_factor(),
+                            1.0,
+                            std::vector<PairDiagnostics>(static_cast<std::size_t>(original.num_pairs())),
+                            {original.num_pairs(), 0, 0, 0, 0}};
     const double L = static_cast<double>(training_length);
     const double target = static_cast<double>(target_length);
     for (int i = 0; i < original.num_pairs(); ++i) {

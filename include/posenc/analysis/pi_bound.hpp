@@ -51,8 +51,7 @@ inline void require_pi_coefficient(PiCoefficient which)
 inline double pi_grid_coefficient(const RopeSpec& spec, PiCoefficient which)
 {
     detail::require_pi_coefficient(which);
-    if (which == PiCoefficient::paper)
-        return static_cast<double>(spec.rotary_dim()) / (32.0 * std::log(spec.base()));
+    if (which == PiCoefficient::paper) return static_cast<double>(spec.rotary_dim()) / (32.0 * std::log(spec.base()));
     double sum = 0.0;
     const FrequencyTable table = FrequencyTable::from_spec(spec);
     for (int j = 0; j < table.num_pairs(); ++j) sum += table.inv_freq(j) * table.inv_freq(j);
@@ -65,10 +64,10 @@ inline double pi_grid_coefficient(const RopeSpec& spec, PiCoefficient which)
 inline double pi_interpolation_bound(const RopeSpec& spec, double s, double s1, double s2, PiCoefficient which)
 {
     detail::require_pi_coefficient(which);
-    detail::require(std::isfinite(s1) && std::isfinite(s2) && s1 <= s2, "s2", s2,
-                    "must be finite and >= s1 (finite)");
+    detail::require(std::isfinite(s1) && std::isfinite(s2) && s1 <= s2, "s2", s2, "must be finite and >= s1 (finite)");
     if (!(std::isfinite(s) && s >= s1 && s <= s2))
-        detail::raise("s", s, "must lie in [s1, s2] = [" + detail::format_value(s1) + ", " + detail::format_value(s2) + "]");
+        detail::raise("s", s,
+                      "must lie in [s1, s2] = [" + detail::format_value(s1) + ", " + detail::format_value(s2) + "]");
     // (s - s1)(s2 - s) <= 1/4 on a grid of spacing 1: the grid coefficient is the bound at 1/4.
     return pi_grid_coefficient(spec, which) * 4.0 * (s - s1) * (s2 - s);
 }
@@ -108,7 +107,7 @@ inline ExtrapolationSumMinimum pi_extrapolation_sum_minimum(const FrequencyTable
     const double margin = detail::PartialSumNormsWalk::tolerance(table.num_pairs());
     detail::PartialSumNormsWalk walk(table, first);
     walk.next();
-    ExtrapolationSumMinimum best{first, pi_extrapolation_sum(table, static_cast<double>(first))};
+    ExtrapolationSumMinimum best {first, pi_extrapolation_sum(table, static_cast<double>(first))};
     for (std::int64_t s = first + 1; s <= last; ++s) {
         if (walk.next() - margin >= best.sum) continue;  // cannot be below the minimum so far
         const double b = pi_extrapolation_sum(table, static_cast<double>(s));

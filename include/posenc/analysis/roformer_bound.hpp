@@ -73,8 +73,8 @@ class PartialSumNormsWalk
 {
 public:
     PartialSumNormsWalk(const FrequencyTable& table, std::int64_t first)
-        : table_(table), r_(first), pairs_(static_cast<std::size_t>(table.num_pairs())),
-          step_re_(pairs_), step_im_(pairs_), re_(pairs_), im_(pairs_)
+        : table_(table), r_(first), pairs_(static_cast<std::size_t>(table.num_pairs())), step_re_(pairs_),
+          step_im_(pairs_), re_(pairs_), im_(pairs_)
     {
         for (std::size_t k = 0; k < pairs_; ++k) {
             const CosSin cs = cos_sin(1, table.inv_freq(static_cast<int>(k)));
@@ -143,7 +143,7 @@ private:
 inline double roformer_partial_sum_norms(const FrequencyTable& table, double distance)
 {
     detail::require_distance(table, distance);
-    std::complex<double> partial_sum{0.0, 0.0};
+    std::complex<double> partial_sum {0.0, 0.0};
     double total = 0.0;
     for (int k = 0; k < table.num_pairs(); ++k) {
         const double a = detail::angle_at_distance(distance, table.inv_freq(k));

@@ -18,7 +18,7 @@
 namespace posenc {
 
 /// The most distances x pairs one analysis search may scan: 2^28.
-inline constexpr std::int64_t max_search_work = std::int64_t{1} << 28;
+inline constexpr std::int64_t max_search_work = std::int64_t {1} << 28;
 
 /// The most distances a search over a table of `num_pairs` pairs may scan: 2^28 / num_pairs
 /// (at least 1).

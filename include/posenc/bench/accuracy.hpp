@@ -63,7 +63,7 @@ struct RopeProblem {
 /// One row of positions and what the kernel got wrong on it.
 struct AccuracyRow {
     std::int64_t last_position = 0;  ///< the row's largest position (its tokens end here)
-    double max_error = 0;            ///< largest e (see the file comment); infinity for a non-finite output
+    double max_error = 0;  ///< largest e (see the file comment); infinity for a non-finite output
     double tolerance = 0;
     bool pass() const noexcept { return max_error <= tolerance; }
 };
@@ -147,7 +147,8 @@ double head_error(const RopeProblem& p, const T* in, const T* out, const double*
     for (int d = 0; d < spec.head_dim(); ++d) {
         if (rotated[static_cast<std::size_t>(d)]) continue;
         const double a = as_double(in[d]), b = as_double(out[d]);
-        if (!(a == b)) worst = std::max(worst, a != 0 ? std::fabs(b - a) / std::fabs(a) : std::numeric_limits<double>::infinity());
+        if (!(a == b))
+            worst = std::max(worst, a != 0 ? std::fabs(b - a) / std::fabs(a) : std::numeric_limits<double>::infinity());
     }
     return worst;
 }
@@ -182,8 +183,8 @@ std::vector<AccuracyRow> check_accuracy(const RopeProblem& problem, Kernel&& ker
             for (std::size_t d = 0; d < head_dim; ++d) expected[d] = detail::as_double(in[d]);
             apply_rope_reference(problem.spec, problem.table, expected.data(),
                                  positions[h / static_cast<std::size_t>(problem.heads)]);
-            row.max_error = std::max(row.max_error, detail::head_error(problem, in, data.data() + h * head_dim,
-                                                                       expected.data()));
+            row.max_error =
+                std::max(row.max_error, detail::head_error(problem, in, data.data() + h * head_dim, expected.data()));
         }
         rows.push_back(row);
     }

@@ -48,7 +48,7 @@ struct HarnessOptions {
     TimingOptions timing;
     std::vector<std::int64_t> positions = long_positions();
     double tolerance = -1;  ///< < 0: default_tolerance<T>()
-    bool time = true;       ///< false: accuracy only
+    bool time = true;  ///< false: accuracy only
 };
 
 /// Everything run_harness found; table() prints it.
@@ -116,7 +116,7 @@ const char* dtype_name() noexcept
 /// posenc's kernel as a harness kernel: apply_rope in place with on-the-fly angles.
 template <class T>
 std::function<void(T*, const std::int64_t*)> posenc_kernel(const RopeProblem& p,
-                                                            std::shared_ptr<const kernels::OnTheFlyAngles> angles)
+                                                           std::shared_ptr<const kernels::OnTheFlyAngles> angles)
 {
     return [&p, angles](T* data, const std::int64_t* positions) {
         const kernels::HeadsView<T> view(data, static_cast<std::ptrdiff_t>(p.elements()),
@@ -136,9 +136,9 @@ HarnessReport run_harness(const RopeProblem& problem, Kernel&& kernel, const Har
     report.name = options.name;
     report.bytes = problem.elements() * sizeof(T);
     report.problem = std::to_string(problem.tokens) + " tokens x " + std::to_string(problem.heads) + " heads x " +
-                     std::to_string(problem.spec.head_dim()) + " (rotary_dim " + std::to_string(problem.spec.rotary_dim()) +
-                     ", " + to_string(problem.spec.pairing()) + "), " + detail::dtype_name<T>() + ", " +
-                     std::to_string(report.bytes / 1024) + " KiB";
+                     std::to_string(problem.spec.head_dim()) + " (rotary_dim " +
+                     std::to_string(problem.spec.rotary_dim()) + ", " + to_string(problem.spec.pairing()) + "), " +
+                     detail::dtype_name<T>() + ", " + std::to_string(report.bytes / 1024) + " KiB";
     const double tolerance = options.tolerance >= 0 ? options.tolerance : default_tolerance<T>();
     const auto angles = std::make_shared<const kernels::OnTheFlyAngles>(problem.table);
     const auto posenc = detail::posenc_kernel<T>(problem, angles);
@@ -151,8 +151,14 @@ HarnessReport run_harness(const RopeProblem& problem, Kernel&& kernel, const Har
     // In place and repeated: the data keep rotating by the same angles, a rotation keeps |x|.
     const std::vector<std::function<void()>> callables {
         [&] { stream_pass(a.data(), report.bytes); },
-        [&] { posenc(b.data(), positions.data()); detail::clobber_memory(b.data()); },
-        [&] { kernel(c.data(), positions.data()); detail::clobber_memory(c.data()); },
+        [&] {
+            posenc(b.data(), positions.data());
+            detail::clobber_memory(b.data());
+        },
+        [&] {
+            kernel(c.data(), positions.data());
+            detail::clobber_memory(c.data());
+        },
     };
     const std::vector<Timing> t = time_alternating(callables, options.timing);
     report.stream = t[0];
@@ -184,7 +190,8 @@ inline std::string HarnessReport::table() const
         line("stream (read + write)", stream);
         line("posenc apply_rope", posenc);
         line(name, kernel);
-        for (std::size_t at = 0, end; (end = timing_verdict.explanation.find('\n', at)) != std::string::npos; at = end + 1)
+        for (std::size_t at = 0, end; (end = timing_verdict.explanation.find('\n', at)) != std::string::npos;
+             at = end + 1)
             s += "  WARNING: " + timing_verdict.explanation.substr(at, end + 1 - at);
     }
     s += "\naccuracy (largest |error| / (A |pair|) against the exact reference; tolerance " +
@@ -195,8 +202,8 @@ inline std::string HarnessReport::table() const
         const AccuracyRow& k = kernel_accuracy[i];
         const AccuracyRow& p = posenc_accuracy[i];
         s += "  " + detail::padded(detail::position_name(k.last_position), 16) +
-             detail::padded(detail::scientific(k.max_error), width) + detail::padded(detail::scientific(p.max_error), 12) +
-             (k.pass() ? "pass" : "FAIL") + "\n";
+             detail::padded(detail::scientific(k.max_error), width) +
+             detail::padded(detail::scientific(p.max_error), 12) + (k.pass() ? "pass" : "FAIL") + "\n";
     }
     s += "\nverdict: " + name + ": accuracy " + (accurate() ? "PASS" : "FAIL");
     if (timed)

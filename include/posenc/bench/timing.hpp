@@ -41,11 +41,11 @@ namespace posenc::bench {
 
 /// How time_alternating measures; see the file comment.
 struct TimingOptions {
-    int warmup = 2;                          ///< untimed calls per callable first (tables built, pages touched)
-    int repetitions = 15;                    ///< timed rounds, >= 1 (>= 5 to judge a run)
-    double min_repetition_seconds = 5e-3;    ///< a repetition calls the callable until it lasts this long
+    int warmup = 2;  ///< untimed calls per callable first (tables built, pages touched)
+    int repetitions = 15;  ///< timed rounds, >= 1 (>= 5 to judge a run)
+    double min_repetition_seconds = 5e-3;  ///< a repetition calls the callable until it lasts this long
     std::int64_t max_calls_per_repetition = std::int64_t(1) << 20;
-    double loaded_spread = 0.10;             ///< (q3 - q1) / median above this: the machine was loaded
+    double loaded_spread = 0.10;  ///< (q3 - q1) / median above this: the machine was loaded
 };
 
 /// Seconds per call of one callable over the repetitions.
@@ -61,7 +61,7 @@ struct Timing {
 
 /// What a set of timings can be trusted for; see the file comment.
 struct TimingVerdict {
-    bool loaded = false;     ///< some callable's spread exceeded TimingOptions::loaded_spread
+    bool loaded = false;  ///< some callable's spread exceeded TimingOptions::loaded_spread
     bool too_short = false;  ///< repetitions shorter than asked, or fewer than 5 repetitions
     double worst_spread = 0;
     std::string explanation;  ///< one line per finding, empty when the run can be judged

@@ -39,8 +39,8 @@ struct FloatCosSin {
 struct TableAngles {
     const float* rows = nullptr;  ///< (count) rows of 2 * num_pairs floats
     int num_pairs = 0;
-    std::int64_t first = 0;       ///< position of row 0
-    std::int64_t count = 0;       ///< rows
+    std::int64_t first = 0;  ///< position of row 0
+    std::int64_t count = 0;  ///< rows
 
     /// Whether the table holds position m.
     POSENC_HD bool serves(std::int64_t m) const noexcept { return m >= first && m - first < count; }
@@ -69,7 +69,8 @@ struct DigitAngles {
         const double* rows[4] = {};
         for (int k = 0; k < 4; ++k)  // a constant trip count: unrolled, rows[k] stays in registers on the device
             if (k < num_levels)
-                rows[k] = levels[k] + ((magnitude >> (k * bits_per_level)) & digit_mask) * 2 * static_cast<std::int64_t>(num_pairs);
+                rows[k] = levels[k] +
+                          ((magnitude >> (k * bits_per_level)) & digit_mask) * 2 * static_cast<std::int64_t>(num_pairs);
         const CosSin cs = kernels::detail::digit_product<void>(rows, num_levels, num_pairs, i);
         return {static_cast<float>(cs.cos), static_cast<float>(m < 0 ? -cs.sin : cs.sin)};
     }
@@ -77,7 +78,10 @@ struct DigitAngles {
 
 /// The bytes to copy to the device for `cache`: table_bytes(cache) from table_values(cache).
 inline std::size_t table_bytes(const kernels::CosSinCache& cache) noexcept { return cache.memory_bytes(); }
-inline const float* table_values(const kernels::CosSinCache& cache) noexcept { return cache.cos_row(cache.first_position()); }
+inline const float* table_values(const kernels::CosSinCache& cache) noexcept
+{
+    return cache.cos_row(cache.first_position());
+}
 
 /// The view of `cache`'s rows copied to `device_rows` (null: the host cache itself, for the CPU emulation).
 inline TableAngles table_angles(const kernels::CosSinCache& cache, const float* device_rows = nullptr) noexcept

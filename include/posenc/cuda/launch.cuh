@@ -107,10 +107,9 @@ void set_cache(RopeArgs<T, Angles>& args, const kernels::CacheWrite<T>& w)
 
 /// Plans apply_rope: every token of `views`, rotated by `positions` (forward or inverse).
 template <class T, class Angles>
-Launch<RopeKernel<T, Angles, KernelMode::rope>> plan_apply_rope(const RopeSpec& spec, const Angles& angles,
-                                                                 const PositionIds& positions,
-                                                                 const kernels::QKViews<T>& views, kernels::Direction direction,
-                                                                 unsigned* status)
+Launch<RopeKernel<T, Angles, KernelMode::rope>>
+plan_apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                const kernels::QKViews<T>& views, kernels::Direction direction, unsigned* status)
 {
     detail::check_common(spec, angles, positions, views.tokens(), status);
     detail::check_apply_views(spec, views);
@@ -126,9 +125,9 @@ Launch<RopeKernel<T, Angles, KernelMode::rope>> plan_apply_rope(const RopeSpec& 
 
 /// Plans qk_norm_rope: RMSNorm of every Q and K head (norm's weights: device pointers), then RoPE.
 template <class T, class Angles>
-Launch<RopeKernel<T, Angles, KernelMode::norm_rope>> plan_qk_norm_rope(const RopeSpec& spec, const kernels::QkNorm& norm,
-                                                                        const Angles& angles, const PositionIds& positions,
-                                                                        const kernels::QKViews<T>& views, unsigned* status)
+Launch<RopeKernel<T, Angles, KernelMode::norm_rope>>
+plan_qk_norm_rope(const RopeSpec& spec, const kernels::QkNorm& norm, const Angles& angles, const PositionIds& positions,
+                  const kernels::QKViews<T>& views, unsigned* status)
 {
     detail::check_common(spec, angles, positions, views.tokens(), status);
     detail::check_apply_views(spec, views);
@@ -144,9 +143,9 @@ Launch<RopeKernel<T, Angles, KernelMode::norm_rope>> plan_qk_norm_rope(const Rop
 
 /// Plans rope_into_cache: K rotated into write.key_cache at each token's slot, V copied, Q rotated.
 template <class T, class Angles>
-Launch<RopeKernel<T, Angles, KernelMode::rope>> plan_rope_into_cache(const RopeSpec& spec, const Angles& angles,
-                                                                      const PositionIds& positions,
-                                                                      const kernels::CacheWrite<T>& write, unsigned* status)
+Launch<RopeKernel<T, Angles, KernelMode::rope>>
+plan_rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                     const kernels::CacheWrite<T>& write, unsigned* status)
 {
     detail::check_common(spec, angles, positions, write.k.tokens, status);
     detail::check_cache_write(spec, write);
@@ -190,7 +189,8 @@ plan_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, const 
     RopeArgs<T, Angles> args;
     args.angles = angles;
     args.axis_positions = positions;
-    for (int i = 0; i < layout.num_pairs(); ++i) args.axis_of_pair[i] = static_cast<unsigned char>(layout.axis_of_pair(i));
+    for (int i = 0; i < layout.num_pairs(); ++i)
+        args.axis_of_pair[i] = static_cast<unsigned char>(layout.axis_of_pair(i));
     args.inverse = direction == kernels::Direction::inverse;
     args.status = status;
     detail::set_views(args, views);
@@ -201,13 +201,14 @@ plan_multi_axis_rope(const RopeSpec& spec, const MultiAxisLayout& layout, const 
 
 /// The kernel of every plan: phases separated by block barriers (rope_kernel.cuh).
 template <class Kernel>
-__global__ void __launch_bounds__(max_heads_per_block * head_lanes) run_rope_kernel(Kernel kernel)
+__global__ void __launch_bounds__(max_heads_per_block* head_lanes) run_rope_kernel(Kernel kernel)
 {
     __shared__ BlockShared shared;
 #pragma unroll
     for (int phase = 0; phase < Kernel::phases; ++phase) {
-        kernel(phase, ThreadIndex {static_cast<std::int64_t>(blockIdx.x), static_cast<int>(threadIdx.x),
-                                   static_cast<int>(blockDim.x)},
+        kernel(phase,
+               ThreadIndex {static_cast<std::int64_t>(blockIdx.x), static_cast<int>(threadIdx.x),
+                            static_cast<int>(blockDim.x)},
                shared);
         if (phase + 1 < Kernel::phases) __syncthreads();
     }
@@ -218,14 +219,16 @@ template <class Kernel>
 cudaError_t launch(const Launch<Kernel>& plan, cudaStream_t stream)
 {
     if (plan.blocks == 0) return cudaSuccess;
-    run_rope_kernel<Kernel><<<static_cast<unsigned>(plan.blocks), static_cast<unsigned>(plan.threads), 0, stream>>>(plan.kernel);
+    run_rope_kernel<Kernel>
+        <<<static_cast<unsigned>(plan.blocks), static_cast<unsigned>(plan.threads), 0, stream>>>(plan.kernel);
     return cudaGetLastError();
 }
 
 /// Checked apply on the device: plan_apply_rope, then launch on `stream`.
 template <class T, class Angles>
 cudaError_t apply_rope(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                       const kernels::QKViews<T>& views, kernels::Direction direction, unsigned* status, cudaStream_t stream)
+                       const kernels::QKViews<T>& views, kernels::Direction direction, unsigned* status,
+                       cudaStream_t stream)
 {
     return launch(plan_apply_rope(spec, angles, positions, views, direction, status), stream);
 }
@@ -233,7 +236,8 @@ cudaError_t apply_rope(const RopeSpec& spec, const Angles& angles, const Positio
 /// Checked QK-norm + RoPE on the device.
 template <class T, class Angles>
 cudaError_t qk_norm_rope(const RopeSpec& spec, const kernels::QkNorm& norm, const Angles& angles,
-                         const PositionIds& positions, const kernels::QKViews<T>& views, unsigned* status, cudaStream_t stream)
+                         const PositionIds& positions, const kernels::QKViews<T>& views, unsigned* status,
+                         cudaStream_t stream)
 {
     return launch(plan_qk_norm_rope(spec, norm, angles, positions, views, status), stream);
 }

@@ -51,16 +51,16 @@ using kernels::MultiAxisPositions;
 using kernels::PositionIds;
 using kernels::SlotMapping;
 
-inline constexpr int head_lanes = 32;           ///< threads per head
-inline constexpr int max_heads_per_block = 8;   ///< up to 256 threads per block
-inline constexpr int max_device_pairs = 256;    ///< rotary_dim <= 512
+inline constexpr int head_lanes = 32;  ///< threads per head
+inline constexpr int max_heads_per_block = 8;  ///< up to 256 threads per block
+inline constexpr int max_device_pairs = 256;  ///< rotary_dim <= 512
 
 /// Bits of the status word; see the file comment.
 enum KernelStatus : unsigned {
     status_ok = 0,
     status_position_outside_angles = 1,  ///< some token's position is outside the angle source
-    status_slot_outside_cache = 2,       ///< some token's slot is neither -1 nor in [0, slots)
-    status_invalid_cache_scale = 4,      ///< some per-head cache scale is not finite and > 0
+    status_slot_outside_cache = 2,  ///< some token's slot is neither -1 nor in [0, slots)
+    status_invalid_cache_scale = 4,  ///< some per-head cache scale is not finite and > 0
 };
 
 /// ORs `bit` into *status (atomically on the device).
@@ -97,7 +97,8 @@ struct RopeArgs {
     bool interleaved = false;
     bool inverse = false;
     PositionIds positions = PositionIds::contiguous(0);
-    MultiAxisPositions axis_positions = MultiAxisPositions::strided(static_cast<const std::int32_t*>(nullptr), 0, 0, 1, 0, 0);
+    MultiAxisPositions axis_positions =
+        MultiAxisPositions::strided(static_cast<const std::int32_t*>(nullptr), 0, 0, 1, 0, 0);
     unsigned char axis_of_pair[max_device_pairs] = {};
     HeadsView<const T> q_in, k_in, v_in;
     HeadsView<T> q_out, k_out;

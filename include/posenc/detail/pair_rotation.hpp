@@ -25,7 +25,7 @@ namespace posenc::detail {
 /// The two coordinates of a rotated pair.
 template <class R>
 struct RotatedPair {
-    R first;   ///< a c - b s
+    R first;  ///< a c - b s
     R second;  ///< b c + a s
 };
 

@@ -140,8 +140,8 @@ public:
         Eigen::MatrixXd l = scaled_scores(queries(x), keys(x));
         if (!l.allFinite())
             throw posenc::error("x", shape_of(x),
-                                  "must keep the logits Q K^T / sqrt(d_key) finite in double (the products overflow, "
-                                  "the softmax would give NaN)");
+                                "must keep the logits Q K^T / sqrt(d_key) finite in double (the products overflow, "
+                                "the softmax would give NaN)");
         return l;
     }
 
@@ -158,8 +158,7 @@ public:
                                           "must keep logit + bias finite in double (logit " +
                                               posenc::detail::format_value(l(i, j)) + ")");
         for (Eigen::Index j = 0; j < l.cols(); ++j)
-            for (Eigen::Index i = 0; i < l.rows(); ++i)
-                l(i, j) += bias(i, j);  // a -inf entry masks the key
+            for (Eigen::Index i = 0; i < l.rows(); ++i) l(i, j) += bias(i, j);  // a -inf entry masks the key
         return l;
     }
 
@@ -190,7 +189,8 @@ public:
         // A convex combination of finite values exceeds the largest only by rounding, which can
         // still carry a value within T ulp of DBL_MAX past it.
         if (!out.allFinite())
-            throw posenc::error("x", shape_of(x), "must keep the output A V finite in double (V is within rounding of overflow)");
+            throw posenc::error("x", shape_of(x),
+                                "must keep the output A V finite in double (V is within rounding of overflow)");
         return out;
     }
 
@@ -208,7 +208,7 @@ public:
 private:
     struct Row {
         std::vector<Eigen::Index> keys;  // unmasked keys in canonical order
-        std::vector<double> weights;     // their softmax weights, same order
+        std::vector<double> weights;  // their softmax weights, same order
     };
 
     static std::string shape_of(const Eigen::MatrixXd& x)
@@ -221,7 +221,8 @@ private:
         Eigen::MatrixXd out = detail::project_rows(checked(x), w);
         if (!out.allFinite())
             throw posenc::error("x", shape_of(x),
-                                  "must keep " + std::string(product) + " finite in double (a product or a sum overflows)");
+                                "must keep " + std::string(product) +
+                                    " finite in double (a product or a sum overflows)");
         return out;
     }
 

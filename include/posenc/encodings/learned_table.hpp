@@ -30,7 +30,7 @@ namespace encodings {
 
 /// What a learned table does with a position it has no row for.
 enum class OutOfRange {
-    error,              ///< throw posenc::error naming the position and the table size (default)
+    error,  ///< throw posenc::error naming the position and the table size (default)
     clamp_to_last_row,  ///< reuse row L - 1 for every position >= L (lesson C2-2's forced run)
 };
 
@@ -50,8 +50,7 @@ public:
     /// A zero-initialised table (the values are what training would set).
     LearnedPositionTable(int num_positions, int dim, OutOfRange policy = OutOfRange::error)
         : LearnedPositionTable(checked_zeros(num_positions, dim), policy)
-    {
-    }
+    {}
 
     /// A table with the given weights, one row per position.
     explicit LearnedPositionTable(Eigen::MatrixXd weights, OutOfRange policy = OutOfRange::error)
@@ -66,8 +65,7 @@ public:
                     posenc::detail::raise("weights(" + std::to_string(r) + ", " + std::to_string(c) + ")",
                                           weights_(r, c), "must be finite");
         posenc::detail::require(policy == OutOfRange::error || policy == OutOfRange::clamp_to_last_row, "policy",
-                                static_cast<int>(policy),
-                                "must be OutOfRange::error or OutOfRange::clamp_to_last_row");
+                                static_cast<int>(policy), "must be OutOfRange::error or OutOfRange::clamp_to_last_row");
     }
 
     /// The table of a learned-position preset: native_length rows x d_model dims (GPT-2: 1,024 x 768).

@@ -51,8 +51,8 @@ inline double normalized_neighbour_gap(std::int64_t length)
 inline double position_named_by(double normalized_value, std::int64_t length)
 {
     detail::require_length_of_two(length);
-    posenc::detail::require(normalized_value >= 0.0 && normalized_value <= 1.0, "normalized_value",
-                            normalized_value, "must be in [0, 1]");
+    posenc::detail::require(normalized_value >= 0.0 && normalized_value <= 1.0, "normalized_value", normalized_value,
+                            "must be in [0, 1]");
     return normalized_value * static_cast<double>(length - 1);
 }
 

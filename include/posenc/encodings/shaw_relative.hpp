@@ -70,8 +70,7 @@ public:
     /// A zero-initialised table of 2k + 1 vectors of `dim` numbers (training sets the values).
     ClippedRelativePositions(int max_distance, int dim)
         : ClippedRelativePositions(max_distance, zeros(max_distance, dim))
-    {
-    }
+    {}
 
     /// A table with the given vectors; row r holds w_{r - k}.
     ClippedRelativePositions(int max_distance, Eigen::MatrixXd vectors)

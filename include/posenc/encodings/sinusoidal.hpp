@@ -36,7 +36,7 @@ namespace encodings {
 
 /// Whether token embeddings are multiplied by sqrt(d_model) before the encoding is added.
 enum class EmbeddingScale {
-    none,          ///< x = E + PE
+    none,  ///< x = E + PE
     sqrt_d_model,  ///< x = sqrt(d_model) E + PE  (Vaswani 2017 section 3.4)
 };
 
@@ -48,16 +48,15 @@ class SinusoidalEncoding
 {
 public:
     /// Largest |position| (and |offset|) accepted: the angle range of angles.hpp with w_0 = 1.
-    static constexpr std::int64_t max_position = std::int64_t{1} << 50;
+    static constexpr std::int64_t max_position = std::int64_t {1} << 50;
 
     explicit SinusoidalEncoding(int d_model, EmbeddingScale scale = EmbeddingScale::none, double base = 10000.0)
-        : d_model_(checked_d_model(d_model))
-        , base_(checked_base(base))
-        , scale_(scale)
-        , table_(FrequencyTable::from_spec(RopeSpec::full(d_model_, base_, Pairing::interleaved)))
+        : d_model_(checked_d_model(d_model)), base_(checked_base(base)), scale_(scale),
+          table_(FrequencyTable::from_spec(RopeSpec::full(d_model_, base_, Pairing::interleaved)))
     {
         posenc::detail::require(scale == EmbeddingScale::none || scale == EmbeddingScale::sqrt_d_model, "scale",
-                                static_cast<int>(scale), "must be EmbeddingScale::none or EmbeddingScale::sqrt_d_model");
+                                static_cast<int>(scale),
+                                "must be EmbeddingScale::none or EmbeddingScale::sqrt_d_model");
     }
 
     int d_model() const noexcept { return d_model_; }

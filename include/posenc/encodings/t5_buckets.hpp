@@ -39,7 +39,7 @@ namespace encodings {
 
 /// Whether keys after the query get buckets of their own.
 enum class BucketDirection {
-    bidirectional,   ///< encoder: half the buckets for keys before (or at) the query, half for after
+    bidirectional,  ///< encoder: half the buckets for keys before (or at) the query, half for after
     unidirectional,  ///< decoder: only keys at or before the query are told apart; later keys share bucket 0
 };
 
@@ -83,8 +83,10 @@ public:
     int max_exact() const noexcept { return buckets_per_side() / 2; }
 
     /// The bucket of rel = key - query, in [0, num_buckets) (file comment). Any int64 rel.
-    int bucket(std::int64_t relative_position) const noexcept { return bucket_of(relative_position < 0,
-                                                                                  magnitude(relative_position)); }
+    int bucket(std::int64_t relative_position) const noexcept
+    {
+        return bucket_of(relative_position < 0, magnitude(relative_position));
+    }
 
     /// The bucket of key_position - query_position, computed without overflow for any int64 positions.
     int bucket(std::int64_t query_position, std::int64_t key_position) const noexcept
@@ -129,8 +131,9 @@ public:
     /// Throws unless 0 <= b < buckets_per_side().
     std::int64_t smallest_distance_in_bucket(int b) const
     {
-        posenc::detail::require(b >= 0 && b < buckets_per_side(), "bucket", b,
-                                ("must be in [0, buckets_per_side " + std::to_string(buckets_per_side()) + ")").c_str());
+        posenc::detail::require(
+            b >= 0 && b < buckets_per_side(), "bucket", b,
+            ("must be in [0, buckets_per_side " + std::to_string(buckets_per_side()) + ")").c_str());
         if (b < max_exact()) return b;
         // side_bucket is non-decreasing in n and reaches the last bucket by n = max_distance:
         // binary search for the first n with side_bucket(n) >= b.

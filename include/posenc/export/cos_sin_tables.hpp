@@ -49,7 +49,7 @@ namespace posenc::exports {
 inline constexpr std::int64_t max_export_position = 2147483647;
 
 /// The most entries (num_positions * R) one exported table may hold: 2^31 (8 GiB of float32).
-inline constexpr std::int64_t max_export_entries = std::int64_t{1} << 31;
+inline constexpr std::int64_t max_export_entries = std::int64_t {1} << 31;
 
 namespace detail {
 

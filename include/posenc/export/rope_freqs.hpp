@@ -57,7 +57,8 @@ inline std::vector<float> llama3_rope_freqs(const RopeSpec& spec, const Llama3Sc
             continue;
         }
         const double wavelength = native.period(i);
-        const double m = (l0 / wavelength - llama.low_freq_factor()) / (llama.high_freq_factor() - llama.low_freq_factor());
+        const double m =
+            (l0 / wavelength - llama.low_freq_factor()) / (llama.high_freq_factor() - llama.low_freq_factor());
         out.push_back(static_cast<float>(1.0 / ((1.0 - m) / s + m)));
     }
     return out;

@@ -66,8 +66,7 @@ void apply_rope_unchecked_on(Arch, const RopeSpec& spec, const Angles& angles, c
     } else {
         if (spec.pairing() == Pairing::half_split)
             detail::rope_tokens<Arch, Pairing::half_split>(spec, angles, positions, views, direction, range);
-        else
-            detail::rope_tokens<Arch, Pairing::interleaved>(spec, angles, positions, views, direction, range);
+        else detail::rope_tokens<Arch, Pairing::interleaved>(spec, angles, positions, views, direction, range);
     }
 }
 
@@ -116,8 +115,7 @@ POSENC_ALWAYS_INLINE void run_decode_step(const RopeSpec& spec, const Angles& an
     T* const x = q.data + spec.rotary_offset();
     if (spec.pairing() == Pairing::half_split)
         rope_token_in_place<A, Pairing::half_split>(angles, position, x, q.heads, q.head_stride, spec.num_pairs());
-    else
-        rope_token_in_place<A, Pairing::interleaved>(angles, position, x, q.heads, q.head_stride, spec.num_pairs());
+    else rope_token_in_place<A, Pairing::interleaved>(angles, position, x, q.heads, q.head_stride, spec.num_pairs());
 }
 
 }  // namespace detail

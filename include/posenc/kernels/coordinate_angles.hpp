@@ -108,7 +108,8 @@ public:
     }
 
 private:
-    static void require_shape(const FrequencyTable& table, const MultiAxisLayout& layout, const std::vector<double>& coordinates)
+    static void require_shape(const FrequencyTable& table, const MultiAxisLayout& layout,
+                              const std::vector<double>& coordinates)
     {
         if (layout.num_pairs() != table.num_pairs())
             posenc::detail::raise("layout.num_pairs", layout.num_pairs(),
@@ -129,7 +130,8 @@ private:
         if (finite && std::fabs(c) * inv_freq <= 1125899906842624.0) return;
         const std::string field = "coordinates[" + std::to_string(token) + "][" + std::to_string(axis) + "]";
         if (!finite) posenc::detail::raise(field, c, "must be finite with |c| <= 2^31");
-        posenc::detail::raise(field, c, "times inv_freq " + std::to_string(inv_freq) + " must stay within 2^50 in magnitude");
+        posenc::detail::raise(field, c,
+                              "times inv_freq " + std::to_string(inv_freq) + " must stay within 2^50 in magnitude");
     }
 
     FrequencyTable table_;

@@ -32,10 +32,10 @@ struct CpuFeatures {
     bool avx512dq = false;
     bool avx512bw = false;
     bool avx512_bf16 = false;
-    bool asimd = false;    ///< AArch64 Advanced SIMD (HWCAP_ASIMD, "asimd")
-    bool fphp = false;     ///< half-precision scalar arithmetic (HWCAP_FPHP, "fphp")
+    bool asimd = false;  ///< AArch64 Advanced SIMD (HWCAP_ASIMD, "asimd")
+    bool fphp = false;  ///< half-precision scalar arithmetic (HWCAP_FPHP, "fphp")
     bool asimdhp = false;  ///< half-precision vector arithmetic (HWCAP_ASIMDHP, "asimdhp")
-    bool bf16 = false;     ///< BFloat16 instructions, BFCVTN among them (HWCAP2_BF16, "bf16")
+    bool bf16 = false;  ///< BFloat16 instructions, BFCVTN among them (HWCAP2_BF16, "bf16")
 };
 
 /// Reads cpuid (leaves 1, 7.0 and 7.1) and xgetbv on x86, getauxval(AT_HWCAP, AT_HWCAP2) on
@@ -67,7 +67,7 @@ inline CpuFeatures detect_cpu_features() noexcept
         __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
         xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
     }
-    const bool ymm_state = (xcr0 & 0x6u) == 0x6u;    // SSE and AVX state
+    const bool ymm_state = (xcr0 & 0x6u) == 0x6u;  // SSE and AVX state
     const bool zmm_state = (xcr0 & 0xe6u) == 0xe6u;  // plus opmask, zmm0-15 upper halves, zmm16-31
     if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return f;
     f.avx2 = avx && ymm_state && ((b >> 5) & 1u);

@@ -76,10 +76,10 @@ inline constexpr bool is_dispatchable_angle_source =
 
 template <class Angles>
 inline constexpr AngleSourceKind angle_kind_of =
-    std::is_same_v<Angles, CosSinCache>                                      ? AngleSourceKind::cache
-    : std::is_same_v<Angles, OnTheFlyAngles>                                 ? AngleSourceKind::on_the_fly
+    std::is_same_v<Angles, CosSinCache>                                   ? AngleSourceKind::cache
+    : std::is_same_v<Angles, OnTheFlyAngles>                              ? AngleSourceKind::on_the_fly
     : std::is_same_v<Angles, kernels::detail::MultiAxisRows<CosSinCache>> ? AngleSourceKind::multi_axis_cache
-                                                                             : AngleSourceKind::multi_axis_on_the_fly;
+                                                                          : AngleSourceKind::multi_axis_on_the_fly;
 
 /// One kernel call with its element type and angle source erased, so that one non-template
 /// function per ISA can serve every combination: run_<isa> (apply) and run_fused_<isa> (the
@@ -109,7 +109,8 @@ struct DecodeSteps {
     template <class T, class Angles>
     DecodeStep of(Pairing pairing) const noexcept
     {
-        return step[static_cast<int>(pairing)][static_cast<int>(storage_type_of<T>)][static_cast<int>(angle_kind_of<Angles>)];
+        return step[static_cast<int>(pairing)][static_cast<int>(storage_type_of<T>)]
+                   [static_cast<int>(angle_kind_of<Angles>)];
     }
 };
 static_assert(static_cast<int>(Pairing::interleaved) == 1 && static_cast<int>(StorageType::float16) == 2 &&
@@ -132,21 +133,21 @@ struct EntryPoints {
 template <Isa isa>
 struct IsaEntry;
 
-#define POSENC_DETAIL_ISA_ENTRY(entry, processor, entry_arch, flags, cpu_test)                         \
-    void run_##entry(const KernelCall& call) noexcept;                                                 \
-    void run_fused_##entry(const KernelCall& call) noexcept;                                            \
-    extern const DecodeSteps decode_steps_##entry;                                                     \
-    template <>                                                                                        \
-    struct IsaEntry<Isa::entry> {                                                                      \
-        using arch = entry_arch;                                                                       \
-        static constexpr const char* name = #entry;                                                    \
-        static constexpr bool compiled = POSENC_DISPATCH_ISA_COMPILED(entry) != 0;                     \
-        static bool cpu_runs(const CpuFeatures& f) noexcept { return cpu_test; }                       \
-        static EntryPoints entry_points() noexcept                                                     \
-        {                                                                                              \
-            if constexpr (compiled) return {&run_##entry, &run_fused_##entry, &decode_steps_##entry};  \
-            else return {};                                                                            \
-        }                                                                                              \
+#define POSENC_DETAIL_ISA_ENTRY(entry, processor, entry_arch, flags, cpu_test)                                         \
+    void run_##entry(const KernelCall& call) noexcept;                                                                 \
+    void run_fused_##entry(const KernelCall& call) noexcept;                                                           \
+    extern const DecodeSteps decode_steps_##entry;                                                                     \
+    template <>                                                                                                        \
+    struct IsaEntry<Isa::entry> {                                                                                      \
+        using arch = entry_arch;                                                                                       \
+        static constexpr const char* name = #entry;                                                                    \
+        static constexpr bool compiled = POSENC_DISPATCH_ISA_COMPILED(entry) != 0;                                     \
+        static bool cpu_runs(const CpuFeatures& f) noexcept { return cpu_test; }                                       \
+        static EntryPoints entry_points() noexcept                                                                     \
+        {                                                                                                              \
+            if constexpr (compiled) return {&run_##entry, &run_fused_##entry, &decode_steps_##entry};                  \
+            else return {};                                                                                            \
+        }                                                                                                              \
     };
 POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_ENTRY)
 #undef POSENC_DETAIL_ISA_ENTRY
@@ -156,7 +157,7 @@ POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_ENTRY)
 template <class Visit, class R>
 constexpr R visit_isa(Isa isa, Visit visit, R otherwise) noexcept
 {
-#define POSENC_DETAIL_ISA_CASE(entry, ...) \
+#define POSENC_DETAIL_ISA_CASE(entry, ...)                                                                             \
     case Isa::entry: return visit(IsaEntry<Isa::entry> {});
     switch (isa) {
         POSENC_DISPATCH_ISA_LIST(POSENC_DETAIL_ISA_CASE)
@@ -173,13 +174,15 @@ namespace posenc::kernels::dispatch {
 inline const char* to_string(Isa isa) noexcept
 {
     const char* unknown = isa == Isa::baseline ? "baseline" : "unknown";
-    return detail::dispatch::visit_isa(isa, [](auto entry) { return decltype(entry)::name; }, unknown);
+    return detail::dispatch::visit_isa(
+        isa, [](auto entry) { return decltype(entry)::name; }, unknown);
 }
 
 /// Whether this binary contains the per-ISA build (posenc_add_dispatch on the calling target).
 inline constexpr bool isa_compiled(Isa isa) noexcept
 {
-    return detail::dispatch::visit_isa(isa, [](auto entry) { return decltype(entry)::compiled; }, isa == Isa::baseline);
+    return detail::dispatch::visit_isa(
+        isa, [](auto entry) { return decltype(entry)::compiled; }, isa == Isa::baseline);
 }
 
 /// The highest ISA dispatch may use, from the environment variable POSENC_DISPATCH_MAX_ISA
@@ -205,7 +208,8 @@ inline bool isa_supported_by_cpu(Isa isa) noexcept
 {
     if (static_cast<int>(isa) > static_cast<int>(max_isa_from_environment())) return false;
     const CpuFeatures& f = cpu_features();
-    return detail::dispatch::visit_isa(isa, [&](auto entry) { return decltype(entry)::cpu_runs(f); }, isa == Isa::baseline);
+    return detail::dispatch::visit_isa(
+        isa, [&](auto entry) { return decltype(entry)::cpu_runs(f); }, isa == Isa::baseline);
 }
 
 /// Compiled in and supported: apply_rope_on(isa, ...) may use it.
@@ -217,7 +221,8 @@ inline bool isa_available(Isa isa) noexcept { return isa_compiled(isa) && isa_su
 inline const char* arch_name(Isa isa) noexcept
 {
     const char* baseline = kernels::default_arch::name();
-    return detail::dispatch::visit_isa(isa, [](auto entry) { return decltype(entry)::arch::name(); }, baseline);
+    return detail::dispatch::visit_isa(
+        isa, [](auto entry) { return decltype(entry)::arch::name(); }, baseline);
 }
 
 /// The ISAs this binary holds: the baseline first, then every entry of the ISA list whose
@@ -254,8 +259,8 @@ inline std::string missed_isa_diagnostic()
     const Isa cpu = best_cpu_isa();
     if (best != Isa::baseline || cpu == Isa::baseline) return {};
     // a baseline compiled for that ISA or better (-march) already runs it: xsimd's arch versions
-    const unsigned cpu_version =
-        detail::dispatch::visit_isa(cpu, [](auto entry) { return decltype(entry)::arch::version(); }, 0u);
+    const unsigned cpu_version = detail::dispatch::visit_isa(
+        cpu, [](auto entry) { return decltype(entry)::arch::version(); }, 0u);
     if (cpu_version <= kernels::default_arch::version()) return {};
     return std::string("posenc: runtime dispatch runs the baseline kernel (") + arch_name(Isa::baseline) +
            ") although this CPU runs " + to_string(cpu) + " (" + arch_name(cpu) +
@@ -289,7 +294,8 @@ inline Isa best_isa() noexcept
 /// avx512, avx512_bf16; this CPU runs up to avx512_bf16".
 inline std::string dispatch_summary()
 {
-    std::string out = std::string("dispatch runs ") + to_string(best_isa()) + " (" + arch_name(best_isa()) + "); compiled: ";
+    std::string out =
+        std::string("dispatch runs ") + to_string(best_isa()) + " (" + arch_name(best_isa()) + "); compiled: ";
     const std::vector<Isa> compiled = compiled_isas();
     for (std::size_t i = 0; i < compiled.size(); ++i) {
         out += (i ? ", " : "") + std::string(to_string(compiled[i]));
@@ -309,8 +315,8 @@ using kernels::dispatch::to_string;
 
 /// A call with its tensors (QKViews<T> or kernels::detail::FusedArgs<T>) and angle source erased.
 template <template <class> class Tensors, class T, class Angles>
-KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const Tensors<T>& tensors,
-                     Direction direction, TokenRange range) noexcept
+KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                     const Tensors<T>& tensors, Direction direction, TokenRange range) noexcept
 {
     return {&spec, &angles, angle_kind_of<Angles>, &positions, &tensors, storage_type_of<T>, direction, range};
 }
@@ -319,12 +325,14 @@ KernelCall make_call(const RopeSpec& spec, const Angles& angles, const PositionI
 /// ISA not compiled in.
 inline EntryPoints compiled_entry_points(Isa isa) noexcept
 {
-    return visit_isa(isa, [](auto entry) { return decltype(entry)::entry_points(); }, EntryPoints {});
+    return visit_isa(
+        isa, [](auto entry) { return decltype(entry)::entry_points(); }, EntryPoints {});
 }
 
 /// Runs a call on a per-ISA build's entry `run` (&EntryPoints::run or ::run_fused); false if
 /// that build is not compiled in (the caller then runs the baseline).
-inline bool run_compiled(Isa isa, const KernelCall& call, EntryPoints::Run EntryPoints::*run = &EntryPoints::run) noexcept
+inline bool run_compiled(Isa isa, const KernelCall& call,
+                         EntryPoints::Run EntryPoints::*run = &EntryPoints::run) noexcept
 {
     const EntryPoints::Run entry = compiled_entry_points(isa).*run;
     if (entry != nullptr) entry(call);
@@ -367,8 +375,7 @@ POSENC_ALWAYS_INLINE void dispatch_decode_step(const RopeSpec& spec, const Angle
     if (const DecodeSteps* steps = best_decode_steps())
         steps->of<T, Angles>(spec.pairing())(&angles, position, q.data + spec.rotary_offset(), q.heads, q.head_stride,
                                              spec.num_pairs());
-    else
-        kernels::detail::run_decode_step<kernels::default_arch>(spec, angles, position, q);
+    else kernels::detail::run_decode_step<kernels::default_arch>(spec, angles, position, q);
 }
 
 }  // namespace posenc::kernels::detail::dispatch
@@ -387,7 +394,8 @@ void apply_rope_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles
     POSENC_ASSERT(isa_available(isa));
     POSENC_ASSERT(kernels::detail::rope_call_is_valid(spec, angles, positions, views, range));
     if constexpr (!std::is_same_v<T, double>) {
-        if (detail::dispatch::run_compiled(isa, detail::dispatch::make_call(spec, angles, positions, views, direction, range)))
+        if (detail::dispatch::run_compiled(
+                isa, detail::dispatch::make_call(spec, angles, positions, views, direction, range)))
             return;
     }
     kernels::apply_rope_unchecked(spec, angles, positions, views, direction, range);
@@ -457,9 +465,10 @@ void apply_rope_unchecked(const RopeSpec& spec, const Angles& angles, const Posi
 /// Unchecked multi-axis apply on a chosen ISA (kernels::apply_multi_axis_rope_unchecked's
 /// preconditions, plus isa_available(isa)). T = double always runs the reference path.
 template <class T, class Angles>
-void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
-                                        const MultiAxisPositions& positions, const QKViews<T>& views,
-                                        Direction direction = Direction::forward, TokenRange range = all_tokens) noexcept
+void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const MultiAxisLayout& layout,
+                                        const Angles& angles, const MultiAxisPositions& positions,
+                                        const QKViews<T>& views, Direction direction = Direction::forward,
+                                        TokenRange range = all_tokens) noexcept
 {
     detail::dispatch::require_dispatchable_angle_source<Angles>();
     range = kernels::detail::within(range, views.tokens());
@@ -469,7 +478,8 @@ void apply_multi_axis_rope_unchecked_on(Isa isa, const RopeSpec& spec, const Mul
     if constexpr (!std::is_same_v<T, double>) {
         const auto rows = kernels::detail::make_multi_axis_rows(layout, angles, positions, views.tokens());
         const PositionIds token_index = PositionIds::contiguous(0);
-        if (detail::dispatch::run_compiled(isa, detail::dispatch::make_call(spec, rows, token_index, views, direction, range)))
+        if (detail::dispatch::run_compiled(
+                isa, detail::dispatch::make_call(spec, rows, token_index, views, direction, range)))
             return;
     }
     kernels::apply_multi_axis_rope_unchecked(spec, layout, angles, positions, views, direction, range);

@@ -65,7 +65,9 @@ void run_fused_call(const KernelCall& call) noexcept
 {
     visit_storage(call.storage, [&](auto element) {
         const auto& args = *static_cast<const FusedArgs<decltype(element)>*>(call.tensors);
-        auto run = [&](const auto* angles) { fused_run<Arch>(call.spec->pairing(), args, *angles, *call.positions, call.range); };
+        auto run = [&](const auto* angles) {
+            fused_run<Arch>(call.spec->pairing(), args, *angles, *call.positions, call.range);
+        };
         switch (call.angle_kind) {
         case AngleSourceKind::cache: run(static_cast<const CosSinCache*>(call.angles)); break;
         case AngleSourceKind::on_the_fly: run(static_cast<const OnTheFlyAngles*>(call.angles)); break;
@@ -83,8 +85,8 @@ template <class Arch, Pairing P, class T, class Angles>
 void decode_step(const void* angles, std::int64_t position, void* x, std::ptrdiff_t heads, std::ptrdiff_t head_stride,
                  int num_pairs) noexcept
 {
-    kernels::detail::rope_token_in_place<Arch, P>(*static_cast<const Angles*>(angles), position, static_cast<T*>(x), heads,
-                                                  head_stride, num_pairs);
+    kernels::detail::rope_token_in_place<Arch, P>(*static_cast<const Angles*>(angles), position, static_cast<T*>(x),
+                                                  heads, head_stride, num_pairs);
 }
 
 /// The table of an arch's decode steps (dispatch.hpp's DecodeSteps order), a constant.
@@ -106,16 +108,16 @@ constexpr DecodeSteps decode_steps_of() noexcept
 
 /// Defines detail::dispatch::run_<isa>, run_fused_<isa> and decode_steps_<isa> for `arch`; the
 /// unit's flags must enable that arch.
-#define POSENC_DISPATCH_DEFINE_TARGET(isa, arch)                                                              \
-    static_assert(arch::supported(), "posenc: this dispatch unit must be compiled with the flags of " #isa \
-                                     " (see posenc/kernels/dispatch.hpp).");                                \
-    void posenc::kernels::detail::dispatch::run_##isa(const KernelCall& call) noexcept                       \
-    {                                                                                                         \
-        run_kernel_call<arch>(call);                                                                          \
-    }                                                                                                         \
-    void posenc::kernels::detail::dispatch::run_fused_##isa(const KernelCall& call) noexcept                  \
-    {                                                                                                         \
-        run_fused_call<arch>(call);                                                                           \
-    }                                                                                                         \
-    const posenc::kernels::detail::dispatch::DecodeSteps posenc::kernels::detail::dispatch::decode_steps_##isa = \
+#define POSENC_DISPATCH_DEFINE_TARGET(isa, arch)                                                                       \
+    static_assert(arch::supported(), "posenc: this dispatch unit must be compiled with the flags of " #isa             \
+                                     " (see posenc/kernels/dispatch.hpp).");                                           \
+    void posenc::kernels::detail::dispatch::run_##isa(const KernelCall& call) noexcept                                 \
+    {                                                                                                                  \
+        run_kernel_call<arch>(call);                                                                                   \
+    }                                                                                                                  \
+    void posenc::kernels::detail::dispatch::run_fused_##isa(const KernelCall& call) noexcept                           \
+    {                                                                                                                  \
+        run_fused_call<arch>(call);                                                                                    \
+    }                                                                                                                  \
+    const posenc::kernels::detail::dispatch::DecodeSteps posenc::kernels::detail::dispatch::decode_steps_##isa =       \
         decode_steps_of<arch>(); /* a constant expression: initialised before any code runs */

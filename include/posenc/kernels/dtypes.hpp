@@ -50,14 +50,14 @@ inline const char* to_string(StorageType type) noexcept
 /// storage_type_of<T>: the StorageType of float, bfloat16, float16 or double.
 template <class T>
 inline constexpr StorageType storage_type_of = std::is_same_v<T, float>      ? StorageType::float32
-                                              : std::is_same_v<T, bfloat16> ? StorageType::bfloat16
-                                              : std::is_same_v<T, float16>  ? StorageType::float16
-                                                                            : StorageType::float64;
+                                               : std::is_same_v<T, bfloat16> ? StorageType::bfloat16
+                                               : std::is_same_v<T, float16>  ? StorageType::float16
+                                                                             : StorageType::float64;
 
 /// True for the four storage types the kernels accept.
 template <class T>
-inline constexpr bool is_storage_type = std::is_same_v<T, float> || std::is_same_v<T, bfloat16> ||
-                                        std::is_same_v<T, float16> || std::is_same_v<T, double>;
+inline constexpr bool is_storage_type =
+    std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16> || std::is_same_v<T, double>;
 
 namespace kernels::detail {
 
@@ -78,7 +78,10 @@ POSENC_HD inline float float_from_bits(std::uint32_t u) noexcept
 }  // namespace kernels::detail
 
 /// bfloat16 -> float, exact: the 16 bits become the top half of the binary32.
-POSENC_HD inline float to_float(bfloat16 x) noexcept { return kernels::detail::float_from_bits(static_cast<std::uint32_t>(x.bits) << 16); }
+POSENC_HD inline float to_float(bfloat16 x) noexcept
+{
+    return kernels::detail::float_from_bits(static_cast<std::uint32_t>(x.bits) << 16);
+}
 
 namespace kernels::detail {
 /// to_bfloat16's body, as a template on an arch tag so that a per-ISA dispatch unit gets a copy

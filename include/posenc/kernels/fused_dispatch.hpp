@@ -33,7 +33,8 @@ void run_fused_on(Isa isa, const RopeSpec& spec, const kernels::detail::FusedArg
     else require_dispatchable_angle_source<Angles>();
     POSENC_ASSERT(isa_available(isa));
     if constexpr (!std::is_same_v<T, double>) {
-        if (run_compiled(isa, make_call(spec, angles, positions, f, Direction::forward, range), &EntryPoints::run_fused))
+        if (run_compiled(isa, make_call(spec, angles, positions, f, Direction::forward, range),
+                         &EntryPoints::run_fused))
             return;
     }
     kernels::detail::run_fused_on(kernels::default_arch {}, spec, f, angles, positions, range);
@@ -45,8 +46,9 @@ namespace posenc::kernels::dispatch {
 
 /// Checked qk_norm_rope on a chosen ISA.
 template <class T, class Angles>
-void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                     const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
+void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                     const PositionIds& positions, const QKViews<T>& views, TokenRange range = all_tokens,
+                     FloatSpan q_multipliers = {})
 {
     detail::dispatch::require_isa(isa);
     range = kernels::detail::within(range, views.tokens());
@@ -72,15 +74,17 @@ void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm
 {
     range = kernels::detail::within(range, views.tokens());
     const auto f = kernels::detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
-    POSENC_ASSERT(kernels::detail::passes(
-        [&] { kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range); }));
+    POSENC_ASSERT(kernels::detail::passes([&] {
+        kernels::detail::check_norm_call(spec, angles, positions, views, f, static_cast<int>(norm.weighting), range);
+    }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
 /// Unchecked qk_norm_rope on best_isa().
 template <class T, class Angles>
-void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                            const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
+void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                            const PositionIds& positions, const QKViews<T>& views, TokenRange range = all_tokens,
+                            FloatSpan q_multipliers = {}) noexcept
 {
     qk_norm_rope_unchecked_on(best_isa(), spec, norm, angles, positions, views, range, q_multipliers);
 }
@@ -99,8 +103,8 @@ void rope_into_cache_on(Isa isa, const RopeSpec& spec, const Angles& angles, con
 
 /// Checked rope_into_cache on best_isa().
 template <class T, class Angles>
-void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write,
-                     TokenRange range = all_tokens)
+void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                     const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     rope_into_cache_on(best_isa(), spec, angles, positions, write, range);
 }
@@ -113,7 +117,8 @@ void rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& a
 {
     range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, write);
-    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_cache_call(spec, angles, positions, f, 0, range); }));
+    POSENC_ASSERT(
+        kernels::detail::passes([&] { kernels::detail::check_cache_call(spec, angles, positions, f, 0, range); }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
@@ -154,8 +159,9 @@ void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Q
 {
     range = kernels::detail::within(range, write.k.tokens);
     const auto f = kernels::detail::cache_args(spec, norm, write);
-    POSENC_ASSERT(kernels::detail::passes(
-        [&] { kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
+    POSENC_ASSERT(kernels::detail::passes([&] {
+        kernels::detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range);
+    }));
     detail::dispatch::run_fused_on(isa, spec, f, angles, positions, range);
 }
 
@@ -177,8 +183,8 @@ void qk_norm_rope_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const An
 {
     detail::dispatch::require_isa(isa);
     kernels::detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range);
-    qk_norm_rope_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0), views,
-                    range, q_multipliers);
+    qk_norm_rope_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0),
+                    views, range, q_multipliers);
 }
 
 /// Checked multi-axis qk_norm_rope on best_isa().
@@ -191,30 +197,34 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
 
 /// Unchecked multi-axis qk_norm_rope on a chosen ISA.
 template <class T, class Angles>
-void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
-                               const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
+void qk_norm_rope_unchecked_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                               const MultiAxisIds& ids, const QKViews<T>& views, TokenRange range = all_tokens,
+                               FloatSpan q_multipliers = {}) noexcept
 {
-    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range); }));
-    qk_norm_rope_unchecked_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0),
-                              views, range, q_multipliers);
+    POSENC_ASSERT(kernels::detail::passes(
+        [&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range); }));
+    qk_norm_rope_unchecked_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, views.tokens()),
+                              PositionIds::contiguous(0), views, range, q_multipliers);
 }
 
 /// Unchecked multi-axis qk_norm_rope on best_isa().
 template <class T, class Angles>
 void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
-                            const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
+                            const QKViews<T>& views, TokenRange range = all_tokens,
+                            FloatSpan q_multipliers = {}) noexcept
 {
     qk_norm_rope_unchecked_on(best_isa(), spec, norm, angles, ids, views, range, q_multipliers);
 }
 
 /// Checked multi-axis rope_into_cache on a chosen ISA.
 template <class T, class Angles>
-void rope_into_cache_on(Isa isa, const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids, const CacheWrite<T>& write,
-                        TokenRange range = all_tokens)
+void rope_into_cache_on(Isa isa, const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids,
+                        const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     detail::dispatch::require_isa(isa);
     kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range);
-    rope_into_cache_on(isa, spec, kernels::detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0), write, range);
+    rope_into_cache_on(isa, spec, kernels::detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0),
+                       write, range);
 }
 
 /// Checked multi-axis rope_into_cache on best_isa().
@@ -230,28 +240,29 @@ template <class T, class Angles>
 void rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids,
                                   const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
 {
-    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range); }));
-    rope_into_cache_unchecked_on(isa, spec, kernels::detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0),
-                                 write, range);
+    POSENC_ASSERT(kernels::detail::passes(
+        [&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range); }));
+    rope_into_cache_unchecked_on(isa, spec, kernels::detail::rows_of(angles, ids, write.k.tokens),
+                                 PositionIds::contiguous(0), write, range);
 }
 
 /// Unchecked multi-axis rope_into_cache on best_isa().
 template <class T, class Angles>
-void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids, const CacheWrite<T>& write,
-                               TokenRange range = all_tokens) noexcept
+void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids,
+                               const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
 {
     rope_into_cache_unchecked_on(best_isa(), spec, angles, ids, write, range);
 }
 
 /// Checked multi-axis qk_norm_rope_into_cache on a chosen ISA.
 template <class T, class Angles>
-void qk_norm_rope_into_cache_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
-                                const CacheWrite<T>& write, TokenRange range = all_tokens)
+void qk_norm_rope_into_cache_on(Isa isa, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                                const MultiAxisIds& ids, const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     detail::dispatch::require_isa(isa);
     kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range);
-    qk_norm_rope_into_cache_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0),
-                               write, range);
+    qk_norm_rope_into_cache_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, write.k.tokens),
+                               PositionIds::contiguous(0), write, range);
 }
 
 /// Checked multi-axis qk_norm_rope_into_cache on best_isa().
@@ -268,15 +279,17 @@ void qk_norm_rope_into_cache_unchecked_on(Isa isa, const RopeSpec& spec, const Q
                                           const MultiAxisIds& ids, const CacheWrite<T>& write,
                                           TokenRange range = all_tokens) noexcept
 {
-    POSENC_ASSERT(kernels::detail::passes([&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range); }));
+    POSENC_ASSERT(kernels::detail::passes(
+        [&] { kernels::detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range); }));
     qk_norm_rope_into_cache_unchecked_on(isa, spec, norm, kernels::detail::rows_of(angles, ids, write.k.tokens),
                                          PositionIds::contiguous(0), write, range);
 }
 
 /// Unchecked multi-axis qk_norm_rope_into_cache on best_isa().
 template <class T, class Angles>
-void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
-                                       const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
+void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                                       const MultiAxisIds& ids, const CacheWrite<T>& write,
+                                       TokenRange range = all_tokens) noexcept
 {
     qk_norm_rope_into_cache_unchecked_on(best_isa(), spec, norm, angles, ids, write, range);
 }

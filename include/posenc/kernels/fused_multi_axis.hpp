@@ -52,8 +52,7 @@ class MultiAxisIds
 public:
     constexpr MultiAxisIds(const MultiAxisLayout& layout, MultiAxisPositions positions) noexcept
         : layout_(&layout), positions_(positions)
-    {
-    }
+    {}
     MultiAxisIds(const MultiAxisLayout&&, MultiAxisPositions) = delete;  // a temporary layout would dangle
 
     constexpr const MultiAxisLayout& layout() const noexcept { return *layout_; }
@@ -91,35 +90,39 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
                   const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
 {
     detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range);
-    qk_norm_rope(spec, norm, detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0), views, range, q_multipliers);
+    qk_norm_rope(spec, norm, detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0), views, range,
+                 q_multipliers);
 }
 
 /// Checked QK-norm + multi-axis RoPE with Q to rows of a cache view (qk_norm_rope.hpp's q_rows form).
 template <class T, class Angles>
 void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
-                  const QKViews<T>& views, const KvCacheView& q_rows, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
+                  const QKViews<T>& views, const KvCacheView& q_rows, TokenRange range = all_tokens,
+                  FloatSpan q_multipliers = {})
 {
     detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range);
-    qk_norm_rope(spec, norm, detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0), views, q_rows, range,
-                 q_multipliers);
+    qk_norm_rope(spec, norm, detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0), views, q_rows,
+                 range, q_multipliers);
 }
 
 /// Unchecked QK-norm + multi-axis RoPE on an explicit arch. Preconditions: what the checked form checks.
 template <class Arch, class T, class Angles>
-void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
-                               const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
+void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                               const MultiAxisIds& ids, const QKViews<T>& views, TokenRange range = all_tokens,
+                               FloatSpan q_multipliers = {}) noexcept
 {
 #if !POSENC_DETAIL_DISPATCH_UNIT
     POSENC_ASSERT(detail::passes([&] { detail::check_fused_multi_axis(spec, angles, ids, views.tokens(), range); }));
 #endif
-    qk_norm_rope_unchecked_on(Arch {}, spec, norm, detail::rows_of(angles, ids, views.tokens()), PositionIds::contiguous(0),
-                              views, range, q_multipliers);
+    qk_norm_rope_unchecked_on(Arch {}, spec, norm, detail::rows_of(angles, ids, views.tokens()),
+                              PositionIds::contiguous(0), views, range, q_multipliers);
 }
 
 /// qk_norm_rope_unchecked_on (multi-axis) with kernels::default_arch.
 template <class T, class Angles>
 void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
-                            const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
+                            const QKViews<T>& views, TokenRange range = all_tokens,
+                            FloatSpan q_multipliers = {}) noexcept
 {
     qk_norm_rope_unchecked_on(kernels::default_arch {}, spec, norm, angles, ids, views, range, q_multipliers);
 }
@@ -141,13 +144,13 @@ void rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const Angles& angl
 #if !POSENC_DETAIL_DISPATCH_UNIT
     POSENC_ASSERT(detail::passes([&] { detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range); }));
 #endif
-    rope_into_cache_unchecked_on(Arch {}, spec, detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0), write,
-                                 range);
+    rope_into_cache_unchecked_on(Arch {}, spec, detail::rows_of(angles, ids, write.k.tokens),
+                                 PositionIds::contiguous(0), write, range);
 }
 
 template <class T, class Angles>
-void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids, const CacheWrite<T>& write,
-                               TokenRange range = all_tokens) noexcept
+void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const MultiAxisIds& ids,
+                               const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
 {
     rope_into_cache_unchecked_on(kernels::default_arch {}, spec, angles, ids, write, range);
 }
@@ -159,7 +162,8 @@ void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Ang
                              const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     detail::check_fused_multi_axis(spec, angles, ids, write.k.tokens, range);
-    qk_norm_rope_into_cache(spec, norm, detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0), write, range);
+    qk_norm_rope_into_cache(spec, norm, detail::rows_of(angles, ids, write.k.tokens), PositionIds::contiguous(0), write,
+                            range);
 }
 
 /// Unchecked multi-axis qk_norm_rope_into_cache on an explicit arch.
@@ -176,8 +180,9 @@ void qk_norm_rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const QkNo
 }
 
 template <class T, class Angles>
-void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const MultiAxisIds& ids,
-                                       const CacheWrite<T>& write, TokenRange range = all_tokens) noexcept
+void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                                       const MultiAxisIds& ids, const CacheWrite<T>& write,
+                                       TokenRange range = all_tokens) noexcept
 {
     qk_norm_rope_into_cache_unchecked_on(kernels::default_arch {}, spec, norm, angles, ids, write, range);
 }

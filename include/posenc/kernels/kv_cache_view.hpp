@@ -63,13 +63,16 @@ inline const char* to_string(CacheStorage storage) noexcept
 /// Bytes per element.
 constexpr std::size_t element_bytes(CacheStorage storage) noexcept
 {
-    return storage == CacheStorage::float32 ? 4 : (storage == CacheStorage::bfloat16 || storage == CacheStorage::float16) ? 2 : 1;
+    return storage == CacheStorage::float32                                          ? 4
+           : (storage == CacheStorage::bfloat16 || storage == CacheStorage::float16) ? 2
+                                                                                     : 1;
 }
 
 /// True for float8_e4m3, float8_e5m2 and int8, the storages that need a scale.
 constexpr bool is_quantized(CacheStorage storage) noexcept
 {
-    return storage == CacheStorage::float8_e4m3 || storage == CacheStorage::int8 || storage == CacheStorage::float8_e5m2;
+    return storage == CacheStorage::float8_e4m3 || storage == CacheStorage::int8 ||
+           storage == CacheStorage::float8_e5m2;
 }
 
 /// cache_storage_of<C> for C = float, bfloat16, float16, float8_e4m3, float8_e5m2, std::int8_t.
@@ -82,9 +85,9 @@ inline constexpr CacheStorage cache_storage_of = std::is_same_v<C, float>       
                                                                                   : CacheStorage::int8;
 
 template <class C>
-inline constexpr bool is_cache_element = std::is_same_v<C, float> || std::is_same_v<C, bfloat16> ||
-                                         std::is_same_v<C, float16> || std::is_same_v<C, float8_e4m3> ||
-                                         std::is_same_v<C, float8_e5m2> || std::is_same_v<C, std::int8_t>;
+inline constexpr bool is_cache_element =
+    std::is_same_v<C, float> || std::is_same_v<C, bfloat16> || std::is_same_v<C, float16> ||
+    std::is_same_v<C, float8_e4m3> || std::is_same_v<C, float8_e5m2> || std::is_same_v<C, std::int8_t>;
 
 /// Slots within a block: [block_size][heads][dim] or [heads][block_size][dim].
 enum class CacheLayout { token_major, heads_major };
@@ -93,8 +96,8 @@ enum class CacheLayout { token_major, heads_major };
 struct CacheScale {
     enum class Kind { none, per_tensor, per_head };
     Kind kind = Kind::none;
-    float value = 1.0f;                 ///< per_tensor
-    FloatSpan per_head;                 ///< per_head: at least `heads` values (checked), outliving the call
+    float value = 1.0f;  ///< per_tensor
+    FloatSpan per_head;  ///< per_head: at least `heads` values (checked), outliving the call
 
     static constexpr CacheScale none() noexcept { return {}; }
     static constexpr CacheScale tensor(float scale) noexcept { return {Kind::per_tensor, scale, {}}; }
@@ -102,7 +105,10 @@ struct CacheScale {
     static constexpr CacheScale heads(FloatSpan scales) noexcept { return {Kind::per_head, 1.0f, scales}; }
 
     /// The scale of head h. Precondition: kind != none (or the result is 1).
-    constexpr float of_head(std::ptrdiff_t h) const noexcept { return kind == Kind::per_head ? per_head.data[h] : value; }
+    constexpr float of_head(std::ptrdiff_t h) const noexcept
+    {
+        return kind == Kind::per_head ? per_head.data[h] : value;
+    }
 };
 
 /// Non-owning view of a dense KV cache tensor; see the file comment.
@@ -140,7 +146,8 @@ struct KvCacheView {
                              std::ptrdiff_t heads, std::ptrdiff_t head_dim,
                              CacheLayout layout = CacheLayout::token_major, CacheScale scale = {}) noexcept
     {
-        static_assert(is_cache_element<C>, "A cache stores float, bfloat16, float16, float8_e4m3, float8_e5m2 or int8.");
+        static_assert(is_cache_element<C>,
+                      "A cache stores float, bfloat16, float16, float8_e4m3, float8_e5m2 or int8.");
         return {data, cache_storage_of<C>, layout, blocks, block_size, heads, head_dim, scale, size};
     }
 
@@ -205,12 +212,10 @@ public:
     constexpr SlotMapping(const std::int64_t* slots, std::ptrdiff_t count) noexcept : slots64_(slots), count_(count) {}
     explicit SlotMapping(const std::vector<std::int32_t>& slots) noexcept
         : SlotMapping(slots.data(), static_cast<std::ptrdiff_t>(slots.size()))
-    {
-    }
+    {}
     explicit SlotMapping(const std::vector<std::int64_t>& slots) noexcept
         : SlotMapping(slots.data(), static_cast<std::ptrdiff_t>(slots.size()))
-    {
-    }
+    {}
 
     /// Slot of token t (-1 = skip). Precondition: 0 <= t < count().
     constexpr std::int64_t operator[](std::ptrdiff_t t) const noexcept { return slots32_ ? slots32_[t] : slots64_[t]; }

@@ -59,21 +59,22 @@ namespace posenc::kernels {
 /// What one cache call reads and writes; see the file comment.
 template <class T>
 struct CacheWrite {
-    HeadsView<const T> q_in;   ///< absent (default): no Q
-    HeadsView<T> q_out;        ///< q_in's output (the same view for in place)
+    HeadsView<const T> q_in;  ///< absent (default): no Q
+    HeadsView<T> q_out;  ///< q_in's output (the same view for in place)
     /// Q's output as rows of a cache view instead of q_out (q_out then absent): Q of token t goes
     /// to row t, [tokens][heads][head_dim] in KvCacheView::contiguous(data, size, tokens, heads,
     /// head_dim, token_major, scale), stored as that view's storage: fp8 e4m3 / e5m2 or int8 with
     /// its scale per tensor or per head (the attention kernel's quantised Q), or float / bfloat16 /
     /// float16. Absent (the default): Q to q_out.
     KvCacheView q_rows;
-    HeadsView<const T> k;      ///< required: rotated into key_cache
-    HeadsView<const T> v;      ///< absent: no V
+    HeadsView<const T> k;  ///< required: rotated into key_cache
+    HeadsView<const T> v;  ///< absent: no V
     KvCacheView key_cache;
-    KvCacheView value_cache;   ///< required with V
+    KvCacheView value_cache;  ///< required with V
     SlotMapping slot_mapping;  ///< one slot per token, -1 = skip
     CacheStores stores = CacheStores::automatic;  ///< ordinary or non-temporal stores (kv_cache_view.hpp)
-    FloatSpan q_multipliers;   ///< qk_norm_rope_into_cache only: Q of token t scaled by q_multipliers.data[t]; absent: none
+    FloatSpan
+        q_multipliers;  ///< qk_norm_rope_into_cache only: Q of token t scaled by q_multipliers.data[t]; absent: none
 };
 
 namespace detail {
@@ -81,7 +82,8 @@ namespace detail {
 template <class T>
 FusedArgs<T> cache_args(const RopeSpec& spec, const CacheWrite<T>& w) noexcept
 {
-    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "The cache steps read float, bfloat16 or float16 tensors.");
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>,
+                  "The cache steps read float, bfloat16 or float16 tensors.");
     FusedArgs<T> f;
     f.head_dim = spec.head_dim();
     f.rotary_dim = spec.rotary_dim();
@@ -131,8 +133,8 @@ void rope_into_cache_unchecked(const RopeSpec& spec, const Angles& angles, const
 /// Checked RoPE of K into the cache (and V copied, Q rotated) for tokens `range` (default
 /// all_tokens).
 template <class T, class Angles>
-void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const CacheWrite<T>& write,
-                     TokenRange range = all_tokens)
+void rope_into_cache(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                     const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, write);
@@ -149,8 +151,8 @@ void qk_norm_rope_into_cache_unchecked_on(Arch, const RopeSpec& spec, const QkNo
     range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, norm, write);
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(
-        detail::passes([&] { detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
+    POSENC_ASSERT(detail::passes(
+        [&] { detail::check_cache_call(spec, angles, positions, f, static_cast<int>(norm.weighting), range); }));
 #endif
     detail::fused_run<Arch>(spec.pairing(), f, angles, positions, range);
 }
@@ -165,8 +167,8 @@ void qk_norm_rope_into_cache_unchecked(const RopeSpec& spec, const QkNorm& norm,
 
 /// Checked QK-norm + RoPE of Q (in q_out) and K (into the cache), V copied: one engine step.
 template <class T, class Angles>
-void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                             const CacheWrite<T>& write, TokenRange range = all_tokens)
+void qk_norm_rope_into_cache(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                             const PositionIds& positions, const CacheWrite<T>& write, TokenRange range = all_tokens)
 {
     range = detail::within(range, write.k.tokens);
     const detail::FusedArgs<T> f = detail::cache_args(spec, norm, write);

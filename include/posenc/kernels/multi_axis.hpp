@@ -45,17 +45,20 @@ namespace posenc::kernels {
 template <class Arch, class T, class Angles>
 void apply_multi_axis_rope_unchecked_on(Arch, const RopeSpec& spec, const MultiAxisLayout& layout, const Angles& angles,
                                         const MultiAxisPositions& positions, const QKViews<T>& views,
-                                        Direction direction = Direction::forward, TokenRange range = all_tokens) noexcept
+                                        Direction direction = Direction::forward,
+                                        TokenRange range = all_tokens) noexcept
 {
     static_assert(is_storage_type<T>, "apply_multi_axis_rope rotates float, bfloat16, float16 or double tensors.");
     range = detail::within(range, views.tokens());
 #if !POSENC_DETAIL_DISPATCH_UNIT
-    POSENC_ASSERT(detail::passes([&] { detail::check_multi_axis_call(spec, layout, angles, positions, views, range); }));
+    POSENC_ASSERT(
+        detail::passes([&] { detail::check_multi_axis_call(spec, layout, angles, positions, views, range); }));
 #endif
     if constexpr (std::is_same_v<T, double>) {
         detail::multi_axis_tokens_double(spec, layout, angles, positions, views, direction, range);
     } else {
-        const detail::MultiAxisRows<Angles> rows = detail::make_multi_axis_rows(layout, angles, positions, views.tokens());
+        const detail::MultiAxisRows<Angles> rows =
+            detail::make_multi_axis_rows(layout, angles, positions, views.tokens());
         apply_rope_unchecked_on(Arch {}, spec, rows, PositionIds::contiguous(0), views, direction, range);
     }
 }
@@ -66,7 +69,8 @@ void apply_multi_axis_rope_unchecked(const RopeSpec& spec, const MultiAxisLayout
                                      const MultiAxisPositions& positions, const QKViews<T>& views,
                                      Direction direction = Direction::forward, TokenRange range = all_tokens) noexcept
 {
-    apply_multi_axis_rope_unchecked_on(kernels::default_arch {}, spec, layout, angles, positions, views, direction, range);
+    apply_multi_axis_rope_unchecked_on(kernels::default_arch {}, spec, layout, angles, positions, views, direction,
+                                       range);
 }
 
 /// Checked multi-axis apply of tokens `range` (default all_tokens): throws posenc::error for

@@ -26,14 +26,14 @@ public:
     enum class Kind { int32_ids, int64_ids };
 
     /// Token-major [tokens][axes] in data[0 .. size).
-    constexpr MultiAxisPositions(const std::int32_t* data, std::ptrdiff_t size, std::ptrdiff_t tokens, int axes) noexcept
+    constexpr MultiAxisPositions(const std::int32_t* data, std::ptrdiff_t size, std::ptrdiff_t tokens,
+                                 int axes) noexcept
         : MultiAxisPositions(data, nullptr, size, tokens, axes, axes, 1)
-    {
-    }
-    constexpr MultiAxisPositions(const std::int64_t* data, std::ptrdiff_t size, std::ptrdiff_t tokens, int axes) noexcept
+    {}
+    constexpr MultiAxisPositions(const std::int64_t* data, std::ptrdiff_t size, std::ptrdiff_t tokens,
+                                 int axes) noexcept
         : MultiAxisPositions(nullptr, data, size, tokens, axes, axes, 1)
-    {
-    }
+    {}
 
     /// Token-major [tokens][axes] filling a whole container of int32_t or int64_t (std::vector,
     /// std::array, ...): tokens = size() / axes.
@@ -42,8 +42,7 @@ public:
     constexpr MultiAxisPositions(const C& ids, int axes) noexcept
         : MultiAxisPositions(ids.data(), static_cast<std::ptrdiff_t>(ids.size()),
                              axes > 0 ? static_cast<std::ptrdiff_t>(ids.size()) / axes : 0, axes)
-    {
-    }
+    {}
 
     /// Axes-major [axes][tokens] in data[0 .. size) (Hugging Face's position_ids[axis][token]
     /// of one sequence, vLLM's M-RoPE positions).
@@ -60,12 +59,14 @@ public:
 
     /// Any strides, in elements.
     static constexpr MultiAxisPositions strided(const std::int32_t* data, std::ptrdiff_t size, std::ptrdiff_t tokens,
-                                                int axes, std::ptrdiff_t token_stride, std::ptrdiff_t axis_stride) noexcept
+                                                int axes, std::ptrdiff_t token_stride,
+                                                std::ptrdiff_t axis_stride) noexcept
     {
         return MultiAxisPositions(data, nullptr, size, tokens, axes, token_stride, axis_stride);
     }
     static constexpr MultiAxisPositions strided(const std::int64_t* data, std::ptrdiff_t size, std::ptrdiff_t tokens,
-                                                int axes, std::ptrdiff_t token_stride, std::ptrdiff_t axis_stride) noexcept
+                                                int axes, std::ptrdiff_t token_stride,
+                                                std::ptrdiff_t axis_stride) noexcept
     {
         return MultiAxisPositions(nullptr, data, size, tokens, axes, token_stride, axis_stride);
     }
@@ -95,15 +96,9 @@ private:
     constexpr MultiAxisPositions(const std::int32_t* ids32, const std::int64_t* ids64, std::ptrdiff_t size,
                                  std::ptrdiff_t tokens, int axes, std::ptrdiff_t token_stride,
                                  std::ptrdiff_t axis_stride) noexcept
-        : ids32_(ids32)
-        , ids64_(ids64)
-        , size_(size)
-        , tokens_(tokens)
-        , axes_(axes)
-        , token_stride_(token_stride)
-        , axis_stride_(axis_stride)
-    {
-    }
+        : ids32_(ids32), ids64_(ids64), size_(size), tokens_(tokens), axes_(axes), token_stride_(token_stride),
+          axis_stride_(axis_stride)
+    {}
 
     const std::int32_t* ids32_;
     const std::int64_t* ids64_;

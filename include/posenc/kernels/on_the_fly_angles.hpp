@@ -56,8 +56,8 @@ public:
                             int levels = 0)
         : table_(table), num_pairs_(table.num_pairs()), max_position_(max_position)
     {
-        posenc::detail::require(max_position >= 1 && max_position <= max_kernel_position, "max_position",
-                                max_position, "must be in [1, 2147483647]");
+        posenc::detail::require(max_position >= 1 && max_position <= max_kernel_position, "max_position", max_position,
+                                "must be in [1, 2147483647]");
         posenc::detail::require(levels >= 0 && levels <= 4, "levels", levels, "must be in [0, 4] (0 = automatic)");
         detail::require_reducible(table, max_position);
         int bits = 0;
@@ -65,9 +65,10 @@ public:
         levels_ = levels != 0 ? levels : std::max(1, (bits + 10) / 11);
         levels_ = std::min(levels_, bits);
         bits_per_level_ = (bits + levels_ - 1) / levels_;
-        posenc::detail::require(bits_per_level_ <= 24, "levels", levels,
-                                posenc::detail::cat({"must leave at most 2^24 rows per level; max_position needs ", bits,
-                                                     " bits"}).c_str());
+        posenc::detail::require(
+            bits_per_level_ <= 24, "levels", levels,
+            posenc::detail::cat({"must leave at most 2^24 rows per level; max_position needs ", bits, " bits"})
+                .c_str());
 
         const std::size_t row = 2 * static_cast<std::size_t>(num_pairs_);
         std::size_t total_rows = 0;
@@ -174,7 +175,8 @@ private:
     const double* digit_row(int level, std::int64_t m) const noexcept
     {
         const std::int64_t digit = (m >> (level * bits_per_level_)) & ((std::int64_t {1} << bits_per_level_) - 1);
-        return values_.data() + offset_[level] + static_cast<std::size_t>(digit) * 2 * static_cast<std::size_t>(num_pairs_);
+        return values_.data() + offset_[level] +
+               static_cast<std::size_t>(digit) * 2 * static_cast<std::size_t>(num_pairs_);
     }
 
     /// The digit products prod_k (C_k + j S_k) of element j of the levels' rows (cos at j, sin at

@@ -51,9 +51,8 @@ constexpr int suggested_parts(std::ptrdiff_t tokens, std::ptrdiff_t elements_per
 {
     if (tokens <= 0 || elements_per_token <= 0 || max_threads <= 1 || min_elements_per_part <= 0) return 1;
     // tokens * elements_per_token may exceed ptrdiff_t: then the size allows every part anyway
-    const std::ptrdiff_t by_size = tokens > PTRDIFF_MAX / elements_per_token
-                                       ? PTRDIFF_MAX
-                                       : tokens * elements_per_token / min_elements_per_part;
+    const std::ptrdiff_t by_size =
+        tokens > PTRDIFF_MAX / elements_per_token ? PTRDIFF_MAX : tokens * elements_per_token / min_elements_per_part;
     const std::ptrdiff_t parts = std::min<std::ptrdiff_t>({by_size, tokens, max_threads});
     return parts < 1 ? 1 : static_cast<int>(parts);
 }

@@ -67,7 +67,7 @@ namespace posenc::kernels {
 
 /// How the RMSNorm weight scales the normalised head; see the file comment.
 enum class NormWeighting {
-    weight,           ///< x / rms(x) * w        (Qwen3, OLMo 2; Hugging Face Qwen3RMSNorm)
+    weight,  ///< x / rms(x) * w        (Qwen3, OLMo 2; Hugging Face Qwen3RMSNorm)
     one_plus_weight,  ///< x / rms(x) * (1 + w)  (Gemma; Hugging Face GemmaRMSNorm)
 };
 
@@ -141,8 +141,9 @@ void qk_norm_rope_unchecked_on(Arch, const RopeSpec& spec, const QkNorm& norm, c
 
 /// qk_norm_rope_unchecked_on with kernels::default_arch.
 template <class T, class Angles>
-void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                            const QKViews<T>& views, TokenRange range = all_tokens, FloatSpan q_multipliers = {}) noexcept
+void qk_norm_rope_unchecked(const RopeSpec& spec, const QkNorm& norm, const Angles& angles,
+                            const PositionIds& positions, const QKViews<T>& views, TokenRange range = all_tokens,
+                            FloatSpan q_multipliers = {}) noexcept
 {
     qk_norm_rope_unchecked_on(kernels::default_arch {}, spec, norm, angles, positions, views, range, q_multipliers);
 }
@@ -173,9 +174,11 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
 /// float16 tensors.
 template <class T, class Angles>
 void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles, const PositionIds& positions,
-                  const QKViews<T>& views, const KvCacheView& q_rows, TokenRange range = all_tokens, FloatSpan q_multipliers = {})
+                  const QKViews<T>& views, const KvCacheView& q_rows, TokenRange range = all_tokens,
+                  FloatSpan q_multipliers = {})
 {
-    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "Q to rows reads float, bfloat16 or float16 tensors.");
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>,
+                  "Q to rows reads float, bfloat16 or float16 tensors.");
     range = detail::within(range, views.tokens());
     detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, spec.rotary_dim(), q_multipliers);
     f.q_rows = q_rows;
@@ -188,7 +191,8 @@ void qk_norm_rope(const RopeSpec& spec, const QkNorm& norm, const Angles& angles
 template <class T>
 void qk_rms_norm(const RopeSpec& spec, const QkNorm& norm, const QKViews<T>& views, TokenRange range = all_tokens)
 {
-    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "qk_rms_norm reads float, bfloat16 or float16 tensors.");
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>,
+                  "qk_rms_norm reads float, bfloat16 or float16 tensors.");
     range = detail::within(range, views.tokens());
     const detail::FusedArgs<T> f = detail::norm_args(spec, norm, views, 0);
     const detail::NoAngles none {spec.num_pairs()};

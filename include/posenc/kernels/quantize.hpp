@@ -50,14 +50,16 @@ struct float8_e4m3 {
     std::uint8_t bits;
 };
 
-static_assert(sizeof(float8_e4m3) == 1 && std::is_trivially_copyable_v<float8_e4m3>, "float8_e4m3 must be one plain byte.");
+static_assert(sizeof(float8_e4m3) == 1 && std::is_trivially_copyable_v<float8_e4m3>,
+              "float8_e4m3 must be one plain byte.");
 
 /// An fp8 E5M2 value as its storage byte; see the file comment.
 struct float8_e5m2 {
     std::uint8_t bits;
 };
 
-static_assert(sizeof(float8_e5m2) == 1 && std::is_trivially_copyable_v<float8_e5m2>, "float8_e5m2 must be one plain byte.");
+static_assert(sizeof(float8_e5m2) == 1 && std::is_trivially_copyable_v<float8_e5m2>,
+              "float8_e5m2 must be one plain byte.");
 
 /// The value of an e5m2 code (exact): infinities and NaN for exponent 31.
 inline float to_float(float8_e5m2 v) noexcept
@@ -114,7 +116,7 @@ POSENC_HD float8_e4m3 to_float8_e4m3_on(float x) noexcept
     const std::uint32_t a = u & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return {static_cast<std::uint8_t>(sign | 0x7Fu)};  // NaN
     if (a >= 0x43E00000u) return {static_cast<std::uint8_t>(sign | 0x7Eu)};  // |x| >= 448, inf: saturate
-    if (a < 0x3C800000u) {                                                      // |x| < 2^-6: multiples of 2^-9
+    if (a < 0x3C800000u) {  // |x| < 2^-6: multiples of 2^-9
         float magnitude;
         std::memcpy(&magnitude, &a, sizeof magnitude);
         // exact scaling; q in 0..8 (8 = 2^-6, code 0x08). The double overload is the C library's
@@ -138,7 +140,7 @@ float8_e5m2 to_float8_e5m2_on(float x) noexcept
     const std::uint32_t a = u & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return {static_cast<std::uint8_t>(sign | 0x7Fu)};  // NaN
     if (a >= 0x47600000u) return {static_cast<std::uint8_t>(sign | 0x7Bu)};  // |x| >= 57344, inf: saturate
-    if (a < 0x38800000u) {                                                      // |x| < 2^-14: multiples of 2^-16
+    if (a < 0x38800000u) {  // |x| < 2^-14: multiples of 2^-16
         float magnitude;
         std::memcpy(&magnitude, &a, sizeof magnitude);
         const double q = std::nearbyint(static_cast<double>(magnitude) * 65536.0);  // 0..4 (4 = 2^-14, code 0x04)
@@ -163,21 +165,12 @@ POSENC_HD std::int8_t quantize_int8_on(float x) noexcept
 }  // namespace kernels::detail
 
 /// x rounded to nearest-even e4m3, saturating to +-448; see the file comment.
-POSENC_HD inline float8_e4m3 to_float8_e4m3(float x) noexcept
-{
-    return kernels::detail::to_float8_e4m3_on<void>(x);
-}
+POSENC_HD inline float8_e4m3 to_float8_e4m3(float x) noexcept { return kernels::detail::to_float8_e4m3_on<void>(x); }
 
 /// x rounded to nearest-even e5m2, saturating to +-57344; see the file comment.
-inline float8_e5m2 to_float8_e5m2(float x) noexcept
-{
-    return kernels::detail::to_float8_e5m2_on<void>(x);
-}
+inline float8_e5m2 to_float8_e5m2(float x) noexcept { return kernels::detail::to_float8_e5m2_on<void>(x); }
 
 /// x rounded to the nearest integer (ties to even), saturating to [-127, 127]; NaN -> 0.
-POSENC_HD inline std::int8_t quantize_int8(float x) noexcept
-{
-    return kernels::detail::quantize_int8_on<void>(x);
-}
+POSENC_HD inline std::int8_t quantize_int8(float x) noexcept { return kernels::detail::quantize_int8_on<void>(x); }
 
 }  // namespace posenc

@@ -84,7 +84,8 @@ namespace detail {
 inline FrequencyTable tower_table(const VisionTower& tower, int count)
 {
     std::vector<double> f(static_cast<std::size_t>(count));
-    for (int i = 0; i < count; ++i) f[static_cast<std::size_t>(i)] = posenc::detail::tower_frequency(tower, i, Precision::exact);
+    for (int i = 0; i < count; ++i)
+        f[static_cast<std::size_t>(i)] = posenc::detail::tower_frequency(tower, i, Precision::exact);
     return FrequencyTable(std::move(f));
 }
 
@@ -95,25 +96,28 @@ inline std::vector<TowerRopePass> tower_passes(const VisionTower& tower)
     switch (tower.rule) {
     case VisionTowerRule::columns_rows_chunked: {
         const FrequencyTable chunk = tower_table(tower, h / 4);
-        return {{RopeSpec(h, h / 2, tower.theta, Pairing::half_split, 0), MultiAxisLayout::single(h / 4), chunk, 0},
-                {RopeSpec(h, h / 2, tower.theta, Pairing::half_split, h / 2), MultiAxisLayout::single(h / 4), chunk, 1}};
+        return {
+            {RopeSpec(h, h / 2, tower.theta, Pairing::half_split, 0), MultiAxisLayout::single(h / 4), chunk, 0},
+            {RopeSpec(h, h / 2, tower.theta, Pairing::half_split, h / 2), MultiAxisLayout::single(h / 4), chunk, 1}};
     }
     case VisionTowerRule::frames_rows_columns_partial: {
         const int f = tower.axis_frequencies();
-        return {{RopeSpec(h, 2 * pairs, tower.theta, Pairing::half_split, 0), MultiAxisLayout::xd_sections({f, f, f}, pairs),
-                 tower_table(tower, pairs), 0}};
+        return {{RopeSpec(h, 2 * pairs, tower.theta, Pairing::half_split, 0),
+                 MultiAxisLayout::xd_sections({f, f, f}, pairs), tower_table(tower, pairs), 0}};
     }
     case VisionTowerRule::columns_rows_alternating: {
         std::vector<int> axes(static_cast<std::size_t>(pairs));
         for (int i = 0; i < pairs; ++i) axes[static_cast<std::size_t>(i)] = i % 2;
-        return {{RopeSpec::full(h, tower.theta, Pairing::half_split), MultiAxisLayout::from_pair_axes(std::move(axes), 2),
-                 tower_table(tower, pairs), 0}};
+        return {{RopeSpec::full(h, tower.theta, Pairing::half_split),
+                 MultiAxisLayout::from_pair_axes(std::move(axes), 2), tower_table(tower, pairs), 0}};
     }
     case VisionTowerRule::columns_rows_interleaved_cls:
     case VisionTowerRule::columns_rows_interleaved_scaled:
-        return {{RopeSpec::full(h, tower.theta, Pairing::interleaved), MultiAxisLayout::axial_2d(pairs), tower_table(tower, pairs), 0}};
+        return {{RopeSpec::full(h, tower.theta, Pairing::interleaved), MultiAxisLayout::axial_2d(pairs),
+                 tower_table(tower, pairs), 0}};
     default:
-        return {{RopeSpec::full(h, tower.theta, Pairing::half_split), MultiAxisLayout::axial_2d(pairs), tower_table(tower, pairs), 0}};
+        return {{RopeSpec::full(h, tower.theta, Pairing::half_split), MultiAxisLayout::axial_2d(pairs),
+                 tower_table(tower, pairs), 0}};
     }
 }
 
@@ -180,7 +184,8 @@ public:
     TowerRope(const VisionTower& tower, const PatchGrid& grid) : passes_(detail::tower_passes((tower.check(), tower)))
     {
         const bool cls = tower.rule == VisionTowerRule::columns_rows_interleaved_cls;
-        const bool fixed = cls || (tower.rule == VisionTowerRule::columns_rows_interleaved_scaled && tower.max_side > 0);
+        const bool fixed =
+            cls || (tower.rule == VisionTowerRule::columns_rows_interleaved_scaled && tower.max_side > 0);
         const bool centres = tower.rule == VisionTowerRule::rows_columns_centres;
         posenc::detail::require_patch_grid(grid, tower.merge_size, tower.num_pairs(), tower.max_side, fixed,
                                            centres ? tower.prefix_tokens : 1);
@@ -188,7 +193,8 @@ public:
         if (detail::tower_reads_real_coordinates(tower)) {
             coordinates_ = detail::tower_real_coordinates(tower, grid);
             tokens_ = static_cast<std::ptrdiff_t>(coordinates_.size()) / num_axes_;
-            coordinate_angles_ = std::make_shared<const CoordinateAngles>(passes_[0].table, passes_[0].layout, coordinates_);
+            coordinate_angles_ =
+                std::make_shared<const CoordinateAngles>(passes_[0].table, passes_[0].layout, coordinates_);
             return;
         }
         positions_ = detail::tower_integer_positions(tower, grid);
@@ -214,8 +220,9 @@ public:
     MultiAxisPositions pass_positions(std::size_t k) const noexcept
     {
         const int first = passes_[k].first_axis;
-        return MultiAxisPositions::strided(positions_.data() + first, static_cast<std::ptrdiff_t>(positions_.size()) - first,
-                                           tokens_, passes_[k].layout.num_axes(), num_axes_, 1);
+        return MultiAxisPositions::strided(positions_.data() + first,
+                                           static_cast<std::ptrdiff_t>(positions_.size()) - first, tokens_,
+                                           passes_[k].layout.num_axes(), num_axes_, 1);
     }
     /// The integer rules' cos/sin table (null for real coordinates).
     const CosSinCache* cache() const noexcept { return cache_.get(); }
@@ -239,9 +246,11 @@ private:
 template <class T>
 void apply_tower_rope(const TowerRope& plan, const QKViews<T>& views, Direction direction = Direction::forward)
 {
-    static_assert(is_storage_type<T> && !std::is_same_v<T, double>, "apply_tower_rope rotates float, bfloat16 or float16 tensors.");
+    static_assert(is_storage_type<T> && !std::is_same_v<T, double>,
+                  "apply_tower_rope rotates float, bfloat16 or float16 tensors.");
     if (views.q_in.tokens != plan.tokens())
-        posenc::detail::raise("views.tokens", views.q_in.tokens, "must equal the grid's tokens " + std::to_string(plan.tokens()));
+        posenc::detail::raise("views.tokens", views.q_in.tokens,
+                              "must equal the grid's tokens " + std::to_string(plan.tokens()));
     if (plan.real_coordinates()) {
         apply_rope(plan.passes()[0].spec, *plan.coordinate_angles(), PositionIds::contiguous(0), views, direction);
         return;
@@ -253,9 +262,10 @@ void apply_tower_rope(const TowerRope& plan, const QKViews<T>& views, Direction 
     }
     // several passes (Gemma 4's chunks): block by block of tokens, so that the later passes find
     // the block's heads in cache (about 128 KiB of Q and K per block)
-    const std::ptrdiff_t token_bytes = (views.q_in.heads + (views.has_k() ? views.k_in.heads : 0)) * views.q_in.head_dim *
-                                       static_cast<std::ptrdiff_t>(sizeof(T));
-    const std::ptrdiff_t block = token_bytes > 0 ? std::max<std::ptrdiff_t>(1, (std::ptrdiff_t {1} << 17) / token_bytes) : 1;
+    const std::ptrdiff_t token_bytes = (views.q_in.heads + (views.has_k() ? views.k_in.heads : 0)) *
+                                       views.q_in.head_dim * static_cast<std::ptrdiff_t>(sizeof(T));
+    const std::ptrdiff_t block =
+        token_bytes > 0 ? std::max<std::ptrdiff_t>(1, (std::ptrdiff_t {1} << 17) / token_bytes) : 1;
     for (std::ptrdiff_t begin = 0; begin < plan.tokens(); begin += block) {
         const TokenRange range {begin, std::min(begin + block, plan.tokens()), false};
         for (std::size_t k = 0; k < plan.passes().size(); ++k) {

@@ -68,7 +68,7 @@ struct HeadsShape {
 /// Strides of a HeadsView's two outer dimensions, in elements.
 struct HeadsStrides {
     std::ptrdiff_t token;  ///< from token t to token t + 1, same head
-    std::ptrdiff_t head;   ///< from head h to head h + 1, same token
+    std::ptrdiff_t head;  ///< from head h to head h + 1, same token
 };
 
 /// Non-owning strided view of a [tokens, heads, head_dim] tensor inside a buffer of `size`
@@ -88,40 +88,30 @@ struct HeadsView {
 
     /// Strided: element (t, h, d) at data_[t * strides.token + h * strides.head + d], inside data_[0 .. size_).
     constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape, HeadsStrides strides) noexcept
-        : data(data_)
-        , size(size_)
-        , tokens(shape.tokens)
-        , heads(shape.heads)
-        , head_dim(shape.head_dim)
-        , token_stride(strides.token)
-        , head_stride(strides.head)
-    {
-    }
+        : data(data_), size(size_), tokens(shape.tokens), heads(shape.heads), head_dim(shape.head_dim),
+          token_stride(strides.token), head_stride(strides.head)
+    {}
 
     /// Contiguous [tokens, heads, head_dim] in data[0 .. size).
     constexpr HeadsView(T* data_, std::ptrdiff_t size_, HeadsShape shape) noexcept
         : HeadsView(data_, size_, shape, {detail::wrapping_product(shape.heads, shape.head_dim), shape.head_dim})
-    {
-    }
+    {}
 
     /// A whole container (std::vector, std::array, ...): data() and size() give the buffer.
     template <class C, std::enable_if_t<std::is_convertible_v<decltype(std::declval<C&>().data()), T*>, int> = 0>
     constexpr HeadsView(C& buffer, HeadsShape shape) noexcept
         : HeadsView(buffer.data(), static_cast<std::ptrdiff_t>(buffer.size()), shape)
-    {
-    }
+    {}
     template <class C, std::enable_if_t<std::is_convertible_v<decltype(std::declval<C&>().data()), T*>, int> = 0>
     constexpr HeadsView(C& buffer, HeadsShape shape, HeadsStrides strides) noexcept
         : HeadsView(buffer.data(), static_cast<std::ptrdiff_t>(buffer.size()), shape, strides)
-    {
-    }
+    {}
 
     /// A view of T converts to a view of const T.
     template <class U, std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>, int> = 0>
     constexpr HeadsView(const HeadsView<U>& other) noexcept
         : HeadsView(other.data, other.size, other.shape(), other.strides())
-    {
-    }
+    {}
 
     /// First element of head h of token t. Precondition: 0 <= t < tokens, 0 <= h < heads, and
     /// the view is valid (detail/checks.hpp).
@@ -237,20 +227,16 @@ public:
     /// ids[t] for t in [0, count). The array must outlive the call.
     constexpr PositionIds(const std::int32_t* ids, std::ptrdiff_t count) noexcept
         : kind_(Kind::int32_ids), ids32_(ids), count_(count)
-    {
-    }
+    {}
     constexpr PositionIds(const std::int64_t* ids, std::ptrdiff_t count) noexcept
         : kind_(Kind::int64_ids), ids64_(ids), count_(count)
-    {
-    }
+    {}
     explicit PositionIds(const std::vector<std::int32_t>& ids) noexcept
         : PositionIds(ids.data(), static_cast<std::ptrdiff_t>(ids.size()))
-    {
-    }
+    {}
     explicit PositionIds(const std::vector<std::int64_t>& ids) noexcept
         : PositionIds(ids.data(), static_cast<std::ptrdiff_t>(ids.size()))
-    {
-    }
+    {}
 
     /// Position of token t. Precondition: for ids, 0 <= t < count().
     constexpr std::int64_t operator[](std::ptrdiff_t t) const noexcept
@@ -296,11 +282,11 @@ struct FloatSpan {
     /// Absent.
     constexpr FloatSpan(std::nullptr_t) noexcept {}
     /// A whole container of floats (std::vector, std::array, ...).
-    template <class C, std::enable_if_t<std::is_convertible_v<decltype(std::declval<const C&>().data()), const float*>, int> = 0>
+    template <class C,
+              std::enable_if_t<std::is_convertible_v<decltype(std::declval<const C&>().data()), const float*>, int> = 0>
     constexpr FloatSpan(const C& buffer) noexcept
         : data(buffer.data()), size(static_cast<std::ptrdiff_t>(buffer.size()))
-    {
-    }
+    {}
     constexpr bool present() const noexcept { return data != nullptr || size != 0; }
 };
 

@@ -79,8 +79,8 @@ struct QkNormRule {
     QkNormScope scope;
     QkNormPlace place;
     std::string_view switch_key;  ///< "" when always present
-    bool switch_default;          ///< the configuration class's default of switch_key
-    std::string_view source;      ///< modeling file (transformers repository path, under src/transformers/models/)
+    bool switch_default;  ///< the configuration class's default of switch_key
+    std::string_view source;  ///< modeling file (transformers repository path, under src/transformers/models/)
 };
 
 namespace detail {
@@ -163,8 +163,8 @@ inline const QkNormRule* find_qk_norm_rule(std::string_view model_type) noexcept
 /// A model's QK-norm as its config and its family's code give it (HfModel::qk_norm).
 struct QkNormFacts {
     QkNormKind kind = QkNormKind::none;
-    QkNormScope scope = QkNormScope::per_head;        ///< meaningless when kind is none
-    QkNormPlace place = QkNormPlace::before_rope;     ///< meaningless when kind is none
+    QkNormScope scope = QkNormScope::per_head;  ///< meaningless when kind is none
+    QkNormPlace place = QkNormPlace::before_rope;  ///< meaningless when kind is none
     std::string source;  ///< the modeling file, and the switch key with its value when one decided
     bool present() const noexcept { return kind != QkNormKind::none; }
 };
@@ -173,10 +173,10 @@ struct QkNormFacts {
 struct MlaFacts {
     int qk_nope_head_dim = 0;
     int qk_rope_head_dim = 0;
-    int qk_head_dim = 0;            ///< qk_nope_head_dim + qk_rope_head_dim: the query and key head
-    int query_rope_offset = 0;      ///< where the rotated slice starts in the query head (= qk_nope_head_dim)
-    int key_rope_offset = 0;        ///< where it starts in the key head (= qk_nope_head_dim)
-    bool key_rope_shared = true;    ///< the key's rotated part is one head per token shared by all heads
+    int qk_head_dim = 0;  ///< qk_nope_head_dim + qk_rope_head_dim: the query and key head
+    int query_rope_offset = 0;  ///< where the rotated slice starts in the query head (= qk_nope_head_dim)
+    int key_rope_offset = 0;  ///< where it starts in the key head (= qk_nope_head_dim)
+    bool key_rope_shared = true;  ///< the key's rotated part is one head per token shared by all heads
     std::optional<int> v_head_dim, kv_lora_rank, q_lora_rank;  ///< the config's values; empty when absent or null
 };
 

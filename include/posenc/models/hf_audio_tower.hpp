@@ -51,7 +51,7 @@ namespace posenc::hf {
 
 /// Where an audio tower's frame positions start.
 enum class AudioPositions {
-    frames_from_zero,         ///< 0, 1, 2, ... over the tower's frames, every call
+    frames_from_zero,  ///< 0, 1, 2, ... over the tower's frames, every call
     frames_from_cache_offset  ///< past_seen_tokens + 0, 1, 2, ...: a streaming cache's offset (mimi)
 };
 
@@ -65,17 +65,18 @@ inline const char* to_string(AudioPositions p) noexcept
 /// that nests it, and its configuration class's defaults (configuration_<model>.py).
 struct AudioTowerRow {
     std::string_view model_type;
-    std::string_view wrapper;      ///< the model_type whose config nests this tower ("" for none)
-    std::string_view nest_key;     ///< "audio_config", "encoder_config", "asr_config" ("" for none)
+    std::string_view wrapper;  ///< the model_type whose config nests this tower ("" for none)
+    std::string_view nest_key;  ///< "audio_config", "encoder_config", "asr_config" ("" for none)
     int default_hidden;
     int default_heads;
-    int default_head_dim;          ///< > 0: the class default; 0: hidden_size / num_attention_heads;
-                                   ///< -1: hidden_size / num_attention_heads whatever head_dim says
-    double default_theta;          ///< theta when rope_parameters is absent
+    int default_head_dim;  ///< > 0: the class default; 0: hidden_size / num_attention_heads;
+        ///< -1: hidden_size / num_attention_heads whatever head_dim says
+    double default_theta;  ///< theta when rope_parameters is absent
     bool top_level_theta_without_parameters;  ///< a top-level rope_theta counts when rope_parameters is absent
-    double partial_without_parameters;        ///< the factor when rope_parameters is absent; 0: the factor is not read
-    double partial_in_parameters;             ///< the factor when rope_parameters has none (and no top-level one)
-    bool top_level_partial_without_parameters;  ///< a top-level partial_rotary_factor counts when rope_parameters is absent
+    double partial_without_parameters;  ///< the factor when rope_parameters is absent; 0: the factor is not read
+    double partial_in_parameters;  ///< the factor when rope_parameters has none (and no top-level one)
+    bool
+        top_level_partial_without_parameters;  ///< a top-level partial_rotary_factor counts when rope_parameters is absent
     std::int64_t default_max_positions;
     Pairing pairing;
     AudioPositions positions;
@@ -265,12 +266,12 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
     if (!params) {
         if (top && row.top_level_theta_without_parameters) return detail::number(*top, pre + "rope_theta");
         if (top)
-            warnings.push_back({pre + "rope_theta", shown(*top) + " is ignored: without rope_parameters " +
-                                                        std::string(row.model_type) + "'s class sets theta " +
-                                                        std::to_string(static_cast<long long>(row.default_theta)) +
-                                                        (theta_rule_changed_in_5_25(row.model_type)
-                                                             ? " (at transformers decba1d2; 5.25.0 reads it)"
-                                                             : "")});
+            warnings.push_back(
+                {pre + "rope_theta",
+                 shown(*top) + " is ignored: without rope_parameters " + std::string(row.model_type) +
+                     "'s class sets theta " + std::to_string(static_cast<long long>(row.default_theta)) +
+                     (theta_rule_changed_in_5_25(row.model_type) ? " (at transformers decba1d2; 5.25.0 reads it)"
+                                                                 : "")});
         return row.default_theta;
     }
     if (!params->is_object()) fail_json(pre + "rope_parameters", "expected an object", *params);
@@ -281,18 +282,21 @@ inline double theta_of(const json& tower, const AudioTowerRow& row, const std::s
             fail_json(pre + "rope_parameters." + k,
                       "expected one RoPE dict: an audio tower's rotary module reads no per-layer-type parameters",
                       item.value());
-        warnings.push_back({pre + "rope_parameters." + k,
-                            shown(item.value()) + " is not read: the default RoPE of " + std::string(row.model_type) +
-                                " uses rope_theta (and partial_rotary_factor) only"});
+        warnings.push_back({pre + "rope_parameters." + k, shown(item.value()) + " is not read: the default RoPE of " +
+                                                              std::string(row.model_type) +
+                                                              " uses rope_theta (and partial_rotary_factor) only"});
     }
-    if (const json* type = member(*params, "rope_type"); type && !(type->is_string() && type->get<std::string>() == "default"))
-        fail_json(pre + "rope_parameters.rope_type", "expected \"default\": posenc reads no scaled RoPE in an audio tower",
-                  *type);
+    if (const json* type = member(*params, "rope_type");
+        type && !(type->is_string() && type->get<std::string>() == "default"))
+        fail_json(pre + "rope_parameters.rope_type",
+                  "expected \"default\": posenc reads no scaled RoPE in an audio tower", *type);
     if (const json* t = member(*params, "rope_theta")) return detail::number(*t, pre + "rope_parameters.rope_theta");
     if (top) return detail::number(*top, pre + "rope_theta");
     if (theta_rule_changed_in_5_25(row.model_type))
-        warnings.push_back({pre + "rope_parameters", "has no rope_theta: transformers decba1d2 fills 10000 (read here); "
-                                                     "5.25.0 fills " + std::string(row.model_type) + "'s 20000"});
+        warnings.push_back(
+            {pre + "rope_parameters", "has no rope_theta: transformers decba1d2 fills 10000 (read here); "
+                                      "5.25.0 fills " +
+                                          std::string(row.model_type) + "'s 20000"});
     return 10000.0;  // transformers' default theta fills a rope_parameters without one
 }
 
@@ -307,21 +311,26 @@ inline int rotary_of(const json& tower, const AudioTowerRow& row, int head, cons
     const json* top = member(tower, "partial_rotary_factor");
     const std::string type(row.model_type);
     if (row.partial_without_parameters == 0.0) {
-        if (in_params) warnings.push_back({pre + "rope_parameters.partial_rotary_factor",
-                                           shown(*in_params) + " is ignored: " + type + "'s rotary module rotates the whole head"});
-        if (top) warnings.push_back({pre + "partial_rotary_factor",
-                                     shown(*top) + " is ignored: " + type + "'s rotary module rotates the whole head"});
+        if (in_params)
+            warnings.push_back(
+                {pre + "rope_parameters.partial_rotary_factor",
+                 shown(*in_params) + " is ignored: " + type + "'s rotary module rotates the whole head"});
+        if (top)
+            warnings.push_back({pre + "partial_rotary_factor",
+                                shown(*top) + " is ignored: " + type + "'s rotary module rotates the whole head"});
         return head;
     }
     const bool top_counts = params || row.top_level_partial_without_parameters;
     if (top && !in_params && !top_counts)
-        warnings.push_back({pre + "partial_rotary_factor", shown(*top) + " is ignored: without rope_parameters " + type +
-                                                               "'s class sets its own (partial_rotary_factor " +
-                                                               detail::shown(json(row.partial_without_parameters)) + ")"});
+        warnings.push_back({pre + "partial_rotary_factor", shown(*top) + " is ignored: without rope_parameters " +
+                                                               type + "'s class sets its own (partial_rotary_factor " +
+                                                               detail::shown(json(row.partial_without_parameters)) +
+                                                               ")"});
     const json* given = in_params ? in_params : top_counts ? top : nullptr;
     const std::string key = pre + (in_params ? "rope_parameters.partial_rotary_factor" : "partial_rotary_factor");
-    const double factor =
-        given ? detail::number(*given, key) : params ? row.partial_in_parameters : row.partial_without_parameters;
+    const double factor = given    ? detail::number(*given, key)
+                          : params ? row.partial_in_parameters
+                                   : row.partial_without_parameters;
     if (!(factor > 0.0 && factor <= 1.0)) fail(key, "expected a factor in (0, 1]", std::to_string(factor));
     const int rotary = static_cast<int>(static_cast<double>(head) * factor);
     if (rotary < 2 || rotary % 2 != 0)
@@ -349,18 +358,19 @@ inline HfAudioTower resolve(const json& config)
     const std::int64_t max_positions =
         m ? detail::positive_int(*m, pre + "max_position_embeddings") : row->default_max_positions;
     const RopeSpec spec(head, rotary, theta, row->pairing);
-    return HfAudioTower{at.model_type, pre, ModelRope::uniform(RopeGroup::make("default", spec, NoScaling{}, max_positions)),
-                        head, row->positions, std::move(warnings)};
+    return HfAudioTower {at.model_type,
+                         pre,
+                         ModelRope::uniform(RopeGroup::make("default", spec, NoScaling {}, max_positions)),
+                         head,
+                         row->positions,
+                         std::move(warnings)};
 }
 
 }  // namespace detail::audio_tower
 
 /// The audio tower of a parsed config.json (see the file comment). Throws posenc::error naming
 /// the key for a tower posenc refuses or a value it cannot use.
-inline HfAudioTower audio_tower_from_json(const nlohmann::json& config)
-{
-    return detail::audio_tower::resolve(config);
-}
+inline HfAudioTower audio_tower_from_json(const nlohmann::json& config) { return detail::audio_tower::resolve(config); }
 
 /// audio_tower_from_json on config.json text.
 inline HfAudioTower parse_audio_tower(std::string_view text)
@@ -369,9 +379,6 @@ inline HfAudioTower parse_audio_tower(std::string_view text)
 }
 
 /// parse_audio_tower on a file (errors name the path when it cannot be read).
-inline HfAudioTower read_audio_tower(const std::string& path)
-{
-    return parse_audio_tower(read_config_file(path));
-}
+inline HfAudioTower read_audio_tower(const std::string& path) { return parse_audio_tower(read_config_file(path)); }
 
 }  // namespace posenc::hf

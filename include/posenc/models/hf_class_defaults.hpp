@@ -31,12 +31,12 @@ struct ClassDefaults {
     int hidden_size;
     int num_attention_heads;
     int num_key_value_heads;  ///< 0: num_attention_heads
-    double rms_norm_eps;      ///< 0: none
-    double rope_theta;        ///< 0: the generic 10000
+    double rms_norm_eps;  ///< 0: none
+    double rope_theta;  ///< 0: the generic 10000
     /// The sliding-window layers' base where the class's default_theta is {"global": ..., "local": ...}
     /// (Gemma 3, ModernBERT: rope_local_base_freq's default); 0: none.
     double local_rope_theta;
-    int head_dim;             ///< 0: hidden_size // num_attention_heads
+    int head_dim;  ///< 0: hidden_size // num_attention_heads
     int max_position_embeddings;  ///< 0: none
     /// 0: none. A class that declares it (Phi-3) has transformers copy it over a single RoPE dict's
     /// value for yarn, llama3 and longrope.

@@ -92,20 +92,29 @@ inline HfModelRope single_group(const HfModel& model)
         for (const RopeGroup& g : model.rope.groups())
             if (&g != &primary) others += (others.empty() ? "" : ", ") + g.name;
         warnings.push_back({model.key_prefix + "layer_types",
-                            "this model has " + std::to_string(model.rope.num_groups()) + " RoPE groups; this view shows \"" +
-                                primary.name + "\" only (also: " + others + ")"});
+                            "this model has " + std::to_string(model.rope.num_groups()) +
+                                " RoPE groups; this view shows \"" + primary.name + "\" only (also: " + others + ")"});
     }
     std::string nope;
     for (const int layer : model.rope.nope_layers()) nope += (nope.empty() ? "" : ", ") + std::to_string(layer);
     if (!nope.empty())
-        warnings.push_back({model.key_prefix + "layers", "layers without RoPE (NoPE): " + detail::ellipsized(nope, 60)});
+        warnings.push_back(
+            {model.key_prefix + "layers", "layers without RoPE (NoPE): " + detail::ellipsized(nope, 60)});
     const HfGroupFindings& own = model.group_findings.at(index);
     warnings.insert(warnings.end(), own.warnings.begin(), own.warnings.end());
     std::vector<std::string> notes(model.notes.begin(), model.notes.end() - static_cast<std::ptrdiff_t>(group_notes));
     notes.insert(notes.end(), own.notes.begin(), own.notes.end());
-    return HfModelRope{model.name, model.model_type, primary.spec, primary.scaling, primary.max_position_embeddings,
-                       primary.original_length, primary.attention_factor, primary.softmax_scale_multiplier,
-                       model.qk_head_dim, std::move(warnings), std::move(notes)};
+    return HfModelRope {model.name,
+                        model.model_type,
+                        primary.spec,
+                        primary.scaling,
+                        primary.max_position_embeddings,
+                        primary.original_length,
+                        primary.attention_factor,
+                        primary.softmax_scale_multiplier,
+                        model.qk_head_dim,
+                        std::move(warnings),
+                        std::move(notes)};
 }
 
 }  // namespace posenc::hf

@@ -33,14 +33,14 @@
 namespace posenc::hf {
 
 /// Largest config file read (real ones are kilobytes).
-inline constexpr std::size_t max_config_file_bytes = std::size_t{16} << 20;
+inline constexpr std::size_t max_config_file_bytes = std::size_t {16} << 20;
 
 namespace detail {
 
 /// The errors of one read: each names the path as quoted, and its message starts with `shown`.
 struct Refusal {
     std::string quoted;  ///< the path in double quotes (the error's value)
-    std::string shown;   ///< what messages start with
+    std::string shown;  ///< what messages start with
 
     posenc::error operator()(const std::string& rule, const std::string& message) const
     {
@@ -58,7 +58,10 @@ struct Refusal {
                                                   : "not a regular file";
         return (*this)("is not a regular file", std::string("is ") + what + "; expected a regular config.json file");
     }
-    posenc::error too_large() const { return (*this)("is larger than 16 MiB", "is larger than 16 MiB, not a config file"); }
+    posenc::error too_large() const
+    {
+        return (*this)("is larger than 16 MiB", "is larger than 16 MiB, not a config file");
+    }
 };
 
 /// A path holding a NUL byte names no file: refused, the byte shown as \x00.
@@ -119,11 +122,11 @@ inline std::string read_config_file(const std::string& path, std::string shown =
 {
     if (shown.empty()) shown = path;
     detail::refuse_nul_in_path(path, shown);
-    const detail::Refusal refuse{'"' + path + '"', shown};
+    const detail::Refusal refuse {'"' + path + '"', shown};
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
-    } closer{detail::open_regular_file(path, refuse)};
+    } closer {detail::open_regular_file(path, refuse)};
     std::string text = detail::read_all(closer.fd, refuse);
     const std::size_t nul = text.find('\0');
     if (nul != std::string::npos)

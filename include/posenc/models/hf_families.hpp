@@ -39,13 +39,15 @@ namespace posenc::hf {
 /// ERNIE-4.5-VL's M-RoPE layout, Mistral 4's head, GLM-4.7-Flash's head_dim alias), not here. Bits 5,
 /// 13, 15, 16, 17, 18, 19, 24 and 25 are free.
 namespace trait {
-inline constexpr unsigned multi_axis = 1u << 0;            ///< reads mrope_section (and mrope_interleaved) from the RoPE dict
-inline constexpr unsigned hunyuan_alpha = 1u << 1;         ///< dynamic RoPE with "alpha": base * alpha^(H / (H - 2)), static
+inline constexpr unsigned multi_axis = 1u << 0;  ///< reads mrope_section (and mrope_interleaved) from the RoPE dict
+inline constexpr unsigned hunyuan_alpha = 1u << 1;  ///< dynamic RoPE with "alpha": base * alpha^(H / (H - 2)), static
 /// head_dim is always hidden_size // num_attention_heads: the configuration class declares head_dim
 /// and overwrites it, so a head_dim key is ignored (DeepSeek-OCR 2's text model).
 inline constexpr unsigned head_dim_from_hidden = 1u << 2;
-inline constexpr unsigned mla = 1u << 3;                   ///< DeepSeek MLA: RoPE on qk_rope_head_dim (class default 64; qk_nope_head_dim 128)
-inline constexpr unsigned reads_rope_interleave = 1u << 4; ///< rope_interleave: true (default) interleaved, false half_split
+inline constexpr unsigned mla =
+    1u << 3;  ///< DeepSeek MLA: RoPE on qk_rope_head_dim (class default 64; qk_nope_head_dim 128)
+inline constexpr unsigned reads_rope_interleave =
+    1u << 4;  ///< rope_interleave: true (default) interleaved, false half_split
 /// MLA attention that multiplies its softmax scale by g(s, mscale_all_dim)^2 when YaRN sets
 /// mscale_all_dim (DeepseekV3Attention, DeepseekV32Attention); DeepseekV2Attention uses
 /// qk_head_dim^(-1/2) alone.
@@ -102,10 +104,10 @@ struct FamilyRules {
     // generated into models/detail/family_class_defaults.hpp (columns: hf_class_defaults.hpp); the
     // reader takes this row's value first.
     std::optional<double> partial_rotary_factor;  ///< the code's default, generic: 1
-    int head_dim = 0;                             ///< generic: the class's, else hidden_size // num_attention_heads
-    std::int64_t max_position_embeddings = 0;     ///< generic: the class's, else none
-    std::string_view defaults_source;             ///< configuration file, "" when no default differs
-    unsigned traits = 0;    ///< trait:: bits
+    int head_dim = 0;  ///< generic: the class's, else hidden_size // num_attention_heads
+    std::int64_t max_position_embeddings = 0;  ///< generic: the class's, else none
+    std::string_view defaults_source;  ///< configuration file, "" when no default differs
+    unsigned traits = 0;  ///< trait:: bits
     /// The key that holds head_dim when it is not "head_dim" (JetMoE: kv_channels); its class
     /// default is head_dim above.
     std::string_view head_dim_key = "";
@@ -144,8 +146,8 @@ struct FamilyRules {
 
 /// When a family's config is refused (FamilyRefusal::when).
 enum class RefuseWhen {
-    always,    ///< every config of the family
-    scaled,    ///< a single (not per-layer-type) RoPE dict with a rope_type other than "default"
+    always,  ///< every config of the family
+    scaled,  ///< a single (not per-layer-type) RoPE dict with a rope_type other than "default"
     longrope,  ///< a RoPE dict with rope_type "longrope" (or legacy "su")
     scaled_except_longrope,  ///< a single RoPE dict with a rope_type other than "default" and "longrope"
     /// unless the RoPE dict (the config's, else the family's class default) sets `key` to 0: the
@@ -158,16 +160,17 @@ enum class RefuseWhen {
 struct FamilyRefusal {
     std::string_view model_type;
     RefuseWhen when;
-    std::string_view key;     ///< the key named (always: a top-level key, else "model_type"; otherwise a key of the RoPE dict)
+    std::string_view
+        key;  ///< the key named (always: a top-level key, else "model_type"; otherwise a key of the RoPE dict)
     std::string_view reason;  ///< the rule of the error message
     std::string_view source;  ///< the transformers file that decides it
 };
 
 /// What a non-language model_type with RoPE is (RoPEOutsideLanguage::kind).
 enum class TowerKind {
-    vision,      ///< a vision encoder: 2-D (or 3-D) RoPE over image patches or video frames
-    audio,       ///< an audio or speech encoder, or an audio decoder (vocoder, codec)
-    other,       ///< time series, image matching, a byte model's global transformer
+    vision,  ///< a vision encoder: 2-D (or 3-D) RoPE over image patches or video frames
+    audio,  ///< an audio or speech encoder, or an audio decoder (vocoder, codec)
+    other,  ///< time series, image matching, a byte model's global transformer
 };
 
 /// A model_type whose code applies RoPE outside a language model's attention (the sweep of
@@ -245,7 +248,7 @@ inline std::string_view renamed_text_model_type(std::string_view outer, std::str
 {
     const LanguageModelWrapper* w = find_language_model_wrapper(outer);
     return w && !w->renamed_text_model_type.empty() && w->renamed_text_model_type == inner ? w->text_model_type
-                                                                                           : std::string_view{};
+                                                                                           : std::string_view {};
 }
 
 }  // namespace posenc::hf

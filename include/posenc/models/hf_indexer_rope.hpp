@@ -36,7 +36,7 @@ namespace posenc::hf {
 
 /// Where an indexer's keys take their positions.
 enum class IndexerKeys {
-    per_token,    ///< every key token rotates at its own position (HY-V4)
+    per_token,  ///< every key token rotates at its own position (HY-V4)
     block_start,  ///< one pooled key per block of compress_ratio visible tokens, at the block's first token (Qwen4-Exp)
 };
 
@@ -50,11 +50,11 @@ struct IndexerRope {
     /// The indexer's head (head_dim: its width), the rotated slice [rotary_offset, rotary_offset +
     /// rotary_dim), the pairing, and the base of the main attention's group.
     RopeSpec spec;
-    int group = 0;                 ///< index in HfModel::rope.groups() of the table it uses
+    int group = 0;  ///< index in HfModel::rope.groups() of the table it uses
     IndexerKeys keys = IndexerKeys::per_token;
-    int compress_ratio = 1;        ///< tokens per pooled key (block_start); 1 for per_token
-    std::string head_dim_key;      ///< the config key of the indexer's head width
-    std::string source;            ///< the transformers file that decides it
+    int compress_ratio = 1;  ///< tokens per pooled key (block_start); 1 for per_token
+    std::string head_dim_key;  ///< the config key of the indexer's head width
+    std::string source;  ///< the transformers file that decides it
 };
 
 /// Qwen4-Exp's QSA blocks: given the token indices a query sees (ascending; its attention mask's

@@ -25,7 +25,7 @@ namespace posenc::hf {
 
 /// A model's rotary embedding read from a config.json, as validated posenc objects.
 struct HfModelRope {
-    std::string name;        ///< "_name_or_path", else model_type, else ""
+    std::string name;  ///< "_name_or_path", else model_type, else ""
     std::string model_type;  ///< "" when absent
     RopeSpec spec;
     Scaling scaling;
@@ -79,7 +79,7 @@ struct HfGroupFindings {
 
 /// A whole model read from a config.json: its ModelRope plus what the reader has to say.
 struct HfModel {
-    std::string name;        ///< "_name_or_path", else model_type, else ""
+    std::string name;  ///< "_name_or_path", else model_type, else ""
     std::string model_type;  ///< the language model's type ("" when absent)
     ModelRope rope;
     int qk_head_dim;  ///< DeepSeek MLA: qk_nope_head_dim + qk_rope_head_dim; 0 otherwise

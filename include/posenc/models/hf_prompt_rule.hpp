@@ -45,10 +45,10 @@ struct HfPromptRule {
     enum class Kind { mrope, ernie_4_5_vl, omni, hunyuan_vl };
     std::string model_type;  ///< as the config names it (top level)
     Kind kind = Kind::mrope;
-    MropePromptRule mrope;         ///< Kind::mrope (spatial_merge_size is used by both kinds)
-    int temporal_merge_size = 0;   ///< Kind::ernie_4_5_vl: vision_config.temporal_merge_size
-    OmniPromptRule omni;           ///< Kind::omni: the thinker's facts
-    int num_axes = 0;              ///< Kind::hunyuan_vl: the length of the text model's mrope_section
+    MropePromptRule mrope;  ///< Kind::mrope (spatial_merge_size is used by both kinds)
+    int temporal_merge_size = 0;  ///< Kind::ernie_4_5_vl: vision_config.temporal_merge_size
+    OmniPromptRule omni;  ///< Kind::omni: the thinker's facts
+    int num_axes = 0;  ///< Kind::hunyuan_vl: the length of the text model's mrope_section
     std::vector<std::string> notes;  ///< defaults taken from the configuration classes
 };
 
@@ -64,16 +64,24 @@ inline const std::vector<PromptFamily>& prompt_families()
 {
     using K = HfPromptRule::Kind;
     using F = MropePromptFamily;
-    static const std::vector<PromptFamily> families{
-        {"qwen2_vl", K::mrope, F::qwen2_vl},          {"paddleocr_vl", K::mrope, F::qwen2_vl},
-        {"qwen2_5_vl", K::mrope, F::qwen2_5_vl},      {"qwen3_vl", K::mrope, F::video_frames},
-        {"qwen3_vl_moe", K::mrope, F::video_frames},  {"qwen3_5", K::mrope, F::video_frames},
-        {"qwen3_5_moe", K::mrope, F::video_frames},   {"glm4v", K::mrope, F::video_frames},
-        {"glm4v_moe", K::mrope, F::video_frames},     {"glm46v", K::mrope, F::video_frames},
-        {"glm_ocr", K::mrope, F::video_frames},       {"cosmos3_edge", K::mrope, F::video_frames},
+    static const std::vector<PromptFamily> families {
+        {"qwen2_vl", K::mrope, F::qwen2_vl},
+        {"paddleocr_vl", K::mrope, F::qwen2_vl},
+        {"qwen2_5_vl", K::mrope, F::qwen2_5_vl},
+        {"qwen3_vl", K::mrope, F::video_frames},
+        {"qwen3_vl_moe", K::mrope, F::video_frames},
+        {"qwen3_5", K::mrope, F::video_frames},
+        {"qwen3_5_moe", K::mrope, F::video_frames},
+        {"glm4v", K::mrope, F::video_frames},
+        {"glm4v_moe", K::mrope, F::video_frames},
+        {"glm46v", K::mrope, F::video_frames},
+        {"glm_ocr", K::mrope, F::video_frames},
+        {"cosmos3_edge", K::mrope, F::video_frames},
         {"ernie4_5_vl_moe", K::ernie_4_5_vl, F::qwen2_vl},
-        {"qwen2_5_omni", K::omni, F::qwen2_vl},       {"qwen2_5_omni_thinker", K::omni, F::qwen2_vl},
-        {"qwen3_omni_moe", K::omni, F::qwen2_vl},     {"qwen3_omni_moe_thinker", K::omni, F::qwen2_vl},
+        {"qwen2_5_omni", K::omni, F::qwen2_vl},
+        {"qwen2_5_omni_thinker", K::omni, F::qwen2_vl},
+        {"qwen3_omni_moe", K::omni, F::qwen2_vl},
+        {"qwen3_omni_moe_thinker", K::omni, F::qwen2_vl},
         {"hunyuan_vl", K::hunyuan_vl, F::qwen2_vl},
     };
     return families;
@@ -86,12 +94,13 @@ inline const char* refusal_reason(const std::string& model_type)
     if (model_type.rfind("glm_image", 0) == 0 || model_type.rfind("minimax_m3_vl", 0) == 0)
         return "is not supported for --prompt: its get_rope_index is not one of the rules posenc implements";
     return "has no prompt position rule in posenc (qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, "
-           "glm4v, glm4v_moe, glm46v, glm_ocr, cosmos3_edge, paddleocr_vl, ernie4_5_vl_moe, qwen2_5_omni, qwen3_omni_moe, hunyuan_vl)";
+           "glm4v, glm4v_moe, glm46v, glm_ocr, cosmos3_edge, paddleocr_vl, ernie4_5_vl_moe, qwen2_5_omni, "
+           "qwen3_omni_moe, hunyuan_vl)";
 }
 
 /// vision_config.<key> as a whole number >= 1 (a JSON integer), else the class default (noted).
-inline std::int64_t vision_int(const nlohmann::json* vision, const char* key, std::int64_t class_default, HfPromptRule& out,
-                               const std::string& prefix = "vision_config.")
+inline std::int64_t vision_int(const nlohmann::json* vision, const char* key, std::int64_t class_default,
+                               HfPromptRule& out, const std::string& prefix = "vision_config.")
 {
     const std::string path = prefix + key;
     if (!vision || !vision->contains(key)) {
@@ -110,7 +119,8 @@ inline const nlohmann::json* object_member(const nlohmann::json* config, const c
 {
     if (!config || !config->contains(key)) return nullptr;
     const nlohmann::json& v = (*config)[key];
-    if (!v.is_object()) throw error(path, v.dump(), "expected an object", path + ": expected an object, got " + v.dump());
+    if (!v.is_object())
+        throw error(path, v.dump(), "expected an object", path + ": expected an object, got " + v.dump());
     return &v;
 }
 
@@ -121,11 +131,13 @@ inline HfPromptRule omni_rule(const nlohmann::json& config, const std::string& b
     const bool whole = base == "qwen2_5_omni" || base == "qwen3_omni_moe";
     std::string prefix = whole ? "thinker_config." : "";
     const nlohmann::json* thinker = whole ? object_member(&config, "thinker_config", "thinker_config") : &config;
-    if (out.model_type.size() > 5 && out.model_type.compare(out.model_type.size() - 5, 5, "_text") == 0) thinker = nullptr;
+    if (out.model_type.size() > 5 && out.model_type.compare(out.model_type.size() - 5, 5, "_text") == 0)
+        thinker = nullptr;
     out.omni.float_positions = base.rfind("qwen3_omni_moe", 0) == 0;
     out.omni.position_id_per_seconds = vision_int(thinker, "position_id_per_seconds", 25, out, prefix);
     const nlohmann::json* vision = object_member(thinker, "vision_config", prefix + "vision_config");
-    out.omni.spatial_merge_size = static_cast<int>(vision_int(vision, "spatial_merge_size", 2, out, prefix + "vision_config."));
+    out.omni.spatial_merge_size =
+        static_cast<int>(vision_int(vision, "spatial_merge_size", 2, out, prefix + "vision_config."));
     out.mrope.spatial_merge_size = out.omni.spatial_merge_size;
     return out;
 }
@@ -144,7 +156,8 @@ inline int hunyuan_axes(const nlohmann::json& config)
                 const std::size_t n = text[dict][key].size();
                 if (n < 3 || n > 4)
                     throw error(pre + dict + "." + key, text[dict][key].dump(), "expected 3 or 4 sections",
-                                pre + dict + "." + key + ": expected 3 or 4 sections (HunYuan-VL's get_rope_index axes), got " +
+                                pre + dict + "." + key +
+                                    ": expected 3 or 4 sections (HunYuan-VL's get_rope_index axes), got " +
                                     text[dict][key].dump());
                 return static_cast<int>(n);
             }
@@ -181,7 +194,8 @@ inline HfPromptRule prompt_rule_from_json(const nlohmann::json& config)
     if (out.kind == HfPromptRule::Kind::omni) return detail::omni_rule(config, base, out);
     const auto vc = config.find("vision_config");
     if (vc != config.end() && !vc->is_object())
-        throw error("vision_config", vc->dump(), "expected an object", "vision_config: expected an object, got " + vc->dump());
+        throw error("vision_config", vc->dump(), "expected an object",
+                    "vision_config: expected an object, got " + vc->dump());
     const nlohmann::json* vision = vc == config.end() ? nullptr : &*vc;
     out.mrope.spatial_merge_size = static_cast<int>(detail::vision_int(vision, "spatial_merge_size", 2, out));
     if (out.mrope.family == MropePromptFamily::qwen2_5_vl && out.kind == HfPromptRule::Kind::mrope)
@@ -219,7 +233,8 @@ inline AxisPositionIds prompt_position_ids(const HfPromptRule& rule, const std::
     if (rule.kind == HfPromptRule::Kind::hunyuan_vl) {
         for (std::size_t i = 0; i < segments.size(); ++i)
             if (segments[i].kind == PromptSegment::Kind::image && segments[i].t != 1)
-                posenc::detail::raise(posenc::detail::segment_field(i, "t"), segments[i].t, "must be 1 (a HunYuan-VL image)");
+                posenc::detail::raise(posenc::detail::segment_field(i, "t"), segments[i].t,
+                                      "must be 1 (a HunYuan-VL image)");
         return hunyuan_vl_position_ids(segments, rule.num_axes, rule.mrope.spatial_merge_size);
     }
     for (std::size_t i = 0; i < segments.size(); ++i)

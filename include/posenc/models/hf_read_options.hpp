@@ -9,7 +9,7 @@ namespace posenc::hf {
 
 /// One warning Hugging Face would log while loading the config.
 struct ConfigWarning {
-    std::string key;      ///< key path, e.g. "rope_scaling.factor"
+    std::string key;  ///< key path, e.g. "rope_scaling.factor"
     std::string message;  ///< what Hugging Face would say
 };
 

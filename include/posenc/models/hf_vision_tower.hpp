@@ -72,38 +72,52 @@ namespace posenc::hf {
 /// of its width and heads, and its configuration class's defaults.
 struct VisionTowerRow {
     std::string_view model_type;
-    std::string_view wrappers;       ///< space-separated wrapper model_types whose default tower this is
-    std::string_view width_key;      ///< "hidden_size" (Qwen2-VL: "embed_dim")
-    std::string_view heads_key;      ///< "num_heads" (PaddleOCR-VL: "num_attention_heads")
+    std::string_view wrappers;  ///< space-separated wrapper model_types whose default tower this is
+    std::string_view width_key;  ///< "hidden_size" (Qwen2-VL: "embed_dim")
+    std::string_view heads_key;  ///< "num_heads" (PaddleOCR-VL: "num_attention_heads")
     int default_width;
     int default_heads;
     int default_merge;
-    bool merges_in_encoder;          ///< false: positions row-major whatever spatial_merge_size says
+    bool merges_in_encoder;  ///< false: positions row-major whatever spatial_merge_size says
     VisionTowerRule rule;
-    bool reads_rope_parameters;      ///< theta from rope_parameters / rope_theta (else fixed 10,000), head_dim key read
-    bool table_bounded_by_image;     ///< the table holds image_size / patch_size rows and columns
+    bool reads_rope_parameters;  ///< theta from rope_parameters / rope_theta (else fixed 10,000), head_dim key read
+    bool table_bounded_by_image;  ///< the table holds image_size / patch_size rows and columns
 };
 
 /// The towers posenc reads: the Qwen2-VL rule (VisionTowerRule::rows_columns_shared) and Pixtral
 /// (rows_columns_even_odd), with the class defaults of transformers' configuration classes
 /// (configuration_<model>.py).
 inline constexpr VisionTowerRow vision_tower_rows[] = {
-    {"qwen2_vl_vision", "qwen2_vl", "embed_dim", "num_heads", 1280, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"qwen2_5_vl_vision", "qwen2_5_vl", "hidden_size", "num_heads", 3584, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"qwen2_5_omni_vision_encoder", "qwen2_5_omni qwen2_5_omni_thinker", "hidden_size", "num_heads", 3584, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"qwen3_vl_vision", "qwen3_vl", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"qwen3_vl_moe_vision", "qwen3_vl_moe", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"qwen3_5_vision", "qwen3_5", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"qwen3_5_moe_vision", "qwen3_5_moe", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen2_vl_vision", "qwen2_vl", "embed_dim", "num_heads", 1280, 16, 2, true, VisionTowerRule::rows_columns_shared,
+     false, false},
+    {"qwen2_5_vl_vision", "qwen2_5_vl", "hidden_size", "num_heads", 3584, 16, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen2_5_omni_vision_encoder", "qwen2_5_omni qwen2_5_omni_thinker", "hidden_size", "num_heads", 3584, 16, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen3_vl_vision", "qwen3_vl", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared,
+     false, false},
+    {"qwen3_vl_moe_vision", "qwen3_vl_moe", "hidden_size", "num_heads", 1152, 16, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
+    {"qwen3_5_vision", "qwen3_5", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared,
+     false, false},
+    {"qwen3_5_moe_vision", "qwen3_5_moe", "hidden_size", "num_heads", 1152, 16, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
     {"qwen3_omni_moe_vision_encoder", "qwen3_omni_moe qwen3_omni_moe_thinker", "hidden_size", "num_heads", 1152, 16, 2,
      true, VisionTowerRule::rows_columns_shared, false, false},
-    {"glm4v_vision", "glm4v glm46v", "hidden_size", "num_heads", 1536, 12, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"glm4v_moe_vision", "glm4v_moe", "hidden_size", "num_heads", 1536, 12, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"glm_ocr_vision", "glm_ocr", "hidden_size", "num_heads", 1024, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"ernie4_5_vl_moe_vision", "ernie4_5_vl_moe", "hidden_size", "num_heads", 1280, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"exaone4_5_vision", "exaone4_5", "hidden_size", "num_heads", 3584, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"cohere_compass_vision", "cohere_compass", "hidden_size", "num_heads", 1152, 16, 2, true, VisionTowerRule::rows_columns_shared, false, false},
-    {"paddleocr_vl_vision", "paddleocr_vl", "hidden_size", "num_attention_heads", 1152, 16, 2, false, VisionTowerRule::rows_columns_shared, false, false},
+    {"glm4v_vision", "glm4v glm46v", "hidden_size", "num_heads", 1536, 12, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
+    {"glm4v_moe_vision", "glm4v_moe", "hidden_size", "num_heads", 1536, 12, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
+    {"glm_ocr_vision", "glm_ocr", "hidden_size", "num_heads", 1024, 16, 2, true, VisionTowerRule::rows_columns_shared,
+     false, false},
+    {"ernie4_5_vl_moe_vision", "ernie4_5_vl_moe", "hidden_size", "num_heads", 1280, 16, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
+    {"exaone4_5_vision", "exaone4_5", "hidden_size", "num_heads", 3584, 16, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
+    {"cohere_compass_vision", "cohere_compass", "hidden_size", "num_heads", 1152, 16, 2, true,
+     VisionTowerRule::rows_columns_shared, false, false},
+    {"paddleocr_vl_vision", "paddleocr_vl", "hidden_size", "num_attention_heads", 1152, 16, 2, false,
+     VisionTowerRule::rows_columns_shared, false, false},
     {"pixtral", "mistral3", "hidden_size", "num_attention_heads", 1024, 16, 1, false,
      VisionTowerRule::rows_columns_even_odd, true, true},
     {"llama4_vision_model", "llama4", "hidden_size", "num_attention_heads", 768, 16, 1, false,
@@ -120,9 +134,12 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
      VisionTowerRule::rows_columns_shared, true, false},
     {"sam3_vit_model", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false,
      VisionTowerRule::columns_rows_interleaved_scaled, true, true},
-    {"dinov3_vit", "", "hidden_size", "num_attention_heads", 384, 6, 1, false, VisionTowerRule::rows_columns_centres, true, false},
-    {"eomt_dinov3", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
-    {"sapiens2", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres, true, false},
+    {"dinov3_vit", "", "hidden_size", "num_attention_heads", 384, 6, 1, false, VisionTowerRule::rows_columns_centres,
+     true, false},
+    {"eomt_dinov3", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres,
+     true, false},
+    {"sapiens2", "", "hidden_size", "num_attention_heads", 1024, 16, 1, false, VisionTowerRule::rows_columns_centres,
+     true, false},
 };
 
 /// What a tower that reads rope_parameters takes from its configuration class when a key is
@@ -130,8 +147,8 @@ inline constexpr VisionTowerRow vision_tower_rows[] = {
 /// num_register_tokens.
 struct ConfiguredRopeDefaults {
     double theta;
-    int head_dim;    ///< > 0: the class default of a head_dim key the tower reads; -1: a head_dim key is read,
-                     ///< absent it is width / heads; 0: head = width / heads (a head_dim key is not read)
+    int head_dim;  ///< > 0: the class default of a head_dim key the tower reads; -1: a head_dim key is read,
+        ///< absent it is width / heads; 0: head = width / heads (a head_dim key is not read)
     int image_size;
     int patch_size;
     int register_tokens;
@@ -161,10 +178,12 @@ struct VisionTowerRefusal {
 /// The other towers with RoPE in transformers (the towers sweep and the modeling files): refused
 /// by name until posenc represents what each needs.
 inline constexpr VisionTowerRefusal vision_tower_refusals[] = {
-    {"gemma4_unified_vision", "gemma4_unified", "its vision embedder adds a learned factorized 2-D position table and "
-                                                "applies no rotary (the model's RoPE is its text model's)"},
-    {"sam3_vision_model", "sam3", "SAM 3's ViT nested in backbone_config, which the reader does not follow: read the "
-                                  "backbone_config object (model_type sam3_vit_model) as its own config"},
+    {"gemma4_unified_vision", "gemma4_unified",
+     "its vision embedder adds a learned factorized 2-D position table and "
+     "applies no rotary (the model's RoPE is its text model's)"},
+    {"sam3_vision_model", "sam3",
+     "SAM 3's ViT nested in backbone_config, which the reader does not follow: read the "
+     "backbone_config object (model_type sam3_vit_model) as its own config"},
     {"sam2_video", "", "SAM 2's axial RoPE on interleaved pairs over float-scaled coordinates"},
     {"sam3_tracker_video", "", "SAM's axial RoPE on interleaved pairs over float-scaled coordinates"},
     {"edgetam_video", "", "SAM's axial RoPE on interleaved pairs over float-scaled coordinates"},
@@ -253,7 +272,8 @@ inline std::pair<const json*, std::string> tower_object(const json& config)
 [[noreturn]] inline void refuse(const std::string& path, const std::string& model_type)
 {
     if (const VisionTowerRefusal* r = find_refusal(model_type))
-        fail(path, "names a vision tower posenc does not represent yet: " + std::string(r->needs), "\"" + model_type + "\"");
+        fail(path, "names a vision tower posenc does not represent yet: " + std::string(r->needs),
+             "\"" + model_type + "\"");
     if (const RoPEOutsideLanguage* o = find_rope_outside_language(model_type))
         fail(path,
              o->kind == TowerKind::vision ? "names a vision model posenc does not read as a tower (its RoPE is not one "
@@ -287,8 +307,10 @@ inline void read_configured_rope(const json& tower, const std::string& pre, int 
         if (!head) out.tower.head_dim = defaults.head_dim > 0 ? defaults.head_dim : width / heads;
         else if (!head->is_null()) out.tower.head_dim = detail::positive_int(*head, pre + "head_dim");
     } else if (head && !(head->is_number() && head->get<double>() == out.tower.head_dim)) {
-        out.warnings.push_back({pre + "head_dim", shown(*head) + " is ignored: the tower's head is "
-                                                  "hidden_size / num_attention_heads = " + std::to_string(out.tower.head_dim)});
+        out.warnings.push_back({pre + "head_dim", shown(*head) +
+                                                      " is ignored: the tower's head is "
+                                                      "hidden_size / num_attention_heads = " +
+                                                      std::to_string(out.tower.head_dim)});
     }
     if (out.tower.head_dim % 4 != 0 && out.tower.rule != VisionTowerRule::frames_rows_columns_partial)
         fail(pre + (defaults.head_dim != 0 && head && !head->is_null() ? "head_dim" : "hidden_size"),
@@ -298,10 +320,12 @@ inline void read_configured_rope(const json& tower, const std::string& pre, int 
     if (const json* t = member(tower, "rope_theta")) out.tower.theta = detail::number(*t, pre + "rope_theta");
     if (const json* d = member(tower, "rope_parameters")) {
         if (!d->is_object()) fail_json(pre + "rope_parameters", "expected an object", *d);
-        if (const json* type = member(*d, "rope_type"); type && !(type->is_string() && type->get<std::string>() == "default"))
+        if (const json* type = member(*d, "rope_type");
+            type && !(type->is_string() && type->get<std::string>() == "default"))
             fail_json(pre + "rope_parameters.rope_type",
                       "expected \"default\": posenc reads no other RoPE type in a vision tower", *type);
-        if (const json* t = member(*d, "rope_theta")) out.tower.theta = detail::number(*t, pre + "rope_parameters.rope_theta");
+        if (const json* t = member(*d, "rope_theta"))
+            out.tower.theta = detail::number(*t, pre + "rope_parameters.rope_theta");
     }
     if (!(out.tower.theta > 1.0)) fail(pre + "rope_theta", "expected a base > 1", std::to_string(out.tower.theta));
 }
@@ -313,8 +337,9 @@ inline std::int64_t image_side(const json& tower, const std::string& pre, const 
     const json* patch = member(tower, "patch_size");
     const int i = image ? detail::positive_int(*image, pre + "image_size") : defaults.image_size;
     const int p = patch ? detail::positive_int(*patch, pre + "patch_size") : defaults.patch_size;
-    if (i / p < 1) fail(pre + "image_size", "expected at least one patch per side (image_size / patch_size >= 1)",
-                        std::to_string(i) + " / " + std::to_string(p));
+    if (i / p < 1)
+        fail(pre + "image_size", "expected at least one patch per side (image_size / patch_size >= 1)",
+             std::to_string(i) + " / " + std::to_string(p));
     return i / p;
 }
 
@@ -326,7 +351,8 @@ inline void read_configured_tower(const json& tower, const std::string& pre, con
     const ConfiguredRopeDefaults defaults = configured_rope_defaults(row.model_type);
     read_configured_rope(tower, pre, width, heads, out);
     if (row.table_bounded_by_image) out.tower.max_side = image_side(tower, pre, defaults);
-    if (row.merges_in_encoder) out.tower.merge_size = read_positive(tower, "spatial_merge_size", row.default_merge, pre);
+    if (row.merges_in_encoder)
+        out.tower.merge_size = read_positive(tower, "spatial_merge_size", row.default_merge, pre);
     if (row.rule == VisionTowerRule::rows_columns_centres) {
         const json* r = member(tower, "num_register_tokens");
         const std::int64_t registers =
@@ -338,10 +364,13 @@ inline void read_configured_tower(const json& tower, const std::string& pre, con
     if (row.rule == VisionTowerRule::columns_rows_interleaved_scaled) {
         const int window = read_positive(tower, "window_size", 24, pre);
         out.tower.scale = static_cast<double>(window) / static_cast<double>(out.tower.max_side);
-        out.warnings.push_back({pre + "window_size", std::to_string(window) + ": this is the global-attention layers' table "
-                                "(scale window_size / side); the windowed layers rotate each " + std::to_string(window) +
-                                " x " + std::to_string(window) + " window by the same rule with window = " +
-                                std::to_string(window) + " and scale = 1"});
+        out.warnings.push_back(
+            {pre + "window_size", std::to_string(window) +
+                                      ": this is the global-attention layers' table "
+                                      "(scale window_size / side); the windowed layers rotate each " +
+                                      std::to_string(window) + " x " + std::to_string(window) +
+                                      " window by the same rule with window = " + std::to_string(window) +
+                                      " and scale = 1"});
     }
     out.tower.check();
 }
@@ -355,17 +384,20 @@ inline HfVisionTower resolve(const json& config)
     if (type.empty() && !pre.empty()) type = std::string(default_tower_of(wrapper));
     if (type.empty()) {
         if (pre.empty())
-            fail("vision_config", "expected a vision tower: the config has no vision_config and its model_type names no "
-                                  "tower posenc reads",
+            fail("vision_config",
+                 "expected a vision tower: the config has no vision_config and its model_type names no "
+                 "tower posenc reads",
                  wrapper.empty() ? "(absent)" : "model_type \"" + wrapper + "\"");
-        fail(pre + "model_type", "expected the tower's model_type: wrapper model_type \"" + wrapper +
-                                     "\" has no default tower posenc knows",
+        fail(pre + "model_type",
+             "expected the tower's model_type: wrapper model_type \"" + wrapper +
+                 "\" has no default tower posenc knows",
              "(absent)");
     }
     const VisionTowerRow* row = find_row(type);
     if (!row && pre.empty() && !find_refusal(type) && !find_rope_outside_language(type))
-        fail("vision_config", "expected a vision tower: the config has no vision_config and its model_type names no "
-                              "vision tower",
+        fail("vision_config",
+             "expected a vision tower: the config has no vision_config and its model_type names no "
+             "vision tower",
              "model_type \"" + type + "\"");
     if (!row) refuse(pre + "model_type", type);
     HfVisionTower out;
@@ -394,8 +426,9 @@ inline HfVisionTower resolve(const json& config)
     out.tower.theta = 10000.0;
     for (const char* k : {"rope_theta", "rope_parameters", "rope_scaling"})
         if (const json* v = member(*tower_json, k))
-            out.warnings.push_back({pre + k, shown(*v) + " is ignored: " + type +
-                                                  "'s rotary module is built with theta 10000 whatever the config says"});
+            out.warnings.push_back(
+                {pre + k, shown(*v) + " is ignored: " + type +
+                              "'s rotary module is built with theta 10000 whatever the config says"});
     out.tower.check();
     return out;
 }
@@ -416,9 +449,6 @@ inline HfVisionTower parse_vision_tower(std::string_view text)
 }
 
 /// parse_vision_tower on a file (errors name the path when it cannot be read).
-inline HfVisionTower read_vision_tower(const std::string& path)
-{
-    return parse_vision_tower(read_config_file(path));
-}
+inline HfVisionTower read_vision_tower(const std::string& path) { return parse_vision_tower(read_config_file(path)); }
 
 }  // namespace posenc::hf

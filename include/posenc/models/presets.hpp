@@ -29,20 +29,21 @@ enum class PositionEncodingKind { rope, learned_absolute };
 
 /// One model's position-encoding facts.
 struct ModelPreset {
-    std::string_view name;          ///< lookup key, e.g. "qwen3-8b"
+    std::string_view name;  ///< lookup key, e.g. "qwen3-8b"
     std::string_view display_name;  ///< as the lessons or the hub write it, e.g. "Qwen3-8B"
     PositionEncodingKind kind;
-    int d_model;                    ///< hidden size (0 where no source states it)
-    int num_heads;                  ///< attention heads (0 where no source states it)
+    int d_model;  ///< hidden size (0 where no source states it)
+    int num_heads;  ///< attention heads (0 where no source states it)
     int head_dim;
-    int rotary_dim;                 ///< 0 for a learned table
-    double base;                    ///< rope_theta; 0 for a learned table
+    int rotary_dim;  ///< 0 for a learned table
+    double base;  ///< rope_theta; 0 for a learned table
     Pairing pairing;
-    std::int64_t native_length;     ///< training / original context length (YaRN's, Llama 3's, LongRoPE's L0)
-    std::int64_t extended_length;   ///< context after the model's shipped extension (= native if none)
-    std::int64_t max_position_embeddings;  ///< the config's max_position_embeddings (dynamic NTK's L; the L of the transformers 4.48-4.55 YaRN override)
-    int qk_head_dim;                ///< width of q.k in the softmax scale qk_head_dim^-1/2 (192 for DeepSeek-V3's MLA)
-    Scaling (*shipped_scaling)();   ///< builds the shipped scaling; nullptr = none
+    std::int64_t native_length;  ///< training / original context length (YaRN's, Llama 3's, LongRoPE's L0)
+    std::int64_t extended_length;  ///< context after the model's shipped extension (= native if none)
+    std::int64_t
+        max_position_embeddings;  ///< the config's max_position_embeddings (dynamic NTK's L; the L of the transformers 4.48-4.55 YaRN override)
+    int qk_head_dim;  ///< width of q.k in the softmax scale qk_head_dim^-1/2 (192 for DeepSeek-V3's MLA)
+    Scaling (*shipped_scaling)();  ///< builds the shipped scaling; nullptr = none
 
     /// The model's RopeSpec. Throws posenc::error for a preset that does not use RoPE.
     RopeSpec rope_spec() const
@@ -53,7 +54,7 @@ struct ModelPreset {
     }
 
     /// The context extension the model ships (NoScaling if none), validated.
-    Scaling scaling() const { return shipped_scaling ? shipped_scaling() : Scaling{NoScaling{}}; }
+    Scaling scaling() const { return shipped_scaling ? shipped_scaling() : Scaling {NoScaling {}}; }
 
     /// Parameters of a learned absolute table, native_length x d_model (0 for RoPE presets).
     std::int64_t learned_table_parameters() const noexcept
@@ -66,7 +67,7 @@ namespace models {
 
 /// Phi-3-mini-128k-instruct rope_scaling lists, 48 each, as Microsoft quotes
 /// them (the current revision via a Microsoft script and llama.cpp notes; unverified against the hub file).
-inline constexpr std::array<double, 48> phi_3_mini_128k_long_factor{
+inline constexpr std::array<double, 48> phi_3_mini_128k_long_factor {
     1.0700000524520874, 1.1200000047683716, 1.149999976158142,  1.4199999570846558, 1.5699999332427979,
     1.7999999523162842, 2.129999876022339,  2.129999876022339,  3.009999990463257,  5.910000324249268,
     6.950000286102295,  9.070000648498535,  9.930000305175781,  10.710000038146973, 11.130000114440918,
@@ -77,14 +78,12 @@ inline constexpr std::array<double, 48> phi_3_mini_128k_long_factor{
     63.8173942565918,   63.83739471435547,  63.897396087646484, 63.93739700317383,  64.06739807128906,
     64.11434936523438,  64.12435150146484,  64.15435028076172,  64.19435119628906,  64.24435424804688,
     64.57435607910156,  64.69000244140625,  64.76000213623047};
-inline constexpr std::array<double, 48> phi_3_mini_128k_short_factor{
-    1.1, 1.1, 1.1, 1.3000000000000003, 1.3500000000000003, 1.3500000000000003, 1.4000000000000004,
-    1.5500000000000005,
+inline constexpr std::array<double, 48> phi_3_mini_128k_short_factor {
+    1.1, 1.1, 1.1, 1.3000000000000003, 1.3500000000000003, 1.3500000000000003, 1.4000000000000004, 1.5500000000000005,
     // 2.000000000000001 x 17
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
     2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001,
     // 2.0500000000000007 x 6, 2.1000000000000005 x 2, 2.1500000000000004, 2.25 x 5
     2.0500000000000007, 2.0500000000000007, 2.0500000000000007, 2.0500000000000007, 2.0500000000000007,
     2.0500000000000007, 2.1000000000000005, 2.1000000000000005, 2.1500000000000004, 2.25, 2.25, 2.25, 2.25, 2.25,
@@ -128,16 +127,38 @@ namespace models {
 /// hidden 4096 / 32 heads and max_position_embeddings 40,960 from its config.json, V). The YaRN
 /// snippet {"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768} is the
 /// model card's (unverified against the hub file).
-inline constexpr ModelPreset qwen3_8b{"qwen3-8b", "Qwen3-8B", PositionEncodingKind::rope, 4096, 32, 128, 128, 1e6,
-                                      Pairing::half_split, 32768, 131072, 40960, 128,
-                                      &posenc::detail::preset_qwen3_8b_yarn};
+inline constexpr ModelPreset qwen3_8b {"qwen3-8b",
+                                       "Qwen3-8B",
+                                       PositionEncodingKind::rope,
+                                       4096,
+                                       32,
+                                       128,
+                                       128,
+                                       1e6,
+                                       Pairing::half_split,
+                                       32768,
+                                       131072,
+                                       40960,
+                                       128,
+                                       &posenc::detail::preset_qwen3_8b_yarn};
 
 /// Qwen3.8-27B: base 1e7, 64 of 256 dims rotate (25%), native 262,144, YaRN x4 -> 1,048,576 (lesson C2-5).
 /// d_model and heads: not stated by the lesson. Pairing: assumed half_split like every Qwen.
 /// max_position_embeddings: assumed = native (the lesson gives none).
-inline constexpr ModelPreset qwen3_8_27b{"qwen3.8-27b", "Qwen3.8-27B", PositionEncodingKind::rope, 0, 0, 256, 64, 1e7,
-                                         Pairing::half_split, 262144, 1048576, 262144, 256,
-                                         &posenc::detail::preset_qwen3_8_27b_yarn};
+inline constexpr ModelPreset qwen3_8_27b {"qwen3.8-27b",
+                                          "Qwen3.8-27B",
+                                          PositionEncodingKind::rope,
+                                          0,
+                                          0,
+                                          256,
+                                          64,
+                                          1e7,
+                                          Pairing::half_split,
+                                          262144,
+                                          1048576,
+                                          262144,
+                                          256,
+                                          &posenc::detail::preset_qwen3_8_27b_yarn};
 
 /// DeepSeek-V4.1-Flash: base 10,000, 64 rotary dims of a 512-dim head, native 65,536, YaRN x16 -> 1,048,576
 /// (lesson C2-5). Pairing: assumed interleaved like DeepSeek-V2/V3 (HF de-interleaves to half_split).
@@ -145,86 +166,215 @@ inline constexpr ModelPreset qwen3_8_27b{"qwen3.8-27b", "Qwen3.8-27B", PositionE
 /// carry g(16) = 1.277259 (DeepSeek-V3 instead puts g^2 into the softmax scale; same logits).
 /// max_position_embeddings: assumed 1,048,576 (DeepSeek-V3's convention L0 x factor).
 /// qk_head_dim: assumed the lesson's 512-dim head.
-inline constexpr ModelPreset deepseek_v4_1_flash{"deepseek-v4.1-flash", "DeepSeek-V4.1-Flash", PositionEncodingKind::rope,
-                                                 0, 0, 512, 64, 1e4, Pairing::interleaved, 65536, 1048576, 1048576, 512,
-                                                 &posenc::detail::preset_deepseek_v4_1_flash_yarn};
+inline constexpr ModelPreset deepseek_v4_1_flash {"deepseek-v4.1-flash",
+                                                  "DeepSeek-V4.1-Flash",
+                                                  PositionEncodingKind::rope,
+                                                  0,
+                                                  0,
+                                                  512,
+                                                  64,
+                                                  1e4,
+                                                  Pairing::interleaved,
+                                                  65536,
+                                                  1048576,
+                                                  1048576,
+                                                  512,
+                                                  &posenc::detail::preset_deepseek_v4_1_flash_yarn};
 
 /// The course's small model: d_model 256, 8 heads of 32 dims, base 10,000, training length 128 (lesson C2-5).
 /// Pairing: assumed half_split (Hugging Face's default); the lesson does not say. No scaling shipped.
-inline constexpr ModelPreset course_small{"course-small", "course small model", PositionEncodingKind::rope, 256, 8, 32,
-                                          32, 1e4, Pairing::half_split, 128, 128, 128, 32, nullptr};
+inline constexpr ModelPreset course_small {"course-small",
+                                           "course small model",
+                                           PositionEncodingKind::rope,
+                                           256,
+                                           8,
+                                           32,
+                                           32,
+                                           1e4,
+                                           Pairing::half_split,
+                                           128,
+                                           128,
+                                           128,
+                                           32,
+                                           nullptr};
 
 /// GPT-2: a learned position table of n_positions 1,024 x n_embd 768 (lesson C2-2).
-inline constexpr ModelPreset gpt2{"gpt2", "GPT-2", PositionEncodingKind::learned_absolute, 768, 12, 64, 0, 0.0,
-                                  Pairing::half_split, 1024, 1024, 1024, 64, nullptr};
+inline constexpr ModelPreset gpt2 {
+    "gpt2", "GPT-2", PositionEncodingKind::learned_absolute, 768, 12, 64, 0, 0.0, Pairing::half_split, 1024, 1024, 1024,
+    64,     nullptr};
 
 // ---------------------------------------------------------------- real models (published configs)
 
 /// meta-llama/Llama-2-7b-hf: 4096 / 32 = 128, rope_theta absent (default 10,000), 4,096 (V).
-inline constexpr ModelPreset llama_2_7b{"llama-2-7b", "Llama-2-7b-hf", PositionEncodingKind::rope, 4096, 32, 128, 128,
-                                        1e4, Pairing::half_split, 4096, 4096, 4096, 128, nullptr};
+inline constexpr ModelPreset llama_2_7b {"llama-2-7b",
+                                         "Llama-2-7b-hf",
+                                         PositionEncodingKind::rope,
+                                         4096,
+                                         32,
+                                         128,
+                                         128,
+                                         1e4,
+                                         Pairing::half_split,
+                                         4096,
+                                         4096,
+                                         4096,
+                                         128,
+                                         nullptr};
 
 /// meta-llama/Llama-3.1-8B: head 128, theta 500,000, max_position_embeddings 131,072, llama3 scaling
 /// {factor 8, low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192} (V).
-inline constexpr ModelPreset llama_3_1_8b{"llama-3.1-8b", "Llama-3.1-8B", PositionEncodingKind::rope, 4096, 32, 128,
-                                          128, 5e5, Pairing::half_split, 8192, 131072, 131072, 128,
-                                          &posenc::detail::preset_llama_3_1_8b_llama3};
+inline constexpr ModelPreset llama_3_1_8b {"llama-3.1-8b",
+                                           "Llama-3.1-8B",
+                                           PositionEncodingKind::rope,
+                                           4096,
+                                           32,
+                                           128,
+                                           128,
+                                           5e5,
+                                           Pairing::half_split,
+                                           8192,
+                                           131072,
+                                           131072,
+                                           128,
+                                           &posenc::detail::preset_llama_3_1_8b_llama3};
 
 /// meta-llama/Llama-3.2-1B: 2048 / 32 = 64, theta 500,000, llama3 with factor 32, otherwise as 3.1 (V).
 /// extended_length = max_position_embeddings 131,072 (not 32 x 8192).
-inline constexpr ModelPreset llama_3_2_1b{"llama-3.2-1b", "Llama-3.2-1B", PositionEncodingKind::rope, 2048, 32, 64, 64,
-                                          5e5, Pairing::half_split, 8192, 131072, 131072, 64,
-                                          &posenc::detail::preset_llama_3_2_1b_llama3};
+inline constexpr ModelPreset llama_3_2_1b {"llama-3.2-1b",
+                                           "Llama-3.2-1B",
+                                           PositionEncodingKind::rope,
+                                           2048,
+                                           32,
+                                           64,
+                                           64,
+                                           5e5,
+                                           Pairing::half_split,
+                                           8192,
+                                           131072,
+                                           131072,
+                                           64,
+                                           &posenc::detail::preset_llama_3_2_1b_llama3};
 
 /// deepseek-ai/DeepSeek-V3: MLA with qk_rope_head_dim 64 (HF sets head_dim = 64 for RoPE), qk_nope 128,
 /// so qk_head_dim 192; theta 10,000; max_position_embeddings 163,840; yarn {factor 40, beta_fast 32,
 /// beta_slow 1, mscale 1.0, mscale_all_dim 1.0, original_max_position_embeddings 4096}; interleaved
 /// (rope_scaling V). hidden 7168 / 128 heads from its config.json.
-inline constexpr ModelPreset deepseek_v3{"deepseek-v3", "DeepSeek-V3", PositionEncodingKind::rope, 7168, 128, 64, 64,
-                                         1e4, Pairing::interleaved, 4096, 163840, 163840, 192,
-                                         &posenc::detail::preset_deepseek_v3_yarn};
+inline constexpr ModelPreset deepseek_v3 {"deepseek-v3",
+                                          "DeepSeek-V3",
+                                          PositionEncodingKind::rope,
+                                          7168,
+                                          128,
+                                          64,
+                                          64,
+                                          1e4,
+                                          Pairing::interleaved,
+                                          4096,
+                                          163840,
+                                          163840,
+                                          192,
+                                          &posenc::detail::preset_deepseek_v3_yarn};
 
 /// microsoft/Phi-3-mini-128k-instruct: 3072 / 32 = 96, theta 10,000, max_position_embeddings 131,072,
 /// top-level original_max_position_embeddings 4096, longrope (V; the factor lists as quoted, unverified).
-inline constexpr ModelPreset phi_3_mini_128k{"phi-3-mini-128k", "Phi-3-mini-128k-instruct", PositionEncodingKind::rope,
-                                             3072, 32, 96, 96, 1e4, Pairing::half_split, 4096, 131072, 131072, 96,
-                                             &posenc::detail::preset_phi_3_mini_128k_longrope};
+inline constexpr ModelPreset phi_3_mini_128k {"phi-3-mini-128k",
+                                              "Phi-3-mini-128k-instruct",
+                                              PositionEncodingKind::rope,
+                                              3072,
+                                              32,
+                                              96,
+                                              96,
+                                              1e4,
+                                              Pairing::half_split,
+                                              4096,
+                                              131072,
+                                              131072,
+                                              96,
+                                              &posenc::detail::preset_phi_3_mini_128k_longrope};
 
 /// openai/gpt-oss-20b: head_dim 64 (hidden 2880 / 64 heads = 45 is NOT the head), theta 150,000,
 /// max_position_embeddings 131,072, yarn {factor 32, beta_fast 32, beta_slow 1, L0 4096, truncate false} (V).
-inline constexpr ModelPreset gpt_oss_20b{"gpt-oss-20b", "gpt-oss-20b", PositionEncodingKind::rope, 2880, 64, 64, 64,
-                                         150000.0, Pairing::half_split, 4096, 131072, 131072, 64,
-                                         &posenc::detail::preset_gpt_oss_20b_yarn};
+inline constexpr ModelPreset gpt_oss_20b {"gpt-oss-20b",
+                                          "gpt-oss-20b",
+                                          PositionEncodingKind::rope,
+                                          2880,
+                                          64,
+                                          64,
+                                          64,
+                                          150000.0,
+                                          Pairing::half_split,
+                                          4096,
+                                          131072,
+                                          131072,
+                                          64,
+                                          &posenc::detail::preset_gpt_oss_20b_yarn};
 
 /// Qwen/Qwen2.5-7B-Instruct: 3584 / 28 = 128, theta 1e6, max_position_embeddings 32,768, rope_scaling null;
 /// with its README's YaRN snippet {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}
 /// (V: Qwen2-7B dims and the README snippet). Under transformers 4.48-4.55 that snippet is a no-op (s = 1).
-inline constexpr ModelPreset qwen2_5_7b{"qwen2.5-7b", "Qwen2.5-7B-Instruct", PositionEncodingKind::rope, 3584, 28, 128,
-                                        128, 1e6, Pairing::half_split, 32768, 131072, 32768, 128,
-                                        &posenc::detail::preset_qwen2_5_7b_yarn};
+inline constexpr ModelPreset qwen2_5_7b {"qwen2.5-7b",
+                                         "Qwen2.5-7B-Instruct",
+                                         PositionEncodingKind::rope,
+                                         3584,
+                                         28,
+                                         128,
+                                         128,
+                                         1e6,
+                                         Pairing::half_split,
+                                         32768,
+                                         131072,
+                                         32768,
+                                         128,
+                                         &posenc::detail::preset_qwen2_5_7b_yarn};
 
 /// mistralai/Mistral-7B-v0.1: head 128, theta 10,000, max_position_embeddings 32,768, sliding window 4096 (V).
 /// (v0.2-Instruct has theta 1e6 and no window: unverified, not a preset.)
-inline constexpr ModelPreset mistral_7b{"mistral-7b", "Mistral-7B-v0.1", PositionEncodingKind::rope, 4096, 32, 128, 128,
-                                        1e4, Pairing::half_split, 32768, 32768, 32768, 128, nullptr};
+inline constexpr ModelPreset mistral_7b {"mistral-7b",
+                                         "Mistral-7B-v0.1",
+                                         PositionEncodingKind::rope,
+                                         4096,
+                                         32,
+                                         128,
+                                         128,
+                                         1e4,
+                                         Pairing::half_split,
+                                         32768,
+                                         32768,
+                                         32768,
+                                         128,
+                                         nullptr};
 
 /// codellama/CodeLlama-7b-Instruct-hf: head 128, theta 1,000,000, max_position_embeddings 16,384 (V;
 /// the base -hf model is the same, unverified).
-inline constexpr ModelPreset codellama_7b{"codellama-7b", "CodeLlama-7b-Instruct-hf", PositionEncodingKind::rope, 4096,
-                                          32, 128, 128, 1e6, Pairing::half_split, 16384, 16384, 16384, 128, nullptr};
+inline constexpr ModelPreset codellama_7b {"codellama-7b",
+                                           "CodeLlama-7b-Instruct-hf",
+                                           PositionEncodingKind::rope,
+                                           4096,
+                                           32,
+                                           128,
+                                           128,
+                                           1e6,
+                                           Pairing::half_split,
+                                           16384,
+                                           16384,
+                                           16384,
+                                           128,
+                                           nullptr};
 
 /// EleutherAI/pythia-70m: 512 / 8 = 64, rotary_pct 0.25 -> 16 rotary dims, base 10,000, 2,048 (V).
-inline constexpr ModelPreset pythia_70m{"pythia-70m", "pythia-70m", PositionEncodingKind::rope, 512, 8, 64, 16, 1e4,
-                                        Pairing::half_split, 2048, 2048, 2048, 64, nullptr};
+inline constexpr ModelPreset pythia_70m {"pythia-70m", "pythia-70m", PositionEncodingKind::rope, 512,  8,    64,
+                                         16,           1e4,          Pairing::half_split,        2048, 2048, 2048,
+                                         64,           nullptr};
 
 /// microsoft/phi-2: 2560 / 32 = 80, partial_rotary_factor 0.4 -> 32 rotary dims, theta 10,000, 2,048 (V).
-inline constexpr ModelPreset phi_2{"phi-2", "phi-2", PositionEncodingKind::rope, 2560, 32, 80, 32, 1e4,
-                                   Pairing::half_split, 2048, 2048, 2048, 80, nullptr};
+inline constexpr ModelPreset phi_2 {"phi-2", "phi-2", PositionEncodingKind::rope, 2560, 32,   80,
+                                    32,      1e4,     Pairing::half_split,        2048, 2048, 2048,
+                                    80,      nullptr};
 
 /// Every preset: the lessons' models in lesson order, then the real models.
-inline constexpr std::array<ModelPreset, 16> all_presets{
-    qwen3_8b,    qwen3_8_27b, deepseek_v4_1_flash, course_small, gpt2,       llama_2_7b,   llama_3_1_8b, llama_3_2_1b,
-    deepseek_v3, phi_3_mini_128k, gpt_oss_20b,     qwen2_5_7b,   mistral_7b, codellama_7b, pythia_70m,   phi_2};
+inline constexpr std::array<ModelPreset, 16> all_presets {
+    qwen3_8b,     qwen3_8_27b, deepseek_v4_1_flash, course_small, gpt2,       llama_2_7b, llama_3_1_8b,
+    llama_3_2_1b, deepseek_v3, phi_3_mini_128k,     gpt_oss_20b,  qwen2_5_7b, mistral_7b, codellama_7b,
+    pythia_70m,   phi_2};
 
 /// The preset called `name` (its `name` field). Throws posenc::error listing the known names otherwise.
 inline const ModelPreset& find_preset(std::string_view name)
@@ -259,8 +409,9 @@ inline std::vector<int> every_nth(int n, int every, int odd, int other)
 /// full_attention: head 256, base 1e6, linear x8. max_position_embeddings 131,072 (class default).
 inline ModelRope gemma_3_4b_it_rope()
 {
-    std::vector<RopeGroup> groups{RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling{}, 131072),
-                                  RopeGroup::make("full_attention", RopeSpec::full(256, 1e6), LinearScaling(8.0), 131072)};
+    std::vector<RopeGroup> groups {
+        RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling {}, 131072),
+        RopeGroup::make("full_attention", RopeSpec::full(256, 1e6), LinearScaling(8.0), 131072)};
     return ModelRope(std::move(groups), detail::every_nth(34, 6, 0, 1));
 }
 
@@ -281,7 +432,7 @@ inline ModelRope llama_4_scout_rope()
 /// base 5e6, no scaling; max_position_embeddings 65,536.
 inline ModelRope smollm3_3b_rope()
 {
-    return ModelRope({RopeGroup::make("default", RopeSpec::full(128, 5e6), NoScaling{}, 65536)},
+    return ModelRope({RopeGroup::make("default", RopeSpec::full(128, 5e6), NoScaling {}, 65536)},
                      detail::every_nth(36, 4, 0, ModelRope::no_rope));
 }
 
@@ -289,7 +440,7 @@ inline ModelRope smollm3_3b_rope()
 /// sections [16, 24, 24] (temporal, height, width pairs); max_position_embeddings 128,000.
 inline ModelRope qwen2_5_vl_7b_rope()
 {
-    return ModelRope::uniform(RopeGroup::make("default", RopeSpec::full(128, 1e6), NoScaling{}, 128000), 28,
+    return ModelRope::uniform(RopeGroup::make("default", RopeSpec::full(128, 1e6), NoScaling {}, 128000), 28,
                               MultiAxisLayout::sections({16, 24, 24}, 64));
 }
 
@@ -301,8 +452,8 @@ inline ModelRope qwen2_5_vl_7b_rope()
 /// independent public copies of the config quote them, and transformers' Gemma4TextConfig defaults.
 inline ModelRope gemma_4_e2b_rope()
 {
-    std::vector<RopeGroup> groups{
-        RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling{}, 131072),
+    std::vector<RopeGroup> groups {
+        RopeGroup::make("sliding_attention", RopeSpec::full(256, 1e4), NoScaling {}, 131072),
         RopeGroup::make("full_attention", RopeSpec::full(512, 1e6), ProportionalScaling(0.25), 131072)};
     return ModelRope(std::move(groups), detail::every_nth(35, 5, 0, 1));
 }
@@ -329,8 +480,9 @@ inline ModelRope hunyuan_ocr_rope()
 /// unverified.
 inline ModelRope ernie_4_5_vl_28b_a3b_rope()
 {
-    return ModelRope::uniform(RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved), NoScaling{}, 131072),
-                              28, MultiAxisLayout::height_width_alternating({22, 22, 20}, 64));
+    return ModelRope::uniform(
+        RopeGroup::make("default", RopeSpec(128, 128, 5e5, Pairing::interleaved), NoScaling {}, 131072), 28,
+        MultiAxisLayout::height_width_alternating({22, 22, 20}, 64));
 }
 
 }  // namespace models

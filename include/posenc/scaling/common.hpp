@@ -71,8 +71,7 @@ inline void require_ntk_rotary_dim(const RopeSpec& spec, const std::string& meth
 /// Hugging Face rounds the base to float32; a base beyond float32 would become inf.
 inline void require_float32_base(double base, const char* field = "base")
 {
-    if (!finite_in_float32(base))
-        raise(field, base, "must be finite in float32 for Precision::hf_float32");
+    if (!finite_in_float32(base)) raise(field, base, "must be finite in float32 for Precision::hf_float32");
 }
 
 inline std::vector<double> widen(const std::vector<float>& values)

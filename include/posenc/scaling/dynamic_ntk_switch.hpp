@@ -54,8 +54,7 @@ public:
     std::optional<std::int64_t> update(std::int64_t sequence_length)
     {
         detail::require_sequence_length(sequence_length);
-        if (sequence_length > cached_length_)
-            cached_length_ = sequence_length;
+        if (sequence_length > cached_length_) cached_length_ = sequence_length;
         else if (sequence_length < original_length_ && cached_length_ > original_length_)
             cached_length_ = original_length_;
         return table_length();

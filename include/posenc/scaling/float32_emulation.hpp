@@ -27,13 +27,25 @@ namespace posenc::hf32 {
 inline float round(double x) noexcept { return static_cast<float>(x); }
 
 /// a (+) b: the float32 sum, rounded once.
-inline float add(float a, float b) noexcept { return static_cast<float>(static_cast<double>(a) + static_cast<double>(b)); }
+inline float add(float a, float b) noexcept
+{
+    return static_cast<float>(static_cast<double>(a) + static_cast<double>(b));
+}
 /// a (-) b: the float32 difference, rounded once.
-inline float sub(float a, float b) noexcept { return static_cast<float>(static_cast<double>(a) - static_cast<double>(b)); }
+inline float sub(float a, float b) noexcept
+{
+    return static_cast<float>(static_cast<double>(a) - static_cast<double>(b));
+}
 /// a (x) b: the float32 product, rounded once (the double product of two floats is exact).
-inline float mul(float a, float b) noexcept { return static_cast<float>(static_cast<double>(a) * static_cast<double>(b)); }
+inline float mul(float a, float b) noexcept
+{
+    return static_cast<float>(static_cast<double>(a) * static_cast<double>(b));
+}
 /// a (/) b: the float32 quotient, rounded once.
-inline float div(float a, float b) noexcept { return static_cast<float>(static_cast<double>(a) / static_cast<double>(b)); }
+inline float div(float a, float b) noexcept
+{
+    return static_cast<float>(static_cast<double>(a) / static_cast<double>(b));
+}
 /// pow32(x, y) = fl(x^y), x^y evaluated in double (glibc pow, < 1 ulp of double).
 inline float pow(float x, float y) noexcept
 {

@@ -35,10 +35,8 @@ public:
     /// Throws posenc::error ("llama3.low_freq_factor 4 must be <= high_freq_factor 1").
     Llama3Scaling(double factor, double low_freq_factor, double high_freq_factor,
                   std::int64_t original_max_position_embeddings)
-        : factor_(factor)
-        , low_freq_factor_(low_freq_factor)
-        , high_freq_factor_(high_freq_factor)
-        , original_max_position_embeddings_(original_max_position_embeddings)
+        : factor_(factor), low_freq_factor_(low_freq_factor), high_freq_factor_(high_freq_factor),
+          original_max_position_embeddings_(original_max_position_embeddings)
     {
         detail::require_scaling_factor("llama3", factor);
         detail::require(detail::finite_in_float32(low_freq_factor) && low_freq_factor > 0.0, "llama3.low_freq_factor",
@@ -104,9 +102,9 @@ inline Llama3Pair llama3_exact(const Llama3Scaling& llama, double theta) noexcep
     const double s = llama.factor();
     if (wavelength < llama.high_freq_wavelength()) return {theta, Llama3Band::kept};
     if (wavelength > llama.low_freq_wavelength()) return {theta / s, Llama3Band::divided};
-    const double smooth = (static_cast<double>(llama.original_max_position_embeddings()) / wavelength -
-                           llama.low_freq_factor()) /
-                          (llama.high_freq_factor() - llama.low_freq_factor());
+    const double smooth =
+        (static_cast<double>(llama.original_max_position_embeddings()) / wavelength - llama.low_freq_factor()) /
+        (llama.high_freq_factor() - llama.low_freq_factor());
     return {(1.0 - smooth) * theta / s + smooth * theta, Llama3Band::smoothed};
 }
 

@@ -44,7 +44,7 @@ namespace posenc {
 
 /// What a LongRoPE model switches when the sequence passes L0; see the file comment.
 enum class LongRopeSwitchRule {
-    phi3_factor_tables,    ///< short -> long factor table, attention factor fixed (Phi-3, Phi-4)
+    phi3_factor_tables,  ///< short -> long factor table, attention factor fixed (Phi-3, Phi-4)
     phimoe_magnitude_only  ///< short table always; short_mscale -> long_mscale (PhiMoE)
 };
 
@@ -66,10 +66,8 @@ public:
     /// "longrope.short_factor[3] nan must be > 0 and finite in float32", ...).
     LongRopeScaling(std::vector<double> short_factor, std::vector<double> long_factor,
                     std::int64_t original_max_position_embeddings, double factor)
-        : short_factor_(std::move(short_factor))
-        , long_factor_(std::move(long_factor))
-        , original_max_position_embeddings_(original_max_position_embeddings)
-        , factor_(factor)
+        : short_factor_(std::move(short_factor)), long_factor_(std::move(long_factor)),
+          original_max_position_embeddings_(original_max_position_embeddings), factor_(factor)
     {
         validate();
     }
@@ -138,9 +136,8 @@ public:
     friend bool operator==(const LongRopeScaling& a, const LongRopeScaling& b) noexcept
     {
         return a.short_factor_ == b.short_factor_ && a.long_factor_ == b.long_factor_ &&
-               a.original_max_position_embeddings_ == b.original_max_position_embeddings_ &&
-               a.factor_ == b.factor_ && a.attention_factor_ == b.attention_factor_ &&
-               a.has_mscales_ == b.has_mscales_ &&
+               a.original_max_position_embeddings_ == b.original_max_position_embeddings_ && a.factor_ == b.factor_ &&
+               a.attention_factor_ == b.attention_factor_ && a.has_mscales_ == b.has_mscales_ &&
                (!a.has_mscales_ || (a.short_mscale_ == b.short_mscale_ && a.long_mscale_ == b.long_mscale_));
     }
     friend bool operator!=(const LongRopeScaling& a, const LongRopeScaling& b) noexcept { return !(a == b); }
@@ -232,8 +229,8 @@ inline std::vector<double> longrope_inv_freq(const RopeSpec& spec, const LongRop
     require_pairs(longrope.short_factor(), "short_factor");
     require_pairs(longrope.long_factor(), "long_factor");
     if (sequence_length) detail::require_sequence_length(*sequence_length);
-    const std::vector<double>& ext = longrope.uses_long_factors(sequence_length) ? longrope.long_factor()
-                                                                                  : longrope.short_factor();
+    const std::vector<double>& ext =
+        longrope.uses_long_factors(sequence_length) ? longrope.long_factor() : longrope.short_factor();
     const char* list_name = longrope.uses_long_factors(sequence_length) ? "long_factor" : "short_factor";
     std::vector<double> inv;
     if (precision == Precision::exact) {
@@ -250,8 +247,8 @@ inline std::vector<double> longrope_inv_freq(const RopeSpec& spec, const LongRop
     for (std::size_t j = 0; j < pairs; ++j)
         if (!detail::normal_in(inv[j], precision))
             detail::raise(std::string("longrope.") + list_name + "[" + std::to_string(j) + "]", ext[j],
-                          "makes inv_freq[" + std::to_string(j) + "] " + detail::format_value(inv[j]) + ", not a normal " +
-                              (precision == Precision::exact ? "double" : "float32") +
+                          "makes inv_freq[" + std::to_string(j) + "] " + detail::format_value(inv[j]) +
+                              ", not a normal " + (precision == Precision::exact ? "double" : "float32") +
                               " number (it would act as 0 or inf)");
     return inv;
 }

@@ -28,7 +28,10 @@ public:
 
     double factor() const noexcept { return factor_; }
 
-    friend bool operator==(const NtkAwareScaling& a, const NtkAwareScaling& b) noexcept { return a.factor_ == b.factor_; }
+    friend bool operator==(const NtkAwareScaling& a, const NtkAwareScaling& b) noexcept
+    {
+        return a.factor_ == b.factor_;
+    }
     friend bool operator!=(const NtkAwareScaling& a, const NtkAwareScaling& b) noexcept { return !(a == b); }
 
 private:

@@ -45,8 +45,8 @@ struct NoScaling {
 };
 
 /// How a model's RoPE is extended; see the file comment.
-using Scaling = std::variant<NoScaling, LinearScaling, NtkAwareScaling, DynamicNtkScaling, YarnScaling,
-                             Llama3Scaling, LongRopeScaling, ProportionalScaling>;
+using Scaling = std::variant<NoScaling, LinearScaling, NtkAwareScaling, DynamicNtkScaling, YarnScaling, Llama3Scaling,
+                             LongRopeScaling, ProportionalScaling>;
 
 namespace detail {
 template <class T>
@@ -78,8 +78,8 @@ decltype(auto) visit_scaling(F&& f, const Scaling& scaling)
 /// variant left empty by an exception during assignment).
 inline const char* scaling_type_name(const Scaling& scaling) noexcept
 {
-    constexpr const char* names[] = {"none",  "linear",   "ntk_aware", "dynamic",
-                                     "yarn",  "llama3",   "longrope",  "proportional"};
+    constexpr const char* names[] = {"none", "linear", "ntk_aware", "dynamic",
+                                     "yarn", "llama3", "longrope",  "proportional"};
     static_assert(sizeof names / sizeof names[0] == std::variant_size_v<Scaling>, "one name per alternative");
     return scaling.valueless_by_exception() ? "valueless" : names[scaling.index()];
 }
@@ -200,8 +200,8 @@ inline std::vector<double> scaled_inv_freq(const RopeSpec& spec, const Scaling& 
     // produced it: the base when the unscaled table already fails, else the method's factor.
     // Proportional RoPE's unrotated pairs are the only exact zeros allowed.
     const auto* proportional = std::get_if<ProportionalScaling>(&scaling);
-    const std::size_t rotated = proportional ? static_cast<std::size_t>(proportional->rotated_pairs(spec.head_dim()))
-                                             : inv.size();
+    const std::size_t rotated =
+        proportional ? static_cast<std::size_t>(proportional->rotated_pairs(spec.head_dim())) : inv.size();
     for (std::size_t i = 0; i < inv.size(); ++i) {
         if (detail::normal_in(inv[i], precision) || (i >= rotated && inv[i] == 0.0)) continue;
         const double unscaled = precision == Precision::exact

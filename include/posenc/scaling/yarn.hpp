@@ -116,7 +116,8 @@ public:
     {
         detail::require_positive_length("yarn.max_position_embeddings", max_position_embeddings);
         YarnScaling y = *this;
-        y.factor_ = static_cast<double>(max_position_embeddings) / static_cast<double>(original_max_position_embeddings_);
+        y.factor_ =
+            static_cast<double>(max_position_embeddings) / static_cast<double>(original_max_position_embeddings_);
         y.validate();
         return y;
     }
@@ -148,8 +149,8 @@ private:
     {
         if (factor_ > 1.0 && 0.1 * m * std::log(factor_) + 1.0 > max_attention_factor)
             detail::raise(field, m,
-                          "must keep 0.1 * " + std::string(field + 5) + " * ln(factor " + detail::format_value(factor_) +
-                              ") + 1 <= 1024 (the attention factor range)");
+                          "must keep 0.1 * " + std::string(field + 5) + " * ln(factor " +
+                              detail::format_value(factor_) + ") + 1 <= 1024 (the attention factor range)");
     }
 
     void validate() const
@@ -164,14 +165,15 @@ private:
         if (!(beta_fast_ >= beta_slow_))
             detail::raise("yarn.beta_fast", beta_fast_, "must be >= beta_slow " + detail::format_value(beta_slow_));
         detail::require(std::isfinite(mscale_) && mscale_ >= 0.0, "yarn.mscale", mscale_, "must be finite and >= 0");
-        detail::require(std::isfinite(mscale_all_dim_) && mscale_all_dim_ >= 0.0, "yarn.mscale_all_dim", mscale_all_dim_,
-                        "must be finite and >= 0");
+        detail::require(std::isfinite(mscale_all_dim_) && mscale_all_dim_ >= 0.0, "yarn.mscale_all_dim",
+                        mscale_all_dim_, "must be finite and >= 0");
         if (attention_factor_) detail::require_attention_factor("yarn.attention_factor", *attention_factor_);
         // g(s, m) = 0.1 m ln s + 1 (yarn_mscale) must stay in the attention factor range for both
         // m: their ratio is the cos/sin factor and g(s, mscale_all_dim)^2 the softmax multiplier.
         require_mscale_in_range(mscale_, "yarn.mscale");
         require_mscale_in_range(mscale_all_dim_, "yarn.mscale_all_dim");
-        detail::require(rounding_ == YarnCorrectionRounding::floor_ceil || rounding_ == YarnCorrectionRounding::fractional,
+        detail::require(rounding_ == YarnCorrectionRounding::floor_ceil ||
+                            rounding_ == YarnCorrectionRounding::fractional,
                         "yarn.rounding", static_cast<int>(rounding_),
                         "must be YarnCorrectionRounding::floor_ceil or YarnCorrectionRounding::fractional");
     }
@@ -258,9 +260,11 @@ struct YarnCorrectionRange {
 /// the course's small model (R 32, b 1e4, L0 128): raw -0.78 / 5.24 -> [0, 6].
 inline YarnCorrectionRange yarn_correction_range(const RopeSpec& spec, const YarnScaling& yarn) noexcept
 {
-    YarnCorrectionRange range{};
-    range.raw_low = detail::yarn_correction_dim_unchecked(spec, yarn.beta_fast(), yarn.original_max_position_embeddings());
-    range.raw_high = detail::yarn_correction_dim_unchecked(spec, yarn.beta_slow(), yarn.original_max_position_embeddings());
+    YarnCorrectionRange range {};
+    range.raw_low =
+        detail::yarn_correction_dim_unchecked(spec, yarn.beta_fast(), yarn.original_max_position_embeddings());
+    range.raw_high =
+        detail::yarn_correction_dim_unchecked(spec, yarn.beta_slow(), yarn.original_max_position_embeddings());
     double low = range.raw_low;
     double high = range.raw_high;
     if (yarn.rounding() == YarnCorrectionRounding::floor_ceil) {

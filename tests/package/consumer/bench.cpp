@@ -19,7 +19,8 @@ int main()
             for (int h = 0; h < problem.heads; ++h)
                 for (int i = 0; i < 32; ++i) {
                     float* pair = x + ((t * problem.heads + h) * 64 + 2 * i);
-                    const float angle = static_cast<float>(positions[t]) * std::pow(10000.0f, -static_cast<float>(i) / 32.0f);
+                    const float angle =
+                        static_cast<float>(positions[t]) * std::pow(10000.0f, -static_cast<float>(i) / 32.0f);
                     const float c = std::cos(angle), s = std::sin(angle), a = pair[0], bb = pair[1];
                     pair[0] = a * c - bb * s;
                     pair[1] = bb * c + a * s;
@@ -32,6 +33,7 @@ int main()
     std::fputs(report.table().c_str(), stdout);
     bool posenc_passes = true;
     for (const b::AccuracyRow& row : report.posenc_accuracy) posenc_passes = posenc_passes && row.pass();
-    const bool fails_at_2_24 = !report.kernel_accuracy[2].pass() && report.kernel_accuracy[2].last_position == (1 << 24);
+    const bool fails_at_2_24 =
+        !report.kernel_accuracy[2].pass() && report.kernel_accuracy[2].last_position == (1 << 24);
     return report.timed && posenc_passes && fails_at_2_24 ? 0 : 1;
 }

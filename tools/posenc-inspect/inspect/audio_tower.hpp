@@ -24,9 +24,9 @@ namespace inspect {
 inline void check_audio_tower_options(const Options& o)
 {
     if (o.config_path.empty()) throw UsageError("--tower applies to --config only (presets describe language models)");
-    for (const char* other : {"--grid", "--angles", "--prompt", "--scaling", "--compare", "--factor", "--svg", "--csv",
-                              "--layer", "--length", "--original-length", "--assume-half-split", "--bound-pairs",
-                              "--grid-side"})
+    for (const char* other :
+         {"--grid", "--angles", "--prompt", "--scaling", "--compare", "--factor", "--svg", "--csv", "--layer",
+          "--length", "--original-length", "--assume-half-split", "--bound-pairs", "--grid-side"})
         if (o.given(other)) throw UsageError(std::string(other) + " does not apply to --tower audio");
 }
 

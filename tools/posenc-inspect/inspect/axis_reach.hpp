@@ -46,13 +46,13 @@ inline constexpr const char* assumed_grid_reason =
     "--grid-side N sets it";
 
 /// The largest --grid-side (positions stay exact in float32, as posenc/vision_tower.hpp's grids).
-inline constexpr std::int64_t max_grid_side_option = (std::int64_t{1} << 24) - 1;
+inline constexpr std::int64_t max_grid_side_option = (std::int64_t {1} << 24) - 1;
 
 /// The reach of each axis of an M-RoPE group with height and width axes.
 struct AxisReach {
-    std::int64_t context = 0;    ///< L: the temporal axis's reach (and every axis's over text)
+    std::int64_t context = 0;  ///< L: the temporal axis's reach (and every axis's over text)
     std::int64_t grid_side = 0;  ///< G: the height and width axes' reach, in merged patches
-    bool grid_assumed = true;    ///< G is assumed_grid_side, not --grid-side
+    bool grid_assumed = true;  ///< G is assumed_grid_side, not --grid-side
     std::vector<int> pair_axis;  ///< the axis each pair reads (0 temporal, 1 height, 2 width)
 
     /// The positions pair `pair`'s axis reaches: G for height and width, else L.
@@ -98,7 +98,7 @@ inline std::optional<AxisReach> axis_reach(const Options& o, const std::string& 
                              (kind.empty() ? std::string("none") : "the layout " + kind));
         return std::nullopt;
     }
-    return AxisReach{context, o.grid_side.value_or(assumed_grid_side), !o.grid_side, pair_axis};
+    return AxisReach {context, o.grid_side.value_or(assumed_grid_side), !o.grid_side, pair_axis};
 }
 
 /// "temporal pairs L = 128000; height and width pairs G = 35 patch rows / columns (assumed: ...)".

@@ -38,7 +38,6 @@
 #include <variant>
 #include <vector>
 
-
 #include "inspect/format.hpp"
 #include "inspect/options.hpp"
 
@@ -46,14 +45,14 @@ namespace inspect {
 
 /// One RoPE configuration shared by a set of layers.
 struct Group {
-    std::string name;          ///< "default", or Hugging Face's layer type ("full_attention", ...)
-    std::vector<int> layers;   ///< the layers that use it (empty when the layer count is unknown)
+    std::string name;  ///< "default", or Hugging Face's layer type ("full_attention", ...)
+    std::vector<int> layers;  ///< the layers that use it (empty when the layer count is unknown)
     posenc::RopeSpec spec;
-    posenc::Scaling scaling;   ///< the group's own context extension
+    posenc::Scaling scaling;  ///< the group's own context extension
     std::int64_t max_position_embeddings = 0;  ///< 0 when unknown
-    std::int64_t original_length = 0;          ///< see the file comment; 0 when unknown
-    bool mla_softmax_scale = false;            ///< DeepSeek MLA: the softmax-scale multiplier applies
-    bool inverse_rope_on_output = false;       ///< the attention output's rotated slice is rotated back
+    std::int64_t original_length = 0;  ///< see the file comment; 0 when unknown
+    bool mla_softmax_scale = false;  ///< DeepSeek MLA: the softmax-scale multiplier applies
+    bool inverse_rope_on_output = false;  ///< the attention output's rotated slice is rotated back
 };
 
 /// A per-position multiplier of the query: q times 1 + beta * ln(1 + floor((pos + position_offset)
@@ -76,18 +75,18 @@ struct AttentionFacts {
 
 struct Model {
     std::string name;
-    std::vector<Group> groups;                 ///< empty for a learned position table (GPT-2)
-    std::optional<int> num_layers;             ///< when the source says
-    std::vector<int> nope_layers;              ///< layers without RoPE, ascending
+    std::vector<Group> groups;  ///< empty for a learned position table (GPT-2)
+    std::optional<int> num_layers;  ///< when the source says
+    std::vector<int> nope_layers;  ///< layers without RoPE, ascending
     std::optional<std::vector<int>> mrope_section;  ///< M-RoPE pairs per axis (temporal, height, width)
-    bool mrope_interleaved = false;            ///< M-RoPE axes assigned round-robin by pair
-    std::vector<int> pair_axis;                ///< M-RoPE: the axis of each pair (empty otherwise)
-    std::vector<int> partner_pair_axis;        ///< the axis of each pair's second coordinate, when it differs (XD-RoPE)
-    std::string multi_axis_kind;               ///< MultiAxisKind's name ("" without M-RoPE)
-    int num_axes = 0;                          ///< position axes the pairs read (0 without M-RoPE)
-    std::optional<QueryScale> query_scale;     ///< null when the model scales no query by position
-    std::int64_t learned_positions = 0;        ///< learned table: rows
-    int learned_width = 0;                     ///< learned table: d_model
+    bool mrope_interleaved = false;  ///< M-RoPE axes assigned round-robin by pair
+    std::vector<int> pair_axis;  ///< M-RoPE: the axis of each pair (empty otherwise)
+    std::vector<int> partner_pair_axis;  ///< the axis of each pair's second coordinate, when it differs (XD-RoPE)
+    std::string multi_axis_kind;  ///< MultiAxisKind's name ("" without M-RoPE)
+    int num_axes = 0;  ///< position axes the pairs read (0 without M-RoPE)
+    std::optional<QueryScale> query_scale;  ///< null when the model scales no query by position
+    std::int64_t learned_positions = 0;  ///< learned table: rows
+    int learned_width = 0;  ///< learned table: d_model
     std::vector<posenc::hf::ConfigWarning> warnings;
     std::vector<std::string> notes;
     /// A config's attention facts beside the RoPE (posenc/models/hf_attention_facts.hpp); empty for presets.
@@ -107,8 +106,13 @@ inline Model model_from_preset(const posenc::ModelPreset& preset)
         m.learned_width = preset.d_model;
         return m;
     }
-    Group g{"default", {}, preset.rope_spec(), preset.scaling(), preset.max_position_embeddings, preset.native_length,
-            preset.name.rfind("deepseek", 0) == 0};
+    Group g {"default",
+             {},
+             preset.rope_spec(),
+             preset.scaling(),
+             preset.max_position_embeddings,
+             preset.native_length,
+             preset.name.rfind("deepseek", 0) == 0};
     m.groups.push_back(std::move(g));
     return m;
 }
@@ -124,12 +128,11 @@ inline Model model_from_rope(const std::string& name, const posenc::ModelRope& r
     m.nope_layers = rope.nope_layers();
     for (int g = 0; g < rope.num_groups(); ++g) {
         const posenc::RopeGroup& r = rope.groups()[static_cast<std::size_t>(g)];
-        m.groups.push_back(Group{r.name, rope.layers_of_group(g), r.spec, r.scaling, r.max_position_embeddings,
-                                 r.original_length, mla, r.inverse_rope_on_output});
+        m.groups.push_back(Group {r.name, rope.layers_of_group(g), r.spec, r.scaling, r.max_position_embeddings,
+                                  r.original_length, mla, r.inverse_rope_on_output});
     }
     if (const auto& q = rope.query_scale())
-        m.query_scale = QueryScale{q->scale.beta(), q->scale.divisor(), q->scale.position_offset(),
-                                   q->layers};
+        m.query_scale = QueryScale {q->scale.beta(), q->scale.divisor(), q->scale.position_offset(), q->layers};
     if (const auto& layout = rope.multi_axis()) {
         if (!layout->mrope_section().empty()) m.mrope_section = layout->mrope_section();
         m.mrope_interleaved = layout->is_interleaved();
@@ -169,11 +172,12 @@ inline std::string config_file_model_name(const std::string& path)
 /// else by its file (detail::config_file_model_name).
 inline Model model_from_config(const posenc::hf::HfModel& hf, const std::string& path)
 {
-    Model m = model_from_rope(hf.name.empty() || hf.name == hf.model_type ? detail::config_file_model_name(path) : hf.name,
-                              hf.rope, hf.qk_head_dim > 0);
+    Model m =
+        model_from_rope(hf.name.empty() || hf.name == hf.model_type ? detail::config_file_model_name(path) : hf.name,
+                        hf.rope, hf.qk_head_dim > 0);
     m.warnings = hf.warnings;
     m.notes = hf.notes;
-    m.attention = AttentionFacts{hf.qk_head_dim, hf.qk_norm, hf.mla, hf.indexer};
+    m.attention = AttentionFacts {hf.qk_head_dim, hf.qk_norm, hf.mla, hf.indexer};
     return m;
 }
 
@@ -186,7 +190,7 @@ struct WholeModelPreset {
 
 inline const std::vector<WholeModelPreset>& whole_model_presets()
 {
-    static const std::vector<WholeModelPreset> presets{
+    static const std::vector<WholeModelPreset> presets {
         {"gemma-3-4b-it", "gemma-3-4b-it", &posenc::models::gemma_3_4b_it_rope},
         {"llama-4-scout", "Llama-4-Scout-17B-16E-Instruct", &posenc::models::llama_4_scout_rope},
         {"smollm3-3b", "SmolLM3-3B", &posenc::models::smollm3_3b_rope},
@@ -273,7 +277,7 @@ struct Setup {
     posenc::RopeSpec spec;
     posenc::Scaling scaling;
     std::int64_t original_length;  ///< L
-    std::int64_t target_length;    ///< L'
+    std::int64_t target_length;  ///< L'
     double softmax_scale_multiplier;
     bool inverse_rope_on_output = false;
 };
@@ -365,8 +369,8 @@ auto with_option_names(const Options& o, const std::string& type, Build&& build)
         }
         const std::string quantity = internal_quantity(e.field());
         const std::string what = quantity.empty() ? "the model's " + cut(printable(e.field()), quoted_width) : quantity;
-        const std::string context = o.scaling || o.compare ? override_words(o, type)
-                                                           : "the model's own " + type + " scaling";
+        const std::string context =
+            o.scaling || o.compare ? override_words(o, type) : "the model's own " + type + " scaling";
         throw UsageError(context + ": " + what + " " + e.rule() + ", got " + cut(printable(e.value()), quoted_width));
     }
 }
@@ -403,16 +407,15 @@ inline posenc::Scaling with_original_length(const posenc::Scaling& scaling, std:
 inline posenc::Scaling override_scaling(const Options& o, const std::string& type, const Group& group,
                                         std::int64_t length)
 {
-    if (type == "none") return posenc::NoScaling{};
+    if (type == "none") return posenc::NoScaling {};
     if (type == "linear") return posenc::LinearScaling(*o.factor);
     if (type == "ntk_aware") return posenc::NtkAwareScaling(*o.factor);
     if (type == "dynamic") return posenc::DynamicNtkScaling(*o.factor, length);
     if (type == "yarn") {
-        posenc::YarnScaling y =
-            posenc::YarnScaling(*o.factor, length)
-                .with_betas(o.beta_fast.value_or(posenc::YarnScaling::default_beta_fast),
-                            o.beta_slow.value_or(posenc::YarnScaling::default_beta_slow))
-                .with_mscale(o.mscale.value_or(0.0), o.mscale_all_dim.value_or(0.0));
+        posenc::YarnScaling y = posenc::YarnScaling(*o.factor, length)
+                                    .with_betas(o.beta_fast.value_or(posenc::YarnScaling::default_beta_fast),
+                                                o.beta_slow.value_or(posenc::YarnScaling::default_beta_slow))
+                                    .with_mscale(o.mscale.value_or(0.0), o.mscale_all_dim.value_or(0.0));
         if (o.attention_factor) y = y.with_attention_factor(*o.attention_factor);
         if (o.truncate && !*o.truncate) y = y.with_rounding(posenc::YarnCorrectionRounding::fractional);
         return y;
@@ -443,7 +446,7 @@ namespace detail {
 /// `group` as the library's RopeGroup (its lengths and scaling; posenc/context_lengths.hpp reads them).
 inline posenc::RopeGroup rope_group(const Group& group)
 {
-    posenc::RopeGroup g{group.name, group.spec, group.scaling, group.max_position_embeddings, group.original_length};
+    posenc::RopeGroup g {group.name, group.spec, group.scaling, group.max_position_embeddings, group.original_length};
     g.inverse_rope_on_output = group.inverse_rope_on_output;
     return g;
 }
@@ -501,13 +504,14 @@ inline Setup resolve_setup(const Group& group, const Options& o, bool apply_opti
     try {
         lengths = posenc::context_lengths(rope, scaling, request);
     } catch (const posenc::error& e) {
-        if (e.field() == "target_length") throw UsageError("the target length L x factor exceeds 2^50: give --length N");
+        if (e.field() == "target_length")
+            throw UsageError("the target length L x factor exceeds 2^50: give --length N");
         throw;
     }
     // The frequencies in effect at L' must exist (LongRoPE list lengths, dynamic NTK's base at L').
     detail::with_option_names(o, label, [&] { posenc::require_frequencies_at(group.spec, scaling, lengths.target); });
     const double multiplier = group.mla_softmax_scale ? posenc::softmax_scale_multiplier(scaling) : 1.0;
-    return Setup{group.spec, scaling, lengths.original, lengths.target, multiplier, group.inverse_rope_on_output};
+    return Setup {group.spec, scaling, lengths.original, lengths.target, multiplier, group.inverse_rope_on_output};
 }
 
 }  // namespace inspect

@@ -47,7 +47,7 @@ public:
 
 /// Largest length the tool accepts, 2^50 (posenc's exact angle reduction and the RoFormer
 /// bound are specified up to there).
-inline constexpr std::int64_t max_length = std::int64_t{1} << 50;
+inline constexpr std::int64_t max_length = std::int64_t {1} << 50;
 
 /// Most scalings --compare takes (one colour each in the combined chart).
 inline constexpr std::size_t max_compared = 6;
@@ -58,7 +58,8 @@ inline constexpr int max_bound_pairs = 32768;
 /// The scaling type names (posenc::scaling_type_name and the JSON report use the same).
 inline const std::vector<std::string>& scaling_type_names()
 {
-    static const std::vector<std::string> names{"none", "linear", "ntk_aware", "dynamic", "yarn", "llama3", "longrope"};
+    static const std::vector<std::string> names {"none", "linear", "ntk_aware", "dynamic",
+                                                 "yarn", "llama3", "longrope"};
     return names;
 }
 
@@ -67,34 +68,35 @@ struct Options {
     enum class Mode { inspect, help, version, list_presets };
     Mode mode = Mode::inspect;
 
-    std::string preset;       ///< --preset NAME ("" when --config is used)
+    std::string preset;  ///< --preset NAME ("" when --config is used)
     std::string config_path;  ///< --config PATH ("" when --preset is used)
     /// --assume-half-split: read a config whose model_type posenc does not know as half_split
     /// with generic defaults (posenc::hf::ReadOptions::assume_half_split) instead of refusing it
     bool assume_half_split = false;
     std::optional<int> layer;  ///< --layer N: the layer whose group is shown in full
 
-    std::optional<std::string> scaling;                ///< --scaling TYPE: replaces the group's own scaling
+    std::optional<std::string> scaling;  ///< --scaling TYPE: replaces the group's own scaling
     std::optional<std::vector<std::string>> compare;  ///< --compare TYPE,TYPE,...
     std::optional<double> factor;
     std::optional<double> beta_fast, beta_slow, mscale, mscale_all_dim;  // yarn
-    std::optional<bool> truncate;                                        // yarn
-    std::optional<double> attention_factor;                              // yarn, longrope
-    std::optional<double> low_freq_factor, high_freq_factor;             // llama3
-    std::optional<std::vector<double>> short_factor, long_factor;        // longrope
+    std::optional<bool> truncate;  // yarn
+    std::optional<double> attention_factor;  // yarn, longrope
+    std::optional<double> low_freq_factor, high_freq_factor;  // llama3
+    std::optional<std::vector<double>> short_factor, long_factor;  // longrope
 
     std::optional<std::int64_t> original_length;  ///< --original-length N
-    std::optional<std::int64_t> length;           ///< --length N (the target length)
-    std::optional<int> bound_pairs;               ///< --bound-pairs P: pair count of the RoFormer chart
-    std::optional<std::int64_t> grid_side;        ///< --grid-side N: M-RoPE height / width reach (inspect/axis_reach.hpp)
+    std::optional<std::int64_t> length;  ///< --length N (the target length)
+    std::optional<int> bound_pairs;  ///< --bound-pairs P: pair count of the RoFormer chart
+    std::optional<std::int64_t> grid_side;  ///< --grid-side N: M-RoPE height / width reach (inspect/axis_reach.hpp)
     bool json = false;
     bool csv = false;
     std::optional<std::string> svg_dir;
     std::optional<std::string> title;  ///< --title TEXT: the model's name in the charts' titles
-    std::string tower;                 ///< --tower NAME: "vision" or "audio" reads the config's tower (inspect/tower.hpp, audio_tower.hpp)
+    std::string
+        tower;  ///< --tower NAME: "vision" or "audio" reads the config's tower (inspect/tower.hpp, audio_tower.hpp)
     std::optional<std::array<std::int64_t, 3>> grid;  ///< --grid T,H,W: a tower's patch grid (grid_thw)
     std::optional<std::string> prompt;  ///< --prompt SEGMENTS: a multimodal prompt (inspect/prompt.hpp)
-    bool angles = false;                ///< --angles: each token's angle per pair (a tower's grid or a prompt)
+    bool angles = false;  ///< --angles: each token's angle per pair (a tower's grid or a prompt)
 
     /// Each option given, with its value as written ("" for a flag).
     std::map<std::string, std::string> written;
@@ -197,13 +199,38 @@ using posenc::detail::did_you_mean;  // the suggestion rule shared with the Pyth
 /// Every option name the tool knows.
 inline const std::vector<std::string>& option_names()
 {
-    static const std::vector<std::string> names{
-        "--help", "--version", "--list-presets", "--preset", "--config", "--assume-half-split", "--layer", "--scaling",
-        "--compare",
-        "--factor", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim", "--truncate",
-        "--attention-factor", "--low-freq-factor", "--high-freq-factor", "--short-factor", "--long-factor",
-        "--original-length", "--length", "--bound-pairs", "--json", "--csv", "--svg", "--title",
-        "--tower", "--grid", "--prompt", "--angles", "--grid-side"};
+    static const std::vector<std::string> names {"--help",
+                                                 "--version",
+                                                 "--list-presets",
+                                                 "--preset",
+                                                 "--config",
+                                                 "--assume-half-split",
+                                                 "--layer",
+                                                 "--scaling",
+                                                 "--compare",
+                                                 "--factor",
+                                                 "--beta-fast",
+                                                 "--beta-slow",
+                                                 "--mscale",
+                                                 "--mscale-all-dim",
+                                                 "--truncate",
+                                                 "--attention-factor",
+                                                 "--low-freq-factor",
+                                                 "--high-freq-factor",
+                                                 "--short-factor",
+                                                 "--long-factor",
+                                                 "--original-length",
+                                                 "--length",
+                                                 "--bound-pairs",
+                                                 "--json",
+                                                 "--csv",
+                                                 "--svg",
+                                                 "--title",
+                                                 "--tower",
+                                                 "--grid",
+                                                 "--prompt",
+                                                 "--angles",
+                                                 "--grid-side"};
     return names;
 }
 
@@ -235,7 +262,8 @@ inline bool is_decimal(const std::string& t)
 inline double parse_decimal(const std::string& option, const std::string& text)
 {
     if (!is_decimal(text))
-        throw UsageError(option + ": expected a decimal number such as 4, 0.25 or 1e6 (no hex, no spaces, no inf or nan), got " +
+        throw UsageError(option +
+                         ": expected a decimal number such as 4, 0.25 or 1e6 (no hex, no spaces, no inf or nan), got " +
                          in_quotes(text));
     errno = 0;
     const double x = std::strtod(text.c_str(), nullptr);
@@ -255,8 +283,8 @@ inline double parse_decimal(const std::string& option, const std::string& text)
 inline std::int64_t parse_whole(const std::string& option, const std::string& text, std::int64_t lo, std::int64_t hi,
                                 const std::string& what)
 {
-    const std::string range = what + " from " + std::to_string(lo) + " to " +
-                              (hi == max_length ? std::string("2^50") : std::to_string(hi));
+    const std::string range =
+        what + " from " + std::to_string(lo) + " to " + (hi == max_length ? std::string("2^50") : std::to_string(hi));
     if (!is_decimal(text))
         throw UsageError(option + ": expected " + range + " as a decimal whole number such as 131072 or 1e6, got " +
                          in_quotes(text));
@@ -264,7 +292,8 @@ inline std::int64_t parse_whole(const std::string& option, const std::string& te
     // must all be 0.
     const bool negative = text[0] == '-';
     const std::size_t e = text.find_first_of("eE");
-    const std::string mantissa = text.substr(negative ? 1 : 0, e == std::string::npos ? std::string::npos : e - (negative ? 1 : 0));
+    const std::string mantissa =
+        text.substr(negative ? 1 : 0, e == std::string::npos ? std::string::npos : e - (negative ? 1 : 0));
     std::string digits;
     long long point = 0;
     bool seen_point = false;
@@ -296,8 +325,10 @@ inline std::int64_t parse_whole(const std::string& option, const std::string& te
             throw UsageError(option + ": expected " + range + ", got " + in_quotes(text) + ", not a whole number");
     if (whole_digits - static_cast<long long>(first) > 16)
         throw UsageError(option + ": expected " + range + ", got " + in_quotes(text));
-    std::string integer = digits.substr(first, static_cast<std::size_t>(std::max(0LL, whole_digits - static_cast<long long>(first))));
-    if (static_cast<long long>(digits.size()) < whole_digits) integer.append(static_cast<std::size_t>(whole_digits) - digits.size(), '0');
+    std::string integer =
+        digits.substr(first, static_cast<std::size_t>(std::max(0LL, whole_digits - static_cast<long long>(first))));
+    if (static_cast<long long>(digits.size()) < whole_digits)
+        integer.append(static_cast<std::size_t>(whole_digits) - digits.size(), '0');
     const std::int64_t magnitude = integer.empty() ? 0 : std::stoll(integer);
     const std::int64_t n = negative ? -magnitude : magnitude;
     if (n < lo || n > hi) throw UsageError(option + ": expected " + range + ", got " + in_quotes(text));
@@ -338,10 +369,11 @@ inline std::array<std::int64_t, 3> parse_grid(const std::string& option, const s
 {
     const std::vector<std::string> items = split_commas(text);
     if (items.size() != 3)
-        throw UsageError(option + ": expected T,H,W (frames, rows, columns in patches, e.g. 1,32,48), got " + in_quotes(text));
-    std::array<std::int64_t, 3> g{};
+        throw UsageError(option + ": expected T,H,W (frames, rows, columns in patches, e.g. 1,32,48), got " +
+                         in_quotes(text));
+    std::array<std::int64_t, 3> g {};
     const char* what[3] = {"a frame count", "a row count", "a column count"};
-    for (std::size_t k = 0; k < 3; ++k) g[k] = parse_whole(option, items[k], 1, (std::int64_t{1} << 24) - 1, what[k]);
+    for (std::size_t k = 0; k < 3; ++k) g[k] = parse_whole(option, items[k], 1, (std::int64_t {1} << 24) - 1, what[k]);
     return g;
 }
 
@@ -364,7 +396,7 @@ struct ScalingOption {
 
 inline const std::vector<ScalingOption>& scaling_options()
 {
-    static const std::vector<ScalingOption> table{
+    static const std::vector<ScalingOption> table {
         {"--factor", {"none", "linear", "ntk_aware", "dynamic", "yarn", "llama3", "longrope"}},
         {"--beta-fast", {"yarn"}},
         {"--beta-slow", {"yarn"}},
@@ -387,13 +419,16 @@ inline void check_prompt_options(const Options& o)
 {
     if (o.prompt && !o.angles) throw UsageError("--prompt needs --angles (the prompt's angles are what it adds)");
     if (o.prompt && !o.tower.empty()) throw UsageError("give --prompt or --tower, not both");
-    if (o.angles && !o.prompt && o.tower.empty()) throw UsageError("--angles needs --prompt SEGMENTS or --tower vision");
+    if (o.angles && !o.prompt && o.tower.empty())
+        throw UsageError("--angles needs --prompt SEGMENTS or --tower vision");
     if (!o.prompt) return;
-    if (o.config_path.empty()) throw UsageError("--prompt needs --config (get_rope_index reads the config's vision_config)");
+    if (o.config_path.empty())
+        throw UsageError("--prompt needs --config (get_rope_index reads the config's vision_config)");
     if (!o.json) throw UsageError("--angles needs --json (the angles are written as JSON)");
     for (const char* option : {"--scaling", "--compare", "--layer"})
         if (o.given(option))
-            throw UsageError(std::string("--prompt describes the model's own RoPE of its full-attention layers; drop ") + option);
+            throw UsageError(
+                std::string("--prompt describes the model's own RoPE of its full-attention layers; drop ") + option);
 }
 
 /// Parses the arguments after the program name.
@@ -436,8 +471,9 @@ inline Options parse_options(const std::vector<std::string>& args)
             } else {
                 if (i + 1 >= args.size()) throw UsageError(name + ": missing value");
                 if (args[i + 1].rfind("--", 0) == 0)
-                    throw UsageError(name + ": missing value before " + detail::cut(detail::printable(args[i + 1]), quoted_width) +
-                                     " (write " + name + "=VALUE for a value that starts with --)");
+                    throw UsageError(name + ": missing value before " +
+                                     detail::cut(detail::printable(args[i + 1]), quoted_width) + " (write " + name +
+                                     "=VALUE for a value that starts with --)");
                 v = args[++i];
             }
             o.written[name] = v;
@@ -480,8 +516,7 @@ inline Options parse_options(const std::vector<std::string>& args)
                 throw UsageError("--compare: expected 2 to 6 comma-separated scaling types, got " +
                                  detail::in_quotes(o.written[name]));
             o.compare = types;
-        }
-        else if (name == "--factor") o.factor = detail::parse_decimal(name, value());
+        } else if (name == "--factor") o.factor = detail::parse_decimal(name, value());
         else if (name == "--beta-fast") o.beta_fast = detail::parse_decimal(name, value());
         else if (name == "--beta-slow") o.beta_slow = detail::parse_decimal(name, value());
         else if (name == "--mscale") o.mscale = detail::parse_decimal(name, value());
@@ -498,7 +533,7 @@ inline Options parse_options(const std::vector<std::string>& args)
         else if (name == "--bound-pairs")
             o.bound_pairs = static_cast<int>(detail::parse_whole(name, value(), 1, max_bound_pairs, "a pair count"));
         else if (name == "--grid-side")
-            o.grid_side = detail::parse_whole(name, value(), 1, (std::int64_t{1} << 24) - 1, "a grid side");
+            o.grid_side = detail::parse_whole(name, value(), 1, (std::int64_t {1} << 24) - 1, "a grid side");
     }
     if (help) {
         o.mode = Options::Mode::help;
@@ -528,10 +563,10 @@ inline Options parse_options(const std::vector<std::string>& args)
         if (!o.given(option.name)) continue;
         if (types.empty()) throw UsageError(std::string(option.name) + " needs --scaling TYPE");
         bool applies = false;
-        for (const std::string& t : option.types)
-            applies |= std::find(types.begin(), types.end(), t) != types.end();
+        for (const std::string& t : option.types) applies |= std::find(types.begin(), types.end(), t) != types.end();
         if (!applies)
-            throw UsageError(std::string(option.name) + " does not apply to " + (o.compare ? "--compare " : "--scaling ") +
+            throw UsageError(std::string(option.name) + " does not apply to " +
+                             (o.compare ? "--compare " : "--scaling ") +
                              (o.compare ? o.as_written("--compare") : *o.scaling));
     }
     if (o.scaling && !o.factor && *o.scaling != "none" && *o.scaling != "longrope")

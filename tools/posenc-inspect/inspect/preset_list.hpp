@@ -20,7 +20,7 @@ namespace detail {
 /// One row: name, head_dim, rotary_dim, base, scaling, "L -> L'".
 inline std::string preset_row(const std::string& name, const Group& g)
 {
-    const Setup setup = resolve_setup(g, Options{}, false);
+    const Setup setup = resolve_setup(g, Options {}, false);
     const std::string type = posenc::scaling_type_name(g.scaling);
     const std::string scaling = type == "none" ? type : type + " x" + number_text(posenc::scaling_factor(g.scaling));
     const std::string lengths = std::to_string(setup.original_length) + " -> " + std::to_string(setup.target_length);

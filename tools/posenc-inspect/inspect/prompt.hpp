@@ -53,7 +53,7 @@ inline void add_prompt_angles(Report& report, const Options& options)
     const posenc::RopeGroup& group = model.rope.primary_group();
     report.angles = posenc::prompt_token_angles(group.spec, posenc::frequency_table(group.spec, group.scaling),
                                                 *model.rope.multi_axis(), ids);
-    report.prompt = PromptReport{posenc::hf::rule_name(rule), ids.tokens, ids.rope_delta};
+    report.prompt = PromptReport {posenc::hf::rule_name(rule), ids.tokens, ids.rope_delta};
     for (const std::string& note : rule.notes) report.notes.push_back(note);
 }
 

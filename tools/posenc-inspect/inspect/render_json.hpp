@@ -170,7 +170,9 @@ namespace detail {
 /// and MLA's layout (null without MLA); optional sizes are null when the config does not give them.
 inline nlohmann::ordered_json attention_json(const AttentionFacts& a)
 {
-    const auto size = [](const std::optional<int>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
+    const auto size = [](const std::optional<int>& v) {
+        return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+    };
     nlohmann::ordered_json j;
     j["qk_head_dim"] = a.qk_head_dim;
     if (a.qk_norm) {
@@ -185,18 +187,22 @@ inline nlohmann::ordered_json attention_json(const AttentionFacts& a)
     }
     if (a.mla)
         j["mla"] = {{"qk_nope_head_dim", a.mla->qk_nope_head_dim}, {"qk_rope_head_dim", a.mla->qk_rope_head_dim},
-                    {"v_head_dim", size(a.mla->v_head_dim)}, {"kv_lora_rank", size(a.mla->kv_lora_rank)},
-                    {"q_lora_rank", size(a.mla->q_lora_rank)}, {"query_rope_offset", a.mla->query_rope_offset},
-                    {"key_rope_offset", a.mla->key_rope_offset}, {"key_rope_shared", a.mla->key_rope_shared}};
-    else
-        j["mla"] = nullptr;
-    if (const auto& x = a.indexer)  // the indexer's head, rotated slice, pairing and key positions (hf_indexer_rope.hpp)
-        j["indexer"] = {{"head_dim", x->spec.head_dim()}, {"rotary_dim", x->spec.rotary_dim()},
-                        {"rotary_offset", x->spec.rotary_offset()}, {"pairing", posenc::to_string(x->spec.pairing())},
-                        {"group", x->group}, {"keys", posenc::hf::to_string(x->keys)},
-                        {"compress_ratio", x->compress_ratio}, {"head_dim_key", x->head_dim_key}, {"source", x->source}};
-    else
-        j["indexer"] = nullptr;
+                    {"v_head_dim", size(a.mla->v_head_dim)},       {"kv_lora_rank", size(a.mla->kv_lora_rank)},
+                    {"q_lora_rank", size(a.mla->q_lora_rank)},     {"query_rope_offset", a.mla->query_rope_offset},
+                    {"key_rope_offset", a.mla->key_rope_offset},   {"key_rope_shared", a.mla->key_rope_shared}};
+    else j["mla"] = nullptr;
+    if (const auto& x =
+            a.indexer)  // the indexer's head, rotated slice, pairing and key positions (hf_indexer_rope.hpp)
+        j["indexer"] = {{"head_dim", x->spec.head_dim()},
+                        {"rotary_dim", x->spec.rotary_dim()},
+                        {"rotary_offset", x->spec.rotary_offset()},
+                        {"pairing", posenc::to_string(x->spec.pairing())},
+                        {"group", x->group},
+                        {"keys", posenc::hf::to_string(x->keys)},
+                        {"compress_ratio", x->compress_ratio},
+                        {"head_dim_key", x->head_dim_key},
+                        {"source", x->source}};
+    else j["indexer"] = nullptr;
     return j;
 }
 
@@ -233,31 +239,28 @@ inline std::string render_json(const Report& r)
     for (const GroupReport& g : r.groups) {
         // The multi-axis layout is the model's: every group's pairs read the same axes.
         nlohmann::ordered_json group = detail::group_json(g);
-        group["pair_axes"] = r.pair_axis.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.pair_axis);
+        group["pair_axes"] =
+            r.pair_axis.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.pair_axis);
         if (!r.partner_pair_axis.empty()) group["partner_pair_axes"] = r.partner_pair_axis;
         groups.push_back(std::move(group));
     }
     j["rope_groups"] = std::move(groups);
     j["mrope_section"] = r.mrope_section ? nlohmann::ordered_json(*r.mrope_section) : nullptr;
     j["mrope_interleaved"] = r.mrope_interleaved;
-    if (r.multi_axis_kind.empty())
-        j["multi_axis"] = nullptr;
-    else
-        j["multi_axis"] = {{"kind", r.multi_axis_kind}, {"num_axes", r.num_axes}};
+    if (r.multi_axis_kind.empty()) j["multi_axis"] = nullptr;
+    else j["multi_axis"] = {{"kind", r.multi_axis_kind}, {"num_axes", r.num_axes}};
     if (reach)
         j["axis_reach"] = {{"temporal", reach->context},
                            {"height", reach->grid_side},
                            {"width", reach->grid_side},
                            {"grid_side_source", reach->grid_assumed ? assumed_grid_reason : "--grid-side"}};
-    else
-        j["axis_reach"] = nullptr;
+    else j["axis_reach"] = nullptr;
     if (r.query_scale)
         j["query_scale"] = {{"beta", r.query_scale->beta},
                             {"divisor", r.query_scale->divisor},
                             {"position_offset", r.query_scale->position_offset},
                             {"layers", r.query_scale->layers}};
-    else
-        j["query_scale"] = nullptr;
+    else j["query_scale"] = nullptr;
     if (r.attention) j["attention"] = detail::attention_json(*r.attention);
     j["roformer_bound"] = detail::bound_json(r.bound);
     if (!r.compared.empty()) {
@@ -275,7 +278,9 @@ inline std::string render_json(const Report& r)
         j["compare"] = std::move(compare);
     }
     if (r.prompt)
-        j["prompt"] = {{"rule", r.prompt->rule}, {"tokens", r.prompt->tokens}, {"rope_delta", r.prompt->rope_delta},
+        j["prompt"] = {{"rule", r.prompt->rule},
+                       {"tokens", r.prompt->tokens},
+                       {"rope_delta", r.prompt->rope_delta},
                        {"next_position", r.prompt->tokens + r.prompt->rope_delta}};
     if (r.angles) j["angles"] = angles_json(*r.angles);
     return dump(j);
@@ -286,21 +291,22 @@ inline std::string render_json(const Report& r)
 inline std::string render_csv(const Report& r)
 {
     const bool compare = !r.compared.empty();
-    std::string out = std::string(compare ? "scaling" : "group") +
-                      ",pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression\n";
+    std::string out =
+        std::string(compare ? "scaling" : "group") +
+        ",pair,inv_freq_original,inv_freq,period,turns_original,completes_turn,out_of_range,compression\n";
     const auto csv_field = [](const std::string& s) {
         std::string q = "\"";
         for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
         return q + "\"";
     };
     const auto num = [](double x) { return std::isfinite(x) ? detail::number_text(x) : std::string(); };
-    const std::vector<GroupReport> rows = compare ? r.compared : std::vector<GroupReport>{r.groups[r.focus]};
+    const std::vector<GroupReport> rows = compare ? r.compared : std::vector<GroupReport> {r.groups[r.focus]};
     for (const GroupReport& g : rows)
         for (const posenc::PairDiagnostics& p : g.diagnostics.pairs)
-            out += csv_field(detail::printable(g.name)) + "," + std::to_string(p.index) + "," + num(p.inv_freq_original) +
-                   "," + num(p.inv_freq) + "," + num(p.period) + "," + num(p.turns_original) + "," +
-                   (p.completes_turn ? "true" : "false") + "," + (p.out_of_range ? "true" : "false") + "," +
-                   num(p.compression) + "\n";
+            out += csv_field(detail::printable(g.name)) + "," + std::to_string(p.index) + "," +
+                   num(p.inv_freq_original) + "," + num(p.inv_freq) + "," + num(p.period) + "," +
+                   num(p.turns_original) + "," + (p.completes_turn ? "true" : "false") + "," +
+                   (p.out_of_range ? "true" : "false") + "," + num(p.compression) + "\n";
     return out;
 }
 

@@ -35,17 +35,17 @@ struct SvgFile {
 };
 
 /// The colours, one meaning each.
-inline constexpr const char* color_complete = "#4e79a7";      ///< a pair that turns within L
-inline constexpr const char* color_incomplete = "#a0cbe8";    ///< no full turn within L, in range at L'
+inline constexpr const char* color_complete = "#4e79a7";  ///< a pair that turns within L
+inline constexpr const char* color_incomplete = "#a0cbe8";  ///< no full turn within L, in range at L'
 inline constexpr const char* color_out_of_range = "#d62728";  ///< out of range at L'
-inline constexpr const char* color_untouched = "#bab0ac";     ///< theta'_i = theta_i
-inline constexpr const char* color_compressed = "#f28e2b";    ///< theta'_i < theta_i
-inline constexpr const char* color_model_base = "#000000";    ///< the group's own base (RoFormer chart)
-inline constexpr const char* color_other_base = "#79706e";    ///< a comparison base (RoFormer chart)
+inline constexpr const char* color_untouched = "#bab0ac";  ///< theta'_i = theta_i
+inline constexpr const char* color_compressed = "#f28e2b";  ///< theta'_i < theta_i
+inline constexpr const char* color_model_base = "#000000";  ///< the group's own base (RoFormer chart)
+inline constexpr const char* color_other_base = "#79706e";  ///< a comparison base (RoFormer chart)
 /// The compared scalings, in --compare order.
 inline const std::vector<std::string>& compare_colors()
 {
-    static const std::vector<std::string> colors{"#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f"};
+    static const std::vector<std::string> colors {"#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f"};
     return colors;
 }
 
@@ -179,8 +179,8 @@ inline SvgFile compare_chart(const Report& r)
     LineChart c;
     const posenc::ExtensionDiagnostics& first = r.compared.front().diagnostics;
     c.title = detail::chart_name(r, 40) + ": " + std::to_string(r.compared.size()) + " scalings compared";
-    c.subtitle = "θ′ᵢ / θᵢ per pair at L' = " + std::to_string(first.target_length) + " (L = " +
-                 std::to_string(first.training_length) + "); red circles: out of range at L'";
+    c.subtitle = "θ′ᵢ / θᵢ per pair at L' = " + std::to_string(first.target_length) +
+                 " (L = " + std::to_string(first.training_length) + "); red circles: out of range at L'";
     c.x_label = "pair i";
     c.y_label = "θ′ᵢ / θᵢ (log)";
     c.log_y = true;
@@ -213,7 +213,7 @@ inline std::vector<SvgFile> render_svgs(const Report& r, const std::string& titl
         named.name = title;
         return render_svgs(named);
     }
-    std::vector<SvgFile> files{turns_chart(r), compression_chart(r), roformer_chart(r)};
+    std::vector<SvgFile> files {turns_chart(r), compression_chart(r), roformer_chart(r)};
     if (!r.compared.empty()) files.push_back(compare_chart(r));
     return files;
 }

@@ -34,7 +34,7 @@ namespace detail {
 /// "factor 4," "beta_fast 32," ... for the header (lists shortened to their size and ends).
 inline std::vector<std::string> parameter_words(const posenc::Scaling& scaling)
 {
-    std::vector<std::string> words{std::string(posenc::scaling_type_name(scaling)) + ":"};
+    std::vector<std::string> words {std::string(posenc::scaling_type_name(scaling)) + ":"};
     const auto params = posenc::scaling_parameters(scaling);
     if (params.empty()) words.back() = "none (direct extrapolation)";
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -103,16 +103,16 @@ inline std::string group_header(const GroupReport& g)
                 split_words("head_dim " + std::to_string(d.head_dim) + ", rotary_dim " + std::to_string(d.rotary_dim) +
                             (g.rotary_offset > 0 ? " at offset " + std::to_string(g.rotary_offset) : std::string()) +
                             " (" + std::to_string(d.summary.pairs) + " pairs" +
-                            (g.zero_freq_pairs() > 0 ? ", " + std::to_string(d.summary.pairs - g.zero_freq_pairs()) +
-                                                           " rotated, " + std::to_string(g.zero_freq_pairs()) +
-                                                           " with frequency 0"
-                                                     : std::string()) +
+                            (g.zero_freq_pairs() > 0
+                                 ? ", " + std::to_string(d.summary.pairs - g.zero_freq_pairs()) + " rotated, " +
+                                       std::to_string(g.zero_freq_pairs()) + " with frequency 0"
+                                 : std::string()) +
                             "), base " + number_text(d.base) + ", " + posenc::to_string(d.pairing) +
                             (g.inverse_rope_on_output ? ", output rotated back" : "")));
     out += wrap("  scaling     ", "              ", parameter_words(g.scaling));
     out += wrap("  lengths     ", "              ",
-                split_words("original L = " + std::to_string(d.training_length) + ", target L' = " +
-                            std::to_string(d.target_length)));
+                split_words("original L = " + std::to_string(d.training_length) +
+                            ", target L' = " + std::to_string(d.target_length)));
     out += wrap("  multipliers ", "              ",
                 split_words("cos/sin x " + number_text(d.attention_factor) + ", softmax scale x " +
                             number_text(d.softmax_scale_multiplier)));
@@ -160,26 +160,29 @@ inline std::string pair_table(const posenc::ExtensionDiagnostics& d, const AxisR
         reach ? "axis turns = reach theta_i / 2 pi, the reach of the pair's axis (above); turn: at least one full "
                 "turn within it. "
               : "turns in L = L theta_i / 2 pi; turn: at least one full turn within L. ";
-    out += wrap("", "", split_words(
-                            "theta_i = base^(-2i/R) rad/token, the trained frequency; " + turns_words +
+    out += wrap("", "",
+                split_words("theta_i = base^(-2i/R) rad/token, the trained frequency; " + turns_words +
                             "theta'_i: the frequency in effect at L'; "
                             "period'_i = 2 pi / theta'_i tokens; out: out of range at L' (a pair that never completed "
                             "a turn in training driven to angles it never saw); theta'/theta: the compression."));
     out += "\n";
-    out += wrap("", "  ", split_words(count_of(d.summary.incomplete_pairs, d.summary.pairs) +
-                                      " pairs never complete a turn within L = " + std::to_string(d.training_length) +
-                                      which(incomplete_indices(d))));
+    out += wrap("", "  ",
+                split_words(count_of(d.summary.incomplete_pairs, d.summary.pairs) +
+                            " pairs never complete a turn within L = " + std::to_string(d.training_length) +
+                            which(incomplete_indices(d))));
     if (reach) {
         const std::vector<int> short_of_reach = reach->incomplete(d);
-        out += wrap("", "  ", split_words(count_of(static_cast<int>(short_of_reach.size()), d.summary.pairs) +
-                                          " pairs never complete a turn within their axis's reach" +
-                                          which(short_of_reach)));
+        out += wrap("", "  ",
+                    split_words(count_of(static_cast<int>(short_of_reach.size()), d.summary.pairs) +
+                                " pairs never complete a turn within their axis's reach" + which(short_of_reach)));
     }
-    out += wrap("", "  ", split_words(count_of(d.summary.out_of_range_pairs, d.summary.pairs) +
-                                      " pairs are out of range at L' = " + std::to_string(d.target_length) +
-                                      which(d.out_of_range_indices())));
-    out += wrap("", "  ", split_words(count_of(d.summary.compressed_pairs, d.summary.pairs) + " pairs are compressed" +
-                                      which(d.compressed_indices())));
+    out += wrap("", "  ",
+                split_words(count_of(d.summary.out_of_range_pairs, d.summary.pairs) +
+                            " pairs are out of range at L' = " + std::to_string(d.target_length) +
+                            which(d.out_of_range_indices())));
+    out += wrap("", "  ",
+                split_words(count_of(d.summary.compressed_pairs, d.summary.pairs) + " pairs are compressed" +
+                            which(d.compressed_indices())));
     return out;
 }
 
@@ -205,10 +208,10 @@ inline std::string layer_map(const Report& r)
 inline std::string bound_text(const BoundReport& b)
 {
     std::string out = "\n";
-    out += wrap("", "  ", split_words("RoFormer bound U(r) = (1/P) sum_j |S_j(r)| for P = " + std::to_string(b.pairs) +
-                                      " pairs (roformer_bound.svg): U(0) = " + number_text(b.start) +
-                                      ", U(0)/2 = " + number_text(b.start / 2) +
-                                      "; first below: the smallest r with U(r) < U(0)/2."));
+    out += wrap("", "  ",
+                split_words("RoFormer bound U(r) = (1/P) sum_j |S_j(r)| for P = " + std::to_string(b.pairs) +
+                            " pairs (roformer_bound.svg): U(0) = " + number_text(b.start) + ", U(0)/2 = " +
+                            number_text(b.start / 2) + "; first below: the smallest r with U(r) < U(0)/2."));
     char cell[64];
     std::string head = "            r";
     for (const BoundSeries& s : b.series) {
@@ -224,7 +227,7 @@ inline std::string bound_text(const BoundReport& b)
             std::snprintf(cell, sizeof cell, "  %14.6f", s.decade_values[k]);
             row += cell;
         }
-        while (!row.empty() && row.back() == ' ') row.pop_back();   // no trailing space ('*' absent)
+        while (!row.empty() && row.back() == ' ') row.pop_back();  // no trailing space ('*' absent)
         out += row + "\n";
     }
     std::string row = "  first below";
@@ -251,7 +254,8 @@ inline std::string compare_table(const Report& r)
     const std::size_t pairs = r.compared.front().diagnostics.pairs.size();
     for (std::size_t i = 0; i < pairs; ++i) {
         const posenc::PairDiagnostics& first = r.compared.front().diagnostics.pairs[i];
-        std::snprintf(cell, sizeof cell, "%5d  %10.5g", first.index, reach ? reach->turns(first) : first.turns_original);
+        std::snprintf(cell, sizeof cell, "%5d  %10.5g", first.index,
+                      reach ? reach->turns(first) : first.turns_original);
         std::string row = cell;
         for (const GroupReport& g : r.compared) {
             const posenc::PairDiagnostics& p = g.diagnostics.pairs[i];
@@ -260,22 +264,26 @@ inline std::string compare_table(const Report& r)
             std::snprintf(cell, sizeof cell, " %8s%s", c.c_str(), p.out_of_range ? "*" : " ");
             row += cell;
         }
-        while (!row.empty() && row.back() == ' ') row.pop_back();   // no trailing space ('*' absent)
+        while (!row.empty() && row.back() == ' ') row.pop_back();  // no trailing space ('*' absent)
         out += row + "\n";
     }
     out += "\n";
-    out += wrap("", "", split_words("Each column: theta'_i / theta_i under that scaling at L' = " +
-                                    std::to_string(r.compared.front().diagnostics.target_length) +
-                                    "; * = out of range at L'. " +
-                                    (reach ? "axis turns (reach theta_i / 2 pi) use" : "turns in L uses") +
-                                    " the original theta_i."));
+    out += wrap(
+        "", "",
+        split_words("Each column: theta'_i / theta_i under that scaling at L' = " +
+                    std::to_string(r.compared.front().diagnostics.target_length) + "; * = out of range at L'. " +
+                    (reach ? "axis turns (reach theta_i / 2 pi) use" : "turns in L uses") + " the original theta_i."));
     out += "\n";
     for (const GroupReport& g : r.compared) {
         const posenc::ExtensionDiagnostics& d = g.diagnostics;
-        out += wrap("", "  ", split_words(scaling_label(g.scaling) + ": " + count_of(d.summary.out_of_range_pairs, d.summary.pairs) +
-                                          " out of range" + (d.out_of_range_indices().empty() ? "" : " (pairs " + index_ranges(d.out_of_range_indices()) + ")") +
-                                          ", " + std::to_string(d.summary.compressed_pairs) + " compressed, cos/sin x " +
-                                          number_text(d.attention_factor) + "."));
+        out += wrap(
+            "", "  ",
+            split_words(
+                scaling_label(g.scaling) + ": " + count_of(d.summary.out_of_range_pairs, d.summary.pairs) +
+                " out of range" +
+                (d.out_of_range_indices().empty() ? "" : " (pairs " + index_ranges(d.out_of_range_indices()) + ")") +
+                ", " + std::to_string(d.summary.compressed_pairs) + " compressed, cos/sin x " +
+                number_text(d.attention_factor) + "."));
     }
     return out;
 }
@@ -310,9 +318,10 @@ inline std::string render_text(const Report& r)
     if (r.axis_reach)
         out += wrap("  reach       ", "              ", detail::split_words(reach_summary(*r.axis_reach)));
     else if (!r.multi_axis_kind.empty() && r.multi_axis_kind != "single")
-        out += wrap("  reach       ", "              ",
-                    detail::split_words("every pair's turns are counted over L: posenc does not know which axes of the " +
-                                        r.multi_axis_kind + " layout are image rows and columns."));
+        out +=
+            wrap("  reach       ", "              ",
+                 detail::split_words("every pair's turns are counted over L: posenc does not know which axes of the " +
+                                     r.multi_axis_kind + " layout are image rows and columns."));
     for (const std::string& note : r.notes)
         out += wrap("  note        ", "              ", detail::split_words(detail::printable(note)));
     if (several) {
@@ -320,17 +329,19 @@ inline std::string render_text(const Report& r)
             const GroupReport& group = r.groups[g];
             const posenc::ExtensionDiagnostics& d = group.diagnostics;
             out += "\n";
-            out += wrap("group ", "  ",
-                        detail::split_words(detail::printable(group.name) + " (layers " +
-                                            (group.layers.empty() ? std::string("all") : detail::index_ranges(group.layers)) +
-                                            ")" + (g == r.focus ? ", shown in full below:" : ":") + " " +
-                                            detail::count_of(d.summary.out_of_range_pairs, d.summary.pairs) +
-                                            " pairs out of range at L' = " + std::to_string(d.target_length) + ", " +
-                                            std::to_string(d.summary.compressed_pairs) + " compressed."));
+            out += wrap(
+                "group ", "  ",
+                detail::split_words(detail::printable(group.name) + " (layers " +
+                                    (group.layers.empty() ? std::string("all") : detail::index_ranges(group.layers)) +
+                                    ")" + (g == r.focus ? ", shown in full below:" : ":") + " " +
+                                    detail::count_of(d.summary.out_of_range_pairs, d.summary.pairs) +
+                                    " pairs out of range at L' = " + std::to_string(d.target_length) + ", " +
+                                    std::to_string(d.summary.compressed_pairs) + " compressed."));
             out += detail::group_header(group);
         }
-        out += "\n" + wrap("", "  ", detail::split_words("Pair table of group " + detail::printable(r.groups[r.focus].name) +
-                                                         " (--layer N shows another layer's group):"));
+        out += "\n" + wrap("", "  ",
+                           detail::split_words("Pair table of group " + detail::printable(r.groups[r.focus].name) +
+                                               " (--layer N shows another layer's group):"));
     } else {
         out += detail::group_header(r.groups[r.focus]);
     }

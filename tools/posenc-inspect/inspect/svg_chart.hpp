@@ -32,9 +32,9 @@ struct Series {
     std::string label;
     std::string color;
     std::vector<double> x, y;
-    std::string dash;                ///< SVG stroke-dasharray ("" = solid)
-    std::vector<double> marks_x;     ///< points marked with a circle on the line (x values)
-    std::string mark_color;          ///< fill of the marks
+    std::string dash;  ///< SVG stroke-dasharray ("" = solid)
+    std::vector<double> marks_x;  ///< points marked with a circle on the line (x values)
+    std::string mark_color;  ///< fill of the marks
     std::string mark_class = "mark";
 };
 
@@ -142,7 +142,9 @@ inline std::vector<std::string> tick_labels(const std::vector<double>& ticks, bo
     if (!scientific) {
         for (double v : ticks) {
             int d = 0;
-            while (d < 3 && std::abs(v * std::pow(10.0, d) - std::round(v * std::pow(10.0, d))) > 1e-9 * std::max(1.0, std::abs(v) * std::pow(10.0, d))) ++d;
+            while (d < 3 && std::abs(v * std::pow(10.0, d) - std::round(v * std::pow(10.0, d))) >
+                                1e-9 * std::max(1.0, std::abs(v) * std::pow(10.0, d)))
+                ++d;
             decimals = std::max(decimals, d);
         }
     }
@@ -162,8 +164,8 @@ constexpr double plot_w = width - left - right, plot_h = height - top - bottom;
 inline std::string header(const std::string& title, const std::string& subtitle)
 {
     std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " +
-                    num(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+                    num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height) +
+                    "\" font-family=\"sans-serif\" font-size=\"12\">\n";
     s += "<rect x=\"0\" y=\"0\" width=\"" + num(width) + "\" height=\"" + num(height) + "\" fill=\"white\"/>\n";
     s += "<text x=\"" + num(width / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" + escape(title) +
          "</text>\n";
@@ -276,8 +278,8 @@ inline std::string y_ticks(const Scale& s)
         const double y = top + plot_h - s(v, plot_h);
         out += "<line x1=\"" + num(left - 4) + "\" y1=\"" + num(y) + "\" x2=\"" + num(left) + "\" y2=\"" + num(y) +
                "\" stroke=\"black\"/>\n";
-        out += "<text x=\"" + num(left - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + labels[k] +
-               "</text>\n";
+        out +=
+            "<text x=\"" + num(left - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + labels[k] + "</text>\n";
     }
     return out;
 }
@@ -307,7 +309,7 @@ inline std::string render(const BarChart& c)
         hi = hi > 0 ? hi * 1.05 : 1.0;
     }
     if (hi <= lo) hi = lo * 10.0 + 1.0;
-    const Scale ys{lo, hi, c.log_y};
+    const Scale ys {lo, hi, c.log_y};
 
     std::string s = header(c.title, c.subtitle) + axes(c.x_label, c.y_label) + y_ticks(ys);
     const double n = static_cast<double>(c.values.size());
@@ -316,10 +318,10 @@ inline std::string render(const BarChart& c)
         const double v = c.values[i];
         const double h = plottable(v, c.log_y) ? ys(v, plot_h) : 0.0;
         const double x = left + slot * static_cast<double>(i) + slot * 0.1;
-        s += "<rect class=\"" + escape(i < c.classes.size() ? c.classes[i] : "bar") + "\" x=\"" + num(x) +
-             "\" y=\"" + num(top + plot_h - h) + "\" width=\"" + num(slot * 0.8) + "\" height=\"" + num(h) +
-             "\" fill=\"" + (i < c.colors.size() ? c.colors[i] : "steelblue") + "\"><title>" + std::to_string(i) +
-             ": " + value_label(v) + "</title></rect>\n";
+        s += "<rect class=\"" + escape(i < c.classes.size() ? c.classes[i] : "bar") + "\" x=\"" + num(x) + "\" y=\"" +
+             num(top + plot_h - h) + "\" width=\"" + num(slot * 0.8) + "\" height=\"" + num(h) + "\" fill=\"" +
+             (i < c.colors.size() ? c.colors[i] : "steelblue") + "\"><title>" + std::to_string(i) + ": " +
+             value_label(v) + "</title></rect>\n";
     }
     // x ticks: every 8th index (and the last).
     for (std::size_t i = 0; i < c.values.size(); ++i) {
@@ -339,7 +341,8 @@ inline std::string render(const BarChart& c)
     // The legend names only the colours some bar has.
     std::vector<LegendEntry> entries;
     for (const auto& [color, label] : c.legend)
-        if (std::find(c.colors.begin(), c.colors.end(), color) != c.colors.end()) entries.push_back({color, label, false, ""});
+        if (std::find(c.colors.begin(), c.colors.end(), color) != c.colors.end())
+            entries.push_back({color, label, false, ""});
     return s + legend(entries) + "</svg>\n";
 }
 
@@ -366,7 +369,7 @@ inline std::string render(const LineChart& c)
         if (!(y_hi > y_lo)) y_hi = y_lo + 1;
         y_hi *= 1.05;
     }
-    const Scale xs{x_lo, x_hi, c.log_x}, ys{y_lo, y_hi, c.log_y};
+    const Scale xs {x_lo, x_hi, c.log_x}, ys {y_lo, y_hi, c.log_y};
 
     std::string out = header(c.title, c.subtitle) + axes(c.x_label, c.y_label) + y_ticks(ys);
     std::vector<double> x_ticks = ticks(xs);
@@ -378,8 +381,8 @@ inline std::string render(const LineChart& c)
     const std::vector<std::string> x_labels = tick_labels(x_ticks, c.log_x);
     for (std::size_t k = 0; k < x_ticks.size(); ++k) {
         const double x = left + xs(x_ticks[k], plot_w);
-        out += "<text x=\"" + num(x) + "\" y=\"" + num(top + plot_h + 16) + "\" text-anchor=\"middle\">" +
-               x_labels[k] + "</text>\n";
+        out += "<text x=\"" + num(x) + "\" y=\"" + num(top + plot_h + 16) + "\" text-anchor=\"middle\">" + x_labels[k] +
+               "</text>\n";
     }
     std::vector<LegendEntry> entries;
     for (const Series& s : c.series) {
@@ -400,8 +403,8 @@ inline std::string render(const LineChart& c)
             for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
                 if (s.x[i] == mx && plottable(s.x[i], c.log_x) && plottable(s.y[i], c.log_y))
                     marks += "<circle class=\"" + escape(s.mark_class) + "\" cx=\"" + num(left + xs(s.x[i], plot_w)) +
-                           "\" cy=\"" + num(top + plot_h - ys(s.y[i], plot_h)) + "\" r=\"4\" fill=\"" +
-                           s.mark_color + "\" stroke=\"white\" stroke-width=\"1\"/>\n";
+                             "\" cy=\"" + num(top + plot_h - ys(s.y[i], plot_h)) + "\" r=\"4\" fill=\"" + s.mark_color +
+                             "\" stroke=\"white\" stroke-width=\"1\"/>\n";
     if (!std::isnan(c.reference_line)) {
         const double y = top + plot_h - ys(c.reference_line, plot_h);
         out += "<line class=\"reference\" x1=\"" + num(left) + "\" y1=\"" + num(y) + "\" x2=\"" + num(left + plot_w) +

@@ -113,7 +113,8 @@ inline std::string render_tower_json(const TowerReport& r)
     j["grid_thw"] = {r.grid.frames, r.grid.rows, r.grid.columns};
     j["num_tokens"] = r.num_tokens;
     nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
-    for (const posenc::hf::ConfigWarning& w : r.read.warnings) warnings.push_back({{"key", w.key}, {"message", w.message}});
+    for (const posenc::hf::ConfigWarning& w : r.read.warnings)
+        warnings.push_back({{"key", w.key}, {"message", w.message}});
     j["warnings"] = warnings;
     if (r.angles) j["angles"] = angles_json(*r.angles);
     return dump(j);
@@ -124,8 +125,8 @@ inline std::string render_tower_text(const TowerReport& r)
     const posenc::VisionTower& t = r.read.tower;
     std::ostringstream s;
     s.precision(9);
-    s << "vision tower " << t.model_type << " (" << (r.read.key_prefix.empty() ? "the config itself" : r.read.key_prefix)
-      << ")\n"
+    s << "vision tower " << t.model_type << " ("
+      << (r.read.key_prefix.empty() ? "the config itself" : r.read.key_prefix) << ")\n"
       << "  rule        " << posenc::to_string(t.rule) << ": " << tower_layout(t) << "\n"
       << "  head_dim    " << t.head_dim << "\n"
       << "  theta       " << t.theta << "\n"

@@ -30,14 +30,15 @@ using posenc::detail::raise;
 
 /// The angle source's pairs, the status word, and contiguous positions (both ends) on the host.
 template <class Angles>
-void check_common(const RopeSpec& spec, const Angles& angles, const kernels::PositionIds& positions, std::int64_t tokens,
-                  const unsigned* status)
+void check_common(const RopeSpec& spec, const Angles& angles, const kernels::PositionIds& positions,
+                  std::int64_t tokens, const unsigned* status)
 {
     if (spec.rotary_dim() > max_device_rotary_dim)
         raise("spec.rotary_dim", spec.rotary_dim(), "must be <= 512 for the CUDA kernels");
     if (angles.num_pairs != spec.num_pairs())
         raise("angles.num_pairs", angles.num_pairs, cat({"must equal spec.num_pairs ", spec.num_pairs()}));
-    if (status == nullptr) throw posenc::error("status", "null", "must point to a device word for the kernel's reports");
+    if (status == nullptr)
+        throw posenc::error("status", "null", "must point to a device word for the kernel's reports");
     if (positions.is_contiguous()) {
         if (tokens == 0) return;
         for (std::int64_t t : {std::int64_t {0}, tokens - 1})
@@ -46,7 +47,8 @@ void check_common(const RopeSpec& spec, const Angles& angles, const kernels::Pos
         return;
     }
     if (positions.count() != tokens) raise("positions.count", positions.count(), cat({"must equal tokens ", tokens}));
-    if (tokens > 0 && positions.ids_data() == nullptr) throw posenc::error("positions.ids", "null", "must point to one id per token");
+    if (tokens > 0 && positions.ids_data() == nullptr)
+        throw posenc::error("positions.ids", "null", "must point to one id per token");
 }
 
 /// apply_rope's view rules (checks.hpp), element type erased; head counts that fit an int.
@@ -124,15 +126,19 @@ inline void check_multi_axis(const RopeSpec& spec, const MultiAxisLayout& layout
     if (layout.num_pairs() != spec.num_pairs())
         raise("layout.num_pairs", layout.num_pairs(), cat({"must equal spec.num_pairs ", spec.num_pairs()}));
     if (layout.splits_pairs())
-        throw posenc::error("layout", "coordinate_sections", "must keep both coordinates of a pair on one axis for the CUDA kernels");
+        throw posenc::error("layout", "coordinate_sections",
+                            "must keep both coordinates of a pair on one axis for the CUDA kernels");
     if (positions.axes() != layout.num_axes())
         raise("positions.axes", positions.axes(), cat({"must equal layout.num_axes ", layout.num_axes()}));
-    if (positions.tokens() != tokens) raise("positions.tokens", positions.tokens(), cat({"must equal tokens ", tokens}));
+    if (positions.tokens() != tokens)
+        raise("positions.tokens", positions.tokens(), cat({"must equal tokens ", tokens}));
     if (tokens == 0) return;
     if (positions.data() == nullptr) throw posenc::error("positions.data", "null", "must point to the positions");
-    const std::int64_t ts = tokens > 1 ? positions.token_stride() : 0, as = positions.axes() > 1 ? positions.axis_stride() : 0;
+    const std::int64_t ts = tokens > 1 ? positions.token_stride() : 0,
+                       as = positions.axes() > 1 ? positions.axis_stride() : 0;
     if (ts < 0 || as < 0 || ts > (INT64_MAX / 4) / tokens || as > (INT64_MAX / 4) / positions.axes())
-        raise("positions.token_stride", positions.token_stride(), "and axis_stride must be >= 0 and keep indices in range");
+        raise("positions.token_stride", positions.token_stride(),
+              "and axis_stride must be >= 0 and keep indices in range");
     const std::int64_t last = (tokens - 1) * ts + (positions.axes() - 1) * as;
     if (last >= positions.size())
         raise("positions.size", positions.size(), cat({"must be > the last index read, ", last}));

@@ -28,7 +28,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/bfloat16_even_odd.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/bfloat16_even_odd.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <cstddef>
@@ -51,7 +52,7 @@ namespace posenc::kernels::detail::even_odd {
 
 /// True when apply.hpp rotates T on arch A with this file's even/odd kernels.
 template <class A, class T>
-inline constexpr bool used_for = std::is_same_v<A, simd::avx512_bf16> && std::is_same_v<T, bfloat16>;
+inline constexpr bool used_for = std::is_same_v<A, simd::avx512_bf16>&& std::is_same_v<T, bfloat16>;
 
 /// The even and the odd elements of 32 consecutive bfloat16 values, widened to float.
 struct Lanes {
@@ -93,9 +94,9 @@ template <class A>
 POSENC_ALWAYS_INLINE void store(bfloat16* p, __m512 even, __m512 odd, __mmask32 words) noexcept
 {
     // word 2i <- word i (even lane i), word 2i + 1 <- word 16 + i (odd lane i)
-    alignas(64) static constexpr std::uint16_t interleave[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,
-                                                                  21, 6, 22, 7, 23, 8, 24, 9, 25, 10, 26,
-                                                                  11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+    alignas(64) static constexpr std::uint16_t interleave[32] = {0,  16, 1,  17, 2,  18, 3,  19, 4,  20, 5,
+                                                                 21, 6,  22, 7,  23, 8,  24, 9,  25, 10, 26,
+                                                                 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
     const __m512i packed = (__m512i)_mm512_cvtne2ps_pbh(odd, even);
     const __m512i in_order = _mm512_maskz_permutexvar_epi16(~__mmask32 {0}, _mm512_load_si512(interleave), packed);
     // zeros and subnormals take the exact path; tested in element order, where `words` applies
@@ -117,7 +118,10 @@ POSENC_ALWAYS_INLINE void rotate(__m512 a, __m512 b, __m512 c, __m512 s, __m512&
 
 /// The mask of a width's first words: all for a whole chunk, the first `count` otherwise.
 POSENC_ALWAYS_INLINE __mmask32 words_of(FullWidth, int) noexcept { return ~__mmask32 {0}; }
-POSENC_ALWAYS_INLINE __mmask32 words_of(PartialWidth w, int words_per_unit) noexcept { return first_words(words_per_unit * w.count); }
+POSENC_ALWAYS_INLINE __mmask32 words_of(PartialWidth w, int words_per_unit) noexcept
+{
+    return first_words(words_per_unit * w.count);
+}
 
 /// The pairing policy (rotation_skeleton.hpp) of interleaved pairs: a chunk is 16 pairs (32 elements at
 /// element 2j, even lanes the pairs' a, odd lanes their b), rotated with cos/sin of its pairs as
@@ -139,11 +143,12 @@ struct InterleavedPairs {
     static POSENC_ALWAYS_INLINE int element(int j) noexcept { return 2 * j; }  ///< pair j's first element
 
     template <class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width width, Coefficients<sizeof...(K)>& c,
-                                           std::index_sequence<K...>) const noexcept
+    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width width,
+                                           Coefficients<sizeof...(K)>& c, std::index_sequence<K...>) const noexcept
     {
         const auto row_mask = static_cast<__mmask16>(words_of(width, 1));
-        ((c.c[K] = _mm512_maskz_loadu_ps(row_mask, row.cos + j + 16 * K), c.s[K] = _mm512_maskz_loadu_ps(row_mask, row.sin + j + 16 * K)),
+        ((c.c[K] = _mm512_maskz_loadu_ps(row_mask, row.cos + j + 16 * K),
+          c.s[K] = _mm512_maskz_loadu_ps(row_mask, row.sin + j + 16 * K)),
          ...);
     }
     template <class Width, std::size_t... K>
@@ -161,7 +166,8 @@ struct InterleavedPairs {
         (even_odd::store<A>(head + 32 * K, y.x[K].even, y.x[K].odd, words_of(width, 2)), ...);
     }
     template <std::size_t... K>
-    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride, std::index_sequence<K...>) const noexcept
+    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride,
+                                       std::index_sequence<K...>) const noexcept
     {
         (simd::prefetch(head, simd::prefetch_heads_ahead * stride + static_cast<std::ptrdiff_t>(32 * K)), ...);
     }
@@ -188,11 +194,13 @@ struct HalfSplitPairs {
     static POSENC_ALWAYS_INLINE int element(int j) noexcept { return j; }
 
     template <class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width width, Coefficients<sizeof...(K)>& c,
-                                           std::index_sequence<K...>) const noexcept
+    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width width,
+                                           Coefficients<sizeof...(K)>& c, std::index_sequence<K...>) const noexcept
     {
-        alignas(64) static constexpr std::int32_t even_index[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
-        alignas(64) static constexpr std::int32_t odd_index[16] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+        alignas(64) static constexpr std::int32_t even_index[16] = {0,  2,  4,  6,  8,  10, 12, 14,
+                                                                    16, 18, 20, 22, 24, 26, 28, 30};
+        alignas(64) static constexpr std::int32_t odd_index[16] = {1,  3,  5,  7,  9,  11, 13, 15,
+                                                                   17, 19, 21, 23, 25, 27, 29, 31};
         const __m512i even = _mm512_load_si512(even_index), odd = _mm512_load_si512(odd_index);
         const __mmask32 words = words_of(width, 1);
         const auto low_mask = static_cast<__mmask16>(words), high_mask = static_cast<__mmask16>(words >> 16);
@@ -208,7 +216,8 @@ struct HalfSplitPairs {
                                    std::index_sequence<K...>) const noexcept
     {
         const __mmask32 words = words_of(width, 1);
-        ((x.a[K] = even_odd::load<A>(head + 32 * K, words), x.b[K] = even_odd::load<A>(head + half + 32 * K, words)), ...);
+        ((x.a[K] = even_odd::load<A>(head + 32 * K, words), x.b[K] = even_odd::load<A>(head + half + 32 * K, words)),
+         ...);
     }
     template <class Epilogue, class Order, class Width, std::size_t... K>
     POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, NoScale,
@@ -222,7 +231,8 @@ struct HalfSplitPairs {
         (even_odd::store<A>(head + half + 32 * K, y.b[K].even, y.b[K].odd, words), ...);
     }
     template <std::size_t... K>
-    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride, std::index_sequence<K...> k) const noexcept
+    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride,
+                                       std::index_sequence<K...> k) const noexcept
     {
         simd::prefetch_halves_ahead<32>(head, head + half, stride, k);
     }
@@ -255,8 +265,8 @@ struct HalfSplit16Pairs {
     static POSENC_ALWAYS_INLINE int element(int j) noexcept { return 2 * j; }  ///< the first element of chunk j / 16
 
     template <class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width, Coefficients<sizeof...(K)>& c,
-                                           std::index_sequence<K...>) const noexcept
+    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Plain&, int j, Width,
+                                           Coefficients<sizeof...(K)>& c, std::index_sequence<K...>) const noexcept
     {
         static_assert(std::is_same_v<Width, FullWidth>, "whole chunks of 16 pairs");
         ((c.c[K] = _mm512_loadu_ps(row.cos + j + 16 * K), c.s[K] = _mm512_loadu_ps(row.sin + j + 16 * K)), ...);
@@ -269,7 +279,8 @@ struct HalfSplit16Pairs {
         return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(simd::impl::all_lanes, w, 16));
     }
     template <class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void load(const bfloat16* head, Width, Regs<sizeof...(K)>& x, std::index_sequence<K...>) const noexcept
+    POSENC_ALWAYS_INLINE void load(const bfloat16* head, Width, Regs<sizeof...(K)>& x,
+                                   std::index_sequence<K...>) const noexcept
     {
         ((x.a[K] = widen(head + 32 * K), x.b[K] = widen(head + 32 * K + 16)), ...);
     }
@@ -295,7 +306,8 @@ struct HalfSplit16Pairs {
         (store_chunk(head + 32 * K, y.a[K], y.b[K]), ...);
     }
     template <std::size_t... K>
-    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride, std::index_sequence<K...>) const noexcept
+    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride,
+                                       std::index_sequence<K...>) const noexcept
     {
         (simd::prefetch(head, simd::prefetch_heads_ahead * stride + static_cast<std::ptrdiff_t>(32 * K)), ...);
     }

@@ -12,7 +12,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/checks.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/checks.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <cmath>
@@ -43,14 +44,21 @@ struct ViewGeometry {
     std::ptrdiff_t size, tokens, heads, head_dim, token_stride, head_stride;
     std::ptrdiff_t element_size;  ///< sizeof of the element type
     std::ptrdiff_t element_align;  ///< alignof of the element type (a power of two)
-    std::ptrdiff_t max_size;       ///< max_view_size(element_size), folded at compile time
+    std::ptrdiff_t max_size;  ///< max_view_size(element_size), folded at compile time
 };
 
 template <class U>
 ViewGeometry geometry(const HeadsView<U>& v) noexcept
 {
-    return {reinterpret_cast<std::uintptr_t>(v.data), v.size, v.tokens, v.heads, v.head_dim, v.token_stride,
-            v.head_stride, static_cast<std::ptrdiff_t>(sizeof(U)), static_cast<std::ptrdiff_t>(alignof(U)),
+    return {reinterpret_cast<std::uintptr_t>(v.data),
+            v.size,
+            v.tokens,
+            v.heads,
+            v.head_dim,
+            v.token_stride,
+            v.head_stride,
+            static_cast<std::ptrdiff_t>(sizeof(U)),
+            static_cast<std::ptrdiff_t>(alignof(U)),
             max_view_size(static_cast<std::ptrdiff_t>(sizeof(U)))};
 }
 
@@ -106,7 +114,10 @@ POSENC_ALWAYS_INLINE bool grid_rows_apart(std::ptrdiff_t tokens, std::ptrdiff_t 
 }
 
 /// Rule "angles": the angle source serves the spec's pairs (rotary_dim / 2).
-POSENC_ALWAYS_INLINE constexpr bool pairs_match(int angle_pairs, int spec_pairs) noexcept { return angle_pairs == spec_pairs; }
+POSENC_ALWAYS_INLINE constexpr bool pairs_match(int angle_pairs, int spec_pairs) noexcept
+{
+    return angle_pairs == spec_pairs;
+}
 
 /// Rule "range": 0 <= begin <= end <= tokens.
 POSENC_ALWAYS_INLINE constexpr bool range_within(TokenRange range, std::ptrdiff_t tokens) noexcept
@@ -143,15 +154,22 @@ POSENC_ALWAYS_INLINE constexpr bool is_enumerator(E value, E last) noexcept
 }
 
 /// Rule "norm.weighting": 0 (weight) or 1 (one_plus_weight).
-POSENC_ALWAYS_INLINE constexpr bool weighting_is_known(int weighting) noexcept { return weighting == 0 || weighting == 1; }
+POSENC_ALWAYS_INLINE constexpr bool weighting_is_known(int weighting) noexcept
+{
+    return weighting == 0 || weighting == 1;
+}
 
 /// Rule "weights": a weight span present, of at least head_dim floats (one per coordinate).
-inline bool weights_are_valid(const FloatSpan& w, int head_dim) noexcept { return w.data != nullptr && w.size >= head_dim; }
+inline bool weights_are_valid(const FloatSpan& w, int head_dim) noexcept
+{
+    return w.data != nullptr && w.size >= head_dim;
+}
 
 /// Rule "extent": elements from a view's first element to one past its last (tokens >= 1),
 /// kept from overflowing by the caller (last_index_within, or usual_view_is_valid's extents).
-POSENC_ALWAYS_INLINE constexpr std::ptrdiff_t extent_of(std::ptrdiff_t tokens, std::ptrdiff_t token_stride, std::ptrdiff_t heads,
-                                                        std::ptrdiff_t head_stride, std::ptrdiff_t head_dim) noexcept
+POSENC_ALWAYS_INLINE constexpr std::ptrdiff_t extent_of(std::ptrdiff_t tokens, std::ptrdiff_t token_stride,
+                                                        std::ptrdiff_t heads, std::ptrdiff_t head_stride,
+                                                        std::ptrdiff_t head_dim) noexcept
 {
     return (tokens > 1 ? (tokens - 1) * token_stride : 0) + (heads > 1 ? (heads - 1) * head_stride : 0) + head_dim;
 }
@@ -185,8 +203,8 @@ inline std::string last_index_text(const ViewGeometry& v)
     const u64 t = static_cast<u64>(v.tokens - 1), ts = static_cast<u64>(v.tokens > 1 ? v.token_stride : 0);
     const u64 h = static_cast<u64>(v.heads - 1), hs = static_cast<u64>(v.heads > 1 ? v.head_stride : 0);
     const u64 d = static_cast<u64>(v.head_dim - 1);
-    const bool exact = (ts == 0 || t <= max / ts) && (hs == 0 || h <= max / hs) && t * ts <= max - d &&
-                       h * hs <= max - d - t * ts;
+    const bool exact =
+        (ts == 0 || t <= max / ts) && (hs == 0 || h <= max / hs) && t * ts <= max - d && h * hs <= max - d - t * ts;
     if (exact) return std::to_string(t * ts + h * hs + d);
     return posenc::detail::format_value(static_cast<double>(t) * static_cast<double>(ts) +
                                         static_cast<double>(h) * static_cast<double>(hs) + static_cast<double>(d));
@@ -224,8 +242,8 @@ inline std::string last_index_text(const ViewGeometry& v)
     for (const Axis* a : {&token, &head}) {
         if (a->count > 1 && a->stride < 0)
             raise(member(name, a->stride_name), a->stride,
-                  cat({"must be >= head_dim ", d, " when ", a->count_name, " > 1 (element 1 of that axis would lie before ",
-                       name, ".data)"}));
+                  cat({"must be >= head_dim ", d, " when ", a->count_name,
+                       " > 1 (element 1 of that axis would lie before ", name, ".data)"}));
         if (a->count > 1 && a->stride < d)
             raise(member(name, a->stride_name), a->stride,
                   cat({"must be >= head_dim ", d, " when ", a->count_name, " > 1 (rows would overlap)"}));
@@ -237,8 +255,8 @@ inline std::string last_index_text(const ViewGeometry& v)
             const double needed =
                 static_cast<double>(small.stride) * static_cast<double>(small.count - 1) + static_cast<double>(d);
             raise(member(name, large.stride_name), large.stride,
-                  cat({"must be >= ", small.stride_name, " * (", small.count_name, " - 1) + head_dim = ",
-                       posenc::detail::format_value(needed), " (rows would overlap)"}));
+                  cat({"must be >= ", small.stride_name, " * (", small.count_name,
+                       " - 1) + head_dim = ", posenc::detail::format_value(needed), " (rows would overlap)"}));
         }
     }
     // the bound: the last element must lie inside [0, size) (the first is data[0])
@@ -336,7 +354,9 @@ inline bool views_overlap(const ViewGeometry& a, const ViewGeometry& b) noexcept
     const std::ptrdiff_t d = byte_distance / a.element_size;
     const std::ptrdiff_t h = a.head_dim;
     if (n == 2 && axes[0].stride < axes[1].stride) std::swap(axes[0], axes[1]);  // large stride first
-    auto clamp = [](std::ptrdiff_t x, const Axis& ax) { return x < ax.lowest ? ax.lowest : (x > ax.highest ? ax.highest : x); };
+    auto clamp = [](std::ptrdiff_t x, const Axis& ax) {
+        return x < ax.lowest ? ax.lowest : (x > ax.highest ? ax.highest : x);
+    };
     // Candidates along the small-stride axis for a residual r: the multiple nearest to -r and its neighbours.
     auto small_axis_hits = [&](std::ptrdiff_t r, const Axis& ax) {
         const std::ptrdiff_t j0 = clamp(nearest_multiple(-static_cast<double>(r), static_cast<double>(ax.stride)), ax);
@@ -393,8 +413,8 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
     // the message is built only on failure
     auto fail = [&](std::string field, std::int64_t value) {
         posenc::detail::raise(std::move(field), value,
-                              posenc::detail::cat({"must be in [", allowed.first, ", ", allowed.last, "], the positions the ",
-                                                   source_name, " serves"}));
+                              posenc::detail::cat({"must be in [", allowed.first, ", ", allowed.last,
+                                                   "], the positions the ", source_name, " serves"}));
     };
     if (positions.is_contiguous()) {
         if (range.size() == 0) return;
@@ -405,7 +425,8 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
         return;
     }
     if (positions.count() != tokens)
-        posenc::detail::raise("positions.count", positions.count(), posenc::detail::cat({"must equal tokens ", tokens}));
+        posenc::detail::raise("positions.count", positions.count(),
+                              posenc::detail::cat({"must equal tokens ", tokens}));
     if (tokens > 0 && positions.ids_data() == nullptr)
         throw posenc::error("positions.ids", "null", "must point to one id per token");
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
@@ -415,8 +436,8 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
 /// The output view `out` of input `in`: check_view (in place too: the caller's size of the
 /// output must cover what is written through it, whatever the input's says); then, unless it is
 /// the same view (in place), the input's tokens and heads. Returns whether it is in place.
-inline bool check_output_view(const ViewGeometry& out, const char* out_name, const ViewGeometry& in, const char* in_name,
-                              int spec_head_dim)
+inline bool check_output_view(const ViewGeometry& out, const char* out_name, const ViewGeometry& in,
+                              const char* in_name, int spec_head_dim)
 {
     check_view(out, out_name, spec_head_dim);
     if (same_view(out, in)) return true;
@@ -431,9 +452,10 @@ inline bool check_output_view(const ViewGeometry& out, const char* out_name, con
 inline void check_absent_means_empty(const ViewGeometry& k, const char* name)
 {
     if (k.address == 0 && (k.tokens != 0 || k.heads != 0 || k.head_dim != 0))
-        throw posenc::error(member(name, "data"), "null",
-                            posenc::detail::cat({"must point to the elements of ", shape_text(k.tokens, k.heads, k.head_dim),
-                                                 " (leave the whole view empty for no K)"}));
+        throw posenc::error(
+            member(name, "data"), "null",
+            posenc::detail::cat({"must point to the elements of ", shape_text(k.tokens, k.heads, k.head_dim),
+                                 " (leave the whole view empty for no K)"}));
 }
 
 /// check_rope_call's rules for the views (element type erased): see the file comment.
@@ -453,7 +475,8 @@ inline void check_rope_views(const ViewGeometry& q_in, const ViewGeometry& q_out
         check_view(k_in, "k_in", spec_head_dim);
         check_output_view(k_out, "k_out", k_in, "k_in", spec_head_dim);
         if (k_in.tokens != q_in.tokens)
-            posenc::detail::raise("k_in.tokens", k_in.tokens, posenc::detail::cat({"must equal q_in.tokens ", q_in.tokens}));
+            posenc::detail::raise("k_in.tokens", k_in.tokens,
+                                  posenc::detail::cat({"must equal q_in.tokens ", q_in.tokens}));
     }
     if (!q_in_place) require_disjoint(q_out, "q_out", q_in, "q_in");
     if (has_k) {
@@ -476,9 +499,10 @@ inline void check_direction(Direction direction)
 inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange range, std::ptrdiff_t tokens)
 {
     if (!pairs_match(angle_pairs, spec_pairs))
-        posenc::detail::raise("angles.num_pairs", angle_pairs,
-                              posenc::detail::cat({"must equal spec.num_pairs ", spec_pairs,
-                                                   " (rotary_dim / 2): the angle source was built for another rotary_dim"}));
+        posenc::detail::raise(
+            "angles.num_pairs", angle_pairs,
+            posenc::detail::cat({"must equal spec.num_pairs ", spec_pairs,
+                                 " (rotary_dim / 2): the angle source was built for another rotary_dim"}));
     if (!range_within(range, tokens))
         throw posenc::error("range", posenc::detail::cat({"[", range.begin, ", ", range.end, ")"}),
                             posenc::detail::cat({"must satisfy 0 <= begin <= end <= tokens ", tokens}));
@@ -487,12 +511,13 @@ inline void check_pairs_and_range(int angle_pairs, int spec_pairs, TokenRange ra
 /// The usual case of check_pairs_and_positions, decided without a message: the pairs agree, the
 /// range lies in the tokens, contiguous positions whose first and last the source serves.
 template <class Angles>
-POSENC_ALWAYS_INLINE bool pairs_and_positions_are_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                                   TokenRange range, std::ptrdiff_t tokens) noexcept
+POSENC_ALWAYS_INLINE bool pairs_and_positions_are_usual(const RopeSpec& spec, const Angles& angles,
+                                                        const PositionIds& positions, TokenRange range,
+                                                        std::ptrdiff_t tokens) noexcept
 {
     const PositionRange allowed = angles.position_range();
-    return pairs_match(angles.num_pairs(), spec.num_pairs()) && range_within(range, tokens) && range.begin < range.end &&
-           positions.is_contiguous() && position_start_in_reach(positions.start()) &&
+    return pairs_match(angles.num_pairs(), spec.num_pairs()) && range_within(range, tokens) &&
+           range.begin < range.end && positions.is_contiguous() && position_start_in_reach(positions.start()) &&
            allowed.contains(positions[range.begin]) && allowed.contains(positions[range.end - 1]);
 }
 
@@ -509,7 +534,8 @@ void check_pairs_and_positions(const RopeSpec& spec, const Angles& angles, const
 template <class U>
 POSENC_ALWAYS_INLINE bool is_absent(const HeadsView<U>& v) noexcept
 {
-    return (reinterpret_cast<std::uintptr_t>(v.data) | static_cast<std::uintptr_t>(v.tokens | v.heads | v.head_dim)) == 0;
+    return (reinterpret_cast<std::uintptr_t>(v.data) | static_cast<std::uintptr_t>(v.tokens | v.heads | v.head_dim)) ==
+           0;
 }
 
 /// Whether an output view is field for field its input view (in place), as one comparison of
@@ -558,7 +584,8 @@ POSENC_ALWAYS_INLINE bool in_place_views_are_valid(const QKViews<T>& v, int spec
 {
     if (!identical_views(v.q_in, v.q_out) || !usual_view_is_valid(v.q_in, spec_head_dim)) return false;
     if (is_absent(v.k_in) && is_absent(v.k_out)) return true;
-    if (!identical_views(v.k_in, v.k_out) || !usual_view_is_valid(v.k_in, spec_head_dim) || v.k_in.tokens != v.q_in.tokens)
+    if (!identical_views(v.k_in, v.k_out) || !usual_view_is_valid(v.k_in, spec_head_dim) ||
+        v.k_in.tokens != v.q_in.tokens)
         return false;
     if (v.q_in.tokens == 0 || !bytes_of(v.q_in).intersects(bytes_of(v.k_in))) return true;
     // the byte ranges meet (several tokens of packed QKV): the rules' exact row test
@@ -569,7 +596,7 @@ POSENC_ALWAYS_INLINE bool in_place_views_are_valid(const QKViews<T>& v, int spec
 /// off the usual call's path (rope_call_is_usual).
 template <class T, class Angles>
 POSENC_NOINLINE void check_rope_call_rules(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                           const QKViews<T>& views, TokenRange range)
+                                           const QKViews<T>& views, TokenRange range)
 {
     check_rope_views(geometry(views.q_in), geometry(views.q_out), geometry(views.k_in), geometry(views.k_out),
                      spec.head_dim());
@@ -582,8 +609,8 @@ POSENC_NOINLINE void check_rope_call_rules(const RopeSpec& spec, const Angles& a
 /// pairs_and_positions_are_usual (tests/kernels/rope_call_checks.cpp checks on mutated calls that
 /// it accepts nothing check_rope_call_rules refuses).
 template <class T, class Angles>
-POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                        TokenRange range) noexcept
+POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                                             const QKViews<T>& views, TokenRange range) noexcept
 {
     return in_place_views_are_valid(views, spec.head_dim()) &&
            pairs_and_positions_are_usual(spec, angles, positions, range, views.q_in.tokens);
@@ -598,7 +625,7 @@ POSENC_ALWAYS_INLINE bool rope_call_is_usual(const RopeSpec& spec, const Angles&
 /// decode_f32/cache_half and decode_pair_f32 of docs/benchmarks.md.
 template <class T, class Angles>
 POSENC_ALWAYS_INLINE bool decode_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
-                                                  const QKViews<T>& views, TokenRange range) noexcept
+                                               const QKViews<T>& views, TokenRange range) noexcept
 {
     using u64 = std::uint64_t;
     const HeadsView<const T>& q = views.q_in;

@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/fused_checks.hpp is internal to the kernels: include <posenc/kernels/qk_norm_rope.hpp or posenc/kernels/kv_cache_write.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/fused_checks.hpp is internal to the kernels: include <posenc/kernels/qk_norm_rope.hpp or posenc/kernels/kv_cache_write.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <algorithm>
@@ -54,9 +55,12 @@ inline void check_norm_parameters(float eps, int weighting, bool has_q, const Fl
     using posenc::detail::cat;
     if (!eps_is_valid(eps)) posenc::detail::raise("norm.eps", eps, "must be finite and >= 0");
     if (!weighting_is_known(weighting))
-        posenc::detail::raise("norm.weighting", weighting, "must be NormWeighting::weight or NormWeighting::one_plus_weight");
-    if (has_q && q_weight.data == nullptr) throw posenc::error("norm.q_weight", "null", "must point to head_dim weights of Q");
-    if (has_k && k_weight.data == nullptr) throw posenc::error("norm.k_weight", "null", "must point to head_dim weights of K");
+        posenc::detail::raise("norm.weighting", weighting,
+                              "must be NormWeighting::weight or NormWeighting::one_plus_weight");
+    if (has_q && q_weight.data == nullptr)
+        throw posenc::error("norm.q_weight", "null", "must point to head_dim weights of Q");
+    if (has_k && k_weight.data == nullptr)
+        throw posenc::error("norm.k_weight", "null", "must point to head_dim weights of K");
     const std::string rule = cat({"must be >= head_dim ", head_dim, " (one weight per coordinate)"});
     if (has_q && q_weight.size < head_dim) posenc::detail::raise("norm.q_weight.size", q_weight.size, rule);
     if (has_k && k_weight.size < head_dim) posenc::detail::raise("norm.k_weight.size", k_weight.size, rule);
@@ -141,23 +145,28 @@ inline void check_query_multipliers(const FloatSpan& m, std::ptrdiff_t tokens, T
     if (!m.present()) return;
     if (m.data == nullptr) throw posenc::error("q_multipliers.data", "null", "must point to one multiplier per token");
     if (m.size < tokens)
-        posenc::detail::raise("q_multipliers.size", m.size, cat({"must be >= tokens ", tokens, " (one multiplier per token)"}));
+        posenc::detail::raise("q_multipliers.size", m.size,
+                              cat({"must be >= tokens ", tokens, " (one multiplier per token)"}));
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
-        if (!std::isfinite(m.data[t])) posenc::detail::raise(cat({"q_multipliers[", t, "]"}), m.data[t], "must be finite");
+        if (!std::isfinite(m.data[t]))
+            posenc::detail::raise(cat({"q_multipliers[", t, "]"}), m.data[t], "must be finite");
 }
 
 /// One cache: geometry, storage and scale; `heads` and `head_dim` the K (V) head count and width
 /// (`source` names the width: "spec.head_dim", "v.head_dim"). Field names are built only on
 /// failure (this runs on every checked call).
-inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t heads, std::ptrdiff_t head_dim, const char* source)
+inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t heads, std::ptrdiff_t head_dim,
+                        const char* source)
 {
     using posenc::detail::cat;
     using posenc::detail::raise;
     auto field = [name](const char* member) { return cat({name, ".", member}); };
     if (c.data == nullptr) throw posenc::error(field("data"), "null", "must point to the cache");
     if (!is_enumerator(c.storage, CacheStorage::float8_e5m2))
-        raise(field("storage"), static_cast<int>(c.storage), "must be one of float32, bfloat16, float16, float8_e4m3, int8, float8_e5m2");
-    if (!is_enumerator(c.layout, CacheLayout::heads_major)) raise(field("layout"), static_cast<int>(c.layout), "must be token_major or heads_major");
+        raise(field("storage"), static_cast<int>(c.storage),
+              "must be one of float32, bfloat16, float16, float8_e4m3, int8, float8_e5m2");
+    if (!is_enumerator(c.layout, CacheLayout::heads_major))
+        raise(field("layout"), static_cast<int>(c.layout), "must be token_major or heads_major");
     if (!is_aligned(c))
         raise(field("data"), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(c.data)),
               cat({"must be a multiple of ", element_bytes(c.storage), " (the alignment of a ", to_string(c.storage),
@@ -176,22 +185,27 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
         raise(field("blocks"), c.blocks, "times block_size, heads and head_dim must stay below 2^60 elements");
     if (c.size < c.elements())
         raise(field("size"), c.size,
-              cat({c.row_width == 0 ? "must be >= blocks x block_size x heads x head_dim = " : "must be >= blocks x block_size x heads x row_width = ",
+              cat({c.row_width == 0 ? "must be >= blocks x block_size x heads x head_dim = "
+                                    : "must be >= blocks x block_size x heads x row_width = ",
                    c.elements(), " (the elements the buffer holds)"}));
     const bool quantized = is_quantized(c.storage);
     using Kind = CacheScale::Kind;
     if (quantized && c.scale.kind == Kind::none)
-        throw posenc::error(field("scale"), "none", cat({"must be given (per tensor or per head) for a ", to_string(c.storage), " cache"}));
+        throw posenc::error(field("scale"), "none",
+                            cat({"must be given (per tensor or per head) for a ", to_string(c.storage), " cache"}));
     if (!is_enumerator(c.scale.kind, CacheScale::Kind::per_head))
         raise(field("scale.kind"), static_cast<int>(c.scale.kind), "must be none, per_tensor or per_head");
     if (!quantized && c.scale.kind != Kind::none)
         throw posenc::error(field("scale"), c.scale.kind == Kind::per_tensor ? "per_tensor" : "per_head",
                             cat({"must be none for a ", to_string(c.storage), " cache (scales are for fp8 and int8)"}));
-    if (c.scale.kind == Kind::per_tensor && !scale_is_valid(c.scale.value)) raise(field("scale"), c.scale.value, "must be finite and > 0");
+    if (c.scale.kind == Kind::per_tensor && !scale_is_valid(c.scale.value))
+        raise(field("scale"), c.scale.value, "must be finite and > 0");
     if (c.scale.kind != Kind::per_head) return;
-    if (c.scale.per_head.data == nullptr) throw posenc::error(field("scale.per_head"), "null", "must point to one scale per head");
+    if (c.scale.per_head.data == nullptr)
+        throw posenc::error(field("scale.per_head"), "null", "must point to one scale per head");
     if (c.scale.per_head.size < c.heads)
-        raise(field("scale.per_head.size"), c.scale.per_head.size, cat({"must be >= heads ", c.heads, " (one scale per head)"}));
+        raise(field("scale.per_head.size"), c.scale.per_head.size,
+              cat({"must be >= heads ", c.heads, " (one scale per head)"}));
     const std::ptrdiff_t h = first_invalid_scale(c);
     if (h < c.heads) raise(cat({name, ".scale[", h, "]"}), c.scale.per_head.data[h], "must be finite and > 0");
 }
@@ -202,7 +216,8 @@ inline void check_slots(const SlotMapping& slots, std::ptrdiff_t tokens, TokenRa
 {
     using posenc::detail::cat;
     if (!slots.present()) throw posenc::error("slot_mapping", "null", "must point to one slot per token");
-    if (slots.count() != tokens) posenc::detail::raise("slot_mapping.count", slots.count(), cat({"must equal tokens ", tokens}));
+    if (slots.count() != tokens)
+        posenc::detail::raise("slot_mapping.count", slots.count(), cat({"must equal tokens ", tokens}));
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         const std::int64_t s = slots[t];
         if (!slot_in_range(s, cache_slots))
@@ -216,7 +231,8 @@ inline bool cache_is_valid(const KvCacheView& c, std::ptrdiff_t heads, std::ptrd
 {
     if (c.data == nullptr || !is_enumerator(c.storage, CacheStorage::float8_e5m2) ||
         !is_enumerator(c.layout, CacheLayout::heads_major) || !is_aligned(c) || c.blocks < 1 || c.block_size < 1 ||
-        c.heads != heads || c.head_dim != head_dim || !cache_columns_fit(c) || !cache_elements_fit(c) || c.size < c.elements())
+        c.heads != heads || c.head_dim != head_dim || !cache_columns_fit(c) || !cache_elements_fit(c) ||
+        c.size < c.elements())
         return false;
     using Kind = CacheScale::Kind;
     if (!is_quantized(c.storage)) return c.scale.kind == Kind::none;
@@ -238,8 +254,8 @@ bool is_given(const HeadsView<const T>& v) noexcept
 /// calls and compares). It runs on every checked call: row decode_step_f32/qwen3_8b of
 /// docs/benchmarks.md.
 template <class T, class Angles>
-bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const FusedArgs<T>& f,
-                         int weighting, TokenRange range) noexcept
+bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                         const FusedArgs<T>& f, int weighting, TokenRange range) noexcept
 {
     const int d = spec.head_dim();
     const std::ptrdiff_t tokens = f.k_in.tokens;
@@ -313,9 +329,11 @@ void check_cache_call_memory(const FusedArgs<T>& f, TokenRange range, int head_d
     }
     if (!f.q_multipliers.present()) return;
     if (!f.norm)
-        throw posenc::error("q_multipliers", "given",
-                            "must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
-    if (!f.q_out.present() && !f.q_rows.present()) throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
+        throw posenc::error(
+            "q_multipliers", "given",
+            "must be absent without the QK-norm (they scale Q in qk_norm_rope and qk_norm_rope_into_cache)");
+    if (!f.q_out.present() && !f.q_rows.present())
+        throw posenc::error("q_multipliers", "given", "must be absent when the call has no Q");
     check_query_multipliers(f.q_multipliers, f.k_in.tokens, range);
     const NamedBytes m {bytes_of(f.q_multipliers, f.k_in.tokens), "q_multipliers"};
     for (const NamedBytes& written : {q_out, key, value}) require_apart(written, {m});
@@ -331,18 +349,26 @@ void check_q_rows(const RopeSpec& spec, const Angles& angles, const PositionIds&
     using posenc::detail::cat;
     if (f.q_out.present()) throw posenc::error("q_out", "given", "must be absent when Q goes to q_rows");
     if (!f.q_in.present()) throw posenc::error("q_in.data", "null", "must point to the Q that q_rows receives");
-    const HeadsView<T> q_as_out(const_cast<T*>(f.q_in.data), f.q_in.size, {f.q_in.tokens, f.q_in.heads, f.q_in.head_dim},
-                                {f.q_in.token_stride, f.q_in.head_stride});  // apply's rules of Q in place (nothing written)
+    const HeadsView<T> q_as_out(
+        const_cast<T*>(f.q_in.data), f.q_in.size, {f.q_in.tokens, f.q_in.heads, f.q_in.head_dim},
+        {f.q_in.token_stride, f.q_in.head_stride});  // apply's rules of Q in place (nothing written)
     check_rope_call(spec, angles, positions, QKViews<T>::in_place(q_as_out), range);
     const std::ptrdiff_t tokens = f.k_in.tokens;
-    if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, cat({"must equal k.tokens ", tokens}));
+    if (f.q_in.tokens != tokens)
+        posenc::detail::raise("q_in.tokens", f.q_in.tokens, cat({"must equal k.tokens ", tokens}));
     check_cache(f.q_rows, "q_rows", f.q_in.heads, spec.head_dim(), "spec.head_dim");
-    if (f.q_rows.slots() < tokens) posenc::detail::raise("q_rows.slots", f.q_rows.slots(), cat({"must be >= tokens ", tokens, " (a row per token)"}));
+    if (f.q_rows.slots() < tokens)
+        posenc::detail::raise("q_rows.slots", f.q_rows.slots(),
+                              cat({"must be >= tokens ", tokens, " (a row per token)"}));
     const int d = spec.head_dim();
     const ByteRange value = is_given(f.v_in) ? bytes_of(f.value_cache) : ByteRange {0, 0};
     require_apart({bytes_of(f.q_rows), "q_rows"},
-                  {{bytes_of(f.q_in), "q_in"}, {bytes_of(f.k_in), "k"}, {bytes_of(f.v_in), "v"}, {bytes_of(f.key_cache), "key_cache"},
-                   {value, "value_cache"}, {f.norm ? bytes_of(f.q_weight, d) : ByteRange {0, 0}, "norm.q_weight"},
+                  {{bytes_of(f.q_in), "q_in"},
+                   {bytes_of(f.k_in), "k"},
+                   {bytes_of(f.v_in), "v"},
+                   {bytes_of(f.key_cache), "key_cache"},
+                   {value, "value_cache"},
+                   {f.norm ? bytes_of(f.q_weight, d) : ByteRange {0, 0}, "norm.q_weight"},
                    {f.norm ? bytes_of(f.k_weight, d) : ByteRange {0, 0}, "norm.k_weight"},
                    {bytes_of(f.q_multipliers, f.q_multipliers.present() ? tokens : 0), "q_multipliers"}});
 }
@@ -354,7 +380,8 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
 {
     using posenc::detail::cat;
     check_fused_head_dim(spec);
-    if (f.norm) check_norm_parameters(f.eps, weighting, f.q_in.present(), f.q_weight, true, f.k_weight, spec.head_dim());
+    if (f.norm)
+        check_norm_parameters(f.eps, weighting, f.q_in.present(), f.q_weight, true, f.k_weight, spec.head_dim());
     if (is_given(f.k_in)) check_view(f.k_in, "k", spec);
     else throw posenc::error("k.data", "null", "must point to the K to rotate into the cache");
     const std::ptrdiff_t tokens = f.k_in.tokens;
@@ -363,7 +390,8 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
     } else if (f.q_in.present() || f.q_out.present()) {
         // Q with K's positions, through apply's own rules.
         check_rope_call(spec, angles, positions, QKViews<T> {f.q_in, f.q_out, {}, {}}, range);
-        if (f.q_in.tokens != tokens) posenc::detail::raise("q_in.tokens", f.q_in.tokens, cat({"must equal k.tokens ", tokens}));
+        if (f.q_in.tokens != tokens)
+            posenc::detail::raise("q_in.tokens", f.q_in.tokens, cat({"must equal k.tokens ", tokens}));
         require_disjoint(f.q_out, "q_out", f.k_in, "k");
     } else {
         check_pairs_and_positions(spec, angles, positions, range, tokens);
@@ -374,16 +402,19 @@ void check_cache_call_rules(const RopeSpec& spec, const Angles& angles, const Po
     if (is_given(f.v_in)) {
         // V and its cache rows may be of another width than K's (an MLA cache's c_kv)
         if (f.v_in.head_dim < 1 || f.v_in.head_dim > max_fused_head_dim)
-            posenc::detail::raise("v.head_dim", f.v_in.head_dim, cat({"must be in [1, ", max_fused_head_dim, "] for the fused steps"}));
+            posenc::detail::raise("v.head_dim", f.v_in.head_dim,
+                                  cat({"must be in [1, ", max_fused_head_dim, "] for the fused steps"}));
         check_view(geometry(f.v_in), "v", static_cast<int>(f.v_in.head_dim));
-        if (f.v_in.tokens != tokens) posenc::detail::raise("v.tokens", f.v_in.tokens, cat({"must equal k.tokens ", tokens}));
+        if (f.v_in.tokens != tokens)
+            posenc::detail::raise("v.tokens", f.v_in.tokens, cat({"must equal k.tokens ", tokens}));
         check_cache(f.value_cache, "value_cache", f.v_in.heads, f.v_in.head_dim, "v.head_dim");
         if (f.value_cache.slots() < slots) {
             slots = f.value_cache.slots();
             smallest = "value_cache";
         }
     } else if (f.value_cache.present()) {
-        throw posenc::error("v.data", "null", "must point to the V to copy into value_cache (or leave value_cache empty)");
+        throw posenc::error("v.data", "null",
+                            "must point to the V to copy into value_cache (or leave value_cache empty)");
     }
     check_cache_call_memory(f, range, spec.head_dim());
     check_slots(f.slots, tokens, range, slots, smallest);
@@ -425,23 +456,28 @@ void check_norm_call(const RopeSpec& spec, const Angles& angles, const PositionI
 /// K's output and the weights); the rows a valid cache view of Q's heads and head_dim with a row
 /// per token, apart from every other argument.
 template <class T, class Angles>
-void check_norm_rows_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions, const QKViews<T>& views,
-                          const FusedArgs<T>& f, int weighting, TokenRange range)
+void check_norm_rows_call(const RopeSpec& spec, const Angles& angles, const PositionIds& positions,
+                          const QKViews<T>& views, const FusedArgs<T>& f, int weighting, TokenRange range)
 {
     using posenc::detail::cat;
     if (!f.q_rows.present()) throw posenc::error("q_rows.data", "null", "must point to the rows that receive Q");
     if (views.q_out.present()) throw posenc::error("q_out", "given", "must be absent when Q goes to q_rows");
     if (!views.q_in.present()) throw posenc::error("q_in.data", "null", "must point to the Q that q_rows receives");
     const HeadsView<const T>& q = views.q_in;
-    const HeadsView<T> q_as_out(const_cast<T*>(q.data), q.size, {q.tokens, q.heads, q.head_dim}, {q.token_stride, q.head_stride});
+    const HeadsView<T> q_as_out(const_cast<T*>(q.data), q.size, {q.tokens, q.heads, q.head_dim},
+                                {q.token_stride, q.head_stride});
     check_norm_call(spec, angles, positions, QKViews<T> {q, q_as_out, views.k_in, views.k_out}, f, weighting, range);
     check_cache(f.q_rows, "q_rows", q.heads, spec.head_dim(), "spec.head_dim");
     if (f.q_rows.slots() < q.tokens)
-        posenc::detail::raise("q_rows.slots", f.q_rows.slots(), cat({"must be >= q_in.tokens ", q.tokens, " (a row per token)"}));
+        posenc::detail::raise("q_rows.slots", f.q_rows.slots(),
+                              cat({"must be >= q_in.tokens ", q.tokens, " (a row per token)"}));
     const int d = spec.head_dim();
     require_apart({bytes_of(f.q_rows), "q_rows"},
-                  {{bytes_of(q), "q_in"}, {bytes_of(views.k_in), "k_in"}, {bytes_of(views.k_out), "k_out"},
-                   {bytes_of(f.q_weight, d), "norm.q_weight"}, {bytes_of(f.k_weight, d), "norm.k_weight"},
+                  {{bytes_of(q), "q_in"},
+                   {bytes_of(views.k_in), "k_in"},
+                   {bytes_of(views.k_out), "k_out"},
+                   {bytes_of(f.q_weight, d), "norm.q_weight"},
+                   {bytes_of(f.k_weight, d), "norm.k_weight"},
                    {bytes_of(f.q_multipliers, f.q_multipliers.present() ? q.tokens : 0), "q_multipliers"}});
 }
 

@@ -15,7 +15,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/fused_loops.hpp is internal to the kernels: include <posenc/kernels/qk_norm_rope.hpp or posenc/kernels/kv_cache_write.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/fused_loops.hpp is internal to the kernels: include <posenc/kernels/qk_norm_rope.hpp or posenc/kernels/kv_cache_write.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <xsimd/xsimd.hpp>
@@ -56,7 +57,7 @@ struct FusedArgs {
     int head_dim = 0;
     int rotary_dim = 0;
     int rotary_offset = 0;  ///< the rotated slice of a head: [rotary_offset, rotary_offset + rotary_dim)
-    int v_head_dim = 0;     ///< V's heads and value_cache's rows (an MLA cache's c_kv: 512 beside k_pe's 64)
+    int v_head_dim = 0;  ///< V's heads and value_cache's rows (an MLA cache's c_kv: 512 beside k_pe's 64)
     bool norm = false;
     float eps = 0.0f;
     float weight_offset = 0.0f;  ///< 0: x * inv_rms * w;  1: x * inv_rms * (1 + w)
@@ -82,8 +83,11 @@ bool streams_cache(const FusedArgs<T>& f, TokenRange range) noexcept
 {
     if (!f.key_cache.present() || f.stores == CacheStores::cached) return false;
     if (f.stores == CacheStores::streaming) return true;
-    std::size_t row = static_cast<std::size_t>(f.key_cache.heads * f.key_cache.head_dim) * element_bytes(f.key_cache.storage);
-    if (f.v_in.present()) row += static_cast<std::size_t>(f.value_cache.heads * f.value_cache.head_dim) * element_bytes(f.value_cache.storage);
+    std::size_t row =
+        static_cast<std::size_t>(f.key_cache.heads * f.key_cache.head_dim) * element_bytes(f.key_cache.storage);
+    if (f.v_in.present())
+        row += static_cast<std::size_t>(f.value_cache.heads * f.value_cache.head_dim) *
+               element_bytes(f.value_cache.storage);
     const std::size_t tokens = static_cast<std::size_t>(range.end - range.begin);
     return row > 0 && tokens >= (streaming_stores_from + row - 1) / row;  // tokens * row >= threshold, without overflow
 }
@@ -127,7 +131,7 @@ inline constexpr int norm_tile = 16;
 /// root are correctly rounded in every lane, as the scalar float formula).
 template <class A, class T>
 POSENC_ALWAYS_INLINE void tile_inv_rms(const HeadsView<const T>& in, std::ptrdiff_t t, std::ptrdiff_t h0, int count,
-                                        int head_dim, float eps, float* r, bool prefetch) noexcept
+                                       int head_dim, float eps, float* r, bool prefetch) noexcept
 {
     using vec = simd::floats<A>;
     constexpr int lanes = simd::float_lanes<A>;
@@ -137,7 +141,8 @@ POSENC_ALWAYS_INLINE void tile_inv_rms(const HeadsView<const T>& in, std::ptrdif
         const std::ptrdiff_t ahead = simd::prefetch_heads_ahead * in.head_stride;
         for (int i = 0; i < count; ++i) {
             const T* x = in.head(t, h0 + i);
-            for (std::ptrdiff_t e = 0; e < head_dim; e += 64 / static_cast<std::ptrdiff_t>(sizeof(T))) simd::prefetch(x, ahead + e);
+            for (std::ptrdiff_t e = 0; e < head_dim; e += 64 / static_cast<std::ptrdiff_t>(sizeof(T)))
+                simd::prefetch(x, ahead + e);
         }
     }
     for (int i = 0; i < count; ++i) sums[i] = head_sum_squares<A>(in.head(t, h0 + i), head_dim);
@@ -189,8 +194,8 @@ void norm_pass_through(HeadRun<T, Out> run, int begin, int end, const Normed& no
 /// GroupedStores. Called directly, not through a generic lambda: GCC compiled such a lambda out
 /// of line in the larger per-ISA units (a call per tensor and token; docs/benchmarks.md).
 template <class A, Pairing P, class T, class Out, class Epilogue>
-POSENC_ALWAYS_INLINE void rotate_slice_pairs(const HeadRun<T, Out>& run, const Epilogue& e, const AngleRow& row, int pairs,
-                                             bool grouped_stores) noexcept
+POSENC_ALWAYS_INLINE void rotate_slice_pairs(const HeadRun<T, Out>& run, const Epilogue& e, const AngleRow& row,
+                                             int pairs, bool grouped_stores) noexcept
 {
     if constexpr (P == Pairing::half_split) {
         if (grouped_stores) rotate_row<A, norm_chunks<A>, GroupedStores>(run, HalfSplitPairs<A> {pairs}, e, row, pairs);
@@ -221,8 +226,8 @@ POSENC_ALWAYS_INLINE void norm_rotate_slice(HeadRun<T, Out> run, HeadSlice slice
 /// the norm, in place). Not forced inline: one compiled copy per type combination serves every
 /// caller (half the per-ISA units' compile time).
 template <class A, Pairing P, bool Norm, class T, class Out>
-void norm_rope_heads(const HeadRun<T, Out>& run, HeadSlice slice, const AngleRow& row, const Normed& norm, bool copy_rest,
-                     bool grouped_stores) noexcept
+void norm_rope_heads(const HeadRun<T, Out>& run, HeadSlice slice, const AngleRow& row, const Normed& norm,
+                     bool copy_rest, bool grouped_stores) noexcept
 {
     norm_rotate_slice<A, P, Norm>(run, slice, row, norm, grouped_stores);
     if (!copy_rest || slice.rotary_dim == slice.head_dim) return;
@@ -239,7 +244,8 @@ void store_quantized(const float* v, std::byte* dst, int n, CacheStorage storage
     } else if (storage == CacheStorage::float8_e5m2) {
         for (int i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(to_float8_e5m2_on<A>(v[i] / scale).bits);
     } else {
-        for (int i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(static_cast<std::uint8_t>(quantize_int8_on<A>(v[i] / scale)));
+        for (int i = 0; i < n; ++i)
+            dst[i] = static_cast<std::byte>(static_cast<std::uint8_t>(quantize_int8_on<A>(v[i] / scale)));
     }
 }
 
@@ -257,10 +263,10 @@ bool rms_per_head(int head_dim, int rotary_dim, bool several_tokens) noexcept
 
 /// What every tensor of one token shares in a fused call.
 struct TokenStep {
-    AngleRow row;         ///< cos/sin (expanded for interleaved pairs)
-    bool prefetch;        ///< hint heads ahead
+    AngleRow row;  ///< cos/sin (expanded for interleaved pairs)
+    bool prefetch;  ///< hint heads ahead
     bool several_tokens;  ///< the store order and rms_per_head
-    bool stream;          ///< cache rows streamed (streams_cache)
+    bool stream;  ///< cache rows streamed (streams_cache)
 };
 
 /// The heads of one tensor at token t in tiles: all of them when each head forms its own 1 / rms
@@ -307,7 +313,8 @@ POSENC_ALWAYS_INLINE void copy_bytes(void* dst, const void* src, std::size_t byt
     std::size_t i = 0;
     for (; i + 4 * batch::size <= bytes; i += 4 * batch::size) {
         const batch b0 = batch::load_unaligned(s + i), b1 = batch::load_unaligned(s + i + batch::size);
-        const batch b2 = batch::load_unaligned(s + i + 2 * batch::size), b3 = batch::load_unaligned(s + i + 3 * batch::size);
+        const batch b2 = batch::load_unaligned(s + i + 2 * batch::size),
+                    b3 = batch::load_unaligned(s + i + 3 * batch::size);
         b0.store_unaligned(d + i), b1.store_unaligned(d + i + batch::size);
         b2.store_unaligned(d + i + 2 * batch::size), b3.store_unaligned(d + i + 3 * batch::size);
     }
@@ -319,7 +326,8 @@ POSENC_ALWAYS_INLINE void copy_bytes(void* dst, const void* src, std::size_t byt
 /// (copy_bytes): one run when both sides are contiguous (a slot of a token-major or paged cache,
 /// V inside packed QKV), a run per row otherwise.
 template <class A, class T>
-void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads, int n) noexcept
+void copy_heads(const T* x, std::ptrdiff_t x_stride, T* y, std::ptrdiff_t y_stride, std::ptrdiff_t heads,
+                int n) noexcept
 {
     const std::size_t row = static_cast<std::size_t>(n) * sizeof(T);
     if (heads == 1 || (x_stride == n && y_stride == n)) {
@@ -340,8 +348,8 @@ inline std::ptrdiff_t slot_head_step(const KvCacheView& cache, std::ptrdiff_t s,
 /// with non-temporal stores (simd::stream_copy), in one run when both sides are contiguous; a run
 /// whose address or length stream_copy cannot take is copied with ordinary stores.
 template <class A>
-void stream_rows(std::byte* dst, std::ptrdiff_t dst_step, const std::byte* src, std::ptrdiff_t src_step, std::ptrdiff_t rows,
-                 std::size_t row_bytes) noexcept
+void stream_rows(std::byte* dst, std::ptrdiff_t dst_step, const std::byte* src, std::ptrdiff_t src_step,
+                 std::ptrdiff_t rows, std::size_t row_bytes) noexcept
 {
     const auto row = static_cast<std::ptrdiff_t>(row_bytes);
     const bool one_run = rows == 1 || (dst_step == row && src_step == row);
@@ -372,8 +380,8 @@ POSENC_ALWAYS_INLINE bool copy_values_to_slot(const HeadsView<const T>& v, const
         return true;
     }
     const auto size = static_cast<std::ptrdiff_t>(sizeof(T));
-    stream_rows<A>(reinterpret_cast<std::byte*>(y), step * size, reinterpret_cast<const std::byte*>(x), v.head_stride * size,
-                   v.heads, static_cast<std::size_t>(head_dim) * sizeof(T));
+    stream_rows<A>(reinterpret_cast<std::byte*>(y), step * size, reinterpret_cast<const std::byte*>(x),
+                   v.head_stride * size, v.heads, static_cast<std::size_t>(head_dim) * sizeof(T));
     return true;
 }
 
@@ -418,7 +426,8 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
                                     norm.from_head(i), true, step.several_tokens);
         // the scale read here, not through CacheScale::of_head: a non-template function compiled in
         // a per-ISA unit would be one symbol shared with the default-flag code (check-isa-symbols.sh)
-        const float scale = cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head.data[h] : cache.scale.value;
+        const float scale =
+            cache.scale.kind == CacheScale::Kind::per_head ? cache.scale.per_head.data[h] : cache.scale.value;
         store_quantized<A>(buffer, staged ? staging : row, slice.head_dim, cache.storage, scale);
         if (staged) simd::stream_copy<A>(row, staging, row_bytes);
     }
@@ -428,8 +437,9 @@ void heads_to_quantized(const HeadRun<T, std::byte>& run, const KvCacheView& cac
 /// cache_stage_bytes of rows formed at a time in a staging buffer, then stream_rows. Out of line:
 /// the buffer is on this function's stack only, not on every cached write's.
 template <class A, Pairing P, bool Norm, class T>
-POSENC_NOINLINE void heads_to_cache_streamed(const HeadRun<T, std::byte>& run, const KvCacheView& cache, std::ptrdiff_t s,
-                                             std::ptrdiff_t h0, HeadSlice slice, const Normed& norm, const TokenStep& step) noexcept
+POSENC_NOINLINE void heads_to_cache_streamed(const HeadRun<T, std::byte>& run, const KvCacheView& cache,
+                                             std::ptrdiff_t s, std::ptrdiff_t h0, HeadSlice slice, const Normed& norm,
+                                             const TokenStep& step) noexcept
 {
     alignas(64) std::byte staging[cache_stage_bytes];
     static_assert(cache_stage_bytes >= max_fused_head_dim * sizeof(float), "the staging buffer holds a head");
@@ -439,9 +449,11 @@ POSENC_NOINLINE void heads_to_cache_streamed(const HeadRun<T, std::byte>& run, c
     const auto count = static_cast<int>(run.heads);
     for (int i0 = 0; i0 < count; i0 += stage_heads) {
         const int n = std::min(stage_heads, count - i0);
-        heads_to_rows<A, P, Norm, T>({run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n, run.prefetch},
-                                     cache.storage, slice, norm.from_head(i0), step);
-        stream_rows<A>(cache.head(s, h0 + i0), run.out_stride * element, staging, static_cast<std::ptrdiff_t>(row_bytes), n, row_bytes);
+        heads_to_rows<A, P, Norm, T>(
+            {run.in + i0 * run.in_stride, staging, run.in_stride, slice.head_dim, n, run.prefetch}, cache.storage,
+            slice, norm.from_head(i0), step);
+        stream_rows<A>(cache.head(s, h0 + i0), run.out_stride * element, staging,
+                       static_cast<std::ptrdiff_t>(row_bytes), n, row_bytes);
     }
 }
 
@@ -454,7 +466,8 @@ void heads_to_cache(const HeadsView<const T>& in, const KvCacheView& cache, std:
     const auto s = static_cast<std::ptrdiff_t>(slot);
     const std::ptrdiff_t head_step = slot_head_step(cache, s, in.heads);
     for_each_tile<A, P, Norm>(in, t, slice, norm, step, [&](std::ptrdiff_t h0, int count, const Normed& tile) {
-        const HeadRun<T, std::byte> run {in.head(t, h0), cache.head(s, h0), in.head_stride, head_step, count, step.prefetch};
+        const HeadRun<T, std::byte> run {in.head(t, h0), cache.head(s, h0), in.head_stride, head_step,
+                                         count,          step.prefetch};
         if (is_quantized(cache.storage)) heads_to_quantized<A, P, Norm>(run, cache, s, h0, slice, tile, step);
         else if (!step.stream) heads_to_rows<A, P, Norm>(run, cache.storage, slice, tile, step);
         else heads_to_cache_streamed<A, P, Norm>(run, cache, s, h0, slice, tile, step);
@@ -494,7 +507,8 @@ POSENC_ALWAYS_INLINE void head_to_row(const T* x, T* y, HeadSlice slice, const A
         constexpr int lanes = simd::float_lanes<A>, group = norm_chunks<A> * lanes;
         int j = 0;
         for (; j + group <= slice.rotary_dim; j += group)
-            rotate_group<A, GroupedStores>(rotated, pairs, Plain {}, row, j, FullWidth {}, std::make_index_sequence<norm_chunks<A>>());
+            rotate_group<A, GroupedStores>(rotated, pairs, Plain {}, row, j, FullWidth {},
+                                           std::make_index_sequence<norm_chunks<A>>());
         for (; j < slice.rotary_dim; j += lanes)  // rotary_dim: a multiple of 2 lanes
             rotate_group<A, GroupedStores>(rotated, pairs, Plain {}, row, j, FullWidth {}, std::index_sequence<0> {});
     } else {
@@ -519,7 +533,9 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
     const int num_pairs = f.rotary_dim / 2;
     const bool k_to_view = f.k_in.present() && f.k_out.present();
     const bool several_tokens = range.end - range.begin > 1;
-    TokenStep step {{scratch_cos, scratch_sin}, several_tokens && simd::software_prefetch_pays<A>(), several_tokens,
+    TokenStep step {{scratch_cos, scratch_sin},
+                    several_tokens && simd::software_prefetch_pays<A>(),
+                    several_tokens,
                     streams_cache(f, range)};
     const Normed k_norm {{f.k_weight.data, f.weight_offset}, nullptr, f.eps, f.head_dim};
     Normed q_norm {{f.q_weight.data, f.weight_offset}, nullptr, f.eps, f.head_dim};
@@ -541,19 +557,21 @@ void fused_tokens(const FusedArgs<T>& f, const Angles& angles, const PositionIds
         }
         step.row.cos = row.cos;
         step.row.sin = row.sin;
-        if (f.q_multipliers.data != nullptr) q_norm.weights.scale = f.q_multipliers.data[t];  // with the norm only (the checks)
+        if (f.q_multipliers.data != nullptr)
+            q_norm.weights.scale = f.q_multipliers.data[t];  // with the norm only (the checks)
         if (f.q_rows.present()) heads_to_cache<A, P, Norm>(f.q_in, f.q_rows, t, t, slice, q_norm, step);
         else if (f.q_in.present()) heads_to_view<A, P, Norm>(f.q_in, f.q_out, t, slice, q_norm, step);
         if (k_to_view) heads_to_view<A, P, Norm>(f.k_in, f.k_out, t, slice, k_norm, step);
         if (slot < 0) continue;
         if (k_to_row)
-            head_to_row<A, P>(f.k_in.head(t, 0), reinterpret_cast<T*>(f.key_cache.head(static_cast<std::ptrdiff_t>(slot), 0)),
-                              slice, row, as_given, several_tokens);
-        else
-            heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, slice, k_norm, step);
+            head_to_row<A, P>(f.k_in.head(t, 0),
+                              reinterpret_cast<T*>(f.key_cache.head(static_cast<std::ptrdiff_t>(slot), 0)), slice, row,
+                              as_given, several_tokens);
+        else heads_to_cache<A, P, Norm>(f.k_in, f.key_cache, t, slot, slice, k_norm, step);
         // V: copied, or converted to the cache's type (no norm, no rotation)
         if (f.v_in.present() && !copy_values_to_slot<A>(f.v_in, f.value_cache, t, slot, f.v_head_dim, step.stream))
-            heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, HeadSlice {f.v_head_dim, 0, 0}, Normed {}, step);
+            heads_to_cache<A, P, false>(f.v_in, f.value_cache, t, slot, HeadSlice {f.v_head_dim, 0, 0}, Normed {},
+                                        step);
     }
     if (step.stream) simd::store_fence<A>();
 }
@@ -575,8 +593,8 @@ void fused_run(Pairing pairing, const FusedArgs<T>& f, const Angles& angles, con
 template <class Angles, class = void>
 inline constexpr bool has_pair_positions = false;
 template <class Angles>
-inline constexpr bool has_pair_positions<Angles, std::void_t<decltype(std::declval<const Angles&>().position_of_pair(0, 0))>> =
-    true;
+inline constexpr bool
+    has_pair_positions<Angles, std::void_t<decltype(std::declval<const Angles&>().position_of_pair(0, 0))>> = true;
 
 /// The position pair `pair` of token t rotates by: positions[t], or the pair's axis's position.
 template <class Angles>

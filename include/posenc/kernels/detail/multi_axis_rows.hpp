@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/multi_axis_rows.hpp is internal to the kernels: include <posenc/kernels/multi_axis.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/multi_axis_rows.hpp is internal to the kernels: include <posenc/kernels/multi_axis.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <cstddef>
@@ -68,7 +69,8 @@ struct MultiAxisRows {
     /// (bit for bit the rows' values); whole-register stores let the rotation's vector loads take
     /// the row from the store buffer (pair-by-pair stores would make each wait for the cache).
     template <class Arch>
-    void gather_by_axis(Arch, const AngleRow* rows, int pair_begin, int count, float* out_cos, float* out_sin) const noexcept
+    void gather_by_axis(Arch, const AngleRow* rows, int pair_begin, int count, float* out_cos,
+                        float* out_sin) const noexcept
     {
         // the floats moved as their bits (int32 lanes: a blend by an integer compare, no
         // conversion of the axes)
@@ -97,7 +99,8 @@ struct MultiAxisRows {
     }
 
     template <class Arch>
-    AngleRow row(Arch, std::int64_t token, int pair_begin, int count, float* scratch_cos, float* scratch_sin) const noexcept
+    AngleRow row(Arch, std::int64_t token, int pair_begin, int count, float* scratch_cos,
+                 float* scratch_sin) const noexcept
     {
         std::int64_t p[max_position_axes];
         const std::ptrdiff_t base = static_cast<std::ptrdiff_t>(token) * token_stride;
@@ -182,9 +185,11 @@ inline void check_positions_buffer(const MultiAxisPositions& p)
     if (p.data() == nullptr) throw posenc::error("positions.data", "null", "must point to tokens x axes position ids");
     const std::ptrdiff_t tokens = p.tokens(), axes = p.axes();
     if (tokens > 1 && p.token_stride() < 1)
-        posenc::detail::raise("positions.token_stride", p.token_stride(), "must be >= 1 (positions walk their buffer forwards)");
+        posenc::detail::raise("positions.token_stride", p.token_stride(),
+                              "must be >= 1 (positions walk their buffer forwards)");
     if (axes > 1 && p.axis_stride() < 1)
-        posenc::detail::raise("positions.axis_stride", p.axis_stride(), "must be >= 1 (positions walk their buffer forwards)");
+        posenc::detail::raise("positions.axis_stride", p.axis_stride(),
+                              "must be >= 1 (positions walk their buffer forwards)");
     // the [tokens, axes] grid of positions read as a view of rows of one element (checks.hpp)
     const ViewGeometry grid {0, p.size(), tokens, axes, 1, p.token_stride(), p.axis_stride(), 0, 0, 0};
     if (last_index_within(grid) < 0)
@@ -224,9 +229,10 @@ void check_axis_positions(const MultiAxisLayout& layout, const Angles& angles, c
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
         for (int a = 0; a < positions.axes(); ++a)
             if (!allowed.contains(positions(t, a)))
-                posenc::detail::raise("positions[" + std::to_string(t) + "][" + std::to_string(a) + "]", positions(t, a),
-                                      "must be in [" + std::to_string(allowed.first) + ", " + std::to_string(allowed.last) +
-                                          "], the positions the " + angles.name() + " serves");
+                posenc::detail::raise(
+                    "positions[" + std::to_string(t) + "][" + std::to_string(a) + "]", positions(t, a),
+                    "must be in [" + std::to_string(allowed.first) + ", " + std::to_string(allowed.last) +
+                        "], the positions the " + angles.name() + " serves");
 }
 
 /// Everything apply_rope checks (views, range, the angle source's pair count), plus the layout

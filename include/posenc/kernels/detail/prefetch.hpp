@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/prefetch.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/prefetch.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -43,7 +44,8 @@ bool cpu_prefetch_pays() noexcept
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
     int r[4] = {};
     __cpuid(r, 0);
-    vendor_b = static_cast<unsigned>(r[1]), vendor_c = static_cast<unsigned>(r[2]), vendor_d = static_cast<unsigned>(r[3]);
+    vendor_b = static_cast<unsigned>(r[1]), vendor_c = static_cast<unsigned>(r[2]),
+    vendor_d = static_cast<unsigned>(r[3]);
     if (r[0] >= 1) {
         __cpuid(r, 1);
         signature = static_cast<unsigned>(r[0]);
@@ -51,8 +53,10 @@ bool cpu_prefetch_pays() noexcept
 #else
     return false;
 #endif
-    const bool intel = vendor_b == 0x756e6547u && vendor_d == 0x49656e69u && vendor_c == 0x6c65746eu;  // "Genu" "ineI" "ntel"
-    const bool amd = vendor_b == 0x68747541u && vendor_d == 0x69746e65u && vendor_c == 0x444d4163u;    // "Auth" "enti" "cAMD"
+    const bool intel =
+        vendor_b == 0x756e6547u && vendor_d == 0x49656e69u && vendor_c == 0x6c65746eu;  // "Genu" "ineI" "ntel"
+    const bool amd =
+        vendor_b == 0x68747541u && vendor_d == 0x69746e65u && vendor_c == 0x444d4163u;  // "Auth" "enti" "cAMD"
     // family: the base family, plus the extended family when the base is 0Fh (CPUID leaf 1 EAX)
     const unsigned base_family = (signature >> 8) & 0xfu;
     const unsigned family = base_family == 0xfu ? base_family + ((signature >> 20) & 0xffu) : base_family;
@@ -77,8 +81,8 @@ template <class T>
 POSENC_ALWAYS_INLINE void prefetch(const T* p, std::ptrdiff_t offset) noexcept
 {
 #if defined(__GNUC__) || defined(__clang__)
-    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(p) +
-                                   static_cast<std::uintptr_t>(offset) * sizeof(T);
+    const std::uintptr_t address =
+        reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(offset) * sizeof(T);
     __builtin_prefetch(reinterpret_cast<const void*>(address), 0, 3);
 #else
     (void)p;

@@ -8,7 +8,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/rope_loops.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/rope_loops.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <xsimd/xsimd.hpp>
@@ -129,7 +130,8 @@ auto apply_pairs(int num_pairs) noexcept
         else return even_odd::InterleavedPairs<A> {};
     } else
 #endif
-    if constexpr (P == Pairing::half_split) return HalfSplitPairs<A> {num_pairs};
+        if constexpr (P == Pairing::half_split)
+        return HalfSplitPairs<A> {num_pairs};
     else return InterleavedPairs<A> {};
 }
 
@@ -153,14 +155,16 @@ void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const 
         }
     }
 #endif
-    rotate_row<A, apply_chunks<A, P, T>, GroupedStores>(run.from(first), apply_pairs<A, P, T>(num_pairs), Plain {}, row, n);
+    rotate_row<A, apply_chunks<A, P, T>, GroupedStores>(run.from(first), apply_pairs<A, P, T>(num_pairs), Plain {}, row,
+                                                        n);
 }
 
 /// The heads of one tensor at one token as a run: the first element of head 0 in and out, the
 /// head strides (0 for a single head: the head loop steps past the last head, which must not
 /// form an overflowing pointer from a stride that is never used) and the count.
 template <class A, class T>
-POSENC_ALWAYS_INLINE HeadRun<T> token_heads(const HeadsView<const T>& in, const HeadsView<T>& out, std::ptrdiff_t t) noexcept
+POSENC_ALWAYS_INLINE HeadRun<T> token_heads(const HeadsView<const T>& in, const HeadsView<T>& out,
+                                            std::ptrdiff_t t) noexcept
 {
     const bool many = in.heads > 1;
     return {in.data + t * in.token_stride, out.data + t * out.token_stride, many ? in.head_stride : 0,
@@ -181,8 +185,10 @@ void rope_token_loop(const RopeSpec& spec, const Angles& angles, const PositionI
     const bool inverse = direction == Direction::inverse;
     // out of place with pass-through dims: those are copied (the rotation never reads them)
     const bool partial = spec.rotary_dim() < views.q_in.head_dim;  // (the views may start at the rotary offset)
-    const bool copy_q = partial && static_cast<const void*>(views.q_out.data) != static_cast<const void*>(views.q_in.data);
-    const bool copy_k = partial && has_k && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
+    const bool copy_q =
+        partial && static_cast<const void*>(views.q_out.data) != static_cast<const void*>(views.q_in.data);
+    const bool copy_k =
+        partial && has_k && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
     alignas(64) float scratch_cos[max_pairs_per_row];
     alignas(64) float scratch_sin[max_pairs_per_row];
     alignas(64) float minus_sin[max_pairs_per_row];
@@ -227,8 +233,8 @@ template <class A, class T>
 POSENC_NOINLINE void rotate_heads_in_place_rows(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t heads, int n,
                                                 const float* cos, const float* sin) noexcept
 {
-    rotate_row<A, apply_chunks<A, Pairing::half_split, T>, PairStores>(InPlaceRun<T> {x, head_stride, heads},
-                                                                      HalfSplitPairs<A> {n}, Plain {}, AngleRow {cos, sin}, n);
+    rotate_row<A, apply_chunks<A, Pairing::half_split, T>, PairStores>(
+        InPlaceRun<T> {x, head_stride, heads}, HalfSplitPairs<A> {n}, Plain {}, AngleRow {cos, sin}, n);
 }
 
 /// The heads of one tensor of one token rotated in place, half_split, by one row of n pairs
@@ -242,8 +248,7 @@ void rotate_heads_in_place(T* x, std::ptrdiff_t head_stride, std::ptrdiff_t head
     if (n == chunks * simd::float_lanes<A>)
         rotate_group<A, PairStores>(InPlaceRun<T> {x, head_stride, heads}, HalfSplitPairs<A> {n}, Plain {},
                                     AngleRow {cos, sin}, 0, FullWidth {}, std::make_index_sequence<chunks>());
-    else
-        rotate_heads_in_place_rows<A>(x, head_stride, heads, n, cos, sin);
+    else rotate_heads_in_place_rows<A>(x, head_stride, heads, n, cos, sin);
 }
 
 /// The decode step's rotation of one tensor's heads of one token by one row: in place
@@ -267,7 +272,8 @@ POSENC_ALWAYS_INLINE void rotate_token_heads(const HeadRun<T>& h, int n, const A
 
 /// Every head of Q and K of token t rotated by one row (rotate_token_heads).
 template <class A, Pairing P, class T>
-POSENC_ALWAYS_INLINE void rotate_one_token(const QKViews<T>& views, std::ptrdiff_t t, int n, const AngleRow& row) noexcept
+POSENC_ALWAYS_INLINE void rotate_one_token(const QKViews<T>& views, std::ptrdiff_t t, int n,
+                                           const AngleRow& row) noexcept
 {
     rotate_token_heads<A, P>(token_heads<A>(views.q_in, views.q_out, t), n, row);
     if (views.has_k()) rotate_token_heads<A, P>(token_heads<A>(views.k_in, views.k_out, t), n, row);
@@ -299,7 +305,8 @@ struct ExpandedRow<false> {};
 /// call).
 template <class A, Pairing P, class T, class Angles>
 class DecodeRow : ScratchRow<angle_row_uses_scratch<Angles>>,
-                  ExpandedRow<P == Pairing::interleaved && !rotates_row_as_stored<A, T>> {
+                  ExpandedRow<P == Pairing::interleaved && !rotates_row_as_stored<A, T>>
+{
     static constexpr bool expands = P == Pairing::interleaved && !rotates_row_as_stored<A, T>;
 
     POSENC_ALWAYS_INLINE AngleRow stored(const Angles& angles, std::int64_t position, int n) noexcept
@@ -367,7 +374,8 @@ POSENC_ALWAYS_INLINE void rope_prefix_tokens(const RopeSpec& spec, const Angles&
         if (!views.has_k()) {  // Q alone in place: the checked entries' decode step
             const HeadRun<T> q = token_heads<A>(views.q_in, views.q_out, range.begin);
             if (q.in == q.out && q.in_stride == q.out_stride) {
-                rope_token_in_place<A, P>(angles, positions[range.begin], q.out, q.heads, q.out_stride, spec.num_pairs());
+                rope_token_in_place<A, P>(angles, positions[range.begin], q.out, q.heads, q.out_stride,
+                                          spec.num_pairs());
                 return;
             }
         }
@@ -410,7 +418,8 @@ POSENC_NOINLINE void rope_tokens_at_offset(const RopeSpec& spec, const Angles& a
 {
     const int offset = spec.rotary_offset();
     const bool copy_q = static_cast<const void*>(views.q_out.data) != static_cast<const void*>(views.q_in.data);
-    const bool copy_k = views.has_k() && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
+    const bool copy_k =
+        views.has_k() && static_cast<const void*>(views.k_out.data) != static_cast<const void*>(views.k_in.data);
     for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
         if (copy_q) copy_pass_through<A>(views.q_in, views.q_out, t, 0, offset);
         if (copy_k) copy_pass_through<A>(views.k_in, views.k_out, t, 0, offset);

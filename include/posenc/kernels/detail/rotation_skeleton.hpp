@@ -18,7 +18,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/rotation_skeleton.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/rotation_skeleton.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <cstddef>
@@ -69,8 +70,7 @@ POSENC_ALWAYS_INLINE void load_registers(const T* p, simd::floats<A> (&v)[sizeof
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
     if constexpr (std::is_same_v<Width, FullWidth> && simd::paired_access<A, T> && sizeof...(K) % 2 == 0)
         simd::load_pairs_as_floats<A>(p, v);
-    else
-        ((v[K] = load_lanes<A>(p + static_cast<int>(K) * lanes, width)), ...);
+    else ((v[K] = load_lanes<A>(p + static_cast<int>(K) * lanes, width)), ...);
 }
 
 // ---- store orders ------------------------------------------------------------------------------
@@ -89,8 +89,7 @@ POSENC_ALWAYS_INLINE void store_registers(T* p, const simd::floats<A> (&v)[sizeo
     constexpr std::ptrdiff_t lanes = simd::float_lanes<A>;
     if constexpr (std::is_same_v<Width, FullWidth> && simd::paired_access<A, T> && sizeof...(K) % 2 == 0)
         simd::store_rounded_pairs<A>(p, v);
-    else
-        (store_lanes<A>(p + static_cast<int>(K) * lanes, v[K], width), ...);
+    else (store_lanes<A>(p + static_cast<int>(K) * lanes, v[K], width), ...);
 }
 
 // ---- epilogues -----------------------------------------------------------------------------------
@@ -112,7 +111,10 @@ struct NormWeights {
         return (load_lanes<A>(w + j, width) + simd::floats<A>(offset)) * simd::floats<A>(scale);
     }
     /// The weights from coordinate j on (null stays null: a call without the norm has none).
-    POSENC_ALWAYS_INLINE NormWeights from(int j) const noexcept { return {w == nullptr ? nullptr : w + j, offset, scale}; }
+    POSENC_ALWAYS_INLINE NormWeights from(int j) const noexcept
+    {
+        return {w == nullptr ? nullptr : w + j, offset, scale};
+    }
 };
 
 /// The RMS norm: each head's result times its 1 / rms, the weights folded into cos and sin
@@ -231,7 +233,8 @@ struct HalfSplitPairs {
         if constexpr (std::is_same_v<Epilogue, Normed>) {
             const vec w_a[] = {e.weights.template load<A>(j + static_cast<int>(K) * lanes, width)...};
             const vec w_b[] = {e.weights.template load<A>(half + j + static_cast<int>(K) * lanes, width)...};
-            ((c.cb[K] = c.ca[K] * w_b[K], c.sa[K] = c.sb[K] * w_a[K], c.ca[K] = c.ca[K] * w_a[K], c.sb[K] = c.sb[K] * w_b[K]),
+            ((c.cb[K] = c.ca[K] * w_b[K], c.sa[K] = c.sb[K] * w_a[K], c.ca[K] = c.ca[K] * w_a[K],
+              c.sb[K] = c.sb[K] * w_b[K]),
              ...);
         }
     }
@@ -248,8 +251,9 @@ struct HalfSplitPairs {
     /// register's a' before forming its b', so x's registers stay loaded once (an in-place head's
     /// memory has changed under them).
     template <class Epilogue, class Order, class Scale, class Out, class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, const Scale& r,
-                                           Out* head, Width width, std::index_sequence<K...> k) const noexcept
+    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c,
+                                           const Scale& r, Out* head, Width width,
+                                           std::index_sequence<K...> k) const noexcept
     {
         constexpr bool plain = std::is_same_v<Epilogue, Plain>;
         const auto& cb = plain ? c.ca : c.cb;
@@ -257,7 +261,9 @@ struct HalfSplitPairs {
         auto a_of = [&](std::size_t i) { return scaled<A>(r, simd::mul_sub<A>(x.a[i], c.ca[i], x.b[i] * c.sb[i])); };
         auto b_of = [&](std::size_t i) { return scaled<A>(r, simd::mul_add<A>(x.b[i], cb[i], x.a[i] * sa[i])); };
         if constexpr (std::is_same_v<Order, PairStores> && !(simd::paired_access<A, Out> && sizeof...(K) % 2 == 0)) {
-            ((store_lanes<A>(head + static_cast<int>(K) * lanes, a_of(K), width), store_lanes<A>(head + half + static_cast<int>(K) * lanes, b_of(K), width)), ...);
+            ((store_lanes<A>(head + static_cast<int>(K) * lanes, a_of(K), width),
+              store_lanes<A>(head + half + static_cast<int>(K) * lanes, b_of(K), width)),
+             ...);
         } else {
             const vec a[] = {a_of(K)...}, b[] = {b_of(K)...};
             store_registers<A>(head, a, width, k);
@@ -283,7 +289,8 @@ struct HalfSplitPairs {
             for (std::size_t k = 0; k < width / 2; ++k) acc[k] = acc[2 * k] + acc[2 * k + 1];
         // the square root of a register (std::sqrt(float) is an inline function a per-ISA unit
         // must not emit: scripts/check-isa-symbols.sh); every lane holds the same value
-        return simd::divide<A>(vec(1.0f), simd::sqrt<A>(vec(simd::horizontal_sum<A>(acc[0]) / static_cast<float>(n) + eps)));
+        return simd::divide<A>(vec(1.0f),
+                               simd::sqrt<A>(vec(simd::horizontal_sum<A>(acc[0]) / static_cast<float>(n) + eps)));
     }
 };
 
@@ -330,8 +337,9 @@ struct InterleavedPairs {
     }
 
     template <class Epilogue, class Order, class Scale, class Out, class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c, const Scale& r,
-                                           Out* head, Width width, std::index_sequence<K...> k) const noexcept
+    POSENC_ALWAYS_INLINE void rotate_store(const Regs<sizeof...(K)>& x, const Coefficients<sizeof...(K)>& c,
+                                           const Scale& r, Out* head, Width width,
+                                           std::index_sequence<K...> k) const noexcept
     {
         const vec y[] = {scaled<A>(r, simd::mul_add<A>(simd::swap_pairs<A>(x.v[K]), c.s[K], x.v[K] * c.c[K]))...};
         store_registers<A>(head, y, width, k);
@@ -369,8 +377,8 @@ struct InterleavedPairsFromRow : InterleavedPairs<A> {
     /// the register at p (its first half) or, at the row's end, the one ending at p + lanes / 2
     /// (its second half). Every load lies inside the row.
     template <class Epilogue, class Width, std::size_t... K>
-    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Epilogue&, int j, Width, Coefficients<sizeof...(K)>& c,
-                                           std::index_sequence<K...>) const noexcept
+    POSENC_ALWAYS_INLINE void coefficients(const AngleRow& row, const Epilogue&, int j, Width,
+                                           Coefficients<sizeof...(K)>& c, std::index_sequence<K...>) const noexcept
     {
         static_assert(std::is_same_v<Epilogue, Plain> && std::is_same_v<Width, FullWidth>, "whole registers, Plain");
         constexpr std::size_t n = sizeof...(K);
@@ -401,8 +409,8 @@ struct InterleavedPairsFromRow : InterleavedPairs<A> {
 /// (cos and sin of the group, the epilogue's weights folded in) loaded once into registers, then
 /// each head loaded, rotated, scaled by the epilogue and stored in the order Order.
 template <class A, class Order, class Run, class Pairs, class Epilogue, class Width, std::size_t... K>
-POSENC_ALWAYS_INLINE void rotate_group(const Run& run, const Pairs& pairs, const Epilogue& e, const AngleRow& row, int j, Width width,
-                                       std::index_sequence<K...> k) noexcept
+POSENC_ALWAYS_INLINE void rotate_group(const Run& run, const Pairs& pairs, const Epilogue& e, const AngleRow& row,
+                                       int j, Width width, std::index_sequence<K...> k) noexcept
 {
     typename Pairs::template Coefficients<sizeof...(K)> coefficients;
     pairs.coefficients(row, e, j, width, coefficients, k);
@@ -411,7 +419,8 @@ POSENC_ALWAYS_INLINE void rotate_group(const Run& run, const Pairs& pairs, const
         if (heads.prefetch) pairs.prefetch(heads.source(), heads.source_stride(), k);
         typename Pairs::template Regs<sizeof...(K)> x;
         pairs.load(heads.source(), width, x, k);
-        pairs.template rotate_store<Epilogue, Order>(x, coefficients, scale_of<A, Pairs>(e, h, x), heads.target(), width, k);
+        pairs.template rotate_store<Epilogue, Order>(x, coefficients, scale_of<A, Pairs>(e, h, x), heads.target(),
+                                                     width, k);
     }
 }
 

@@ -36,7 +36,8 @@
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
-#error "posenc/kernels/detail/simd_ops.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/simd_ops.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <xsimd/xsimd.hpp>
@@ -266,7 +267,7 @@ POSENC_ALWAYS_INLINE void store_rounded_pairs(T* p, const floats<A> (&v)[N]) noe
 template <class A, class T>
 inline constexpr bool masked_first_access =
 #if XSIMD_WITH_AVX512F
-    std::is_base_of_v<xsimd::avx512f, A> && std::is_same_v<T, float>;
+    std::is_base_of_v<xsimd::avx512f, A>&& std::is_same_v<T, float>;
 #else
     false;
 #endif

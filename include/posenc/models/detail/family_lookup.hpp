@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/family_lookup.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/family_lookup.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <cstddef>
@@ -46,7 +47,8 @@ inline FamilyMap joined_rows()
     join(rows, class_defaults_table, &Family::class_defaults, [](const ClassDefaults& r) { return &r; });
     join(rows, families::family_rule_column, &Family::rule, [](const families::FamilyRuleEntry& r) { return r.rule; });
     join(rows, language_model_wrappers, &Family::wrapper, [](const LanguageModelWrapper& r) { return &r; });
-    join(rows, wrapper_text_defaults_table, &Family::wrapper_text_defaults, [](const WrapperTextDefaults& r) { return &r; });
+    join(rows, wrapper_text_defaults_table, &Family::wrapper_text_defaults,
+         [](const WrapperTextDefaults& r) { return &r; });
     join(rows, family_refusals, &Family::refusal, [](const FamilyRefusal& r) { return &r; });
     join(rows, rope_outside_language, &Family::outside, [](const RoPEOutsideLanguage& r) { return &r; });
     join(rows, qk_norm_rules, &Family::qk_norm, [](const QkNormRule& r) { return &r; });
@@ -60,7 +62,7 @@ inline FamilyMap joined_rows()
 inline const Family& family_row(std::string_view model_type)
 {
     static const lookup::FamilyMap rows = lookup::joined_rows();
-    static const Family none{};
+    static const Family none {};
     const auto found = rows.find(model_type);
     return found == rows.end() ? none : found->second;
 }

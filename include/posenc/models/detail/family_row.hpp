@@ -18,7 +18,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/family_row.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/family_row.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <string>
@@ -44,19 +45,22 @@ using FamilyConfigRule = FamilyConfig (*)(const json& text, const std::string& p
 /// One model_type's record: a pointer to its row in each table that has one, nullptr where a table
 /// has none. See the file comment.
 struct Family {
-    std::string_view model_type;                      ///< "" for a model_type no table names
-    const FamilyRules* hand = nullptr;                ///< known_families; nullptr: not a family posenc reads
-    const ClassDefaults* class_defaults = nullptr;    ///< class_defaults_table (generated)
-    families::FamilyConfigRule rule = nullptr;        ///< families/family_rules.hpp's rule column
-    const LanguageModelWrapper* wrapper = nullptr;    ///< language_model_wrappers
+    std::string_view model_type;  ///< "" for a model_type no table names
+    const FamilyRules* hand = nullptr;  ///< known_families; nullptr: not a family posenc reads
+    const ClassDefaults* class_defaults = nullptr;  ///< class_defaults_table (generated)
+    families::FamilyConfigRule rule = nullptr;  ///< families/family_rules.hpp's rule column
+    const LanguageModelWrapper* wrapper = nullptr;  ///< language_model_wrappers
     const WrapperTextDefaults* wrapper_text_defaults = nullptr;  ///< wrapper_text_defaults_table (generated)
-    const FamilyRefusal* refusal = nullptr;           ///< family_refusals
-    const RoPEOutsideLanguage* outside = nullptr;     ///< rope_outside_language
-    const QkNormRule* qk_norm = nullptr;              ///< qk_norm_rules (hf_attention_facts.hpp)
+    const FamilyRefusal* refusal = nullptr;  ///< family_refusals
+    const RoPEOutsideLanguage* outside = nullptr;  ///< rope_outside_language
+    const QkNormRule* qk_norm = nullptr;  ///< qk_norm_rules (hf_attention_facts.hpp)
 
     constexpr bool has(unsigned trait_bit) const noexcept { return hand && hand->has(trait_bit); }
     /// The model_type of the wrapper's text_config when it names none (the model_type itself if no wrapper).
-    constexpr std::string_view text_model_type() const noexcept { return wrapper ? wrapper->text_model_type : model_type; }
+    constexpr std::string_view text_model_type() const noexcept
+    {
+        return wrapper ? wrapper->text_model_type : model_type;
+    }
 };
 
 }  // namespace posenc::hf::detail

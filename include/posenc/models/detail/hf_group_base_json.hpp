@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_group_base_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_group_base_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -33,15 +34,17 @@ inline const char* read_top_level_base(const GroupFacts& g, const ScalingDict& s
     const char* top_key = neox ? "rotary_emb_base" : "rope_theta";
     if (const auto it = g.config.find(top_key);
         it != g.config.end() && it->is_null() && !(sd.dict && member(*sd.dict, "rope_theta")))
-        fail(top_key, "expected a finite number > 1 or no key at all (transformers reads null as a value here, "
-                      "not as absent)",
+        fail(top_key,
+             "expected a finite number > 1 or no key at all (transformers reads null as a value here, "
+             "not as absent)",
              "null");
     if (const json* v = member(g.config, "rotary_emb_base"); v && !g.family)
         out.rope_theta = number(*v, "rotary_emb_base"), out.rope_theta_key = "rotary_emb_base";
     if (const json* v = member(g.config, top_key)) out.rope_theta = number(*v, top_key), out.rope_theta_key = top_key;
     if (const char* unread = neox ? "rope_theta" : "rotary_emb_base"; g.family && member(g.config, unread))
-        out.warnings.push_back({unread, "model_type \"" + out.model_type + "\"'s configuration class reads the base from " +
-                                            top_key + ", not from " + unread + "; ignored"});
+        out.warnings.push_back({unread, "model_type \"" + out.model_type +
+                                            "\"'s configuration class reads the base from " + top_key + ", not from " +
+                                            unread + "; ignored"});
     return top_key;
 }
 
@@ -54,9 +57,11 @@ inline const json* read_base_alias(const GroupFacts& g, const char* top_key, HfR
     if (!alias_value) return nullptr;
     const double x = number(*alias_value, alias);
     if (member(g.config, top_key) && x != out.rope_theta)
-        fail(alias, "expected the value of " + std::string(top_key) + " " + posenc::detail::format_value(out.rope_theta) + " (" +
-                        out.model_type + "'s code reads " + alias + " first; the config carries both and they "
-                        "disagree)",
+        fail(alias,
+             "expected the value of " + std::string(top_key) + " " + posenc::detail::format_value(out.rope_theta) +
+                 " (" + out.model_type + "'s code reads " + alias +
+                 " first; the config carries both and they "
+                 "disagree)",
              shown(*alias_value));
     out.rope_theta = x, out.rope_theta_key = alias;
     return alias_value;
@@ -72,10 +77,11 @@ inline void read_dict_base(const GroupFacts& g, const ScalingDict& sd, const cha
     const double x = number(*v, sd.at("rope_theta"));
     if (sd.key == "rope_scaling")
         if (const json* top = member(g.config, top_key); top && number(*top, top_key) != x)
-            fail(sd.at("rope_theta"), "expected the value of " + std::string(top_key) + " " + shown(*top) +
-                                         " (transformers 4 reads only the top-level " + top_key +
-                                         ", transformers 5 the dict's; the config carries both and they "
-                                         "disagree)",
+            fail(sd.at("rope_theta"),
+                 "expected the value of " + std::string(top_key) + " " + shown(*top) +
+                     " (transformers 4 reads only the top-level " + top_key +
+                     ", transformers 5 the dict's; the config carries both and they "
+                     "disagree)",
                  shown(*v));
     out.rope_theta = x, out.rope_theta_key = sd.at("rope_theta");
 }
@@ -106,7 +112,8 @@ inline void read_base(const GroupFacts& g, const ScalingDict& sd, HfRopeConfig& 
         if (!theta_given && defaults && defaults->rope_theta > 0.0) {
             out.rope_theta = defaults->rope_theta;
             out.notes.push_back("rope_theta absent: " + out.model_type + "'s class default " +
-                                posenc::detail::format_value(defaults->rope_theta) + " (" + std::string(defaults->source) + ")");
+                                posenc::detail::format_value(defaults->rope_theta) + " (" +
+                                std::string(defaults->source) + ")");
         }
         if (g.context.base) out.rope_theta = *g.context.base, out.rope_theta_key = g.context.base_key;
     }
@@ -125,12 +132,13 @@ inline void read_pairing(const GroupFacts& g, HfRopeConfig& out)
             out.pairing = v->get<bool>() ? Pairing::interleaved : Pairing::half_split;
     }
     if (g.deepseek)
-        out.notes.push_back(out.pairing == Pairing::interleaved
-                                ? "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
-                                  "it (even then odd indices) and rotates half_split, which equals interleaved pairs on "
-                                  "the checkpoint layout"
-                                : "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only, half_split (rope_interleave "
-                                  "false)");
+        out.notes.push_back(
+            out.pairing == Pairing::interleaved
+                ? "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only; Hugging Face de-interleaves "
+                  "it (even then odd indices) and rotates half_split, which equals interleaved pairs on "
+                  "the checkpoint layout"
+                : "DeepSeek MLA: RoPE acts on the qk_rope_head_dim slice only, half_split (rope_interleave "
+                  "false)");
 }
 
 }  // namespace posenc::hf::detail

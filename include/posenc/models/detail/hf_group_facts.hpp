@@ -7,7 +7,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_group_facts.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_group_facts.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -34,8 +35,9 @@ struct GroupFacts {
     const GroupContext& context;
     const FamilyRules* family = nullptr;
     bool gptj_like = false;  ///< GPT-J / CodeGen: rotary_dim, not partial_rotary_factor
-    bool deepseek = false;   ///< MLA: RoPE on the qk_rope_head_dim slice
-    const ClassDefaults* class_defaults = nullptr;  ///< the family's configuration-class defaults (hf_class_defaults.hpp)
+    bool deepseek = false;  ///< MLA: RoPE on the qk_rope_head_dim slice
+    const ClassDefaults* class_defaults =
+        nullptr;  ///< the family's configuration-class defaults (hf_class_defaults.hpp)
     /// The family rule's hooks in the group steps (families/family_steps.hpp): the context's, when its
     /// record is this group's family; nullptr otherwise.
     const families::FamilySteps* steps = nullptr;
@@ -92,7 +94,7 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
     }
     if (out.model_type.empty()) out.model_type = context.model_type;
     if (out.name_or_path.empty()) out.name_or_path = context.name_or_path;
-    GroupFacts g{config, context};
+    GroupFacts g {config, context};
     const bool context_row = context.family && context.family->model_type == out.model_type;
     const Family& row = context_row ? *context.family : family_row(out.model_type);
     g.family = row.hand;
@@ -109,8 +111,8 @@ inline GroupFacts read_group_identity(const json& config, const GroupContext& co
         const ClassDefaults* defaults = g.class_defaults;
         g.default_head_dim = family->head_dim > 0 ? family->head_dim : defaults ? defaults->head_dim : 0;
         g.default_max_position_embeddings = family->max_position_embeddings > 0 ? family->max_position_embeddings
-                                            : defaults                           ? defaults->max_position_embeddings
-                                                                                 : 0;
+                                            : defaults                          ? defaults->max_position_embeddings
+                                                                                : 0;
         g.default_original_max_position_embeddings = family->original_max_position_embeddings > 0
                                                          ? family->original_max_position_embeddings
                                                      : defaults ? defaults->original_max_position_embeddings

@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_group_length_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_group_length_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -42,14 +43,16 @@ inline TopLevelLength read_top_level_original_length(const GroupFacts& g)
 }
 
 /// L0: transformers v5 priority (top-level attribute, then the dict, then max_position_embeddings).
-inline void resolve_original_length(const GroupFacts& g, const ScalingDict& sd, const TopLevelLength& top, HfRopeConfig& out)
+inline void resolve_original_length(const GroupFacts& g, const ScalingDict& sd, const TopLevelLength& top,
+                                    HfRopeConfig& out)
 {
     // L0: transformers v5 priority (top-level attribute, then the dict, then max_position_embeddings).
     std::optional<std::int64_t> dict_l0;
     if ((out.rope_type == "yarn" || out.rope_type == "llama3" || out.rope_type == "longrope") && !top.l0 &&
         explicit_null(*sd.dict, "original_max_position_embeddings"))
         fail(sd.at("original_max_position_embeddings"),
-             "expected a positive integer or no key at all (transformers keeps the null, which its arithmetic cannot use)",
+             "expected a positive integer or no key at all (transformers keeps the null, which its arithmetic cannot "
+             "use)",
              "null");
     if (const json* v = member(*sd.dict, "original_max_position_embeddings"))
         dict_l0 = positive_int(*v, sd.at("original_max_position_embeddings"));
@@ -97,18 +100,22 @@ inline void check_yarn(const ScalingDict& sd, HfRopeConfig& out)
     const double L = static_cast<double>(out.max_position_embeddings);
     if (!out.factor) {
         // transformers v5: factor falls back to L / L0 when missing.
-        require_key(sd, out, out.original_max_position_embeddings.has_value() && out.max_position_embeddings > 0, "factor");
+        require_key(sd, out, out.original_max_position_embeddings.has_value() && out.max_position_embeddings > 0,
+                    "factor");
         out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
         out.factor_key = "max_position_embeddings / original_max_position_embeddings";
-        if (*out.factor < 1.0) fail(out.factor_key, "expected a number >= 1", posenc::detail::format_value(*out.factor));
-        out.warnings.push_back({sd.at("factor"), "missing; using max_position_embeddings / original_max_position_embeddings = " +
-                                                    posenc::detail::format_value(*out.factor)});
+        if (*out.factor < 1.0)
+            fail(out.factor_key, "expected a number >= 1", posenc::detail::format_value(*out.factor));
+        out.warnings.push_back(
+            {sd.at("factor"), "missing; using max_position_embeddings / original_max_position_embeddings = " +
+                                  posenc::detail::format_value(*out.factor)});
     } else if (out.original_max_position_embeddings && out.max_position_embeddings > 0) {
         const double implied = L / static_cast<double>(*out.original_max_position_embeddings);
         if (implied != *out.factor && implied != 1.0)
             out.notes.push_back(sd.at("factor") + " " + posenc::detail::format_value(*out.factor) +
                                 " is used, as transformers does (max_position_embeddings / "
-                                "original_max_position_embeddings = " + posenc::detail::format_value(implied) + ")");
+                                "original_max_position_embeddings = " +
+                                posenc::detail::format_value(implied) + ")");
     }
     if (!out.original_max_position_embeddings)
         fail(sd.at("original_max_position_embeddings"), "expected a value (no max_position_embeddings to fall back on)",
@@ -131,8 +138,9 @@ inline void check_longrope(const ScalingDict& sd, const TopLevelLength& top, HfR
     require_key(sd, out, !out.short_factor.empty(), "short_factor");
     require_key(sd, out, !out.long_factor.empty(), "long_factor");
     const std::size_t pairs = static_cast<std::size_t>(out.rotary_dim / 2);
-    for (const auto& [key, list] : {std::pair<const char*, const std::vector<double>*>{"short_factor", &out.short_factor},
-                                    {"long_factor", &out.long_factor}})
+    for (const auto& [key, list] :
+         {std::pair<const char*, const std::vector<double>*> {"short_factor", &out.short_factor},
+          {"long_factor", &out.long_factor}})
         if (list->size() != pairs)
             fail(sd.at(key), "expected " + std::to_string(pairs) + " numbers (rotary_dim / 2)",
                  std::to_string(list->size()) + " numbers");
@@ -152,8 +160,7 @@ inline void check_longrope(const ScalingDict& sd, const TopLevelLength& top, HfR
         if (out.max_position_embeddings > 0) {
             out.factor = L / static_cast<double>(*out.original_max_position_embeddings);
             out.factor_key = "max_position_embeddings / original_max_position_embeddings";
-        } else
-            out.warnings.push_back({sd.at("factor"), "missing and no max_position_embeddings: factor taken as 1"});
+        } else out.warnings.push_back({sd.at("factor"), "missing and no max_position_embeddings: factor taken as 1"});
     }
     // Hugging Face computes with a derived s < 1 (attention factor 1); posenc's scalings extend
     // contexts only (scaling/common.hpp), so the reader refuses it here, like YaRN's derived factor.

@@ -7,7 +7,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_group_rules_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_group_rules_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -70,12 +71,15 @@ inline RopeGroups per_layer_type_dicts(const ModelIdentity& id, const LayerMap& 
     const json& dicts = *id.rope_parameters();
     out.layer_types = map.distinct_types(true);
     if (map.types.empty())
-        fail(id.pre + "rope_parameters", "expected layer_types (or num_hidden_layers and a layer pattern) to say "
-                                         "which layers use which entry",
+        fail(id.pre + "rope_parameters",
+             "expected layer_types (or num_hidden_layers and a layer pattern) to say "
+             "which layers use which entry",
              shown(dicts));
     for (const std::string& t : out.layer_types) {
         const json* dict = member(dicts, t.c_str());
-        if (!dict) fail(id.pre + "rope_parameters", "expected an entry for layer type \"" + t + "\" (used in layer_types)", shown(dicts));
+        if (!dict)
+            fail(id.pre + "rope_parameters", "expected an entry for layer type \"" + t + "\" (used in layer_types)",
+                 shown(dicts));
         GroupContext c = model_context(id);
         c.dict = dict;
         c.dict_key = "rope_parameters." + t;
@@ -92,7 +96,8 @@ inline RopeGroups table_per_layer_type(const ModelIdentity& id, const LayerMap& 
 {
     RopeGroups out;
     out.layer_types = map.distinct_types(true);
-    for (const std::string& t : out.layer_types) out.groups.push_back({t, resolve(id, with_layer_type(id, t, model_context(id)))});
+    for (const std::string& t : out.layer_types)
+        out.groups.push_back({t, resolve(id, with_layer_type(id, t, model_context(id)))});
     return out;
 }
 
@@ -105,18 +110,22 @@ inline RopeGroups one_group(const ModelIdentity& id, ReadLog& log)
     out.layer_types.push_back("");
     json class_default;
     GroupContext c = model_context(id);
-    if (id.family && !id.family->default_rope.empty() && !member(text, "rope_parameters") && !member(text, "rope_scaling")) {
+    if (id.family && !id.family->default_rope.empty() && !member(text, "rope_parameters") &&
+        !member(text, "rope_scaling")) {
         class_default = json::parse(id.family->default_rope.begin(), id.family->default_rope.end());
         if (const json* theta = member(text, "rope_theta");
-            theta && class_default.contains("rope_theta") && !(theta->is_number() && *theta == class_default["rope_theta"]))
-            fail(id.pre + "rope_theta", "expected no rope_theta without rope_parameters, or " + class_default["rope_theta"].dump() +
-                                            ": model_type " + id.type_shown +
-                                            "'s class-default rope_parameters carries its own rope_theta, and whether a "
-                                            "top-level value replaces it depends on the transformers version",
+            theta && class_default.contains("rope_theta") &&
+            !(theta->is_number() && *theta == class_default["rope_theta"]))
+            fail(id.pre + "rope_theta",
+                 "expected no rope_theta without rope_parameters, or " + class_default["rope_theta"].dump() +
+                     ": model_type " + id.type_shown +
+                     "'s class-default rope_parameters carries its own rope_theta, and whether a "
+                     "top-level value replaces it depends on the transformers version",
                  shown(*theta));
         c.dict = &class_default;
         c.dict_key = "rope_parameters";
-        log.notes.push_back("rope_parameters absent: " + id.model_type + "'s class default " + std::string(id.family->default_rope));
+        log.notes.push_back("rope_parameters absent: " + id.model_type + "'s class default " +
+                            std::string(id.family->default_rope));
     }
     out.groups.push_back({"default", resolve(id, c)});
     return out;
@@ -134,7 +143,8 @@ inline RopeGroups read_groups(const ModelIdentity& id, const LayerMap& map, Read
                      : id.table_per_layer_type ? group_rules::table_per_layer_type(id, map)
                                                : group_rules::one_group(id, log);
     if (out.groups.empty())
-        fail(id.pre + "layer_types", "expected at least one layer with RoPE", std::to_string(map.types.size()) + " layers without");
+        fail(id.pre + "layer_types", "expected at least one layer with RoPE",
+             std::to_string(map.types.size()) + " layers without");
     return out;
 }
 

@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_group_scaling_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_group_scaling_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -35,8 +36,9 @@ inline ScalingDict choose_scaling_dict(const GroupFacts& g, HfRopeConfig& out)
         // rotary_dim) at base 10000, in transformers 4 and 5 alike; no RoPE dict or base key is read.
         for (const char* key : {"rope_parameters", "rope_scaling", "rope_theta"})
             if (member(g.config, key))
-                out.warnings.push_back({key, "model_type \"" + out.model_type + "\"'s code builds its table from rotary_dim "
-                                             "at base 10000 and does not read it; ignored"});
+                out.warnings.push_back({key, "model_type \"" + out.model_type +
+                                                 "\"'s code builds its table from rotary_dim "
+                                                 "at base 10000 and does not read it; ignored"});
         return sd;
     }
     for (const char* key : {"rope_parameters", "rope_scaling"}) {
@@ -64,8 +66,9 @@ inline ScalingDict choose_scaling_dict(const GroupFacts& g, HfRopeConfig& out)
         } else if (!same_scaling(*both, *compared)) {
             // A per-layer-type entry, or a wrapper's completed text_config (its rope_parameters may be
             // the class's default): the rope_scaling beside it must say the same thing.
-            fail("rope_scaling", "expected the same RoPE parameters as " + compared_key +
-                                     " (the config carries both and they disagree)",
+            fail("rope_scaling",
+                 "expected the same RoPE parameters as " + compared_key +
+                     " (the config carries both and they disagree)",
                  shown(*both));
         }
     }
@@ -90,12 +93,16 @@ inline void read_rope_type(const GroupFacts& g, const ScalingDict& sd, HfRopeCon
     // (yarn, llama3, longrope) reach the arithmetic as None. posenc refuses them, naming the key.
     for (const char* key : {"rope_type", "truncate", "rope_theta"})
         if (explicit_null(*sd.dict, key))
-            fail(sd.at(key), std::string("expected ") + (std::string(key) == "rope_type" ? "a string" :
-                                                        std::string(key) == "truncate" ? "true or false" : "a finite number > 1") +
-                                " or no key at all (transformers reads null as a value here, not as absent)",
+            fail(sd.at(key),
+                 std::string("expected ") +
+                     (std::string(key) == "rope_type"  ? "a string"
+                      : std::string(key) == "truncate" ? "true or false"
+                                                       : "a finite number > 1") +
+                     " or no key at all (transformers reads null as a value here, not as absent)",
                  "null");
     if (!sd.dict->contains("rope_type") && explicit_null(*sd.dict, "type"))
-        fail(sd.at("type"), "expected a string or no key at all (transformers reads null as a value here, not as absent)", "null");
+        fail(sd.at("type"),
+             "expected a string or no key at all (transformers reads null as a value here, not as absent)", "null");
     const json* type_value = member(*sd.dict, "rope_type");
     std::string type_key = sd.at("rope_type");
     if (!type_value) type_value = member(*sd.dict, "type"), type_key = sd.at("type");
@@ -121,16 +128,16 @@ inline void read_rope_type(const GroupFacts& g, const ScalingDict& sd, HfRopeCon
     // The rotary embedding looks the type up by exact name (ROPE_INIT_FUNCTIONS, plus "default"):
     // "su" and "mrope" are aliases only where a configuration class renames them (Phi-3; the M-RoPE
     // families), and a name that merely contains "dynamic" is no dynamic type.
-    const std::set<std::string> types{"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
+    const std::set<std::string> types {"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
     if (out.rope_type == "proportional" && is_proportional(g, sd)) return;
     if (types.count(out.rope_type) == 0)
         fail_json(type_key, "expected one of default, linear, dynamic, yarn, longrope, llama3", *type_value);
     if (g.family && g.family->has(trait::longrope_only) && out.rope_type != "default" && out.rope_type != "longrope")
         // phi3/configuration_phi3.py validate_rope raises ValueError for any other type.
-        fail_json(type_key, "expected default or longrope (legacy su / yarn) for model_type \"" + out.model_type +
-                                "\" (its configuration class refuses other rope types)",
+        fail_json(type_key,
+                  "expected default or longrope (legacy su / yarn) for model_type \"" + out.model_type +
+                      "\" (its configuration class refuses other rope types)",
                   *type_value);
-
 }
 
 /// Keys the rope type does not read: warnings, as transformers logs them.
@@ -139,12 +146,13 @@ inline void warn_unknown_scaling_keys(const GroupFacts& g, const ScalingDict& sd
     std::set<std::string> known = known_scaling_keys(out.rope_type);
     if (g.family) {
         // The family's own keys of the dict (Ministral 3: llama_4_scaling_beta, read by the model-level reader).
-        std::istringstream extra{std::string(g.family->extra_rope_keys)};
+        std::istringstream extra {std::string(g.family->extra_rope_keys)};
         for (std::string k; extra >> k;) known.insert(k);
     }
     for (auto it = sd.dict->begin(); it != sd.dict->end(); ++it)
         if (known.count(it.key()) == 0)
-            out.warnings.push_back({sd.at(it.key().c_str()), "unrecognized key for rope_type \"" + out.rope_type + "\""});
+            out.warnings.push_back(
+                {sd.at(it.key().c_str()), "unrecognized key for rope_type \"" + out.rope_type + "\""});
 }
 
 /// The scaling dict's numbers and lists.
@@ -160,7 +168,8 @@ inline void read_scaling_parameters(const GroupFacts& g, const ScalingDict& sd, 
         if (*out.factor < 1.0) fail_json(sd.at("factor"), "expected a number >= 1", *v);
         if (v->is_number_integer())  // a fact, not a warning: nothing for the user to change
             out.notes.push_back(sd.at("factor") + " is an integer (" + v->dump() +
-                                "); transformers logs a warning and uses it as " + posenc::detail::format_value(*out.factor));
+                                "); transformers logs a warning and uses it as " +
+                                posenc::detail::format_value(*out.factor));
     }
     out.attention_factor = optional_number("attention_factor");
     out.beta_fast = optional_number("beta_fast");
@@ -175,12 +184,14 @@ inline void read_scaling_parameters(const GroupFacts& g, const ScalingDict& sd, 
         if (g.context.per_layer_type && !*out.truncate && out.rope_type == "yarn")
             // _compute_yarn_parameters reads config.rope_parameters.get("truncate", True): the top level
             // of a per-layer-type rope_parameters, which has no truncate, so the entry's false is not seen.
-            fail(sd.at("truncate"), "expected true or no value in a per-layer-type rope_parameters entry (transformers "
-                                   "reads truncate from the top level of rope_parameters, where it is absent, so it "
-                                   "truncates whatever the entry says)",
+            fail(sd.at("truncate"),
+                 "expected true or no value in a per-layer-type rope_parameters entry (transformers "
+                 "reads truncate from the top level of rope_parameters, where it is absent, so it "
+                 "truncates whatever the entry says)",
                  "false");
     }
-    if (g.steps && g.steps->section_alias) g.steps->section_alias(*sd.dict, sd.key, out);  // HunYuan-VL's xdrope_section
+    if (g.steps && g.steps->section_alias)
+        g.steps->section_alias(*sd.dict, sd.key, out);  // HunYuan-VL's xdrope_section
     if (const json* v = member(*sd.dict, "mrope_section")) {
         if (!v->is_array() || v->empty()) fail_json(sd.at("mrope_section"), "expected a list of positive integers", *v);
         for (std::size_t i = 0; i < v->size(); ++i)
@@ -195,7 +206,8 @@ inline void read_scaling_parameters(const GroupFacts& g, const ScalingDict& sd, 
         out.alpha = number(*v, sd.at("alpha"), "expected a finite number > 0");
         if (!(*out.alpha > 0.0)) fail_json(sd.at("alpha"), "expected a finite number > 0", *v);
     }
-    if (g.steps && g.steps->scaling_keys) g.steps->scaling_keys(*sd.dict, sd.key, out);  // PhiMoE's mscales (FamilySteps)
+    if (g.steps && g.steps->scaling_keys)
+        g.steps->scaling_keys(*sd.dict, sd.key, out);  // PhiMoE's mscales (FamilySteps)
     if (const json* v = member(*sd.dict, "short_factor")) out.short_factor = number_list(*v, sd.at("short_factor"));
     if (const json* v = member(*sd.dict, "long_factor")) out.long_factor = number_list(*v, sd.at("long_factor"));
 }
@@ -215,8 +227,9 @@ inline void apply_hunyuan_alpha(const GroupFacts& g, const ScalingDict& sd, HfRo
             if (!(std::isfinite(base) && base > 1.0))
                 fail(sd.at("alpha"), "expected rope_theta * alpha^(H / (H - 2)) finite and > 1",
                      posenc::detail::format_value(base));
-            out.notes.push_back("HunYuan alpha: base = rope_theta * alpha^(H / (H - 2)) = " + posenc::detail::format_value(base) +
-                                " with the default table (Hugging Face's init table, used up to max_position_embeddings)");
+            out.notes.push_back(
+                "HunYuan alpha: base = rope_theta * alpha^(H / (H - 2)) = " + posenc::detail::format_value(base) +
+                " with the default table (Hugging Face's init table, used up to max_position_embeddings)");
             out.rope_theta = base;
             out.rope_theta_key = out.rope_theta_key + " * " + sd.at("alpha") + "^(H/(H-2))";
             out.rotary_dim = out.head_dim;
@@ -225,7 +238,7 @@ inline void apply_hunyuan_alpha(const GroupFacts& g, const ScalingDict& sd, HfRo
             out.factor_key.clear();
         } else if (g.family) {
             out.warnings.push_back({sd.at("alpha"), "only HunYuan's dynamic RoPE reads it; " + out.model_type +
-                                                       "'s code ignores it, and so does posenc"});
+                                                        "'s code ignores it, and so does posenc"});
         }
     }
 }

@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_group_width_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_group_width_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -33,10 +34,12 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
     // The family rule's alias of qk_rope_head_dim (FamilySteps::qk_rope_head_dim_alias: GLM-4.7-Flash's head_dim).
     const char* alias_key = g.steps ? g.steps->qk_rope_head_dim_alias : nullptr;
     const json* alias = alias_key ? member(g.config, alias_key) : nullptr;
-    if (const json* v = member(g.config, "qk_rope_head_dim"); v && alias && !(v->is_number() && alias->is_number() && *v == *alias))
+    if (const json* v = member(g.config, "qk_rope_head_dim");
+        v && alias && !(v->is_number() && alias->is_number() && *v == *alias))
         // Which key of an attribute_map alias wins depends on the order Python sees them.
-        fail(alias_key, "expected the value of qk_rope_head_dim " + shown(*v) + " (" + out.model_type + "'s " + alias_key +
-                            " is an alias of qk_rope_head_dim; the config carries both and they disagree)",
+        fail(alias_key,
+             "expected the value of qk_rope_head_dim " + shown(*v) + " (" + out.model_type + "'s " + alias_key +
+                 " is an alias of qk_rope_head_dim; the config carries both and they disagree)",
              shown(*alias));
     if (const json* v = member(g.config, "qk_rope_head_dim")) out.head_dim = positive_int(*v, "qk_rope_head_dim");
     else if (alias) out.head_dim = positive_int(*alias, alias_key), out.head_dim_key = alias_key;
@@ -63,9 +66,10 @@ inline void read_mla_head_dim(const GroupFacts& g, HfRopeConfig& out)
         std::string width_shown = "nothing (class default " + std::to_string(width_default) + ")";
         if (const json* v = member(g.config, "head_dim")) width = positive_int(*v, "head_dim"), width_shown = shown(*v);
         if (width != out.head_dim)
-            fail("head_dim", "expected qk_rope_head_dim's value " + std::to_string(out.head_dim) + " (" + out.model_type +
-                                 "'s rotary table is head_dim wide and rotates the qk_rope_head_dim slice of each head; "
-                                 "with other widths transformers cannot apply it)",
+            fail("head_dim",
+                 "expected qk_rope_head_dim's value " + std::to_string(out.head_dim) + " (" + out.model_type +
+                     "'s rotary table is head_dim wide and rotates the qk_rope_head_dim slice of each head; "
+                     "with other widths transformers cannot apply it)",
                  width_shown);
     }
 }
@@ -80,15 +84,17 @@ inline void read_aliased_head_dim(const GroupFacts& g, HfRopeConfig& out)
     if (const json* alias = member(g.config, "head_dim")) {
         // Both set the same attribute; which one wins depends on the order Python sees them.
         if (v && !(alias->is_number() && v->is_number() && *alias == *v))
-            fail("head_dim", "expected the value of " + key + " " + shown(*v) + " (" + out.model_type +
-                                 "'s head_dim is an alias of " + key + "; the config carries both and they disagree)",
+            fail("head_dim",
+                 "expected the value of " + key + " " + shown(*v) + " (" + out.model_type +
+                     "'s head_dim is an alias of " + key + "; the config carries both and they disagree)",
                  shown(*alias));
         if (!v) v = alias, out.head_dim_key = "head_dim";
     }
     if (v) out.head_dim = positive_int(*v, out.head_dim_key);
     else {
         out.head_dim = g.default_head_dim;
-        out.notes.push_back(key + " absent: " + out.model_type + "'s class default " + std::to_string(g.default_head_dim));
+        out.notes.push_back(key + " absent: " + out.model_type + "'s class default " +
+                            std::to_string(g.default_head_dim));
     }
 }
 
@@ -101,7 +107,8 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
         return;
     }
     if (g.deepseek) return read_mla_head_dim(g, out);
-    if (g.family && g.steps && g.steps->head_dim) return g.steps->head_dim(g.config, *g.family, out);  // Mistral 4's (FamilySteps)
+    if (g.family && g.steps && g.steps->head_dim)
+        return g.steps->head_dim(g.config, *g.family, out);  // Mistral 4's (FamilySteps)
     if (g.family && !g.family->head_dim_key.empty()) return read_aliased_head_dim(g, out);
     // The attention's head is hidden_size // num_attention_heads whatever a head_dim key says (a key
     // that changes the table is refused in read_rotary_dim, one the class overwrites gets a warning).
@@ -113,7 +120,8 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
     } else if (g.default_head_dim > 0 && !head_from_hidden && !member(g.config, "head_dim")) {
         out.head_dim = g.default_head_dim;
         out.head_dim_key = "head_dim";
-        out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " + std::to_string(g.default_head_dim));
+        out.notes.push_back("head_dim absent: " + out.model_type + "'s class default " +
+                            std::to_string(g.default_head_dim));
     } else {
         const char* hidden_key = member(g.config, "hidden_size") ? "hidden_size" : "n_embd";
         const char* heads_key = member(g.config, "num_attention_heads") ? "num_attention_heads" : "n_head";
@@ -134,12 +142,14 @@ inline void read_head_dim(const GroupFacts& g, HfRopeConfig& out)
         out.head_dim = h / n;  // Python floor division of positive ints
         out.head_dim_key = std::string(hidden_key) + " / " + heads_key;
         if (out.head_dim <= 0)
-            fail(hidden_key, "expected hidden_size // num_attention_heads >= 1", std::to_string(h) + " // " + std::to_string(n));
-        if (const json* v = member(g.config, "head_dim"); v && g.family->has(trait::head_dim_from_hidden) &&
-                                                           !(v->is_number() && v->get<double>() == out.head_dim))
-            out.warnings.push_back({"head_dim", "model_type \"" + out.model_type + "\"'s configuration class sets head_dim = "
-                                                "hidden_size // num_attention_heads = " + std::to_string(out.head_dim) +
-                                                " over it; ignored"});
+            fail(hidden_key, "expected hidden_size // num_attention_heads >= 1",
+                 std::to_string(h) + " // " + std::to_string(n));
+        if (const json* v = member(g.config, "head_dim");
+            v && g.family->has(trait::head_dim_from_hidden) && !(v->is_number() && v->get<double>() == out.head_dim))
+            out.warnings.push_back({"head_dim", "model_type \"" + out.model_type +
+                                                    "\"'s configuration class sets head_dim = "
+                                                    "hidden_size // num_attention_heads = " +
+                                                    std::to_string(out.head_dim) + " over it; ignored"});
     }
 }
 
@@ -150,13 +160,15 @@ inline RotaryFraction read_proportional_fraction(const GroupFacts& g, const Scal
     out.proportional_fraction = 1.0;
     if (const json* v = member(*sd.dict, "partial_rotary_factor")) {
         const double x = number(*v, sd.at("partial_rotary_factor"));
-        if (const json* top = member(g.config, "partial_rotary_factor"); top && number(*top, "partial_rotary_factor") != x)
-            fail(sd.at("partial_rotary_factor"), "expected the top-level partial_rotary_factor " + shown(*top) +
-                                                    " (the config carries both and they disagree)",
+        if (const json* top = member(g.config, "partial_rotary_factor");
+            top && number(*top, "partial_rotary_factor") != x)
+            fail(sd.at("partial_rotary_factor"),
+                 "expected the top-level partial_rotary_factor " + shown(*top) +
+                     " (the config carries both and they disagree)",
                  shown(*v));
         out.proportional_fraction = x;
     }
-    return RotaryFraction{};  // the table spans the head
+    return RotaryFraction {};  // the table spans the head
 }
 
 /// The top-level factor the configuration class reads: GPT-NeoX's rotary_pct
@@ -168,16 +180,18 @@ inline RotaryFraction read_top_level_partial_factor(const GroupFacts& g, HfRopeC
     f.value = g.family && g.family->partial_rotary_factor ? *g.family->partial_rotary_factor : 1.0;
     f.key = g.family && g.family->partial_rotary_factor ? "partial_rotary_factor" : "";
     f.shown = g.family && g.family->partial_rotary_factor
-                                ? "the class default " + posenc::detail::format_value(*g.family->partial_rotary_factor)
-                                : "";
+                  ? "the class default " + posenc::detail::format_value(*g.family->partial_rotary_factor)
+                  : "";
     const bool neox = g.family && g.family->has(trait::neox_key_names);
     for (const char* key : {"rotary_pct", "partial_rotary_factor"}) {
         const json* v = member(g.config, key);
         if (!v) continue;
         if (g.family && neox != (std::string(key) == "rotary_pct")) {
-            out.warnings.push_back({key, "model_type \"" + out.model_type + "\"'s configuration class reads the partial rotary "
-                                         "factor from " + (neox ? "rotary_pct" : "partial_rotary_factor") + ", not from " + key +
-                                         "; ignored"});
+            out.warnings.push_back({key, "model_type \"" + out.model_type +
+                                             "\"'s configuration class reads the partial rotary "
+                                             "factor from " +
+                                             (neox ? "rotary_pct" : "partial_rotary_factor") + ", not from " + key +
+                                             "; ignored"});
             continue;
         }
         f.value = number(*v, key), f.key = key, f.shown = std::string(key) + " " + shown(*v);
@@ -205,8 +219,9 @@ inline void read_dict_partial_factor(const GroupFacts& g, const ScalingDict& sd,
     // dict's value; transformers 4 does not read the dict's at all.
     if (!neox && !f.shown.empty() && x != f.value)
         fail(sd.at("partial_rotary_factor"),
-             "expected the value of " + f.shown + " (transformers copies the configuration's partial_rotary_factor "
-             "over the RoPE dict's; the two disagree)",
+             "expected the value of " + f.shown +
+                 " (transformers copies the configuration's partial_rotary_factor "
+                 "over the RoPE dict's; the two disagree)",
              shown(*v));
     if (!neox && f.shown.empty() && sd.key == "rope_scaling" && x != 1.0)
         fail(sd.at("partial_rotary_factor"),
@@ -220,16 +235,20 @@ inline void read_dict_partial_factor(const GroupFacts& g, const ScalingDict& sd,
 /// check (families/family_steps.hpp FamilySteps::check_partial_factor).
 inline void check_partial_factor(const GroupFacts& g, const RotaryFraction& f, const HfRopeConfig& out)
 {
-    if (!(f.value > 0.0 && f.value <= 1.0)) fail(f.key, "expected a number in (0, 1]", posenc::detail::format_value(f.value));
+    if (!(f.value > 0.0 && f.value <= 1.0))
+        fail(f.key, "expected a number in (0, 1]", posenc::detail::format_value(f.value));
     if (g.family && !g.family->has(trait::partial_rotary) && !g.gptj_like && f.value != 1.0)
         // Llama-style attention multiplies the whole head by cos / sin: transformers 5's default table
         // ignores the factor (compute_default_rope_parameters uses head_dim), its scaled types and
         // transformers 4 build a table narrower than the head, which the attention cannot apply.
-        fail(f.key, "expected 1: model_type \"" + out.model_type + "\"'s attention rotates the whole head (" +
-                          std::string(g.family->pairing_source) + " does not split off a rotary part), so transformers either "
-                          "ignores a partial rotary factor or fails on it",
+        fail(f.key,
+             "expected 1: model_type \"" + out.model_type + "\"'s attention rotates the whole head (" +
+                 std::string(g.family->pairing_source) +
+                 " does not split off a rotary part), so transformers either "
+                 "ignores a partial rotary factor or fails on it",
              posenc::detail::format_value(f.value));
-    if (g.family && g.steps && g.steps->check_partial_factor) g.steps->check_partial_factor(*g.family, f.key, f.value, out.model_type);
+    if (g.family && g.steps && g.steps->check_partial_factor)
+        g.steps->check_partial_factor(*g.family, f.key, f.value, out.model_type);
 }
 
 /// The partial rotary factor: partial_rotary_factor (GPT-NeoX: rotary_pct), the dict's, the class default.
@@ -256,7 +275,8 @@ inline RotaryFraction read_partial_rotary_factor(const GroupFacts& g, const Scal
 /// int(head_dim * partial_rotary_factor)). Where it disagrees with that width, a config that gives
 /// a partial_rotary_factor keeps it (with a warning: MiniMax-M2 ships both); one that gives none is
 /// refused, since the checkpoint's own code may rotate rotary_dim dims where transformers rotates more.
-inline void check_unread_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const RotaryFraction& f, HfRopeConfig& out)
+inline void check_unread_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const RotaryFraction& f,
+                                    HfRopeConfig& out)
 {
     const json* v = member(g.config, "rotary_dim");
     if (!v) return;
@@ -266,14 +286,15 @@ inline void check_unread_rotary_dim(const GroupFacts& g, const ScalingDict& sd, 
                                  (sd.dict && member(*sd.dict, "partial_rotary_factor"));
     if (explicit_factor) {
         out.warnings.push_back({"rotary_dim", "transformers does not read it for model_type \"" + out.model_type +
-                                                  "\": " + f.key + " gives rotary_dim " + std::to_string(out.rotary_dim) +
-                                                  ", not " + std::to_string(given) + "; ignored"});
+                                                  "\": " + f.key + " gives rotary_dim " +
+                                                  std::to_string(out.rotary_dim) + ", not " + std::to_string(given) +
+                                                  "; ignored"});
         return;
     }
-    fail("rotary_dim", "expected int(head_dim * partial_rotary_factor) = " + std::to_string(out.rotary_dim) +
-                           ": model_type \"" + out.model_type + "\"'s code does not read rotary_dim and rotates " +
-                           std::to_string(out.rotary_dim) + " dims of each head; give partial_rotary_factor " +
-                           "(rotary_dim / head_dim) to say the width",
+    fail("rotary_dim",
+         "expected int(head_dim * partial_rotary_factor) = " + std::to_string(out.rotary_dim) + ": model_type \"" +
+             out.model_type + "\"'s code does not read rotary_dim and rotates " + std::to_string(out.rotary_dim) +
+             " dims of each head; give partial_rotary_factor " + "(rotary_dim / head_dim) to say the width",
          shown(*v));
 }
 
@@ -299,11 +320,14 @@ inline void read_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const Ro
         // key, while the attention rotates int((hidden_size // num_attention_heads) * factor) dims.
         const int key_width = static_cast<int>(static_cast<double>(positive_int(*v, "head_dim")) * f.value);
         if (key_width != out.rotary_dim)
-            fail("head_dim", "expected a head_dim whose rotary part int(head_dim * partial_rotary_factor) is the "
-                             "attention's " + std::to_string(out.rotary_dim) + " (" + out.model_type + "'s attention "
-                             "head is hidden_size // num_attention_heads = " + std::to_string(out.head_dim) +
-                             " and the table built from head_dim would be " + std::to_string(key_width) +
-                             " wide; transformers cannot apply it)",
+            fail("head_dim",
+                 "expected a head_dim whose rotary part int(head_dim * partial_rotary_factor) is the "
+                 "attention's " +
+                     std::to_string(out.rotary_dim) + " (" + out.model_type +
+                     "'s attention "
+                     "head is hidden_size // num_attention_heads = " +
+                     std::to_string(out.head_dim) + " and the table built from head_dim would be " +
+                     std::to_string(key_width) + " wide; transformers cannot apply it)",
                  shown(*v));
     }
     if (out.rotary_dim <= 0 || out.rotary_dim % 2 != 0 || out.rotary_dim > out.head_dim)
@@ -314,10 +338,11 @@ inline void read_rotary_dim(const GroupFacts& g, const ScalingDict& sd, const Ro
     if (out.mla_rope_head_dim > 0) {
         // The table (head_dim * partial_rotary_factor wide) rotates the last qk_rope_head_dim coordinates.
         if (out.rotary_dim != out.mla_rope_head_dim)
-            fail(out.rotary_dim_key, "expected int(head_dim * partial_rotary_factor) = qk_rope_head_dim " +
-                                         std::to_string(out.mla_rope_head_dim) + " (" + out.model_type +
-                                         " applies the table to the last qk_rope_head_dim coordinates of each head; "
-                                         "with another width transformers cannot apply it)",
+            fail(out.rotary_dim_key,
+                 "expected int(head_dim * partial_rotary_factor) = qk_rope_head_dim " +
+                     std::to_string(out.mla_rope_head_dim) + " (" + out.model_type +
+                     " applies the table to the last qk_rope_head_dim coordinates of each head; "
+                     "with another width transformers cannot apply it)",
                  std::to_string(out.rotary_dim));
         out.rotary_offset = out.head_dim - out.rotary_dim;
     }

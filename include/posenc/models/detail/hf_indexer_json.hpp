@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_indexer_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_indexer_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -48,9 +49,11 @@ inline std::optional<IndexerConfig> read_indexer(const ModelIdentity& id, std::v
     }
     out.head_dim = positive_int(*v, out.key);
     const json* ratio = member(text, "indexer_compress_ratio");
-    if (!ratio) fail(id.pre + "indexer_compress_ratio", "expected a positive integer beside indexer_head_dim (its configuration "
-                                                        "class requires every indexer_* key once one is set)",
-                     "nothing");
+    if (!ratio)
+        fail(id.pre + "indexer_compress_ratio",
+             "expected a positive integer beside indexer_head_dim (its configuration "
+             "class requires every indexer_* key once one is set)",
+             "nothing");
     out.compress_ratio = positive_int(*ratio, id.pre + "indexer_compress_ratio");
     out.keys = IndexerKeys::block_start;
     out.source = "qwen4_exp/modeling_qwen4_exp.py";
@@ -63,12 +66,17 @@ inline IndexerRope indexer_rope(const IndexerConfig& c, const ModelRope& rope, i
 {
     const RopeSpec& g = rope.groups()[static_cast<std::size_t>(group)].spec;
     if (g.rotary_dim() > c.head_dim)
-        fail(c.key, "expected at least the attention's rotary width " + std::to_string(g.rotary_dim()) +
-                        ": the indexer rotates that many of its coordinates with the attention's table",
+        fail(c.key,
+             "expected at least the attention's rotary width " + std::to_string(g.rotary_dim()) +
+                 ": the indexer rotates that many of its coordinates with the attention's table",
              std::to_string(c.head_dim));
     const int offset = c.suffix ? c.head_dim - g.rotary_dim() : 0;
-    return IndexerRope{RopeSpec(c.head_dim, g.rotary_dim(), g.base(), c.pairing, offset), group, c.keys, c.compress_ratio,
-                       c.key, c.source};
+    return IndexerRope {RopeSpec(c.head_dim, g.rotary_dim(), g.base(), c.pairing, offset),
+                        group,
+                        c.keys,
+                        c.compress_ratio,
+                        c.key,
+                        c.source};
 }
 
 }  // namespace posenc::hf::detail

@@ -4,7 +4,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_indexer_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_indexer_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <string>
@@ -19,9 +20,9 @@ struct IndexerConfig {
     int head_dim = 0;
     IndexerKeys keys = IndexerKeys::per_token;
     int compress_ratio = 1;
-    bool suffix = false;        ///< the LAST rotary_dim coordinates rotate (HY-V4), else the first
+    bool suffix = false;  ///< the LAST rotary_dim coordinates rotate (HY-V4), else the first
     Pairing pairing = Pairing::half_split;
-    std::string key;            ///< the head width's key, with the config's prefix
+    std::string key;  ///< the head width's key, with the config's prefix
     std::string source;
 };
 

@@ -8,7 +8,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_json_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_json_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -109,7 +110,7 @@ private:
         bool object;
         std::string path, pointer;
         std::string key_path, key_pointer;  // objects: the current member
-        long index = -1;                    // arrays: the current element
+        long index = -1;  // arrays: the current element
     };
     std::string_view text;
     std::size_t i = 0;
@@ -155,7 +156,7 @@ private:
         if (stack.size() >= static_cast<std::size_t>(max_nesting_depth))
             fail("config", "expected JSON nested at most " + std::to_string(max_nesting_depth) + " levels deep",
                  "deeper nesting");
-        Level level{c == '{', "", "", "", "", -1};
+        Level level {c == '{', "", "", "", "", -1};
         if (!stack.empty()) value_path(level.path, level.pointer);
         stack.push_back(level);
         if (c == '{') expecting_key = true;
@@ -195,8 +196,7 @@ private:
         if (is_integer && literal.size() <= 20 && !(literal[0] == '-' && !nonzero))
             return;  // int64 / uint64, or a double the parser checks
         const double x = std::strtod(literal.c_str(), nullptr);
-        if (std::isinf(x))
-            fail(path, "expected a number within double's range", ellipsized(literal));
+        if (std::isinf(x)) fail(path, "expected a number within double's range", ellipsized(literal));
         if (nonzero && (x == 0.0 || std::fpclassify(x) == FP_SUBNORMAL)) lossy.push_back({path, pointer, literal});
         // A negative zero parses as 0 (an integer "-0" loses its sign): keep it as written for messages.
         if (!nonzero && literal[0] == '-') lossy.push_back({path, pointer, literal});
@@ -234,8 +234,9 @@ inline double number(const json& v, const std::string& path, const char* rule = 
     const double x = v.get<double>();
     if (!std::isfinite(x)) fail_json(path, rule, v);
     if (raw_literals().count(&v) != 0 && !is_zero_literal(raw_literals().at(&v)))
-        fail_json(path, std::string(rule) + " within double's range (the literal underflows to " +
-                            (x == 0.0 ? "0" : "a subnormal") + ")",
+        fail_json(path,
+                  std::string(rule) + " within double's range (the literal underflows to " +
+                      (x == 0.0 ? "0" : "a subnormal") + ")",
                   v);
     return x;
 }
@@ -278,8 +279,8 @@ inline std::set<std::string> known_scaling_keys(const std::string& type)
 {
     // mrope_section / mrope_interleaved (M-RoPE) and alpha (HunYuan) are read by the model-level
     // reader (hf_model.hpp), which refuses them where the model's code would not use them as read.
-    std::set<std::string> keys{"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
-                               "mrope_interleaved"};
+    std::set<std::string> keys {"rope_type",        "type", "rope_theta", "partial_rotary_factor", "mrope_section",
+                                "mrope_interleaved"};
     if (type == "dynamic") keys.insert("alpha");
     auto add = [&](std::initializer_list<const char*> more) {
         for (const char* k : more) keys.insert(k);
@@ -289,7 +290,8 @@ inline std::set<std::string> known_scaling_keys(const std::string& type)
     if (type == "yarn")
         add({"factor", "attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale",
              "mscale_all_dim", "truncate"});
-    if (type == "longrope") add({"short_factor", "long_factor", "attention_factor", "factor", "original_max_position_embeddings"});
+    if (type == "longrope")
+        add({"short_factor", "long_factor", "attention_factor", "factor", "original_max_position_embeddings"});
     if (type == "llama3") add({"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"});
     return keys;
 }

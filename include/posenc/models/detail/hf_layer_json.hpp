@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_layer_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_layer_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -19,9 +20,10 @@
 namespace posenc::hf::detail {
 
 /// Keys whose meaning depends on the model's own code (refused for an unknown model_type).
-inline constexpr const char* model_specific_keys[] = {"rope_local_base_freq", "no_rope_layers", "no_rope_layer_interval",
-                                                      "sliding_window_pattern", "full_attention_interval", "full_attn_idxs",
-                                                      "attn_layer_indices", "cross_attention_layers", "layer_rope_theta"};
+inline constexpr const char* model_specific_keys[] = {
+    "rope_local_base_freq",   "no_rope_layers",          "no_rope_layer_interval",
+    "sliding_window_pattern", "full_attention_interval", "full_attn_idxs",
+    "attn_layer_indices",     "cross_attention_layers",  "layer_rope_theta"};
 
 inline std::vector<std::string> layer_type_list(const json& v, const std::string& path)
 {
@@ -59,9 +61,10 @@ inline int pattern_value(const json& text, const char* key, int fallback, const 
 {
     if (const json* v = member(text, key)) {
         if (v->is_string())
-            fail_json(prefix + key,
-                      "expected a positive integer (a string pattern is read only together with an explicit layer_types)",
-                      *v);
+            fail_json(
+                prefix + key,
+                "expected a positive integer (a string pattern is read only together with an explicit layer_types)",
+                *v);
         return positive_int(*v, prefix + key);
     }
     return fallback;

@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_layer_rules_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_layer_rules_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -28,7 +29,7 @@ namespace posenc::hf::detail {
 struct LayerMap {
     std::optional<int> num_layers;
     std::vector<std::string> types;  ///< the type of each layer; empty when the config names none
-    std::vector<bool> rotates;       ///< whether layer i has RoPE (one entry per type)
+    std::vector<bool> rotates;  ///< whether layer i has RoPE (one entry per type)
 
     /// The layer types in order of first use (only those of layers with RoPE when `rotating_only`).
     std::vector<std::string> distinct_types(bool rotating_only) const
@@ -78,7 +79,8 @@ inline LayerMap read_layer_map(const ModelIdentity& id, std::optional<int> num_l
             map.num_layers = static_cast<int>(map.types.size());
         }
         if (map.types.size() != static_cast<std::size_t>(*map.num_layers))
-            fail(pre + "layer_types", "expected one entry per layer (num_hidden_layers " + std::to_string(*map.num_layers) + ")",
+            fail(pre + "layer_types",
+                 "expected one entry per layer (num_hidden_layers " + std::to_string(*map.num_layers) + ")",
                  std::to_string(map.types.size()) + " entries");
     }
     if (!id.family)
@@ -91,11 +93,14 @@ inline LayerMap read_layer_map(const ModelIdentity& id, std::optional<int> num_l
 
     map.rotates.assign(map.types.size(), true);
     for (std::size_t i = 0; i < map.types.size(); ++i)  // a family rule's layer types without position embeddings
-        if (std::find(id.nope_layer_types.begin(), id.nope_layer_types.end(), map.types[i]) != id.nope_layer_types.end())
+        if (std::find(id.nope_layer_types.begin(), id.nope_layer_types.end(), map.types[i]) !=
+            id.nope_layer_types.end())
             map.rotates[i] = false;
     // ModelRope holds at least one group used by some layer: refused, naming the key that decided it.
-    if (!map.types.empty() && !id.per_layer_type() && std::find(map.rotates.begin(), map.rotates.end(), true) == map.rotates.end())
-        fail(pre + "layer_types", "expected at least one layer with RoPE", std::to_string(map.types.size()) + " layers without");
+    if (!map.types.empty() && !id.per_layer_type() &&
+        std::find(map.rotates.begin(), map.rotates.end(), true) == map.rotates.end())
+        fail(pre + "layer_types", "expected at least one layer with RoPE",
+             std::to_string(map.types.size()) + " layers without");
     return map;
 }
 

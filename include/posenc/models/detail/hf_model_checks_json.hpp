@@ -7,7 +7,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_model_checks_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_model_checks_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -33,8 +34,9 @@ inline void refuse_other_position_encodings(const ModelIdentity& id)
     const std::string& pre = id.pre;
     // Falcon's alibi (also BLOOM- and MPT-style configs): attention biases instead of RoPE.
     if (const json* v = member(text, "alibi"); v && v->is_boolean() && v->get<bool>())
-        fail(pre + "alibi", "expected false: ALiBi adds attention biases instead of rotating q and k, and posenc "
-                            "describes RoPE only",
+        fail(pre + "alibi",
+             "expected false: ALiBi adds attention biases instead of rotating q and k, and posenc "
+             "describes RoPE only",
              "true");
     // Qwen2.5-1M: dual chunk attention (vLLM's), which transformers does not implement: its qwen2 code
     // ignores the key and rotates as if it were absent, which is not what the model was trained for.
@@ -113,11 +115,13 @@ inline void check_rope_interleave(const ModelIdentity& id, ReadLog& log)
     // model_type posenc does not know is refused (its code decides the pairing).
     if (const json* v = member(text, "rope_interleave"); v && v->is_boolean()) {
         if (!id.family)
-            fail(pre + "rope_interleave", "is read only for model types posenc knows; model_type " + id.type_shown +
-                                              " is not one, and how its code uses this key cannot be told from the config",
+            fail(pre + "rope_interleave",
+                 "is read only for model types posenc knows; model_type " + id.type_shown +
+                     " is not one, and how its code uses this key cannot be told from the config",
                  shown(*v));
         if (!id.family->has(trait::reads_rope_interleave))
-            log.warnings.push_back({pre + "rope_interleave", "model_type " + id.type_shown + "'s code does not read it; ignored"});
+            log.warnings.push_back(
+                {pre + "rope_interleave", "model_type " + id.type_shown + "'s code does not read it; ignored"});
     }
 }
 
@@ -131,8 +135,9 @@ inline void check_model_specific_keys(const ModelIdentity& id, ReadLog& log)
         if (!member(text, key)) continue;
         const std::string k = key;
         if (!id.family)
-            fail(pre + k, "is read only for model types posenc knows; model_type " + id.type_shown +
-                              " is not one, and how its code uses this key cannot be told from the config",
+            fail(pre + k,
+                 "is read only for model types posenc knows; model_type " + id.type_shown +
+                     " is not one, and how its code uses this key cannot be told from the config",
                  shown(*member(text, key)));
         if (k != "sliding_window_pattern")
             log.warnings.push_back({pre + k, "model_type " + id.type_shown + "'s code does not read it; ignored"});
@@ -145,9 +150,11 @@ inline void refuse_unread_dicts_per_layer_type(const ModelIdentity& id)
 {
     const json* given = member(*id.given, "rope_parameters");
     if (!id.family || !is_per_layer_type(given) || families::reads_dicts_per_layer_type(*id.row)) return;
-    fail(id.pre + "rope_parameters", "expected one dict: model_type " + id.type_shown + "'s rotary embedding builds one "
-                                     "table, and transformers 5 does not apply a rope_parameters given per layer type "
-                                     "there (it reads it as one dict of rope type default, or fails)",
+    fail(id.pre + "rope_parameters",
+         "expected one dict: model_type " + id.type_shown +
+             "'s rotary embedding builds one "
+             "table, and transformers 5 does not apply a rope_parameters given per layer type "
+             "there (it reads it as one dict of rope type default, or fails)",
          shown(*given));
 }
 
@@ -160,16 +167,19 @@ inline void check_unknown_family(const ModelIdentity& id, const ReadOptions& opt
     if (const RoPEOutsideLanguage* tower = id.row->outside)
         fail(pre + "model_type",
              std::string("expected a language model's config: this is ") +
-                 (tower->kind == TowerKind::vision  ? "a vision encoder's, whose RoPE runs over image patches or frames in 2-D or 3-D"
-                  : tower->kind == TowerKind::audio ? "an audio or speech model's (an encoder, vocoder or codec)"
-                                                    : "a model outside language modelling (time series, image matching, or a "
-                                                      "byte model's global transformer)") +
+                 (tower->kind == TowerKind::vision
+                      ? "a vision encoder's, whose RoPE runs over image patches or frames in 2-D or 3-D"
+                  : tower->kind == TowerKind::audio
+                      ? "an audio or speech model's (an encoder, vocoder or codec)"
+                      : "a model outside language modelling (time series, image matching, or a "
+                        "byte model's global transformer)") +
                  "; posenc describes the RoPE of language models' attention (read a multimodal model's text_config; "
                  "its towers with hf::read_vision_tower / hf::read_audio_tower, posenc-inspect --tower vision|audio)",
              id.type_shown);
     if (id.per_layer_type())
-        fail(pre + "rope_parameters", "expected one dict for model_type " + id.type_shown +
-                                          " (per-layer-type RoPE is read only for model types posenc knows)",
+        fail(pre + "rope_parameters",
+             "expected one dict for model_type " + id.type_shown +
+                 " (per-layer-type RoPE is read only for model types posenc knows)",
              shown(*id.rope_parameters()));
     for (const char* dict_key : {"rope_parameters", "rope_scaling"})
         if (const json* d = member(text, dict_key); d && d->is_object())
@@ -180,14 +190,15 @@ inline void check_unknown_family(const ModelIdentity& id, const ReadOptions& opt
                              " is not one, and how its code uses this key cannot be told from the config",
                          shown(*v));
     if (!id.model_type.empty() && !options.assume_half_split)
-        fail(pre + "model_type",
-             "expected a model type posenc knows (include/posenc/models/hf_families.hpp): the model's own code decides "
-             "its pairing (rotate_half or interleaved) and class defaults, and the config does not say them; to read it "
-             "with half_split pairing and generic defaults anyway, opt in with ReadOptions::assume_half_split "
-             "(posenc-inspect --assume-half-split)",
-             id.type_shown);
+        fail(
+            pre + "model_type",
+            "expected a model type posenc knows (include/posenc/models/hf_families.hpp): the model's own code decides "
+            "its pairing (rotate_half or interleaved) and class defaults, and the config does not say them; to read it "
+            "with half_split pairing and generic defaults anyway, opt in with ReadOptions::assume_half_split "
+            "(posenc-inspect --assume-half-split)",
+            id.type_shown);
     log.warnings.push_back({pre + "model_type", id.type_shown + " is not a model type posenc knows; half_split "
-                                                             "pairing (rotate_half) and generic defaults assumed"});
+                                                                "pairing (rotate_half) and generic defaults assumed"});
 }
 
 /// Step 3: every check above, in order.

@@ -7,7 +7,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_model_identity.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_model_identity.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -40,17 +41,17 @@ struct ReadLog {
 /// The language model a config describes; see the file comment.
 struct ModelIdentity {
     std::string name_or_path;  ///< the outer config's _name_or_path, "" when absent
-    std::string model_type;    ///< the language model's type (text_config's when nested)
-    std::string pre;           ///< its key path: "", "text_config.", "thinker_config.text_config.", ...
-    std::string type_shown;    ///< model_type quoted (cut as shown() cuts), or "(absent)"
-    const Family* row = nullptr;          ///< its record (family_row.hpp), set by with_family_rule
+    std::string model_type;  ///< the language model's type (text_config's when nested)
+    std::string pre;  ///< its key path: "", "text_config.", "thinker_config.text_config.", ...
+    std::string type_shown;  ///< model_type quoted (cut as shown() cuts), or "(absent)"
+    const Family* row = nullptr;  ///< its record (family_row.hpp), set by with_family_rule
     const FamilyRules* family = nullptr;  ///< row->hand: nullptr for a type posenc does not know
-    const json* given = nullptr;          ///< the language model's object in the config (or `completed`)
+    const json* given = nullptr;  ///< the language model's object in the config (or `completed`)
     /// A wrapper's text_config completed with the wrapper's text defaults (hf_class_defaults.hpp
     /// WrapperTextDefaults), when the wrapper has them, or carrying the model_type the wrapper
     /// gives it (LanguageModelWrapper::renamed_text_model_type); `given` points to it.
     std::shared_ptr<const json> completed;
-    std::optional<json> normalised;       ///< the object as the family rule leaves it, when the family has one
+    std::optional<json> normalised;  ///< the object as the family rule leaves it, when the family has one
     /// From the family rule (families/family_config.hpp FamilyConfig): the layer types without RoPE,
     /// what a layer type's group reads beyond its dict, whether each layer type has a table of its own.
     std::vector<std::string> nope_layer_types;
@@ -74,7 +75,8 @@ inline const json* language_model_config_of(const json& root, const std::string&
     if (!outer.wrapper || outer.wrapper->language_model_key.empty()) return nullptr;
     const std::string key(outer.wrapper->language_model_key);
     const json* v = member(root, key.c_str());
-    if (!v) fail(key, "expected an object (model_type \"" + outer_type + "\" keeps its language model there)", "nothing");
+    if (!v)
+        fail(key, "expected an object (model_type \"" + outer_type + "\" keeps its language model there)", "nothing");
     if (!v->is_object()) fail_json(key, "expected an object", *v);
     return v;
 }
@@ -107,12 +109,13 @@ inline ModelIdentity locate_language_model(const json& root, ReadLog& log)
     if (text_config && !text_config->is_object()) fail_json(id.pre + "text_config", "expected an object", *text_config);
     if (const WrapperTextDefaults* wrapper = outer.wrapper_text_defaults) {
         // The wrapper builds its text config from {**its text defaults, **text_config}.
-        auto completed = std::make_shared<json>(json::parse(wrapper->text_defaults.begin(), wrapper->text_defaults.end()));
+        auto completed =
+            std::make_shared<json>(json::parse(wrapper->text_defaults.begin(), wrapper->text_defaults.end()));
         if (text_config) completed->update(*text_config);
         if (!member(*completed, "model_type")) (*completed)["model_type"] = std::string(wrapper->text_model_type);
-        log.notes.push_back(std::string(text_config ? "text_config completed with" : "text_config absent:") + " model_type " +
-                            ellipsized('"' + outer_type + '"') + "'s text defaults (" + std::string(wrapper->source) +
-                            ") for the keys it leaves out");
+        log.notes.push_back(std::string(text_config ? "text_config completed with" : "text_config absent:") +
+                            " model_type " + ellipsized('"' + outer_type + '"') + "'s text defaults (" +
+                            std::string(wrapper->source) + ") for the keys it leaves out");
         id.completed = std::move(completed);
         id.given = id.completed.get();
         id.pre += "text_config.";

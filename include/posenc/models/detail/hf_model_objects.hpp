@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_model_objects.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_model_objects.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <cstdint>
@@ -41,7 +42,8 @@ inline std::string key_path_of(const std::string& field, const HfRopeConfig& con
     if (field == "base") return config.rope_theta_key;
     if (field == "rotary_dim") return config.rotary_dim_key;
     if (field == "head_dim") return config.head_dim_key;
-    for (std::string_view method : {"linear.", "ntk_aware.", "dynamic.", "yarn.", "llama3.", "longrope.", "proportional."}) {
+    for (std::string_view method :
+         {"linear.", "ntk_aware.", "dynamic.", "yarn.", "llama3.", "longrope.", "proportional."}) {
         if (field.compare(0, method.size(), method) != 0) continue;
         const std::string rest = field.substr(method.size());
         const std::string dict = config.scaling_key.empty() ? std::string("rope_scaling") : config.scaling_key;
@@ -94,8 +96,9 @@ inline Scaling scaling_of(const HfRopeConfig& c)
         if (c.short_mscale && c.long_mscale) longrope = longrope.with_phimoe_mscales(*c.short_mscale, *c.long_mscale);
         return longrope;
     }
-    if (c.rope_type == "proportional") return ProportionalScaling(c.proportional_fraction.value_or(1.0), c.factor.value_or(1.0));
-    return NoScaling{};
+    if (c.rope_type == "proportional")
+        return ProportionalScaling(c.proportional_fraction.value_or(1.0), c.factor.value_or(1.0));
+    return NoScaling {};
 }
 
 /// Turns the JSON stage's facts of one group into posenc objects and checks that the frequency
@@ -125,19 +128,18 @@ inline HfModelRope group_rope(const HfRopeConfig& config)
                             "it only divides the cos/sin factor here");
     }
 
-    const std::int64_t original_length =
-        scaling_original_length(scaling).value_or(config.max_position_embeddings);
-    return HfModelRope{config.name_or_path.empty() ? config.model_type : config.name_or_path,
-                       config.model_type,
-                       spec,
-                       scaling,
-                       config.max_position_embeddings,
-                       original_length,
-                       table.attention_factor(),
-                       softmax_mscale ? softmax_scale_multiplier(scaling) : 1.0,
-                       config.qk_head_dim,
-                       config.warnings,
-                       std::move(notes)};
+    const std::int64_t original_length = scaling_original_length(scaling).value_or(config.max_position_embeddings);
+    return HfModelRope {config.name_or_path.empty() ? config.model_type : config.name_or_path,
+                        config.model_type,
+                        spec,
+                        scaling,
+                        config.max_position_embeddings,
+                        original_length,
+                        table.attention_factor(),
+                        softmax_mscale ? softmax_scale_multiplier(scaling) : 1.0,
+                        config.qk_head_dim,
+                        config.warnings,
+                        std::move(notes)};
 }
 
 /// Re-throws a library refusal with the key path of a nested config ("text_config.") in front.
@@ -172,6 +174,28 @@ inline MlaFacts mla_facts(int qk_head_dim, int qk_rope_head_dim, const detail::A
     return m;
 }
 
+/// The model's M-RoPE layout from its sections over the first group's pairs (none without
+/// mrope_section); a layout the sections cannot make is refused under the sections' key.
+inline std::optional<MultiAxisLayout> mrope_layout_of(const HfModelConfig& config, const std::vector<RopeGroup>& groups)
+{
+    if (config.mrope_section.empty()) return std::nullopt;
+    const std::string& pre = config.key_prefix;
+    const HfRopeConfig& primary = config.primary_group().config;
+    // The sections' key; a family's default sections (no RoPE dict) are named where they would be.
+    const std::string key =
+        pre + (primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key) + ".mrope_section";
+    const int pairs = groups.front().spec.num_pairs();
+    try {
+        return config.mrope_height_width_alternating
+                   ? MultiAxisLayout::height_width_alternating(config.mrope_section, pairs)
+               : config.mrope_coordinate_sections ? MultiAxisLayout::coordinate_sections(config.mrope_section, pairs)
+               : config.mrope_interleaved         ? MultiAxisLayout::interleaved(config.mrope_section, pairs)
+                                                  : MultiAxisLayout::sections(config.mrope_section, pairs);
+    } catch (const posenc::error& e) {
+        throw posenc::error(key, e.value(), e.rule(), key + ": " + e.rule() + ", got " + e.value());
+    }
+}
+
 inline HfModel model_of(const HfModelConfig& config)
 {
     const std::string& pre = config.key_prefix;
@@ -182,31 +206,14 @@ inline HfModel model_of(const HfModelConfig& config)
     int qk_head_dim = 0;
     for (const HfGroupConfig& g : config.groups) {
         const HfModelRope r = prefixed(pre, [&] { return group_rope(g.config); });
-        groups.push_back(RopeGroup{g.name, r.spec, r.scaling, r.max_position_embeddings, r.original_length,
-                                   r.attention_factor, r.softmax_scale_multiplier, g.config.inverse_rope_on_output});
+        groups.push_back(RopeGroup {g.name, r.spec, r.scaling, r.max_position_embeddings, r.original_length,
+                                    r.attention_factor, r.softmax_scale_multiplier, g.config.inverse_rope_on_output});
         for (const ConfigWarning& w : r.warnings) warnings.push_back(w);
-        for (const std::string& n : r.notes)
-            notes.push_back(config.groups.size() > 1 ? g.name + ": " + n : n);
+        for (const std::string& n : r.notes) notes.push_back(config.groups.size() > 1 ? g.name + ": " + n : n);
         findings.push_back({r.warnings, r.notes});
         if (&g == &config.primary_group()) qk_head_dim = r.qk_head_dim;
     }
-    std::optional<MultiAxisLayout> layout;
-    if (!config.mrope_section.empty()) {
-        const HfRopeConfig& primary = config.primary_group().config;
-        // The sections' key; a family's default sections (no RoPE dict) are named where they would be.
-        const std::string key = pre + (primary.scaling_key.empty() ? std::string("rope_parameters") : primary.scaling_key) +
-                                ".mrope_section";
-        const int pairs = groups.front().spec.num_pairs();
-        try {
-            layout = config.mrope_height_width_alternating
-                         ? MultiAxisLayout::height_width_alternating(config.mrope_section, pairs)
-                     : config.mrope_coordinate_sections ? MultiAxisLayout::coordinate_sections(config.mrope_section, pairs)
-                     : config.mrope_interleaved       ? MultiAxisLayout::interleaved(config.mrope_section, pairs)
-                                                      : MultiAxisLayout::sections(config.mrope_section, pairs);
-        } catch (const posenc::error& e) {
-            throw posenc::error(key, e.value(), e.rule(), key + ": " + e.rule() + ", got " + e.value());
-        }
-    }
+    std::optional<MultiAxisLayout> layout = mrope_layout_of(config, groups);
     const HfRopeConfig& primary = config.primary_group().config;
     std::string name = config.name_or_path.empty() ? primary.name_or_path : config.name_or_path;
     if (name.empty()) name = config.model_type;
@@ -219,14 +226,26 @@ inline HfModel model_of(const HfModelConfig& config)
         }
     }
     const int rope_width = config.primary_group().config.rotary_dim;
-    HfModel model{name, config.model_type, std::move(rope), qk_head_dim,
-                  std::move(warnings), std::move(notes), config.num_attention_heads, config.num_key_value_heads,
-                  config.hidden_size, config.rms_norm_eps, config.key_prefix, std::move(findings), {}, {}, {}};
+    HfModel model {name,
+                   config.model_type,
+                   std::move(rope),
+                   qk_head_dim,
+                   std::move(warnings),
+                   std::move(notes),
+                   config.num_attention_heads,
+                   config.num_key_value_heads,
+                   config.hidden_size,
+                   config.rms_norm_eps,
+                   config.key_prefix,
+                   std::move(findings),
+                   {},
+                   {},
+                   {}};
     if (config.attention.qk_norm_known) model.qk_norm = config.attention.qk_norm;
     if (qk_head_dim > 0) model.mla = mla_facts(qk_head_dim, rope_width, config.attention);
     if (config.indexer)
         model.indexer = detail::indexer_rope(*config.indexer, model.rope,
-                                                  static_cast<int>(&config.primary_group() - config.groups.data()));
+                                             static_cast<int>(&config.primary_group() - config.groups.data()));
     return model;
 }
 

@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_model_reader.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_model_reader.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -45,7 +46,8 @@ auto with_parsed_text(std::string_view text, Resolve&& resolve) -> decltype(reso
     try {
         j = json::parse(text.begin(), text.end());
     } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
-        fail("config", "expected valid JSON (" + ellipsized(e.what(), 160) + ")", std::to_string(text.size()) + " bytes");
+        fail("config", "expected valid JSON (" + ellipsized(e.what(), 160) + ")",
+             std::to_string(text.size()) + " bytes");
     }
     struct Registry {
         Registry() { raw_literals().clear(); }
@@ -152,9 +154,10 @@ inline HfRopeConfig primary_values(const HfModelConfig& model)
         std::string others;
         for (const HfGroupConfig& g : model.groups)
             if (&g != &model.primary_group()) others += (others.empty() ? "" : ", ") + g.name;
-        warnings.push_back({model.key_prefix + "layer_types",
-                            "this model has " + std::to_string(model.groups.size()) + " RoPE groups; this view shows \"" +
-                                model.primary_group().name + "\" only (also: " + others + ")"});
+        warnings.push_back({model.key_prefix + "layer_types", "this model has " + std::to_string(model.groups.size()) +
+                                                                  " RoPE groups; this view shows \"" +
+                                                                  model.primary_group().name +
+                                                                  "\" only (also: " + others + ")"});
     }
     std::string nope;
     for (std::size_t i = 0; i < model.layer_groups.size(); ++i)

@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_model_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_model_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -47,7 +48,7 @@ struct HfQueryScale {
 struct MropeLayout {
     std::vector<int> section;
     bool interleaved = false;
-    bool coordinate_sections = false;       ///< HunYuan-VL (families/hunyuan_vl.hpp)
+    bool coordinate_sections = false;  ///< HunYuan-VL (families/hunyuan_vl.hpp)
     bool height_width_alternating = false;  ///< ERNIE-4.5-VL (families/ernie4_5_vl.hpp)
 };
 
@@ -61,8 +62,8 @@ struct AttentionFactsConfig {
 /// A whole model's RoPE as read from a config.json; see the file comment.
 struct HfModelConfig {
     std::string name_or_path;  ///< "_name_or_path" of the outer config, "" when absent
-    std::string model_type;    ///< the language model's type (text_config's when nested)
-    std::string key_prefix;    ///< "text_config." when the language model is nested, else ""
+    std::string model_type;  ///< the language model's type (text_config's when nested)
+    std::string key_prefix;  ///< "text_config." when the language model is nested, else ""
     std::optional<int> num_layers;
     std::vector<HfGroupConfig> groups;
     /// Group index per layer, -1 for a layer without RoPE; empty when the number of layers is unknown.
@@ -81,7 +82,7 @@ struct HfModelConfig {
     std::optional<double> rms_norm_eps;  ///< the RMSNorm epsilon (else the family's class default), when known
     AttentionFactsConfig attention;  ///< QK-norm and MLA sizes (hf_attention_facts_json.hpp)
     std::optional<HfQueryScale> query_scale;  ///< Llama 4's temperature tuning, Ministral 3's beta
-    std::optional<IndexerConfig> indexer;     ///< a sparse-attention indexer's RoPE (hf_indexer_json.hpp)
+    std::optional<IndexerConfig> indexer;  ///< a sparse-attention indexer's RoPE (hf_indexer_json.hpp)
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;
 

@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_query_scale_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_query_scale_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -42,21 +43,25 @@ inline std::optional<HfQueryScale> llama_4_scaling_beta(const ModelIdentity& id,
     const std::string key = pre + dict_key + ".llama_4_scaling_beta";
     const json* v = dict && dict->is_object() ? member(*dict, "llama_4_scaling_beta") : nullptr;
     if (!v)
-        fail(key, "expected a number: model_type " + id.type_shown + "'s attention multiplies every query by 1 + "
-                  "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings)) and reads it "
-                  "from the RoPE dict on every forward pass",
+        fail(key,
+             "expected a number: model_type " + id.type_shown +
+                 "'s attention multiplies every query by 1 + "
+                 "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings)) and reads it "
+                 "from the RoPE dict on every forward pass",
              "nothing");
-    HfQueryScale q{number(*v, key, "expected a finite number >= 0"), 1, 0, {}, key};
+    HfQueryScale q {number(*v, key, "expected a finite number >= 0"), 1, 0, {}, key};
     if (!(q.beta >= 0.0)) fail(key, "expected a finite number >= 0", shown(*v) + shown_as);
     if (q.beta == 0.0) return std::nullopt;
     if (!primary.original_max_position_embeddings)
         fail(pre + dict_key + ".original_max_position_embeddings",
-             "expected a positive integer: model_type " + id.type_shown + "'s query scale divides the position by it", "nothing");
+             "expected a positive integer: model_type " + id.type_shown + "'s query scale divides the position by it",
+             "nothing");
     q.divisor = *primary.original_max_position_embeddings;
     for (std::size_t i = 0; i < layer_groups.size(); ++i)
         if (layer_groups[i] >= 0) q.layers.push_back(static_cast<int>(i));
     if (layer_groups.empty())
-        fail(pre + "num_hidden_layers", "expected a positive integer (the query scale applies to every layer)", "nothing");
+        fail(pre + "num_hidden_layers", "expected a positive integer (the query scale applies to every layer)",
+             "nothing");
     return q;
 }
 

@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_rope_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_rope_values.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -26,10 +27,10 @@ namespace posenc::hf::detail {
 
 /// The RoPE-relevant content of a config.json, resolved as Hugging Face resolves it.
 struct HfRopeConfig {
-    std::string name_or_path;    ///< "_name_or_path" when present, else ""
-    std::string model_type;      ///< "" when absent
-    int head_dim = 0;            ///< width of the tensor RoPE is applied to
-    int rotary_dim = 0;          ///< int(head_dim * partial_rotary_factor), or GPT-J's rotary_dim
+    std::string name_or_path;  ///< "_name_or_path" when present, else ""
+    std::string model_type;  ///< "" when absent
+    int head_dim = 0;  ///< width of the tensor RoPE is applied to
+    int rotary_dim = 0;  ///< int(head_dim * partial_rotary_factor), or GPT-J's rotary_dim
     double rope_theta = 10000.0;
     Pairing pairing = Pairing::half_split;
     std::int64_t max_position_embeddings = 0;  ///< 0 when absent
@@ -48,7 +49,7 @@ struct HfRopeConfig {
     std::vector<int> mrope_section;
     bool mrope_interleaved = false;  ///< the dict's mrope_interleaved (Qwen3-VL)
     bool mrope_interleaved_given = false;  ///< whether the dict holds mrope_interleaved at all
-    std::optional<double> alpha;     ///< HunYuan's dynamic-NTK alpha, from the dict
+    std::optional<double> alpha;  ///< HunYuan's dynamic-NTK alpha, from the dict
     /// Proportional RoPE (rope_type "proportional"): the dict's partial_rotary_factor, the fraction
     /// of the whole head's pairs that rotate (rotary_dim stays head_dim).
     std::optional<double> proportional_fraction;
@@ -69,11 +70,14 @@ struct HfRopeConfig {
 
     /// Where a resolved value came from, as a key path (or an expression of key paths), so that a
     /// later stage (hf_config.hpp) can name the key when the library refuses the value.
-    std::string head_dim_key = "head_dim";                ///< "head_dim", "qk_rope_head_dim", "hidden_size / num_attention_heads", ...
-    std::string rotary_dim_key = "head_dim";              ///< "partial_rotary_factor", "rotary_pct", "rotary_dim", "<dict>.partial_rotary_factor", or head_dim's key
-    std::string rope_theta_key = "rope_theta";            ///< "rope_theta", "rotary_emb_base" or "<dict>.rope_theta"
-    std::string factor_key;                               ///< "<dict>.factor" or "max_position_embeddings / original_max_position_embeddings"
-    std::string original_max_position_embeddings_key;     ///< "original_max_position_embeddings", "<dict>.original_max_position_embeddings" or "max_position_embeddings"
+    std::string head_dim_key =
+        "head_dim";  ///< "head_dim", "qk_rope_head_dim", "hidden_size / num_attention_heads", ...
+    std::string rotary_dim_key =
+        "head_dim";  ///< "partial_rotary_factor", "rotary_pct", "rotary_dim", "<dict>.partial_rotary_factor", or head_dim's key
+    std::string rope_theta_key = "rope_theta";  ///< "rope_theta", "rotary_emb_base" or "<dict>.rope_theta"
+    std::string factor_key;  ///< "<dict>.factor" or "max_position_embeddings / original_max_position_embeddings"
+    std::string
+        original_max_position_embeddings_key;  ///< "original_max_position_embeddings", "<dict>.original_max_position_embeddings" or "max_position_embeddings"
 
     std::vector<ConfigWarning> warnings;
     std::vector<std::string> notes;  ///< facts worth telling the user (e.g. DeepSeek's de-interleave)

@@ -5,7 +5,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/hf_scaling_dict_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/hf_scaling_dict_json.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -40,7 +41,9 @@ inline bool same_scaling(const json& rope_scaling, const json& rope_parameters)
         if (!other) return false;
         if (key == "rope_type" && it->is_string() && other->is_string()) {
             // Legacy spellings Hugging Face maps on load.
-            auto canonical = [](std::string t) { return t == "mrope" ? std::string("default") : t == "su" ? std::string("longrope") : t; };
+            auto canonical = [](std::string t) {
+                return t == "mrope" ? std::string("default") : t == "su" ? std::string("longrope") : t;
+            };
             if (canonical(it->get<std::string>()) != canonical(other->get<std::string>())) return false;
             continue;
         }
@@ -50,7 +53,8 @@ inline bool same_scaling(const json& rope_scaling, const json& rope_parameters)
         const std::string& key = it.key();
         if (key == "rope_theta" || key == "partial_rotary_factor" || it->is_null()) continue;
         if (key == "rope_type" || key == "type") {
-            if (!member(rope_scaling, "rope_type") && !member(rope_scaling, "type") && *it != json("default")) return false;
+            if (!member(rope_scaling, "rope_type") && !member(rope_scaling, "type") && *it != json("default"))
+                return false;
             continue;
         }
         if (!member(rope_scaling, key.c_str())) return false;

@@ -28,7 +28,8 @@
 #pragma once
 
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
-#error "posenc/kernels/detail/arch/arm_neon.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/arch/arm_neon.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #if XSIMD_WITH_NEON64
@@ -135,7 +136,8 @@ POSENC_ALWAYS_INLINE void store_two(bfloat16* p, const floats<A>& lo, const floa
     // bfloat16_bits_rne on both registers, narrowed into one by addhn + addhn2 and xtn + xtn2
     // (written out: a vcombine of two bfloat16_bits_rne compiles to more instructions).
     const uint32x4_t u_lo = vreinterpretq_u32_f32(lo), u_hi = vreinterpretq_u32_f32(hi);
-    const uint16x8_t rounded = vaddhn_high_u32(vaddhn_u32(u_lo, bfloat16_rne_bias(u_lo)), u_hi, bfloat16_rne_bias(u_hi));
+    const uint16x8_t rounded =
+        vaddhn_high_u32(vaddhn_u32(u_lo, bfloat16_rne_bias(u_lo)), u_hi, bfloat16_rne_bias(u_hi));
     const uint16x8_t is_number = vmovn_high_u32(vmovn_u32(vceqq_f32(lo, lo)), vceqq_f32(hi, hi));
     vst1q_u16(reinterpret_cast<std::uint16_t*>(p), vornq_u16(rounded, is_number));
 }

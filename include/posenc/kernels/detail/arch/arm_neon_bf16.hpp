@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
-#error "posenc/kernels/detail/arch/arm_neon_bf16.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/arch/arm_neon_bf16.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <xsimd/xsimd.hpp>
@@ -47,12 +48,12 @@ struct get_bool_simd_register<T, posenc::kernels::detail::simd::neon64_bf16>
 // xsimd 8.1's neon64 broadcast of a non-double value forwards to broadcast<neon64>, whose batch
 // type does not convert to a derived arch's: for neon64_bf16, the same vdup, specialised.
 namespace xsimd::kernel {
-#define POSENC_NEON64_BF16_BROADCAST(T, vdup)                                                                    \
-    template <>                                                                                                  \
-    inline batch<T, posenc::kernels::detail::simd::neon64_bf16> broadcast<posenc::kernels::detail::simd::neon64_bf16, T>(        \
-        T val, requires_arch<neon64>) noexcept                                                                   \
-    {                                                                                                            \
-        return vdup(val);                                                                                        \
+#define POSENC_NEON64_BF16_BROADCAST(T, vdup)                                                                          \
+    template <>                                                                                                        \
+    inline batch<T, posenc::kernels::detail::simd::neon64_bf16>                                                        \
+    broadcast<posenc::kernels::detail::simd::neon64_bf16, T>(T val, requires_arch<neon64>) noexcept                    \
+    {                                                                                                                  \
+        return vdup(val);                                                                                              \
     }
 POSENC_NEON64_BF16_BROADCAST(float, vdupq_n_f32)
 POSENC_NEON64_BF16_BROADCAST(std::uint8_t, vdupq_n_u8)

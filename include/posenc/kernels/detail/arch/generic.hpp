@@ -8,7 +8,8 @@
 #pragma once
 
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
-#error "posenc/kernels/detail/arch/generic.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/arch/generic.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <xsimd/xsimd.hpp>
@@ -47,7 +48,6 @@ struct FloatPair {
 };
 
 namespace impl {
-
 
 // ---- multiply-add ----------------------------------------------------------------------------
 template <class A, class T>
@@ -156,7 +156,8 @@ floats<A> half_bits_to_float(const int32s<A>& h) noexcept
     const i32 special = sign | i32(0x7f800000) | (mantissa << 13);
     const floats<A> sub_magnitude = xsimd::to_float(mantissa) * floats<A>(5.9604644775390625e-08f);  // * 2^-24
     const i32 subnormal = sign | xsimd::bitwise_cast<i32>(sub_magnitude);
-    const i32 bits = xsimd::select(exponent == i32(0x1f), special, xsimd::select(exponent == i32(0), subnormal, normal));
+    const i32 bits =
+        xsimd::select(exponent == i32(0x1f), special, xsimd::select(exponent == i32(0), subnormal, normal));
     return xsimd::bitwise_cast<floats<A>>(bits);
 }
 

@@ -7,7 +7,8 @@
 #pragma once
 
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
-#error "posenc/kernels/detail/arch/x86_avx2.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/arch/x86_avx2.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 namespace posenc::kernels::detail::simd::impl {
@@ -65,9 +66,11 @@ void store(float16* p, const floats<A>& v, requires_arch<xsimd::avx2>) noexcept
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx>) noexcept
 {
-    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 32 != 0) return impl::stream_copy<A>(dst, src, bytes, xsimd::sse2 {});
+    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 32 != 0)
+        return impl::stream_copy<A>(dst, src, bytes, xsimd::sse2 {});
     for (std::size_t i = 0; i < bytes; i += 32)
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i),
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
 }
 #endif
 

@@ -7,7 +7,8 @@
 #pragma once
 
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
-#error "posenc/kernels/detail/arch/x86_avx512.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/arch/x86_avx512.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #if XSIMD_WITH_AVX512F
@@ -88,7 +89,8 @@ FloatPair<A> duplicate(const floats<A>& c, requires_arch<xsimd::avx512f>) noexce
 {
     const __m512i low_index = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
     const __m512i high_index = _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
-    return {_mm512_maskz_permutexvar_ps(all_lanes, low_index, c), _mm512_maskz_permutexvar_ps(all_lanes, high_index, c)};
+    return {_mm512_maskz_permutexvar_ps(all_lanes, low_index, c),
+            _mm512_maskz_permutexvar_ps(all_lanes, high_index, c)};
 }
 
 template <class A>
@@ -102,7 +104,8 @@ void store_as_float(float* dst, const doubles<A>& v, requires_arch<xsimd::avx512
 template <class A>
 floats<A> load(const bfloat16* p, requires_arch<xsimd::avx512f>) noexcept
 {
-    const __m512i lanes = _mm512_maskz_cvtepu16_epi32(all_lanes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    const __m512i lanes =
+        _mm512_maskz_cvtepu16_epi32(all_lanes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(all_lanes, lanes, 16));
 }
 template <class A>
@@ -148,9 +151,11 @@ void store_first(float* p, const floats<A>& v, int count, requires_arch<xsimd::a
 template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::avx512f>) noexcept
 {
-    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 64 != 0) return impl::stream_copy<A>(dst, src, bytes, xsimd::avx {});
+    if ((reinterpret_cast<std::uintptr_t>(dst) | bytes) % 64 != 0)
+        return impl::stream_copy<A>(dst, src, bytes, xsimd::avx {});
     for (std::size_t i = 0; i < bytes; i += 64)
-        _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(reinterpret_cast<const void*>(src + i)));
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i),
+                            _mm512_loadu_si512(reinterpret_cast<const void*>(src + i)));
 }
 
 }  // namespace posenc::kernels::detail::simd::impl

@@ -7,7 +7,8 @@
 #pragma once
 
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
-#error "posenc/kernels/detail/arch/x86_avx512_bf16.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/arch/x86_avx512_bf16.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #include <xsimd/xsimd.hpp>

@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_DETAIL_SIMD_OPS_PART
-#error "posenc/kernels/detail/arch/x86_sse.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/kernels/detail/arch/x86_sse.hpp is a part of simd_ops.hpp: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
 #if XSIMD_WITH_SSE2
@@ -47,7 +48,8 @@ template <class A>
 void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes, requires_arch<xsimd::sse2>) noexcept
 {
     for (std::size_t i = 0; i < bytes; i += 16)
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
 }
 
 }  // namespace posenc::kernels::detail::simd::impl

@@ -34,7 +34,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/class_default_dicts.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/class_default_dicts.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -62,8 +63,9 @@ inline void fold_dory_blocks(const json& text, const std::string& pre, const Fam
     const int n = layer_count(text, pre, family, out);
     out.text["layer_types"] = std::move(folded);
     out.text["num_hidden_layers"] = n / 2;
-    out.notes.push_back("layer_types lists attention and mlp blocks: folded to every other entry and num_hidden_layers // 2, "
-                        "as dory's configuration class does");
+    out.notes.push_back(
+        "layer_types lists attention and mlp blocks: folded to every other entry and num_hidden_layers // 2, "
+        "as dory's configuration class does");
 }
 
 /// UltraBERT's legacy attention_windows, read into layer_types when those are absent.
@@ -71,15 +73,18 @@ inline void ultrabert_windows(const json& text, const std::string& pre, FamilyCo
 {
     const json* windows = member(text, "attention_windows");
     if (!windows) return;
-    if (!windows->is_array()) fail_json(pre + "attention_windows", "expected a list of windows, one per layer", *windows);
+    if (!windows->is_array())
+        fail_json(pre + "attention_windows", "expected a list of windows, one per layer", *windows);
     if (member(text, "layer_types")) return;
     json types = json::array();
     for (const json& w : *windows) {
-        const bool window = !w.is_null() && !(w.is_number() && w.get<double>() == 0.0) && !(w.is_boolean() && !w.get<bool>());
+        const bool window =
+            !w.is_null() && !(w.is_number() && w.get<double>() == 0.0) && !(w.is_boolean() && !w.get<bool>());
         types.push_back(window ? "sliding_attention" : "full_attention");
     }
     out.text["layer_types"] = std::move(types);
-    out.notes.push_back("layer_types absent: from attention_windows (a window: sliding_attention), as ultrabert's class does");
+    out.notes.push_back(
+        "layer_types absent: from attention_windows (a window: sliding_attention), as ultrabert's class does");
 }
 
 /// The class pattern for `n` layers.
@@ -87,12 +92,9 @@ inline json default_layer_types(const std::string& model_type, int n)
 {
     json types = json::array();
     for (int i = 0; i < n; ++i) {
-        if (model_type == "dory")
-            types.push_back((i + 1) % 4 == 0 ? "full_attention" : "sliding_attention");
-        else if (model_type == "ultrabert")
-            types.push_back((i + 1) % 3 != 0 ? "sliding_attention" : "full_attention");
-        else
-            types.push_back(i % 4 == 2 ? "full_attention" : (i % 4 == 0 && i > 0 ? "sliding_attention" : "conv"));
+        if (model_type == "dory") types.push_back((i + 1) % 4 == 0 ? "full_attention" : "sliding_attention");
+        else if (model_type == "ultrabert") types.push_back((i + 1) % 3 != 0 ? "sliding_attention" : "full_attention");
+        else types.push_back(i % 4 == 2 ? "full_attention" : (i % 4 == 0 && i > 0 ? "sliding_attention" : "conv"));
     }
     return types;
 }
@@ -102,14 +104,15 @@ inline json default_layer_types(const std::string& model_type, int n)
 inline json ultrabert_theta_dicts(const json& thetas, const json& types, const std::string& pre)
 {
     if (!thetas.is_array())
-        fail_json(pre + "rope_theta", "expected a list of bases, one per layer: ultrabert's configuration class zips it "
-                                      "with layer_types (a single number fails there)",
+        fail_json(pre + "rope_theta",
+                  "expected a list of bases, one per layer: ultrabert's configuration class zips it "
+                  "with layer_types (a single number fails there)",
                   thetas);
     json dicts = json::object();
     for (std::size_t i = 0; i < thetas.size() && i < types.size(); ++i) {
         if (!types[i].is_string()) continue;  // the reader refuses it, naming the entry
-        dicts[types[i].get<std::string>()] = {{"rope_type", "default"},
-                                              {"rope_theta", number(thetas[i], pre + "rope_theta[" + std::to_string(i) + "]")}};
+        dicts[types[i].get<std::string>()] = {
+            {"rope_type", "default"}, {"rope_theta", number(thetas[i], pre + "rope_theta[" + std::to_string(i) + "]")}};
     }
     return dicts;
 }
@@ -138,22 +141,25 @@ inline bool complete_dicts(FamilyConfig& out, const json& text, const std::strin
     json& dicts = out.text["rope_parameters"];
     bool used = false;
     if (!dicts.is_object() || !is_per_layer_type(&dicts))
-        fail_json(pre + "rope_parameters", "expected one dict per layer type: model_type \"" + model_type +
-                                               "\"'s rotary embedding looks its dicts up by layer type",
+        fail_json(pre + "rope_parameters",
+                  "expected one dict per layer type: model_type \"" + model_type +
+                      "\"'s rotary embedding looks its dicts up by layer type",
                   dicts);
     for (const json& t : out.text["layer_types"]) {
         if (!t.is_string() || t == "conv") continue;
         const std::string type = t.get<std::string>();
         json* dict = dicts.contains(type) ? &dicts[type] : nullptr;
         if (!dict || !dict->is_object())
-            fail_json(pre + "rope_parameters", "expected a dict for layer type \"" + type + "\": model_type \"" + model_type +
-                                                   "\"'s rotary embedding looks its dicts up by layer type",
+            fail_json(pre + "rope_parameters",
+                      "expected a dict for layer type \"" + type + "\": model_type \"" + model_type +
+                          "\"'s rotary embedding looks its dicts up by layer type",
                       dicts);
         if (dict->contains("rope_theta")) continue;
         std::string from;
         (*dict)["rope_theta"] = filled_base(text, pre, family, from);
         used = used || from == "the top-level rope_theta";
-        out.notes.push_back("rope_parameters." + type + ".rope_theta absent: " + from + " (convert_rope_params_to_dict)");
+        out.notes.push_back("rope_parameters." + type + ".rope_theta absent: " + from +
+                            " (convert_rope_params_to_dict)");
     }
     return used;
 }
@@ -167,8 +173,9 @@ inline FamilyConfig class_default_dicts_config(const json& text, const std::stri
     namespace d = class_default_dicts_steps;
     FamilyConfig out(text);
     if (const json* v = member(text, "rope_scaling"))
-        fail_json(pre + "rope_scaling", "expected no rope_scaling: model_type \"" + model_type +
-                                            "\" reads rope_parameters per layer type only",
+        fail_json(pre + "rope_scaling",
+                  "expected no rope_scaling: model_type \"" + model_type +
+                      "\" reads rope_parameters per layer type only",
                   *v);
     if (model_type == "dory") d::fold_dory_blocks(text, pre, family, out);
     if (model_type == "ultrabert") d::ultrabert_windows(text, pre, out);
@@ -180,14 +187,17 @@ inline FamilyConfig class_default_dicts_config(const json& text, const std::stri
     const json* thetas = member(text, "rope_theta");
     if (!member(text, "rope_parameters")) {
         const bool from_list = model_type == "ultrabert" && thetas;
-        out.text["rope_parameters"] =
-            from_list ? d::ultrabert_theta_dicts(*thetas, out.text["layer_types"], pre) : json::parse(family.hand->default_rope);
-        out.notes.push_back(from_list ? std::string("rope_parameters absent: one dict per layer type from the rope_theta list")
-                                      : "rope_parameters absent: " + model_type + "'s class default " + out.text["rope_parameters"].dump());
+        out.text["rope_parameters"] = from_list ? d::ultrabert_theta_dicts(*thetas, out.text["layer_types"], pre)
+                                                : json::parse(family.hand->default_rope);
+        out.notes.push_back(
+            from_list
+                ? std::string("rope_parameters absent: one dict per layer type from the rope_theta list")
+                : "rope_parameters absent: " + model_type + "'s class default " + out.text["rope_parameters"].dump());
         if (from_list) thetas = nullptr;
     }
     const bool theta_used = d::complete_dicts(out, text, pre, family);
-    if (thetas && !theta_used) ignore_key(text, pre, model_type, "rope_theta", "keeps the per-layer-type dicts' own bases", out);
+    if (thetas && !theta_used)
+        ignore_key(text, pre, model_type, "rope_theta", "keeps the per-layer-type dicts' own bases", out);
     out.text.erase("rope_theta");
     out.text.erase("attention_windows");
     return out;

@@ -19,7 +19,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/deepseek_v4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/deepseek_v4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -55,7 +56,8 @@ inline json deepseek_v4_layer_labels(const json& text, const std::string& pre, c
     const int n = layer_count(text, pre, family, out);
     const json* ratios = member(text, "compress_ratios");
     if (!ratios) {
-        for (int i = 0; i < n; ++i) labels.push_back("compress");  // heavily compressed / compressed sparse: all compress
+        for (int i = 0; i < n; ++i)
+            labels.push_back("compress");  // heavily compressed / compressed sparse: all compress
         return labels;
     }
     if (!ratios->is_array()) fail_json(pre + "compress_ratios", "expected a list of 0, 4 or 128", *ratios);
@@ -117,14 +119,15 @@ inline FamilyConfig deepseek_v4_config(const json& text, const std::string& pre,
     out.text["layer_types"] = std::move(labels);
 
     const json* given = member(text, "rope_parameters");
-    if (given && given->is_object() && member(*given, "main") && member(*given, "compress") && (*given)["main"].is_object() &&
-        (*given)["compress"].is_object()) {
+    if (given && given->is_object() && member(*given, "main") && member(*given, "compress") &&
+        (*given)["main"].is_object() && (*given)["compress"].is_object()) {
         out.text["rope_parameters"] = {{"main", (*given)["main"]}, {"compress", (*given)["compress"]}};
         return out;
     }
     if (given && is_per_layer_type(given))
-        fail_json(pre + "rope_parameters", "expected {\"main\": {...}, \"compress\": {...}} or one flat dict (model_type \"" +
-                                               model_type + "\" keys its tables by rope label)",
+        fail_json(pre + "rope_parameters",
+                  "expected {\"main\": {...}, \"compress\": {...}} or one flat dict (model_type \"" + model_type +
+                      "\" keys its tables by rope label)",
                   *given);
     out.text["rope_parameters"] = deepseek_v4_folded_dicts(text, pre, given);
     out.notes.push_back("rope_parameters {main, compress} built as transformers folds the config: " +

@@ -12,7 +12,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/family_config.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/family_config.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -76,8 +77,8 @@ inline int layer_count(const json& text, const std::string& pre, const Family& f
     const std::string model_type(family.model_type);
     if (!d || d->num_hidden_layers <= 0)
         fail(pre + "num_hidden_layers", "expected a positive integer (the layer pattern needs it)", "nothing");
-    out.notes.push_back("num_hidden_layers absent: " + model_type + "'s class default " + std::to_string(d->num_hidden_layers) +
-                        " (" + std::string(d->source) + ")");
+    out.notes.push_back("num_hidden_layers absent: " + model_type + "'s class default " +
+                        std::to_string(d->num_hidden_layers) + " (" + std::string(d->source) + ")");
     out.text["num_hidden_layers"] = d->num_hidden_layers;
     return d->num_hidden_layers;
 }
@@ -91,8 +92,9 @@ inline double class_default_base(const Family& family, bool local)
     const ClassDefaults* d = family.class_defaults;
     const double base = d ? (local ? d->local_rope_theta : d->rope_theta) : 0.0;
     if (!(base > 0.0))
-        fail("model_type", "expected a family whose generated class defaults hold default_theta's \"global\" and \"local\" "
-                           "bases (scripts/extract-class-defaults.py)",
+        fail("model_type",
+             "expected a family whose generated class defaults hold default_theta's \"global\" and \"local\" "
+             "bases (scripts/extract-class-defaults.py)",
              "\"" + std::string(family.model_type) + "\"");
     return base;
 }
@@ -110,7 +112,8 @@ inline std::int64_t count_or_zero(const json& text, const std::string& pre, cons
 /// Sets types[i] = `mark` for each index i < n of the list at `key` (attn_layer_indices,
 /// cross_attention_layers, full_attn_idxs); indices past the last layer are not layers. Refuses
 /// a value that is not a list and an index below 0, naming the entry. True when a layer was marked.
-inline bool mark_listed_layers(const json& list, const std::string& pre, const char* key, int n, json& types, const char* mark)
+inline bool mark_listed_layers(const json& list, const std::string& pre, const char* key, int n, json& types,
+                               const char* mark)
 {
     if (!list.is_array()) fail_json(pre + key, "expected a list of layer indices", list);
     bool marked = false;
@@ -129,9 +132,12 @@ inline bool mark_listed_layers(const json& list, const std::string& pre, const c
 inline void require_dicts_per_layer_type(const json& text, const std::string& pre, const std::string& model_type)
 {
     if (const json* given = member(text, "rope_parameters"); given && !is_per_layer_type(given))
-        fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
-                                      "model_type \"" + model_type + "\"'s configuration class looks its dicts up by "
-                                      "layer type, and transformers 5 leaves a single dict unread",
+        fail(pre + "rope_parameters",
+             "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
+             "model_type \"" +
+                 model_type +
+                 "\"'s configuration class looks its dicts up by "
+                 "layer type, and transformers 5 leaves a single dict unread",
              shown(*given));
 }
 
@@ -161,7 +167,8 @@ inline ThetaFill complete_layer_type_dict(json& dicts, const char* layer_type, c
 inline void ignore_key(const json& text, const std::string& pre, const std::string& model_type, const char* key,
                        const std::string& why, FamilyConfig& out)
 {
-    if (member(text, key)) out.warnings.push_back({pre + key, "model_type \"" + model_type + "\"'s configuration " + why + "; ignored"});
+    if (member(text, key))
+        out.warnings.push_back({pre + key, "model_type \"" + model_type + "\"'s configuration " + why + "; ignored"});
 }
 
 }  // namespace posenc::hf::detail::families

@@ -6,7 +6,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/family_rules.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/family_rules.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <string_view>
@@ -56,38 +57,61 @@ struct FamilyRuleEntry {
 /// and the generic reader reads its config as it is. A rule runs only for a model_type with a row
 /// in known_families.
 inline constexpr FamilyRuleEntry family_rule_column[] = {
-    {"laguna", &layer_type_dicts_config}, {"mimo_v2_flash", &layer_type_dicts_config},
-    {"mellum", &layer_type_dicts_config}, {"zaya", &layer_type_dicts_config},
-    {"modernbert", &modernbert_config}, {"modernbert-decoder", &modernbert_config},
+    {"laguna", &layer_type_dicts_config},
+    {"mimo_v2_flash", &layer_type_dicts_config},
+    {"mellum", &layer_type_dicts_config},
+    {"zaya", &layer_type_dicts_config},
+    {"modernbert", &modernbert_config},
+    {"modernbert-decoder", &modernbert_config},
     {"step3p5", &step3p7_config},
     {"deepseek_v4", &deepseek_v4_config},
-    {"gemma4_text", &gemma4_config}, {"gemma4_unified_text", &gemma4_config}, {"diffusion_gemma_text", &gemma4_config},
-    {"gemma3_text", &gemma3_config}, {"gemma3n_text", &gemma3_config}, {"t5gemma2_text", &gemma3_config},
+    {"gemma4_text", &gemma4_config},
+    {"gemma4_unified_text", &gemma4_config},
+    {"diffusion_gemma_text", &gemma4_config},
+    {"gemma3_text", &gemma3_config},
+    {"gemma3n_text", &gemma3_config},
+    {"t5gemma2_text", &gemma3_config},
     {"t5gemma2_decoder", &gemma3_config},
     {"olmo3", &olmo3_config},
     {"hrm_text", &hrm_text_config},
     {"longcat_flash", &longcat_flash_config},
     {"afmoe", &afmoe_config},
     {"flint", &flint_config},
-    {"ergo", &sliding_layers_rope_config}, {"lara_mini", &sliding_layers_rope_config},
-    {"dory", &class_default_dicts_config}, {"ultrabert", &class_default_dicts_config},
+    {"ergo", &sliding_layers_rope_config},
+    {"lara_mini", &sliding_layers_rope_config},
+    {"dory", &class_default_dicts_config},
+    {"ultrabert", &class_default_dicts_config},
     {"lfm3", &class_default_dicts_config},
-    {"hy_v4", &indexer_rope_config}, {"hy_v4_vl_text", &indexer_rope_config},
+    {"hy_v4", &indexer_rope_config},
+    {"hy_v4_vl_text", &indexer_rope_config},
     {"bamba", &bamba_config},
-    {"lfm2", &lfm2_config}, {"lfm2_moe", &lfm2_config},
-    {"exaone4", &sliding_window_rope_config}, {"exaone_moe", &sliding_window_rope_config},
-    {"cohere2", &sliding_window_rope_config}, {"kolibri1", &sliding_window_rope_config},
-    {"smollm3", &no_rope_layers_config}, {"llama4_text", &llama4_config},
-    {"qwen3_next", &linear_attention_config}, {"qwen3_5_text", &linear_attention_config},
-    {"qwen3_5_moe_text", &linear_attention_config}, {"olmo_hybrid", &linear_attention_config},
-    {"bailing_hybrid", &linear_attention_config}, {"qwen4_exp_text", &qwen4_exp_config},
+    {"lfm2", &lfm2_config},
+    {"lfm2_moe", &lfm2_config},
+    {"exaone4", &sliding_window_rope_config},
+    {"exaone_moe", &sliding_window_rope_config},
+    {"cohere2", &sliding_window_rope_config},
+    {"kolibri1", &sliding_window_rope_config},
+    {"smollm3", &no_rope_layers_config},
+    {"llama4_text", &llama4_config},
+    {"qwen3_next", &linear_attention_config},
+    {"qwen3_5_text", &linear_attention_config},
+    {"qwen3_5_moe_text", &linear_attention_config},
+    {"olmo_hybrid", &linear_attention_config},
+    {"bailing_hybrid", &linear_attention_config},
+    {"qwen4_exp_text", &qwen4_exp_config},
     {"mllama_text_model", &mllama_config},
-    {"wav2vec2-bert", &own_rope_keys_config}, {"wav2vec2-conformer", &own_rope_keys_config},
-    {"seamless_m4t", &own_rope_keys_config}, {"esm", &own_rope_keys_config}, {"clvp_encoder", &own_rope_keys_config},
-    {"moonshine", &own_rope_keys_config}, {"roformer", &own_rope_keys_config},
+    {"wav2vec2-bert", &own_rope_keys_config},
+    {"wav2vec2-conformer", &own_rope_keys_config},
+    {"seamless_m4t", &own_rope_keys_config},
+    {"esm", &own_rope_keys_config},
+    {"clvp_encoder", &own_rope_keys_config},
+    {"moonshine", &own_rope_keys_config},
+    {"roformer", &own_rope_keys_config},
     {"cohere2_moe", &cohere2_moe_config},
-    {"granite_swa", &layer_rope_theta_config}, {"granitemoe_swa", &layer_rope_theta_config},
-    {"muse_glimmer_text", &layer_rope_theta_config}, {"muse_spark_text", &layer_rope_theta_config},
+    {"granite_swa", &layer_rope_theta_config},
+    {"granitemoe_swa", &layer_rope_theta_config},
+    {"muse_glimmer_text", &layer_rope_theta_config},
+    {"muse_spark_text", &layer_rope_theta_config},
     // Rules that leave the config as it is and take over a part of a generic step (FamilySteps)
     {"phimoe", &phimoe_config},
     {"hunyuan_vl_text", &hunyuan_vl_config},
@@ -107,8 +131,8 @@ inline bool reads_dicts_per_layer_type(const Family& family) noexcept
 {
     const FamilyConfigRule rule = family.rule;
     return rule == &gemma3_config || rule == &gemma4_config || rule == &layer_type_dicts_config ||
-           rule == &modernbert_config || rule == &olmo3_config || rule == &step3p7_config || rule == &deepseek_v4_config ||
-           rule == &class_default_dicts_config || family.model_type == "ergo";
+           rule == &modernbert_config || rule == &olmo3_config || rule == &step3p7_config ||
+           rule == &deepseek_v4_config || rule == &class_default_dicts_config || family.model_type == "ergo";
 }
 
 }  // namespace posenc::hf::detail::families

@@ -12,7 +12,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/flint.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/flint.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -29,8 +30,9 @@ inline FamilyConfig flint_config(const json& text, const std::string& pre, const
     FamilyConfig out(text);
     const auto window = text.find("sliding_window");
     if (window != text.end() && window->is_null())
-        fail(pre + "sliding_window", "expected a window: Flint rotates only its sliding-window layers, so null leaves the "
-                                     "model without RoPE",
+        fail(pre + "sliding_window",
+             "expected a window: Flint rotates only its sliding-window layers, so null leaves the "
+             "model without RoPE",
              "null");
     json types = json::array();
     if (const json* given = member(text, "layer_types")) {

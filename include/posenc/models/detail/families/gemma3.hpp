@@ -22,7 +22,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/gemma3.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/gemma3.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,48 @@
 #include "posenc/models/detail/hf_layer_json.hpp"
 
 namespace posenc::hf::detail::families {
+
+/// Refuses a rope_scaling that says its type with the legacy key "type" only (file comment).
+inline void refuse_legacy_scaling_type(const json& text, const std::string& pre, const std::string& model_type)
+{
+    const std::string shown_type = "\"" + model_type + "\"";
+    if (const json* scaling = member(text, "rope_scaling");
+        scaling && scaling->is_object() && !member(*scaling, "rope_type"))
+        if (const json* type = member(*scaling, "type"); type && *type != "default")
+            // configuration_gemma3.py merges rope_scaling into {"rope_type": "default"}: the legacy key
+            // "type" does not replace rope_type there, so transformers 5 rotates unscaled; 4 applied it.
+            fail(pre + "rope_scaling.type",
+                 "expected the key rope_type: model_type " + shown_type +
+                     "'s configuration class merges rope_scaling into {\"rope_type\": \"default\"}, "
+                     "so transformers 5 ignores the legacy key type (transformers 4 applied it)",
+                 shown(*type));
+}
+
+/// The per-layer-type rope_parameters `given`, completed as the class completes them (file comment).
+inline void complete_gemma3_dicts(const json& given, const json& text, const std::string& pre, const Family& family,
+                                  FamilyConfig& out)
+{
+    const std::string model_type(family.model_type);
+    // The class completes the given dicts: rope_scaling merged into full_attention, a missing entry
+    // {"rope_type": "default"}, and each entry's rope_theta, when it has none, from rope_theta
+    // (full_attention; class default 1e6) or rope_local_base_freq (sliding_attention; 1e4).
+    json dicts = given;
+    for (const char* t : {"full_attention", "sliding_attention"})
+        if (!dicts.contains(t) || dicts[t].is_null()) dicts[t] = {{"rope_type", "default"}};
+    if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object())
+        dicts["full_attention"].update(*scaling);
+    for (const auto& [type, key, is_local] : {std::tuple {"full_attention", "rope_theta", false},
+                                              std::tuple {"sliding_attention", "rope_local_base_freq", true}}) {
+        const double class_default = class_default_base(family, is_local);
+        const ThetaFill fill = complete_layer_type_dict(dicts, type, text, pre, key, class_default);
+        if (fill != ThetaFill::given)
+            out.notes.push_back("rope_parameters." + std::string(type) + ".rope_theta absent: " +
+                                (fill == ThetaFill::from_key ? std::string(key) : model_type + "'s class default") +
+                                " " + dicts[type]["rope_theta"].dump());
+    }
+    out.text["rope_parameters"] = std::move(dicts);
+    for (const char* key : {"rope_scaling", "rope_theta"}) out.text.erase(key);
+}
 
 /// The rule for Gemma 3, Gemma 3n and T5Gemma 2 (see the file comment).
 inline FamilyConfig gemma3_config(const json& text, const std::string& pre, const Family& family)
@@ -47,43 +90,18 @@ inline FamilyConfig gemma3_config(const json& text, const std::string& pre, cons
         const int pattern = gemma3n ? 5 : pattern_value(text, "sliding_window_pattern", 6, pre);
         const int n = layer_count(text, pre, family, out);
         out.text["layer_types"] = json::array();
-        for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % pattern != 0 ? "sliding_attention" : "full_attention");
+        for (int i = 0; i < n; ++i)
+            out.text["layer_types"].push_back((i + 1) % pattern != 0 ? "sliding_attention" : "full_attention");
     }
     out.text.erase("sliding_window_pattern");
-    const std::string shown_type = "\"" + model_type + "\"";
     require_dicts_per_layer_type(text, pre, model_type);
-    if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object() && !member(*scaling, "rope_type"))
-        if (const json* type = member(*scaling, "type"); type && *type != "default")
-            // configuration_gemma3.py merges rope_scaling into {"rope_type": "default"}: the legacy key
-            // "type" does not replace rope_type there, so transformers 5 rotates unscaled; 4 applied it.
-            fail(pre + "rope_scaling.type", "expected the key rope_type: model_type " + shown_type + "'s configuration "
-                                            "class merges rope_scaling into {\"rope_type\": \"default\"}, so transformers 5 "
-                                            "ignores the legacy key type (transformers 4 applied it)",
-                 shown(*type));
+    refuse_legacy_scaling_type(text, pre, model_type);
     const json* local = member(text, "rope_local_base_freq");
     out.text.erase("rope_local_base_freq");
     if (const json* given = member(text, "rope_parameters"); is_per_layer_type(given)) {
-        // The class completes the given dicts: rope_scaling merged into full_attention, a missing entry
-        // {"rope_type": "default"}, and each entry's rope_theta, when it has none, from rope_theta
-        // (full_attention; class default 1e6) or rope_local_base_freq (sliding_attention; 1e4).
-        json dicts = *given;
-        for (const char* t : {"full_attention", "sliding_attention"})
-            if (!dicts.contains(t) || dicts[t].is_null()) dicts[t] = {{"rope_type", "default"}};
-        if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object()) dicts["full_attention"].update(*scaling);
-        for (const auto& [type, key, is_local] : {std::tuple{"full_attention", "rope_theta", false},
-                                                   std::tuple{"sliding_attention", "rope_local_base_freq", true}}) {
-            const double class_default = class_default_base(family, is_local);
-            const ThetaFill fill = complete_layer_type_dict(dicts, type, text, pre, key, class_default);
-            if (fill != ThetaFill::given)
-                out.notes.push_back("rope_parameters." + std::string(type) + ".rope_theta absent: " +
-                                    (fill == ThetaFill::from_key ? std::string(key) : model_type + "'s class default") + " " +
-                                    dicts[type]["rope_theta"].dump());
-        }
-        out.text["rope_parameters"] = std::move(dicts);
-        for (const char* key : {"rope_scaling", "rope_theta"}) out.text.erase(key);
+        complete_gemma3_dicts(*given, text, pre, family, out);
         return out;
     }
-
     const json& types = out.text["layer_types"];
     for (std::size_t i = 0; types.is_array() && i < types.size(); ++i)
         if (types[i].is_string() && types[i] != "sliding_attention" && types[i] != "full_attention")

@@ -17,7 +17,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/gemma4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/gemma4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -38,20 +39,25 @@ inline FamilyConfig gemma4_config(const json& text, const std::string& pre, cons
     const std::string shown_type = "\"" + model_type + "\"";
     const json* given = member(text, "rope_parameters");
     if (given && !is_per_layer_type(given))
-        fail(pre + "rope_parameters", "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
-                                      "model_type " + shown_type + " looks its dicts up by layer type",
+        fail(pre + "rope_parameters",
+             "expected one dict per layer type (\"sliding_attention\", \"full_attention\"): "
+             "model_type " +
+                 shown_type + " looks its dicts up by layer type",
              shown(*given));
     if (const json* v = member(text, "rope_scaling"))
-        fail(pre + "rope_scaling", "expected no rope_scaling: model_type " + shown_type + " reads rope_parameters per layer type only",
+        fail(pre + "rope_scaling",
+             "expected no rope_scaling: model_type " + shown_type + " reads rope_parameters per layer type only",
              shown(*v));
     if (!given) {
         const std::string_view dicts = family.hand->default_rope;  // the class-default dicts: the row's default_rope
         out.text["rope_parameters"] = json::parse(dicts.begin(), dicts.end());
-        out.notes.push_back("rope_parameters absent: " + model_type + "'s class default " + out.text["rope_parameters"].dump());
+        out.notes.push_back("rope_parameters absent: " + model_type + "'s class default " +
+                            out.text["rope_parameters"].dump());
     }
     if (const json* types = member(text, "layer_types")) {
         if (types->is_array() && !types->empty() && types->back().is_string() && types->back() != "full_attention") {
-            out.warnings.push_back({pre + "layer_types", "the last entry is \"" + ellipsized(types->back().get<std::string>()) +
+            out.warnings.push_back({pre + "layer_types", "the last entry is \"" +
+                                                             ellipsized(types->back().get<std::string>()) +
                                                              "\"; transformers forces the last layer to full_attention "
                                                              "(write \"full_attention\" there to silence this)"});
             out.text["layer_types"].back() = "full_attention";
@@ -59,7 +65,8 @@ inline FamilyConfig gemma4_config(const json& text, const std::string& pre, cons
     } else {
         const int n = layer_count(text, pre, family, out);
         json types_out = json::array();
-        for (int i = 0; i < n; ++i) types_out.push_back((i + 1) % 6 != 0 && i != n - 1 ? "sliding_attention" : "full_attention");
+        for (int i = 0; i < n; ++i)
+            types_out.push_back((i + 1) % 6 != 0 && i != n - 1 ? "sliding_attention" : "full_attention");
         out.text["layer_types"] = std::move(types_out);
     }
     int global = 512;

@@ -11,7 +11,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/hrm_text.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/hrm_text.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -38,16 +39,17 @@ inline FamilyConfig hrm_text_config(const json& text, const std::string& pre, co
     const std::int64_t h = cycles("H_cycles", 2), l = cycles("L_cycles", 3);
     // Each factor <= 10^6 before multiplying, so the product (<= 10^18) fits in 64 bits.
     const bool small = per_stack <= ModelRope::max_layers && h <= ModelRope::max_layers && l < ModelRope::max_layers;
-    const std::int64_t slots = small ? per_stack * h * (l + 1) : std::int64_t{ModelRope::max_layers} + 1;
+    const std::int64_t slots = small ? per_stack * h * (l + 1) : std::int64_t {ModelRope::max_layers} + 1;
     if (slots > ModelRope::max_layers)
         fail(pre + "num_hidden_layers",
-             "expected num_hidden_layers * H_cycles * (L_cycles + 1) <= 1000000 (the layer slots model_type \"" + model_type +
-                 "\"'s configuration class makes of it)",
+             "expected num_hidden_layers * H_cycles * (L_cycles + 1) <= 1000000 (the layer slots model_type \"" +
+                 model_type + "\"'s configuration class makes of it)",
              std::to_string(per_stack) + " * " + std::to_string(h) + " * (" + std::to_string(l) + " + 1)");
     out.text["num_hidden_layers"] = slots;
-    out.notes.push_back("num_layers_per_stack absent: the configuration class reads num_hidden_layers " + std::to_string(per_stack) +
-                        " as the blocks per stack and makes " + std::to_string(slots) +
-                        " layer slots of it (num_hidden_layers * H_cycles * (L_cycles + 1)), every one with the one table");
+    out.notes.push_back(
+        "num_layers_per_stack absent: the configuration class reads num_hidden_layers " + std::to_string(per_stack) +
+        " as the blocks per stack and makes " + std::to_string(slots) +
+        " layer slots of it (num_hidden_layers * H_cycles * (L_cycles + 1)), every one with the one table");
     return out;
 }
 

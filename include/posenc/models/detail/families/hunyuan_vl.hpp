@@ -14,7 +14,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/hunyuan_vl.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/hunyuan_vl.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -50,8 +51,9 @@ inline void hunyuan_vl_xdrope_section(const json& dict, const std::string& dict_
             return a.is_number() && b.is_number() && a.get<double>() == b.get<double>();
         };
         if (!(m->is_array() && m->size() == v->size() && std::equal(m->begin(), m->end(), v->begin(), same)))
-            fail(dict_key + ".mrope_section", "expected the values of xdrope_section " + shown(*v) +
-                                                 " (transformers refuses a config whose two sections differ)",
+            fail(dict_key + ".mrope_section",
+                 "expected the values of xdrope_section " + shown(*v) +
+                     " (transformers refuses a config whose two sections differ)",
                  shown(*m));
         return;
     }

@@ -12,7 +12,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/indexer_rope.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/indexer_rope.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -28,8 +29,10 @@ inline FamilyConfig indexer_rope_config(const json& text, const std::string& /*p
 {
     const std::string model_type(family.model_type);
     FamilyConfig out(text);
-    out.notes.push_back("model_type \"" + model_type + "\" has a sparse-attention indexer that rotates the last "
-                        "qk_rope_head_dim of its index_head_dim coordinates (interleaved, with this table): see indexer");
+    out.notes.push_back(
+        "model_type \"" + model_type +
+        "\" has a sparse-attention indexer that rotates the last "
+        "qk_rope_head_dim of its index_head_dim coordinates (interleaved, with this table): see indexer");
     return out;
 }
 

@@ -20,7 +20,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/layer_rope_theta.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/layer_rope_theta.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -55,21 +56,25 @@ inline FamilyConfig layer_rope_theta_config(const json& text, const std::string&
     std::vector<double> thetas;
     if (const json* list = member(text, "layer_rope_theta")) {
         if (!list->is_array() || list->size() != static_cast<std::size_t>(n))
-            fail_json(pre + "layer_rope_theta", "expected one base per layer (" + std::to_string(n) + "; 0 = no RoPE)", *list);
+            fail_json(pre + "layer_rope_theta", "expected one base per layer (" + std::to_string(n) + "; 0 = no RoPE)",
+                      *list);
         for (std::size_t i = 0; i < list->size(); ++i) {
             const std::string path = pre + "layer_rope_theta[" + std::to_string(i) + "]";
             const double t = number((*list)[i], path, "expected 0 (no RoPE) or a base > 1");
             if (t != 0.0 && !(t > 1.0)) fail_json(path, "expected 0 (no RoPE) or a base > 1", (*list)[i]);
             thetas.push_back(t);
             if (one_table && t != 0.0 && t != base)
-                out.warnings.push_back({path, "model_type \"" + model_type + "\" rotates every layer with a non-zero entry by "
-                                                  "the one table of rope_parameters (base " + posenc::detail::format_value(base) +
+                out.warnings.push_back({path, "model_type \"" + model_type +
+                                                  "\" rotates every layer with a non-zero entry by "
+                                                  "the one table of rope_parameters (base " +
+                                                  posenc::detail::format_value(base) +
                                                   "); this value only says that the layer rotates"});
         }
     } else {
         for (int i = 0; i < n; ++i) thetas.push_back(one_table && (n - 1 - i) % 4 == 0 ? 0.0 : base);
-        out.notes.push_back("layer_rope_theta absent: " + model_type + "'s class default" +
-                            (one_table ? " (0 on every 4th layer counted back from the last)" : " (rope_theta on every layer)"));
+        out.notes.push_back(
+            "layer_rope_theta absent: " + model_type + "'s class default" +
+            (one_table ? " (0 on every 4th layer counted back from the last)" : " (rope_theta on every layer)"));
     }
     std::set<double> distinct;
     for (double t : thetas)

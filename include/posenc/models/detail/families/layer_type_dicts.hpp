@@ -17,7 +17,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/layer_type_dicts.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/layer_type_dicts.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -38,10 +39,8 @@ inline json default_layer_types(const std::string& model_type, int n)
     for (int i = 0; i < n; ++i) {
         if (model_type == "mimo_v2_flash")
             types.push_back(i == 0 || (i + 1) % 6 == 0 ? "full_attention" : "sliding_attention");
-        else if (model_type == "zaya")
-            types.push_back("hybrid");
-        else
-            types.push_back("full_attention");
+        else if (model_type == "zaya") types.push_back("hybrid");
+        else types.push_back("full_attention");
     }
     return types;
 }
@@ -70,8 +69,9 @@ inline FamilyConfig layer_type_dicts_config(const json& text, const std::string&
     const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (const json* v = member(text, "rope_scaling"))
-        fail_json(pre + "rope_scaling", "expected no rope_scaling: model_type \"" + model_type +
-                                            "\" reads rope_parameters per layer type only",
+        fail_json(pre + "rope_scaling",
+                  "expected no rope_scaling: model_type \"" + model_type +
+                      "\" reads rope_parameters per layer type only",
                   *v);
     if (!member(text, "layer_types")) {
         const int n = layer_count(text, pre, family, out);
@@ -82,21 +82,23 @@ inline FamilyConfig layer_type_dicts_config(const json& text, const std::string&
     if (!given) {
         const char* dflt = layer_type_dicts_steps::default_rope_parameters(model_type);
         out.text["rope_parameters"] = json::parse(dflt);
-        out.notes.push_back("rope_parameters absent: " + model_type + "'s class default " + out.text["rope_parameters"].dump());
+        out.notes.push_back("rope_parameters absent: " + model_type + "'s class default " +
+                            out.text["rope_parameters"].dump());
     } else {
         if (!given->is_object()) fail_json(pre + "rope_parameters", "expected one dict per layer type", *given);
         for (const json& t : out.text["layer_types"]) {
             if (!t.is_string()) break;  // the reader refuses the list, naming the entry
             const json* dict = member(*given, t.get<std::string>().c_str());
             if (!dict || !dict->is_object())
-                fail_json(pre + "rope_parameters", "expected a dict for layer type \"" + t.get<std::string>() +
-                                                       "\": model_type \"" + model_type +
-                                                       "\"'s rotary embedding looks its dicts up by layer type",
+                fail_json(pre + "rope_parameters",
+                          "expected a dict for layer type \"" + t.get<std::string>() + "\": model_type \"" +
+                              model_type + "\"'s rotary embedding looks its dicts up by layer type",
                           *given);
             if (!member(*dict, "rope_theta"))
                 fail(pre + "rope_parameters." + t.get<std::string>() + ".rope_theta",
-                     "expected a number: model_type \"" + model_type + "\"'s configuration keeps rope_parameters as "
-                     "given, and its rotary embedding reads rope_theta from each layer type's dict",
+                     "expected a number: model_type \"" + model_type +
+                         "\"'s configuration keeps rope_parameters as "
+                         "given, and its rotary embedding reads rope_theta from each layer type's dict",
                      "nothing");
             // mimo_v2_flash/modeling_mimo_v2_flash.py: rope_parameters[layer_type].get("partial_rotary_factor",
             // 0.334) (the other families' default is 1).

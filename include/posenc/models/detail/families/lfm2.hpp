@@ -10,7 +10,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/lfm2.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/lfm2.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -40,8 +41,9 @@ inline FamilyConfig lfm2_config(const json& text, const std::string& pre, const 
         return out;
     }
     if (model_type == "lfm2_moe")
-        fail(pre + "layer_types", "expected one entry per layer: model_type \"" + model_type +
-                                      "\"'s code reads layer_types[i] for every layer and has no default for it",
+        fail(pre + "layer_types",
+             "expected one entry per layer: model_type \"" + model_type +
+                 "\"'s code reads layer_types[i] for every layer and has no default for it",
              "nothing");
     const int n = layer_count(text, pre, family, out);
     json types = json::array();

@@ -15,7 +15,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/linear_attention.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/linear_attention.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -35,9 +36,10 @@ inline FamilyConfig linear_attention_config(const json& text, const std::string&
     out.nope_layer_types.push_back("linear_attention");
     const bool qwen4 = model_type == "qwen4_exp_text";
     if (qwen4)
-        out.notes.push_back("model_type \"qwen4_exp_text\" has a QSA indexer (queries rotate their first rotary_dim dims; "
-                            "keys mean-pooled per block of indexer_compress_ratio tokens, RMS-normed and rotated at the "
-                            "block's first position): see indexer");
+        out.notes.push_back(
+            "model_type \"qwen4_exp_text\" has a QSA indexer (queries rotate their first rotary_dim dims; "
+            "keys mean-pooled per block of indexer_compress_ratio tokens, RMS-normed and rotated at the "
+            "block's first position): see indexer");
     if (const json* given = member(text, "layer_types")) {
         if (!given->is_array()) return out;  // the reader refuses it, naming layer_types
         json& types = out.text["layer_types"];
@@ -49,8 +51,8 @@ inline FamilyConfig linear_attention_config(const json& text, const std::string&
             if (qwen4 && t == "full_attention") t = "indexed_attention";  // its class renames them
             if (t != "linear_attention" && t != (qwen4 ? "indexed_attention" : "full_attention"))
                 fail(pre + "layer_types[" + std::to_string(i) + "]",
-                     std::string("expected \"linear_attention\" or \"") + (qwen4 ? "indexed_attention" : "full_attention") +
-                         "\" for model_type \"" + model_type + "\"",
+                     std::string("expected \"linear_attention\" or \"") +
+                         (qwen4 ? "indexed_attention" : "full_attention") + "\" for model_type \"" + model_type + "\"",
                      '"' + t.get<std::string>() + '"');
         }
         return out;

@@ -10,7 +10,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/llama4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/llama4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -34,7 +35,7 @@ inline std::optional<HfQueryScale> llama4_temperature_tuning(const json& text, c
         if (!v->is_boolean()) fail_json(pre + "attn_temperature_tuning", "expected true or false", *v);
         if (!v->get<bool>()) return std::nullopt;
     }
-    HfQueryScale q{0.1, 8192, 1, {}, pre + "attn_scale"};
+    HfQueryScale q {0.1, 8192, 1, {}, pre + "attn_scale"};
     if (const json* v = member(text, "attn_scale")) {
         q.beta = number(*v, pre + "attn_scale", "expected a finite number >= 0");
         if (!(q.beta >= 0.0)) fail_json(pre + "attn_scale", "expected a finite number >= 0", *v);

@@ -9,7 +9,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/longcat_flash.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/longcat_flash.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -36,13 +37,15 @@ inline FamilyConfig longcat_flash_config(const json& text, const std::string& pr
         out.notes.push_back("num_layers absent: " + model_type + "'s class default 28");
     }
     const int attention_layers = 2 * decoder_layers;
-    if (const json* v = member(text, "num_hidden_layers"); v && !(v->is_number() && v->get<double>() == attention_layers))
-        out.warnings.push_back({pre + "num_hidden_layers", "model_type " + shown_type + "'s model sets it to 2 * num_layers = " +
+    if (const json* v = member(text, "num_hidden_layers");
+        v && !(v->is_number() && v->get<double>() == attention_layers))
+        out.warnings.push_back({pre + "num_hidden_layers", "model_type " + shown_type +
+                                                               "'s model sets it to 2 * num_layers = " +
                                                                std::to_string(attention_layers) + "; ignored"});
     out.text["num_hidden_layers"] = attention_layers;
     out.text.erase("num_layers");
-    ignore_key(text, pre, model_type, "layer_types",
-               "does not read it (every attention sublayer has the one table)", out);
+    ignore_key(text, pre, model_type, "layer_types", "does not read it (every attention sublayer has the one table)",
+               out);
     out.text.erase("layer_types");
     out.notes.push_back("two attention sublayers per decoder layer: " + std::to_string(attention_layers) +
                         " attention layers (2 * num_layers), every one with the one table");

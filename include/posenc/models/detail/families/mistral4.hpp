@@ -12,7 +12,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/mistral4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/mistral4.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -39,9 +40,10 @@ inline void mistral4_head_dim(const json& config, const FamilyRules& row, HfRope
         // mistral4/configuration_mistral4.py derives the partial factor from qk_nope + qk_rope, then the
         // head_dim key replaces the head the table is built from: a table int(head_dim * factor) wide
         // that the attention cannot apply to its qk_rope_head_dim part.
-        fail("head_dim", "expected qk_nope_head_dim + qk_rope_head_dim = " + std::to_string(nope + rope) + " (" +
-                             out.model_type + "'s rotary table would be built from head_dim while its attention rotates "
-                             "the last qk_rope_head_dim coordinates; transformers cannot apply it)",
+        fail("head_dim",
+             "expected qk_nope_head_dim + qk_rope_head_dim = " + std::to_string(nope + rope) + " (" + out.model_type +
+                 "'s rotary table would be built from head_dim while its attention rotates "
+                 "the last qk_rope_head_dim coordinates; transformers cannot apply it)",
              shown(*v));
     out.head_dim = nope + rope;
     out.head_dim_key = "qk_nope_head_dim + qk_rope_head_dim";

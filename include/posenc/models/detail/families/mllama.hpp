@@ -9,7 +9,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/mllama.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/mllama.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -27,8 +28,9 @@ inline FamilyConfig mllama_config(const json& text, const std::string& pre, cons
     const std::string model_type(family.model_type);
     FamilyConfig out(text);
     if (member(text, "layer_types"))
-        out.warnings.push_back({pre + "layer_types", "model_type \"" + model_type +
-                                                         "\"'s code takes its NoPE layers from cross_attention_layers; ignored"});
+        out.warnings.push_back(
+            {pre + "layer_types",
+             "model_type \"" + model_type + "\"'s code takes its NoPE layers from cross_attention_layers; ignored"});
     const int n = layer_count(text, pre, family, out);
     json list = json::parse("[3, 8, 13, 18, 23, 28, 33, 38]");
     if (const json* v = member(text, "cross_attention_layers")) {

@@ -14,7 +14,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/modernbert.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/modernbert.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -54,8 +55,8 @@ inline FamilyConfig modernbert_config(const json& text, const std::string& pre, 
     }
     if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object())
         for (const char* t : {"full_attention", "sliding_attention"}) dicts[t].update(*scaling);
-    for (const auto& [type, key, local] : {std::tuple{"full_attention", "global_rope_theta", false},
-                                            std::tuple{"sliding_attention", "local_rope_theta", true}}) {
+    for (const auto& [type, key, local] : {std::tuple {"full_attention", "global_rope_theta", false},
+                                           std::tuple {"sliding_attention", "local_rope_theta", true}}) {
         const double class_default = class_default_base(family, local);
         if (complete_layer_type_dict(dicts, type, text, pre, key, class_default) == ThetaFill::class_default)
             out.notes.push_back(std::string(key) + " absent: " + model_type + "'s class default " +

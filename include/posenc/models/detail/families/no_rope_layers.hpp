@@ -13,7 +13,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/no_rope_layers.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/no_rope_layers.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -56,12 +57,14 @@ inline FamilyConfig no_rope_layers_config(const json& text, const std::string& p
         bool any = false;
         for (bool r : rotates) any = any || r;
         if (!any && n > 0)
-            fail(pre + "no_rope_layers", "expected at least one 1 (a layer with RoPE): every entry is 0, so none of the " +
-                                             std::to_string(n) + " layers rotates and there is no RoPE to describe",
+            fail(pre + "no_rope_layers",
+                 "expected at least one 1 (a layer with RoPE): every entry is 0, so none of the " + std::to_string(n) +
+                     " layers rotates and there is no RoPE to describe",
                  shown(*list));
     } else {
         int interval = 4;
-        if (const json* v = member(text, "no_rope_layer_interval")) interval = positive_int(*v, pre + "no_rope_layer_interval");
+        if (const json* v = member(text, "no_rope_layer_interval"))
+            interval = positive_int(*v, pre + "no_rope_layer_interval");
         for (int i = 0; i < n; ++i) rotates[static_cast<std::size_t>(i)] = (i + 1) % interval != 0;
         out.notes.push_back("no_rope_layers absent: every " + std::to_string(interval) +
                             "th layer has no RoPE (no_rope_layer_interval)");

@@ -20,7 +20,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/nope_by_attention.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/nope_by_attention.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -69,7 +70,8 @@ inline FamilyConfig afmoe_config(const json& text, const std::string& pre, const
         for (int i = 0; i < n; ++i) types.push_back((i + 1) % every != 0 ? "sliding_attention" : "full_attention");
     }
     json marked = json::array();
-    for (const std::string& t : types) marked.push_back(t == "sliding_attention" ? std::string("default") : std::string("nope"));
+    for (const std::string& t : types)
+        marked.push_back(t == "sliding_attention" ? std::string("default") : std::string("nope"));
     out.text["layer_types"] = std::move(marked);
     out.nope_layer_types.push_back("nope");
     out.notes.push_back("only sliding_attention layers rotate (AFMoE's attention); the others have no RoPE");
@@ -83,27 +85,33 @@ inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre,
     FamilyConfig out(text);
     // cohere2_moe/configuration_cohere2_moe.py declares rope_scaling as a plain field, so the generic
     // conversion (which pops it from the extra keys) never sees it: the RoPE is rope_parameters' alone.
-    ignore_key(text, pre, model_type, "rope_scaling", "declares it as a plain field and builds its RoPE from rope_parameters only", out);
+    ignore_key(text, pre, model_type, "rope_scaling",
+               "declares it as a plain field and builds its RoPE from rope_parameters only", out);
     out.text.erase("rope_scaling");
     const int n = layer_count(text, pre, family, out);
     const std::int64_t dense = count_or_zero(text, pre, "first_k_dense_replace");
-    const std::int64_t prefix_pattern = nope_by_attention_steps::pattern(text, pre, "prefix_dense_sliding_window_pattern", 1);
+    const std::int64_t prefix_pattern =
+        nope_by_attention_steps::pattern(text, pre, "prefix_dense_sliding_window_pattern", 1);
     const std::int64_t rest_pattern = nope_by_attention_steps::pattern(text, pre, "sliding_window_pattern", 4);
     std::vector<std::string> types;
     if (const json* v = member(text, "layer_types")) {
         if (!v->is_array()) return out;
         types = nope_by_attention_steps::strings(*v);
     } else {
-        for (std::int64_t i = 0; i < dense && i < n; ++i) types.push_back((i + 1) % prefix_pattern != 0 ? "sliding_attention" : "full_attention");
-        for (std::int64_t i = 0; i < n - dense; ++i) types.push_back((i + 1) % rest_pattern != 0 ? "sliding_attention" : "full_attention");
+        for (std::int64_t i = 0; i < dense && i < n; ++i)
+            types.push_back((i + 1) % prefix_pattern != 0 ? "sliding_attention" : "full_attention");
+        for (std::int64_t i = 0; i < n - dense; ++i)
+            types.push_back((i + 1) % rest_pattern != 0 ? "sliding_attention" : "full_attention");
     }
     std::vector<std::string> mlp;
     if (const json* v = member(text, "mlp_layer_types")) {
         if (!v->is_array() || v->size() != types.size())
-            fail_json(pre + "mlp_layer_types", "expected one entry per layer (" + std::to_string(types.size()) + ")", *v);
+            fail_json(pre + "mlp_layer_types", "expected one entry per layer (" + std::to_string(types.size()) + ")",
+                      *v);
         mlp = nope_by_attention_steps::strings(*v);
     } else {
-        for (std::size_t i = 0; i < types.size(); ++i) mlp.push_back(static_cast<std::int64_t>(i) < dense ? "dense" : "sparse");
+        for (std::size_t i = 0; i < types.size(); ++i)
+            mlp.push_back(static_cast<std::int64_t>(i) < dense ? "dense" : "sparse");
     }
     const json* window = text.find("sliding_window") == text.end() ? nullptr : &text["sliding_window"];
     const bool windowed = !window || !window->is_null();  // class default 4096
@@ -114,8 +122,9 @@ inline FamilyConfig cohere2_moe_config(const json& text, const std::string& pre,
     }
     out.text["layer_types"] = std::move(marked);
     out.nope_layer_types.push_back("nope");
-    out.notes.push_back("a layer rotates when it is a sliding_attention layer with a window, or a dense-MLP layer under "
-                        "prefix_dense_sliding_window_pattern 1 (Cohere 2 MoE's attention); the others have no RoPE");
+    out.notes.push_back(
+        "a layer rotates when it is a sliding_attention layer with a window, or a dense-MLP layer under "
+        "prefix_dense_sliding_window_pattern 1 (Cohere 2 MoE's attention); the others have no RoPE");
     return out;
 }
 

@@ -15,7 +15,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/olmo3.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/olmo3.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -36,7 +37,8 @@ inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const
     if (!member(text, "layer_types")) {
         const int n = layer_count(text, pre, family, out);
         out.text["layer_types"] = json::array();
-        for (int i = 0; i < n; ++i) out.text["layer_types"].push_back((i + 1) % 4 != 0 ? "sliding_attention" : "full_attention");
+        for (int i = 0; i < n; ++i)
+            out.text["layer_types"].push_back((i + 1) % 4 != 0 ? "sliding_attention" : "full_attention");
     }
     require_dicts_per_layer_type(text, pre, model_type);
     if (const json* given = member(text, "rope_parameters")) {
@@ -51,12 +53,14 @@ inline FamilyConfig olmo3_config(const json& text, const std::string& pre, const
         return out;
     }
     const json& types = out.text["layer_types"];
-    const bool sliding = types.is_array() && std::find(types.begin(), types.end(), json("sliding_attention")) != types.end();
+    const bool sliding =
+        types.is_array() && std::find(types.begin(), types.end(), json("sliding_attention")) != types.end();
     if (const json* theta = member(text, "rope_theta");
         theta && !(theta->is_number() && theta->get<double>() == 500000.0) && sliding)
-        fail(pre + "rope_theta", "expected 500000 or per-layer-type rope_parameters: transformers gives only "
-                                 "full_attention layers the top-level rope_theta and sliding_attention layers "
-                                 "the class default 500000",
+        fail(pre + "rope_theta",
+             "expected 500000 or per-layer-type rope_parameters: transformers gives only "
+             "full_attention layers the top-level rope_theta and sliding_attention layers "
+             "the class default 500000",
              shown(*theta));
     out.table_per_layer_type = true;
     return out;

@@ -24,7 +24,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/own_rope_keys.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/own_rope_keys.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -51,11 +52,13 @@ inline void require_value(const json& text, const std::string& pre, const std::s
                           const char* class_default, const char* rotary)
 {
     const json* v = member(text, key);
-    const std::string value = v && v->is_string() ? v->get<std::string>() : (v ? std::string() : std::string(class_default));
+    const std::string value =
+        v && v->is_string() ? v->get<std::string>() : (v ? std::string() : std::string(class_default));
     if (value != rotary)
-        fail(pre + key, std::string("expected \"") + rotary + "\": model_type \"" + model_type + "\" rotates only then (\"" +
-                            value + "\" is another position encoding, which posenc does not describe" +
-                            (v ? "" : "; it is the class default") + ")",
+        fail(pre + key,
+             std::string("expected \"") + rotary + "\": model_type \"" + model_type + "\" rotates only then (\"" +
+                 value + "\" is another position encoding, which posenc does not describe" +
+                 (v ? "" : "; it is the class default") + ")",
              v ? shown(*v) : '"' + value + '"');
 }
 
@@ -79,17 +82,19 @@ inline FamilyConfig own_rope_keys_config(const json& text, const std::string& pr
     }
     int heads = 0;
     if (model_type == "wav2vec2-bert" || model_type == "wav2vec2-conformer" || model_type == "seamless_m4t") {
-        require_value(text, pre, model_type, "position_embeddings_type", model_type == "wav2vec2-bert" ? "relative_key" : "relative",
-                      "rotary");
+        require_value(text, pre, model_type, "position_embeddings_type",
+                      model_type == "wav2vec2-bert" ? "relative_key" : "relative", "rotary");
         if (const json* v = member(text, "rotary_embedding_base")) base = number(*v, pre + "rotary_embedding_base");
         const char* heads_key = model_type == "seamless_m4t" ? "speech_encoder_attention_heads" : "num_attention_heads";
         heads = size_or(text, pre, heads_key, model_type == "seamless_m4t" ? 16 : (d ? d->num_attention_heads : 0));
-        out.text["max_position_embeddings"] = size_or(text, pre, "max_source_positions", model_type == "seamless_m4t" ? 4096 : 5000);
+        out.text["max_position_embeddings"] =
+            size_or(text, pre, "max_source_positions", model_type == "seamless_m4t" ? 4096 : 5000);
         out.text.erase("position_embeddings_type");
     } else if (model_type == "roformer") {
         if (const json* v = member(text, "rotary_value"); v && !(v->is_boolean() && !v->get<bool>()))
-            fail_json(pre + "rotary_value", "expected false: RoFormer then rotates the values too, and posenc describes the "
-                                            "rotation of queries and keys only",
+            fail_json(pre + "rotary_value",
+                      "expected false: RoFormer then rotates the values too, and posenc describes the "
+                      "rotation of queries and keys only",
                       *v);
         heads = size_or(text, pre, "num_attention_heads", d ? d->num_attention_heads : 0);
         out.text.erase("rotary_value");
@@ -99,7 +104,8 @@ inline FamilyConfig own_rope_keys_config(const json& text, const std::string& pr
         out.text.erase("position_embedding_type");
     } else {  // clvp_encoder
         if (const json* v = member(text, "use_rotary_embedding"); v && !(v->is_boolean() && v->get<bool>()))
-            fail_json(pre + "use_rotary_embedding", "expected true: model_type \"" + model_type + "\" rotates only then", *v);
+            fail_json(pre + "use_rotary_embedding",
+                      "expected true: model_type \"" + model_type + "\" rotates only then", *v);
         heads = size_or(text, pre, "num_attention_heads", d ? d->num_attention_heads : 0);
         const int projection = size_or(text, pre, "projection_dim", 768);
         if (heads > 0 && hidden / heads > 0) {

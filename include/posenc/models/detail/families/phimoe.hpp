@@ -10,7 +10,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/phimoe.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/phimoe.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>

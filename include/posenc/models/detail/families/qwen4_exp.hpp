@@ -12,7 +12,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/qwen4_exp.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/qwen4_exp.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -33,8 +34,10 @@ inline void qwen4_exp_mrope_section(HfRopeConfig& primary, const std::string& di
     if (primary.mrope_section.size() != 3) return;
     const int rest = primary.rotary_dim / 2 - primary.mrope_section[1] - primary.mrope_section[2];
     if (rest == primary.mrope_section[0]) return;
-    notes.push_back(dict + ".mrope_section[0]: model_type " + type_shown + "'s code does not read it; the "
-                    "temporal axis takes the other " + std::to_string(rest) + " pairs");
+    notes.push_back(dict + ".mrope_section[0]: model_type " + type_shown +
+                    "'s code does not read it; the "
+                    "temporal axis takes the other " +
+                    std::to_string(rest) + " pairs");
     primary.mrope_section[0] = rest;
 }
 

@@ -23,7 +23,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/sliding_layers_rope.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/sliding_layers_rope.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -43,8 +44,8 @@ inline json default_layer_types(const json& text, const std::string& pre, const 
 {
     json types = json::array();
     if (model_type == "lara_mini") {
-        static const char* const period[] = {"linear_attention", "sliding_attention", "linear_attention", "full_attention",
-                                             "sliding_attention"};
+        static const char* const period[] = {"linear_attention", "sliding_attention", "linear_attention",
+                                             "full_attention", "sliding_attention"};
         for (int i = 0; i < n; ++i) types.push_back(period[i % 5]);
         return types;
     }
@@ -57,13 +58,15 @@ inline json default_layer_types(const json& text, const std::string& pre, const 
 inline void read_ergo_dicts(const json& given, const std::string& pre, FamilyConfig& out)
 {
     if (const json* full = member(given, "full_attention"); full && !full->is_null())
-        fail_json(pre + "rope_parameters.full_attention",
-                  "expected null: Ergo's full_attention layers take no position embeddings, and a dict there would make "
-                  "its model rotate them with a second table, which posenc does not read",
-                  *full);
+        fail_json(
+            pre + "rope_parameters.full_attention",
+            "expected null: Ergo's full_attention layers take no position embeddings, and a dict there would make "
+            "its model rotate them with a second table, which posenc does not read",
+            *full);
     const json* sliding = member(given, "sliding_attention");
     if (!sliding || !sliding->is_object())
-        fail_json(pre + "rope_parameters", "expected a dict for \"sliding_attention\": Ergo's rotary embedding looks it up by layer type",
+        fail_json(pre + "rope_parameters",
+                  "expected a dict for \"sliding_attention\": Ergo's rotary embedding looks it up by layer type",
                   given);
     out.text["rope_parameters"] = *sliding;
     out.notes.push_back("rope_parameters per layer type: the sliding_attention dict is the one table");
@@ -77,9 +80,10 @@ inline void refuse_unapplied_truncate(const json& dict, const std::string& path)
     if (!type) type = member(dict, "type");
     const json* truncate = member(dict, "truncate");
     if (type && *type == "yarn" && truncate && *truncate == false)
-        fail(path + ".truncate", "expected true or no value: Ergo's configuration class files its one RoPE dict under "
-                                 "\"sliding_attention\", and transformers' YaRN reads truncate from the top level of "
-                                 "rope_parameters, where it is absent, so it truncates whatever the dict says",
+        fail(path + ".truncate",
+             "expected true or no value: Ergo's configuration class files its one RoPE dict under "
+             "\"sliding_attention\", and transformers' YaRN reads truncate from the top level of "
+             "rope_parameters, where it is absent, so it truncates whatever the dict says",
              "false");
 }
 
@@ -97,9 +101,10 @@ inline FamilyConfig sliding_layers_rope_config(const json& text, const std::stri
             if (const json* dict = member(out.text, key); dict && dict->is_object())
                 sliding_layers_steps::refuse_unapplied_truncate(*dict, pre + key);
         if (const json* v = member(text, "global_attention_scale"); v && !v->is_null())
-            out.warnings.push_back({pre + "global_attention_scale",
-                                    "multiplies the attention logits of Ergo's full_attention layers (no RoPE there; set by "
-                                    "checkpoints whose context was extended): not part of posenc's RoPE description"});
+            out.warnings.push_back(
+                {pre + "global_attention_scale",
+                 "multiplies the attention logits of Ergo's full_attention layers (no RoPE there; set by "
+                 "checkpoints whose context was extended): not part of posenc's RoPE description"});
     }
     json types;
     if (const json* given = member(text, "layer_types")) {

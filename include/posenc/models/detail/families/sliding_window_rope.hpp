@@ -16,7 +16,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/sliding_window_rope.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/sliding_window_rope.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -59,8 +60,9 @@ inline FamilyConfig sliding_window_rope_config(const json& text, const std::stri
     }
     if (model_type != "kolibri1") out.text.erase("sliding_window_pattern");  // Kolibri 1's class does not read it
     if (cohere && !windowed)
-        fail(pre + "sliding_window", "expected a window: Cohere 2 rotates only its sliding-window layers, so null leaves "
-                                     "the model without RoPE",
+        fail(pre + "sliding_window",
+             "expected a window: Cohere 2 rotates only its sliding-window layers, so null leaves "
+             "the model without RoPE",
              "null");
     if (!windowed) return out;
     out.nope_layer_types.push_back("full_attention");
@@ -69,9 +71,10 @@ inline FamilyConfig sliding_window_rope_config(const json& text, const std::stri
     for (const json& t : types.is_array() ? types : json::array())
         any_sliding = any_sliding || !t.is_string() || t == "sliding_attention";
     if (!any_sliding && !types.empty())
-        fail(pre + "layer_types", "expected at least one \"sliding_attention\" layer: model_type " + shown_type +
-                                      " rotates only its sliding-window layers and every one of the " +
-                                      std::to_string(types.size()) + " layers is \"full_attention\", so no layer has RoPE",
+        fail(pre + "layer_types",
+             "expected at least one \"sliding_attention\" layer: model_type " + shown_type +
+                 " rotates only its sliding-window layers and every one of the " + std::to_string(types.size()) +
+                 " layers is \"full_attention\", so no layer has RoPE",
              given ? shown(*given) : std::to_string(types.size()) + " full_attention layers");
     return out;
 }

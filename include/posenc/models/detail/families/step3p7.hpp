@@ -17,7 +17,8 @@
 #pragma once
 
 #ifndef POSENC_MODELS_DETAIL_ALLOWED
-#error "posenc/models/detail/families/step3p7.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
+#error                                                                                                                 \
+    "posenc/models/detail/families/step3p7.hpp is internal to the config reader: include <posenc/models/hf_config.hpp> (or <posenc/models/hf_config_json.hpp>) instead"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -49,13 +50,17 @@ inline json step3p7_default_layer_types(const json& text, const std::string& pre
     const json* sparse = member(text, "sparse_attention_config");
     const json* freq = sparse && sparse->is_object() ? member(*sparse, "sparse_attention_freq") : nullptr;
     if (freq) {
-        if (!freq->is_array()) fail_json(pre + "sparse_attention_config.sparse_attention_freq", "expected a list", *freq);
-        for (const json& f : *freq) types.push_back((f.is_number() && f.get<double>() != 0.0) || (f.is_boolean() && f.get<bool>())
-                                                        ? "minimax_m3_sparse" : "full_attention");
+        if (!freq->is_array())
+            fail_json(pre + "sparse_attention_config.sparse_attention_freq", "expected a list", *freq);
+        for (const json& f : *freq)
+            types.push_back((f.is_number() && f.get<double>() != 0.0) || (f.is_boolean() && f.get<bool>())
+                                ? "minimax_m3_sparse"
+                                : "full_attention");
     } else {
         for (int i = 0; i < n; ++i) types.push_back("full_attention");
     }
-    out.notes.push_back("layer_types absent: " + std::string(freq ? "from sparse_attention_freq" : "every layer full_attention"));
+    out.notes.push_back("layer_types absent: " +
+                        std::string(freq ? "from sparse_attention_freq" : "every layer full_attention"));
     return types;
 }
 
@@ -81,8 +86,10 @@ inline json step3p7_per_type_dicts(const json& text, const std::string& pre, con
         const std::string t = types[i].get<std::string>();
         json d = {{"rope_type", "default"}};
         const json* theta = entry(thetas, "rope_theta", i);
-        d["rope_theta"] = theta ? json(number(*theta, pre + "rope_theta" + (thetas.is_array() ? "[" + std::to_string(i) + "]" : std::string())))
-                                : json(10000.0);
+        d["rope_theta"] =
+            theta ? json(number(*theta, pre + "rope_theta" +
+                                            (thetas.is_array() ? "[" + std::to_string(i) + "]" : std::string())))
+                  : json(10000.0);
         if (const json* f = entry(factors, "partial_rotary_factors", i))
             d["partial_rotary_factor"] = number(*f, pre + "partial_rotary_factors[" + std::to_string(i) + "]");
         const auto [it, inserted] = first.emplace(t, i);
@@ -96,7 +103,8 @@ inline json step3p7_per_type_dicts(const json& text, const std::string& pre, con
                  (key == "rope_theta" ? d["rope_theta"] : d["partial_rotary_factor"]).dump());
         }
     }
-    if (const json* scaling = member(text, "rope_scaling"); scaling && scaling->is_object() && dicts.contains("full_attention"))
+    if (const json* scaling = member(text, "rope_scaling");
+        scaling && scaling->is_object() && dicts.contains("full_attention"))
         dicts["full_attention"].update(*scaling);
     return dicts;
 }
@@ -116,13 +124,16 @@ inline FamilyConfig step3p7_config(const json& text, const std::string& pre, con
     bool per_type = given && given->is_object() && !given->empty();
     if (per_type)
         for (const json& t : types)
-            if (!t.is_string() || !member(*given, t.get<std::string>().c_str()) || !(*given)[t.get<std::string>()].is_object())
+            if (!t.is_string() || !member(*given, t.get<std::string>().c_str()) ||
+                !(*given)[t.get<std::string>()].is_object())
                 per_type = false;
     if (!per_type) {
         out.text["rope_parameters"] = step3p7_per_type_dicts(text, pre, types, n, mtp);
-        out.notes.push_back("rope_parameters built per layer type from the per-layer rope_theta / partial_rotary_factors");
+        out.notes.push_back(
+            "rope_parameters built per layer type from the per-layer rope_theta / partial_rotary_factors");
     }
-    for (const char* key : {"rope_theta", "partial_rotary_factors", "rope_scaling", "partial_rotary_factor"}) out.text.erase(key);
+    for (const char* key : {"rope_theta", "partial_rotary_factors", "rope_scaling", "partial_rotary_factor"})
+        out.text.erase(key);
     return out;
 }
 
