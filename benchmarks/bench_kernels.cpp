@@ -106,6 +106,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_tensors.hpp"
 #include "ratio_reporter.hpp"
 
 namespace {
@@ -146,49 +147,9 @@ const Angles& angles_for(const posenc::FrequencyTable& table)
     return *memo.back().second;
 }
 
-/// Allocator of 64-byte aligned storage: tensors start on a cache line, as inference engines
-/// allocate them (PyTorch's CPU allocator aligns to 64 bytes). malloc's 16-byte alignment would
-/// make every 512-bit access of every variant, baselines included, straddle two cache lines.
-template <class T>
-struct CacheLineAllocator {
-    using value_type = T;
-    CacheLineAllocator() = default;
-    template <class U>
-    CacheLineAllocator(const CacheLineAllocator<U>&) noexcept
-    {}
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t {64})); }
-    void deallocate(T* p, std::size_t) noexcept { ::operator delete (p, std::align_val_t {64}); }
-    template <class U>
-    bool operator==(const CacheLineAllocator<U>&) const noexcept
-    {
-        return true;
-    }
-    template <class U>
-    bool operator!=(const CacheLineAllocator<U>&) const noexcept
-    {
-        return false;
-    }
-};
-
-/// A benchmark tensor: 64-byte aligned.
-template <class T>
-using Tensor = std::vector<T, CacheLineAllocator<T>>;
-
-template <class T>
-Tensor<T> random_tensor(std::size_t n)
-{
-    std::mt19937 rng(42);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    Tensor<T> v(n);
-    for (T& x : v) x = posenc::store_from_float<T>(u(rng));
-    return v;
-}
-
-void set_bytes(benchmark::State& state, std::size_t bytes_per_iteration)
-{
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                            static_cast<std::int64_t>(bytes_per_iteration));
-}
+using posenc_bench::random_tensor;
+using posenc_bench::set_bytes;
+using posenc_bench::Tensor;
 
 /// Runs f(range) over [0, tokens) on `threads` threads (the caller's thread takes the first part).
 template <class F>

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_tensors.hpp"
 #include "ratio_reporter.hpp"
 
 namespace {
@@ -48,45 +49,9 @@ constexpr std::int64_t side = 64;
 constexpr std::ptrdiff_t tower_heads = 16;
 constexpr int tower_head_dim = 64;
 
-/// 64-byte aligned storage, as engines allocate tensors.
-template <class T>
-struct CacheLineAllocator {
-    using value_type = T;
-    CacheLineAllocator() = default;
-    template <class U>
-    CacheLineAllocator(const CacheLineAllocator<U>&) noexcept
-    {}
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t {64})); }
-    void deallocate(T* p, std::size_t) noexcept { ::operator delete (p, std::align_val_t {64}); }
-    template <class U>
-    bool operator==(const CacheLineAllocator<U>&) const noexcept
-    {
-        return true;
-    }
-    template <class U>
-    bool operator!=(const CacheLineAllocator<U>&) const noexcept
-    {
-        return false;
-    }
-};
-
-template <class T>
-using Tensor = std::vector<T, CacheLineAllocator<T>>;
-
-template <class T>
-Tensor<T> random_tensor(std::size_t n)
-{
-    std::mt19937 rng(42);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    Tensor<T> v(n);
-    for (T& x : v) x = posenc::store_from_float<T>(u(rng));
-    return v;
-}
-
-void set_bytes(benchmark::State& state, std::size_t bytes)
-{
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes));
-}
+using posenc_bench::random_tensor;
+using posenc_bench::set_bytes;
+using posenc_bench::Tensor;
 
 void bench_stream(benchmark::State& state, std::size_t bytes)
 {
