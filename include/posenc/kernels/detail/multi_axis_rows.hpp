@@ -13,8 +13,6 @@
 #include <cstdint>
 #include <string>
 
-#include <xsimd/xsimd.hpp>
-
 #include "posenc/angles.hpp"
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
@@ -63,41 +61,6 @@ struct MultiAxisRows {
         return ids32 != nullptr ? static_cast<std::int64_t>(ids32[i]) : ids64[i];
     }
 
-    /// cos/sin of pairs [pair_begin, pair_begin + count) each from its axis's row (rows[a]: pair
-    /// pair_begin at index 0), a register of pairs at a time: the axes' rows blended by the
-    /// pairs' axes (pair_axes), stored whole; the last partial register pair by pair. Copies only
-    /// (bit for bit the rows' values); whole-register stores let the rotation's vector loads take
-    /// the row from the store buffer (pair-by-pair stores would make each wait for the cache).
-    template <class Arch>
-    void gather_by_axis(Arch, const AngleRow* rows, int pair_begin, int count, float* out_cos,
-                        float* out_sin) const noexcept
-    {
-        // the floats moved as their bits (int32 lanes: a blend by an integer compare, no
-        // conversion of the axes)
-        using bits = xsimd::batch<std::int32_t, Arch>;
-        static_assert(sizeof(int) == sizeof(std::int32_t) && sizeof(float) == sizeof(std::int32_t), "32-bit lanes");
-        constexpr int lanes = static_cast<int>(bits::size);
-        const auto* axes = reinterpret_cast<const std::int32_t*>(pair_axes + pair_begin);
-        auto lane_bits = [](const float* p) { return bits::load_unaligned(reinterpret_cast<const std::int32_t*>(p)); };
-        int j = 0;
-        for (; j + lanes <= count; j += lanes) {
-            const bits axis = bits::load_unaligned(axes + j);
-            bits c = lane_bits(rows[0].cos + j), s = lane_bits(rows[0].sin + j);
-            for (int a = 1; a < num_axes; ++a) {
-                const auto take = axis == bits(a);
-                c = xsimd::select(take, lane_bits(rows[a].cos + j), c);
-                s = xsimd::select(take, lane_bits(rows[a].sin + j), s);
-            }
-            c.store_unaligned(reinterpret_cast<std::int32_t*>(out_cos + j));
-            s.store_unaligned(reinterpret_cast<std::int32_t*>(out_sin + j));
-        }
-        for (; j < count; ++j) {
-            const AngleRow& from = rows[axes[j]];
-            out_cos[j] = from.cos[j];
-            out_sin[j] = from.sin[j];
-        }
-    }
-
     template <class Arch>
     AngleRow row(Arch, std::int64_t token, int pair_begin, int count, float* scratch_cos,
                  float* scratch_sin) const noexcept
@@ -126,8 +89,12 @@ struct MultiAxisRows {
                 }
             rows[a] = same < a ? rows[same] : angles->row(Arch {}, p[a], pair_begin, count, axis_cos[a], axis_sin[a]);
         }
-        if (num_runs > max_position_axes) {  // runs of a pair or two (interleaved sections): per register
-            gather_by_axis(Arch {}, rows, pair_begin, count, scratch_cos, scratch_sin);
+        if (num_runs > max_position_axes) {  // runs of a pair or two (interleaved sections): pair by pair
+            for (int j = 0; j < count; ++j) {
+                const AngleRow& from = rows[pair_axes[pair_begin + j]];
+                scratch_cos[j] = from.cos[j];
+                scratch_sin[j] = from.sin[j];
+            }
             return {scratch_cos, scratch_sin};
         }
         const int pair_end = pair_begin + count;
