@@ -148,6 +148,11 @@ def vision_tower_from_hf_config(source):
     return _posenc.parse_vision_tower(_config_text(source))
 
 
+def audio_tower_from_hf_config(source):
+    """The audio tower of a config.json (a path or a dict): posenc.parse_audio_tower on its text."""
+    return _posenc.parse_audio_tower(_config_text(source))
+
+
 for _name in ("from_hf_config", "model_from_hf_config", "parse_hf_config", "parse_hf_model"):
     globals()[_name].__doc__ = getattr(_posenc, _name).__doc__
 del _name

@@ -72,6 +72,8 @@ void bind_dynamic_ntk_switch(py::module_& m);
 void bind_keywords(py::module_& m);
 void bind_cache_steps(py::module_& m);
 void bind_context_lengths(py::module_& m);
+void bind_audio_towers(py::module_& m);
+void bind_indexer(py::module_& m);
 
 /// A std::vector<double> as a new 1-D float64 NumPy array.
 inline py::array_t<double> to_array(const std::vector<double>& values)

@@ -219,7 +219,8 @@ void bind_model_facts(py::module_& m)
         .def_readonly("hidden_size", &hf::HfModel::hidden_size)
         .def_readonly("rms_norm_eps", &hf::HfModel::rms_norm_eps)
         .def_readonly("qk_norm", &hf::HfModel::qk_norm)
-        .def_readonly("mla", &hf::HfModel::mla);
+        .def_readonly("mla", &hf::HfModel::mla)
+        .def_readonly("indexer", &hf::HfModel::indexer);
 }
 
 /// The whole-model config readers and frequency_table of a group.

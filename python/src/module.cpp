@@ -10,6 +10,7 @@ PYBIND11_MODULE(_posenc, m)
     posenc::python::bind_analysis(m);
     posenc::python::bind_encodings(m);
     posenc::python::bind_models(m);
+    posenc::python::bind_indexer(m);
     posenc::python::bind_model_rope(m);
     posenc::python::bind_model_math(m);
     posenc::python::bind_kernels(m);
@@ -20,4 +21,5 @@ PYBIND11_MODULE(_posenc, m)
     posenc::python::bind_keywords(m);
     posenc::python::bind_cache_steps(m);
     posenc::python::bind_context_lengths(m);
+    posenc::python::bind_audio_towers(m);
 }
