@@ -280,67 +280,81 @@ TEST_CASE("[reference] the DeepSeek-V3 MLA decode step: q_pe rotated in place, k
     }
 }
 
-TEST_CASE("[reference] one K head into its rows with no Q (the row rotated as given, duplicated in registers), rotary "
-          "16 to 192, every arch path")
+/// One K head of T into its rows with no Q in the call, on every arch path: the rows as the same
+/// call with a Q writes them (bit for bit; with a Q the row is expanded, without one interleaved
+/// rows of whole registers are rotated as the source gives them, and bfloat16 on AVX-512 BF16 by
+/// the even/odd rotation), and within the reference bound (plus half an ulp of T).
+template <class T>
+void check_one_head_rows(int rotary_dim, posenc::Pairing pairing)
+{
+    const int head_dim = rotary_dim + 8;  // 8 pass-through dims after the rotated ones
+    const posenc::RopeSpec spec(head_dim, rotary_dim, 10000.0, pairing);
+    const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
+    const OnTheFlyAngles angles(table);
+    constexpr std::ptrdiff_t tokens = 3;
+    const std::vector<std::int64_t> ids {0, (1 << 24) + 3, 2147483647};
+    const std::vector<std::int64_t> slots {5, 0, 2};
+    std::mt19937 rng(static_cast<unsigned>(rotary_dim));
+    std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+    std::vector<T> k(static_cast<std::size_t>(tokens * head_dim)), q(k.size());
+    for (T& x : k) x = kernel_test::from_double<T>(value(rng));
+    for (T& x : q) x = kernel_test::from_double<T>(value(rng));
+    for (const ArchPath& path : kernel_test::arch_paths()) {
+        // K alone (as given where whole registers), then with a Q in the same call (expanded)
+        std::vector<T> alone(static_cast<std::size_t>(6 * head_dim + 8), kernel_test::from_double<T>(7.0)),
+            with_q(alone), q_out(q);
+        for (std::vector<T>* cache : {&alone, &with_q}) {
+            CacheWrite<T> w;
+            if (cache == &with_q) {
+                w.q_in = HeadsView<const T>(q.data(), static_cast<std::ptrdiff_t>(q.size()), {tokens, 1, head_dim});
+                w.q_out = HeadsView<T>(q_out.data(), static_cast<std::ptrdiff_t>(q_out.size()), {tokens, 1, head_dim});
+            }
+            w.k = HeadsView<const T>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, 1, head_dim});
+            w.key_cache = KvCacheView::contiguous(cache->data(), 6 * head_dim, 6, 1, head_dim);
+            w.slot_mapping = SlotMapping(slots.data(), tokens);
+            if (path.dispatched) dispatch::rope_into_cache_on(path.isa, spec, angles, PositionIds(ids), w);
+            else rope_into_cache(spec, angles, PositionIds(ids), w);
+        }
+        const std::string what = path.name + " " + kernel_test::type_name<T>() + " rotary " +
+                                 std::to_string(rotary_dim) +
+                                 (pairing == posenc::Pairing::interleaved ? " interleaved" : " half_split");
+        INFO(what);
+        for (std::size_t i = 0; i < alone.size(); ++i)
+            REQUIRE(kernel_test::bits_of(alone[i]) == kernel_test::bits_of(with_q[i]));
+        for (std::ptrdiff_t t = 0; t < tokens; ++t) {
+            std::vector<double> x(static_cast<std::size_t>(head_dim)), want(x.size());
+            for (int d = 0; d < head_dim; ++d)
+                x[static_cast<std::size_t>(d)] = kernel_test::to_double(k[static_cast<std::size_t>(t * head_dim + d)]);
+            want = x;
+            posenc::apply_rope_reference(spec, table, want.data(), ids[static_cast<std::size_t>(t)]);
+            const T* got = alone.data() + slots[static_cast<std::size_t>(t)] * head_dim;
+            for (int d = 0; d < head_dim; ++d) {
+                double bound = 0.0;  // pass-through: copied
+                if (d < rotary_dim) {
+                    const posenc::PairCoordinates pc =
+                        spec.pair_coordinates(pairing == posenc::Pairing::half_split ? d % (rotary_dim / 2) : d / 2);
+                    bound =
+                        4 * u *
+                            std::hypot(x[static_cast<std::size_t>(pc.first)], x[static_cast<std::size_t>(pc.second)]) +
+                        kernel_test::half_ulp<T>(want[static_cast<std::size_t>(d)]);
+                }
+                REQUIRE(std::fabs(kernel_test::to_double(got[d]) - want[static_cast<std::size_t>(d)]) <= bound);
+            }
+        }
+        for (std::size_t i = 6 * static_cast<std::size_t>(head_dim); i < alone.size(); ++i)
+            REQUIRE(kernel_test::to_double(alone[i]) == 7.0);
+    }
+}
+
+TEST_CASE("[reference] one K head into its rows with no Q (the row rotated as given), rotary 16 to 192, float and "
+          "bfloat16, every arch path")
 {
     // rotary_dim / 2 a multiple of every arch's register (the row as given) or not (16, 48: the
     // expanded row on AVX-512); 96 and 192 end in a lone register (the last one's second half)
     for (const int rotary_dim : {16, 32, 48, 64, 96, 128, 192})
         for (const posenc::Pairing pairing : {posenc::Pairing::interleaved, posenc::Pairing::half_split}) {
-            const int head_dim = rotary_dim + 8;  // 8 pass-through dims after the rotated ones
-            const posenc::RopeSpec spec(head_dim, rotary_dim, 10000.0, pairing);
-            const posenc::FrequencyTable table = posenc::FrequencyTable::from_spec(spec);
-            const OnTheFlyAngles angles(table);
-            constexpr std::ptrdiff_t tokens = 3;
-            const std::vector<std::int64_t> ids {0, (1 << 24) + 3, 2147483647};
-            const std::vector<std::int64_t> slots {5, 0, 2};
-            std::mt19937 rng(static_cast<unsigned>(rotary_dim));
-            std::uniform_real_distribution<float> value(-2.0f, 2.0f);
-            std::vector<float> k(static_cast<std::size_t>(tokens * head_dim)), q(k.size());
-            for (float& x : k) x = value(rng);
-            for (float& x : q) x = value(rng);
-            for (const ArchPath& path : kernel_test::arch_paths()) {
-                // K alone (as given where whole registers), then with a Q in the same call (expanded)
-                std::vector<float> alone(static_cast<std::size_t>(6 * head_dim + 8), 7.0f), with_q(alone), q_out(q);
-                for (std::vector<float>* cache : {&alone, &with_q}) {
-                    CacheWrite<float> w;
-                    if (cache == &with_q) {
-                        w.q_in = HeadsView<const float>(q.data(), static_cast<std::ptrdiff_t>(q.size()),
-                                                        {tokens, 1, head_dim});
-                        w.q_out = HeadsView<float>(q_out.data(), static_cast<std::ptrdiff_t>(q_out.size()),
-                                                   {tokens, 1, head_dim});
-                    }
-                    w.k =
-                        HeadsView<const float>(k.data(), static_cast<std::ptrdiff_t>(k.size()), {tokens, 1, head_dim});
-                    w.key_cache = KvCacheView::contiguous(cache->data(), 6 * head_dim, 6, 1, head_dim);
-                    w.slot_mapping = SlotMapping(slots.data(), tokens);
-                    if (path.dispatched) dispatch::rope_into_cache_on(path.isa, spec, angles, PositionIds(ids), w);
-                    else rope_into_cache(spec, angles, PositionIds(ids), w);
-                }
-                const std::string what = path.name + " rotary " + std::to_string(rotary_dim) +
-                                         (pairing == posenc::Pairing::interleaved ? " interleaved" : " half_split");
-                INFO(what);
-                for (std::size_t i = 0; i < alone.size(); ++i)
-                    REQUIRE(kernel_test::bits_of(alone[i]) == kernel_test::bits_of(with_q[i]));
-                for (std::ptrdiff_t t = 0; t < tokens; ++t) {
-                    const float* x = k.data() + t * head_dim;
-                    std::vector<double> want(x, x + head_dim);
-                    posenc::apply_rope_reference(spec, table, want.data(), ids[static_cast<std::size_t>(t)]);
-                    const float* got = alone.data() + slots[static_cast<std::size_t>(t)] * head_dim;
-                    for (int d = 0; d < head_dim; ++d) {
-                        double bound = 0.0;  // pass-through: copied
-                        if (d < rotary_dim) {
-                            const posenc::PairCoordinates pc = spec.pair_coordinates(
-                                pairing == posenc::Pairing::half_split ? d % (rotary_dim / 2) : d / 2);
-                            bound =
-                                4 * u * std::hypot(static_cast<double>(x[pc.first]), static_cast<double>(x[pc.second]));
-                        }
-                        REQUIRE(std::fabs(got[d] - want[static_cast<std::size_t>(d)]) <= bound);
-                    }
-                }
-                for (std::size_t i = 6 * static_cast<std::size_t>(head_dim); i < alone.size(); ++i)
-                    REQUIRE(alone[i] == 7.0f);
-            }
+            check_one_head_rows<float>(rotary_dim, pairing);
+            check_one_head_rows<posenc::bfloat16>(rotary_dim, pairing);
         }
 }
 

@@ -221,6 +221,9 @@ public:
     constexpr std::int64_t operator[](std::ptrdiff_t t) const noexcept { return slots32_ ? slots32_[t] : slots64_[t]; }
     constexpr std::ptrdiff_t count() const noexcept { return count_; }
     constexpr bool present() const noexcept { return slots32_ != nullptr || slots64_ != nullptr; }
+    /// The slots as given: int32 (data32) or int64 (data64), the other nullptr.
+    constexpr const std::int32_t* data32() const noexcept { return slots32_; }
+    constexpr const std::int64_t* data64() const noexcept { return slots64_; }
 
 private:
     const std::int32_t* slots32_ = nullptr;

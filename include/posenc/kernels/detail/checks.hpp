@@ -16,6 +16,7 @@
     "posenc/kernels/detail/checks.hpp is internal to the kernels: include <posenc/kernels/apply.hpp> (or <posenc/kernels.hpp>) instead"
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -137,6 +138,27 @@ POSENC_ALWAYS_INLINE constexpr bool position_start_in_reach(std::int64_t start) 
 POSENC_ALWAYS_INLINE constexpr bool slot_in_range(std::int64_t slot, std::ptrdiff_t slots) noexcept
 {
     return -1 <= slot && slot < slots;
+}
+
+/// Whether every value of ids[range.begin, range.end) lies in [first, last]: the largest offset
+/// from first (unsigned: an id below first wraps to a huge offset) against the span, over two
+/// independent running maxima and with no branch per id, so that checking a batch's positions or
+/// slots costs about a cycle per token (row mla_decode_bf16/mla_cache of docs/benchmarks.md). An
+/// empty interval (first > last) holds no id.
+template <class I>
+bool all_within(const I* ids, TokenRange range, std::int64_t first, std::int64_t last) noexcept
+{
+    if (first > last) return range.begin >= range.end;
+    const auto low = static_cast<std::uint64_t>(first);
+    auto offset = [&](std::ptrdiff_t t) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(ids[t])) - low; };
+    std::uint64_t farthest_even = 0, farthest_odd = 0;
+    std::ptrdiff_t t = range.begin;
+    for (; t + 1 < range.end; t += 2) {
+        farthest_even = std::max(farthest_even, offset(t));
+        farthest_odd = std::max(farthest_odd, offset(t + 1));
+    }
+    if (t < range.end) farthest_even = std::max(farthest_even, offset(t));
+    return std::max(farthest_even, farthest_odd) <= static_cast<std::uint64_t>(last) - low;
 }
 
 /// Rule "scale": a quantised cache's scale is finite and > 0.
@@ -406,6 +428,14 @@ void require_disjoint(const HeadsView<UA>& written, const char* written_name, co
     require_disjoint(geometry(written), written_name, geometry(other), other_name);
 }
 
+/// Whether the ids of tokens [range.begin, range.end) lie in `allowed` (positions given as ids).
+inline bool ids_within(const PositionIds& positions, TokenRange range, PositionRange allowed) noexcept
+{
+    if (positions.kind() == PositionIds::Kind::int32_ids)
+        return all_within(static_cast<const std::int32_t*>(positions.ids_data()), range, allowed.first, allowed.last);
+    return all_within(static_cast<const std::int64_t*>(positions.ids_data()), range, allowed.first, allowed.last);
+}
+
 /// Positions of tokens [range.begin, range.end) against the angle source's range.
 inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens, TokenRange range,
                             PositionRange allowed, const char* source_name)
@@ -429,7 +459,8 @@ inline void check_positions(const PositionIds& positions, std::ptrdiff_t tokens,
                               posenc::detail::cat({"must equal tokens ", tokens}));
     if (tokens > 0 && positions.ids_data() == nullptr)
         throw posenc::error("positions.ids", "null", "must point to one id per token");
-    for (std::ptrdiff_t t = range.begin; t < range.end; ++t)
+    if (ids_within(positions, range, allowed)) return;
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t)  // the first id outside, named
         if (!allowed.contains(positions[t])) fail(posenc::detail::cat({"positions[", t, "]"}), positions[t]);
 }
 
@@ -516,9 +547,12 @@ POSENC_ALWAYS_INLINE bool pairs_and_positions_are_usual(const RopeSpec& spec, co
                                                         std::ptrdiff_t tokens) noexcept
 {
     const PositionRange allowed = angles.position_range();
-    return pairs_match(angles.num_pairs(), spec.num_pairs()) && range_within(range, tokens) &&
-           range.begin < range.end && positions.is_contiguous() && position_start_in_reach(positions.start()) &&
-           allowed.contains(positions[range.begin]) && allowed.contains(positions[range.end - 1]);
+    if (!pairs_match(angles.num_pairs(), spec.num_pairs()) || !range_within(range, tokens) || range.begin >= range.end)
+        return false;
+    if (!positions.is_contiguous())
+        return positions.count() == tokens && positions.ids_data() != nullptr && ids_within(positions, range, allowed);
+    return position_start_in_reach(positions.start()) && allowed.contains(positions[range.begin]) &&
+           allowed.contains(positions[range.end - 1]);
 }
 
 template <class Angles>

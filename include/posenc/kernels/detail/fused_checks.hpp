@@ -210,6 +210,14 @@ inline void check_cache(const KvCacheView& c, const char* name, std::ptrdiff_t h
     if (h < c.heads) raise(cat({name, ".scale[", h, "]"}), c.scale.per_head.data[h], "must be finite and > 0");
 }
 
+/// Whether every slot of tokens [range.begin, range.end) is -1 or in [0, cache_slots)
+/// (slot_in_range), in one pass without a branch per slot (all_within).
+inline bool slots_within(const SlotMapping& slots, TokenRange range, std::ptrdiff_t cache_slots) noexcept
+{
+    if (slots.data32() != nullptr) return all_within(slots.data32(), range, -1, cache_slots - 1);
+    return all_within(slots.data64(), range, -1, cache_slots - 1);
+}
+
 /// Every slot of tokens [range.begin, range.end): -1 or in [0, slots).
 inline void check_slots(const SlotMapping& slots, std::ptrdiff_t tokens, TokenRange range, std::ptrdiff_t cache_slots,
                         const char* cache_name)
@@ -218,7 +226,8 @@ inline void check_slots(const SlotMapping& slots, std::ptrdiff_t tokens, TokenRa
     if (!slots.present()) throw posenc::error("slot_mapping", "null", "must point to one slot per token");
     if (slots.count() != tokens)
         posenc::detail::raise("slot_mapping.count", slots.count(), cat({"must equal tokens ", tokens}));
-    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
+    if (slots_within(slots, range, cache_slots)) return;
+    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {  // the first slot outside, named
         const std::int64_t s = slots[t];
         if (!slot_in_range(s, cache_slots))
             posenc::detail::raise(cat({"slot_mapping[", t, "]"}), s,
@@ -297,11 +306,7 @@ bool cache_call_is_usual(const RopeSpec& spec, const Angles& angles, const Posit
     };
     // (the two caches against each other: caches_apart above)
     const int overlap = meets(q, key, value, qw, kw) | meets(key, k, v, qw, kw) | meets(value, k, v, qw, kw);
-    if (overlap != 0 || !f.slots.present() || f.slots.count() != tokens) return false;
-    for (std::ptrdiff_t t = range.begin; t < range.end; ++t) {
-        if (!slot_in_range(f.slots[t], slots)) return false;
-    }
-    return true;
+    return overlap == 0 && f.slots.present() && f.slots.count() == tokens && slots_within(f.slots, range, slots);
 }
 
 /// The written ranges apart from the rest: the value cache from every view and the key cache

@@ -491,6 +491,15 @@ bool row_as_given(const FusedArgs<T>& f, bool stream) noexcept
            (f.rotary_dim / 2) % simd::float_lanes<A> == 0;
 }
 
+/// The coordinates of one head outside its rotary slice, copied (head_to_row).
+template <class A, class T>
+POSENC_ALWAYS_INLINE void head_pass_through(const HeadRun<T, T>& run, HeadSlice slice) noexcept
+{
+    if (slice.rotary_dim == slice.head_dim) return;
+    norm_pass_through<A, false>(run, 0, slice.offset, Normed {});
+    norm_pass_through<A, false>(run, slice.offset + slice.rotary_dim, slice.head_dim, Normed {});
+}
+
 /// One head (x) into one cache row of its own type (y), from registers, inline in the token loop
 /// (no tiles, no staging buffer, no call: the per-token work of a one-head K, row
 /// mla_decode_bf16/mla_cache of docs/benchmarks.md). row: as given (as_given, interleaved: in
@@ -501,6 +510,16 @@ POSENC_ALWAYS_INLINE void head_to_row(const T* x, T* y, HeadSlice slice, const A
                                       bool grouped_stores) noexcept
 {
     const HeadRun<T, T> run {x, y, 0, 0, 1, false};
+#if POSENC_WITH_AVX512BF16
+    if constexpr (P == Pairing::interleaved && even_odd::used_for<A, T>) {
+        if (as_given) {  // bfloat16 on AVX-512 BF16: apply's even/odd rotation, the row as stored
+            rotate_row<A, 2, GroupedStores>(run.from(slice.offset), even_odd::InterleavedPairs<A> {}, Plain {}, row,
+                                            slice.rotary_dim / 2);
+            head_pass_through<A>(run, slice);
+            return;
+        }
+    }
+#endif
     if (P == Pairing::interleaved && as_given) {
         const InterleavedPairsFromRow<A> pairs {{}, slice.rotary_dim / 2};
         const HeadRun<T, T> rotated = run.from(slice.offset);
@@ -514,9 +533,7 @@ POSENC_ALWAYS_INLINE void head_to_row(const T* x, T* y, HeadSlice slice, const A
     } else {
         norm_rotate_slice<A, P, false>(run, slice, row, Normed {}, grouped_stores);
     }
-    if (slice.rotary_dim == slice.head_dim) return;
-    norm_pass_through<A, false>(run, 0, slice.offset, Normed {});
-    norm_pass_through<A, false>(run, slice.offset + slice.rotary_dim, slice.head_dim, Normed {});
+    head_pass_through<A>(run, slice);
 }
 
 /// The fused loop over tokens [range.begin, range.end): per token, the angle row once (expanded
