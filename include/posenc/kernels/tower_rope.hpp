@@ -30,8 +30,10 @@
 //                                                                                            prefix tokens (0, 0)
 //
 // Gemma 4's pairs (i, i + Q) inside each H/2-dim chunk are half_split pairs of a rotated slice
-// of width H/2 at offset 0 and at offset H/2 (spec.hpp's rotary_offset), so the chunked head is
-// two single-axis passes over the two halves of each head rather than a new pairing.
+// of width H/2 at offset 0 and at offset H/2 (spec.hpp's rotary_offset): the plan describes the
+// chunked head as those two single-axis passes (passes(), for an engine's own angle source), and
+// apply_tower_rope runs them as one pass over the heads, both chunks of a head rotated together
+// (detail/chunked_pairs.hpp: the same checks, the same bits).
 //
 // Integer rules read a CosSinCache of the positions [0, the largest coordinate] (memory: that
 // many rows of H/2 pairs x 8 bytes; at most the grid's tokens + 2 rows); real-valued rules a
