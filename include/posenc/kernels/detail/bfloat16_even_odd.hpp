@@ -24,7 +24,9 @@
 // never touch memory outside the mask.
 // A half_split slice of exactly 16 pairs (rotary_dim 32) is the exception: its a and b are one
 // 32-element chunk, rotated in element order and rounded by one vcvtne2ps2bf16, which puts
-// (a', b') in element order with no permutation (HalfSplit16Pairs, below).
+// (a', b') in element order with no permutation (HalfSplit16Pairs, below). A half_split row of
+// 17 to 31 pairs stores its results as the head's two 64-byte lines rather than b' across one
+// (HalfSplitWindowPairs, below).
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED

@@ -141,8 +141,8 @@ auto apply_pairs(int num_pairs) noexcept
 /// between a row and a head at the same page offset). bfloat16 half_split rows of 16 pairs on
 /// avx512_bf16 (Gemma 4's vision chunks) take even_odd::HalfSplit16Pairs: one 32-element chunk
 /// per head rather than a half-used even/odd chunk over a and another over b; rows of 17 to 31
-/// pairs (MiniMax-M3-VL's 30) even_odd::HalfSplitWindowPairs: a and b loaded and stored as the
-/// head's first 64 elements, line by line, rather than b across a line. Not forced inline:
+/// pairs (MiniMax-M3-VL's 30) even_odd::HalfSplitWindowPairs: a' and b' stored as the head's
+/// first 64 elements, line by line, rather than b' across a line. Not forced inline:
 /// one copy per type.
 template <class A, Pairing P, class T>
 void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const AngleRow& row) noexcept
