@@ -30,8 +30,10 @@
 //                                                                                            prefix tokens (0, 0)
 //
 // Gemma 4's pairs (i, i + Q) inside each H/2-dim chunk are half_split pairs of a rotated slice
-// of width H/2 at offset 0 and at offset H/2 (spec.hpp's rotary_offset), so the chunked head is
-// two single-axis passes over the two halves of each head rather than a new pairing.
+// of width H/2 at offset 0 and at offset H/2 (spec.hpp's rotary_offset): the plan describes the
+// chunked head as those two single-axis passes (passes(), for an engine's own angle source), and
+// apply_tower_rope runs them as one pass over the heads, both chunks of a head rotated together
+// (detail/chunked_pairs.hpp: the same checks, the same bits).
 //
 // Integer rules read a CosSinCache of the positions [0, the largest coordinate] (memory: that
 // many rows of H/2 pairs x 8 bytes; at most the grid's tokens + 2 rows); real-valued rules a
@@ -59,6 +61,7 @@
 #include "posenc/kernels/angle_cache.hpp"
 #include "posenc/kernels/apply.hpp"
 #include "posenc/kernels/coordinate_angles.hpp"
+#include "posenc/kernels/detail/chunked_pairs.hpp"
 #include "posenc/kernels/multi_axis.hpp"
 #include "posenc/kernels/multi_axis_positions.hpp"
 #include "posenc/kernels/views.hpp"
@@ -239,10 +242,62 @@ private:
     std::shared_ptr<const CoordinateAngles> coordinate_angles_;
 };
 
+namespace detail {
+
+/// Whether apply_tower_rope runs the plan's chunked head in one pass (chunked_pairs.hpp): two
+/// passes of the chunks' halves, whose rows fit one row of the kernel.
+inline bool tower_runs_chunked(const TowerRope& plan) noexcept
+{
+    return plan.passes().size() == 2 && 2 * plan.passes()[0].spec.num_pairs() <= max_pairs_per_row;
+}
+
+/// Gemma 4's chunked head in one pass: each pass's call checked as apply_multi_axis_rope checks
+/// it, then chunk c of every head rotated by axis c's row, token by token (chunked_pairs.hpp;
+/// the bits of the two passes).
+template <class T>
+void apply_chunked_tower_rope(const TowerRope& plan, const QKViews<T>& views, Direction direction)
+{
+    for (std::size_t k = 0; k < plan.passes().size(); ++k) {
+        const TowerRopePass& pass = plan.passes()[k];
+        check_multi_axis_call(pass.spec, pass.layout, *plan.cache(), plan.pass_positions(k), views,
+                              TokenRange {0, plan.tokens(), false});
+    }
+    check_direction(direction);
+    const std::vector<std::int64_t>& p = plan.positions();
+    const MultiAxisPositions both = MultiAxisPositions::strided(p.data(), static_cast<std::ptrdiff_t>(p.size()),
+                                                                plan.tokens(), plan.num_axes(), plan.num_axes(), 1);
+    chunked_rope_tokens<kernels::default_arch>(plan.passes()[0].spec.num_pairs(),
+                                               static_cast<int>(plan.passes().size()), *plan.cache(), both, views,
+                                               direction, TokenRange {0, plan.tokens(), false});
+}
+
+/// Several passes one after the other, block by block of tokens, so that the later passes find
+/// the block's heads in cache (about 128 KiB of Q and K per block).
+template <class T>
+void apply_tower_passes(const TowerRope& plan, const QKViews<T>& views, Direction direction)
+{
+    const std::ptrdiff_t token_bytes = (views.q_in.heads + (views.has_k() ? views.k_in.heads : 0)) *
+                                       views.q_in.head_dim * static_cast<std::ptrdiff_t>(sizeof(T));
+    const std::ptrdiff_t block =
+        token_bytes > 0 ? std::max<std::ptrdiff_t>(1, (std::ptrdiff_t {1} << 17) / token_bytes) : 1;
+    for (std::ptrdiff_t begin = 0; begin < plan.tokens(); begin += block) {
+        const TokenRange range {begin, std::min(begin + block, plan.tokens()), false};
+        for (std::size_t k = 0; k < plan.passes().size(); ++k) {
+            const QKViews<T> v = k == 0 ? views : QKViews<T>::in_place(views.q_out, views.k_out);
+            const TowerRopePass& pass = plan.passes()[k];
+            apply_multi_axis_rope(pass.spec, pass.layout, *plan.cache(), plan.pass_positions(k), v, direction, range);
+        }
+    }
+}
+
+}  // namespace detail
+
 /// Rotates Q (and K) of one image by the tower's RoPE: token t of the views is token t of the
 /// plan (tower_token_angles' order). Float, bfloat16 or float16 storage (double: rotate with
 /// posenc::apply_multi_axis_rope_reference). Throws posenc::error for views whose token count
-/// differs from plan.tokens() and for anything apply_multi_axis_rope / apply_rope refuse.
+/// differs from plan.tokens() and for anything apply_multi_axis_rope / apply_rope refuse (for
+/// Gemma 4's chunks: refused by either pass). Gemma 4's two passes run as one pass over the
+/// heads (detail/chunked_pairs.hpp), with the passes' bits.
 template <class T>
 void apply_tower_rope(const TowerRope& plan, const QKViews<T>& views, Direction direction = Direction::forward)
 {
@@ -260,20 +315,8 @@ void apply_tower_rope(const TowerRope& plan, const QKViews<T>& views, Direction 
         apply_multi_axis_rope(pass.spec, pass.layout, *plan.cache(), plan.pass_positions(0), views, direction);
         return;
     }
-    // several passes (Gemma 4's chunks): block by block of tokens, so that the later passes find
-    // the block's heads in cache (about 128 KiB of Q and K per block)
-    const std::ptrdiff_t token_bytes = (views.q_in.heads + (views.has_k() ? views.k_in.heads : 0)) *
-                                       views.q_in.head_dim * static_cast<std::ptrdiff_t>(sizeof(T));
-    const std::ptrdiff_t block =
-        token_bytes > 0 ? std::max<std::ptrdiff_t>(1, (std::ptrdiff_t {1} << 17) / token_bytes) : 1;
-    for (std::ptrdiff_t begin = 0; begin < plan.tokens(); begin += block) {
-        const TokenRange range {begin, std::min(begin + block, plan.tokens()), false};
-        for (std::size_t k = 0; k < plan.passes().size(); ++k) {
-            const QKViews<T> v = k == 0 ? views : QKViews<T>::in_place(views.q_out, views.k_out);
-            const TowerRopePass& pass = plan.passes()[k];
-            apply_multi_axis_rope(pass.spec, pass.layout, *plan.cache(), plan.pass_positions(k), v, direction, range);
-        }
-    }
+    if (detail::tower_runs_chunked(plan)) detail::apply_chunked_tower_rope(plan, views, direction);
+    else detail::apply_tower_passes(plan, views, direction);
 }
 
 }  // namespace posenc::kernels

@@ -24,7 +24,9 @@
 // never touch memory outside the mask.
 // A half_split slice of exactly 16 pairs (rotary_dim 32) is the exception: its a and b are one
 // 32-element chunk, rotated in element order and rounded by one vcvtne2ps2bf16, which puts
-// (a', b') in element order with no permutation (HalfSplit16Pairs, below).
+// (a', b') in element order with no permutation (HalfSplit16Pairs, below). A half_split row of
+// 17 to 31 pairs stores its results as the head's two 64-byte lines rather than b' across one
+// (HalfSplitWindowPairs, below).
 #pragma once
 
 #ifndef POSENC_KERNELS_DETAIL_ALLOWED
@@ -235,6 +237,94 @@ struct HalfSplitPairs {
                                        std::index_sequence<K...> k) const noexcept
     {
         simd::prefetch_halves_ahead<32>(head, head + half, stride, k);
+    }
+};
+
+/// The pairing policy of a half_split row of n pairs, 16 < n < 32 (MiniMax-M3-VL's 30 pairs of a
+/// 64-dim head), whose a (n elements) and b (the next n) lie in the head's first 2n <= 64
+/// elements, the window. HalfSplitPairs' partial chunk stores b with a masked 32-word store at
+/// element n, which crosses a 64-byte line in every head (b starts 2n bytes in). Here the
+/// results go back as the window's line-aligned words [0, 32) and [32, 2n): one vpermt2w and
+/// one vpermw straight from vcvtne2ps2bf16's packed order (store()'s element-order permutation
+/// folded in), then a whole store and a masked one inside the head. Loads stay as they were
+/// (a from the first line, b by a masked load from element n): a load across a line measured
+/// cheaper than taking b out of the two lines by a vpermt2w. The lanes, cos/sin permutation,
+/// rotation and rounding are HalfSplitPairs' (its coefficients), so the bits are too (zeros and
+/// subnormals rounded one by one, as store()). Plain only; one partial chunk (PartialWidth {n})
+/// at pair 0.
+template <class A>
+struct HalfSplitWindowPairs : HalfSplitPairs<A> {
+    /// The word permutations of a window of n pairs (built at compile time: window_table).
+    struct Indices {
+        alignas(64) std::uint16_t low[32];  ///< window word w < 32: packed a' (w < n) or packed b' (32 + ...)
+        alignas(64) std::uint16_t high[32];  ///< window word 32 + w: packed b'
+    };
+    /// Packed word of element e of a 32-element chunk: even elements in words 0..15, odd in 16..31.
+    static constexpr int packed(int e) noexcept { return e % 2 == 0 ? e / 2 : 16 + e / 2; }
+    static constexpr Indices indices_of(int n) noexcept
+    {
+        Indices r {};
+        for (int w = 0; w < 32; ++w) {
+            r.low[w] = static_cast<std::uint16_t>(w < n ? packed(w) : 32 + packed(w - n));
+            r.high[w] = static_cast<std::uint16_t>(32 + w - n < n ? packed(32 + w - n) : 0);
+        }
+        return r;
+    }
+    static constexpr Indices window_table[15] = {indices_of(17), indices_of(18), indices_of(19), indices_of(20),
+                                                 indices_of(21), indices_of(22), indices_of(23), indices_of(24),
+                                                 indices_of(25), indices_of(26), indices_of(27), indices_of(28),
+                                                 indices_of(29), indices_of(30), indices_of(31)};
+
+    __m512i low_from_packed, high_from_packed;
+    __mmask32 high_words;  ///< the window's words [32, 2n), from word 32
+
+    /// Precondition: 16 < n < 32.
+    explicit HalfSplitWindowPairs(int n) noexcept
+        : HalfSplitPairs<A> {n}, low_from_packed(_mm512_load_si512(window_table[n - 17].low)),
+          high_from_packed(_mm512_load_si512(window_table[n - 17].high)), high_words(first_words(2 * n - 32))
+    {}
+
+    static POSENC_ALWAYS_INLINE Lanes lanes_of(__m512i w) noexcept
+    {
+        return {_mm512_castsi512_ps(_mm512_maskz_slli_epi32(simd::impl::all_lanes, w, 16)),
+                _mm512_castsi512_ps(_mm512_and_si512(w, _mm512_set1_epi32(static_cast<int>(0xffff0000u))))};
+    }
+    template <class Width>
+    POSENC_ALWAYS_INLINE void load(const bfloat16* head, Width, typename HalfSplitPairs<A>::template Regs<1>& x,
+                                   std::index_sequence<0>) const noexcept
+    {
+        const int n = static_cast<int>(this->half);
+        x.a[0] = lanes_of(_mm512_loadu_si512(head));
+        x.b[0] = lanes_of(_mm512_maskz_loadu_epi16(first_words(n), head + n));
+    }
+    template <class Epilogue, class Order, class Width>
+    POSENC_ALWAYS_INLINE void rotate_store(const typename HalfSplitPairs<A>::template Regs<1>& x,
+                                           const typename HalfSplitPairs<A>::template Coefficients<1>& c, NoScale,
+                                           bfloat16* head, Width, std::index_sequence<0>) const noexcept
+    {
+        typename HalfSplitPairs<A>::template Regs<1> y;
+        even_odd::rotate(x.a[0].even, x.b[0].even, c.c_even[0], c.s_even[0], y.a[0].even, y.b[0].even);
+        even_odd::rotate(x.a[0].odd, x.b[0].odd, c.c_odd[0], c.s_odd[0], y.a[0].odd, y.b[0].odd);
+        const __m512i a = (__m512i)_mm512_cvtne2ps_pbh(y.a[0].odd, y.a[0].even);
+        const __m512i b = (__m512i)_mm512_cvtne2ps_pbh(y.b[0].odd, y.b[0].even);
+        const __m512i low = _mm512_maskz_permutex2var_epi16(~__mmask32 {0}, a, low_from_packed, b);
+        const __m512i high = _mm512_maskz_permutexvar_epi16(~__mmask32 {0}, high_from_packed, b);
+        const __m512i exponent = _mm512_set1_epi16(0x7f80);
+        if ((_mm512_testn_epi16_mask(low, exponent) | _mm512_mask_testn_epi16_mask(high_words, high, exponent)) != 0) {
+            const int n = static_cast<int>(this->half);  // zeros, subnormals: store()'s exact path
+            store_exact<A>(head, y.a[0].even, y.a[0].odd, first_words(n));
+            store_exact<A>(head + n, y.b[0].even, y.b[0].odd, first_words(n));
+            return;
+        }
+        _mm512_storeu_si512(head, low);
+        _mm512_mask_storeu_epi16(head + 32, high_words, high);
+    }
+    /// Both of the window's lines, prefetch_heads_ahead heads on (HalfSplitPairs' a and a + n
+    /// would take the first line twice for n < 32).
+    POSENC_ALWAYS_INLINE void prefetch(const bfloat16* head, std::ptrdiff_t stride,
+                                       std::index_sequence<0> k) const noexcept
+    {
+        simd::prefetch_halves_ahead<32>(head, head + 32, stride, k);
     }
 };
 

@@ -140,7 +140,9 @@ auto apply_pairs(int num_pairs) noexcept
 /// and run of heads, so no load of it waits on a store to a head (store-to-load "4K aliasing"
 /// between a row and a head at the same page offset). bfloat16 half_split rows of 16 pairs on
 /// avx512_bf16 (Gemma 4's vision chunks) take even_odd::HalfSplit16Pairs: one 32-element chunk
-/// per head rather than a half-used even/odd chunk over a and another over b. Not forced inline:
+/// per head rather than a half-used even/odd chunk over a and another over b; rows of 17 to 31
+/// pairs (MiniMax-M3-VL's 30) even_odd::HalfSplitWindowPairs: a' and b' stored as the head's
+/// first 64 elements, line by line, rather than b' across a line. Not forced inline:
 /// one copy per type.
 template <class A, Pairing P, class T>
 void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const AngleRow& row) noexcept
@@ -151,6 +153,11 @@ void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const 
         if (num_pairs == even_odd::HalfSplit16Pairs<A>::chunk) {  // (so pair0 0, n 16): a and b one 32-element chunk
             rotate_group<A, GroupedStores>(run, even_odd::HalfSplit16Pairs<A> {}, Plain {}, row, 0, FullWidth {},
                                            std::index_sequence<0> {});
+            return;
+        }
+        if (num_pairs > 16 && num_pairs < 32) {  // (so pair0 0, n num_pairs): a and b in the first 64 elements
+            rotate_group<A, GroupedStores>(run, even_odd::HalfSplitWindowPairs<A>(num_pairs), Plain {}, row, 0,
+                                           PartialWidth {num_pairs}, std::index_sequence<0> {});
             return;
         }
     }
