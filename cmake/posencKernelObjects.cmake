@@ -31,12 +31,12 @@
 # instrumentation, which cannot link into the test executables).
 
 set(POSENC_KERNEL_OBJECT_LIBRARIES "")
-posenc_dispatch_processor(_posenc_processor)
-posenc_dispatch_isas("${_posenc_processor}" _posenc_isas)
-if(NOT _posenc_isas OR NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+posenc_dispatch_processor(_posenc_object_processor)
+posenc_dispatch_isas("${_posenc_object_processor}" _posenc_object_isas)
+if(NOT _posenc_object_isas OR NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   message(STATUS "posenc: no per-ISA kernel objects for ${CMAKE_SYSTEM_PROCESSOR} / ${CMAKE_CXX_COMPILER_ID}; "
                  "dispatch uses the baseline kernel")
-  set(_posenc_isas "")
+  set(_posenc_object_isas "")
 endif()
 
 set(_posenc_kernel_optimization "")
@@ -48,11 +48,11 @@ elseif(POSENC_BUILD_PYTHON AND POSENC_PYTHON_TRIM_OPTIMIZATION AND CMAKE_CXX_FLA
 endif()
 
 set(_posenc_isa_defines "")
-foreach(_isa IN LISTS _posenc_isas)
+foreach(_isa IN LISTS _posenc_object_isas)
   list(APPEND _posenc_isa_defines POSENC_DISPATCH_ISA_${_isa}=1)
 endforeach()
 
-foreach(_isa IN LISTS _posenc_isas)
+foreach(_isa IN LISTS _posenc_object_isas)
   set(_source "${PROJECT_BINARY_DIR}/posenc_kernel_objects/posenc_kernels_${_isa}.cpp")
   file(CONFIGURE OUTPUT "${_source}" CONTENT
 "// Generated for posenc_kernels_${_isa} (cmake/posencKernelObjects.cmake) from the ISA list
