@@ -10,9 +10,11 @@
 #   1. proves the detector below fails on a planted shared helper (two tiny units);
 #   2. configures a Debug build (POSENC_ASSERT active) of the kernel tests that drive every
 #      dispatch path and every checked refusal (dispatch, threads, kernel_errors, bounded_views;
-#      the accuracy sweeps stay in the optimised suite), whose executable gets its per-ISA units
-#      from posenc_add_dispatch exactly as a consumer's target does, builds and runs it;
-#   3. disassembles every symbol defined in a per-ISA object and requires that a symbol holds
+#      the accuracy sweeps stay in the optimised suite), whose executable links the build's
+#      per-ISA objects (posenc_kernels_<isa>, cmake/posencKernelObjects.cmake: the same source
+#      per ISA as posenc_add_dispatch generates for a consumer's target), builds and runs it;
+#   3. disassembles every symbol defined in the per-ISA objects that executable links (read from
+#      its link command, so they are the ones the tests ran) and requires that a symbol holds
 #      only instructions its name allows:
 #        named for an AVX-512 arch (xsimd::avx512*, simd::avx512_bf16)  anything
 #        named for an AVX/AVX2/FMA arch                                 no EVEX (AVX-512)
@@ -113,9 +115,11 @@ cmake --build "$build" -j "$jobs" --target posenc_tests_kernels >>"$log" 2>&1 ||
 "$build/tests/posenc_tests_kernels" --no-intro=true >>"$log" 2>&1 ||
   fail "kernel tests failed (Debug, POSENC_ASSERT active)"
 
-# 3. The per-ISA objects.
-mapfile -t objects < <(find "$build" -name 'posenc_kernels_*.cpp.o' | sort)
-[ "${#objects[@]}" -ge 4 ] || fail "expected 4 per-ISA objects, found ${#objects[@]}"
+# 3. The per-ISA objects the kernel tests link: the object files named posenc_kernels_<isa>.cpp.o
+#    on the executable's link command (Ninja's; its paths are relative to the build folder).
+mapfile -t objects < <(ninja -C "$build" -t commands posenc_tests_kernels | tail -n 1 | tr ' ' '\n' |
+  grep -E '(^|/)posenc_kernels_[a-z0-9_]+\.cpp\.o$' | sed "s|^|$build/|" | sort)
+[ "${#objects[@]}" -ge 4 ] || fail "expected 4 per-ISA objects on posenc_tests_kernels' link command, found ${#objects[@]}"
 : >"$log"
 "$python" -c "$detector" "${objects[@]}" >>"$log" 2>&1 ||
   fail "symbols of per-ISA units hold instructions beyond their arch (a shared non-arch helper?):"

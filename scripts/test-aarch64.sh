@@ -6,7 +6,7 @@
 #      runtime dispatch) for aarch64 with cmake/toolchains/aarch64-linux-gnu.cmake, at -O2 as
 #      scripts/test.sh builds them (tests/kernels as two units, its fused-kernel files and the
 #      rest, POSENC_TEST_UNITY_SPLIT_FUSED; tests/multi_axis as one), with the per-ISA units neon
-#      and neon_bf16 (posenc_add_dispatch);
+#      and neon_bf16 (the build's shared objects, cmake/posencKernelObjects.cmake);
 #   2. ctest under qemu-aarch64 on two CPU models:
 #        max         every feature qemu implements, FP16 and BF16 among them -> dispatch picks
 #                    neon_bf16; every arch path runs here: the header-only default (neon64), the

@@ -204,7 +204,7 @@ def test_the_gil_is_released_while_the_kernel_runs():
 
 
 def test_dispatch_summary_names_what_runs_what_is_compiled_and_the_cpus_best():
-    # The module is built with posenc_add_dispatch: every ISA of its processor is compiled in, so
+    # The module links the per-ISA kernel objects: every ISA of its processor is compiled in, so
     # what runs is the CPU's best, which /proc/cpuinfo's flags give independently (x86-64, no cap).
     summary = posenc.dispatch_summary()
     assert summary.startswith("dispatch runs %s (" % posenc.isa())
