@@ -72,8 +72,8 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b)
 
 /// 1-D rows on one path: in place (all tokens) and out of place (one token at a time, the decode
 /// path); the number of results that differ from the formula.
-int one_axis_mismatches(const ArchPath& path, const Shape& s, Direction direction,
-                        const std::vector<std::int64_t>& ids, const CosSinCache& cache)
+int one_axis_mismatches(const ArchPath& path, const Shape& s, Direction direction, const std::vector<std::int64_t>& ids,
+                        const CosSinCache& cache)
 {
     const posenc::RopeSpec spec(s.head_dim, 2 * s.n, 10000.0, posenc::Pairing::half_split, s.offset);
     const std::vector<float> x = random_floats(s.size(), 11u + static_cast<unsigned>(s.n + s.head_dim));
@@ -87,12 +87,11 @@ int one_axis_mismatches(const ArchPath& path, const Shape& s, Direction directio
     const HeadsShape one {1, s.heads, s.head_dim};
     for (int t = 0; t < s.tokens; ++t) {
         const std::size_t at = static_cast<std::size_t>(t) * token_size;
-        kernel_test::apply_on(
-            path, spec, cache, PositionIds(&ids[static_cast<std::size_t>(t)], 1),
-            QKViews<float>::out_of_place(
-                HeadsView<const float>(x.data() + at, static_cast<std::ptrdiff_t>(token_size), one),
-                HeadsView<float>(out.data() + at, static_cast<std::ptrdiff_t>(token_size), one)),
-            direction);
+        kernel_test::apply_on(path, spec, cache, PositionIds(&ids[static_cast<std::size_t>(t)], 1),
+                              QKViews<float>::out_of_place(
+                                  HeadsView<const float>(x.data() + at, static_cast<std::ptrdiff_t>(token_size), one),
+                                  HeadsView<float>(out.data() + at, static_cast<std::ptrdiff_t>(token_size), one)),
+                              direction);
     }
     return !same_bits(in_place, want) + !same_bits(out, want);
 }

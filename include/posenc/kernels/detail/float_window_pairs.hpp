@@ -143,7 +143,8 @@ struct FloatWindowPairs {
         _mm512_mask_storeu_ps(head + 48, w3_lanes, _mm512_maskz_permutex2var_ps(simd::impl::all_lanes, b0, w3, b1));
     }
     /// The window's four lines (of a 64-byte-aligned head), prefetch_heads_ahead heads on.
-    POSENC_ALWAYS_INLINE void prefetch(const float* head, std::ptrdiff_t stride, std::index_sequence<0> k) const noexcept
+    POSENC_ALWAYS_INLINE void prefetch(const float* head, std::ptrdiff_t stride,
+                                       std::index_sequence<0> k) const noexcept
     {
         simd::prefetch_halves_ahead<16>(head, head + 32, stride, std::index_sequence<0, 1> {});
         (void)k;
