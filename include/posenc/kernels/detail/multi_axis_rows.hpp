@@ -17,6 +17,7 @@
 #include "posenc/error.hpp"
 #include "posenc/frequencies.hpp"
 #include "posenc/kernels/angle_source.hpp"
+#include "posenc/kernels/detail/axis_run_gather.hpp"
 #include "posenc/kernels/detail/checks.hpp"
 #include "posenc/kernels/detail/rope_loops.hpp"
 #include "posenc/kernels/multi_axis_positions.hpp"
@@ -32,7 +33,9 @@ namespace detail {
 /// index t (the call passes PositionIds::contiguous(0)), and row() gathers each pair's cos/sin
 /// from the inner source's rows at the token's axis positions. Plain data (pointers into the
 /// caller's layout and positions), built per call; row() is a template on the arch only, so
-/// per-ISA dispatch units each get their own copy (dispatch.hpp).
+/// per-ISA dispatch units each get their own copy (dispatch.hpp). row()'s scratch arrays hold
+/// max_pairs_per_row floats, as every loop of the kernels passes them: on AVX-512 the row is
+/// gathered a register at a time (axis_run_gather.hpp).
 template <class Angles>
 struct MultiAxisRows {
     using Inner = Angles;  ///< the angle source it gathers from
@@ -97,17 +100,7 @@ struct MultiAxisRows {
             }
             return {scratch_cos, scratch_sin};
         }
-        const int pair_end = pair_begin + count;
-        for (int r = 0; r < num_runs; ++r) {
-            const int begin = (runs[r].begin > pair_begin ? runs[r].begin : pair_begin) - pair_begin;
-            const int end = (runs[r].end < pair_end ? runs[r].end : pair_end) - pair_begin;
-            const float* c = rows[runs[r].axis].cos;
-            const float* s = rows[runs[r].axis].sin;
-            for (int j = begin; j < end; ++j) {
-                scratch_cos[j] = c[j];
-                scratch_sin[j] = s[j];
-            }
-        }
+        gather_axis_runs<Arch>(rows, runs, num_runs, pair_begin, count, scratch_cos, scratch_sin);
         return {scratch_cos, scratch_sin};
     }
 };

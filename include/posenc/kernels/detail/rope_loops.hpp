@@ -27,6 +27,7 @@
 #include "posenc/frequencies.hpp"
 #include "posenc/kernels/angle_source.hpp"
 #include "posenc/kernels/detail/bfloat16_even_odd.hpp"
+#include "posenc/kernels/detail/float_window_pairs.hpp"
 #include "posenc/kernels/detail/prefetch.hpp"
 #include "posenc/kernels/detail/rotation_skeleton.hpp"
 #include "posenc/kernels/detail/simd_ops.hpp"
@@ -142,7 +143,10 @@ auto apply_pairs(int num_pairs) noexcept
 /// avx512_bf16 (Gemma 4's vision chunks) take even_odd::HalfSplit16Pairs: one 32-element chunk
 /// per head rather than a half-used even/odd chunk over a and another over b; rows of 17 to 31
 /// pairs (MiniMax-M3-VL's 30) even_odd::HalfSplitWindowPairs: a' and b' stored as the head's
-/// first 64 elements, line by line, rather than b' across a line. Not forced inline:
+/// first 64 elements, line by line, rather than b' across a line; float rows of 17 to 31 pairs on
+/// AVX-512 float_window::FloatWindowPairs: the head read and written once, by its 16-float
+/// registers, rather than a whole register of pairs, then the partial one, in two loops over
+/// the heads with b across lines. Not forced inline:
 /// one copy per type.
 template <class A, Pairing P, class T>
 void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const AngleRow& row) noexcept
@@ -158,6 +162,15 @@ void rotate_heads(const HeadRun<T>& run, int num_pairs, int pair0, int n, const 
         if (num_pairs > 16 && num_pairs < 32) {  // (so pair0 0, n num_pairs): a and b in the first 64 elements
             rotate_group<A, GroupedStores>(run, even_odd::HalfSplitWindowPairs<A>(num_pairs), Plain {}, row, 0,
                                            PartialWidth {num_pairs}, std::index_sequence<0> {});
+            return;
+        }
+    }
+#endif
+#if XSIMD_WITH_AVX512F
+    if constexpr (P == Pairing::half_split && float_window::used_for<A, T>) {
+        if (num_pairs > 16 && num_pairs < 32) {  // (so pair0 0, n num_pairs): one pass over the window
+            rotate_group<A, GroupedStores>(run, float_window::FloatWindowPairs<A>(num_pairs), Plain {}, row, 0,
+                                           FullWidth {}, std::index_sequence<0> {});
             return;
         }
     }
