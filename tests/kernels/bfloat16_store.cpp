@@ -86,7 +86,9 @@ TEST_CASE("[IEEE 754] the fused steps store bfloat16 rounded to nearest even: ev
             w.slot_mapping = SlotMapping(slots.data(), tokens);
             if (path.dispatched) dispatch::rope_into_cache_on(path.isa, spec, cache, PositionIds(at_zero), w);
             else rope_into_cache(spec, cache, PositionIds(at_zero), w);
-            INFO(path.name << (pairing == posenc::Pairing::interleaved ? " interleaved" : " half_split"));
+            const std::string what =
+                path.name + (pairing == posenc::Pairing::interleaved ? " interleaved" : " half_split");
+            INFO(what);
             int mismatches = 0;
             for (std::uint32_t b = 0; b < 0x10000; ++b) {
                 const Place p = place_of(b, pairing);

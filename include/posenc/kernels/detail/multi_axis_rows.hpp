@@ -92,15 +92,8 @@ struct MultiAxisRows {
                 }
             rows[a] = same < a ? rows[same] : angles->row(Arch {}, p[a], pair_begin, count, axis_cos[a], axis_sin[a]);
         }
-        if (num_runs > max_position_axes) {  // runs of a pair or two (interleaved sections): pair by pair
-            for (int j = 0; j < count; ++j) {
-                const AngleRow& from = rows[pair_axes[pair_begin + j]];
-                scratch_cos[j] = from.cos[j];
-                scratch_sin[j] = from.sin[j];
-            }
-            return {scratch_cos, scratch_sin};
-        }
-        gather_axis_runs<Arch>(rows, runs, num_runs, pair_begin, count, scratch_cos, scratch_sin);
+        gather_axis_runs<Arch>(rows, {runs, num_runs, pair_axes, num_axes}, pair_begin, count, scratch_cos,
+                               scratch_sin);
         return {scratch_cos, scratch_sin};
     }
 };
