@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bfloat16_half_split_formula.hpp"
 #include "kernel_test_support.hpp"
 
 namespace kernels_bfloat16_16_pairs_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
@@ -27,43 +28,6 @@ namespace {
 using namespace posenc::kernels;
 namespace pd = posenc::kernels::dispatch;
 using posenc::bfloat16;
-
-/// Random bfloat16 values, every seventh zero, every eleventh tiny (a subnormal float product).
-std::vector<bfloat16> mixed_values(std::size_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-4.0f, 4.0f);
-    std::vector<bfloat16> v(n);
-    for (std::size_t i = 0; i < n; ++i)
-        v[i] = posenc::to_bfloat16(i % 7 == 0 ? 0.0f : i % 11 == 0 ? std::ldexp(u(rng), -120) : u(rng));
-    return v;
-}
-
-/// The expected heads (file comment): pairs (offset + i, offset + 16 + i), i < 16.
-std::vector<bfloat16> expected(const std::vector<bfloat16>& x, const CosSinCache& cache,
-                               const std::vector<std::int32_t>& positions, int heads, int head_dim, int offset,
-                               double sign)
-{
-    std::vector<bfloat16> y = x;
-    for (std::size_t t = 0; t < positions.size(); ++t)
-        for (int h = 0; h < heads; ++h)
-            for (int i = 0; i < 16; ++i) {
-                const std::size_t at = (t * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) *
-                                           static_cast<std::size_t>(head_dim) +
-                                       static_cast<std::size_t>(offset + i);
-                const float a = posenc::to_float(x[at]), b = posenc::to_float(x[at + 16]);
-                const float c = cache.cos_row(positions[t])[i];
-                const float s = static_cast<float>(sign) * cache.sin_row(positions[t])[i];
-                y[at] = posenc::to_bfloat16(std::fma(a, c, -(b * s)));
-                y[at + 16] = posenc::to_bfloat16(std::fma(b, c, a * s));
-            }
-    return y;
-}
-
-bool same_bits(const std::vector<bfloat16>& a, const std::vector<bfloat16>& b)
-{
-    return std::memcmp(a.data(), b.data(), a.size() * sizeof(bfloat16)) == 0;
-}
 
 }  // namespace
 
@@ -85,17 +49,17 @@ TEST_CASE("[bfloat16] 16-pair half_split slices on AVX-512 BF16: the fused formu
             CAPTURE(offset);
             CAPTURE(static_cast<int>(direction));
             const std::vector<bfloat16> x =
-                mixed_values(ids.size() * heads * head_dim, 11u + static_cast<unsigned>(offset));
-            const std::vector<bfloat16> want =
-                expected(x, cache, ids, heads, head_dim, offset, direction == Direction::forward ? 1.0 : -1.0);
+                kernel_test::mixed_bfloat16_values(ids.size() * heads * head_dim, 11u + static_cast<unsigned>(offset));
+            const std::vector<bfloat16> want = kernel_test::half_split_formula(
+                x, cache, ids, heads, head_dim, offset, 16, direction == Direction::forward ? 1.0 : -1.0);
             const HeadsShape shape {static_cast<std::ptrdiff_t>(ids.size()), heads, head_dim};
             std::vector<bfloat16> even_odd = x, element_order = x;
             pd::apply_rope_on(pd::Isa::avx512_bf16, spec, cache, positions,
                               QKViews<bfloat16>::in_place(HeadsView<bfloat16>(even_odd, shape)), direction);
             pd::apply_rope_on(pd::Isa::avx512, spec, cache, positions,
                               QKViews<bfloat16>::in_place(HeadsView<bfloat16>(element_order, shape)), direction);
-            CHECK(same_bits(even_odd, want));
-            CHECK(same_bits(element_order, want));
+            CHECK(kernel_test::same_bits(even_odd, want));
+            CHECK(kernel_test::same_bits(element_order, want));
             // out of place, one token (the decode path): the same bits, pass-through dims copied
             std::vector<bfloat16> out(x.size());
             const HeadsShape one {1, heads, head_dim};
@@ -110,7 +74,7 @@ TEST_CASE("[bfloat16] 16-pair half_split slices on AVX-512 BF16: the fused formu
                     direction);
                 std::copy(o.begin(), o.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
             }
-            CHECK(same_bits(out, want));
+            CHECK(kernel_test::same_bits(out, want));
             ++cases;
         }
     }

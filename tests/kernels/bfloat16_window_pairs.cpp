@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "bfloat16_half_split_formula.hpp"
 #include "kernel_test_support.hpp"
 
 namespace kernels_bfloat16_window_pairs_tests {  // per-file namespace: a folder builds as one unit (CMAKE_UNITY_BUILD)
@@ -27,43 +28,6 @@ using namespace posenc::kernels;
 namespace pd = posenc::kernels::dispatch;
 using posenc::bfloat16;
 
-/// Random bfloat16 values, every seventh zero, every eleventh tiny (a subnormal float product).
-std::vector<bfloat16> mixed_values(std::size_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-4.0f, 4.0f);
-    std::vector<bfloat16> v(n);
-    for (std::size_t i = 0; i < n; ++i)
-        v[i] = posenc::to_bfloat16(i % 7 == 0 ? 0.0f : i % 11 == 0 ? std::ldexp(u(rng), -120) : u(rng));
-    return v;
-}
-
-/// The expected heads (file comment): pairs (offset + i, offset + n + i), i < n.
-std::vector<bfloat16> expected(const std::vector<bfloat16>& x, const CosSinCache& cache,
-                               const std::vector<std::int64_t>& positions, int heads, int head_dim, int offset, int n,
-                               double sign)
-{
-    std::vector<bfloat16> y = x;
-    for (std::size_t t = 0; t < positions.size(); ++t)
-        for (int h = 0; h < heads; ++h)
-            for (int i = 0; i < n; ++i) {
-                const std::size_t at = (t * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) *
-                                           static_cast<std::size_t>(head_dim) +
-                                       static_cast<std::size_t>(offset + i);
-                const float a = posenc::to_float(x[at]), b = posenc::to_float(x[at + static_cast<std::size_t>(n)]);
-                const float c = cache.cos_row(positions[t])[i];
-                const float s = static_cast<float>(sign) * cache.sin_row(positions[t])[i];
-                y[at] = posenc::to_bfloat16(std::fma(a, c, -(b * s)));
-                y[at + static_cast<std::size_t>(n)] = posenc::to_bfloat16(std::fma(b, c, a * s));
-            }
-    return y;
-}
-
-bool same_bits(const std::vector<bfloat16>& a, const std::vector<bfloat16>& b)
-{
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(bfloat16)) == 0;
-}
-
 /// One spec on both ISAs, in place (several tokens) and out of place (one token at a time: the
 /// decode path), against the formula; the number of mismatches.
 int mismatches(int n, int offset, Direction direction, const std::vector<std::int64_t>& ids, const CosSinCache& cache)
@@ -71,9 +35,10 @@ int mismatches(int n, int offset, Direction direction, const std::vector<std::in
     const int heads = 3, head_dim = 64;
     const posenc::RopeSpec spec(head_dim, 2 * n, 10000.0, posenc::Pairing::half_split, offset);
     const PositionIds positions(ids);
-    const std::vector<bfloat16> x = mixed_values(ids.size() * heads * head_dim, 7u + static_cast<unsigned>(n));
-    const std::vector<bfloat16> want =
-        expected(x, cache, ids, heads, head_dim, offset, n, direction == Direction::forward ? 1.0 : -1.0);
+    const std::vector<bfloat16> x =
+        kernel_test::mixed_bfloat16_values(ids.size() * heads * head_dim, 7u + static_cast<unsigned>(n));
+    const std::vector<bfloat16> want = kernel_test::half_split_formula(x, cache, ids, heads, head_dim, offset, n,
+                                                                       direction == Direction::forward ? 1.0 : -1.0);
     const HeadsShape shape {static_cast<std::ptrdiff_t>(ids.size()), heads, head_dim};
     std::vector<bfloat16> even_odd = x, element_order = x;
     pd::apply_rope_on(pd::Isa::avx512_bf16, spec, cache, positions,
@@ -92,7 +57,8 @@ int mismatches(int n, int offset, Direction direction, const std::vector<std::in
                           direction);
         std::memcpy(out.data() + at, o.data(), o.size() * sizeof(bfloat16));
     }
-    return !same_bits(even_odd, want) + !same_bits(element_order, want) + !same_bits(out, want);
+    return !kernel_test::same_bits(even_odd, want) + !kernel_test::same_bits(element_order, want) +
+           !kernel_test::same_bits(out, want);
 }
 
 }  // namespace
