@@ -510,16 +510,16 @@ POSENC_ALWAYS_INLINE void head_to_row(const T* x, T* y, HeadSlice slice, const A
                                       bool grouped_stores) noexcept
 {
     const HeadRun<T, T> run {x, y, 0, 0, 1, false};
-#if POSENC_WITH_AVX512BF16
-    if constexpr (P == Pairing::interleaved && even_odd::used_for<A, T>) {
-        if (as_given) {  // bfloat16 on AVX-512 BF16: apply's even/odd rotation, the row as stored
-            rotate_row<A, 2, GroupedStores>(run.from(slice.offset), even_odd::InterleavedPairs<A> {}, Plain {}, row,
-                                            slice.rotary_dim / 2);
+    if constexpr (P == Pairing::interleaved && rotates_row_as_stored<A, T>) {
+        // apply's pairs for T (bfloat16 on AVX-512 BF16: even/odd), the row as stored; two chunks a
+        // group, so that MLA's 32-pair k_pe is one group (row mla_decode_bf16/mla_cache)
+        if (as_given) {
+            const int pairs = slice.rotary_dim / 2;
+            rotate_row<A, 2, GroupedStores>(run.from(slice.offset), apply_pairs<A, P, T>(pairs), Plain {}, row, pairs);
             head_pass_through<A>(run, slice);
             return;
         }
     }
-#endif
     if (P == Pairing::interleaved && as_given) {
         const InterleavedPairsFromRow<A> pairs {{}, slice.rotary_dim / 2};
         const HeadRun<T, T> rotated = run.from(slice.offset);
